@@ -1,0 +1,59 @@
+// Package agents is everything of Baton that imports eino: the recorder that turns an eino ADK
+// run into trace events, the scripted chat model that stands in for an LLM, and the catalogue of
+// demo flows (one file per flow).
+package agents
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/model"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// Flow is one entry of the catalogue: a multi-agent setup Baton can run, with the scripts that let
+// the scripted model drive it without an LLM.
+type Flow struct {
+	Name         string
+	Title        string // one line, for lists
+	Description  string // which eino mechanism the flow shows, in a sentence or two
+	DefaultInput string
+	// Agents is the agent tree, root first; the recorder adds any agent it meets that is not here.
+	Agents []traces.Agent
+	// Scripts holds the scripted model's replies, per agent name.
+	Scripts map[string]Script
+	// Build returns the flow's root agent; every chat model agent gets its model from models.
+	Build func(ctx context.Context, models ModelFor) (adk.Agent, error)
+}
+
+// ModelFor returns the chat model the named agent should use.
+type ModelFor func(agent string) (model.ToolCallingChatModel, error)
+
+var catalogue []Flow
+
+// register adds a flow to the catalogue; each flow file calls it from init.
+func register(f Flow) {
+	catalogue = append(catalogue, f)
+	slices.SortFunc(catalogue, func(a, b Flow) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// Catalogue returns the built-in flows sorted by name.
+func Catalogue() []Flow { return slices.Clone(catalogue) }
+
+// Lookup returns the flow named name, or an error with traces.CodeNotFound that lists the known
+// flows.
+func Lookup(name string) (Flow, error) {
+	for _, f := range catalogue {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	names := make([]string, len(catalogue))
+	for i, f := range catalogue {
+		names[i] = f.Name
+	}
+	return Flow{}, traces.Errorf(traces.CodeNotFound, "unknown flow %q; known flows: %s", name, strings.Join(names, ", "))
+}

@@ -1,0 +1,193 @@
+package traces
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Kind names what an event records.
+type Kind string
+
+// Event kinds. Each kind fills the payload field named in its comment.
+const (
+	KindRunStarted     Kind = "run.started"       // Run
+	KindRunFinished    Kind = "run.finished"      // Run
+	KindAgentStarted   Kind = "agent.started"     // AgentRun
+	KindAgentFinished  Kind = "agent.finished"    // AgentRun
+	KindModelStarted   Kind = "model.started"     // Model
+	KindModelFinished  Kind = "model.finished"    // Model
+	KindToolStarted    Kind = "tool.started"      // Tool
+	KindToolFinished   Kind = "tool.finished"     // Tool
+	KindMessage        Kind = "message"           // Message
+	KindTransfer       Kind = "transfer"          // Transfer
+	KindAgentToolEnter Kind = "agenttool.entered" // AgentTool
+	KindAgentToolExit  Kind = "agenttool.exited"  // AgentTool
+	KindSessionSet     Kind = "session.set"       // Session
+	KindInterrupted    Kind = "interrupted"       // Interrupt
+	KindResumed        Kind = "resumed"           // Interrupt
+	KindExit           Kind = "exit"              // Exit
+	KindBreakLoop      Kind = "breakloop"         // BreakLoop
+	KindError          Kind = "error"             // Error (ErrorDetail)
+)
+
+// Kinds lists every event kind of format version 1, in the order of the constants above.
+var Kinds = []Kind{
+	KindRunStarted, KindRunFinished, KindAgentStarted, KindAgentFinished,
+	KindModelStarted, KindModelFinished, KindToolStarted, KindToolFinished,
+	KindMessage, KindTransfer, KindAgentToolEnter, KindAgentToolExit, KindSessionSet,
+	KindInterrupted, KindResumed, KindExit, KindBreakLoop, KindError,
+}
+
+// Known reports whether k is a kind of format version 1.
+func (k Kind) Known() bool {
+	for _, known := range Kinds {
+		if k == known {
+			return true
+		}
+	}
+	return false
+}
+
+// Event is one thing that happened during a run. Seq numbers a run's events 1, 2, 3... with no
+// gaps; Agent is the agent acting, RunPath eino's run path at that moment (a history of agents,
+// not a call stack). Exactly the payload its Kind names is set.
+type Event struct {
+	Seq     int64     `json:"seq"`
+	Time    time.Time `json:"time"`
+	Kind    Kind      `json:"kind"`
+	Agent   string    `json:"agent,omitempty"`
+	RunPath []string  `json:"run_path,omitempty"`
+
+	Run       *RunMark       `json:"run,omitempty"`
+	AgentRun  *AgentRun      `json:"agent_run,omitempty"`
+	Model     *ModelCall     `json:"model,omitempty"`
+	Tool      *ToolCall      `json:"tool,omitempty"`
+	Message   *Message       `json:"message,omitempty"`
+	Transfer  *Transfer      `json:"transfer,omitempty"`
+	AgentTool *AgentToolCall `json:"agenttool,omitempty"`
+	Session   *SessionSet    `json:"session,omitempty"`
+	Interrupt *Interrupt     `json:"interrupt,omitempty"`
+	Exit      *Exit          `json:"exit,omitempty"`
+	BreakLoop *BreakLoop     `json:"breakloop,omitempty"`
+	Error     *ErrorDetail   `json:"error,omitempty"`
+}
+
+// RunMark is the payload of run.started and run.finished.
+type RunMark struct {
+	Flow   string `json:"flow,omitempty"`
+	Input  string `json:"input,omitempty"`
+	Status Status `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// AgentRun is the payload of agent.started and agent.finished. Input is the history the agent
+// was fed, after eino rewrote other agents' messages ("For context: ..."); it is empty on resume.
+type AgentRun struct {
+	Input   []Message `json:"input,omitempty"`
+	Resumed bool      `json:"resumed,omitempty"`
+	// Via says how control reached the agent: "run" (the root), "transfer" or "agenttool".
+	Via string `json:"via,omitempty"`
+}
+
+// ModelCall is the payload of model.started (Input, Tools) and model.finished (Output, Usage,
+// DurationMS, Error). ID pairs the two.
+type ModelCall struct {
+	ID         string    `json:"id"`
+	Input      []Message `json:"input,omitempty"`
+	Tools      []string  `json:"tools,omitempty"`
+	Output     *Message  `json:"output,omitempty"`
+	Usage      *Usage    `json:"usage,omitempty"`
+	DurationMS float64   `json:"duration_ms,omitempty"`
+	Error      string    `json:"error,omitempty"`
+}
+
+// Usage is a model call's token count.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// ToolCall is the payload of tool.started (Name, CallID, Arguments) and tool.finished (Result or
+// Error, DurationMS).
+type ToolCall struct {
+	Name       string  `json:"name"`
+	CallID     string  `json:"call_id,omitempty"`
+	Arguments  string  `json:"arguments,omitempty"`
+	Result     string  `json:"result,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	DurationMS float64 `json:"duration_ms,omitempty"`
+}
+
+// Message is a chat message as an agent emitted or received it.
+type Message struct {
+	Role       string         `json:"role"`
+	Content    string         `json:"content,omitempty"`
+	ToolCalls  []ToolCallSpec `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	ToolName   string         `json:"tool_name,omitempty"`
+}
+
+// ToolCallSpec is a tool call requested by a model.
+type ToolCallSpec struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Transfer modes.
+const (
+	// TransferLLM: the model chose the target by calling transfer_to_agent.
+	TransferLLM = "llm"
+	// TransferDeterministic: a deterministic-transfer wrapper sent control on by construction.
+	TransferDeterministic = "deterministic"
+)
+
+// Transfer is the payload of a transfer: control passed From one agent To another.
+type Transfer struct {
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Mode   string `json:"mode"`
+	CallID string `json:"call_id,omitempty"`
+}
+
+// AgentToolCall is the payload of agenttool.entered (Request) and agenttool.exited (Result):
+// Caller's model ran Callee as a tool, in a history of its own.
+type AgentToolCall struct {
+	Caller  string `json:"caller"`
+	Callee  string `json:"callee"`
+	CallID  string `json:"call_id"`
+	Request string `json:"request,omitempty"`
+	Result  string `json:"result,omitempty"`
+}
+
+// SessionSet is the payload of session.set: Key now holds Value, set by SetBy.
+type SessionSet struct {
+	Key   string          `json:"key"`
+	Value json.RawMessage `json:"value"`
+	SetBy string          `json:"set_by,omitempty"`
+}
+
+// Interrupt is the payload of interrupted and resumed.
+type Interrupt struct {
+	ID      string `json:"id,omitempty"`
+	Address string `json:"address,omitempty"`
+	Info    string `json:"info,omitempty"`
+}
+
+// Exit is the payload of exit: the agent ended the whole run.
+type Exit struct {
+	FinalResult string `json:"final_result,omitempty"`
+}
+
+// BreakLoop is the payload of breakloop: From ended its loop after Iterations.
+type BreakLoop struct {
+	From       string `json:"from"`
+	Iterations int    `json:"iterations"`
+}
+
+// ErrorDetail is the payload of error. Agent is empty when eino did not say which agent failed
+// and the recorder could not tell either.
+type ErrorDetail struct {
+	Message string `json:"message"`
+}
