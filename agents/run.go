@@ -2,15 +2,14 @@ package agents
 
 import (
 	"context"
-	"time"
 
 	"github.com/baton-dev/baton/traces"
 )
 
 // Options tune one flow run.
 type Options struct {
-	// Pace is how long the scripted model waits before each reply, so a person can follow along.
-	Pace time.Duration
+	// Pace is how long the scripted model waits before each reply; nil means no wait.
+	Pace *Pace
 	// Streaming makes agents stream their replies.
 	Streaming bool
 	// Models overrides the scripted models (for a real LLM); nil means the flow's scripts.
