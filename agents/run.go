@@ -3,6 +3,9 @@ package agents
 import (
 	"context"
 
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
+
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -18,10 +21,31 @@ type Options struct {
 
 // RunFlow runs flow on input, records every event into rec, finishes rec with the run's final
 // status and returns that status. It blocks until the run has ended; cancelling ctx cancels the
-// run (status canceled).
+// run (status canceled). A flow that fails to build is a failed run, recorded as such.
 func RunFlow(ctx context.Context, flow Flow, input string, opts Options, rec *traces.Recording) traces.Status {
-	// Placeholder until the recorder lands.
-	rec.Emit(traces.Event{Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: flow.Name, Input: input, Status: traces.StatusRunning}})
-	rec.Finish(traces.StatusCompleted, "")
-	return traces.StatusCompleted
+	status, errMsg := runFlow(ctx, flow, input, opts, rec)
+	rec.Finish(status, errMsg)
+	return status
+}
+
+func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *traces.Recording) (traces.Status, string) {
+	models := opts.Models
+	if models == nil {
+		models = flow.ScriptedModels(opts.Pace)
+	}
+	root, err := flow.Build(ctx, models)
+	if err != nil {
+		msg := "build flow " + flow.Name + ": " + err.Error()
+		rec.Emit(traces.Event{Kind: traces.KindError, Error: &traces.ErrorDetail{Message: msg}})
+		return traces.StatusFailed, msg
+	}
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: opts.Streaming})
+	recorder := NewRecorder(rec, flow.Agents)
+	events := recorder.Run(ctx, runner, flow.Name, []adk.Message{schema.UserMessage(input)})
+	for {
+		if _, ok := events.Next(); !ok {
+			break
+		}
+	}
+	return recorder.Outcome()
 }

@@ -87,6 +87,8 @@ type AgentRun struct {
 	Resumed bool      `json:"resumed,omitempty"`
 	// Via says how control reached the agent: "run" (the root), "transfer" or "agenttool".
 	Via string `json:"via,omitempty"`
+	// Error is set on agent.finished when the agent's own work failed.
+	Error string `json:"error,omitempty"`
 }
 
 // ModelCall is the payload of model.started (Input, Tools) and model.finished (Output, Usage,

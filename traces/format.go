@@ -3,8 +3,15 @@ package traces
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
 )
 
 // FormatName and FormatVersion identify Baton's trace file format; see docs/trace-format.md.
@@ -43,43 +50,186 @@ func Marshal(t Trace) ([]byte, error) {
 }
 
 // Unmarshal reads a trace file of any supported version and checks it. Every problem is an
-// *Error with CodeInvalid whose message names the field at fault.
+// *Error with CodeInvalid whose message names the field at fault. Field names must be spelled
+// exactly as the format spells them. Session values come back compacted, as Marshal writes them,
+// so a trace read back equals the trace written.
 func Unmarshal(data []byte) (Trace, error) {
-	var head struct {
-		Format  *string `json:"format"`
-		Version *int    `json:"version"`
+	doc, err := readObject(data)
+	if err != nil {
+		return Trace{}, err
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return Trace{}, Errorf(CodeInvalid, "trace is not valid JSON: %s", jsonProblem(data, err))
+	version, err := formatVersion(doc)
+	if err != nil {
+		return Trace{}, err
 	}
-	switch {
-	case head.Format == nil:
-		return Trace{}, Errorf(CodeInvalid, "trace has no \"format\" field: want %q", FormatName)
-	case *head.Format != FormatName:
-		return Trace{}, Errorf(CodeInvalid, "trace format is %q, want %q", *head.Format, FormatName)
-	case head.Version == nil:
-		return Trace{}, Errorf(CodeInvalid, "trace has no \"version\" field")
-	case *head.Version < 1 || *head.Version > FormatVersion:
-		return Trace{}, Errorf(CodeInvalid, "trace version %d is not supported: this Baton reads versions 1 to %d", *head.Version, FormatVersion)
+	// encoding/json matches names case-insensitively and does not say where an unknown field
+	// is, so look for unknown names first, exactly and with a path.
+	if path := unknownField(doc, reflect.TypeFor[file](), ""); path != "" {
+		return Trace{}, Errorf(CodeInvalid, "trace has an unknown field %q: format version %d has no such field", path, version)
 	}
 	var f file
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return Trace{}, Errorf(CodeInvalid, "trace does not match format version %d: %s", f.Version, jsonProblem(data, err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Trace{}, Errorf(CodeInvalid, "trace has data after its closing brace")
+		return Trace{}, Errorf(CodeInvalid, "trace does not match format version %d: %s", version, jsonProblem(data, err))
 	}
 	t := Trace{Run: f.Run, Agents: f.Agents, Events: f.Events}
+	for _, e := range t.Events {
+		if e.Session != nil {
+			e.Session.Value = compactValue(e.Session.Value)
+		}
+	}
 	if err := Validate(t); err != nil {
 		return Trace{}, err
 	}
 	return t, nil
 }
 
-// Validate checks what the JSON shape cannot: known statuses and kinds, gapless sequence numbers,
-// the payload each kind requires, and agents named once.
+// readObject parses data, which must hold exactly one JSON object.
+func readObject(data []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, Errorf(CodeInvalid, "trace cannot be read: %s", jsonProblem(data, err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, Errorf(CodeInvalid, "trace has data after its closing brace")
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, Errorf(CodeInvalid, "trace cannot be read: it is a JSON %s, want an object", jsonKindOf(v))
+	}
+	return obj, nil
+}
+
+// formatVersion checks doc's format name and returns its version when this Baton reads it.
+func formatVersion(doc map[string]any) (int, error) {
+	format, ok := doc["format"]
+	if !ok {
+		return 0, Errorf(CodeInvalid, "trace has no \"format\" field: want %q", FormatName)
+	}
+	name, ok := format.(string)
+	if !ok {
+		return 0, Errorf(CodeInvalid, "trace field \"format\" holds a JSON %s, want a string", jsonKindOf(format))
+	}
+	if name != FormatName {
+		return 0, Errorf(CodeInvalid, "trace format is %q, want %q", name, FormatName)
+	}
+	version, ok := doc["version"]
+	if !ok {
+		return 0, Errorf(CodeInvalid, "trace has no \"version\" field")
+	}
+	num, ok := version.(json.Number)
+	if !ok {
+		return 0, Errorf(CodeInvalid, "trace field \"version\" holds a JSON %s, want an integer", jsonKindOf(version))
+	}
+	v, err := num.Int64()
+	if err != nil {
+		return 0, Errorf(CodeInvalid, "trace field \"version\" is %s, want an integer", num)
+	}
+	if v < 1 || v > FormatVersion {
+		return 0, Errorf(CodeInvalid, "trace version %d is not supported: this Baton reads versions 1 to %d", v, FormatVersion)
+	}
+	return int(v), nil
+}
+
+// unknownField returns the path (like "events[3].colour") of a field of v that typ has no JSON
+// field for, the least such path in string order when there are several, or "". Values of the
+// wrong type are left to the decoder.
+func unknownField(v any, typ reflect.Type, path string) string {
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	var least string
+	note := func(p string) {
+		if p != "" && (least == "" || p < least) {
+			least = p
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		if typ.Kind() != reflect.Struct || typ == reflect.TypeFor[time.Time]() {
+			return ""
+		}
+		fields := jsonFields(typ)
+		for name, x := range v {
+			at := name
+			if path != "" {
+				at = path + "." + name
+			}
+			if ft, ok := fields[name]; ok {
+				note(unknownField(x, ft, at))
+			} else {
+				note(at)
+			}
+		}
+	case []any:
+		if typ.Kind() != reflect.Slice || typ == reflect.TypeFor[json.RawMessage]() {
+			return ""
+		}
+		for i, x := range v {
+			note(unknownField(x, typ.Elem(), path+"["+strconv.Itoa(i)+"]"))
+		}
+	}
+	return least
+}
+
+// fieldCache maps a struct type to its JSON field names and types.
+var fieldCache sync.Map // reflect.Type -> map[string]reflect.Type
+
+// jsonFields returns the JSON names of typ's fields with their types.
+func jsonFields(typ reflect.Type) map[string]reflect.Type {
+	if m, ok := fieldCache.Load(typ); ok {
+		return m.(map[string]reflect.Type)
+	}
+	m := make(map[string]reflect.Type, typ.NumField())
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.IsExported() && name != "-" && name != "" {
+			m[name] = f.Type
+		}
+	}
+	fieldCache.Store(typ, m)
+	return m
+}
+
+// jsonKindOf names the JSON type of a value decoded into an any.
+func jsonKindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case json.Number, float64:
+		return "number"
+	case bool:
+		return "bool"
+	case []any:
+		return "array"
+	}
+	return "object"
+}
+
+// compactValue returns v as Marshal writes it: compact, HTML-escaped, and null when absent. The
+// decoder keeps a raw value's spacing, so without this a trace read from an indented file would
+// differ from the same trace read back after Marshal.
+func compactValue(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 {
+		return json.RawMessage("null")
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		// Unreachable for a value the decoder accepted; keep it rather than lose it.
+		return v
+	}
+	return out
+}
+
+// Validate checks what the JSON shape cannot: a run id, known statuses and kinds, sequence numbers
+// 1, 2, 3... with no gaps, exactly the payload each kind requires (see PayloadField), and agents
+// named once. Every problem is an *Error with CodeInvalid.
 func Validate(t Trace) error {
 	if t.Run.ID == "" {
 		return Errorf(CodeInvalid, "run.id is empty")
@@ -104,71 +254,133 @@ func Validate(t Trace) error {
 		if !e.Kind.Known() {
 			return Errorf(CodeInvalid, "events[%d].kind %q is not a known event kind", i, e.Kind)
 		}
-		if field := missingPayload(e); field != "" {
-			return Errorf(CodeInvalid, "events[%d] (%s) has no %q payload", i, e.Kind, field)
+		if err := checkPayload(i, e); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// missingPayload returns the JSON name of the payload e's kind requires when it is absent.
-func missingPayload(e Event) string {
-	var present bool
-	var field string
-	switch e.Kind {
-	case KindRunStarted, KindRunFinished:
-		present, field = e.Run != nil, "run"
-	case KindAgentStarted, KindAgentFinished:
-		present, field = e.AgentRun != nil, "agent_run"
-	case KindModelStarted, KindModelFinished:
-		present, field = e.Model != nil, "model"
-	case KindToolStarted, KindToolFinished:
-		present, field = e.Tool != nil, "tool"
-	case KindMessage:
-		present, field = e.Message != nil, "message"
-	case KindTransfer:
-		present, field = e.Transfer != nil, "transfer"
-	case KindAgentToolEnter, KindAgentToolExit:
-		present, field = e.AgentTool != nil, "agenttool"
-	case KindSessionSet:
-		present, field = e.Session != nil, "session"
-	case KindInterrupted, KindResumed:
-		present, field = e.Interrupt != nil, "interrupt"
-	case KindExit:
-		present, field = e.Exit != nil, "exit"
-	case KindBreakLoop:
-		present, field = e.BreakLoop != nil, "breakloop"
-	case KindError:
-		present, field = e.Error != nil, "error"
+// checkPayload checks that event i carries the payload its kind requires and no other.
+func checkPayload(i int, e Event) error {
+	want := PayloadField(e.Kind)
+	set := setPayloads(e)
+	if !slices.Contains(set, want) {
+		return Errorf(CodeInvalid, "events[%d] (%s) has no %q payload", i, e.Kind, want)
 	}
-	if present {
-		return ""
+	for _, field := range set {
+		if field != want {
+			return Errorf(CodeInvalid, "events[%d] (%s) also has a %q payload: a %s event carries only %q", i, e.Kind, field, e.Kind, want)
+		}
 	}
-	return field
+	if e.Run != nil && !e.Run.Status.Valid() {
+		return Errorf(CodeInvalid, "events[%d].run.status %q is not one of running, completed, failed, interrupted, canceled", i, e.Run.Status)
+	}
+	return nil
 }
 
-// jsonProblem describes a decoding error with the line and column where it happened.
-func jsonProblem(data []byte, err error) string {
-	var offset int64 = -1
-	switch e := err.(type) {
-	case *json.SyntaxError:
-		offset = e.Offset
-	case *json.UnmarshalTypeError:
-		if e.Field != "" {
-			return fmt.Sprintf("field %q holds a %s, want %s", e.Field, e.Value, e.Type)
+// PayloadField returns the JSON name of the payload field an event of kind k carries, or "" for
+// an unknown kind.
+func PayloadField(k Kind) string {
+	switch k {
+	case KindRunStarted, KindRunFinished:
+		return "run"
+	case KindAgentStarted, KindAgentFinished:
+		return "agent_run"
+	case KindModelStarted, KindModelFinished:
+		return "model"
+	case KindToolStarted, KindToolFinished:
+		return "tool"
+	case KindMessage:
+		return "message"
+	case KindTransfer:
+		return "transfer"
+	case KindAgentToolEnter, KindAgentToolExit:
+		return "agenttool"
+	case KindSessionSet:
+		return "session"
+	case KindInterrupted, KindResumed:
+		return "interrupt"
+	case KindExit:
+		return "exit"
+	case KindBreakLoop:
+		return "breakloop"
+	case KindError:
+		return "error"
+	}
+	return ""
+}
+
+// setPayloads returns the JSON names of e's payload fields that are set.
+func setPayloads(e Event) []string {
+	var set []string
+	for _, p := range []struct {
+		field string
+		isSet bool
+	}{
+		{"run", e.Run != nil}, {"agent_run", e.AgentRun != nil}, {"model", e.Model != nil},
+		{"tool", e.Tool != nil}, {"message", e.Message != nil}, {"transfer", e.Transfer != nil},
+		{"agenttool", e.AgentTool != nil}, {"session", e.Session != nil},
+		{"interrupt", e.Interrupt != nil}, {"exit", e.Exit != nil},
+		{"breakloop", e.BreakLoop != nil}, {"error", e.Error != nil},
+	} {
+		if p.isSet {
+			set = append(set, p.field)
 		}
-		offset = e.Offset
 	}
-	if offset < 0 {
-		return err.Error()
+	return set
+}
+
+// jsonProblem describes a decoding error for the person who wrote the file: what is wrong, and
+// where. It never shows Go type names.
+func jsonProblem(data []byte, err error) string {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var tm *time.ParseError
+	switch {
+	case errors.Is(err, io.EOF):
+		return "it is empty"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "it is not valid JSON: it ends in the middle of a value (truncated?)"
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("it is not valid JSON: %s (%s)", syntax.Error(), position(data, syntax.Offset))
+	case errors.As(err, &typ):
+		return fmt.Sprintf("field %q holds a JSON %s, want %s (%s)", typ.Field, typ.Value, jsonType(typ.Type), position(data, typ.Offset))
+	case errors.As(err, &tm):
+		return fmt.Sprintf("time %q is not an RFC 3339 time such as \"2006-01-02T15:04:05Z\"", tm.Value)
 	}
+	return err.Error()
+}
+
+// position turns a byte offset into data into "line L, column C".
+func position(data []byte, offset int64) string {
 	line, col := 1, 1
-	for _, b := range data[:min(int(offset), len(data))] {
+	for _, b := range data[:max(0, min(int(offset), len(data)))] {
 		if b == '\n' {
 			line, col = line+1, 1
 		} else {
 			col++
 		}
 	}
-	return fmt.Sprintf("%s (line %d, column %d)", err.Error(), line, col)
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// jsonType names the JSON type that decodes into t.
+func jsonType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		return "an object"
+	}
+	return "another type"
 }

@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -21,8 +22,8 @@ type Recording struct {
 	doneCh chan struct{} // closed by Finish
 }
 
-// NewRecording starts recording run on agents. queue bounds how far a subscriber may fall behind
-// (DefaultQueue when 0). The run's status is set to running.
+// NewRecording starts recording run on agents (which it copies). queue bounds how far a
+// subscriber may fall behind (DefaultQueue when 0). The run's status is set to running.
 func NewRecording(run Run, agents []Agent, queue int) *Recording {
 	if queue <= 0 {
 		queue = DefaultQueue
@@ -34,7 +35,7 @@ func NewRecording(run Run, agents []Agent, queue int) *Recording {
 	return &Recording{
 		queue:  queue,
 		now:    func() time.Time { return time.Now().UTC() },
-		trace:  Trace{Run: run, Agents: agents},
+		trace:  Trace{Run: run, Agents: cloneAgents(agents)},
 		subs:   make(map[*Subscription]struct{}),
 		doneCh: make(chan struct{}),
 	}
@@ -49,9 +50,16 @@ func (r *Recording) ID() string {
 
 // Emit numbers e, stamps it when it has no time, appends it and hands it to every subscriber.
 // It returns the event as recorded. After Finish, Emit drops e and returns it with Seq 0.
+// The recording keeps e as given: its payloads and RunPath are shared with every subscriber and
+// snapshot, so the caller must not modify them after Emit.
 func (r *Recording) Emit(e Event) Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.emitLocked(e)
+}
+
+// emitLocked is Emit for a caller that holds r.mu.
+func (r *Recording) emitLocked(e Event) Event {
 	if r.ended {
 		e.Seq = 0
 		return e
@@ -62,31 +70,32 @@ func (r *Recording) Emit(e Event) Event {
 	}
 	r.trace.Events = append(r.trace.Events, e)
 	for s := range r.subs {
+		if e.Seq <= s.after {
+			continue
+		}
 		select {
 		case s.ch <- e:
 		default:
-			// The subscriber is a full queue behind: drop it rather than wait for it.
-			s.drop(e.Seq - 1 - int64(len(s.ch)))
+			// The subscriber is a full queue behind: drop it rather than wait for it. It still
+			// reads everything queued so far, the last of which is the previous event.
+			s.drop(e.Seq - 1)
 			delete(r.subs, s)
 		}
 	}
 	return e
 }
 
-// Finish records run.finished with status and errMsg, closes every subscription after its last
-// event, and makes later Emits no-ops. Only the first call has an effect.
+// Finish records run.finished with status (a final status) and errMsg, closes every subscription
+// after its last event, and makes later Emits no-ops. Only the first call has an effect.
 func (r *Recording) Finish(status Status, errMsg string) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.ended {
-		r.mu.Unlock()
 		return
 	}
-	r.mu.Unlock()
-	r.Emit(Event{Kind: KindRunFinished, Run: &RunMark{Status: status, Error: errMsg}})
-
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	// One critical section: no other Emit or Finish can slip in after run.finished.
 	end := r.now()
+	r.emitLocked(Event{Time: end, Kind: KindRunFinished, Run: &RunMark{Status: status, Error: errMsg}})
 	r.trace.Run.Status, r.trace.Run.Error, r.trace.Run.EndedAt = status, errMsg, &end
 	r.ended = true
 	for s := range r.subs {
@@ -99,22 +108,39 @@ func (r *Recording) Finish(status Status, errMsg string) {
 // Done is closed when the run has finished.
 func (r *Recording) Done() <-chan struct{} { return r.doneCh }
 
-// Snapshot returns a copy of the trace so far. Events are values: the copy shares no slice the
-// recording appends to.
+// Snapshot returns a copy of the trace so far: the run, the agents and the event list are the
+// caller's to change. The events' payloads and run paths are shared with the recording and must
+// be treated as read-only.
 func (r *Recording) Snapshot() Trace {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	t := r.trace
-	t.Events = append([]Event(nil), r.trace.Events...)
-	t.Agents = append([]Agent(nil), r.trace.Agents...)
-	return t
+	return Trace{Run: r.runLocked(), Agents: cloneAgents(r.trace.Agents), Events: slices.Clone(r.trace.Events)}
 }
 
-// Run returns the run's metadata.
+// Run returns a copy of the run's metadata.
 func (r *Recording) Run() Run {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.trace.Run
+	return r.runLocked()
+}
+
+// runLocked copies the run's metadata, EndedAt included, for a caller that holds r.mu.
+func (r *Recording) runLocked() Run {
+	run := r.trace.Run
+	if run.EndedAt != nil {
+		end := *run.EndedAt
+		run.EndedAt = &end
+	}
+	return run
+}
+
+// cloneAgents copies agents and their tool lists.
+func cloneAgents(agents []Agent) []Agent {
+	out := slices.Clone(agents)
+	for i := range out {
+		out[i].Tools = slices.Clone(out[i].Tools)
+	}
+	return out
 }
 
 // Subscribe returns a subscription that delivers every event with Seq > after, in order, then
@@ -131,7 +157,7 @@ func (r *Recording) Subscribe(after int64) *Subscription {
 		backlog = r.trace.Events[after:]
 	}
 	// The backlog goes in whole; the queue bounds only how far behind the live run one may fall.
-	s := &Subscription{rec: r, ch: make(chan Event, len(backlog)+r.queue)}
+	s := &Subscription{rec: r, after: after, ch: make(chan Event, len(backlog)+r.queue)}
 	for _, e := range backlog {
 		s.ch <- e
 	}
@@ -145,8 +171,9 @@ func (r *Recording) Subscribe(after int64) *Subscription {
 
 // Subscription is one reader of a recording. Read C until it closes, then check Err.
 type Subscription struct {
-	rec *Recording
-	ch  chan Event
+	rec   *Recording
+	after int64 // live events up to this seq are not for this subscriber
+	ch    chan Event
 
 	mu  sync.Mutex
 	err error
@@ -173,8 +200,9 @@ func (s *Subscription) Cancel() {
 	}
 }
 
-// drop closes the subscription because it fell behind; lastQueued is the last seq it was given.
-// The caller holds the recording's lock.
+// drop closes the subscription because it fell behind; lastQueued is the last seq it was given
+// (it may still be in the queue: C delivers it before closing). The caller holds the recording's
+// lock.
 func (s *Subscription) drop(lastQueued int64) {
 	s.mu.Lock()
 	s.err = &SlowError{Resume: lastQueued}
@@ -182,8 +210,9 @@ func (s *Subscription) drop(lastQueued int64) {
 	close(s.ch)
 }
 
-// SlowError says a subscriber fell too far behind and was dropped. It has received every event up
-// to Resume and may subscribe again with after=Resume.
+// SlowError says a subscriber fell too far behind and was dropped. Its C delivers every event up
+// to Resume and then closes; the subscriber may subscribe again with after=Resume to get the rest
+// with no gap and no duplicate.
 type SlowError struct{ Resume int64 }
 
 func (e *SlowError) Error() string {

@@ -4,7 +4,11 @@
 // nothing but the standard library.
 package traces
 
-import "time"
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+)
 
 // Status is the state of a run.
 type Status string
@@ -75,6 +79,8 @@ type Agent struct {
 	Relation    Relation  `json:"relation,omitempty"`
 	// Tools are the names of the tools the agent offers its model, transfer and AgentTools included.
 	Tools []string `json:"tools,omitempty"`
+	// OutputKey is the session key under which eino stores the agent's final answer, if any.
+	OutputKey string `json:"output_key,omitempty"`
 }
 
 // Trace is one run: its metadata, the agent tree and the events in sequence order.
@@ -92,4 +98,11 @@ func (t *Trace) Agent(name string) (Agent, bool) {
 		}
 	}
 	return Agent{}, false
+}
+
+// NewRunID returns a fresh run id: "r-" and 8 random hex digits.
+func NewRunID() string {
+	b := make([]byte, 4)
+	rand.Read(b) // never fails: crypto/rand panics rather than return an error
+	return "r-" + hex.EncodeToString(b)
 }

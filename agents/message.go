@@ -1,0 +1,127 @@
+package agents
+
+import (
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// traceMessage converts an eino message to the trace's form. It reads the message and never keeps it.
+func traceMessage(m *schema.Message) traces.Message {
+	if m == nil {
+		return traces.Message{}
+	}
+	out := traces.Message{
+		Role:       string(m.Role),
+		Content:    m.Content,
+		ToolCallID: m.ToolCallID,
+		ToolName:   m.ToolName,
+	}
+	for _, tc := range m.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, traces.ToolCallSpec{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	return out
+}
+
+func traceMessages(ms []*schema.Message) []traces.Message {
+	if len(ms) == 0 {
+		return nil
+	}
+	out := make([]traces.Message, len(ms))
+	for i, m := range ms {
+		out[i] = traceMessage(m)
+	}
+	return out
+}
+
+func traceUsage(m *schema.Message) *traces.Usage {
+	if m == nil || m.ResponseMeta == nil || m.ResponseMeta.Usage == nil {
+		return nil
+	}
+	u := m.ResponseMeta.Usage
+	return &traces.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+}
+
+// streamedMessage accumulates a model's streamed reply from copies of its chunks. It copies
+// Content, ToolCalls and usage rather than concatenating chunks, because eino writes into the
+// first chunk after handing it to callbacks.
+type streamedMessage struct {
+	role      schema.RoleType
+	content   []byte
+	toolCalls []schema.ToolCall
+	usage     *schema.TokenUsage
+}
+
+func (s *streamedMessage) add(m *schema.Message) {
+	if m == nil {
+		return
+	}
+	if m.Role != "" {
+		s.role = m.Role
+	}
+	s.content = append(s.content, m.Content...)
+	for _, tc := range m.ToolCalls {
+		i := len(s.toolCalls)
+		if tc.Index != nil {
+			i = *tc.Index
+		} else if tc.ID == "" && i > 0 {
+			i-- // a continuation chunk of the last call
+		}
+		for len(s.toolCalls) <= i {
+			s.toolCalls = append(s.toolCalls, schema.ToolCall{})
+		}
+		dst := &s.toolCalls[i]
+		if tc.ID != "" {
+			dst.ID = tc.ID
+		}
+		if tc.Type != "" {
+			dst.Type = tc.Type
+		}
+		dst.Function.Name += tc.Function.Name
+		dst.Function.Arguments += tc.Function.Arguments
+	}
+	if m.ResponseMeta != nil && m.ResponseMeta.Usage != nil {
+		u := *m.ResponseMeta.Usage
+		s.usage = &u
+	}
+}
+
+func (s *streamedMessage) message() *schema.Message {
+	role := s.role
+	if role == "" {
+		role = schema.Assistant
+	}
+	m := &schema.Message{Role: role, Content: string(s.content), ToolCalls: s.toolCalls}
+	if s.usage != nil {
+		m.ResponseMeta = &schema.ResponseMeta{Usage: s.usage}
+	}
+	return m
+}
+
+// input converts a model's input messages. In a ReAct loop each call's input is the previous one
+// plus the latest reply and tool results: the converted prefix is then shared, not copied again,
+// which keeps recording a long conversation linear rather than quadratic. Recorded events never
+// change, so sharing their messages is safe.
+func (v *visit) input(in []*schema.Message) []traces.Message {
+	shared := len(v.lastInput) <= len(in)
+	for i := 0; shared && i < len(v.lastInput); i++ {
+		shared = sameMessage(in[i], v.lastInput[i])
+	}
+	if shared {
+		v.converted = append(v.converted, traceMessages(in[len(v.lastInput):])...)
+	} else {
+		v.converted = traceMessages(in)
+	}
+	v.lastInput = in
+	return v.converted[:len(v.converted):len(v.converted)]
+}
+
+// sameMessage reports whether a and b are the same message; eino rebuilds the system prompt for
+// every call, so equal text counts too.
+func sameMessage(a, b *schema.Message) bool {
+	if a == b {
+		return true
+	}
+	return a != nil && b != nil && a.Role == b.Role && a.Content == b.Content &&
+		len(a.ToolCalls) == 0 && len(b.ToolCalls) == 0 && a.ToolCallID == b.ToolCallID
+}

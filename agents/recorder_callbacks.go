@@ -1,0 +1,426 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/callbacks"
+	"github.com/cloudwego/eino/components"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// call is what a callback's OnStart leaves in the context for its OnEnd. Inside the prebuilt
+// supervisor every callback fires twice with the same *RunInfo: the second OnStart finds the
+// first one's call in its context, and only the first OnEnd passes ended.
+type call struct {
+	info    *callbacks.RunInfo
+	at      place
+	started time.Time
+	modelID string
+	ended   atomic.Bool
+}
+
+type callKey struct{}
+
+func callOf(ctx context.Context, info *callbacks.RunInfo) *call {
+	c, _ := ctx.Value(callKey{}).(*call)
+	if c == nil || c.info != info {
+		return nil
+	}
+	return c
+}
+
+// end reports whether this is the first end of the call started in ctx.
+func end(ctx context.Context, info *callbacks.RunInfo) (*call, bool) {
+	c := callOf(ctx, info)
+	if c == nil || !c.ended.CompareAndSwap(false, true) {
+		return nil, false
+	}
+	return c, true
+}
+
+// handler returns the run's callback handler. Every method returns quickly: streamed outputs are
+// read on goroutines of their own, and nothing is changed in eino's inputs or outputs.
+func (r *Recorder) handler() callbacks.Handler {
+	return callbacks.NewHandlerBuilder().
+		OnStartFn(r.onStart).
+		OnEndFn(r.onEnd).
+		OnErrorFn(r.onError).
+		OnStartWithStreamInputFn(r.onStartStream).
+		OnEndWithStreamOutputFn(r.onEndStream).
+		Build()
+}
+
+func (r *Recorder) onStart(ctx context.Context, info *callbacks.RunInfo, in callbacks.CallbackInput) context.Context {
+	if info == nil || callOf(ctx, info) != nil {
+		return ctx
+	}
+	at := placeOf(ctx)
+	c := &call{info: info, at: at, started: time.Now()}
+	switch {
+	case info.Component == adk.ComponentOfAgent:
+		r.agentStarted(ctx, info, at, adk.ConvAgentCallbackInput(in))
+	case info.Component == components.ComponentOfChatModel:
+		r.waitStreams(at.path)
+		c.modelID = r.modelStarted(at, model.ConvCallbackInput(in))
+	case info.Component == components.ComponentOfTool:
+		r.waitStreams(at.path)
+		r.toolStarted(info, at, tool.ConvCallbackInput(in))
+	case at.runnable:
+		r.waitStreams(at.path)
+	default:
+		return ctx
+	}
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+// onStartStream handles a component started on a stream: in streaming runs, that is how an agent's
+// runnable starts. Nothing of the input is needed.
+func (r *Recorder) onStartStream(ctx context.Context, info *callbacks.RunInfo, in *schema.StreamReader[callbacks.CallbackInput]) context.Context {
+	in.Close()
+	return r.onStart(ctx, info, nil)
+}
+
+func (r *Recorder) onEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.CallbackOutput) context.Context {
+	c, first := end(ctx, info)
+	if !first || info.Component == adk.ComponentOfAgent {
+		return ctx // an agent's OnEnd says nothing: it fires when its events start, not end
+	}
+	switch {
+	case info.Component == components.ComponentOfChatModel:
+		o := model.ConvCallbackOutput(out)
+		var msg *schema.Message
+		var usage *model.TokenUsage
+		if o != nil {
+			msg, usage = o.Message, o.TokenUsage
+		}
+		r.modelFinished(c, msg, usage, "")
+	case info.Component == components.ComponentOfTool:
+		result := ""
+		if o := tool.ConvCallbackOutput(out); o != nil {
+			result = o.Response
+		}
+		r.toolFinished(info, c, result, "")
+	case c.at.runnable:
+		r.agentFinished(c.at, "")
+	}
+	r.noticeSession(ctx, c.at)
+	return ctx
+}
+
+func (r *Recorder) onError(ctx context.Context, info *callbacks.RunInfo, err error) context.Context {
+	c, first := end(ctx, info)
+	if !first || info.Component == adk.ComponentOfAgent {
+		return ctx // an agent's OnEnd says nothing: it fires when its events start, not end
+	}
+	switch {
+	case info.Component == components.ComponentOfChatModel:
+		r.modelFinished(c, nil, nil, err.Error())
+	case info.Component == components.ComponentOfTool:
+		r.toolFinished(info, c, "", err.Error())
+	case c.at.runnable:
+		r.agentFinished(c.at, err.Error())
+	}
+	r.noticeSession(ctx, c.at)
+	return ctx
+}
+
+// onEndStream handles an output that is a stream: a model's streamed reply, a tool's streamed
+// result, or an agent's runnable whose output streams until the agent's work ends. It is read on a
+// goroutine of its own and recorded when complete; the visit's later callbacks and stream events
+// wait for it, so the trace keeps the order of the work.
+func (r *Recorder) onEndStream(ctx context.Context, info *callbacks.RunInfo, out *schema.StreamReader[callbacks.CallbackOutput]) context.Context {
+	c, first := end(ctx, info)
+	isModel, isTool := info.Component == components.ComponentOfChatModel, info.Component == components.ComponentOfTool
+	if !first || !(isModel || isTool || c.at.runnable) {
+		out.Close()
+		return ctx
+	}
+	r.mu.Lock()
+	v := r.visitAt(c.at.path)
+	if isModel {
+		v.modelOutputs++ // its stream echo may reach the stream consumer before we finish reading
+	}
+	v.pending.add()
+	if isModel || isTool {
+		v.outputs.add()
+	}
+	r.streams.add()
+	r.mu.Unlock()
+	go func() {
+		defer r.streams.done()
+		defer v.pending.done()
+		if isModel || isTool {
+			defer v.outputs.done()
+		}
+		defer out.Close()
+		var reply streamedMessage
+		var usage *model.TokenUsage
+		var result []byte
+		failed := ""
+		for {
+			chunk, err := out.Recv()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				failed = err.Error()
+				break
+			}
+			switch {
+			case isModel:
+				if o := model.ConvCallbackOutput(chunk); o != nil {
+					reply.add(o.Message)
+					if o.TokenUsage != nil {
+						usage = o.TokenUsage
+					}
+				}
+			case isTool:
+				if o := tool.ConvCallbackOutput(chunk); o != nil {
+					result = append(result, o.Response...)
+				}
+			}
+		}
+		switch {
+		case isModel:
+			r.modelFinishedCounted(c, reply.message(), usage, failed)
+		case isTool:
+			r.toolFinished(info, c, string(result), failed)
+		default:
+			// The agent's work ends after the replies and results it streamed on the way.
+			v.outputs.wait()
+			r.agentFinished(c.at, failed)
+		}
+	}()
+	return ctx
+}
+
+// waitStreams waits until the streamed outputs of the visit at path are recorded.
+func (r *Recorder) waitStreams(path []string) {
+	r.mu.Lock()
+	v := r.visitAt(path)
+	r.mu.Unlock()
+	v.pending.wait()
+}
+
+func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at place, in *adk.AgentCallbackInput) {
+	via := "run"
+	switch {
+	case at.callerTool != "":
+		via = "agenttool"
+	case at.previous() != "":
+		via = "transfer"
+		r.waitStreams(at.path[:len(at.path)-1])
+		r.awaitTransfer(ctx, at.agent())
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sessionCtx == nil {
+		r.sessionCtx = ctx
+	}
+	key := at.key()
+	if _, seen := r.visits[key]; seen {
+		return // the agent inside the prebuilt supervisor's container: the same visit
+	}
+	v := r.visitAt(at.path)
+	if via == "agenttool" {
+		call := traces.AgentToolCall{Caller: callerOf(at.path), Callee: v.agent, CallID: at.callID, Request: requestOf(r.toolArgs[at.callID])}
+		r.agentTools[at.callID] = agentToolCall{AgentToolCall: call, path: at.path}
+		r.emit(traces.Event{Kind: traces.KindAgentToolEnter, Agent: call.Caller, RunPath: at.path[:len(at.path)-1], AgentTool: &call})
+	}
+	run := &traces.AgentRun{Via: via}
+	if in != nil {
+		run.Resumed = in.ResumeInfo != nil
+		if in.Input != nil {
+			run.Input = traceMessages(in.Input.Messages)
+		}
+	}
+	r.emit(traces.Event{Kind: traces.KindAgentStarted, Agent: v.agent, RunPath: at.path, AgentRun: run})
+	r.diffSession(ctx, v.agent, at.path)
+}
+
+func (r *Recorder) agentFinished(at place, errMsg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v := r.visitAt(at.path)
+	if v.finished {
+		return
+	}
+	v.finished = true
+	r.emit(traces.Event{Kind: traces.KindAgentFinished, Agent: v.agent, RunPath: at.path, AgentRun: &traces.AgentRun{Error: errMsg}})
+}
+
+func (r *Recorder) modelStarted(at place, in *model.CallbackInput) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.models++
+	id := "m" + itoa(r.models)
+	mc := &traces.ModelCall{ID: id}
+	if in != nil {
+		mc.Input = r.visitAt(at.path).input(in.Messages)
+		for _, t := range in.Tools {
+			if t != nil {
+				mc.Tools = append(mc.Tools, t.Name)
+			}
+		}
+	}
+	r.emit(traces.Event{Kind: traces.KindModelStarted, Agent: at.agent(), RunPath: at.path, Model: mc})
+	return id
+}
+
+// modelFinished records a model's reply (or failure) and the reply as the agent's message.
+func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, errMsg string) {
+	r.mu.Lock()
+	if msg != nil {
+		r.visitAt(c.at.path).modelOutputs++
+	}
+	r.mu.Unlock()
+	r.modelFinishedCounted(c, msg, usage, errMsg)
+}
+
+// modelFinishedCounted is modelFinished for a reply whose stream echo is already counted.
+func (r *Recorder) modelFinishedCounted(c *call, msg *schema.Message, usage *model.TokenUsage, errMsg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	mc := &traces.ModelCall{ID: c.modelID, DurationMS: millis(time.Since(c.started)), Error: errMsg}
+	if msg != nil {
+		mc.Output = ptr(traceMessage(msg))
+		mc.Usage = traceUsage(msg)
+	}
+	if usage != nil {
+		mc.Usage = &traces.Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}
+	}
+	agent := c.at.agent()
+	r.emit(traces.Event{Kind: traces.KindModelFinished, Agent: agent, RunPath: c.at.path, Model: mc})
+	if msg != nil {
+		r.emit(traces.Event{Kind: traces.KindMessage, Agent: agent, RunPath: c.at.path, Message: mc.Output})
+	}
+}
+
+func (r *Recorder) toolStarted(info *callbacks.RunInfo, at place, in *tool.CallbackInput) {
+	args := ""
+	if in != nil {
+		args = in.ArgumentsInJSON
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.toolArgs[at.toolCallID] = args
+	r.emit(traces.Event{Kind: traces.KindToolStarted, Agent: at.agent(), RunPath: at.path,
+		Tool: &traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}})
+}
+
+// toolFinished records a tool's result, and what it meant: the end of an AgentTool call, or a
+// transfer chosen by the model.
+func (r *Recorder) toolFinished(info *callbacks.RunInfo, c *call, result, errMsg string) {
+	r.waitCallee(c.at.toolCallID)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	agent, callID := c.at.agent(), c.at.toolCallID
+	if open, ok := r.agentTools[callID]; ok {
+		call := open.AgentToolCall
+		call.Result = result
+		delete(r.agentTools, callID)
+		r.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: agent, RunPath: c.at.path, AgentTool: &call})
+	}
+	r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: agent, RunPath: c.at.path,
+		Tool: &traces.ToolCall{Name: info.Name, CallID: callID, Result: result, Error: errMsg, DurationMS: millis(time.Since(c.started))}})
+	if errMsg != "" {
+		return
+	}
+	r.visitAt(c.at.path).toolResults++
+	r.emit(traces.Event{Kind: traces.KindMessage, Agent: agent, RunPath: c.at.path,
+		Message: &traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}})
+	if info.Name == transferToolName {
+		var args struct {
+			AgentName string `json:"agent_name"`
+		}
+		if json.Unmarshal([]byte(r.toolArgs[callID]), &args) == nil && args.AgentName != "" {
+			r.recordTransfer(c.at.path, traces.Transfer{From: agent, To: args.AgentName, Mode: traces.TransferLLM, CallID: callID})
+		}
+	}
+	delete(r.toolArgs, callID)
+}
+
+// waitCallee waits, when callID is an AgentTool call, until everything the callee and the agents
+// it handed work to streamed is recorded: their work ended before the tool returned.
+func (r *Recorder) waitCallee(callID string) {
+	r.mu.Lock()
+	call, ok := r.agentTools[callID]
+	var inside []*visit
+	if ok {
+		prefix := pathKey(call.path)
+		for key, v := range r.visits {
+			if key == prefix || strings.HasPrefix(key, prefix+">") {
+				inside = append(inside, v)
+			}
+		}
+	}
+	r.mu.Unlock()
+	for _, v := range inside {
+		v.pending.wait()
+	}
+}
+
+// transferToolName is the tool eino gives a model that may transfer to other agents.
+const transferToolName = "transfer_to_agent"
+
+// noticeSession records the session values changed since the last look, from a callback that
+// runs where the work happens. Goroutines reading streams never look: eino may be writing the
+// session at that very moment, and the trace would then depend on timing.
+func (r *Recorder) noticeSession(ctx context.Context, at place) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.diffSession(ctx, at.agent(), at.path)
+}
+
+// diffSession records every session value that changed since the last look. A value stored under
+// an agent's OutputKey is that agent's answer, whoever's callback noticed it. Callers hold r.mu.
+func (r *Recorder) diffSession(ctx context.Context, agent string, path []string) {
+	values := adk.GetSessionValues(ctx)
+	for _, k := range sortedKeys(values) {
+		js := jsonValue(values[k])
+		if r.session[k] == js {
+			continue
+		}
+		r.session[k] = js
+		setBy := agent
+		for _, a := range r.tree {
+			if a.OutputKey == k {
+				setBy = a.Name
+			}
+		}
+		r.emit(traces.Event{Kind: traces.KindSessionSet, Agent: agent, RunPath: path,
+			Session: &traces.SessionSet{Key: k, Value: json.RawMessage(js), SetBy: setBy}})
+	}
+}
+
+// callerOf returns the agent that called the last agent of path as a tool.
+func callerOf(path []string) string {
+	c := collapse(path)
+	if len(c) < 2 {
+		return ""
+	}
+	return c[len(c)-2]
+}
+
+// requestOf extracts the request an AgentTool received from its JSON arguments.
+func requestOf(args string) string {
+	var in struct {
+		Request string `json:"request"`
+	}
+	if json.Unmarshal([]byte(args), &in) == nil && in.Request != "" {
+		return in.Request
+	}
+	return args
+}
+
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

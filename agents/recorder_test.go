@@ -1,0 +1,213 @@
+package agents_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/traces"
+)
+
+var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// record runs flow at zero pace and returns the recorded trace.
+func record(t *testing.T, flow agents.Flow, streaming bool) traces.Trace {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rec := traces.NewRecording(traces.Run{ID: "r-test", Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents, 0)
+	agents.RunFlow(ctx, flow, flow.DefaultInput, agents.Options{Streaming: streaming}, rec)
+	return rec.Snapshot()
+}
+
+// traceStory reduces a trace to what the recorder decides: each event's kind, agent and run path, and
+// the handoff facts (transfers, AgentTool calls, tool calls, session keys), without times, texts
+// or durations.
+func traceStory(tr traces.Trace) string {
+	var b strings.Builder
+	for _, e := range tr.Events {
+		fmt.Fprintf(&b, "%3d %-17s %-15s [%s]", e.Seq, e.Kind, e.Agent, strings.Join(e.RunPath, ">"))
+		switch {
+		case e.Transfer != nil:
+			fmt.Fprintf(&b, " %s -> %s (%s)", e.Transfer.From, e.Transfer.To, e.Transfer.Mode)
+		case e.AgentTool != nil:
+			fmt.Fprintf(&b, " %s -> %s %s", e.AgentTool.Caller, e.AgentTool.Callee, e.AgentTool.CallID)
+		case e.Tool != nil:
+			fmt.Fprintf(&b, " %s %s", e.Tool.Name, e.Tool.CallID)
+		case e.Session != nil:
+			fmt.Fprintf(&b, " %s set by %s", e.Session.Key, e.Session.SetBy)
+		case e.AgentRun != nil && e.AgentRun.Via != "":
+			fmt.Fprintf(&b, " via %s", e.AgentRun.Via)
+		case e.Message != nil:
+			fmt.Fprintf(&b, " %s", e.Message.Role)
+		case e.Run != nil:
+			fmt.Fprintf(&b, " %s", e.Run.Status)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run with -update to create it): %v", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from the golden file; got:\n%s", name, got)
+	}
+}
+
+func TestRecorderStory(t *testing.T) {
+	for _, flow := range agents.Catalogue() {
+		t.Run(flow.Name, func(t *testing.T) {
+			tr := record(t, flow, false)
+			golden(t, flow.Name+".story", []byte(traceStory(tr)))
+			checkTrace(t, tr)
+			// Streaming changes how replies travel, not what happened: same story, every time.
+			for i := range 3 {
+				if got, want := traceStory(record(t, flow, true)), traceStory(tr); got != want {
+					t.Fatalf("streaming run %d tells another story:\n%s\nwant:\n%s", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+// checkTrace asserts what every recorded trace must satisfy.
+func checkTrace(t *testing.T, tr traces.Trace) {
+	t.Helper()
+	if err := traces.Validate(tr); err != nil {
+		t.Fatalf("invalid trace: %v", err)
+	}
+	if tr.Run.Status != traces.StatusCompleted {
+		t.Fatalf("run %s: %s", tr.Run.Status, tr.Run.Error)
+	}
+	models := 0
+	for _, e := range tr.Events {
+		switch e.Kind {
+		case traces.KindModelStarted:
+			models++
+			if len(e.Model.Input) == 0 {
+				t.Errorf("event %d: model.started without input messages", e.Seq)
+			}
+		case traces.KindModelFinished:
+			if e.Model.Usage == nil || e.Model.Usage.TotalTokens <= 0 || e.Model.Usage.PromptTokens <= 0 {
+				t.Errorf("event %d: model.finished without token usage: %+v", e.Seq, e.Model.Usage)
+			}
+			if e.Model.Output == nil {
+				t.Errorf("event %d: model.finished without output", e.Seq)
+			}
+		case traces.KindAgentStarted:
+			if len(e.AgentRun.Input) == 0 {
+				t.Errorf("event %d: agent.started without the history the agent was fed", e.Seq)
+			}
+		}
+	}
+	if models == 0 {
+		t.Error("no model calls recorded")
+	}
+}
+
+// TestRecorderHistory checks what crossed each boundary: a transfer target is fed the others'
+// messages rewritten as "For context:", an AgentTool callee only its request.
+func TestRecorderHistory(t *testing.T) {
+	sup, _ := agents.Lookup("supervisor")
+	tr := record(t, sup, false)
+	math := firstStart(t, tr, "math_agent")
+	if !hasContent(math.AgentRun.Input, "For context: [research_agent]") {
+		t.Errorf("math_agent was not fed research_agent's work as context: %+v", math.AgentRun.Input)
+	}
+
+	at, _ := agents.Lookup("agenttool")
+	tr = record(t, at, false)
+	code := firstStart(t, tr, "code_agent")
+	var enter *traces.AgentToolCall
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindAgentToolEnter && e.AgentTool.Callee == "code_agent" {
+			enter = e.AgentTool
+		}
+	}
+	if enter == nil || enter.Caller != "project_manager" || enter.Request == "" {
+		t.Fatalf("no agenttool.entered for code_agent from project_manager: %+v", enter)
+	}
+	if hasContent(code.AgentRun.Input, "For context:") || !hasContent(code.AgentRun.Input, enter.Request) {
+		t.Errorf("code_agent's history is not isolated to its request %q: %+v", enter.Request, code.AgentRun.Input)
+	}
+	var notes *traces.SessionSet
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindSessionSet && e.Session.Key == "research_notes" {
+			notes = e.Session
+		}
+	}
+	if notes == nil || notes.SetBy != "research_agent" {
+		t.Fatalf("research_notes not recorded as set by research_agent: %+v", notes)
+	}
+	var value string
+	if err := json.Unmarshal(notes.Value, &value); err != nil || value == "" {
+		t.Errorf("research_notes value %s is not the research text", notes.Value)
+	}
+}
+
+func firstStart(t *testing.T, tr traces.Trace, agent string) traces.Event {
+	t.Helper()
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindAgentStarted && e.Agent == agent {
+			return e
+		}
+	}
+	t.Fatalf("%s never started", agent)
+	return traces.Event{}
+}
+
+func hasContent(ms []traces.Message, s string) bool {
+	for _, m := range ms {
+		if strings.Contains(m.Content, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRecorderTraceGolden pins the whole trace of the supervisor flow in the file format, with
+// times and durations zeroed: what a downloaded trace looks like.
+func TestRecorderTraceGolden(t *testing.T) {
+	sup, _ := agents.Lookup("supervisor")
+	tr := record(t, sup, false)
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tr.Run.StartedAt, tr.Run.EndedAt = at, &at
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		e.Time = at
+		if e.Model != nil {
+			e.Model.DurationMS = 0
+		}
+		if e.Tool != nil {
+			e.Tool.DurationMS = 0
+		}
+	}
+	data, err := traces.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// eino gives each deterministic transfer a random call id.
+	data = uuidPattern.ReplaceAll(data, []byte("00000000-0000-0000-0000-000000000000"))
+	golden(t, "supervisor.trace.json", data)
+}

@@ -1,0 +1,139 @@
+package agents
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/compose"
+)
+
+// place is where a callback fired, read from eino's execution address
+// ("agent:a;agent:b;runnable:b;node:...;tool:search:call_1;agent:c"): the agent segments are the
+// run path eino also puts on events, the last one owns the callback, and a tool segment just before
+// an agent marks an AgentTool boundary.
+type place struct {
+	path []string // agent segments, as eino's RunPath
+	// callerTool and callID are set when the owning agent runs inside an AgentTool call.
+	callerTool, callID string
+	// toolCallID is the call id of the innermost tool segment after the owning agent, if any.
+	toolCallID string
+	// runnable is true when the address ends in the owning agent's own compose runnable.
+	runnable bool
+}
+
+func placeOf(ctx context.Context) place {
+	var p place
+	var lastToolName, lastToolID string
+	addr := compose.GetCurrentAddress(ctx)
+	for i, seg := range addr {
+		switch seg.Type {
+		case adk.AddressSegmentAgent:
+			p.path = append(p.path, seg.ID)
+			p.callerTool, p.callID = "", ""
+			if lastToolName != "" {
+				p.callerTool, p.callID = lastToolName, lastToolID
+			}
+			lastToolName, lastToolID, p.toolCallID = "", "", ""
+			p.runnable = false
+		case compose.AddressSegmentTool:
+			lastToolName, lastToolID, p.toolCallID = seg.ID, seg.SubID, seg.SubID
+		case compose.AddressSegmentRunnable:
+			p.runnable = i == len(addr)-1 && len(p.path) > 0 && seg.ID == p.path[len(p.path)-1]
+		}
+	}
+	return p
+}
+
+// agent returns the agent that owns the place, or "".
+func (p place) agent() string {
+	if len(p.path) == 0 {
+		return ""
+	}
+	return p.path[len(p.path)-1]
+}
+
+// key identifies one visit of an agent: its run path with adjacent duplicates collapsed, so the
+// prebuilt supervisor's container and the agent inside it are one visit.
+func (p place) key() string { return pathKey(p.path) }
+
+// previous returns the agent that ran before the owner in the run path, skipping the owner's
+// duplicates, or "".
+func (p place) previous() string {
+	c := collapse(p.path)
+	if len(c) < 2 {
+		return ""
+	}
+	return c[len(c)-2]
+}
+
+func pathKey(path []string) string { return strings.Join(collapse(path), ">") }
+
+func collapse(path []string) []string {
+	out := make([]string, 0, len(path))
+	for _, s := range path {
+		if len(out) == 0 || out[len(out)-1] != s {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func runPathOf(steps []adk.RunStep) []string {
+	out := make([]string, len(steps))
+	for i := range steps {
+		out[i] = steps[i].String()
+	}
+	return out
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// inflight counts outputs still being read. Unlike a sync.WaitGroup, it may gain new work while
+// someone waits: wait returns the next time the count is zero.
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to zero
+}
+
+func (f *inflight) add() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		f.idle = make(chan struct{})
+	}
+	f.n++
+}
+
+func (f *inflight) done() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n--
+	if f.n == 0 {
+		close(f.idle)
+	}
+}
+
+func (f *inflight) wait() {
+	f.mu.Lock()
+	if f.n == 0 {
+		f.mu.Unlock()
+		return
+	}
+	idle := f.idle
+	f.mu.Unlock()
+	<-idle
+}

@@ -1,0 +1,345 @@
+package traces_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files that tests write (never testdata/v1)")
+
+// supervisorFile is a version-1 trace that every later Baton must still read.
+const supervisorFile = "testdata/v1/supervisor.trace.json"
+
+// allKindsGolden pins what Marshal writes today for richTrace; -update rewrites it.
+const allKindsGolden = "testdata/marshal/all_kinds.trace.json"
+
+func TestRichTraceSetsEveryField(t *testing.T) {
+	// The round trip below only proves what the fixture exercises: make it exercise everything.
+	if unset := unsetFields(richTrace()); len(unset) > 0 {
+		t.Fatalf("richTrace never sets %s: extend it so the round trip covers them", strings.Join(unset, ", "))
+	}
+	var kinds []traces.Kind
+	for _, e := range richTrace().Events {
+		kinds = append(kinds, e.Kind)
+	}
+	for _, k := range traces.Kinds {
+		if !containsKind(kinds, k) {
+			t.Errorf("richTrace has no %s event", k)
+		}
+	}
+}
+
+func TestMarshalRoundTrip(t *testing.T) {
+	want := richTrace()
+	first := mustMarshal(t, want)
+	got, err := traces.Unmarshal(first)
+	if err != nil {
+		t.Fatalf("Unmarshal(Marshal(richTrace)): %v", err)
+	}
+	assertEqualTraces(t, got, want)
+	if second := mustMarshal(t, got); !bytes.Equal(second, first) {
+		t.Fatalf("Marshal after Unmarshal changed the bytes: %s", firstDifference(string(second), string(first)))
+	}
+	assertGolden(t, allKindsGolden, first)
+}
+
+func TestMarshalEmptyTrace(t *testing.T) {
+	data := mustMarshal(t, traces.Trace{Run: traces.Run{ID: "r", Status: traces.StatusRunning}})
+	// Readers may rely on both lists being present, never null.
+	for _, want := range []string{`"agents": []`, `"events": []`, `"format": "baton.trace"`, `"version": 1`} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("Marshal of an empty trace lacks %s:\n%s", want, data)
+		}
+	}
+	if !bytes.HasSuffix(data, []byte("}\n")) {
+		t.Errorf("Marshal output does not end in a newline")
+	}
+}
+
+func TestUnmarshalCompactsSessionValues(t *testing.T) {
+	// A hand-edited file may space a value as it likes; the trace read must not depend on it.
+	spaced := strings.Replace(validDoc, `"kind":"run.finished","run":{"status":"completed"}`,
+		`"kind":"session.set","session":{"key":"k","value": { "html" : "<b>" ,"n": [1, 2] } }`, 1)
+	spaced = strings.Replace(spaced, `]}`, `,{"seq":3,"time":"2026-01-02T03:04:07Z","kind":"run.finished","run":{"status":"completed"}}]}`, 1)
+	got, err := traces.Unmarshal([]byte(spaced))
+	if err != nil {
+		t.Fatalf("Unmarshal: %v", err)
+	}
+	const want = `{"html":"\u003cb\u003e","n":[1,2]}`
+	if v := string(got.Events[1].Session.Value); v != want {
+		t.Fatalf("session value = %s, want %s (as Marshal writes it)", v, want)
+	}
+}
+
+func TestV1SupervisorFileIsReadForever(t *testing.T) {
+	data, err := os.ReadFile(supervisorFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := traces.Unmarshal(data)
+	if err != nil {
+		t.Fatalf("Unmarshal(%s): %v", supervisorFile, err)
+	}
+	run := tr.Run
+	if run.ID != "run-20260314-093000-7f3a" || run.Flow != "supervisor" || run.Model != "scripted" || run.Status != traces.StatusCompleted {
+		t.Errorf("run = %+v", run)
+	}
+	if want := time.Date(2026, 3, 14, 9, 30, 7, 412e6, time.UTC); run.EndedAt == nil || !run.EndedAt.Equal(want) {
+		t.Errorf("run.ended_at = %v, want %v", run.EndedAt, want)
+	}
+	if math, ok := tr.Agent("math_agent"); !ok || math.Parent != "supervisor" || math.Relation != traces.RelationSubAgent ||
+		math.Kind != traces.AgentChatModel || strings.Join(math.Tools, ",") != "add,multiply,divide" {
+		t.Errorf("agent math_agent = %+v, %v", math, ok)
+	}
+	if len(tr.Events) != 50 {
+		t.Fatalf("%d events, want 50", len(tr.Events))
+	}
+	t.Run("llm transfer", func(t *testing.T) {
+		e := tr.Events[8]
+		if e.Kind != traces.KindTransfer || *e.Transfer != (traces.Transfer{From: "supervisor", To: "research_agent", Mode: traces.TransferLLM, CallID: "call_sup_1"}) {
+			t.Errorf("event 9 = %s %+v", e.Kind, e.Transfer)
+		}
+	})
+	t.Run("deterministic transfer", func(t *testing.T) {
+		e := tr.Events[22]
+		if e.Kind != traces.KindTransfer || *e.Transfer != (traces.Transfer{From: "research_agent", To: "supervisor", Mode: traces.TransferDeterministic}) {
+			t.Errorf("event 23 = %s %+v", e.Kind, e.Transfer)
+		}
+	})
+	t.Run("model call", func(t *testing.T) {
+		started, finished := tr.Events[11], tr.Events[12]
+		if started.Kind != traces.KindModelStarted || len(started.Model.Input) != 4 || started.Model.Input[0].Role != "system" ||
+			strings.Join(started.Model.Tools, ",") != "web_search" {
+			t.Errorf("event 12 = %s %+v", started.Kind, started.Model)
+		}
+		if finished.Model.ID != started.Model.ID || *finished.Model.Usage != (traces.Usage{PromptTokens: 142, CompletionTokens: 27, TotalTokens: 169}) ||
+			finished.Model.DurationMS != 778.9 || finished.Model.Output.ToolCalls[0].Name != "web_search" {
+			t.Errorf("event 13 model = %+v", finished.Model)
+		}
+	})
+	t.Run("tool call", func(t *testing.T) {
+		e := tr.Events[37]
+		if e.Kind != traces.KindToolFinished || e.Tool.Name != "divide" || e.Tool.CallID != "call_math_1" || e.Tool.Result != "0.07882111034955449" {
+			t.Errorf("event 38 = %s %+v", e.Kind, e.Tool)
+		}
+	})
+	t.Run("session", func(t *testing.T) {
+		e := tr.Events[20]
+		if e.Kind != traces.KindSessionSet || e.Session.Key != "gdp_2024_trillion_usd" || e.Session.SetBy != "research_agent" ||
+			string(e.Session.Value) != `{"us":29.18,"new_york":2.3}` {
+			t.Errorf("event 21 = %s %+v", e.Kind, e.Session)
+		}
+	})
+	t.Run("run path is a history", func(t *testing.T) {
+		e := tr.Events[44]
+		if got := strings.Join(e.RunPath, ">"); got != "supervisor>research_agent>supervisor>math_agent>supervisor" {
+			t.Errorf("event 45 run_path = %s", got)
+		}
+	})
+	t.Run("run finished", func(t *testing.T) {
+		e := tr.Events[49]
+		if e.Kind != traces.KindRunFinished || e.Run.Status != traces.StatusCompleted {
+			t.Errorf("event 50 = %s %+v", e.Kind, e.Run)
+		}
+	})
+}
+
+func TestV1FilesRemarshalToTheSameBytes(t *testing.T) {
+	files, err := filepath.Glob("testdata/v1/*.trace.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no version-1 files found (%v)", err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := traces.Unmarshal(data)
+			if err != nil {
+				t.Fatalf("Unmarshal: %v", err)
+			}
+			if traces.FormatVersion != 1 {
+				t.Skip("the current format is no longer version 1; reading is all that is promised")
+			}
+			if got := mustMarshal(t, tr); !bytes.Equal(got, data) {
+				t.Fatalf("re-marshal differs from the file: %s", firstDifference(string(got), string(data)))
+			}
+		})
+	}
+}
+
+// validDoc is the smallest realistic trace; the malformed cases each break one thing in it.
+const validDoc = `{"format":"baton.trace","version":1,` +
+	`"run":{"id":"r1","flow":"f","input":"hi","model":"scripted","status":"completed","started_at":"2026-01-02T03:04:05Z"},` +
+	`"agents":[{"name":"a","kind":"chat_model"}],` +
+	`"events":[{"seq":1,"time":"2026-01-02T03:04:05Z","kind":"run.started","run":{"status":"running"}},` +
+	`{"seq":2,"time":"2026-01-02T03:04:06Z","kind":"run.finished","run":{"status":"completed"}}]}`
+
+// edit applies old->new replacements to validDoc in turn, each exactly once; a missing old panics
+// so that a case can never silently test the valid document.
+func edit(pairs ...string) string {
+	doc := validDoc
+	for i := 0; i < len(pairs); i += 2 {
+		if strings.Count(doc, pairs[i]) != 1 {
+			panic("malformed case: " + pairs[i] + " does not occur exactly once")
+		}
+		doc = strings.Replace(doc, pairs[i], pairs[i+1], 1)
+	}
+	return doc
+}
+
+var malformed = []struct {
+	name string
+	doc  string
+	want string // a part of the error message
+}{
+	{"empty", "", "is empty"},
+	{"not JSON", "this is not a trace", "not valid JSON"},
+	{"truncated", validDoc[:len(validDoc)/2], "truncated"},
+	{"array", `[]`, "it is a JSON array, want an object"},
+	{"null", `null`, "it is a JSON null, want an object"},
+	{"wrong format name", edit(`"format":"baton.trace"`, `"format":"otel.trace"`), `format is "otel.trace", want "baton.trace"`},
+	{"format not a string", edit(`"format":"baton.trace"`, `"format":1`), `field "format" holds a JSON number, want a string`},
+	{"format null", edit(`"format":"baton.trace"`, `"format":null`), `field "format" holds a JSON null, want a string`},
+	{"missing format", edit(`"format":"baton.trace",`, ``), `no "format" field`},
+	{"missing version", edit(`"version":1,`, ``), `no "version" field`},
+	{"version 0", edit(`"version":1`, `"version":0`), "version 0 is not supported"},
+	{"version 2", edit(`"version":1`, `"version":2`), "version 2 is not supported"},
+	{"version 1.5", edit(`"version":1`, `"version":1.5`), `"version" is 1.5, want an integer`},
+	{"version not an integer", edit(`"version":1`, `"version":"1"`), `field "version" holds a JSON string, want an integer`},
+	{"unknown top-level field", edit(`"version":1,`, `"version":1,"colour":"red",`), `unknown field "colour"`},
+	{"unknown event field", edit(`"seq":2,`, `"seq":2,"colour":"red",`), `unknown field "events[1].colour"`},
+	{"unknown payload field", edit(`"run":{"status":"completed"}}`, `"run":{"status":"completed","colour":1}}`), `unknown field "events[1].run.colour"`},
+	{"field name in another case", edit(`"seq":2`, `"Seq":2`), `unknown field "events[1].Seq"`},
+	{"seq gap", edit(`"seq":2`, `"seq":3`), "events[1].seq is 3, want 2"},
+	{"duplicate seq", edit(`"seq":2`, `"seq":1`), "events[1].seq is 1, want 2"},
+	{"seq not starting at 1", edit(`"seq":2`, `"seq":3`, `"seq":1`, `"seq":2`), "events[0].seq is 2, want 1"},
+	{"unknown kind", edit(`"run.finished"`, `"run.paused"`), `events[1].kind "run.paused" is not a known event kind`},
+	{"kind without its payload", edit(`,"run":{"status":"completed"}}`, `}`), `events[1] (run.finished) has no "run" payload`},
+	{"kind with another payload", edit(`"kind":"run.finished",`, `"kind":"run.finished","exit":{},`), `events[1] (run.finished) also has a "exit" payload`},
+	{"bad run status", edit(`"status":"completed","started_at"`, `"status":"done","started_at"`), `run.status "done" is not one of`},
+	{"bad event status", edit(`"run":{"status":"completed"}}`, `"run":{"status":"over"}}`), `events[1].run.status "over" is not one of`},
+	{"empty run id", edit(`"id":"r1"`, `"id":""`), "run.id is empty"},
+	{"empty agent name", edit(`{"name":"a",`, `{"name":"",`), "agents[0].name is empty"},
+	{"duplicate agent name", edit(`"agents":[{"name":"a","kind":"chat_model"}]`, `"agents":[{"name":"a","kind":"chat_model"},{"name":"a","kind":"loop"}]`), `agents[1]: agent "a" appears twice`},
+	{"wrong type for run field", edit(`"id":"r1"`, `"id":42`), `field "run.id" holds a JSON number, want a string`},
+	{"wrong type for event field", edit(`"seq":2`, `"seq":"2"`), `field "events.seq" holds a JSON string, want an integer`},
+	{"bad time", edit(`"started_at":"2026-01-02T03:04:05Z"`, `"started_at":"yesterday"`), `time "yesterday" is not an RFC 3339 time`},
+	{"trailing data", validDoc + "\n{}", "data after its closing brace"},
+	{"trailing garbage", validDoc + "x", "data after its closing brace"},
+}
+
+func TestUnmarshalRejectsMalformed(t *testing.T) {
+	if _, err := traces.Unmarshal([]byte(validDoc)); err != nil {
+		t.Fatalf("the base document of the malformed cases is itself invalid: %v", err)
+	}
+	for _, tc := range malformed {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := traces.Unmarshal([]byte(tc.doc))
+			var e *traces.Error
+			if !errors.As(err, &e) || e.Code != traces.CodeInvalid {
+				t.Fatalf("Unmarshal error = %#v, want a *traces.Error with CodeInvalid", err)
+			}
+			t.Log(e.Message)
+			if !strings.Contains(e.Message, tc.want) {
+				t.Errorf("message %q does not say %q", e.Message, tc.want)
+			}
+			// The message is for a user: no Go type names.
+			for _, leak := range []string{"traces.", "struct", "Go value", "int64", "json:"} {
+				if strings.Contains(e.Message, leak) {
+					t.Errorf("message %q shows Go internals (%q)", e.Message, leak)
+				}
+			}
+		})
+	}
+}
+
+// FuzzUnmarshal checks that Unmarshal never panics, fails only with CodeInvalid, and that whatever
+// it accepts survives Marshal and a second Unmarshal unchanged. The seeds are large (the golden
+// file is 40 kB), so bound minimisation or the fuzzer stalls on it:
+//
+//	go test -run x -fuzz FuzzUnmarshal -fuzztime 60s -fuzzminimizetime 5s ./traces/
+//
+// testdata/fuzz/FuzzUnmarshal keeps inputs that once broke the round trip.
+func FuzzUnmarshal(f *testing.F) {
+	golden, err := os.ReadFile(supervisorFile)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(golden)
+	f.Add([]byte(validDoc))
+	f.Add(mustMarshal(f, richTrace()))
+	for _, tc := range malformed {
+		f.Add([]byte(tc.doc))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		first, err := traces.Unmarshal(data)
+		if err != nil {
+			if code := traces.ErrorCode(err); code != traces.CodeInvalid {
+				t.Fatalf("Unmarshal error code = %q, want invalid: %v", code, err)
+			}
+			return
+		}
+		out := mustMarshal(t, first)
+		second, err := traces.Unmarshal(out)
+		if err != nil {
+			t.Fatalf("Marshal wrote a trace Unmarshal rejects: %v\n%s", err, out)
+		}
+		assertEqualTraces(t, second, first)
+		if again := mustMarshal(t, second); !bytes.Equal(again, out) {
+			t.Fatalf("Marshal is not stable: %s", firstDifference(string(again), string(out)))
+		}
+	})
+}
+
+func mustMarshal(tb testing.TB, t traces.Trace) []byte {
+	tb.Helper()
+	data, err := traces.Marshal(t)
+	if err != nil {
+		tb.Fatalf("Marshal: %v", err)
+	}
+	if !json.Valid(data) {
+		tb.Fatalf("Marshal wrote invalid JSON")
+	}
+	return data
+}
+
+// assertGolden compares got with the golden file, or rewrites the file under -update.
+func assertGolden(tb testing.TB, file string, got []byte) {
+	tb.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		tb.Fatalf("%v (run the test with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		tb.Fatalf("%s is out of date (rerun with -update if the change is intended): %s", file, firstDifference(string(got), string(want)))
+	}
+}
+
+func containsKind(kinds []traces.Kind, k traces.Kind) bool {
+	for _, have := range kinds {
+		if have == k {
+			return true
+		}
+	}
+	return false
+}
