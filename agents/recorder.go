@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,7 +43,8 @@ type Recorder struct {
 	visits     map[string]*visit        // by visit key (collapsed run path)
 	order      []*visit                 // visits in start order
 	models     int                      // model calls so far, for their ids
-	toolArgs   map[string]string        // tool call id -> arguments, for AgentTool requests
+	toolCalls  int                      // tool calls so far, for their order
+	openTools  map[string]openTool      // tool calls started and not yet finished, by call id
 	agentTools map[string]agentToolCall // open AgentTool calls by call id
 	transfers  map[string]int           // agent -> transfers to it recorded and not yet consumed by its start
 	transferCh chan struct{}            // closed and replaced whenever a transfer is recorded
@@ -72,6 +75,13 @@ type visit struct {
 	pending, outputs inflight
 }
 
+// openTool is a tool call in progress.
+type openTool struct {
+	name, args string
+	at         place
+	order      int // start order, to close forgotten calls in order
+}
+
 // agentToolCall is an AgentTool call in progress: what agenttool.entered said, and the callee's
 // run path.
 type agentToolCall struct {
@@ -86,7 +96,7 @@ func NewRecorder(sink Sink, tree []traces.Agent) *Recorder {
 		sink:       sink,
 		tree:       make(map[string]traces.Agent, len(tree)),
 		visits:     make(map[string]*visit),
-		toolArgs:   make(map[string]string),
+		openTools:  make(map[string]openTool),
 		agentTools: make(map[string]agentToolCall),
 		transfers:  make(map[string]int),
 		transferCh: make(chan struct{}),
@@ -298,6 +308,13 @@ func (r *Recorder) finish(ctx context.Context) {
 	r.streams.wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// eino fires no end for a tool that panicked: close such calls so none stays open forever.
+	forgotten := slices.SortedFunc(maps.Values(r.openTools), func(a, b openTool) int { return a.order - b.order })
+	for _, t := range forgotten {
+		r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: t.at.agent(), RunPath: t.at.path,
+			Tool: &traces.ToolCall{Name: t.name, CallID: t.at.toolCallID, Error: "the tool never returned: it panicked or the run was stopped"}})
+	}
+	clear(r.openTools)
 	for _, v := range r.order {
 		if !v.finished {
 			v.finished = true

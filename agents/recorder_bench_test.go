@@ -64,7 +64,9 @@ func BenchmarkLongRun(b *testing.B) {
 		b.ReportAllocs()
 		noop := callbacks.NewHandlerBuilder().
 			OnStartFn(func(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackInput) context.Context { return ctx }).
-			OnEndFn(func(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackOutput) context.Context { return ctx }).
+			OnEndFn(func(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackOutput) context.Context {
+				return ctx
+			}).
 			Build()
 		for b.Loop() {
 			drainLong(b, flow, nil, adk.WithCallbacks(noop))

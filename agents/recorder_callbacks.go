@@ -233,7 +233,7 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	}
 	v := r.visitAt(at.path)
 	if via == "agenttool" {
-		call := traces.AgentToolCall{Caller: callerOf(at.path), Callee: v.agent, CallID: at.callID, Request: requestOf(r.toolArgs[at.callID])}
+		call := traces.AgentToolCall{Caller: callerOf(at.path), Callee: v.agent, CallID: at.callID, Request: requestOf(r.openTools[at.callID].args)}
 		r.agentTools[at.callID] = agentToolCall{AgentToolCall: call, path: at.path}
 		r.emit(traces.Event{Kind: traces.KindAgentToolEnter, Agent: call.Caller, RunPath: at.path[:len(at.path)-1], AgentTool: &call})
 	}
@@ -313,7 +313,8 @@ func (r *Recorder) toolStarted(info *callbacks.RunInfo, at place, in *tool.Callb
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.toolArgs[at.toolCallID] = args
+	r.toolCalls++
+	r.openTools[at.toolCallID] = openTool{name: info.Name, args: args, at: at, order: r.toolCalls}
 	r.emit(traces.Event{Kind: traces.KindToolStarted, Agent: at.agent(), RunPath: at.path,
 		Tool: &traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}})
 }
@@ -325,6 +326,8 @@ func (r *Recorder) toolFinished(info *callbacks.RunInfo, c *call, result, errMsg
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	agent, callID := c.at.agent(), c.at.toolCallID
+	args := r.openTools[callID].args
+	delete(r.openTools, callID)
 	if open, ok := r.agentTools[callID]; ok {
 		call := open.AgentToolCall
 		call.Result = result
@@ -340,14 +343,13 @@ func (r *Recorder) toolFinished(info *callbacks.RunInfo, c *call, result, errMsg
 	r.emit(traces.Event{Kind: traces.KindMessage, Agent: agent, RunPath: c.at.path,
 		Message: &traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}})
 	if info.Name == transferToolName {
-		var args struct {
+		var target struct {
 			AgentName string `json:"agent_name"`
 		}
-		if json.Unmarshal([]byte(r.toolArgs[callID]), &args) == nil && args.AgentName != "" {
-			r.recordTransfer(c.at.path, traces.Transfer{From: agent, To: args.AgentName, Mode: traces.TransferLLM, CallID: callID})
+		if json.Unmarshal([]byte(args), &target) == nil && target.AgentName != "" {
+			r.recordTransfer(c.at.path, traces.Transfer{From: agent, To: target.AgentName, Mode: traces.TransferLLM, CallID: callID})
 		}
 	}
-	delete(r.toolArgs, callID)
 }
 
 // waitCallee waits, when callID is an AgentTool call, until everything the callee and the agents

@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudwego/eino/adk"
+
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/agents/agentstest"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -210,4 +213,87 @@ func TestRecorderTraceGolden(t *testing.T) {
 	// eino gives each deterministic transfer a random call id.
 	data = uuidPattern.ReplaceAll(data, []byte("00000000-0000-0000-0000-000000000000"))
 	golden(t, "supervisor.trace.json", data)
+}
+
+func TestRecorderFailures(t *testing.T) {
+	t.Run("tool error and panic", func(t *testing.T) {
+		for _, streaming := range []bool{false, true} {
+			tr := record(t, agentstest.FailingTool(), streaming)
+			if err := traces.Validate(tr); err != nil {
+				t.Fatal(err)
+			}
+			if tr.Run.Status != traces.StatusFailed || !strings.Contains(tr.Run.Error, agentstest.ErrFlaky.Error()) {
+				t.Fatalf("run ended %s (%q), want failed with %q", tr.Run.Status, tr.Run.Error, agentstest.ErrFlaky)
+			}
+			errs, unfinished := 0, map[string]bool{}
+			for _, e := range tr.Events {
+				switch e.Kind {
+				case traces.KindError:
+					errs++
+					if e.Agent == "" {
+						t.Errorf("event %d: error not attributed to an agent", e.Seq)
+					}
+				case traces.KindToolStarted:
+					unfinished[e.Tool.CallID] = true
+				case traces.KindToolFinished:
+					delete(unfinished, e.Tool.CallID)
+				}
+			}
+			if errs == 0 {
+				t.Error("no error event")
+			}
+			if len(unfinished) > 0 {
+				t.Errorf("tool calls never finished: %v", unfinished)
+			}
+		}
+	})
+	t.Run("transfer to an unknown agent", func(t *testing.T) {
+		tr := record(t, strayTransferFlow(), false)
+		var failed *traces.Event
+		for i, e := range tr.Events {
+			if e.Kind == traces.KindError {
+				failed = &tr.Events[i]
+			}
+		}
+		if tr.Run.Status != traces.StatusFailed || failed == nil {
+			t.Fatalf("run ended %s without an error event", tr.Run.Status)
+		}
+		// eino reports the failure with no agent: the recorder blames the agent that transferred.
+		if failed.Agent != "router" || !strings.Contains(failed.Error.Message, "ghost") {
+			t.Errorf("error event %+v, want it attributed to router and naming ghost", failed)
+		}
+	})
+}
+
+// strayTransferFlow's router transfers to "ghost", an agent that does not exist.
+func strayTransferFlow() agents.Flow {
+	f := agents.Flow{
+		Name:         "stray",
+		DefaultInput: "hello",
+		Agents: []traces.Agent{{Name: "router", Kind: traces.AgentChatModel},
+			{Name: "helper", Kind: traces.AgentChatModel, Parent: "router", Relation: traces.RelationSubAgent}},
+		Scripts: map[string]agents.Script{
+			"router": agents.NewScript(agents.Do(agents.Transfer("ghost"))),
+			"helper": agents.NewScript(agents.Say("hi")),
+		},
+	}
+	f.Build = func(ctx context.Context, models agents.ModelFor) (adk.Agent, error) {
+		agent := func(name string) (adk.Agent, error) {
+			m, err := models(name)
+			if err != nil {
+				return nil, err
+			}
+			return adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: name, Description: name, Instruction: "You are " + name, Model: m})
+		}
+		router, err := agent("router")
+		if err != nil {
+			return nil, err
+		}
+		helper, err := agent("helper")
+		if err != nil {
+			return nil, err
+		}
+		return adk.SetSubAgents(ctx, router, []adk.Agent{helper})
+	}
+	return f
 }
