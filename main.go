@@ -1,0 +1,171 @@
+// Command baton is a live, browser-based debugger for multi-agent flows built with Eino ADK.
+//
+//	baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
+//	baton flows                                               list the built-in flows
+//	baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless, one line per event
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command line and returns the process's exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "serve":
+		err = serve(ctx, args, stdout, stderr)
+	case "flows":
+		err = listFlows(stdout)
+	case "run":
+		err = runFlow(ctx, args, stdout, stderr)
+	case "help":
+		fmt.Fprintln(stdout, usage)
+		return 0
+	default:
+		err = fmt.Errorf("unknown command %q\n%s", cmd, usage)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "baton:", err)
+		return 1
+	}
+	return 0
+}
+
+const usage = `usage:
+  baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
+  baton flows                                               list the built-in flows
+  baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless`
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", server.DefaultAddr, "address to listen on; any non-loopback address requires a token")
+	token := fs.String("token", "", "access token (generated when the address is not loopback and none is given)")
+	pace := fs.Duration("pace", 600*time.Millisecond, "default delay of the scripted model before each reply")
+	stream := fs.Bool("stream", false, "let agents stream their replies")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{Addr: *addr, Token: *token, DefaultPace: *pace, Streaming: *stream})
+	if err != nil {
+		return err
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	fmt.Fprintf(stdout, "Baton is serving on %s\n", srv.URL())
+	return srv.Serve(ctx, ln)
+}
+
+func listFlows(stdout io.Writer) error {
+	for _, f := range agents.Catalogue() {
+		fmt.Fprintf(stdout, "%-12s %s\n", f.Name, f.Title)
+	}
+	return nil
+}
+
+// runFlow runs one flow without a server, printing each event as it is recorded.
+func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "" || args[0][0] == '-' {
+		return fmt.Errorf("run needs a flow name\n%s", usage)
+	}
+	name := args[0]
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	input := fs.String("input", "", "the user's input (default: the flow's own)")
+	out := fs.String("out", "", "write the trace JSON to this file")
+	stream := fs.Bool("stream", false, "let agents stream their replies")
+	pace := fs.Duration("pace", 0, "delay of the scripted model before each reply")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	flow, err := agents.Lookup(name)
+	if err != nil {
+		return errors.New(traces.ErrorMessage(err))
+	}
+	if *input == "" {
+		*input = flow.DefaultInput
+	}
+	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: *input, Model: "scripted"}, flow.Agents, 0)
+	printed := make(chan struct{})
+	go func() {
+		defer close(printed)
+		printEvents(rec, stdout)
+	}()
+	status := agents.RunFlow(ctx, flow, *input, agents.Options{Pace: agents.NewPace(*pace), Streaming: *stream}, rec)
+	<-printed
+	if *out != "" {
+		if err := writeTrace(*out, rec.Snapshot()); err != nil {
+			return err
+		}
+	}
+	if status != traces.StatusCompleted {
+		return fmt.Errorf("run %s", status)
+	}
+	return nil
+}
+
+// writeTrace writes the trace next to path and renames it into place, so a reader never sees a
+// half-written file.
+func writeTrace(path string, t traces.Trace) error {
+	data, err := traces.Marshal(t)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("write trace: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write trace: %w", err)
+	}
+	return nil
+}
+
+// printEvents prints one line per event of rec until the run ends. A printer that falls behind is
+// dropped by the recording like any subscriber, and picks up where it stopped.
+func printEvents(rec *traces.Recording, w io.Writer) {
+	var last int64
+	for {
+		sub := rec.Subscribe(last)
+		for e := range sub.C() {
+			fmt.Fprintf(w, "%4d %s %-16s %-18s %s\n", e.Seq, e.Time.Format("15:04:05.000"), e.Agent, e.Kind, web.Summary(e))
+			last = e.Seq
+		}
+		var slow *traces.SlowError
+		if !errors.As(sub.Err(), &slow) {
+			return
+		}
+	}
+}

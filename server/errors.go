@@ -1,0 +1,92 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/traces"
+)
+
+// statusOf maps each domain error code to the HTTP status its errors get.
+var statusOf = map[traces.Code]int{
+	traces.CodeInvalid:  http.StatusBadRequest,
+	traces.CodeNotFound: http.StatusNotFound,
+	traces.CodeConflict: http.StatusConflict,
+	traces.CodeInternal: http.StatusInternalServerError,
+}
+
+// handleError is Echo's HTTPErrorHandler: every error a handler or middleware returns ends here.
+// The API and the inspector fragment get {"error": message}, pages get an HTML page; internal errors are logged and shown
+// as "internal error".
+func (s *Server) handleError(err error, c echo.Context) {
+	status, msg := s.describe(err, c.Request())
+	if c.Response().Committed {
+		return
+	}
+	var werr error
+	switch {
+	case c.Request().Method == http.MethodHead:
+		werr = c.NoContent(status)
+	case isAPI(c.Request()) || c.Path() == inspectorRoute:
+		// The inspector is a fragment the page fetches; its script reads {"error"} like the API's.
+		werr = c.JSON(status, map[string]string{"error": msg})
+	default:
+		werr = s.renderError(c, status, msg)
+	}
+	if werr != nil {
+		s.log.Warn("write error response", "method", c.Request().Method, "path", c.Request().URL.Path, "error", werr)
+	}
+}
+
+// describe returns err's status and user-facing message, logging what is Baton's fault.
+func (s *Server) describe(err error, r *http.Request) (int, string) {
+	status, msg := http.StatusInternalServerError, "internal error"
+	var de *traces.Error
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &de):
+		status, msg = statusOf[de.Code], traces.ErrorMessage(err)
+		if status == 0 {
+			status = http.StatusInternalServerError
+		}
+	case errors.As(err, &he):
+		status = he.Code
+		switch {
+		case he.Code == http.StatusNotFound:
+			msg = fmt.Sprintf("not found: %s", r.URL.Path)
+		case he.Code < http.StatusInternalServerError:
+			msg = fmt.Sprint(he.Message)
+		}
+	}
+	if status >= http.StatusInternalServerError {
+		msg = "internal error"
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	}
+	return status, msg
+}
+
+// renderError writes the HTML error page, falling back to plain text if it does not render.
+func (s *Server) renderError(c echo.Context, status int, msg string) error {
+	var buf bytes.Buffer
+	if err := templates.NotFoundPage(msg).Render(c.Request().Context(), &buf); err != nil {
+		s.log.Error("render error page", "error", err)
+		return c.String(status, msg)
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// render writes comp with status, rendered into a buffer first so a template error becomes a 500
+// instead of half a page.
+func render(c echo.Context, status int, comp templ.Component) error {
+	var buf bytes.Buffer
+	if err := comp.Render(c.Request().Context(), &buf); err != nil {
+		return fmt.Errorf("render %s: %w", c.Request().URL.Path, err)
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}

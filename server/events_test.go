@@ -1,0 +1,171 @@
+package server_test
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
+)
+
+// TestEventsResume: a viewer that leaves and comes back with after=N gets every event once.
+func TestEventsResume(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	rec := ts.addRecording(t, "r-resume", 0)
+	emitMessages(rec, 5, "before")
+
+	first := ts.mustDial(t, "/api/runs/r-resume/events")
+	got := readN(t, first, 3)
+	first.Close()
+
+	second := ts.mustDial(t, "/api/runs/r-resume/events?after=3")
+	got = append(got, readN(t, second, 2)...)
+	// Live events follow the backlog on the same socket.
+	emitMessages(rec, 5, "live")
+	rec.Finish(traces.StatusCompleted, "")
+	rest, closed := readEvents(t, second)
+	got = append(got, rest...)
+
+	if want := span(1, 11); !slices.Equal(seqs(got), want) {
+		t.Errorf("seqs = %v, want %v", seqs(got), want)
+	}
+	if closed.Code != websocket.CloseNormalClosure {
+		t.Errorf("closed with %v, want a normal closure", closed)
+	}
+	if last := got[len(got)-1]; last.Kind != traces.KindRunFinished || last.Run.Status != traces.StatusCompleted {
+		t.Errorf("last event = %+v, want run.finished completed", last)
+	}
+	if got[5].Message == nil || got[5].Message.Content != "live" {
+		t.Errorf("event 6 = %+v, want the live message in the trace format's shape", got[5])
+	}
+
+	// A finished run replays from any point and closes.
+	late := ts.mustDial(t, "/api/runs/r-resume/events?after=9")
+	evs, closed := readEvents(t, late)
+	if !slices.Equal(seqs(evs), []int64{10, 11}) || closed.Code != websocket.CloseNormalClosure {
+		t.Errorf("after=9 on a finished run: %v, %v", seqs(evs), closed)
+	}
+}
+
+func TestEventsBadRequests(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	ts.addRecording(t, "r-known", 0)
+	tests := []struct {
+		name, path string
+		status     int
+		want       string
+	}{
+		{"unknown run", "/api/runs/r-unknown/events", 404, `run "r-unknown" not found`},
+		{"after not a number", "/api/runs/r-known/events?after=x", 400, `after must be an integer of at least 0, not "x"`},
+		{"negative after", "/api/runs/r-known/events?after=-2", 400, "after must be an integer of at least 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, res, err := ts.dial(t, tt.path, nil)
+			if err == nil {
+				t.Fatal("dial succeeded")
+			}
+			if res.status != tt.status || !strings.Contains(res.apiError(t), tt.want) {
+				t.Errorf("got %d %s, want %d with %q", res.status, res.body, tt.status, tt.want)
+			}
+		})
+	}
+	t.Run("not a websocket", func(t *testing.T) {
+		res := ts.do(t, request{path: "/api/runs/r-known/events"})
+		if res.status != http.StatusBadRequest {
+			t.Errorf("plain GET: %d %s", res.status, res.body)
+		}
+	})
+}
+
+// TestSlowViewerIsDropped: a viewer that stops reading is dropped with a resume point while the
+// run and the other viewers go on unharmed; resuming from that point loses nothing.
+func TestSlowViewerIsDropped(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	rec := ts.addRecording(t, "r-slow", 4)
+
+	slow := ts.mustDial(t, "/api/runs/r-slow/events")
+	healthy := ts.mustDial(t, "/api/runs/r-slow/events")
+	healthySeqs := make(chan int64, 1)
+	healthyClose := make(chan *websocket.CloseError, 1)
+	go func() {
+		// Reads on its own goroutine and reports each event, so the test can keep the healthy
+		// viewer within its queue while the slow one falls behind.
+		defer close(healthySeqs)
+		for {
+			var ev traces.Event
+			_ = healthy.SetReadDeadline(time.Now().Add(20 * time.Second))
+			if err := healthy.ReadJSON(&ev); err != nil {
+				ce, _ := err.(*websocket.CloseError)
+				healthyClose <- ce
+				return
+			}
+			healthySeqs <- ev.Seq
+		}
+	}()
+
+	// 12 MiB: far more than the socket buffers can hold for a viewer that reads nothing (Linux
+	// gives about 4 MiB to the sender and well under 1 MiB to a receiver that does not read).
+	const n = 96
+	big := strings.Repeat("x", 128<<10)
+	var healthyGot []int64
+	for range n {
+		emitMessages(rec, 1, big)
+		healthyGot = append(healthyGot, receive(t, healthySeqs))
+	}
+	start := time.Now()
+	rec.Finish(traces.StatusCompleted, "")
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("finishing took %s: the run waited on a viewer", d)
+	}
+	for seq := range healthySeqs {
+		healthyGot = append(healthyGot, seq)
+	}
+	if !slices.Equal(healthyGot, span(1, n+1)) {
+		t.Errorf("healthy viewer got %d events, want %d in order", len(healthyGot), n+1)
+	}
+	if ce := receive(t, healthyClose); ce == nil || ce.Code != websocket.CloseNormalClosure {
+		t.Errorf("healthy viewer closed with %v", ce)
+	}
+
+	got, closed := readEvents(t, slow)
+	if closed.Code != server.CloseTooSlow {
+		t.Fatalf("slow viewer got %d events and closed with %v, want code %d", len(got), closed, server.CloseTooSlow)
+	}
+	last := int64(len(got))
+	if !slices.Equal(seqs(got), span(1, last)) || last >= n {
+		t.Fatalf("slow viewer got seqs %v before being dropped", seqs(got))
+	}
+	if want := "too slow; resume with after=" + itoa(last); closed.Text != want {
+		t.Errorf("close reason %q, want %q", closed.Text, want)
+	}
+
+	again := ts.mustDial(t, "/api/runs/r-slow/events?after="+itoa(last))
+	rest, closed := readEvents(t, again)
+	if !slices.Equal(seqs(append(got, rest...)), span(1, n+1)) || closed.Code != websocket.CloseNormalClosure {
+		t.Errorf("after resuming: %d+%d events, closed %v; want all %d once", len(got), len(rest), closed, n+1)
+	}
+}
+
+// TestClientMessageOverLimit: the server reads nothing from viewers but still bounds what they
+// send.
+func TestClientMessageOverLimit(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	ts.addRecording(t, "r-chatty", 0)
+	conn := ts.mustDial(t, "/api/runs/r-chatty/events")
+	if err := conn.WriteMessage(websocket.TextMessage, []byte("small talk is ignored")); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.WriteMessage(websocket.TextMessage, make([]byte, 8<<10)); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, _, err := conn.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
+		t.Errorf("after an 8 KiB message: %v, want close 1009 (message too big)", err)
+	}
+}

@@ -1,0 +1,66 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+)
+
+func (s *Server) flowRoutes(e *echo.Echo) {
+	e.GET("/api/flows", s.listFlows)
+}
+
+// flowJSON is a flow as GET /api/flows lists it.
+type flowJSON struct {
+	Name         string         `json:"name"`
+	Title        string         `json:"title"`
+	Description  string         `json:"description"`
+	DefaultInput string         `json:"default_input"`
+	Agents       []traces.Agent `json:"agents"`
+}
+
+// listFlows serves GET /api/flows: the flows one can start, sorted as configured.
+func (s *Server) listFlows(c echo.Context) error {
+	out := make([]flowJSON, len(s.flows))
+	for i, f := range s.flows {
+		out[i] = flowJSON{Name: f.Name, Title: f.Title, Description: f.Description, DefaultInput: f.DefaultInput, Agents: f.Agents}
+		if out[i].Agents == nil {
+			out[i].Agents = []traces.Agent{}
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// flowInfos is the catalogue as the index page draws it.
+func (s *Server) flowInfos() []web.FlowInfo {
+	out := make([]web.FlowInfo, len(s.flows))
+	for i, f := range s.flows {
+		out[i] = web.FlowInfo{Name: f.Name, Title: f.Title, Description: f.Description, DefaultInput: f.DefaultInput, Agents: f.Agents}
+	}
+	return out
+}
+
+// lookupFlow returns the configured flow named name, or a CodeInvalid error listing the known
+// ones: the flow is a field of the request, not the resource it addresses.
+func (s *Server) lookupFlow(name string) (agents.Flow, error) {
+	names := make([]string, len(s.flows))
+	for i, f := range s.flows {
+		if f.Name == name {
+			return f, nil
+		}
+		names[i] = f.Name
+	}
+	known := strings.Join(names, ", ")
+	if known == "" {
+		known = "(none)"
+	}
+	if name == "" {
+		return agents.Flow{}, traces.Errorf(traces.CodeInvalid, "flow is required; known flows: %s", known)
+	}
+	return agents.Flow{}, traces.Errorf(traces.CodeInvalid, "unknown flow %q; known flows: %s", clip(name, 60), known)
+}

@@ -1,0 +1,149 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/traces"
+)
+
+func (s *Server) liveRoutes(e *echo.Echo) {
+	e.GET("/runs/:id/live", s.streamLive)
+}
+
+// liveUpdate is one message of the run page's websocket: the HTML fragments that bring the page
+// from its previous seq to Seq.
+type liveUpdate struct {
+	Seq       int64                `json:"seq"`
+	Status    traces.Status        `json:"status"`
+	Fragments []templates.Fragment `json:"fragments"`
+}
+
+// liveDropped is the last message to a page that fell too far behind: reconnect with
+// after=ResumeAfter.
+type liveDropped struct {
+	Error       string `json:"error"`
+	ResumeAfter int64  `json:"resume_after"`
+}
+
+// streamLive serves GET /runs/:id/live?after=N, the run page's websocket. Each time events arrive
+// it takes what is queued as one batch and sends one liveUpdate rendered from a snapshot; when the
+// run ends it sends the final state and closes normally; a page that falls too far behind gets a
+// liveDropped message and a CloseTooSlow close.
+func (s *Server) streamLive(c echo.Context) error {
+	rec, err := s.broker.Get(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	after, err := queryInt(c, "after", 0, 0)
+	if err != nil {
+		return err
+	}
+	sk, err := s.openSocket(c)
+	if err != nil {
+		return err
+	}
+	defer sk.end()
+	sub := rec.Subscribe(after)
+	defer sub.Cancel()
+	s.writeLive(sk, rec, sub, after)
+	return nil
+}
+
+// writeLive is the live socket's writer loop; last is the seq the page shows already.
+func (s *Server) writeLive(sk *socket, rec *traces.Recording, sub *traces.Subscription, last int64) {
+	ticker := time.NewTicker(pingPeriod)
+	defer ticker.Stop()
+	page := pageState{seq: last}
+	for {
+		select {
+		case <-sk.ctx.Done():
+			sk.closeOnCancel()
+			return
+		case <-ticker.C:
+			if sk.ping() != nil {
+				return
+			}
+		case _, ok := <-sub.C():
+			// The events themselves are not needed: the snapshot has them and more.
+			if ok && !drain(sub.C()) {
+				if s.sendLive(sk, rec.Snapshot(), &page) != nil {
+					return
+				}
+				continue
+			}
+			var slow *traces.SlowError
+			if errors.As(sub.Err(), &slow) {
+				reason := fmt.Sprintf("too slow; resume with after=%d", page.seq)
+				msg, _ := json.Marshal(liveDropped{Error: "this page fell too far behind the run; " + reason, ResumeAfter: page.seq})
+				if sk.send(msg) == nil {
+					sk.close(CloseTooSlow, reason)
+				}
+				return
+			}
+			// The run ended: the snapshot holds its final state.
+			if s.sendLive(sk, rec.Snapshot(), &page) == nil {
+				sk.close(websocket.CloseNormalClosure, "run finished")
+			}
+			return
+		}
+	}
+}
+
+// pageState is what the page shows, as far as the socket has told it.
+type pageState struct {
+	seq    int64
+	status traces.Status // "" until the first update
+}
+
+// drain takes every event queued on ch without waiting and reports whether ch is closed.
+func drain(ch <-chan traces.Event) (closed bool) {
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return true
+			}
+		default:
+			return false
+		}
+	}
+}
+
+// sendLive brings the page from its state to tr's, if tr is newer or its status changed: one
+// liveUpdate with the fragments for the events after page.seq. A rendering failure closes the
+// socket with an internal error.
+func (s *Server) sendLive(sk *socket, tr traces.Trace, page *pageState) error {
+	seq := page.seq
+	if n := len(tr.Events); n > 0 {
+		seq = max(seq, tr.Events[n-1].Seq)
+	}
+	if seq == page.seq && tr.Run.Status == page.status {
+		return nil
+	}
+	frags, err := templates.Fragments(sk.ctx, tr, page.seq)
+	if err == nil {
+		if frags == nil {
+			frags = []templates.Fragment{}
+		}
+		var msg []byte
+		if msg, err = json.Marshal(liveUpdate{Seq: seq, Status: tr.Run.Status, Fragments: frags}); err == nil {
+			if err = sk.send(msg); err == nil {
+				page.seq, page.status = seq, tr.Run.Status
+			}
+			return err
+		}
+	}
+	if sk.ctx.Err() != nil {
+		return err // the socket is going away; Fragments gave up with it
+	}
+	s.log.Error("render live fragments", "run", tr.Run.ID, "from", page.seq, "error", err)
+	sk.close(websocket.CloseInternalServerErr, "internal error")
+	return err
+}

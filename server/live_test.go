@@ -1,0 +1,131 @@
+package server_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/gorilla/websocket"
+
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
+)
+
+// liveMessage is a message of the run page's websocket.
+type liveMessage struct {
+	Seq       *int64        `json:"seq"`
+	Status    traces.Status `json:"status"`
+	Fragments []fragment    `json:"fragments"`
+	Error     string        `json:"error"`
+	Resume    *int64        `json:"resume_after"`
+}
+
+type fragment struct {
+	Target string `json:"target"`
+	Swap   string `json:"swap"`
+	HTML   string `json:"html"`
+}
+
+// rowIDs returns the ids of the timeline rows the messages append, in order.
+func rowIDs(t *testing.T, msgs []liveMessage) []string {
+	t.Helper()
+	var ids []string
+	for _, m := range msgs {
+		for _, f := range m.Fragments {
+			if f.Target != "timeline-rows" {
+				continue
+			}
+			if f.Swap != "append" {
+				t.Errorf("timeline rows are swapped by %q, want append", f.Swap)
+			}
+			doc, err := goquery.NewDocumentFromReader(strings.NewReader("<ul>" + f.HTML + "</ul>"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc.Find(`[id^="ev-"]`).Each(func(_ int, s *goquery.Selection) { ids = append(ids, s.AttrOr("id", "")) })
+		}
+	}
+	return ids
+}
+
+// readLive reads live messages until the socket closes.
+func readLive(t *testing.T, conn *websocket.Conn, until func(liveMessage) bool) []liveMessage {
+	t.Helper()
+	var msgs []liveMessage
+	for {
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, data, err := conn.ReadMessage()
+		if err != nil {
+			t.Fatalf("after %d messages: %v", len(msgs), err)
+		}
+		var m liveMessage
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatalf("live message is not JSON: %v: %s", err, data)
+		}
+		if m.Seq == nil || m.Fragments == nil || !strings.Contains(string(data), `"fragments":[`) {
+			t.Fatalf("live message lacks seq or a fragments list: %s", data)
+		}
+		msgs = append(msgs, m)
+		if until(m) {
+			return msgs
+		}
+	}
+}
+
+func TestLivePage(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	rec := ts.addRecording(t, "r-live", 0)
+	emitMessages(rec, 2, "first")
+
+	conn := ts.mustDial(t, "/runs/r-live/live?after=0")
+	msgs := readLive(t, conn, func(m liveMessage) bool { return *m.Seq == 2 })
+	all := msgs
+	if m := msgs[len(msgs)-1]; m.Status != traces.StatusRunning {
+		t.Errorf("status = %q, want running", m.Status)
+	}
+
+	emitMessages(rec, 3, "more")
+	msgs = readLive(t, conn, func(m liveMessage) bool { return *m.Seq == 5 })
+	all = append(all, msgs...)
+	for i := 1; i < len(msgs); i++ {
+		if *msgs[i].Seq <= *msgs[i-1].Seq {
+			t.Errorf("seq went from %d to %d", *msgs[i-1].Seq, *msgs[i].Seq)
+		}
+	}
+
+	rec.Finish(traces.StatusFailed, "boom")
+	final := readLive(t, conn, func(m liveMessage) bool { return m.Status != traces.StatusRunning })
+	if m := final[len(final)-1]; m.Status != traces.StatusFailed || *m.Seq != 6 {
+		t.Errorf("final message: seq %d status %q, want 6 failed", *m.Seq, m.Status)
+	}
+	// Every event becomes exactly one timeline row across the batches.
+	if got, want := rowIDs(t, append(all, final...)), []string{"ev-1", "ev-2", "ev-3", "ev-4", "ev-5", "ev-6"}; !slices.Equal(got, want) {
+		t.Errorf("timeline rows appended: %v, want %v", got, want)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, _, err := conn.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+		t.Errorf("after the final state: %v, want a normal close", err)
+	}
+
+	// A page opened after the run ended gets the final state at once.
+	late := ts.mustDial(t, "/runs/r-live/live?after=6")
+	msgs = readLive(t, late, func(liveMessage) bool { return true })
+	if *msgs[0].Seq != 6 || msgs[0].Status != traces.StatusFailed {
+		t.Errorf("late page: %+v", msgs[0])
+	}
+	_ = late.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, _, err := late.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+		t.Errorf("late page: %v, want a normal close", err)
+	}
+}
+
+func TestLivePageUnknownRun(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	_, res, err := ts.dial(t, "/runs/r-nothere/live", nil)
+	if err == nil || res.status != 404 {
+		t.Errorf("dial unknown run: %v, status %d", err, res.status)
+	}
+}

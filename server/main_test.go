@@ -1,0 +1,330 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"go.uber.org/goleak"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// testServer is a Baton server on an httptest listener at 127.0.0.1.
+type testServer struct {
+	*server.Server
+	base   string // http://127.0.0.1:port
+	Host   string // 127.0.0.1:port
+	Broker *traces.Broker
+}
+
+// testFlows are two flows with no eino behind them: tests give the server a runner.
+func testFlows() []agents.Flow {
+	return []agents.Flow{
+		{Name: "echo", Title: "Echo", Description: "Says it back.", DefaultInput: "hello there",
+			Agents: []traces.Agent{{Name: "echo_agent", Kind: traces.AgentChatModel}}},
+		{Name: "pair", Title: "Pair", Description: "Two agents.", DefaultInput: "go",
+			Agents: []traces.Agent{{Name: "lead", Kind: traces.AgentSupervisor}, {Name: "helper", Kind: traces.AgentChatModel, Parent: "lead", Relation: traces.RelationSubAgent}}},
+	}
+}
+
+// mustOpenServer starts a server with cfg on an httptest listener; Addr defaults to that listener,
+// Flows to testFlows, the runner to quickRunner. Cleanup shuts it down.
+func mustOpenServer(tb testing.TB, cfg server.Config) *testServer {
+	tb.Helper()
+	ts := httptest.NewUnstartedServer(nil)
+	if cfg.Addr == "" {
+		cfg.Addr = ts.Listener.Addr().String()
+	}
+	if cfg.Flows == nil {
+		cfg.Flows = testFlows()
+	}
+	if cfg.Broker == nil {
+		cfg.Broker = traces.NewBroker()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		ts.Close()
+		tb.Fatalf("server.New: %v", err)
+	}
+	server.SetRunner(srv, quickRunner)
+	ts.Config.Handler = srv.Handler()
+	ts.Start()
+	tb.Cleanup(ts.Close)
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			tb.Errorf("Shutdown: %v", err)
+		}
+	})
+	return &testServer{Server: srv, base: ts.URL, Host: ts.Listener.Addr().String(), Broker: cfg.Broker}
+}
+
+// quickRunner records a run that starts, says one thing and completes.
+func quickRunner(ctx context.Context, flow agents.Flow, input string, opts agents.Options, rec *traces.Recording) traces.Status {
+	rec.Emit(traces.Event{Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: flow.Name, Input: input, Status: traces.StatusRunning}})
+	rec.Emit(traces.Event{Kind: traces.KindMessage, Agent: "echo_agent", Message: &traces.Message{Role: "assistant", Content: input}})
+	rec.Finish(traces.StatusCompleted, "")
+	return traces.StatusCompleted
+}
+
+// started is what handOver passes to the test: a run the test drives by emitting into rec.
+type started struct {
+	rec   *traces.Recording
+	opts  agents.Options
+	input string
+}
+
+// handOver returns a runner that gives each run to the test on ch and waits until the test
+// finishes the recording, or the run is canceled.
+func handOver(ch chan<- started) func(context.Context, agents.Flow, string, agents.Options, *traces.Recording) traces.Status {
+	return func(ctx context.Context, flow agents.Flow, input string, opts agents.Options, rec *traces.Recording) traces.Status {
+		select {
+		case ch <- started{rec: rec, opts: opts, input: input}:
+		case <-ctx.Done():
+		}
+		select {
+		case <-rec.Done():
+			return rec.Run().Status
+		case <-ctx.Done():
+			rec.Finish(traces.StatusCanceled, "canceled")
+			return traces.StatusCanceled
+		}
+	}
+}
+
+// receive takes the next value from ch or fails after a while.
+func receive[T any](tb testing.TB, ch <-chan T) T {
+	tb.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		tb.Fatalf("nothing received in 10s")
+		panic("unreachable")
+	}
+}
+
+// eventually polls cond until it holds, failing after 10s.
+func eventually(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// request is one HTTP request of a test.
+type request struct {
+	method, path string
+	body         string
+	header       map[string]string
+	host         string // Host header; the server's own when empty
+}
+
+// response is what a test checks of an answer.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// apiError returns the "error" field of a JSON error body.
+func (r response) apiError(tb testing.TB) string {
+	tb.Helper()
+	var e struct {
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(r.body, &e); err != nil {
+		tb.Fatalf("error body is not JSON: %v: %s", err, r.body)
+	}
+	return e.Error
+}
+
+func (ts *testServer) do(tb testing.TB, req request) response {
+	tb.Helper()
+	var body io.Reader
+	if req.body != "" {
+		body = strings.NewReader(req.body)
+	}
+	if req.method == "" {
+		req.method = http.MethodGet
+	}
+	r, err := http.NewRequest(req.method, ts.base+req.path, body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if req.body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range req.header {
+		r.Header.Set(k, v)
+	}
+	if req.host != "" {
+		r.Host = req.host
+	}
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		tb.Fatalf("%s %s: %v", req.method, req.path, err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return response{status: res.StatusCode, header: res.Header, body: data}
+}
+
+// createRun starts a run of flow with body fields and returns its id.
+func (ts *testServer) createRun(tb testing.TB, body string) string {
+	tb.Helper()
+	res := ts.do(tb, request{method: http.MethodPost, path: "/api/runs", body: body})
+	if res.status != http.StatusCreated {
+		tb.Fatalf("POST /api/runs %s: status %d: %s", body, res.status, res.body)
+	}
+	var out struct{ ID, URL string }
+	if err := json.Unmarshal(res.body, &out); err != nil {
+		tb.Fatal(err)
+	}
+	return out.ID
+}
+
+// trace fetches a run's trace through the API.
+func (ts *testServer) trace(tb testing.TB, id string) traces.Trace {
+	tb.Helper()
+	res := ts.do(tb, request{path: "/api/runs/" + id + "/trace"})
+	if res.status != http.StatusOK {
+		tb.Fatalf("trace of %s: status %d: %s", id, res.status, res.body)
+	}
+	tr, err := traces.Unmarshal(res.body)
+	if err != nil {
+		tb.Fatalf("trace of %s does not parse: %v", id, err)
+	}
+	return tr
+}
+
+// addRecording registers a recording the test emits into directly.
+func (ts *testServer) addRecording(tb testing.TB, id string, queue int) *traces.Recording {
+	tb.Helper()
+	rec := traces.NewRecording(traces.Run{ID: id, Flow: "echo", Input: "hi"}, testFlows()[0].Agents, queue)
+	if err := ts.Broker.Add(rec); err != nil {
+		tb.Fatal(err)
+	}
+	return rec
+}
+
+func emitMessages(rec *traces.Recording, n int, content string) {
+	for range n {
+		rec.Emit(traces.Event{Kind: traces.KindMessage, Agent: "echo_agent", Message: &traces.Message{Role: "assistant", Content: content}})
+	}
+}
+
+// dial opens a websocket to path. A failed handshake returns the response with its body read.
+func (ts *testServer) dial(tb testing.TB, path string, header http.Header) (*websocket.Conn, response, error) {
+	tb.Helper()
+	return dialWith(tb, &websocket.Dialer{HandshakeTimeout: 10 * time.Second}, "ws://"+ts.Host+path, header)
+}
+
+func dialWith(tb testing.TB, d *websocket.Dialer, url string, header http.Header) (*websocket.Conn, response, error) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, res, err := d.DialContext(ctx, url, header)
+	var out response
+	if res != nil {
+		out.status, out.header = res.StatusCode, res.Header
+		if res.Body != nil {
+			out.body, _ = io.ReadAll(res.Body)
+			res.Body.Close()
+		}
+	}
+	if conn != nil {
+		tb.Cleanup(func() { conn.Close() })
+	}
+	return conn, out, err
+}
+
+func (ts *testServer) mustDial(tb testing.TB, path string) *websocket.Conn {
+	tb.Helper()
+	conn, res, err := ts.dial(tb, path, nil)
+	if err != nil {
+		tb.Fatalf("dial %s: %v (status %d: %s)", path, err, res.status, res.body)
+	}
+	return conn
+}
+
+// readEvents reads events from an events socket until it closes, and returns them with the close.
+func readEvents(tb testing.TB, conn *websocket.Conn) ([]traces.Event, *websocket.CloseError) {
+	tb.Helper()
+	var evs []traces.Event
+	for {
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, data, err := conn.ReadMessage()
+		if err != nil {
+			ce, ok := err.(*websocket.CloseError)
+			if !ok {
+				tb.Fatalf("after %d events: read: %v", len(evs), err)
+			}
+			return evs, ce
+		}
+		var ev traces.Event
+		if err := json.Unmarshal(data, &ev); err != nil {
+			tb.Fatalf("event is not JSON: %v: %s", err, data)
+		}
+		evs = append(evs, ev)
+	}
+}
+
+// readN reads exactly n events.
+func readN(tb testing.TB, conn *websocket.Conn, n int) []traces.Event {
+	tb.Helper()
+	evs := make([]traces.Event, n)
+	for i := range evs {
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if err := conn.ReadJSON(&evs[i]); err != nil {
+			tb.Fatalf("event %d of %d: %v", i+1, n, err)
+		}
+	}
+	return evs
+}
+
+// seqs returns the events' sequence numbers.
+func seqs(evs []traces.Event) []int64 {
+	out := make([]int64, len(evs))
+	for i, e := range evs {
+		out[i] = e.Seq
+	}
+	return out
+}
+
+// span returns from, from+1, ..., to.
+func span(from, to int64) []int64 {
+	var out []int64
+	for i := from; i <= to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,243 @@
+package server
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/gorilla/websocket"
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// tokenCookie holds the token once a page was opened with a valid ?token=, so the page's own
+// requests (scripts, fetches, websockets) pass without it.
+const tokenCookie = "baton_token"
+
+// contentSecurityPolicy allows the page its own scripts and styles only.
+const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+
+// hostPolicy says which Host headers reach the server (the defence against DNS rebinding) and
+// whether a token is mandatory. It is immutable; Serve swaps in a new one once the port is known.
+type hostPolicy struct {
+	host, port string // as configured; host "" for all interfaces
+	wildcard   bool   // bound to every interface: any Host passes, a token is mandatory
+	needsToken bool   // the address is reachable from other machines
+	allowed    map[string]bool
+}
+
+// newHostPolicy classifies addr: a loopback address accepts localhost, 127.0.0.1 and [::1] with
+// its port; a specific address or name accepts itself only; a wildcard accepts any Host.
+func newHostPolicy(addr string) (*hostPolicy, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, traces.Errorf(traces.CodeInvalid, "address %q is not host:port (for example %s)", addr, DefaultAddr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return nil, traces.Errorf(traces.CodeInvalid, "address %q: port %q is not a number from 0 to 65535", addr, port)
+	}
+	p := &hostPolicy{host: host, port: port, allowed: make(map[string]bool)}
+	ip := net.ParseIP(host)
+	allow := func(h string) {
+		p.allowed[strings.ToLower(net.JoinHostPort(h, port))] = true
+		if port == "80" { // browsers leave the default port out of Host
+			p.allowed[strings.ToLower(strings.TrimSuffix(net.JoinHostPort(h, port), ":80"))] = true
+		}
+	}
+	switch {
+	case host == "" || ip != nil && ip.IsUnspecified():
+		p.wildcard, p.needsToken = true, true
+	case strings.EqualFold(host, "localhost") || ip != nil && ip.IsLoopback():
+		allow("localhost")
+		allow("127.0.0.1")
+		allow("::1")
+		allow(host)
+	default:
+		p.needsToken = true
+		allow(host)
+	}
+	return p, nil
+}
+
+// withListener returns the policy for the address the server really listens on: when the
+// configured port is 0, the listener's port replaces it.
+func (p *hostPolicy) withListener(a net.Addr) (*hostPolicy, error) {
+	if p.port != "0" {
+		return p, nil
+	}
+	_, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return nil, fmt.Errorf("listener address %s: %w", a, err)
+	}
+	return newHostPolicy(net.JoinHostPort(p.host, port))
+}
+
+// allows reports whether a request with Host header host may be served.
+func (p *hostPolicy) allows(host string) bool {
+	return p.wildcard || p.allowed[strings.ToLower(host)]
+}
+
+// url is the index page's address, with the token when there is one.
+func (p *hostPolicy) url(token string) string {
+	host := p.host
+	if p.wildcard {
+		host = "127.0.0.1"
+	}
+	u := url.URL{Scheme: "http", Host: net.JoinHostPort(host, p.port), Path: "/"}
+	if token != "" {
+		u.RawQuery = url.Values{"token": {token}}.Encode()
+	}
+	return u.String()
+}
+
+// recoverPanic turns a handler's panic into an internal error, so one bad request never takes
+// the server down.
+func (s *Server) recoverPanic(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			p := recover()
+			if p == nil {
+				return
+			}
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			err = fmt.Errorf("panic serving %s %s: %v\n%s", c.Request().Method, c.Request().URL.Path, p, debug.Stack())
+		}()
+		return next(c)
+	}
+}
+
+// securityHeaders sets the headers every response carries, errors included.
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		if !strings.HasPrefix(c.Request().URL.Path, "/static/") {
+			// Traces change while a run goes on; nothing but the assets may be cached.
+			h.Set("Cache-Control", "no-store")
+		}
+		return next(c)
+	}
+}
+
+// checkHost rejects requests whose Host header is not one of the server's own names, so a web
+// page whose DNS name was rebound to 127.0.0.1 cannot talk to Baton.
+func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !s.hosts.Load().allows(c.Request().Host) {
+			return echo.NewHTTPError(http.StatusForbidden, "host not allowed")
+		}
+		return next(c)
+	}
+}
+
+// checkToken requires the server's token, when it has one, as "Authorization: Bearer", ?token=
+// or the cookie a page opened with ?token= receives.
+func (s *Server) checkToken(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.token == "" {
+			return next(c)
+		}
+		r := c.Request()
+		if q := r.URL.Query().Get("token"); q != "" && s.validToken(q) {
+			if isPage(r) {
+				c.SetCookie(&http.Cookie{
+					Name: tokenCookie, Value: s.token, Path: "/",
+					HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+				})
+			}
+			return next(c)
+		}
+		if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok &&
+			strings.EqualFold(scheme, "Bearer") && s.validToken(strings.TrimSpace(tok)) {
+			return next(c)
+		}
+		if ck, err := r.Cookie(tokenCookie); err == nil && s.validToken(ck.Value) {
+			return next(c)
+		}
+		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="baton"`)
+		return echo.NewHTTPError(http.StatusUnauthorized,
+			"a token is required: open the URL Baton printed at startup (it ends in ?token=...), or send \"Authorization: Bearer <token>\"")
+	}
+}
+
+func (s *Server) validToken(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+}
+
+// isPage reports whether r is a browser navigation to a page (not the API, an asset or a
+// websocket): the requests that may set the token cookie.
+func isPage(r *http.Request) bool {
+	return r.Method == http.MethodGet && !isAPI(r) && !strings.HasPrefix(r.URL.Path, "/static/") &&
+		!websocket.IsWebSocketUpgrade(r)
+}
+
+// isAPI reports whether r is for the JSON API, whose errors are JSON.
+func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
+
+// checkOrigin rejects websocket upgrades and state-changing requests sent by another site's page.
+// Requests with no Origin (curl, scripts) pass: they carry no ambient browser credentials.
+func checkOrigin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			if !websocket.IsWebSocketUpgrade(r) {
+				return next(c)
+			}
+		}
+		if !sameOrigin(r) {
+			return echo.NewHTTPError(http.StatusForbidden,
+				fmt.Sprintf("cross-origin request not allowed: origin %q is not this server's", r.Header.Get("Origin")))
+		}
+		return next(c)
+	}
+}
+
+// sameOrigin reports whether r has no Origin header or one naming the page's own scheme and host.
+func sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return false
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return strings.EqualFold(u.Scheme, scheme) && strings.EqualFold(u.Host, r.Host)
+}
+
+// bodyLimit refuses request bodies over limit bytes: at once when Content-Length says so, or
+// when a handler reads past the limit (decodeJSON reports 413 then).
+func bodyLimit(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if r.ContentLength > limit {
+				return tooLarge(limit)
+			}
+			if r.Body != nil && r.Body != http.NoBody {
+				r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
+			}
+			return next(c)
+		}
+	}
+}
+
+func tooLarge(limit int64) error {
+	return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+		fmt.Sprintf("request body is larger than the limit of %d bytes (%d KiB)", limit, limit>>10))
+}

@@ -1,0 +1,242 @@
+package server_test
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/baton-dev/baton/server"
+)
+
+// TestHostCheck: only the server's own host names get through (DNS rebinding).
+func TestHostCheck(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	port := ts.Host[strings.LastIndex(ts.Host, ":"):]
+	tests := []struct {
+		name, host, path string
+		status           int
+	}{
+		{"own address", ts.Host, "/api/flows", 200},
+		{"localhost", "localhost" + port, "/api/flows", 200},
+		{"LOCALHOST", "LOCALHOST" + port, "/api/flows", 200},
+		{"ipv6 loopback", "[::1]" + port, "/api/flows", 200},
+		{"rebound name", "evil.example" + port, "/api/flows", 403},
+		{"rebound name without port", "evil.example", "/api/flows", 403},
+		{"other port", "localhost:1", "/api/flows", 403},
+		{"rebound name on a page", "evil.example" + port, "/", 403},
+		{"rebound name on an unknown path", "evil.example" + port, "/nope", 403},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := ts.do(t, request{path: tt.path, host: tt.host})
+			if res.status != tt.status {
+				t.Fatalf("status %d, want %d: %s", res.status, tt.status, res.body)
+			}
+			if tt.status == 403 && !strings.Contains(string(res.body), "host not allowed") {
+				t.Errorf("body %s, want it to say host not allowed", res.body)
+			}
+		})
+	}
+	t.Run("websocket from a rebound name", func(t *testing.T) {
+		ts.addRecording(t, "r-host", 0)
+		_, res, err := ts.dial(t, "/api/runs/r-host/events", http.Header{"Host": {"evil.example" + port}})
+		if err == nil || res.status != 403 {
+			t.Errorf("got %v, status %d; want 403", err, res.status)
+		}
+	})
+}
+
+// TestSpecificAddress: bound to one address, the server answers to that name only, and wants the
+// token since other machines can reach it.
+func TestSpecificAddress(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{Addr: "192.0.2.10:7070", Token: "s3cret"})
+	bearer := map[string]string{"Authorization": "Bearer s3cret"}
+	tests := []struct {
+		name   string
+		host   string
+		header map[string]string
+		status int
+	}{
+		{"own address with token", "192.0.2.10:7070", bearer, 200},
+		{"own address without token", "192.0.2.10:7070", nil, 401},
+		{"loopback name", "localhost:7070", bearer, 403},
+		{"other name", "evil.example:7070", bearer, 403},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if res := ts.do(t, request{path: "/api/flows", host: tt.host, header: tt.header}); res.status != tt.status {
+				t.Errorf("status %d, want %d: %s", res.status, tt.status, res.body)
+			}
+		})
+	}
+}
+
+// TestOriginCheck: another site's page can neither open a websocket nor post to the API.
+func TestOriginCheck(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	ts.addRecording(t, "r-origin", 0)
+	own := "http://" + ts.Host
+	tests := []struct {
+		name   string
+		origin string
+		status int
+	}{
+		{"no origin (curl, scripts)", "", 101},
+		{"own origin", own, 101},
+		{"own origin via localhost", "http://localhost" + ts.Host[strings.LastIndex(ts.Host, ":"):], 403},
+		{"cross-site", "http://evil.example", 403},
+		{"same host other port", "http://127.0.0.1:1", 403},
+		{"https of own host", "https://" + ts.Host, 403},
+		{"null", "null", 403},
+	}
+	for _, tt := range tests {
+		t.Run("websocket "+tt.name, func(t *testing.T) {
+			h := http.Header{}
+			if tt.origin != "" {
+				h.Set("Origin", tt.origin)
+			}
+			conn, res, err := ts.dial(t, "/api/runs/r-origin/events", h)
+			if tt.status == 101 {
+				if err != nil {
+					t.Fatalf("dial: %v (%d %s)", err, res.status, res.body)
+				}
+				conn.Close()
+				return
+			}
+			if err == nil || res.status != tt.status || !strings.Contains(res.apiError(t), "cross-origin request not allowed") {
+				t.Errorf("got %v, %d %s; want %d", err, res.status, res.body, tt.status)
+			}
+		})
+		t.Run("POST "+tt.name, func(t *testing.T) {
+			want := tt.status
+			if want == 101 {
+				want = 201
+			}
+			res := ts.do(t, request{method: http.MethodPost, path: "/api/runs", body: `{"flow": "echo"}`, header: map[string]string{"Origin": tt.origin}})
+			if res.status != want {
+				t.Errorf("status %d, want %d: %s", res.status, want, res.body)
+			}
+		})
+	}
+}
+
+// TestToken: a server reachable from other machines wants its token on every request, by
+// header, query or the cookie a page opened with the token gets.
+func TestToken(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{Addr: "0.0.0.0:7070"})
+	token := ts.Token()
+	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(token) {
+		t.Fatalf("generated token %q, want 32 hex digits", token)
+	}
+	if want := "http://127.0.0.1:7070/?token=" + token; ts.URL() != want {
+		t.Errorf("URL() = %q, want %q", ts.URL(), want)
+	}
+	ts.addRecording(t, "r-token", 0)
+	cookie := map[string]string{"Cookie": "baton_token=" + token}
+
+	tests := []struct {
+		name   string
+		path   string
+		header map[string]string
+		status int
+	}{
+		{"api without token", "/api/flows", nil, 401},
+		{"page without token", "/", nil, 401},
+		{"asset without token", "/static/app.js", nil, 401},
+		{"wrong bearer", "/api/flows", map[string]string{"Authorization": "Bearer nope"}, 401},
+		{"wrong query", "/api/flows?token=nope", nil, 401},
+		{"wrong cookie", "/api/flows", map[string]string{"Cookie": "baton_token=nope"}, 401},
+		{"bearer", "/api/flows", map[string]string{"Authorization": "Bearer " + token}, 200},
+		{"bearer lower case", "/api/flows", map[string]string{"Authorization": "bearer " + token}, 200},
+		{"query", "/api/flows?token=" + token, nil, 200},
+		{"cookie on the api", "/api/flows", cookie, 200},
+		{"cookie on a page", "/runs/r-token", cookie, 200},
+		{"cookie on an asset", "/static/app.css", cookie, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := ts.do(t, request{path: tt.path, header: tt.header})
+			if res.status != tt.status {
+				t.Fatalf("status %d, want %d: %s", res.status, tt.status, res.body)
+			}
+			if tt.status == 401 {
+				if !strings.Contains(string(res.body), "a token is required") || res.header.Get("WWW-Authenticate") == "" {
+					t.Errorf("401 without explanation: %v %s", res.header, res.body)
+				}
+				if strings.Contains(string(res.body), token) {
+					t.Errorf("the 401 page reveals the token")
+				}
+			}
+		})
+	}
+
+	t.Run("a page opened with the token sets the cookie", func(t *testing.T) {
+		res := ts.do(t, request{path: "/?token=" + token})
+		if res.status != 200 {
+			t.Fatalf("status %d", res.status)
+		}
+		c := (&http.Response{Header: res.header}).Cookies()
+		if len(c) != 1 || c[0].Name != "baton_token" || c[0].Value != token || !c[0].HttpOnly ||
+			c[0].SameSite != http.SameSiteStrictMode || c[0].Path != "/" {
+			t.Errorf("cookies = %+v", c)
+		}
+	})
+	t.Run("the api sets no cookie", func(t *testing.T) {
+		if res := ts.do(t, request{path: "/api/flows?token=" + token}); res.header.Get("Set-Cookie") != "" {
+			t.Errorf("Set-Cookie %q", res.header.Get("Set-Cookie"))
+		}
+	})
+	t.Run("websocket", func(t *testing.T) {
+		if _, res, err := ts.dial(t, "/api/runs/r-token/events", nil); err == nil || res.status != 401 {
+			t.Errorf("without token: %v %d", err, res.status)
+		}
+		conn, res, err := ts.dial(t, "/api/runs/r-token/events?token="+token, nil)
+		if err != nil {
+			t.Fatalf("with ?token=: %v %d %s", err, res.status, res.body)
+		}
+		conn.Close()
+		conn, res, err = ts.dial(t, "/runs/r-token/live", http.Header{"Cookie": {"baton_token=" + token}})
+		if err != nil {
+			t.Fatalf("with the cookie: %v %d %s", err, res.status, res.body)
+		}
+		conn.Close()
+	})
+}
+
+func TestLoopbackTokenIsOptional(t *testing.T) {
+	open := mustOpenServer(t, server.Config{})
+	if open.Token() != "" {
+		t.Errorf("a loopback server made up token %q", open.Token())
+	}
+	if res := open.do(t, request{path: "/api/flows"}); res.status != 200 {
+		t.Errorf("loopback without token: %d", res.status)
+	}
+	locked := mustOpenServer(t, server.Config{Token: "chosen"})
+	if res := locked.do(t, request{path: "/api/flows"}); res.status != 401 {
+		t.Errorf("loopback with a configured token, none sent: %d", res.status)
+	}
+	if res := locked.do(t, request{path: "/api/flows?token=chosen"}); res.status != 200 {
+		t.Errorf("loopback with a configured token sent: %d", res.status)
+	}
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	want := map[string]string{
+		"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+		"X-Content-Type-Options":  "nosniff",
+		"Referrer-Policy":         "no-referrer",
+	}
+	for _, path := range []string{"/", "/api/flows", "/api/runs/r-none/trace", "/static/app.js", "/nope"} {
+		res := ts.do(t, request{path: path})
+		for k, v := range want {
+			if got := res.header.Get(k); got != v {
+				t.Errorf("%s: %s = %q, want %q", path, k, got, v)
+			}
+		}
+	}
+	if res := ts.do(t, request{path: "/api/runs"}); res.header.Get("Cache-Control") != "no-store" {
+		t.Errorf("API responses may be cached: Cache-Control %q", res.header.Get("Cache-Control"))
+	}
+}

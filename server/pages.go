@@ -1,0 +1,63 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/static"
+	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+)
+
+// inspectorRoute serves an HTML fragment, not a page: its errors are JSON.
+const inspectorRoute = "/runs/:id/inspector"
+
+func (s *Server) pageRoutes(e *echo.Echo) {
+	e.GET("/", s.indexPage)
+	e.GET("/runs/:id", s.runPage)
+	e.GET(inspectorRoute, s.inspector)
+	e.StaticFS("/static/", static.FS)
+}
+
+// pageOptions are the settings every page gets: the token, so that the client script can send it
+// even where the cookie is not.
+func (s *Server) pageOptions() templates.PageOptions {
+	return templates.PageOptions{Token: s.token}
+}
+
+// indexPage serves GET /: the flows to start and the runs so far.
+func (s *Server) indexPage(c echo.Context) error {
+	idx := web.Index{Flows: s.flowInfos(), Runs: s.broker.Runs()}
+	return render(c, http.StatusOK, templates.IndexPage(idx, s.pageOptions()))
+}
+
+// runPage serves GET /runs/:id: the run as it stands; the page's script follows it live.
+func (s *Server) runPage(c echo.Context) error {
+	rec, err := s.broker.Get(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, templates.RunPage(rec.Snapshot(), s.pageOptions()))
+}
+
+// inspector serves GET /runs/:id/inspector?seq=N: the inspector panel's HTML for event N.
+func (s *Server) inspector(c echo.Context) error {
+	rec, err := s.broker.Get(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if c.QueryParam("seq") == "" {
+		return traces.Errorf(traces.CodeInvalid, "seq is required: the number of the event to inspect")
+	}
+	seq, err := queryInt(c, "seq", 1, 0)
+	if err != nil {
+		return err
+	}
+	comp, err := templates.Inspector(rec.Snapshot(), seq)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, comp)
+}

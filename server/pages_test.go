@@ -1,0 +1,141 @@
+package server_test
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
+)
+
+// page parses an HTML answer.
+func page(t *testing.T, res response) *goquery.Document {
+	t.Helper()
+	if ct := res.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		t.Fatalf("Content-Type %q, want HTML", ct)
+	}
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(res.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func TestPages(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	rec := ts.addRecording(t, "r-page", 0)
+	emitMessages(rec, 2, "hello")
+
+	t.Run("index lists the flows", func(t *testing.T) {
+		res := ts.do(t, request{path: "/"})
+		if res.status != 200 {
+			t.Fatalf("status %d", res.status)
+		}
+		doc := page(t, res)
+		for _, f := range []string{"echo", "pair"} {
+			if doc.Find(`[data-testid="flow-`+f+`"]`).Length() != 1 {
+				t.Errorf("no flow-%s on the index page", f)
+			}
+		}
+	})
+	t.Run("run page", func(t *testing.T) {
+		res := ts.do(t, request{path: "/runs/r-page"})
+		if res.status != 200 {
+			t.Fatalf("status %d", res.status)
+		}
+		if got := page(t, res).Find(`[data-testid="run-status"]`).Text(); !strings.Contains(got, string(traces.StatusRunning)) {
+			t.Errorf("run-status = %q", got)
+		}
+	})
+
+	tests := []struct {
+		name, path string
+		status     int
+		want       string // in the page's text
+	}{
+		{"unknown run", "/runs/r-nope", 404, `run "r-nope" not found`},
+		{"unknown page", "/nope", 404, "not found: /nope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := ts.do(t, request{path: tt.path})
+			if res.status != tt.status {
+				t.Fatalf("status %d, want %d: %s", res.status, tt.status, res.body)
+			}
+			if got := page(t, res).Text(); !strings.Contains(got, tt.want) {
+				t.Errorf("page text %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestInspector: the inspector is an HTML fragment; its errors are JSON for the page's script.
+func TestInspector(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	rec := ts.addRecording(t, "r-insp", 0)
+	emitMessages(rec, 2, "hello")
+	res := ts.do(t, request{path: "/runs/r-insp/inspector?seq=2"})
+	if res.status != 200 || !strings.HasPrefix(res.header.Get("Content-Type"), "text/html") {
+		t.Errorf("inspector: %d %q", res.status, res.header.Get("Content-Type"))
+	}
+	if doc := page(t, res); !strings.Contains(doc.Text(), "hello") {
+		t.Errorf("inspector of a message does not show it: %s", res.body)
+	}
+	tests := []struct {
+		name, path string
+		status     int
+		want       string
+	}{
+		{"unknown event", "/runs/r-insp/inspector?seq=9", 404, "has no event 9"},
+		{"no seq", "/runs/r-insp/inspector", 400, "seq is required"},
+		{"seq 0", "/runs/r-insp/inspector?seq=0", 400, "seq must be an integer of at least 1"},
+		{"seq not a number", "/runs/r-insp/inspector?seq=two", 400, `not "two"`},
+		{"unknown run", "/runs/r-nope/inspector?seq=1", 404, `run "r-nope" not found`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := ts.do(t, request{path: tt.path})
+			if res.status != tt.status || !strings.Contains(res.apiError(t), tt.want) {
+				t.Errorf("got %d %s, want %d with %q", res.status, res.body, tt.status, tt.want)
+			}
+		})
+	}
+}
+
+func TestStatic(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	tests := []struct {
+		path   string
+		status int
+		ctype  string
+	}{
+		{"/static/app.js", 200, "javascript"},
+		{"/static/app.css", 200, "text/css"},
+		{"/static/nope.js", 404, "text/html"},
+		{"/static/../go.mod", 404, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			res := ts.do(t, request{path: tt.path})
+			if res.status != tt.status || !strings.Contains(res.header.Get("Content-Type"), tt.ctype) {
+				t.Errorf("got %d %q, want %d %q", res.status, res.header.Get("Content-Type"), tt.status, tt.ctype)
+			}
+		})
+	}
+}
+
+func TestAPINotFoundIsJSON(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	res := ts.do(t, request{path: "/api/nope"})
+	if res.status != http.StatusNotFound || res.apiError(t) != "not found: /api/nope" {
+		t.Errorf("got %d %s", res.status, res.body)
+	}
+	res = ts.do(t, request{method: http.MethodDelete, path: "/api/runs"})
+	if res.status != http.StatusMethodNotAllowed || res.apiError(t) == "" {
+		t.Errorf("DELETE /api/runs: %d %s", res.status, res.body)
+	}
+}

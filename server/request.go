@@ -1,0 +1,143 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// jsonField is one field a request body may hold: its JSON name, where to decode it, and what it
+// must be, for the message when it is not ("a string", "an integer").
+type jsonField struct {
+	name string
+	dst  any
+	want string
+}
+
+// decodeJSON reads the request body as one JSON object whose fields are among fields, decoding
+// each into its dst. It returns the names present and non-null. Problems come back as errors a
+// user can act on: 415 for a non-JSON content type, 413 past the body limit, and CodeInvalid
+// naming the field or position at fault.
+func decodeJSON(c echo.Context, fields ...jsonField) (map[string]bool, error) {
+	r := c.Request()
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return nil, echo.NewHTTPError(http.StatusUnsupportedMediaType,
+			fmt.Sprintf("Content-Type must be application/json, not %q", r.Header.Get("Content-Type")))
+	}
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, tooLarge(tooBig.Limit)
+		}
+		return nil, fmt.Errorf("read request body: %w", err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, traces.Errorf(traces.CodeInvalid, "request body is empty: want a JSON object with %s", fieldNames(fields))
+	}
+	raw, err := decodeObject(data)
+	if err != nil {
+		return nil, err
+	}
+	present := make(map[string]bool, len(raw))
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		i := slices.IndexFunc(fields, func(f jsonField) bool { return f.name == k })
+		if i < 0 {
+			return nil, traces.Errorf(traces.CodeInvalid, "unknown field %q: known fields are %s", k, fieldNames(fields))
+		}
+		if string(raw[k]) == "null" {
+			continue
+		}
+		if err := json.Unmarshal(raw[k], fields[i].dst); err != nil {
+			return nil, traces.Errorf(traces.CodeInvalid, "field %q must be %s, not %s", k, fields[i].want, clip(string(raw[k]), 40))
+		}
+		present[k] = true
+	}
+	return present, nil
+}
+
+// decodeObject parses data as exactly one JSON object.
+func decodeObject(data []byte) (map[string]json.RawMessage, error) {
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&raw)
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		// Offset counts the bytes read, the offending one included.
+		line, col := position(data, syntax.Offset-1)
+		return nil, traces.Errorf(traces.CodeInvalid, "malformed JSON at line %d, column %d: %s", line, col, syntax.Error())
+	case errors.As(err, &typ):
+		return nil, traces.Errorf(traces.CodeInvalid, "request body must be a JSON object, not a JSON %s", typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, traces.Errorf(traces.CodeInvalid, "malformed JSON: the body ends in the middle of the object")
+	case err != nil:
+		return nil, traces.Errorf(traces.CodeInvalid, "malformed JSON: %s", err.Error())
+	case raw == nil:
+		return nil, traces.Errorf(traces.CodeInvalid, "request body must be a JSON object, not null")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, traces.Errorf(traces.CodeInvalid, "malformed JSON: data after the closing brace at byte %d", dec.InputOffset())
+	}
+	return raw, nil
+}
+
+// position turns a byte offset into a 1-based line and column.
+func position(data []byte, offset int64) (line, col int) {
+	line, col = 1, 1
+	for _, b := range data[:min(int(offset), len(data))] {
+		if b == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+func fieldNames(fields []jsonField) string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = fmt.Sprintf("%q", f.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// clip shortens s to n bytes for quoting in a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// queryInt reads the integer query parameter name, which must be at least least; def when the
+// parameter is absent. A bad value is a CodeInvalid error naming it.
+func queryInt(c echo.Context, name string, least, def int64) (int64, error) {
+	v := c.QueryParam(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < least {
+		return 0, traces.Errorf(traces.CodeInvalid, "%s must be an integer of at least %d, not %q", name, least, clip(v, 40))
+	}
+	return n, nil
+}

@@ -1,0 +1,152 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/traces"
+)
+
+// runFunc runs a flow into a recording and returns its final status; agents.RunFlow, replaced in
+// tests.
+type runFunc func(ctx context.Context, flow agents.Flow, input string, opts agents.Options, rec *traces.Recording) traces.Status
+
+type runManagerConfig struct {
+	broker     *traces.Broker
+	queue      int
+	maxRunning int
+	model      string
+	options    agents.Options // Models and Streaming; Pace is per run
+	log        *slog.Logger
+}
+
+// runManager starts flows in the background, one goroutine per run, and keeps what is needed to
+// change a running run's pace and to cancel every run on shutdown.
+type runManager struct {
+	cfg runManagerConfig
+	ctx context.Context // the server's: canceling it cancels every run
+
+	wg  sync.WaitGroup // one per run goroutine
+	mu  sync.Mutex
+	run runFunc
+	// live holds the runs still going, by id; guarded by mu.
+	live   map[string]*liveRun
+	closed bool // set once ctx is done: no more runs; guarded by mu
+}
+
+// liveRun is what the manager keeps of a run while it goes on.
+type liveRun struct {
+	pace *agents.Pace
+}
+
+func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
+	return &runManager{cfg: cfg, ctx: ctx, run: agents.RunFlow, live: make(map[string]*liveRun)}
+}
+
+// start registers a new run of flow in the broker and starts it in the background; the run is
+// visible to every reader of the broker when start returns. It fails with CodeConflict when too
+// many runs go on or the server is shutting down.
+func (m *runManager) start(flow agents.Flow, input string, pace time.Duration) (traces.Run, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.closed || m.ctx.Err() != nil:
+		return traces.Run{}, traces.Errorf(traces.CodeConflict, "the server is shutting down; no new runs")
+	case len(m.live) >= m.cfg.maxRunning:
+		return traces.Run{}, traces.Errorf(traces.CodeConflict,
+			"%d runs are already going on, the most this server allows; wait for one to finish", len(m.live))
+	}
+	rec, err := m.register(flow, input)
+	if err != nil {
+		return traces.Run{}, err
+	}
+	lr := &liveRun{pace: agents.NewPace(pace)}
+	m.live[rec.ID()] = lr
+	ctx, cancel := context.WithCancel(m.ctx)
+	opts := m.cfg.options
+	opts.Pace = lr.pace
+	m.wg.Add(1)
+	go m.execute(ctx, cancel, m.run, flow, input, opts, rec)
+	return rec.Run(), nil
+}
+
+// register adds a recording under a fresh id, trying again on the rare id collision.
+func (m *runManager) register(flow agents.Flow, input string) (*traces.Recording, error) {
+	for range 5 {
+		id := traces.NewRunID()
+		run := traces.Run{ID: id, Flow: flow.Name, Input: input, Model: m.cfg.model}
+		rec := traces.NewRecording(run, flow.Agents, m.cfg.queue)
+		err := m.cfg.broker.Add(rec)
+		if err == nil {
+			return rec, nil
+		}
+		if traces.ErrorCode(err) != traces.CodeConflict {
+			return nil, fmt.Errorf("register run %s: %w", id, err)
+		}
+	}
+	return nil, errors.New("register run: no free run id after 5 tries")
+}
+
+// execute is a run's goroutine. It ends when the run does, which canceling ctx hastens; a panic
+// in the flow fails the run instead of the server.
+func (m *runManager) execute(ctx context.Context, cancel context.CancelFunc, run runFunc,
+	flow agents.Flow, input string, opts agents.Options, rec *traces.Recording) {
+	id := rec.ID()
+	defer m.wg.Done()
+	defer cancel()
+	defer m.forget(id)
+	defer func() {
+		if p := recover(); p != nil {
+			m.cfg.log.Error("run panicked", "run", id, "flow", flow.Name, "panic", p, "stack", string(debug.Stack()))
+			rec.Finish(traces.StatusFailed, "internal error: the flow panicked")
+		}
+	}()
+	status := run(ctx, flow, input, opts, rec)
+	// RunFlow finishes the recording itself; this only covers a runner that did not, so that
+	// viewers never wait on a run nobody runs.
+	if !status.Ended() {
+		status = traces.StatusFailed
+	}
+	rec.Finish(status, "")
+}
+
+func (m *runManager) forget(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.live, id)
+}
+
+// setPace changes the pace of a running run. It fails with CodeConflict when the run is not
+// going on (it ended, or was not started by this server).
+func (m *runManager) setPace(id string, d time.Duration) error {
+	m.mu.Lock()
+	lr, ok := m.live[id]
+	m.mu.Unlock()
+	if !ok {
+		return traces.Errorf(traces.CodeConflict, "run %s is not running; only a running run's pace can change", id)
+	}
+	lr.pace.Set(d)
+	return nil
+}
+
+// wait refuses new runs and waits for the running ones to end; cancel the manager's context
+// first to make them end soon.
+func (m *runManager) wait() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	m.wg.Wait()
+}
+
+// setRunner replaces agents.RunFlow for the runs started from now on (tests).
+func (m *runManager) setRunner(run runFunc) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.run = run
+}

@@ -1,0 +1,151 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+func (s *Server) runRoutes(e *echo.Echo) {
+	e.GET("/api/runs", s.listRuns)
+	e.POST("/api/runs", s.createRun)
+	e.GET("/api/runs/:id/trace", s.getTrace)
+	e.POST("/api/runs/:id/pace", s.setPace)
+}
+
+// createdRun is the answer to POST /api/runs.
+type createdRun struct {
+	ID  string `json:"id"`
+	URL string `json:"url"`
+}
+
+// createRun serves POST /api/runs {"flow", "input", "pace_ms"}: it starts a run in the background
+// and answers 201 {"id", "url"} once the run is registered, so the URL works at once.
+//
+// "flow" is required. Leaving "input" out (or null) runs the flow's default input; an "input"
+// that is empty or only white space is a mistake and refused. "pace_ms" (0 to MaxPace) is the
+// scripted model's delay before each reply; Config.DefaultPace when left out.
+func (s *Server) createRun(c echo.Context) error {
+	var req struct {
+		flow, input string
+		paceMS      int64
+	}
+	present, err := decodeJSON(c,
+		jsonField{"flow", &req.flow, "a string"},
+		jsonField{"input", &req.input, "a string"},
+		jsonField{"pace_ms", &req.paceMS, "an integer number of milliseconds"},
+	)
+	if err != nil {
+		return err
+	}
+	flow, err := s.lookupFlow(req.flow)
+	if err != nil {
+		return err
+	}
+	input := flow.DefaultInput
+	if present["input"] {
+		if strings.TrimSpace(req.input) == "" {
+			return traces.Errorf(traces.CodeInvalid,
+				"input is empty: write what the flow should work on, or leave \"input\" out to use the flow's default input")
+		}
+		input = req.input
+	}
+	pace := s.cfg.DefaultPace
+	if present["pace_ms"] {
+		if pace, err = paceOf(req.paceMS); err != nil {
+			return err
+		}
+	}
+	run, err := s.runs.start(flow, input, pace)
+	if err != nil {
+		return err
+	}
+	url := "/runs/" + run.ID
+	c.Response().Header().Set(echo.HeaderLocation, url)
+	return c.JSON(http.StatusCreated, createdRun{ID: run.ID, URL: url})
+}
+
+// paceOf checks a pace in milliseconds.
+func paceOf(ms int64) (time.Duration, error) {
+	if ms < 0 || ms > MaxPace {
+		return 0, traces.Errorf(traces.CodeInvalid, "pace_ms must be between 0 and %d, not %d", MaxPace, ms)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// setPace serves POST /api/runs/:id/pace {"pace_ms"}: 204 once the running run uses the new
+// pace; 409 when the run is over.
+func (s *Server) setPace(c echo.Context) error {
+	id := c.Param("id")
+	if _, err := s.broker.Get(id); err != nil {
+		return err
+	}
+	var ms int64
+	present, err := decodeJSON(c, jsonField{"pace_ms", &ms, "an integer number of milliseconds"})
+	if err != nil {
+		return err
+	}
+	if !present["pace_ms"] {
+		return traces.Errorf(traces.CodeInvalid, "pace_ms is required: the new pace in milliseconds, 0 to %d", MaxPace)
+	}
+	pace, err := paceOf(ms)
+	if err != nil {
+		return err
+	}
+	if err := s.runs.setPace(id, pace); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// listRuns serves GET /api/runs: every run's metadata, newest first.
+func (s *Server) listRuns(c echo.Context) error {
+	runs := s.broker.Runs()
+	if runs == nil {
+		runs = []traces.Run{}
+	}
+	return c.JSON(http.StatusOK, runs)
+}
+
+// getTrace serves GET /api/runs/:id/trace: the trace so far in the trace file format;
+// ?download=1 makes it an attachment named baton-{flow}-{id}.json.
+func (s *Server) getTrace(c echo.Context) error {
+	rec, err := s.broker.Get(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	download := false
+	if v := c.QueryParam("download"); v != "" {
+		if download, err = strconv.ParseBool(v); err != nil {
+			return traces.Errorf(traces.CodeInvalid, "download must be 1 or 0, not %q", clip(v, 20))
+		}
+	}
+	tr := rec.Snapshot()
+	data, err := traces.Marshal(tr)
+	if err != nil {
+		return fmt.Errorf("get trace of run %s: %w", tr.Run.ID, err)
+	}
+	if download {
+		c.Response().Header().Set(echo.HeaderContentDisposition,
+			fmt.Sprintf("attachment; filename=%q", "baton-"+fileSafe(tr.Run.Flow)+"-"+fileSafe(tr.Run.ID)+".json"))
+	}
+	return c.JSONBlob(http.StatusOK, data)
+}
+
+var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// fileSafe keeps a name to characters any file system and header accepts.
+func fileSafe(s string) string {
+	s = unsafeFileChars.ReplaceAllString(s, "_")
+	if s == "" {
+		return "run"
+	}
+	return s
+}

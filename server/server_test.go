@@ -1,0 +1,165 @@
+package server_test
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
+)
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  server.Config
+		want string
+	}{
+		{"no port", server.Config{Addr: "localhost"}, `address "localhost" is not host:port`},
+		{"port not a number", server.Config{Addr: "localhost:http"}, `port "http" is not a number`},
+		{"negative body limit", server.Config{MaxBody: -1}, "max body -1 is negative"},
+		{"pace too long", server.Config{DefaultPace: time.Minute}, "default pace 1m0s is not between 0 and 10000ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := server.New(tt.cfg)
+			if traces.ErrorCode(err) != traces.CodeInvalid || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("New: %v, want an invalid error with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestURL(t *testing.T) {
+	tests := []struct {
+		name  string
+		cfg   server.Config
+		want  string
+		token bool
+	}{
+		{"default", server.Config{}, "http://127.0.0.1:7070/", false},
+		{"localhost", server.Config{Addr: "localhost:8080"}, "http://localhost:8080/", false},
+		{"ipv6 loopback", server.Config{Addr: "[::1]:8080"}, "http://[::1]:8080/", false},
+		{"chosen token", server.Config{Token: "a b"}, "http://127.0.0.1:7070/?token=a+b", true},
+		{"all interfaces", server.Config{Addr: ":7070"}, "http://127.0.0.1:7070/?token=", true},
+		{"lan address", server.Config{Addr: "192.168.1.5:7070"}, "http://192.168.1.5:7070/?token=", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, err := server.New(tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Shutdown(context.Background())
+			if !strings.HasPrefix(srv.URL(), tt.want) || (srv.Token() != "") != tt.token {
+				t.Errorf("URL() = %q, Token() = %q; want %q..., token %v", srv.URL(), srv.Token(), tt.want, tt.token)
+			}
+		})
+	}
+}
+
+// TestServeShutsDownGracefully: when the context ends, running runs are canceled, websockets get
+// a going-away close and Serve returns nil.
+func TestServeShutsDownGracefully(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Addr: "127.0.0.1:0", Flows: testFlows(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := make(chan started, 1)
+	server.SetRunner(srv, handOver(runs))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+
+	ts := &testServer{Server: srv, base: "http://" + ln.Addr().String(), Host: ln.Addr().String()}
+	// Serve learns the port from the listener: the Host check and URL use it.
+	eventually(t, "the server is up", func() bool {
+		return srv.URL() == "http://"+ln.Addr().String()+"/"
+	})
+	id := ts.createRun(t, `{"flow": "echo"}`)
+	st := receive(t, runs)
+	st.rec.Emit(traces.Event{Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: "echo", Status: traces.StatusRunning}})
+	conn := ts.mustDial(t, "/api/runs/"+id+"/events")
+	readN(t, conn, 1)
+
+	cancel()
+	evs, closed := readEvents(t, conn)
+	if closed.Code != websocket.CloseGoingAway && !(closed.Code == websocket.CloseNormalClosure && len(evs) > 0 && evs[len(evs)-1].Kind == traces.KindRunFinished) {
+		t.Errorf("websocket closed with %v after %v, want going away (or the canceled run's end)", closed, seqs(evs))
+	}
+	if err := receive(t, served); err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if run := st.rec.Run(); run.Status != traces.StatusCanceled {
+		t.Errorf("run status after shutdown: %s, want canceled", run.Status)
+	}
+	if _, err := http.Get(ts.base + "/api/flows"); err == nil {
+		t.Errorf("the server still answers after shutdown")
+	}
+}
+
+func TestStartFailsOnBusyAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	srv, err := server.New(server.Config{Addr: ln.Addr().String(), Flows: testFlows(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	if err := srv.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "listen on") {
+		t.Errorf("Start on a busy address: %v", err)
+	}
+}
+
+// TestCatalogueFlowsRun runs every built-in flow through the real agents.RunFlow and watches it
+// end over the events websocket.
+func TestCatalogueFlowsRun(t *testing.T) {
+	flows := agents.Catalogue()
+	if len(flows) == 0 {
+		t.Skip("the catalogue has no flows yet")
+	}
+	ts := httptest.NewUnstartedServer(nil)
+	srv, err := server.New(server.Config{Addr: ts.Listener.Addr().String(), Flows: flows, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = srv.Handler()
+	ts.Start()
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	tsv := &testServer{Server: srv, base: ts.URL, Host: ts.Listener.Addr().String()}
+	for _, f := range flows {
+		t.Run(f.Name, func(t *testing.T) {
+			id := tsv.createRun(t, `{"flow": "`+f.Name+`", "pace_ms": 0}`)
+			evs, closed := readEvents(t, tsv.mustDial(t, "/api/runs/"+id+"/events"))
+			if closed.Code != websocket.CloseNormalClosure || len(evs) == 0 || evs[len(evs)-1].Kind != traces.KindRunFinished {
+				t.Fatalf("%d events, closed %v", len(evs), closed)
+			}
+			if tr := tsv.trace(t, id); tr.Run.Status != traces.StatusCompleted {
+				t.Errorf("status %s (%s)", tr.Run.Status, tr.Run.Error)
+			}
+		})
+	}
+}

@@ -1,0 +1,152 @@
+// Package templates holds Baton's templ components: the index and run pages, the panels of the
+// run page and the fragments the live view swaps in. Every string from a trace is rendered as
+// text by templ's escaping; nothing here uses templ.Raw.
+package templates
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+)
+
+// PageOptions carries per-request settings of a page.
+type PageOptions struct {
+	// Token, if non-empty, is sent by the client script as ?token= on its websocket and fetch
+	// calls. It is written into a <meta name="baton-token"> element of the page.
+	Token string
+}
+
+// n formats a viewBox coordinate: at most one decimal, no trailing zeros.
+func n(f float64) string {
+	return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64)
+}
+
+// translate returns an SVG transform moving to p.
+func translate(x, y float64) string { return "translate(" + n(x) + " " + n(y) + ")" }
+
+// colour returns the CSS class of an agent colour index, "agent-none" for -1.
+func colour(i int) string {
+	if i < 0 {
+		return "agent-none"
+	}
+	return "agent-c" + strconv.Itoa(i%web.Palette)
+}
+
+// domID turns an arbitrary name into a fragment of an element id: ASCII letters, digits, '-' and
+// '_' stay, every other byte becomes '.' and two hex digits, so distinct names stay distinct.
+func domID(prefix, name string) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, ".%02x", c)
+		}
+	}
+	return b.String()
+}
+
+func itoa(i int64) string { return strconv.FormatInt(i, 10) }
+
+// runURL returns the path of a run page.
+func runURL(id string) templ.SafeURL { return templ.URL("/runs/" + url.PathEscape(id)) }
+
+// downloadURL returns the path that downloads a run's trace JSON.
+func downloadURL(id string) templ.SafeURL {
+	return templ.URL("/api/runs/" + url.PathEscape(id) + "/trace?download=1")
+}
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// statusWord is a run status for people: "running", "completed"...
+func statusWord(s traces.Status) string {
+	if s == "" {
+		return "unknown"
+	}
+	return string(s)
+}
+
+func lines(s string) int { return strings.Count(s, "\n") + 1 }
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// render renders c to a string.
+func render(ctx context.Context, c templ.Component) (string, error) {
+	var b strings.Builder
+	if err := c.Render(ctx, &b); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func nodeTitle(nd web.Node) string {
+	s := nd.Name + " (" + string(nd.Kind) + "): " + stateWord(nd)
+	if nd.Description != "" {
+		s += "\n" + nd.Description
+	}
+	if nd.Error != "" {
+		s += "\n" + nd.Error
+	}
+	return s
+}
+
+func stateWord(nd web.Node) string {
+	if nd.Missing {
+		return "not found"
+	}
+	return string(nd.State)
+}
+
+func transferTitle(t web.TransferEdge) string {
+	s := fmt.Sprintf("transfer %d: %s → %s (%s)", t.Order, t.From, t.To, t.Mode)
+	if t.Failed {
+		s += ", failed"
+	}
+	return s
+}
+
+// preview returns the head of a long text for a folded view.
+func preview(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i < 200 {
+		s = s[:i]
+	}
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:199])
+	}
+	return s + "…"
+}
+
+// nameX is where an agent's name starts in its box, right of the state shape.
+const nameX = 36.0
+
+// nameWidth returns the width to squeeze an agent's name into when it would overflow its box
+// (estimating 9.4px per character of the 15px bold name), or 0 when it fits.
+func nameWidth(nd web.Node) float64 {
+	room := nd.Box.W - nameX - 10
+	if float64(len([]rune(nd.Label)))*9.4 <= room {
+		return 0
+	}
+	return room
+}

@@ -1,0 +1,330 @@
+package web_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+	"github.com/baton-dev/baton/web/webtest"
+)
+
+func shapes() map[string]traces.Trace {
+	return map[string]traces.Trace{
+		"supervisor":      webtest.Supervisor(),
+		"transfer":        webtest.Transfer(),
+		"failed transfer": webtest.FailedTransfer(),
+		"agenttool":       webtest.AgentTool(),
+		"wide 12":         webtest.Wide(12),
+		"empty":           {Run: traces.Run{ID: "r-empty", Status: traces.StatusRunning}},
+		"undeclared only": webtest.New("r-u", "x", "in").Trace,
+	}
+}
+
+func TestTracesAreValid(t *testing.T) {
+	for name, tr := range shapes() {
+		if len(tr.Events) == 0 {
+			continue
+		}
+		if err := traces.Validate(tr); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestLayoutNoOverlapInsideViewBox(t *testing.T) {
+	for name, tr := range shapes() {
+		t.Run(name, func(t *testing.T) {
+			g := web.NewGraph(tr)
+			view := web.Rect{W: g.Width, H: g.Height}
+			for i, n := range g.Nodes {
+				if !view.Contains(n.Box) {
+					t.Errorf("node %s %+v outside viewBox %+v", n.Name, n.Box, view)
+				}
+				for _, o := range g.Nodes[i+1:] {
+					if n.Box.Overlaps(o.Box) {
+						t.Errorf("nodes %s %+v and %s %+v overlap", n.Name, n.Box, o.Name, o.Box)
+					}
+				}
+			}
+			for _, b := range g.Boundaries {
+				if !view.Contains(b.Frame) {
+					t.Errorf("boundary of %s %+v outside viewBox", b.Callee, b.Frame)
+				}
+				for _, n := range g.Nodes {
+					if n.Name != b.Callee && !isUnder(g, n.Name, b.Callee) && b.Frame.Overlaps(n.Box) {
+						t.Errorf("boundary of %s overlaps node %s outside it", b.Callee, n.Name)
+					}
+				}
+			}
+		})
+	}
+}
+
+// isUnder reports whether name is a descendant of anc in g.
+func isUnder(g web.Graph, name, anc string) bool {
+	parent := make(map[string]string)
+	for _, n := range g.Nodes {
+		parent[n.Name] = n.Parent
+	}
+	for p := parent[name]; p != ""; p = parent[p] {
+		if p == anc {
+			return true
+		}
+	}
+	return false
+}
+
+func TestWideTreeHasEveryNode(t *testing.T) {
+	g := web.NewGraph(webtest.Wide(12))
+	if len(g.Nodes) != 1+12+3 {
+		t.Fatalf("got %d nodes, want 16", len(g.Nodes))
+	}
+	row := g.Nodes[1].Box.Y
+	for _, n := range g.Nodes[1:13] {
+		if n.Box.Y != row || n.Depth != 1 {
+			t.Errorf("specialist %s at y=%v depth %d, want one row at %v depth 1", n.Name, n.Box.Y, n.Depth, row)
+		}
+	}
+	if g.Nodes[0].Box.Y >= row {
+		t.Errorf("root is not above its children")
+	}
+}
+
+func TestBoundaryContainsCallee(t *testing.T) {
+	for name, tr := range map[string]traces.Trace{"agenttool": webtest.AgentTool(), "wide": webtest.Wide(3)} {
+		t.Run(name, func(t *testing.T) {
+			g := web.NewGraph(tr)
+			if len(g.Boundaries) == 0 {
+				t.Fatal("no boundaries")
+			}
+			for _, b := range g.Boundaries {
+				callee := node(t, g, b.Callee)
+				if !b.Frame.Contains(callee.Box) {
+					t.Errorf("frame %+v does not contain %s %+v", b.Frame, b.Callee, callee.Box)
+				}
+				if caller := node(t, g, b.Caller); b.Frame.Overlaps(caller.Box) || !caller.Caller {
+					t.Errorf("caller %s: inside frame or not marked as caller (%+v)", b.Caller, caller)
+				}
+				for _, n := range g.Nodes {
+					if n.Parent == b.Callee && !b.Frame.Contains(n.Box) {
+						t.Errorf("frame of %s does not contain its sub-agent %s", b.Callee, n.Name)
+					}
+				}
+			}
+		})
+	}
+	g := web.NewGraph(webtest.AgentTool())
+	b := g.Boundaries[0]
+	if b.Caller != "project_manager" || b.Callee != "research_agent" || b.Calls != 1 || b.CallSeq == 0 || b.ResultSeq <= b.CallSeq || b.Running {
+		t.Errorf("research boundary = %+v", b)
+	}
+	if b.Caption != "AgentTool of project_manager:" || b.Note != "own history, shared session values" {
+		t.Errorf("labels %q %q", b.Caption, b.Note)
+	}
+}
+
+func TestTransfersNumberedInOrder(t *testing.T) {
+	g := web.NewGraph(webtest.Supervisor())
+	want := []struct{ from, to, mode string }{
+		{"supervisor", "research_agent", "llm"},
+		{"research_agent", "supervisor", "deterministic"},
+		{"supervisor", "math_agent", "llm"},
+		{"math_agent", "supervisor", "deterministic"},
+	}
+	if len(g.Transfers) != len(want) {
+		t.Fatalf("got %d transfers, want %d", len(g.Transfers), len(want))
+	}
+	var lastSeq int64
+	for i, e := range g.Transfers {
+		w := want[i]
+		if e.Order != i+1 || e.From != w.from || e.To != w.to || e.Mode != w.mode || e.Failed {
+			t.Errorf("transfer %d = %+v, want %d %+v", i, e, i+1, w)
+		}
+		if e.Seq <= lastSeq || e.Path == "" {
+			t.Errorf("transfer %d: seq %d after %d, path %q", i, e.Seq, lastSeq, e.Path)
+		}
+		lastSeq = e.Seq
+		if e.Current != (i == len(want)-1) {
+			t.Errorf("transfer %d current = %v", i+1, e.Current)
+		}
+	}
+	if g.Transfers[0].Label == g.Transfers[1].Label {
+		t.Errorf("the two directions share a label position")
+	}
+}
+
+func TestFailedTransfer(t *testing.T) {
+	tr := webtest.FailedTransfer()
+	g := web.NewGraph(tr)
+	if len(g.Transfers) != 1 {
+		t.Fatalf("transfers: %+v", g.Transfers)
+	}
+	e := g.Transfers[0]
+	if !e.Failed || e.To != "billing_agent" || e.FailSeq == 0 || e.Error == "" {
+		t.Errorf("transfer = %+v, want failed to billing_agent", e)
+	}
+	ghost := node(t, g, "billing_agent")
+	if !ghost.Missing || ghost.State != web.StateFailed || ghost.Parent != "router" {
+		t.Errorf("billing_agent = %+v, want a missing failed node under router", ghost)
+	}
+	if r := node(t, g, "router"); r.State != web.StateDone {
+		t.Errorf("router state %s, want done", r.State)
+	}
+	rows := web.NewTimeline(tr, 0)
+	for _, r := range rows {
+		if r.Kind == traces.KindTransfer && (!r.Failed || r.Order != 1) {
+			t.Errorf("transfer row = %+v, want failed order 1", r)
+		}
+	}
+}
+
+func TestStatesFollowEvents(t *testing.T) {
+	tr := webtest.Supervisor()
+	seqOf := func(kind traces.Kind, agent string, nth int) int64 {
+		for _, e := range tr.Events {
+			if e.Kind == kind && e.Agent == agent {
+				if nth--; nth == 0 {
+					return e.Seq
+				}
+			}
+		}
+		t.Fatalf("no %s #%d for %s", kind, nth, agent)
+		return 0
+	}
+	cases := []struct {
+		name  string
+		upTo  int64
+		state map[string]web.State
+	}{
+		{"before start", 1, map[string]web.State{"supervisor": web.StateIdle, "research_agent": web.StateIdle}},
+		{"supervisor started", seqOf(traces.KindAgentStarted, "supervisor", 1), map[string]web.State{"supervisor": web.StateActive, "math_agent": web.StateIdle}},
+		{"research working", seqOf(traces.KindToolStarted, "research_agent", 1), map[string]web.State{"supervisor": web.StateDone, "research_agent": web.StateActive, "math_agent": web.StateIdle}},
+		{"back to supervisor", seqOf(traces.KindAgentStarted, "supervisor", 2), map[string]web.State{"supervisor": web.StateActive, "research_agent": web.StateDone}},
+		{"math working", seqOf(traces.KindModelStarted, "math_agent", 1), map[string]web.State{"math_agent": web.StateActive, "supervisor": web.StateDone}},
+		{"completed", int64(len(tr.Events)), map[string]web.State{"supervisor": web.StateDone, "research_agent": web.StateDone, "math_agent": web.StateDone}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := web.NewGraph(web.Prefix(tr, c.upTo))
+			for agent, want := range c.state {
+				if got := node(t, g, agent).State; got != want {
+					t.Errorf("%s after #%d: %s, want %s", agent, c.upTo, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestStatesFailedAndInterrupted(t *testing.T) {
+	b := webtest.New("r-f", "supervisor", "x", webtest.SupervisorAgents()...)
+	b.Start("supervisor", "run")
+	b.Error("", "model exploded")
+	g := web.NewGraph(b.End(traces.StatusFailed, "model exploded"))
+	if s := node(t, g, "supervisor"); s.State != web.StateFailed || s.Error != "model exploded" {
+		t.Errorf("unattributed error after supervisor's event: %+v", s)
+	}
+
+	b = webtest.New("r-i", "supervisor", "x", webtest.SupervisorAgents()...)
+	b.Start("supervisor", "run")
+	b.Transfer("supervisor", "math_agent", "llm", "c1")
+	b.Start("math_agent", "transfer")
+	b.Add(traces.Event{Kind: traces.KindInterrupted, Agent: "supervisor", Interrupt: &traces.Interrupt{ID: "i1", Info: "approve?"}})
+	g = web.NewGraph(b.End(traces.StatusInterrupted, ""))
+	if s := node(t, g, "math_agent").State; s != web.StateInterrupted {
+		t.Errorf("math_agent %s, want interrupted", s)
+	}
+}
+
+func TestLatestActivityWinsOverPairing(t *testing.T) {
+	// Stream events lag callbacks: research_agent's message arrives after supervisor restarted,
+	// then its transfer; the end state must not depend on that order.
+	b := webtest.New("r-x", "supervisor", "x", webtest.SupervisorAgents()...)
+	b.Start("supervisor", "run")
+	b.Transfer("supervisor", "research_agent", "llm", "c1")
+	b.Start("research_agent", "transfer")
+	b.Finish("research_agent")
+	b.Start("supervisor", "transfer")
+	b.Add(traces.Event{Kind: traces.KindMessage, Agent: "research_agent", Message: &traces.Message{Role: "assistant", Content: "late"}})
+	b.Transfer("research_agent", "supervisor", "deterministic", "d1")
+	g := web.NewGraph(b.Trace)
+	if s := node(t, g, "research_agent").State; s != web.StateDone {
+		t.Errorf("research_agent %s, want done", s)
+	}
+	if s := node(t, g, "supervisor").State; s != web.StateActive {
+		t.Errorf("supervisor %s, want active", s)
+	}
+}
+
+func TestNodeCountsAndColours(t *testing.T) {
+	g := web.NewGraph(webtest.Supervisor())
+	sup := node(t, g, "supervisor")
+	if sup.ModelCalls != 3 || sup.Tokens != 700 || sup.Detail != "3 calls · 700 tok" {
+		t.Errorf("supervisor = %d calls %d tokens %q", sup.ModelCalls, sup.Tokens, sup.Detail)
+	}
+	for i, n := range g.Nodes {
+		if n.Colour != i {
+			t.Errorf("%s colour %d, want %d (tree order)", n.Name, n.Colour, i)
+		}
+	}
+}
+
+func TestExtraAgentsBecomeNodes(t *testing.T) {
+	b := webtest.New("r-e", "supervisor", "x", webtest.SupervisorAgents()...)
+	b.Start("supervisor", "run")
+	b.Add(traces.Event{Kind: traces.KindAgentToolEnter, Agent: "math_agent", AgentTool: &traces.AgentToolCall{Caller: "math_agent", Callee: "calculator", CallID: "c"}})
+	b.Add(traces.Event{Kind: traces.KindMessage, Agent: "stray", Message: &traces.Message{Role: "assistant", Content: "hi"}})
+	g := web.NewGraph(b.Trace)
+	calc := node(t, g, "calculator")
+	if calc.Parent != "math_agent" || calc.Relation != traces.RelationAgentTool || !calc.Extra || calc.Colour != 3 {
+		t.Errorf("calculator = %+v", calc)
+	}
+	if s := node(t, g, "stray"); s.Parent != "supervisor" || s.Colour != 4 {
+		t.Errorf("stray = %+v, want under supervisor from its run path", s)
+	}
+	if len(g.Boundaries) != 1 || g.Boundaries[0].Callee != "calculator" || !g.Boundaries[0].Running {
+		t.Errorf("boundaries = %+v", g.Boundaries)
+	}
+}
+
+func node(t *testing.T, g web.Graph, name string) web.Node {
+	t.Helper()
+	for _, n := range g.Nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	t.Fatalf("no node %q in %s", name, names(g))
+	return web.Node{}
+}
+
+func names(g web.Graph) string {
+	var s []string
+	for _, n := range g.Nodes {
+		s = append(s, n.Name)
+	}
+	return fmt.Sprint(s)
+}
+
+func TestManyTransfersDrawOnlyRecentLanes(t *testing.T) {
+	g := web.NewGraph(webtest.Big(600))
+	drawn := map[[2]string][]web.TransferEdge{}
+	for _, e := range g.Transfers {
+		if e.Path != "" {
+			drawn[[2]string{e.From, e.To}] = append(drawn[[2]string{e.From, e.To}], e)
+		}
+	}
+	if len(drawn) != 4 {
+		t.Fatalf("drawn pairs %v", drawn)
+	}
+	total := 0
+	for pair, es := range drawn {
+		if len(es) != web.Lanes || es[0].Earlier == 0 || es[1].Earlier != 0 {
+			t.Errorf("%v: %d lanes, earlier %d", pair, len(es), es[0].Earlier)
+		}
+		total += len(es) + es[0].Earlier
+	}
+	if total != len(g.Transfers) || !g.Transfers[len(g.Transfers)-1].Current || g.Transfers[len(g.Transfers)-1].Path == "" {
+		t.Errorf("drawn %d + earlier != %d transfers, or the current one is not drawn", total, len(g.Transfers))
+	}
+}

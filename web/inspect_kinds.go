@@ -1,0 +1,150 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+func (s *inspector) agentRun(e *traces.Event) {
+	r := e.AgentRun
+	s.fact("via", r.Via)
+	if r.Resumed {
+		s.fact("resumed", "yes")
+	}
+	if e.Kind == traces.KindAgentStarted {
+		s.in.Messages = s.a.fed(e.Agent, r.Input)
+		s.in.MessagesTitle = fmt.Sprintf("History %s was fed (%s)", e.Agent, plural(len(r.Input), "message"))
+		s.link("previous start", s.find(-1, func(o *traces.Event) bool {
+			return o.Kind == traces.KindAgentStarted && o.Agent == e.Agent
+		}))
+	}
+}
+
+func (s *inspector) model(e *traces.Event) {
+	m := e.Model
+	s.fact("call id", m.ID)
+	sameCall := func(kind traces.Kind) func(*traces.Event) bool {
+		return func(o *traces.Event) bool {
+			return o.Kind == kind && o.Model != nil && o.Model.ID == m.ID && o.Agent == e.Agent
+		}
+	}
+	input, tools := m.Input, m.Tools
+	if e.Kind == traces.KindModelFinished {
+		start := s.find(-1, sameCall(traces.KindModelStarted))
+		s.link("call", start)
+		if j := eventIndex(s.a.tr, start); j >= 0 && len(input) == 0 {
+			input, tools = s.a.tr.Events[j].Model.Input, s.a.tr.Events[j].Model.Tools
+		}
+		if m.Usage != nil {
+			u := m.Usage
+			s.fact("tokens", fmt.Sprintf("%d (prompt %d, completion %d)", u.TotalTokens, u.PromptTokens, u.CompletionTokens))
+		}
+		if m.DurationMS > 0 {
+			s.fact("duration", fmt.Sprintf("%.0f ms", m.DurationMS))
+		}
+		s.block("error", m.Error)
+		s.in.Failed = m.Error != ""
+		if m.Output != nil {
+			s.message("output", *m.Output)
+		}
+	} else {
+		s.link("result", s.find(1, sameCall(traces.KindModelFinished)))
+	}
+	s.fact("tools offered", strings.Join(tools, ", "))
+	if len(input) > 0 {
+		s.in.Messages = s.a.fed(e.Agent, input)
+		s.in.MessagesTitle = fmt.Sprintf("Input (%s)", plural(len(input), "message"))
+	}
+}
+
+func (s *inspector) tool(e *traces.Event) {
+	t := e.Tool
+	s.fact("tool", t.Name)
+	s.fact("call id", t.CallID)
+	sameCall := func(kind traces.Kind) func(*traces.Event) bool {
+		return func(o *traces.Event) bool {
+			return o.Kind == kind && o.Tool != nil && o.Tool.Name == t.Name && o.Tool.CallID == t.CallID
+		}
+	}
+	if e.Kind == traces.KindToolStarted {
+		s.block("arguments", t.Arguments)
+		s.link("result", s.find(1, sameCall(traces.KindToolFinished)))
+		return
+	}
+	if t.DurationMS > 0 {
+		s.fact("duration", fmt.Sprintf("%.0f ms", t.DurationMS))
+	}
+	start := s.find(-1, sameCall(traces.KindToolStarted))
+	s.link("call", start)
+	if j := eventIndex(s.a.tr, start); j >= 0 {
+		s.block("arguments", s.a.tr.Events[j].Tool.Arguments)
+	}
+	s.block("result", t.Result)
+	s.block("error", t.Error)
+	s.in.Failed = t.Error != ""
+}
+
+func (s *inspector) message(label string, m traces.Message) {
+	s.fact("role", m.Role)
+	s.fact("tool", m.ToolName)
+	s.fact("tool call id", m.ToolCallID)
+	s.block(label, m.Content)
+	for _, c := range m.ToolCalls {
+		s.block(fmt.Sprintf("tool call %s (%s)", c.Name, c.ID), c.Arguments)
+	}
+}
+
+func (s *inspector) transfer(e *traces.Event) {
+	t := e.Transfer
+	s.agentFact("from", t.From)
+	s.agentFact("to", t.To)
+	s.fact("mode", t.Mode)
+	s.fact("call id", t.CallID)
+	for _, x := range s.a.transfers {
+		if x.seq != e.Seq {
+			continue
+		}
+		s.in.Title = fmt.Sprintf("#%d transfer %d", e.Seq, x.order)
+		if x.failed {
+			s.in.Failed = true
+			s.fact("outcome", "failed")
+			s.block("error", x.err)
+			s.link("error", x.failSeq)
+		}
+	}
+	s.link(t.To+" started", s.find(1, func(o *traces.Event) bool {
+		return o.Kind == traces.KindAgentStarted && o.Agent == t.To
+	}))
+}
+
+func (s *inspector) agentTool(e *traces.Event) {
+	c := e.AgentTool
+	s.agentFact("caller", c.Caller)
+	s.agentFact("callee", c.Callee)
+	s.fact("call id", c.CallID)
+	s.fact("boundary", "own history, shared session values")
+	pair := func(kind traces.Kind) func(*traces.Event) bool {
+		return func(o *traces.Event) bool {
+			return o.Kind == kind && o.AgentTool != nil && o.AgentTool.Callee == c.Callee && o.AgentTool.CallID == c.CallID
+		}
+	}
+	if e.Kind == traces.KindAgentToolEnter {
+		s.block("request", c.Request)
+		s.link("result", s.find(1, pair(traces.KindAgentToolExit)))
+		return
+	}
+	s.block("result", c.Result)
+	s.link("call", s.find(-1, pair(traces.KindAgentToolEnter)))
+}
+
+func (s *inspector) session(e *traces.Event) {
+	v := e.Session
+	s.fact("key", v.Key)
+	s.agentFact("set by", firstNonEmpty(v.SetBy, e.Agent))
+	s.in.Blocks = append(s.in.Blocks, NewBlock("value", string(v.Value)))
+	s.link("previous value", s.find(-1, func(o *traces.Event) bool {
+		return o.Kind == traces.KindSessionSet && o.Session != nil && o.Session.Key == v.Key
+	}))
+}

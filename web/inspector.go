@@ -1,0 +1,210 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// Inspection is the inspector panel for one event.
+type Inspection struct {
+	Seq     int64
+	Time    time.Time
+	Clock   string
+	Kind    traces.Kind
+	Agent   string
+	Colour  int
+	RunPath []string
+	Title   string
+	Summary string
+	Failed  bool
+	Facts   []Fact
+	Blocks  []Block
+	// Messages is a model call's input or an agent's fed history, with origins.
+	Messages      []FedMessage
+	MessagesTitle string
+	Links         []Ref // related events: the other half of a call, the error that failed a transfer...
+}
+
+// Fact is a short labelled value. Colour is an agent's colour index when Value names an agent,
+// -1 otherwise.
+type Fact struct {
+	Label  string
+	Value  string
+	Colour int
+}
+
+// Block is a longer value: text or pretty-printed JSON. Long blocks are folded: Preview holds
+// their head and the page offers "show all". A JSON string is shown decoded, as text, with
+// String set.
+type Block struct {
+	Label   string
+	Text    string
+	JSON    bool
+	String  bool
+	Long    bool
+	Preview string
+}
+
+// Ref points at another event.
+type Ref struct {
+	Label string
+	Seq   int64
+}
+
+// Folding thresholds for Block.
+const (
+	foldRunes   = 1200
+	foldLines   = 24
+	previewRune = 480
+	previewLine = 8
+)
+
+// NewBlock returns text as a Block: pretty-printed when it is JSON, folded when it is long.
+func NewBlock(label, text string) Block {
+	b := Block{Label: label, Text: text}
+	b.Text, b.JSON = PrettyJSON(text)
+	var str string
+	if b.JSON && strings.HasPrefix(b.Text, `"`) && json.Unmarshal([]byte(b.Text), &str) == nil {
+		b.Text, b.JSON, b.String = str, false, true
+	}
+	lines := strings.Count(b.Text, "\n") + 1
+	if n := len([]rune(b.Text)); n > foldRunes || lines > foldLines {
+		b.Long = true
+		head := b.Text
+		if parts := strings.SplitN(head, "\n", previewLine+1); len(parts) > previewLine {
+			head = strings.Join(parts[:previewLine], "\n")
+		}
+		b.Preview = shorten(head, previewRune)
+	}
+	return b
+}
+
+// NewInspection returns the inspector for event seq of tr, or an error with traces.CodeNotFound
+// when tr has no such event.
+func NewInspection(tr traces.Trace, seq int64) (Inspection, error) {
+	i := eventIndex(tr, seq)
+	if i < 0 {
+		return Inspection{}, traces.Errorf(traces.CodeNotFound, "run %s has no event %d", tr.Run.ID, seq)
+	}
+	a := analyse(tr)
+	e := &tr.Events[i]
+	in := Inspection{
+		Seq: e.Seq, Time: e.Time, Clock: e.Time.UTC().Format("15:04:05.000"), Kind: e.Kind,
+		Agent: e.Agent, Colour: a.roster.colour(e.Agent), RunPath: collapse(e.RunPath),
+		Title: fmt.Sprintf("#%d %s", e.Seq, e.Kind), Summary: oneLine(Summary(*e)),
+	}
+	(&inspector{a: a, in: &in, i: i}).fill()
+	return in, nil
+}
+
+// eventIndex returns the index of event seq in tr.Events, or -1.
+func eventIndex(tr traces.Trace, seq int64) int {
+	if i := seq - 1; i >= 0 && i < int64(len(tr.Events)) && tr.Events[i].Seq == seq {
+		return int(i)
+	}
+	for i := range tr.Events {
+		if tr.Events[i].Seq == seq {
+			return i
+		}
+	}
+	return -1
+}
+
+// collapse drops adjacent duplicates from a run path.
+func collapse(path []string) []string {
+	var out []string
+	for _, p := range path {
+		if len(out) == 0 || out[len(out)-1] != p {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// inspector fills one Inspection.
+type inspector struct {
+	a  *analysis
+	in *Inspection
+	i  int
+}
+
+func (s *inspector) fact(label, value string) {
+	if value != "" {
+		s.in.Facts = append(s.in.Facts, Fact{Label: label, Value: value, Colour: -1})
+	}
+}
+
+func (s *inspector) agentFact(label, name string) {
+	if name != "" {
+		s.in.Facts = append(s.in.Facts, Fact{Label: label, Value: name, Colour: s.a.roster.colour(name)})
+	}
+}
+
+func (s *inspector) block(label, text string) {
+	if text != "" {
+		s.in.Blocks = append(s.in.Blocks, NewBlock(label, text))
+	}
+}
+
+func (s *inspector) link(label string, seq int64) {
+	if seq > 0 {
+		s.in.Links = append(s.in.Links, Ref{Label: label, Seq: seq})
+	}
+}
+
+// find returns the seq of the nearest event before (dir -1) or after (dir 1) this one that
+// matches, or 0.
+func (s *inspector) find(dir int, match func(*traces.Event) bool) int64 {
+	ev := s.a.tr.Events
+	for j := s.i + dir; j >= 0 && j < len(ev); j += dir {
+		if match(&ev[j]) {
+			return ev[j].Seq
+		}
+	}
+	return 0
+}
+
+func (s *inspector) fill() {
+	e := &s.a.tr.Events[s.i]
+	switch {
+	case e.Run != nil:
+		s.fact("flow", e.Run.Flow)
+		s.fact("status", string(e.Run.Status))
+		s.block("input", e.Run.Input)
+		s.block("error", e.Run.Error)
+		s.in.Failed = e.Run.Error != ""
+	case e.AgentRun != nil:
+		s.agentRun(e)
+	case e.Model != nil:
+		s.model(e)
+	case e.Tool != nil:
+		s.tool(e)
+	case e.Message != nil:
+		s.message("message", *e.Message)
+	case e.Transfer != nil:
+		s.transfer(e)
+	case e.AgentTool != nil:
+		s.agentTool(e)
+	case e.Session != nil:
+		s.session(e)
+	case e.Interrupt != nil:
+		s.fact("interrupt id", e.Interrupt.ID)
+		s.fact("address", e.Interrupt.Address)
+		s.block("info", e.Interrupt.Info)
+	case e.Exit != nil:
+		s.block("final result", e.Exit.FinalResult)
+	case e.BreakLoop != nil:
+		s.agentFact("from", e.BreakLoop.From)
+		s.fact("iterations", fmt.Sprint(e.BreakLoop.Iterations))
+	case e.Error != nil:
+		s.in.Failed = true
+		s.block("error", e.Error.Message)
+		if e.Agent == "" {
+			s.fact("agent", "not attributed by eino")
+		}
+	}
+}

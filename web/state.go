@@ -1,0 +1,366 @@
+package web
+
+import (
+	"regexp"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// State is what an agent is doing at the point of the trace being drawn.
+type State string
+
+// Agent states. Each is drawn with its own shape and word, never by colour alone.
+const (
+	StateIdle        State = "idle"        // no event of the agent yet
+	StateActive      State = "active"      // its latest activity says it is working
+	StateDone        State = "done"        // it finished, handed control on or the run ended
+	StateFailed      State = "failed"      // an error was attributed to it
+	StateInterrupted State = "interrupted" // the run was interrupted (or canceled) while it worked
+)
+
+// activity is what the events say about one agent.
+type activity struct {
+	state      State
+	modelIDs   map[string]bool
+	modelCalls int
+	toolCalls  int
+	tokens     int
+	lastSeq    int64
+	err        string
+}
+
+// transfer is one transfer event with what became of it.
+type transfer struct {
+	order   int
+	seq     int64
+	t       traces.Transfer
+	failed  bool
+	failSeq int64
+	err     string
+}
+
+// agentToolCall pairs the entered and exited events of one AgentTool call.
+type agentToolCall struct {
+	caller, callee  string
+	callID          string
+	enter, exit     int64
+	request, result string
+}
+
+// analysis is one pass over a trace: per-agent activity, transfers and AgentTool calls.
+type analysis struct {
+	tr        traces.Trace
+	roster    *roster
+	acts      map[string]*activity
+	transfers []*transfer
+	calls     []*agentToolCall
+	status    traces.Status
+	errors    int
+	tools     int
+	models    int
+	tokens    int
+}
+
+// transferNotFound matches eino's message for a transfer to an agent it cannot reach.
+var transferNotFound = regexp.MustCompile(`transfer failed: agent '([^']*)' not found`)
+
+func analyse(tr traces.Trace) *analysis {
+	a := &analysis{tr: tr, roster: newRoster(tr), acts: make(map[string]*activity), status: runStatus(tr)}
+	for i := range tr.Events {
+		a.apply(i)
+	}
+	return a
+}
+
+// runStatus is the run's status as of the trace's last event: a trace cut before run.finished is
+// still running whatever its Run says.
+func runStatus(tr traces.Trace) traces.Status {
+	if n := len(tr.Events); n > 0 {
+		last := tr.Events[n-1]
+		if last.Kind == traces.KindRunFinished && last.Run != nil && last.Run.Status.Valid() {
+			return last.Run.Status
+		}
+		if tr.Run.Status.Ended() && hasFinish(tr) {
+			return tr.Run.Status
+		}
+		return traces.StatusRunning
+	}
+	if tr.Run.Status.Valid() {
+		return tr.Run.Status
+	}
+	return traces.StatusRunning
+}
+
+func hasFinish(tr traces.Trace) bool {
+	for i := len(tr.Events) - 1; i >= 0; i-- {
+		if tr.Events[i].Kind == traces.KindRunFinished {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analysis) act(name string) *activity {
+	if name == "" {
+		return nil
+	}
+	x, ok := a.acts[name]
+	if !ok {
+		x = &activity{state: StateIdle}
+		a.acts[name] = x
+	}
+	return x
+}
+
+// touch records that name did something at seq and, unless it failed, that it is working.
+func (a *analysis) touch(name string, seq int64, activate bool) *activity {
+	x := a.act(name)
+	if x == nil {
+		return nil
+	}
+	x.lastSeq = max(x.lastSeq, seq)
+	if activate && x.state != StateFailed {
+		x.state = StateActive
+	}
+	return x
+}
+
+func (a *analysis) settle(name string, s State) {
+	if x := a.act(name); x != nil && x.state != StateFailed {
+		x.state = s
+	}
+}
+
+func (a *analysis) apply(i int) {
+	e := &a.tr.Events[i]
+	if !hasPayload(e) {
+		// A malformed event still shows in the timeline; it just tells us nothing here.
+		a.touch(e.Agent, e.Seq, false)
+		return
+	}
+	switch e.Kind {
+	case traces.KindAgentStarted, traces.KindResumed:
+		a.touch(e.Agent, e.Seq, true)
+	case traces.KindMessage:
+		// Stream events lag callbacks: a message after the agent's agent.finished is late news,
+		// not new work. Only an agent never seen before becomes active by a message.
+		a.touch(e.Agent, e.Seq, a.stateOf(e.Agent).state == StateIdle)
+	case traces.KindAgentFinished:
+		a.touch(e.Agent, e.Seq, false)
+		a.settle(e.Agent, StateDone)
+		if x := a.act(e.Agent); x != nil && e.AgentRun.Error != "" {
+			x.state, x.err = StateFailed, e.AgentRun.Error
+		}
+	case traces.KindExit:
+		a.touch(e.Agent, e.Seq, false)
+		a.settle(e.Agent, StateDone)
+	case traces.KindModelStarted, traces.KindModelFinished:
+		a.model(e)
+	case traces.KindToolStarted, traces.KindToolFinished:
+		if x := a.touch(e.Agent, e.Seq, e.Kind == traces.KindToolStarted); e.Kind == traces.KindToolStarted {
+			a.tools++
+			if x != nil {
+				x.toolCalls++
+			}
+		}
+	case traces.KindTransfer:
+		a.transfer(e)
+	case traces.KindAgentToolEnter, traces.KindAgentToolExit:
+		a.agentTool(e)
+	case traces.KindSessionSet:
+		a.touch(e.Agent, e.Seq, false)
+	case traces.KindInterrupted:
+		a.touch(e.Agent, e.Seq, false)
+		a.settleActive(StateInterrupted)
+		a.settle(e.Agent, StateInterrupted)
+	case traces.KindError:
+		a.error(i)
+	case traces.KindRunFinished:
+		a.finish(e)
+	default:
+		a.touch(e.Agent, e.Seq, false)
+	}
+	if e.Kind == traces.KindResumed {
+		for _, x := range a.acts {
+			if x.state == StateInterrupted {
+				x.state = StateActive
+			}
+		}
+	}
+}
+
+func (a *analysis) settleActive(s State) {
+	for _, x := range a.acts {
+		if x.state == StateActive {
+			x.state = s
+		}
+	}
+}
+
+func (a *analysis) model(e *traces.Event) {
+	x := a.touch(e.Agent, e.Seq, e.Kind == traces.KindModelStarted)
+	m := e.Model
+	if x == nil {
+		x = &activity{}
+	}
+	if x.modelIDs == nil {
+		x.modelIDs = make(map[string]bool)
+	}
+	// Count a call once whichever of its two events we see (a trace cut mid-call has only one).
+	if m.ID == "" && e.Kind == traces.KindModelStarted || m.ID != "" && !x.modelIDs[m.ID] {
+		x.modelIDs[m.ID] = true
+		x.modelCalls++
+		a.models++
+	}
+	if e.Kind == traces.KindModelFinished && m.Usage != nil {
+		x.tokens += m.Usage.TotalTokens
+		a.tokens += m.Usage.TotalTokens
+	}
+}
+
+func (a *analysis) transfer(e *traces.Event) {
+	t := *e.Transfer
+	a.transfers = append(a.transfers, &transfer{order: len(a.transfers) + 1, seq: e.Seq, t: t})
+	a.touch(e.Agent, e.Seq, false)
+	a.touch(t.From, e.Seq, false)
+	a.settle(t.From, StateDone)
+	a.touch(t.To, e.Seq, true)
+}
+
+func (a *analysis) agentTool(e *traces.Event) {
+	c := e.AgentTool
+	a.touch(e.Agent, e.Seq, false)
+	if e.Kind == traces.KindAgentToolEnter {
+		a.calls = append(a.calls, &agentToolCall{caller: c.Caller, callee: c.Callee, callID: c.CallID, enter: e.Seq, request: c.Request})
+		a.touch(c.Caller, e.Seq, true)
+		a.touch(c.Callee, e.Seq, true)
+		return
+	}
+	call := a.openCall(c)
+	if call == nil {
+		call = &agentToolCall{caller: c.Caller, callee: c.Callee, callID: c.CallID}
+		a.calls = append(a.calls, call)
+	}
+	call.exit, call.result = e.Seq, c.Result
+	a.touch(c.Callee, e.Seq, false)
+	a.settle(c.Callee, StateDone)
+}
+
+// openCall returns the newest call of c's callee that has not exited, preferring the same id.
+func (a *analysis) openCall(c *traces.AgentToolCall) *agentToolCall {
+	var fallback *agentToolCall
+	for i := len(a.calls) - 1; i >= 0; i-- {
+		k := a.calls[i]
+		if k.exit != 0 || k.callee != c.Callee {
+			continue
+		}
+		if k.callID == c.CallID {
+			return k
+		}
+		if fallback == nil {
+			fallback = k
+		}
+	}
+	return fallback
+}
+
+func (a *analysis) error(i int) {
+	e := &a.tr.Events[i]
+	a.errors++
+	msg := e.Error.Message
+	if t := a.failedTransfer(e); t != nil {
+		t.failed, t.failSeq, t.err = true, e.Seq, msg
+		if m, x := a.roster.byName[t.t.To], a.acts[t.t.To]; m != nil && m.extra && (x == nil || x.lastSeq <= t.seq) {
+			m.missing = true
+		}
+		x := a.touch(t.t.To, e.Seq, false)
+		x.state, x.err = StateFailed, msg
+		return
+	}
+	who := e.Agent
+	for j := i - 1; who == "" && j >= 0; j-- {
+		who = a.tr.Events[j].Agent
+	}
+	if x := a.touch(who, e.Seq, false); x != nil {
+		x.state, x.err = StateFailed, msg
+	}
+}
+
+// failedTransfer returns the transfer an error event reports as failed: the newest transfer to
+// the agent eino says it could not find or, for an unattributed error, the newest transfer
+// whose target has done nothing since.
+func (a *analysis) failedTransfer(e *traces.Event) *transfer {
+	if m := transferNotFound.FindStringSubmatch(e.Error.Message); m != nil {
+		for i := len(a.transfers) - 1; i >= 0; i-- {
+			if t := a.transfers[i]; t.t.To == m[1] && !t.failed {
+				return t
+			}
+		}
+	}
+	if e.Agent != "" || len(a.transfers) == 0 {
+		return nil
+	}
+	t := a.transfers[len(a.transfers)-1]
+	if x := a.acts[t.t.To]; t.failed || x != nil && x.lastSeq > t.seq {
+		return nil
+	}
+	return t
+}
+
+func (a *analysis) finish(e *traces.Event) {
+	switch e.Run.Status {
+	case traces.StatusCompleted:
+		a.settleActive(StateDone)
+	case traces.StatusFailed:
+		failed := false
+		for _, x := range a.acts {
+			failed = failed || x.state == StateFailed
+		}
+		if failed {
+			a.settleActive(StateDone)
+		} else {
+			a.settleActive(StateFailed)
+		}
+	case traces.StatusInterrupted, traces.StatusCanceled:
+		a.settleActive(StateInterrupted)
+	}
+}
+
+// stateOf returns the state of agent name.
+func (a *analysis) stateOf(name string) *activity {
+	if x, ok := a.acts[name]; ok {
+		return x
+	}
+	return &activity{state: StateIdle}
+}
+
+// hasPayload reports whether e carries the payload its kind requires.
+func hasPayload(e *traces.Event) bool {
+	switch e.Kind {
+	case traces.KindRunStarted, traces.KindRunFinished:
+		return e.Run != nil
+	case traces.KindAgentStarted, traces.KindAgentFinished:
+		return e.AgentRun != nil
+	case traces.KindModelStarted, traces.KindModelFinished:
+		return e.Model != nil
+	case traces.KindToolStarted, traces.KindToolFinished:
+		return e.Tool != nil
+	case traces.KindMessage:
+		return e.Message != nil
+	case traces.KindTransfer:
+		return e.Transfer != nil
+	case traces.KindAgentToolEnter, traces.KindAgentToolExit:
+		return e.AgentTool != nil
+	case traces.KindSessionSet:
+		return e.Session != nil
+	case traces.KindInterrupted, traces.KindResumed:
+		return e.Interrupt != nil
+	case traces.KindExit:
+		return e.Exit != nil
+	case traces.KindBreakLoop:
+		return e.BreakLoop != nil
+	case traces.KindError:
+		return e.Error != nil
+	}
+	return true
+}

@@ -1,0 +1,110 @@
+package web
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// Stats is the run page's header.
+type Stats struct {
+	RunID     string
+	Flow      string
+	Input     string
+	Status    traces.Status // as of the trace's last event
+	Error     string
+	StartedAt time.Time
+	// Ended is set when the run has finished; Elapsed then runs to its end, otherwise to the last
+	// event (the page keeps counting on the client).
+	Ended       bool
+	Elapsed     time.Duration
+	ElapsedText string // "00:04.2"
+	LastSeq     int64
+	Events      int
+	Agents      int
+	Active      int
+	ModelCalls  int
+	ToolCalls   int
+	Transfers   int
+	Errors      int
+	Tokens      int
+	TokensText  string // Tokens for the header: 950, 1.2k, 34k
+}
+
+// NewStats returns the header of tr after its last event.
+func NewStats(tr traces.Trace) Stats {
+	return newStats(analyse(tr))
+}
+
+func newStats(a *analysis) Stats {
+	tr := a.tr
+	s := Stats{
+		RunID: tr.Run.ID, Flow: tr.Run.Flow, Input: tr.Run.Input, Status: a.status, Error: tr.Run.Error,
+		StartedAt: tr.Run.StartedAt, Ended: a.status.Ended(), Events: len(tr.Events),
+		Agents: len(a.roster.list), ModelCalls: a.models, ToolCalls: a.tools,
+		Transfers: len(a.transfers), Errors: a.errors, Tokens: a.tokens,
+	}
+	for _, x := range a.acts {
+		if x.state == StateActive {
+			s.Active++
+		}
+	}
+	var end time.Time
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		s.LastSeq = max(s.LastSeq, e.Seq)
+		if e.Run != nil && e.Kind == traces.KindRunStarted {
+			s.Flow, s.Input = firstNonEmpty(s.Flow, e.Run.Flow), firstNonEmpty(s.Input, e.Run.Input)
+		}
+		if e.Run != nil && e.Kind == traces.KindRunFinished && e.Run.Error != "" {
+			s.Error = e.Run.Error
+		}
+		if s.StartedAt.IsZero() {
+			s.StartedAt = e.Time
+		}
+		if e.Time.After(end) {
+			end = e.Time
+		}
+	}
+	if s.Ended && tr.Run.EndedAt != nil && tr.Run.EndedAt.After(end) {
+		end = *tr.Run.EndedAt
+	}
+	if !end.IsZero() && end.After(s.StartedAt) {
+		s.Elapsed = end.Sub(s.StartedAt)
+	}
+	s.ElapsedText = Clock(s.Elapsed)
+	s.TokensText = compact(s.Tokens)
+	return s
+}
+
+// Clock formats an elapsed time as mm:ss.d, or h:mm:ss.d from an hour on.
+func Clock(d time.Duration) string {
+	tenths := int64(d / (100 * time.Millisecond))
+	h, m, sec, t := tenths/36000, tenths/600%60, tenths/10%60, tenths%10
+	if h > 0 {
+		return fmt.Sprintf("%d:%02d:%02d.%d", h, m, sec, t)
+	}
+	return fmt.Sprintf("%02d:%02d.%d", m, sec, t)
+}
+
+// Prefix returns tr as it was right after event seq: the events up to seq, and a run that is
+// still running unless run.finished is among them. It shares no slice that the caller could
+// append to.
+func Prefix(tr traces.Trace, seq int64) traces.Trace {
+	n := 0
+	for n < len(tr.Events) && tr.Events[n].Seq <= seq {
+		n++
+	}
+	out := tr
+	out.Events = tr.Events[:n:n]
+	if n < len(tr.Events) {
+		out.Run.Status, out.Run.EndedAt, out.Run.Error = traces.StatusRunning, nil, ""
+		for _, e := range out.Events {
+			if e.Kind == traces.KindRunFinished && e.Run != nil {
+				out.Run.Status, out.Run.Error = e.Run.Status, e.Run.Error
+			}
+		}
+	}
+	return out
+}

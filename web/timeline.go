@@ -1,0 +1,226 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// Row is one line of the timeline.
+type Row struct {
+	Seq     int64
+	Time    time.Time
+	Clock   string // "14:02:03.120", UTC
+	Agent   string // "" for events no agent owns (run marks, unattributed errors)
+	Colour  int    // the agent's colour index, -1 when Agent is ""
+	Kind    traces.Kind
+	Group   string // the kind's family for filtering: "model" for model.started and model.finished
+	Summary string // one line, at most summaryLen runes
+	Order   int    // a transfer's order number, 0 for other kinds
+	Failed  bool   // an error, a failed model or tool call, or a transfer that failed
+}
+
+const summaryLen = 160
+
+// NewTimeline returns the timeline rows of the events of tr with Seq > after, in order.
+func NewTimeline(tr traces.Trace, after int64) []Row {
+	return newTimeline(analyse(tr), after)
+}
+
+func newTimeline(a *analysis, after int64) []Row {
+	failed := make(map[int64]bool)
+	orders := make(map[int64]int, len(a.transfers))
+	for _, t := range a.transfers {
+		orders[t.seq] = t.order
+		failed[t.seq] = t.failed
+	}
+	var rows []Row
+	for i := range a.tr.Events {
+		e := &a.tr.Events[i]
+		if e.Seq <= after {
+			continue
+		}
+		r := Row{
+			Seq: e.Seq, Time: e.Time, Clock: e.Time.UTC().Format("15:04:05.000"), Agent: e.Agent,
+			Colour: a.roster.colour(e.Agent), Kind: e.Kind, Group: KindGroup(e.Kind),
+			Summary: shorten(oneLine(Summary(*e)), summaryLen), Order: orders[e.Seq],
+		}
+		r.Failed = failed[e.Seq] || e.Kind == traces.KindError ||
+			e.Model != nil && e.Model.Error != "" || e.Tool != nil && e.Tool.Error != ""
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// KindGroup returns the family of a kind: the part before the dot, with interrupted and resumed
+// grouped as "interrupt".
+func KindGroup(k traces.Kind) string {
+	switch k {
+	case traces.KindInterrupted, traces.KindResumed:
+		return "interrupt"
+	}
+	s := string(k)
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// KindGroups lists the kind families in the order the timeline's kind filter offers them.
+var KindGroups = []string{"run", "agent", "model", "tool", "message", "transfer", "agenttool",
+	"session", "interrupt", "exit", "breakloop", "error"}
+
+// Summary describes an event in one line of plain text.
+func Summary(e traces.Event) string {
+	switch {
+	case e.Run != nil:
+		return runSummary(e)
+	case e.AgentRun != nil:
+		return agentSummary(e)
+	case e.Model != nil:
+		return modelSummary(e)
+	case e.Tool != nil:
+		return toolSummary(e)
+	case e.Message != nil:
+		return messageSummary(*e.Message)
+	case e.Transfer != nil:
+		t := e.Transfer
+		return fmt.Sprintf("%s → %s (%s)", t.From, t.To, t.Mode)
+	case e.AgentTool != nil:
+		c := e.AgentTool
+		if e.Kind == traces.KindAgentToolExit {
+			return fmt.Sprintf("%s → %s: %s", c.Callee, c.Caller, quote(c.Result))
+		}
+		return fmt.Sprintf("%s → %s: %s", c.Caller, c.Callee, quote(c.Request))
+	case e.Session != nil:
+		return fmt.Sprintf("%s = %s", e.Session.Key, compactJSON(e.Session.Value))
+	case e.Interrupt != nil:
+		return firstNonEmpty(e.Interrupt.Info, e.Interrupt.Address, e.Interrupt.ID)
+	case e.Exit != nil:
+		return "exit: " + quote(e.Exit.FinalResult)
+	case e.BreakLoop != nil:
+		return fmt.Sprintf("%s broke its loop after %s", e.BreakLoop.From, plural(e.BreakLoop.Iterations, "iteration"))
+	case e.Error != nil:
+		return e.Error.Message
+	}
+	return string(e.Kind)
+}
+
+func runSummary(e traces.Event) string {
+	r := e.Run
+	if e.Kind == traces.KindRunStarted {
+		return fmt.Sprintf("flow %s: %s", firstNonEmpty(r.Flow, "?"), quote(r.Input))
+	}
+	if r.Error != "" {
+		return fmt.Sprintf("%s: %s", r.Status, r.Error)
+	}
+	return string(r.Status)
+}
+
+func agentSummary(e traces.Event) string {
+	r := e.AgentRun
+	if e.Kind == traces.KindAgentFinished {
+		return "finished"
+	}
+	how := "started"
+	if r.Resumed {
+		how = "resumed"
+	}
+	if r.Via != "" {
+		how += " via " + r.Via
+	}
+	if len(r.Input) > 0 {
+		how += ", fed " + plural(len(r.Input), "message")
+	}
+	return how
+}
+
+func modelSummary(e traces.Event) string {
+	m := e.Model
+	if e.Kind == traces.KindModelStarted {
+		return fmt.Sprintf("call with %s, %s", plural(len(m.Input), "message"), plural(len(m.Tools), "tool"))
+	}
+	var parts []string
+	switch {
+	case m.Error != "":
+		parts = append(parts, "failed: "+m.Error)
+	case m.Output != nil:
+		parts = append(parts, messageSummary(*m.Output))
+	}
+	if m.Usage != nil {
+		parts = append(parts, fmt.Sprintf("%d tok", m.Usage.TotalTokens))
+	}
+	if m.DurationMS > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f ms", m.DurationMS))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func toolSummary(e traces.Event) string {
+	t := e.Tool
+	if e.Kind == traces.KindToolStarted {
+		return fmt.Sprintf("%s(%s)", t.Name, compactJSON(json.RawMessage(t.Arguments)))
+	}
+	if t.Error != "" {
+		return fmt.Sprintf("%s failed: %s", t.Name, t.Error)
+	}
+	return fmt.Sprintf("%s → %s", t.Name, quote(t.Result))
+}
+
+func messageSummary(m traces.Message) string {
+	var parts []string
+	if m.Content != "" {
+		parts = append(parts, quote(m.Content))
+	}
+	for _, c := range m.ToolCalls {
+		parts = append(parts, fmt.Sprintf("calls %s(%s)", c.Name, compactJSON(json.RawMessage(c.Arguments))))
+	}
+	who := firstNonEmpty(m.Role, "message")
+	if m.Role == "tool" && m.ToolName != "" {
+		who = "tool " + m.ToolName
+	}
+	if len(parts) == 0 {
+		return who + ": (empty)"
+	}
+	return who + ": " + strings.Join(parts, ", ")
+}
+
+// quote puts s in double quotes, cut short for a one-line summary.
+func quote(s string) string { return `"` + shorten(oneLine(s), summaryLen) + `"` }
+
+// oneLine folds runs of whitespace, newlines included, into single spaces. Only the head of a
+// long text is kept: a summary never shows more.
+func oneLine(s string) string {
+	if len(s) > 8*summaryLen {
+		cut := 8 * summaryLen
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + " …"
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// compactJSON returns raw without insignificant whitespace, or raw as one line of text when it
+// is not JSON.
+func compactJSON(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) == nil {
+		return shorten(buf.String(), summaryLen)
+	}
+	return shorten(oneLine(string(raw)), summaryLen)
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
