@@ -70,9 +70,9 @@ type visit struct {
 	// input usually extends it, and then shares its converted messages.
 	lastInput []*schema.Message
 	converted []traces.Message
-	// pending counts streamed outputs of this visit still being read; outputs counts those that
-	// are model replies and tool results.
-	pending, outputs inflight
+	// outputs counts the visit's streamed replies and tool results still being read; closing, its
+	// agent's streamed output, whose end is the end of the agent's work.
+	outputs, closing inflight
 }
 
 // openTool is a tool call in progress.
@@ -129,8 +129,9 @@ func (r *Recorder) Run(ctx context.Context, runner *adk.Runner, flow string, mes
 			if !ok {
 				break
 			}
-			r.observe(ev)
-			gen.Send(ev)
+			u := r.take(ev)
+			gen.Send(ev) // the caller gets each event as soon as eino sends it
+			r.observe(ev, u)
 		}
 		r.finish(ctx)
 	}()
@@ -210,16 +211,58 @@ func (r *Recorder) awaitTransfer(ctx context.Context, agent string) {
 	}
 }
 
+// unechoed is what a stream event carries that no callback recorded: a message, or a copy of its
+// stream still to be read.
+type unechoed struct {
+	msg    *schema.Message
+	stream *schema.StreamReader[*schema.Message]
+}
+
+// take returns the event's message when no callback recorded it; echoes of replies and results
+// that callbacks recorded are counted off. A streamed message is copied: the event keeps one copy
+// for the caller and the recorder reads the other later. It never waits.
+func (r *Recorder) take(ev *adk.AgentEvent) unechoed {
+	if ev.Err != nil || ev.Output == nil || ev.Output.MessageOutput == nil {
+		return unechoed{}
+	}
+	mo := ev.Output.MessageOutput
+	r.mu.Lock()
+	v := r.visitAt(runPathOf(ev.RunPath))
+	echo := false
+	if mo.Role == schema.Tool {
+		echo = v.echoedTool < v.toolResults
+		v.echoedTool += btoi(echo)
+	} else {
+		echo = v.echoedModel < v.modelOutputs
+		v.echoedModel += btoi(echo)
+	}
+	r.mu.Unlock()
+	switch {
+	case echo:
+		return unechoed{}
+	case mo.IsStreaming:
+		copies := mo.MessageStream.Copy(2)
+		mo.MessageStream = copies[0]
+		return unechoed{stream: copies[1]}
+	}
+	return unechoed{msg: mo.Message}
+}
+
 // observe records what a stream event says that no callback said. It runs on the stream's
-// goroutine, before the event is handed to the caller.
-func (r *Recorder) observe(ev *adk.AgentEvent) {
+// goroutine after the event was handed on, and first waits for what the event's agent visit
+// streamed: that happened before whatever the visit sent next.
+func (r *Recorder) observe(ev *adk.AgentEvent, u unechoed) {
 	path := runPathOf(ev.RunPath)
 	if len(path) > 0 {
-		r.waitStreams(path) // what the visit streamed happened before what it sends next
+		r.waitVisit(path)
 	}
+	msg := u.msg
+	if u.stream != nil {
+		msg = readStream(u.stream, ev.Output.MessageOutput.Role)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if ev.Err != nil {
-		r.mu.Lock()
-		defer r.mu.Unlock()
 		agent := ev.AgentName
 		if agent == "" {
 			// Transfer failures and some framework errors come unattributed: blame who acted last.
@@ -229,18 +272,16 @@ func (r *Recorder) observe(ev *adk.AgentEvent) {
 		r.emit(traces.Event{Kind: traces.KindError, Agent: agent, RunPath: path, Error: &traces.ErrorDetail{Message: ev.Err.Error()}})
 		return
 	}
-	var msg *schema.Message
-	if ev.Output != nil && ev.Output.MessageOutput != nil {
-		msg = r.unechoed(ev, path)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if msg != nil {
 		r.emit(traces.Event{Kind: traces.KindMessage, Agent: ev.AgentName, RunPath: path, Message: ptr(traceMessage(msg))})
 	}
-	if ev.Action == nil {
-		return
+	if ev.Action != nil {
+		r.observeAction(ev, path, msg)
 	}
+}
+
+// observeAction records an event's action. Callers hold r.mu.
+func (r *Recorder) observeAction(ev *adk.AgentEvent, path []string, msg *schema.Message) {
 	a := ev.Action
 	switch {
 	case a.TransferToAgent != nil && (msg != nil || ev.Output == nil):
@@ -268,39 +309,24 @@ func (r *Recorder) observe(ev *adk.AgentEvent) {
 	}
 }
 
-// unechoed returns the event's message when no callback recorded it, nil for an echo. A streamed
-// message is read from a copy, and the event keeps the other copy for the caller.
-func (r *Recorder) unechoed(ev *adk.AgentEvent, path []string) *schema.Message {
-	mo := ev.Output.MessageOutput
-	r.mu.Lock()
-	v := r.visitAt(path)
-	switch {
-	case mo.Role == schema.Tool && v.echoedTool < v.toolResults:
-		v.echoedTool++
-		r.mu.Unlock()
-		return nil
-	case mo.Role != schema.Tool && v.echoedModel < v.modelOutputs:
-		v.echoedModel++
-		r.mu.Unlock()
-		return nil
-	}
-	r.mu.Unlock()
-	if !mo.IsStreaming {
-		return mo.Message
-	}
-	copies := mo.MessageStream.Copy(2)
-	mo.MessageStream = copies[0]
-	var acc streamedMessage
-	acc.role = mo.Role
+// readStream joins a streamed message from its copy and closes it.
+func readStream(sr *schema.StreamReader[*schema.Message], role schema.RoleType) *schema.Message {
+	defer sr.Close()
+	acc := streamedMessage{role: role}
 	for {
-		chunk, err := copies[1].Recv()
+		chunk, err := sr.Recv()
 		if err != nil {
-			break
+			return acc.message()
 		}
 		acc.add(chunk)
 	}
-	copies[1].Close()
-	return acc.message()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // finish closes what the run left open once the stream has ended.

@@ -70,13 +70,13 @@ func (r *Recorder) onStart(ctx context.Context, info *callbacks.RunInfo, in call
 	case info.Component == adk.ComponentOfAgent:
 		r.agentStarted(ctx, info, at, adk.ConvAgentCallbackInput(in))
 	case info.Component == components.ComponentOfChatModel:
-		r.waitStreams(at.path)
+		r.waitOutputs(at.path)
 		c.modelID = r.modelStarted(at, model.ConvCallbackInput(in))
 	case info.Component == components.ComponentOfTool:
-		r.waitStreams(at.path)
+		r.waitOutputs(at.path)
 		r.toolStarted(info, at, tool.ConvCallbackInput(in))
 	case at.runnable:
-		r.waitStreams(at.path)
+		r.waitOutputs(at.path)
 	default:
 		return ctx
 	}
@@ -103,12 +103,20 @@ func (r *Recorder) onEnd(ctx context.Context, info *callbacks.RunInfo, out callb
 		if o != nil {
 			msg, usage = o.Message, o.TokenUsage
 		}
+		if msg != nil {
+			r.mu.Lock()
+			r.expectEcho(r.visitAt(c.at.path), false)
+			r.mu.Unlock()
+		}
 		r.modelFinished(c, msg, usage, "")
 	case info.Component == components.ComponentOfTool:
 		result := ""
 		if o := tool.ConvCallbackOutput(out); o != nil {
 			result = o.Response
 		}
+		r.mu.Lock()
+		r.expectEcho(r.visitAt(c.at.path), true)
+		r.mu.Unlock()
 		r.toolFinished(info, c, result, "")
 	case c.at.runnable:
 		r.agentFinished(c.at, "")
@@ -136,8 +144,7 @@ func (r *Recorder) onError(ctx context.Context, info *callbacks.RunInfo, err err
 
 // onEndStream handles an output that is a stream: a model's streamed reply, a tool's streamed
 // result, or an agent's runnable whose output streams until the agent's work ends. It is read on a
-// goroutine of its own and recorded when complete; the visit's later callbacks and stream events
-// wait for it, so the trace keeps the order of the work.
+// goroutine of its own and recorded when complete; what follows it in the trace waits for it.
 func (r *Recorder) onEndStream(ctx context.Context, info *callbacks.RunInfo, out *schema.StreamReader[callbacks.CallbackOutput]) context.Context {
 	c, first := end(ctx, info)
 	isModel, isTool := info.Component == components.ComponentOfChatModel, info.Component == components.ComponentOfTool
@@ -147,55 +154,26 @@ func (r *Recorder) onEndStream(ctx context.Context, info *callbacks.RunInfo, out
 	}
 	r.mu.Lock()
 	v := r.visitAt(c.at.path)
-	if isModel {
-		v.modelOutputs++ // its stream echo may reach the stream consumer before we finish reading
-	}
-	v.pending.add()
+	work := &v.closing
 	if isModel || isTool {
-		v.outputs.add()
+		r.expectEcho(v, isTool) // the echo may reach the stream consumer before we finish reading
+		work = &v.outputs
 	}
+	work.add()
 	r.streams.add()
 	r.mu.Unlock()
 	go func() {
 		defer r.streams.done()
-		defer v.pending.done()
-		if isModel || isTool {
-			defer v.outputs.done()
-		}
-		defer out.Close()
-		var reply streamedMessage
-		var usage *model.TokenUsage
-		var result []byte
-		failed := ""
-		for {
-			chunk, err := out.Recv()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				failed = err.Error()
-				break
-			}
-			switch {
-			case isModel:
-				if o := model.ConvCallbackOutput(chunk); o != nil {
-					reply.add(o.Message)
-					if o.TokenUsage != nil {
-						usage = o.TokenUsage
-					}
-				}
-			case isTool:
-				if o := tool.ConvCallbackOutput(chunk); o != nil {
-					result = append(result, o.Response...)
-				}
-			}
-		}
+		defer work.done()
 		switch {
 		case isModel:
-			r.modelFinishedCounted(c, reply.message(), usage, failed)
+			reply, usage, failed := readModelStream(out)
+			r.modelFinished(c, reply, usage, failed)
 		case isTool:
-			r.toolFinished(info, c, string(result), failed)
+			result, failed := readToolStream(out)
+			r.toolFinished(info, c, result, failed)
 		default:
+			_, failed := readToolStream(out) // nothing in it is needed but its end
 			// The agent's work ends after the replies and results it streamed on the way.
 			v.outputs.wait()
 			r.agentFinished(c.at, failed)
@@ -204,12 +182,71 @@ func (r *Recorder) onEndStream(ctx context.Context, info *callbacks.RunInfo, out
 	return ctx
 }
 
-// waitStreams waits until the streamed outputs of the visit at path are recorded.
-func (r *Recorder) waitStreams(path []string) {
+// expectEcho counts a reply or tool result recorded from a callback whose copy the stream will
+// also carry. Callers hold r.mu.
+func (r *Recorder) expectEcho(v *visit, tool bool) {
+	if tool {
+		v.toolResults++
+	} else {
+		v.modelOutputs++
+	}
+}
+
+// readModelStream joins a model's streamed reply from the callback's copy of its chunks.
+func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (*schema.Message, *model.TokenUsage, string) {
+	defer out.Close()
+	var reply streamedMessage
+	var usage *model.TokenUsage
+	for {
+		chunk, err := out.Recv()
+		if err == io.EOF {
+			return reply.message(), usage, ""
+		}
+		if err != nil {
+			return reply.message(), usage, err.Error()
+		}
+		if o := model.ConvCallbackOutput(chunk); o != nil {
+			reply.add(o.Message)
+			if o.TokenUsage != nil {
+				usage = o.TokenUsage
+			}
+		}
+	}
+}
+
+// readToolStream joins a tool's streamed result from the callback's copy of its chunks.
+func readToolStream(out *schema.StreamReader[callbacks.CallbackOutput]) (string, string) {
+	defer out.Close()
+	var result []byte
+	for {
+		chunk, err := out.Recv()
+		if err == io.EOF {
+			return string(result), ""
+		}
+		if err != nil {
+			return string(result), err.Error()
+		}
+		if o := tool.ConvCallbackOutput(chunk); o != nil {
+			result = append(result, o.Response...)
+		}
+	}
+}
+
+// waitOutputs waits until the streamed replies and results of the visit at path are recorded.
+func (r *Recorder) waitOutputs(path []string) {
 	r.mu.Lock()
 	v := r.visitAt(path)
 	r.mu.Unlock()
-	v.pending.wait()
+	v.outputs.wait()
+}
+
+// waitVisit waits until everything the visit at path streamed is recorded, its end included.
+func (r *Recorder) waitVisit(path []string) {
+	r.mu.Lock()
+	v := r.visitAt(path)
+	r.mu.Unlock()
+	v.outputs.wait()
+	v.closing.wait()
 }
 
 func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at place, in *adk.AgentCallbackInput) {
@@ -219,7 +256,7 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 		via = "agenttool"
 	case at.previous() != "":
 		via = "transfer"
-		r.waitStreams(at.path[:len(at.path)-1])
+		r.waitVisit(at.path[:len(at.path)-1])
 		r.awaitTransfer(ctx, at.agent())
 	}
 	r.mu.Lock()
@@ -280,16 +317,6 @@ func (r *Recorder) modelStarted(at place, in *model.CallbackInput) string {
 // modelFinished records a model's reply (or failure) and the reply as the agent's message.
 func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, errMsg string) {
 	r.mu.Lock()
-	if msg != nil {
-		r.visitAt(c.at.path).modelOutputs++
-	}
-	r.mu.Unlock()
-	r.modelFinishedCounted(c, msg, usage, errMsg)
-}
-
-// modelFinishedCounted is modelFinished for a reply whose stream echo is already counted.
-func (r *Recorder) modelFinishedCounted(c *call, msg *schema.Message, usage *model.TokenUsage, errMsg string) {
-	r.mu.Lock()
 	defer r.mu.Unlock()
 	mc := &traces.ModelCall{ID: c.modelID, DurationMS: millis(time.Since(c.started)), Error: errMsg}
 	if msg != nil {
@@ -339,7 +366,6 @@ func (r *Recorder) toolFinished(info *callbacks.RunInfo, c *call, result, errMsg
 	if errMsg != "" {
 		return
 	}
-	r.visitAt(c.at.path).toolResults++
 	r.emit(traces.Event{Kind: traces.KindMessage, Agent: agent, RunPath: c.at.path,
 		Message: &traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}})
 	if info.Name == transferToolName {
@@ -368,7 +394,8 @@ func (r *Recorder) waitCallee(callID string) {
 	}
 	r.mu.Unlock()
 	for _, v := range inside {
-		v.pending.wait()
+		v.outputs.wait()
+		v.closing.wait()
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/agents/agentstest"
@@ -296,4 +297,73 @@ func strayTransferFlow() agents.Flow {
 		return adk.SetSubAgents(ctx, router, []adk.Agent{helper})
 	}
 	return f
+}
+
+// TestRecorderHandsEventsOn checks the recorder's promise to its caller: the iterator yields the
+// events an unrecorded run yields, streams included, in the same order.
+func TestRecorderHandsEventsOn(t *testing.T) {
+	flow, _ := agents.Lookup("supervisor")
+	for _, streaming := range []bool{false, true} {
+		plain := drain(t, flow, streaming, nil)
+		rec := traces.NewRecording(traces.Run{ID: "r-test"}, flow.Agents, 0)
+		recorded := drain(t, flow, streaming, agents.NewRecorder(rec, flow.Agents))
+		if strings.Join(plain, "\n") != strings.Join(recorded, "\n") {
+			t.Errorf("streaming=%v: recorded run yields\n%s\nwant\n%s", streaming, strings.Join(recorded, "\n"), strings.Join(plain, "\n"))
+		}
+		if n := len(rec.Snapshot().Events); n < len(plain) {
+			t.Errorf("streaming=%v: only %d events recorded for %d yielded", streaming, n, len(plain))
+		}
+	}
+}
+
+// drain runs flow through recorder (or plainly when it is nil) and describes each yielded event,
+// reading streamed messages to their end as a caller would.
+func drain(t *testing.T, flow agents.Flow, streaming bool, recorder *agents.Recorder) []string {
+	t.Helper()
+	ctx := context.Background()
+	root, err := flow.Build(ctx, flow.ScriptedModels(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: streaming})
+	msgs := []adk.Message{schema.UserMessage(flow.DefaultInput)}
+	var events *adk.AsyncIterator[*adk.AgentEvent]
+	if recorder == nil {
+		events = runner.Run(ctx, msgs)
+	} else {
+		events = recorder.Run(ctx, runner, flow.Name, msgs)
+	}
+	var out []string
+	for {
+		ev, ok := events.Next()
+		if !ok {
+			return out
+		}
+		line := ev.AgentName + " " + strings.Join(pathOf(ev), ">")
+		if ev.Output != nil && ev.Output.MessageOutput != nil {
+			msg, err := ev.Output.MessageOutput.GetMessage()
+			if err != nil {
+				t.Fatal(err)
+			}
+			line += fmt.Sprintf(" %s %q", msg.Role, msg.Content)
+			for _, tc := range msg.ToolCalls {
+				if !uuidPattern.MatchString(tc.ID) {
+					line += " " + tc.ID
+				}
+				line += " " + tc.Function.Name
+			}
+		}
+		if ev.Action != nil && ev.Action.TransferToAgent != nil {
+			line += " => " + ev.Action.TransferToAgent.DestAgentName
+		}
+		out = append(out, line)
+	}
+}
+
+func pathOf(ev *adk.AgentEvent) []string {
+	out := make([]string, len(ev.RunPath))
+	for i := range ev.RunPath {
+		out[i] = ev.RunPath[i].String()
+	}
+	return out
 }
