@@ -1,9 +1,7 @@
 package web
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/baton-dev/baton/traces"
@@ -37,50 +35,10 @@ type Fact struct {
 	Colour int
 }
 
-// Block is a longer value: text or pretty-printed JSON. Long blocks are folded: Preview holds
-// their head and the page offers "show all". A JSON string is shown decoded, as text, with
-// String set.
-type Block struct {
-	Label   string
-	Text    string
-	JSON    bool
-	String  bool
-	Long    bool
-	Preview string
-}
-
 // Ref points at another event.
 type Ref struct {
 	Label string
 	Seq   int64
-}
-
-// Folding thresholds for Block.
-const (
-	foldRunes   = 1200
-	foldLines   = 24
-	previewRune = 480
-	previewLine = 8
-)
-
-// NewBlock returns text as a Block: pretty-printed when it is JSON, folded when it is long.
-func NewBlock(label, text string) Block {
-	b := Block{Label: label, Text: text}
-	b.Text, b.JSON = PrettyJSON(text)
-	var str string
-	if b.JSON && strings.HasPrefix(b.Text, `"`) && json.Unmarshal([]byte(b.Text), &str) == nil {
-		b.Text, b.JSON, b.String = str, false, true
-	}
-	lines := strings.Count(b.Text, "\n") + 1
-	if n := len([]rune(b.Text)); n > foldRunes || lines > foldLines {
-		b.Long = true
-		head := b.Text
-		if parts := strings.SplitN(head, "\n", previewLine+1); len(parts) > previewLine {
-			head = strings.Join(parts[:previewLine], "\n")
-		}
-		b.Preview = shorten(head, previewRune)
-	}
-	return b
 }
 
 // NewInspection returns the inspector for event seq of tr, or an error with traces.CodeNotFound

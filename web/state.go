@@ -72,32 +72,19 @@ func analyse(tr traces.Trace) *analysis {
 	return a
 }
 
-// runStatus is the run's status as of the trace's last event: a trace cut before run.finished is
-// still running whatever its Run says.
+// runStatus is the run's status as of the trace's last event. A run.finished event wins (a
+// live snapshot may carry it before the run's metadata says so); otherwise the run's own status,
+// which Prefix resets to running when it cuts the events short.
 func runStatus(tr traces.Trace) traces.Status {
 	if n := len(tr.Events); n > 0 {
-		last := tr.Events[n-1]
-		if last.Kind == traces.KindRunFinished && last.Run != nil && last.Run.Status.Valid() {
+		if last := tr.Events[n-1]; last.Kind == traces.KindRunFinished && last.Run != nil && last.Run.Status.Valid() {
 			return last.Run.Status
 		}
-		if tr.Run.Status.Ended() && hasFinish(tr) {
-			return tr.Run.Status
-		}
-		return traces.StatusRunning
 	}
 	if tr.Run.Status.Valid() {
 		return tr.Run.Status
 	}
 	return traces.StatusRunning
-}
-
-func hasFinish(tr traces.Trace) bool {
-	for i := len(tr.Events) - 1; i >= 0; i-- {
-		if tr.Events[i].Kind == traces.KindRunFinished {
-			return true
-		}
-	}
-	return false
 }
 
 func (a *analysis) act(name string) *activity {

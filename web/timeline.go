@@ -71,9 +71,11 @@ func KindGroup(k traces.Kind) string {
 	return s
 }
 
-// KindGroups lists the kind families in the order the timeline's kind filter offers them.
-var KindGroups = []string{"run", "agent", "model", "tool", "message", "transfer", "agenttool",
-	"session", "interrupt", "exit", "breakloop", "error"}
+// KindGroups returns the kind families in the order the timeline's kind filter offers them.
+func KindGroups() []string {
+	return []string{"run", "agent", "model", "tool", "message", "transfer", "agenttool",
+		"session", "interrupt", "exit", "breakloop", "error"}
+}
 
 // Summary describes an event in one line of plain text.
 func Summary(e traces.Event) string {
