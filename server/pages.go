@@ -22,15 +22,20 @@ func (s *Server) pageRoutes(e *echo.Echo) {
 }
 
 // pageOptions are the settings every page gets: the token, so that the client script can send it
-// even where the cookie is not.
-func (s *Server) pageOptions() templates.PageOptions {
-	return templates.PageOptions{Token: s.token}
+// even where the cookie is not, and where the pace slider starts: run id's pace while it runs,
+// else the server's default.
+func (s *Server) pageOptions(id string) templates.PageOptions {
+	pace, ok := s.runs.pace(id)
+	if !ok {
+		pace = s.cfg.DefaultPace
+	}
+	return templates.PageOptions{Token: s.token, PaceMS: int(pace.Milliseconds())}
 }
 
 // indexPage serves GET /: the flows to start and the runs so far.
 func (s *Server) indexPage(c echo.Context) error {
 	idx := web.Index{Flows: s.flowInfos(), Runs: s.broker.Runs()}
-	return render(c, http.StatusOK, templates.IndexPage(idx, s.pageOptions()))
+	return render(c, http.StatusOK, templates.IndexPage(idx, s.pageOptions("")))
 }
 
 // runPage serves GET /runs/:id: the run as it stands; the page's script follows it live.
@@ -39,7 +44,7 @@ func (s *Server) runPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, templates.RunPage(rec.Snapshot(), s.pageOptions()))
+	return render(c, http.StatusOK, templates.RunPage(rec.Snapshot(), s.pageOptions(rec.ID())))
 }
 
 // inspector serves GET /runs/:id/inspector?seq=N: the inspector panel's HTML for event N.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -138,4 +139,32 @@ func TestAPINotFoundIsJSON(t *testing.T) {
 	if res.status != http.StatusMethodNotAllowed || res.apiError(t) == "" {
 		t.Errorf("DELETE /api/runs: %d %s", res.status, res.body)
 	}
+}
+
+// TestPaceSlider: the slider starts where runs go: the server's default on the index, the run's
+// own pace (as changed live) on its page.
+func TestPaceSlider(t *testing.T) {
+	runs := make(chan started, 1)
+	ts := mustOpenServer(t, server.Config{DefaultPace: 400 * time.Millisecond})
+	server.SetRunner(ts.Server, handOver(runs))
+	slider := func(path string) string {
+		t.Helper()
+		v, _ := page(t, ts.do(t, request{path: path})).Find(`[data-testid="pace"]`).Attr("value")
+		return v
+	}
+	if got := slider("/"); got != "400" {
+		t.Errorf("index slider at %q, want the default 400", got)
+	}
+	id := ts.createRun(t, `{"flow": "echo", "pace_ms": 250}`)
+	st := receive(t, runs)
+	if got := slider("/runs/" + id); got != "250" {
+		t.Errorf("run page slider at %q, want the run's 250", got)
+	}
+	if res := ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + id + "/pace", body: `{"pace_ms": 900}`}); res.status != http.StatusNoContent {
+		t.Fatalf("set pace: %d %s", res.status, res.body)
+	}
+	if got := slider("/runs/" + id); got != "900" {
+		t.Errorf("run page slider at %q after a change, want 900", got)
+	}
+	st.rec.Finish(traces.StatusCompleted, "")
 }

@@ -135,6 +135,17 @@ func (m *runManager) setPace(id string, d time.Duration) error {
 	return nil
 }
 
+// pace returns a running run's current pace, or false when it is not running here.
+func (m *runManager) pace(id string) (time.Duration, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	lr, ok := m.live[id]
+	if !ok {
+		return 0, false
+	}
+	return lr.pace.Get(), true
+}
+
 // wait refuses new runs and waits for the running ones to end; cancel the manager's context
 // first to make them end soon.
 func (m *runManager) wait() {

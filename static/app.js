@@ -8,7 +8,6 @@
   const body = document.body;
   const tokenMeta = document.querySelector('meta[name="baton-token"]');
   const token = tokenMeta ? tokenMeta.content : "";
-  const PACE_KEY = "baton.pace";
   const FIT_KEY = "baton.fit";
 
   // withToken adds ?token= (or &token=) to a same-origin URL when the page has a token.
@@ -45,20 +44,15 @@
     return input ? Number(input.value) || 0 : 0;
   }
 
-  // setupPace restores the slider from the last choice and calls onChange when it is released.
+  // setupPace shows the slider's value as it moves and calls onChange when it is released. The
+  // server renders it at the run's pace (or its default), so what it shows is what runs.
   function setupPace(onChange) {
     const input = document.getElementById("pace");
     const out = document.getElementById("pace-value");
     if (!input) return;
-    const saved = localStorage.getItem(PACE_KEY);
-    if (saved !== null && !Number.isNaN(Number(saved))) input.value = saved;
     const show = () => { if (out) out.textContent = input.value + " ms"; };
-    show();
     input.addEventListener("input", show);
-    input.addEventListener("change", () => {
-      localStorage.setItem(PACE_KEY, input.value);
-      if (onChange) onChange(Number(input.value));
-    });
+    input.addEventListener("change", () => { if (onChange) onChange(Number(input.value)); });
   }
 
   // startRun starts a run of flow and navigates to its page, or shows the API's error in errEl.

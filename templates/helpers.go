@@ -23,6 +23,8 @@ type PageOptions struct {
 	// Token, if non-empty, is sent by the client script as ?token= on its websocket and fetch
 	// calls. It is written into a <meta name="baton-token"> element of the page.
 	Token string
+	// PaceMS is where the pace slider starts: the running run's pace, or the server's default.
+	PaceMS int
 }
 
 // n formats a viewBox coordinate: at most one decimal, no trailing zeros.
