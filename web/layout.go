@@ -13,7 +13,7 @@ const (
 	NodeH = 76.0  // height of an agent box
 
 	siblingGap = 28.0 // between neighbouring subtrees
-	rowGap     = 72.0 // between a parent's bottom and its children's top, plus any frame caption
+	rowGap     = 120.0 // between a parent's bottom and its children's top, plus any frame caption
 	margin     = 28.0 // around the whole drawing
 	framePad   = 10.0 // between an AgentTool frame and what it holds
 	frameLine  = 17.0 // one line of the frame's caption (above the callee) or note (below)
