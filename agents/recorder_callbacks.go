@@ -13,6 +13,7 @@ import (
 	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/traces"
@@ -48,16 +49,46 @@ func end(ctx context.Context, info *callbacks.RunInfo) (*call, bool) {
 	return c, true
 }
 
-// handler returns the run's callback handler. Every method returns quickly: streamed outputs are
-// read on goroutines of their own, and nothing is changed in eino's inputs or outputs.
-func (r *Recorder) handler() callbacks.Handler {
-	return callbacks.NewHandlerBuilder().
-		OnStartFn(r.onStart).
-		OnEndFn(r.onEnd).
-		OnErrorFn(r.onError).
-		OnStartWithStreamInputFn(r.onStartStream).
-		OnEndWithStreamOutputFn(r.onEndStream).
-		Build()
+// handler is the run's callback handler. Every method returns quickly: streamed outputs are read
+// on goroutines of their own, and nothing is changed in eino's inputs or outputs.
+type handler struct{ r *Recorder }
+
+// handler returns the run's callback handler.
+func (r *Recorder) handler() callbacks.Handler { return handler{r} }
+
+// Needed tells eino which components to call the recorder for: agents, models, tools, and the
+// runnables that carry an agent's work. Saying no to the rest (lambdas, tool nodes...) spares
+// eino the calls and, in streaming runs, the stream copies it would make for us.
+func (h handler) Needed(_ context.Context, info *callbacks.RunInfo, _ callbacks.CallbackTiming) bool {
+	if info == nil {
+		return false
+	}
+	switch info.Component {
+	case adk.ComponentOfAgent, components.ComponentOfChatModel, components.ComponentOfTool,
+		compose.ComponentOfChain, compose.ComponentOfGraph, compose.ComponentOfWorkflow:
+		return true
+	}
+	return false
+}
+
+func (h handler) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks.CallbackInput) context.Context {
+	return h.r.onStart(ctx, info, in)
+}
+
+func (h handler) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.CallbackOutput) context.Context {
+	return h.r.onEnd(ctx, info, out)
+}
+
+func (h handler) OnError(ctx context.Context, info *callbacks.RunInfo, err error) context.Context {
+	return h.r.onError(ctx, info, err)
+}
+
+func (h handler) OnStartWithStreamInput(ctx context.Context, info *callbacks.RunInfo, in *schema.StreamReader[callbacks.CallbackInput]) context.Context {
+	return h.r.onStartStream(ctx, info, in)
+}
+
+func (h handler) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo, out *schema.StreamReader[callbacks.CallbackOutput]) context.Context {
+	return h.r.onEndStream(ctx, info, out)
 }
 
 func (r *Recorder) onStart(ctx context.Context, info *callbacks.RunInfo, in callbacks.CallbackInput) context.Context {
