@@ -20,8 +20,9 @@ func (f Flow) ScriptedModels(pace *Pace) ModelFor {
 	}
 }
 
-// newChatAgent builds the ChatModelAgent conf describes, with the model models gives for its name.
-func newChatAgent(ctx context.Context, models ModelFor, conf adk.ChatModelAgentConfig) (*adk.ChatModelAgent, error) {
+// NewChatAgent builds the ChatModelAgent conf describes, with the model models gives for its name:
+// the way every flow, built-in or not, makes its chat model agents.
+func NewChatAgent(ctx context.Context, models ModelFor, conf adk.ChatModelAgentConfig) (*adk.ChatModelAgent, error) {
 	m, err := models(conf.Name)
 	if err != nil {
 		return nil, fmt.Errorf("model for agent %s: %w", conf.Name, err)

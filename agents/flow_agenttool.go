@@ -85,7 +85,7 @@ func buildAgentTool(ctx context.Context, models ModelFor) (adk.Agent, error) {
 	var conf adk.ToolsConfig
 	conf.Tools = tools
 	conf.EmitInternalEvents = true
-	return newChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	return NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
 		Name:        "project_manager",
 		Description: pmDesc,
 		Instruction: "You are a project manager. Break the request into research, implementation and review, " +
@@ -125,7 +125,7 @@ func newCallees(ctx context.Context, models ModelFor) ([]adk.Agent, error) {
 	}
 	agents := make([]adk.Agent, len(confs))
 	for i, c := range confs {
-		a, err := newChatAgent(ctx, models, c)
+		a, err := NewChatAgent(ctx, models, c)
 		if err != nil {
 			return nil, err
 		}

@@ -69,7 +69,7 @@ func init() {
 
 // buildSupervisor builds the supervisor flow anew.
 func buildSupervisor(ctx context.Context, models ModelFor) (adk.Agent, error) {
-	boss, err := newChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	boss, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
 		Name:        "supervisor",
 		Description: supervisorDesc,
 		Instruction: "You are a supervisor managing two agents: research_agent for looking facts up and " +
@@ -101,7 +101,7 @@ func newResearchAgent(ctx context.Context, models ModelFor) (adk.Agent, error) {
 	if box.err != nil {
 		return nil, box.err
 	}
-	return newChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	return NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
 		Name:        "research_agent",
 		Description: researchDesc,
 		Instruction: "You are a research agent. Use the search tool to find facts, then report them with their sources. " +
@@ -128,7 +128,7 @@ func newMathAgent(ctx context.Context, models ModelFor) (adk.Agent, error) {
 	if box.err != nil {
 		return nil, box.err
 	}
-	return newChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	return NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
 		Name:        "math_agent",
 		Description: mathDesc,
 		Instruction: "You are a math agent. Use your tools for every calculation and show the steps.",

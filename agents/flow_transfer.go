@@ -58,7 +58,7 @@ func init() {
 
 // buildTransfer builds the transfer flow anew.
 func buildTransfer(ctx context.Context, models ModelFor) (adk.Agent, error) {
-	router, err := newChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	router, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
 		Name:        "router",
 		Description: routerDesc,
 		Instruction: "You are a router. Do not answer the user yourself: transfer every request to the agent best suited to it.",
@@ -74,7 +74,7 @@ func buildTransfer(ctx context.Context, models ModelFor) (adk.Agent, error) {
 	if err := errors.Join(weatherTools.err, chatTools.err); err != nil {
 		return nil, err
 	}
-	weather, err := newChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	weather, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
 		Name:        "weather_agent",
 		Description: weatherDesc,
 		Instruction: "You answer weather questions. Always call get_weather for the city the user asks about.",
@@ -83,7 +83,7 @@ func buildTransfer(ctx context.Context, models ModelFor) (adk.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	chat, err := newChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	chat, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
 		Name:        "chat_agent",
 		Description: chatDesc,
 		Instruction: "You make small talk. Use tell_joke for jokes and lookup_fact for questions of fact.",

@@ -279,18 +279,11 @@ func strayTransferFlow() agents.Flow {
 		},
 	}
 	f.Build = func(ctx context.Context, models agents.ModelFor) (adk.Agent, error) {
-		agent := func(name string) (adk.Agent, error) {
-			m, err := models(name)
-			if err != nil {
-				return nil, err
-			}
-			return adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: name, Description: name, Instruction: "You are " + name, Model: m})
-		}
-		router, err := agent("router")
+		router, err := agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "router", Description: "routes", Instruction: "Route."})
 		if err != nil {
 			return nil, err
 		}
-		helper, err := agent("helper")
+		helper, err := agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "helper", Description: "helps", Instruction: "Help."})
 		if err != nil {
 			return nil, err
 		}

@@ -22,6 +22,15 @@ func (s *Server) eventRoutes(e *echo.Echo) {
 // too far behind is closed with CloseTooSlow and "too slow; resume with after=N", N being the
 // last event it was sent, so reconnecting with that after loses and repeats nothing.
 func (s *Server) streamEvents(c echo.Context) error {
+	return s.serveSubscription(c, func(sk *socket, _ *traces.Recording, sub *traces.Subscription, after int64) {
+		s.writeEvents(sk, sub, after)
+	})
+}
+
+// serveSubscription answers a run's websocket route: it upgrades the request and subscribes to
+// the run's events after ?after=N (0 when absent), then lets write serve the socket. Unknown runs
+// and bad values of after are answered before the upgrade, as plain HTTP errors.
+func (s *Server) serveSubscription(c echo.Context, write func(sk *socket, rec *traces.Recording, sub *traces.Subscription, after int64)) error {
 	rec, err := s.broker.Get(c.Param("id"))
 	if err != nil {
 		return err
@@ -37,7 +46,7 @@ func (s *Server) streamEvents(c echo.Context) error {
 	defer sk.end()
 	sub := rec.Subscribe(after)
 	defer sub.Cancel()
-	s.writeEvents(sk, sub, after)
+	write(sk, rec, sub, after)
 	return nil
 }
 

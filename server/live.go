@@ -37,23 +37,7 @@ type liveDropped struct {
 // run ends it sends the final state and closes normally; a page that falls too far behind gets a
 // liveDropped message and a CloseTooSlow close.
 func (s *Server) streamLive(c echo.Context) error {
-	rec, err := s.broker.Get(c.Param("id"))
-	if err != nil {
-		return err
-	}
-	after, err := queryInt(c, "after", 0, 0)
-	if err != nil {
-		return err
-	}
-	sk, err := s.openSocket(c)
-	if err != nil {
-		return err
-	}
-	defer sk.end()
-	sub := rec.Subscribe(after)
-	defer sub.Cancel()
-	s.writeLive(sk, rec, sub, after)
-	return nil
+	return s.serveSubscription(c, s.writeLive)
 }
 
 // writeLive is the live socket's writer loop; last is the seq the page shows already.

@@ -72,7 +72,7 @@ func buildFailingTool(ctx context.Context, models agents.ModelFor) (adk.Agent, e
 	// recovers, and flaky_api's error is the one reported, so the outcome is deterministic.
 	var conf adk.ToolsConfig
 	conf.Tools = []tool.BaseTool{ping, flaky, crash}
-	return newAgent(ctx, models, adk.ChatModelAgentConfig{
+	return agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
 		Name:        "fragile_agent",
 		Description: "Checks services with tools that break.",
 		Instruction: "Check the service the user names with your tools.",

@@ -69,7 +69,7 @@ func buildHostile(ctx context.Context, models agents.ModelFor) (adk.Agent, error
 	var conf adk.ToolsConfig
 	conf.Tools = []tool.BaseTool{echo, remember}
 	conf.ExecuteSequentially = true
-	return newAgent(ctx, models, adk.ChatModelAgentConfig{
+	return agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
 		Name:        "hostile_agent",
 		Description: hostileDesc,
 		Instruction: "Repeat whatever you are given, markup and all.",

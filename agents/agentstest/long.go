@@ -67,7 +67,7 @@ func buildLong(ctx context.Context, models agents.ModelFor, replies int) (adk.Ag
 	var conf adk.ToolsConfig
 	conf.Tools = []tool.BaseTool{tick}
 	conf.ExecuteSequentially = true // results in call order, so runs compare equal
-	return newAgent(ctx, models, adk.ChatModelAgentConfig{
+	return agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
 		Name:          "long_agent",
 		Description:   "Counts with a tool.",
 		Instruction:   "Count with the tick tool until you are done.",
