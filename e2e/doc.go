@@ -1,0 +1,6 @@
+// Package e2e holds Baton's end-to-end tests: the real server, in process, driven through a real
+// headless Chromium with chromedp, clicking what a user clicks and checking what a user sees.
+// They skip when chromium is missing, unless BATON_REQUIRE_BROWSER=1 or CI=true (./test.sh sets
+// the former and installs chromium). `go test -run TestMeasure -v ./e2e/` logs the page's
+// latency and load-time measurements.
+package e2e

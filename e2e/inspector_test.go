@@ -1,0 +1,163 @@
+package e2e_test
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// inspectorFed is the inspector's list of fed messages.
+type fedMessage struct {
+	Role string `json:"role"`
+	From string `json:"from"`
+	Text string `json:"text"`
+}
+
+const inspectorFedJS = `Array.from(document.querySelectorAll('#inspector [data-testid=fed-message]')).map(m =>
+  ({role: m.dataset.role, from: m.dataset.from || '', text: m.innerText}))`
+
+// inspect clicks the timeline row that sel selects and waits until the inspector shows its
+// event; it returns the event's seq.
+func (tb *tab) inspect(t *testing.T, sel string) string {
+	t.Helper()
+	seq := evalJS[string](t, tb, `document.querySelector(`+jsString(sel)+`)?.dataset.seq || ''`)
+	if seq == "" {
+		t.Fatalf("no timeline row %s", sel)
+	}
+	tb.click(t, "#ev-"+seq)
+	tb.waitFor(t, "the inspector on event #"+seq, `document.querySelector('[data-testid=inspection]')?.dataset.seq === `+jsString(seq))
+	return seq
+}
+
+// filterState is the timeline as filtered, with the URL's hash.
+type filterState struct {
+	Hash      string   `json:"hash"`
+	Select    string   `json:"select"`
+	Shown     []string `json:"shown"`  // data-agent of the visible rows
+	Hidden    int      `json:"hidden"` // rows hidden by the filter
+	Inspected string   `json:"inspected"`
+}
+
+const filterStateJS = `(() => {
+  const rows = Array.from(document.querySelectorAll('[data-testid=timeline-row]'));
+  return {hash: location.hash, select: document.getElementById('filter-agent').value,
+    shown: rows.filter(r => r.checkVisibility()).map(r => r.dataset.agent),
+    hidden: rows.filter(r => !r.checkVisibility()).length,
+    inspected: document.querySelector('[data-testid=inspection]')?.dataset.seq || ''};
+})()`
+
+// TestInspectorAndFilters: clicking a model call's row lists its input messages with their
+// roles and origins; clicking a node filters the timeline to that agent; the URL keeps both
+// through a reload.
+func TestInspectorAndFilters(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	id := b.startRun(t, "supervisor", 0)
+	b.waitRunEnded(t, id, waitTimeout)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+id)
+
+	tb.inspect(t, `[data-testid=timeline-row][data-kind="model.started"][data-agent="math_agent"]`)
+	fed := evalJS[[]fedMessage](t, tb, inspectorFedJS)
+	var roles []string
+	forContext := false
+	for _, m := range fed {
+		roles = append(roles, m.Role)
+		if m.Role == "" {
+			t.Errorf("fed message without a role: %+v", m)
+		}
+		forContext = forContext || strings.Contains(m.Text, "For context:")
+	}
+	t.Logf("math_agent's first model call: %d input messages, roles %v", len(fed), roles)
+	if !forContext {
+		t.Errorf("math_agent's model input lists no \"For context:\" message: %+v", fed)
+	}
+	if !slices.Contains(roles, "system") || !slices.Contains(roles, "user") {
+		t.Errorf("roles %v, want the system instruction and user messages", roles)
+	}
+
+	tb.click(t, `[data-testid="node-research_agent"]`)
+	tb.waitFor(t, "the timeline filtered to research_agent", `document.getElementById('filter-agent').value === 'research_agent'`)
+	before := evalJS[filterState](t, tb, filterStateJS)
+	checkFiltered(t, "after clicking the node", before, b.trace(t, id).Events)
+	if !strings.Contains(before.Hash, "agent=research_agent") || !strings.Contains(before.Hash, "seq=") {
+		t.Errorf("hash %q does not keep the selection", before.Hash)
+	}
+
+	tb.do(t, "reload", chromedp.Reload())
+	tb.waitFor(t, "the reloaded page to restore the selection",
+		`document.readyState === 'complete' && document.querySelector('[data-testid=inspection]')?.dataset.seq === `+jsString(before.Inspected))
+	after := evalJS[filterState](t, tb, filterStateJS)
+	if after.Hash != before.Hash || after.Select != "research_agent" || len(after.Shown) != len(before.Shown) {
+		t.Errorf("after the reload: %+v, want what was before: %+v", after, before)
+	}
+	checkFiltered(t, "after the reload", after, b.trace(t, id).Events)
+}
+
+// checkFiltered checks that the timeline shows research_agent's rows, all of them, and only them.
+func checkFiltered(t *testing.T, when string, fs filterState, events []traces.Event) {
+	t.Helper()
+	want := 0
+	for _, e := range events {
+		if e.Agent == "research_agent" {
+			want++
+		}
+	}
+	if len(fs.Shown) != want || fs.Hidden != len(events)-want {
+		t.Errorf("%s: %d rows shown and %d hidden, want research_agent's %d of %d", when, len(fs.Shown), fs.Hidden, want, len(events))
+	}
+	for _, a := range fs.Shown {
+		if a != "research_agent" {
+			t.Errorf("%s: a row of %q shows in the timeline filtered to research_agent", when, a)
+			break
+		}
+	}
+}
+
+// TestScreenshot follows a supervisor run to its end at 1280x800, opens the inspector on
+// math_agent's first model call, scrolled to where its "For context:" input starts, and writes
+// docs/screenshot.png, the README's picture.
+func TestScreenshot(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	tb := newTab(t, nil) // first: it may have to start the browser
+	id := b.startRun(t, "supervisor", 100*time.Millisecond)
+	tb.open(t, b.base+"/runs/"+id)
+	if s := tb.state(t); s.Status != "running" {
+		t.Errorf("the run ended before its page loaded (status %s): the screenshot shows no live page", s.Status)
+	}
+	tb.waitStatus(t, "completed")
+	if evalJS[bool](t, tb, `!document.getElementById('follow').hidden`) {
+		tb.click(t, "#follow") // "New events ↓" stays over the last row until clicked
+	}
+	tb.inspect(t, `[data-testid=timeline-row][data-kind="model.started"][data-agent="math_agent"]`)
+	// Scroll the inspector, as a reader would, to the first message eino rewrote "For context:".
+	tb.waitFor(t, "the inspector scrolled to the For context: messages", `(() => {
+	  const m = Array.from(document.querySelectorAll('#inspector [data-testid=fed-message]')).find(m => m.innerText.includes('For context:'));
+	  m?.previousElementSibling?.scrollIntoView({block: 'start'});
+	  return !!m && document.getElementById('inspector').scrollTop > 0; })()`)
+	// Let the newest transfer's flash end, and the clock stop, before the picture.
+	tb.waitFor(t, "no animation running", `document.getAnimations().every(a => a.playState !== 'running')`)
+	shot, err := chromedpRun(tb, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(shot))
+	if err != nil || cfg.Width != viewWidth || cfg.Height != viewHeight {
+		t.Fatalf("screenshot is %dx%d (%v), want %dx%d", cfg.Width, cfg.Height, err, viewWidth, viewHeight)
+	}
+	path := filepath.Join("..", "docs", "screenshot.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatalf("write %s: %v", path, err)
+	}
+	t.Logf("wrote %s (%d bytes)", path, len(shot))
+}

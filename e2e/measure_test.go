@@ -1,0 +1,231 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/traces"
+)
+
+// The measurement tests log numbers and assert only correctness; `go test -run TestMeasure -v
+// ./e2e/` reproduces them. They do not call t.Parallel, so they run before the other tests
+// start and have the machine to themselves.
+
+// TestMeasureLatency measures how long after the server records an event its timeline row is
+// in the page (DOM insertion, and the next animation frame after it), for runs followed live at
+// a demo pace. Both clocks are the machine's wall clock.
+func TestMeasureLatency(t *testing.T) {
+	b := startBaton(t)
+	tb := newTab(t, nil)
+	tb.do(t, "note websocket arrivals", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: arrivalsJS})
+		return err
+	}))
+	var dom, frame, arrival, handling []float64
+	catchUp := 0
+	byKind := map[traces.Kind][]float64{}
+	for _, flow := range []string{"supervisor", "agenttool"} {
+		id := b.startRun(t, flow, 150*time.Millisecond)
+		tb.open(t, b.base+"/runs/"+id)
+		tb.startRecording(t)
+		tb.waitStatus(t, "completed")
+		rec := tb.recording(t)
+		arrivals := evalJS[map[string]float64](t, tb, `window.__e2eArrivals`)
+		final := tb.state(t)
+		tr := b.trace(t, id)
+		if !contiguous(final.Seqs, len(tr.Events)) {
+			t.Fatalf("%s: rows %v, want 1..%d", flow, final.Seqs, len(tr.Events))
+		}
+		for _, e := range tr.Events {
+			key := strconv.FormatInt(e.Seq, 10)
+			at, ok := rec.DOM[key]
+			if slices.Contains(rec.Initial, e.Seq) {
+				continue // rendered with the page, not live
+			}
+			if !ok {
+				t.Fatalf("%s: row #%d is in the page, but the recorder never saw it added", flow, e.Seq)
+			}
+			recorded := float64(e.Time.UnixNano()) / 1e6
+			if recorded < arrivals["open"] {
+				catchUp++ // recorded while the page loaded: it came with the socket's first message
+				continue
+			}
+			dom = append(dom, at-recorded)
+			if arr, ok := firstArrival(arrivals, e.Seq); ok {
+				arrival = append(arrival, arr-recorded)
+				handling = append(handling, at-arr)
+			}
+			byKind[e.Kind] = append(byKind[e.Kind], at-recorded)
+			if f, ok := rec.Frame[key]; ok {
+				frame = append(frame, f-recorded)
+			}
+		}
+	}
+	if len(dom) < 60 {
+		t.Fatalf("only %d rows arrived live; the page loaded too late to measure", len(dom))
+	}
+	t.Logf("events recorded after the page's live socket opened (%d more were recorded while it loaded):", catchUp)
+	t.Logf("event recorded -> row in the DOM: %s", summarize(dom))
+	t.Logf("event recorded -> next frame:     %s", summarize(frame))
+	t.Logf("of which: recorded -> live message in the page %s; message -> row in the DOM %s", summarize(arrival), summarize(handling))
+	for _, k := range slices.Sorted(maps.Keys(byKind)) {
+		t.Logf("  %-18s %s", k, summarize(byKind[k]))
+	}
+}
+
+// arrivalsJS wraps WebSocket so that the page notes, per live message, when it arrived
+// (window.__e2eArrivals[seq] = Date.now()), before app.js handles it, and when the socket opened
+// (window.__e2eArrivals.open).
+const arrivalsJS = `(() => {
+  const Native = window.WebSocket;
+  window.__e2eArrivals = {};
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('open', () => { window.__e2eArrivals.open = Date.now(); });
+      this.addEventListener('message', (ev) => {
+        const now = Date.now();
+        try { const m = JSON.parse(ev.data); if (typeof m.seq === 'number' && !(m.seq in window.__e2eArrivals)) window.__e2eArrivals[m.seq] = now; } catch (e) {}
+      });
+    }
+  };
+})()`
+
+// firstArrival returns when the first live message that covers event seq arrived.
+func firstArrival(arrivals map[string]float64, seq int64) (float64, bool) {
+	best, found := 0.0, int64(0)
+	for k, at := range arrivals {
+		s, err := strconv.ParseInt(k, 10, 64)
+		if err != nil || s < seq { // "open", or an earlier message
+			continue
+		}
+		if found == 0 || s < found {
+			best, found = at, s
+		}
+	}
+	return best, found != 0
+}
+
+// TestMeasureLoad measures the run page of the longest run, agentstest.Long(1000) (thousands of
+// events): loading it once the run is over, and following it live at zero pace.
+func TestMeasureLoad(t *testing.T) {
+	b := startBaton(t, agentstest.Long(1000))
+	tb := newTab(t, nil)
+
+	// Followed live: the page opens as the run starts and must end with every row once.
+	start := time.Now()
+	id := b.startRun(t, "long", 0)
+	tb.open(t, b.base+"/runs/"+id)
+	opened := time.Since(start)
+	tb.startRecording(t)
+	tb.waitForWithin(t, "the live page to show the end of the run", `document.querySelector('[data-testid=run-status]')?.dataset.status === 'completed'`, 90*time.Second)
+	shown := time.Since(start)
+	rec := tb.recording(t)
+	evs, traceSize := b.eventTimes(t, id)
+	n := len(evs)
+	final := tb.state(t)
+	if !contiguous(final.Seqs, n) {
+		t.Fatalf("live page: %d rows, want 1..%d once each", len(final.Seqs), n)
+	}
+	ran := evs[n-1].Time.Sub(evs[0].Time)
+	lag := "(the last row came with the page)"
+	if at, ok := rec.DOM[strconv.Itoa(n)]; ok {
+		lag = fmt.Sprintf("%.0f ms after run.finished", at-float64(evs[n-1].Time.UnixNano())/1e6)
+	}
+	t.Logf("Long(1000) followed live: %d events in %s; page loaded %s after the POST, showed completed after %s; last row %s; trace JSON %d bytes",
+		n, ran.Round(time.Millisecond), opened.Round(time.Millisecond), shown.Round(time.Millisecond), lag, traceSize)
+
+	// Loaded after the end: the whole timeline is server-rendered.
+	size := htmlSize(t, b.base+"/runs/"+id)
+	var totals []float64
+	for i := range 3 {
+		t0 := time.Now()
+		tb.do(t, "navigate", chromedp.Navigate(b.base+"/runs/"+id+"?load="+strconv.Itoa(i)))
+		tb.waitFor(t, "the last row", `!!document.getElementById('ev-`+strconv.Itoa(n)+`') && document.readyState === 'complete'`)
+		total := float64(time.Since(t0).Microseconds()) / 1000
+		totals = append(totals, total)
+		nav := evalJS[navTiming](t, tb, `performance.getEntriesByType('navigation')[0].toJSON()`)
+		t.Logf("load %d: %.0f ms until the last row is present; navigation timing: first byte %.0f ms, last byte %.0f ms, parsed %.0f ms, DOMContentLoaded (app.js run) %.0f ms, load %.0f ms; HTML %d bytes (%d over the wire)",
+			i+1, total, nav.ResponseStart, nav.ResponseEnd, nav.DOMInteractive, nav.DOMContentLoadedEventEnd, nav.LoadEventEnd, nav.DecodedBodySize, nav.TransferSize)
+	}
+	if s := tb.state(t); !contiguous(s.Seqs, n) {
+		t.Errorf("loaded page: %d rows, want 1..%d", len(s.Seqs), n)
+	}
+	t.Logf("run page of Long(1000), %d events: HTML %d bytes (%.1f KiB per 100 events); load until the last row: %s",
+		n, size, float64(size)/1024/float64(n)*100, summarize(totals))
+}
+
+// eventTimes returns the seq and time of every event of run id, read straight from the trace
+// JSON (traces.Unmarshal checks every field, which takes seconds for Long(1000)'s 18 MB under
+// -race), and the JSON's size.
+func (b *baton) eventTimes(t *testing.T, id string) ([]eventTime, int) {
+	t.Helper()
+	res, err := http.Get(b.base + "/api/runs/" + id + "/trace")
+	if err != nil {
+		t.Fatalf("GET trace: %v", err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET trace of %s: %d %v", id, res.StatusCode, err)
+	}
+	var doc struct{ Events []eventTime }
+	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Events) == 0 {
+		t.Fatalf("trace of %s: %v (%d events)", id, err, len(doc.Events))
+	}
+	return doc.Events, len(data)
+}
+
+type eventTime struct {
+	Seq  int64
+	Time time.Time
+}
+
+// navTiming is the part of a PerformanceNavigationTiming entry the load test reports.
+type navTiming struct {
+	ResponseStart            float64 `json:"responseStart"`
+	ResponseEnd              float64 `json:"responseEnd"`
+	DOMInteractive           float64 `json:"domInteractive"`
+	DOMContentLoadedEventEnd float64 `json:"domContentLoadedEventEnd"`
+	LoadEventEnd             float64 `json:"loadEventEnd"`
+	DecodedBodySize          int64   `json:"decodedBodySize"`
+	TransferSize             int64   `json:"transferSize"`
+}
+
+// htmlSize returns the size of the page at url.
+func htmlSize(t *testing.T, url string) int {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
+	}
+	return len(body)
+}
+
+// summarize returns the median, p95 and max of ms, in milliseconds.
+func summarize(ms []float64) string {
+	if len(ms) == 0 {
+		return "no samples"
+	}
+	s := slices.Clone(ms)
+	slices.Sort(s)
+	q := func(p float64) float64 { return s[min(len(s)-1, int(p*float64(len(s))))] }
+	return fmt.Sprintf("median %.1f ms, p95 %.1f ms, max %.1f ms (n=%d)", q(0.5), q(0.95), s[len(s)-1], len(s))
+}

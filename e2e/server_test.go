@@ -1,0 +1,179 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
+)
+
+// baton is a Baton server running in process on a loopback port.
+type baton struct {
+	base string // http://127.0.0.1:port
+	logs *logRecorder
+}
+
+// startBaton serves the built-in flows, agentstest.Hostile and extra on 127.0.0.1:0 until t
+// ends. Runs without pace_ms get no pace. An error the server logs fails t.
+func startBaton(t *testing.T, extra ...agents.Flow) *baton {
+	t.Helper()
+	flows := append(agents.Catalogue(), agentstest.Hostile())
+	flows = append(flows, extra...)
+	logs := &logRecorder{}
+	srv, err := server.New(server.Config{
+		Addr:   "127.0.0.1:0",
+		Flows:  flows,
+		Logger: slog.New(logs),
+	})
+	if err != nil {
+		t.Fatalf("server.New: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-served:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Errorf("the server did not shut down within 20s")
+		}
+		for _, r := range logs.records() {
+			if r.level >= slog.LevelError {
+				t.Errorf("server logged an error: %s", r.text)
+			} else {
+				t.Logf("server log: %s", r.text)
+			}
+		}
+	})
+	return &baton{base: "http://" + ln.Addr().String(), logs: logs}
+}
+
+// startRun starts flow through POST /api/runs with its default input and pace, and returns the
+// run id.
+func (b *baton) startRun(t *testing.T, flow string, pace time.Duration) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"flow": flow, "pace_ms": pace.Milliseconds()})
+	res, err := http.Post(b.base+"/api/runs", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("POST /api/runs: %v", err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	var created struct{ ID, URL string }
+	if res.StatusCode != http.StatusCreated || json.Unmarshal(data, &created) != nil || created.ID == "" {
+		t.Fatalf("POST /api/runs %s: %d %s", body, res.StatusCode, data)
+	}
+	return created.ID
+}
+
+// trace returns GET /api/runs/:id/trace.
+func (b *baton) trace(t *testing.T, id string) traces.Trace {
+	t.Helper()
+	res, err := http.Get(b.base + "/api/runs/" + id + "/trace")
+	if err != nil {
+		t.Fatalf("GET trace: %v", err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET trace of %s: %d %v %.200s", id, res.StatusCode, err, data)
+	}
+	tr, err := traces.Unmarshal(data)
+	if err != nil {
+		t.Fatalf("trace of %s: %v", id, err)
+	}
+	return tr
+}
+
+// runStatus returns the run's status from GET /api/runs.
+func (b *baton) runStatus(t *testing.T, id string) traces.Status {
+	t.Helper()
+	res, err := http.Get(b.base + "/api/runs")
+	if err != nil {
+		t.Fatalf("GET /api/runs: %v", err)
+	}
+	defer res.Body.Close()
+	var runs []traces.Run
+	if err := json.NewDecoder(res.Body).Decode(&runs); err != nil {
+		t.Fatalf("GET /api/runs: %v", err)
+	}
+	for _, r := range runs {
+		if r.ID == id {
+			return r.Status
+		}
+	}
+	t.Fatalf("run %s is not in GET /api/runs", id)
+	return ""
+}
+
+// waitRunEnded waits until the run has ended and returns its final trace.
+func (b *baton) waitRunEnded(t *testing.T, id string, timeout time.Duration) traces.Trace {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !b.runStatus(t, id).Ended() {
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s still running after %s", id, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return b.trace(t, id)
+}
+
+// logRecorder is a slog.Handler that keeps the server's warnings and errors for the test to
+// report.
+type logRecorder struct {
+	mu   sync.Mutex
+	recs []logRecord
+}
+
+type logRecord struct {
+	level slog.Level
+	text  string
+}
+
+func (l *logRecorder) Enabled(_ context.Context, level slog.Level) bool {
+	return level >= slog.LevelWarn
+}
+
+func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s %s", r.Level, r.Message)
+	r.Attrs(func(a slog.Attr) bool {
+		fmt.Fprintf(&sb, " %s=%v", a.Key, a.Value)
+		return true
+	})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.recs = append(l.recs, logRecord{r.Level, sb.String()})
+	return nil
+}
+
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler      { return l }
+
+func (l *logRecorder) records() []logRecord {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]logRecord(nil), l.recs...)
+}
