@@ -1,11 +1,13 @@
 package agents
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -366,13 +368,17 @@ func interruptOf(info *adk.InterruptInfo) *traces.Interrupt {
 	return out
 }
 
-// jsonValue renders a session value as JSON, falling back to its printed form.
+// jsonValue renders a session value as JSON, falling back to its printed form. Markup stays as
+// written (no \u003c): the value is data, and every view escapes it when it shows it.
 func jsonValue(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		b, _ = json.Marshal(fmt.Sprint(v))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		buf.Reset()
+		enc.Encode(fmt.Sprint(v))
 	}
-	return string(b)
+	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -305,15 +305,10 @@
     syncFilterInputs();
     applyFilters(added);
     if (S.selected) select(S.selected, {});
-    if (added.length > 0) {
-      const btn = document.getElementById("follow");
-      if (follow) {
-        rowsEl().scrollTop = rowsEl().scrollHeight;
-        if (btn) btn.hidden = true;
-      } else if (btn) {
-        btn.hidden = false;
-      }
-    }
+    const btn = document.getElementById("follow");
+    if (added.length > 0 && follow) rowsEl().scrollTop = rowsEl().scrollHeight;
+    // "New events" is for a run still going on: once it ends, nothing new arrives to follow.
+    if (btn) btn.hidden = follow || isFinal(S.status) || (added.length === 0 && btn.hidden);
   }
 
   function connect() {

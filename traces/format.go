@@ -43,6 +43,7 @@ func Marshal(t Trace) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // keep < > & readable: a trace is data, not a page
 	if err := enc.Encode(f); err != nil {
 		return nil, fmt.Errorf("marshal trace %s: %w", t.Run.ID, err)
 	}

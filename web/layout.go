@@ -12,13 +12,13 @@ const (
 	NodeW = 184.0 // width of an agent box
 	NodeH = 76.0  // height of an agent box
 
-	siblingGap = 28.0 // between neighbouring subtrees
+	siblingGap = 28.0  // between neighbouring subtrees
 	rowGap     = 120.0 // between a parent's bottom and its children's top, plus any frame caption
-	margin     = 28.0 // around the whole drawing
-	framePad   = 10.0 // between an AgentTool frame and what it holds
-	frameLine  = 17.0 // one line of the frame's caption (above the callee) or note (below)
-	frameText  = 24.0 // horizontal padding of the frame's text
-	charW      = 8.0  // a generous average width of one character of the frame's 13px text
+	margin     = 28.0  // around the whole drawing
+	framePad   = 10.0  // between an AgentTool frame and what it holds
+	frameLine  = 17.0  // one line of the frame's caption (above the callee) or note (below)
+	frameText  = 24.0  // horizontal padding of the frame's text
+	charW      = 8.0   // a generous average width of one character of the frame's 13px text
 )
 
 // slot is a node of the layout tree.

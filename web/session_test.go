@@ -163,3 +163,12 @@ func TestUpdate(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestSummaryShowsMarkupAsWritten: a JSON value escaped as \u003c in a trace file reads as "<" in
+// its timeline row; escaping it for the page is templ's job, not the summary's.
+func TestSummaryShowsMarkupAsWritten(t *testing.T) {
+	e := traces.Event{Kind: traces.KindSessionSet, Session: &traces.SessionSet{Key: "note", Value: []byte(`{"html":"\u003cb\u003e \u0026 co"}`)}}
+	if got := web.Summary(e); !strings.Contains(got, `{"html":"<b> & co"}`) {
+		t.Errorf("summary %q does not show the value as written", got)
+	}
+}

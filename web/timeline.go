@@ -210,12 +210,20 @@ func oneLine(s string) string {
 
 // compactJSON returns raw without insignificant whitespace, or raw as one line of text when it
 // is not JSON.
+// compactJSON shows a JSON value on one line, with markup as written rather than as \u003c
+// escapes: templ escapes what is shown.
 func compactJSON(raw json.RawMessage) string {
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) == nil {
-		return shorten(buf.String(), summaryLen)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return shorten(oneLine(string(raw)), summaryLen)
 	}
-	return shorten(oneLine(string(raw)), summaryLen)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return shorten(strings.TrimSpace(buf.String()), summaryLen)
 }
 
 func firstNonEmpty(ss ...string) string {
