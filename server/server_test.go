@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/agents/agentstest"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
 )
@@ -128,37 +128,44 @@ func TestStartFailsOnBusyAddress(t *testing.T) {
 }
 
 // TestCatalogueFlowsRun runs every built-in flow through the real agents.RunFlow and watches it
-// end over the events websocket.
-func TestCatalogueFlowsRun(t *testing.T) {
-	flows := agents.Catalogue()
-	if len(flows) == 0 {
-		t.Skip("the catalogue has no flows yet")
+// TestRealFlowsRun runs real eino flows through the server: every catalogue flow completes, and
+// a flow whose tool errors and panics ends as a failed run with an error event while the server
+// goes on serving.
+func TestRealFlowsRun(t *testing.T) {
+	failing := agentstest.FailingTool()
+	ts := mustOpenServer(t, server.Config{Flows: append(agents.Catalogue(), failing)})
+	server.SetRunner(ts.Server, agents.RunFlow)
+	tests := []struct {
+		flow string
+		want traces.Status
+	}{
+		{"agenttool", traces.StatusCompleted},
+		{"supervisor", traces.StatusCompleted},
+		{"transfer", traces.StatusCompleted},
+		{failing.Name, traces.StatusFailed},
 	}
-	ts := httptest.NewUnstartedServer(nil)
-	srv, err := server.New(server.Config{Addr: ts.Listener.Addr().String(), Flows: flows, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Config.Handler = srv.Handler()
-	ts.Start()
-	t.Cleanup(ts.Close)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Error(err)
-		}
-	})
-	tsv := &testServer{Server: srv, base: ts.URL, Host: ts.Listener.Addr().String()}
-	for _, f := range flows {
-		t.Run(f.Name, func(t *testing.T) {
-			id := tsv.createRun(t, `{"flow": "`+f.Name+`", "pace_ms": 0}`)
-			evs, closed := readEvents(t, tsv.mustDial(t, "/api/runs/"+id+"/events"))
+	for _, tt := range tests {
+		t.Run(tt.flow, func(t *testing.T) {
+			id := ts.createRun(t, `{"flow": "`+tt.flow+`", "pace_ms": 0}`)
+			evs, closed := readEvents(t, ts.mustDial(t, "/api/runs/"+id+"/events"))
 			if closed.Code != websocket.CloseNormalClosure || len(evs) == 0 || evs[len(evs)-1].Kind != traces.KindRunFinished {
 				t.Fatalf("%d events, closed %v", len(evs), closed)
 			}
-			if tr := tsv.trace(t, id); tr.Run.Status != traces.StatusCompleted {
-				t.Errorf("status %s (%s)", tr.Run.Status, tr.Run.Error)
+			tr := ts.trace(t, id)
+			if tr.Run.Status != tt.want {
+				t.Errorf("status %s (%s), want %s", tr.Run.Status, tr.Run.Error, tt.want)
+			}
+			errs := 0
+			for _, e := range tr.Events {
+				if e.Kind == traces.KindError {
+					errs++
+				}
+			}
+			if (errs > 0) != (tt.want == traces.StatusFailed) {
+				t.Errorf("%d error events in a %s run", errs, tr.Run.Status)
+			}
+			if res := ts.do(t, request{path: "/api/flows"}); res.status != http.StatusOK {
+				t.Errorf("after the run, GET /api/flows: %d", res.status)
 			}
 		})
 	}
