@@ -87,6 +87,10 @@ func TestInspectorAndFilters(t *testing.T) {
 
 	tb.click(t, `[data-testid="node-research_agent"]`)
 	tb.waitFor(t, "the timeline filtered to research_agent", `document.getElementById('filter-agent').value === 'research_agent'`)
+	// The node click also inspects the agent's latest event: wait until the inspector shows what
+	// the URL now names, or the state compared after the reload would be a mix of two selections.
+	tb.waitFor(t, "the inspector to show the selected event",
+		`document.querySelector('[data-testid=inspection]')?.dataset.seq === new URLSearchParams(location.hash.slice(1)).get('seq')`)
 	before := evalJS[filterState](t, tb, filterStateJS)
 	checkFiltered(t, "after clicking the node", before, b.trace(t, id).Events)
 	if !strings.Contains(before.Hash, "agent=research_agent") || !strings.Contains(before.Hash, "seq=") {
