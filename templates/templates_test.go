@@ -217,6 +217,28 @@ func TestInspector(t *testing.T) {
 	}
 }
 
+// TestTimesSayUTC: the timeline's times are UTC and say so, in its header and, with the date,
+// in each time's tooltip; the inspector's time likewise.
+func TestTimesSayUTC(t *testing.T) {
+	tr := webtest.Supervisor()
+	doc := mustDoc(t, templates.RunPage(tr, templates.PageOptions{}))
+	if z := byTestID(doc, "timeline-zone"); z.Text() != "UTC" {
+		t.Errorf("timeline zone marker %q", z.Text())
+	}
+	first := tr.Events[0].Time.UTC()
+	row := doc.Find("#ev-1 time")
+	if want := first.Format("2006-01-02 15:04:05.000") + " UTC"; row.AttrOr("title", "") != want || row.Text() != first.Format("15:04:05.000") {
+		t.Errorf("row time %q title %q, want title %q", row.Text(), row.AttrOr("title", ""), want)
+	}
+	c, err := templates.Inspector(tr, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustDoc(t, c).Find(".meta time").Text(); got != first.Format("15:04:05.000")+" UTC" {
+		t.Errorf("inspector time %q", got)
+	}
+}
+
 func TestIndexAndNotFound(t *testing.T) {
 	idx := web.Index{
 		Flows: []web.FlowInfo{{Name: "supervisor", Title: "Supervisor", Description: "d", DefaultInput: "What?", Agents: webtest.SupervisorAgents()}},

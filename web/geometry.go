@@ -77,19 +77,81 @@ func pathData(parts ...any) string {
 	return b.String()
 }
 
-// curve returns a path from a to b bowed by bend to the left of travel, and the point where a
-// label sits on it.
-func curve(a, b Point, bend float64) (string, Point) {
-	left := leftOf(a, b)
-	m := a.mid(b)
-	ctrl := m.add(left.scale(2 * bend))
-	return pathData("M", a, "Q", ctrl, b), m.add(left.scale(bend))
+// Curve is a cubic Bézier segment from A to B with control points C1 and C2.
+type Curve struct{ A, C1, C2, B Point }
+
+// At returns the point of c at parameter t, from A at 0 to B at 1.
+func (c Curve) At(t float64) Point {
+	u := 1 - t
+	return c.A.scale(u * u * u).add(c.C1.scale(3 * u * u * t)).add(c.C2.scale(3 * u * t * t)).add(c.B.scale(t * t * t))
 }
 
-// loopBelow returns a path from a to b (on one row) that dips depth below them, and its label
-// point.
-func loopBelow(a, b Point, depth float64) (string, Point) {
-	c1, c2 := a.add(Point{0, depth}), b.add(Point{0, depth})
-	label := Point{(a.X + 3*c1.X + 3*c2.X + b.X) / 8, (a.Y + 3*c1.Y + 3*c2.Y + b.Y) / 8}
-	return pathData("M", a, "C", c1, c2, b), label
+// reverse returns c travelled from B to A.
+func (c Curve) reverse() Curve { return Curve{c.B, c.C2, c.C1, c.A} }
+
+// straight reports whether c was made by line: its control points at its thirds.
+func (c Curve) straight() bool {
+	near := func(p, q Point) bool { return math.Abs(p.X-q.X) < 1e-6 && math.Abs(p.Y-q.Y) < 1e-6 }
+	d := c.B.sub(c.A).scale(1.0 / 3)
+	return near(c.C1, c.A.add(d)) && near(c.C2, c.B.sub(d))
+}
+
+// line returns the straight segment from a to b.
+func line(a, b Point) Curve {
+	d := b.sub(a).scale(1.0 / 3)
+	return Curve{a, a.add(d), b.sub(d), b}
+}
+
+// quad returns the quadratic Bézier from a to b with control point c, as a cubic.
+func quad(a, c, b Point) Curve {
+	return Curve{a, a.add(c.sub(a).scale(2.0 / 3)), b.add(c.sub(b).scale(2.0 / 3)), b}
+}
+
+// Route is a chain of curves, each starting where the one before ends: how the graph draws a
+// transfer, a tree link or an AgentTool arrow, from its tail to its head. A drawn route has at
+// least one curve.
+type Route []Curve
+
+// Start and End return where r begins and where it ends (its arrowhead, when it has one).
+func (r Route) Start() Point { return r[0].A }
+func (r Route) End() Point   { return r[len(r)-1].B }
+
+// Path returns r as SVG path data, "" for an empty route.
+func (r Route) Path() string {
+	if len(r) == 0 {
+		return ""
+	}
+	parts := []any{"M", r[0].A}
+	for _, c := range r {
+		if c.straight() {
+			parts = append(parts, "L", c.B)
+		} else {
+			parts = append(parts, "C", c.C1, c.C2, c.B)
+		}
+	}
+	return pathData(parts...)
+}
+
+// Points returns r sampled at n+1 points per curve, both ends included: a polyline that stays
+// within a fraction of a unit of r for the curves the graph draws, with n of 16 or more.
+func (r Route) Points(n int) []Point {
+	var out []Point
+	for i, c := range r {
+		for k := 0; k <= n; k++ {
+			if k == 0 && i > 0 {
+				continue
+			}
+			out = append(out, c.At(float64(k)/float64(n)))
+		}
+	}
+	return out
+}
+
+// reverse returns r travelled from its end to its start.
+func (r Route) reverse() Route {
+	out := make(Route, len(r))
+	for i, c := range r {
+		out[len(r)-1-i] = c.reverse()
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -38,40 +39,56 @@ type Node struct {
 	Caller      bool   // it calls at least one AgentTool
 }
 
-// Link is the line from a parent to its sub-agent (AgentTool callees get a Boundary instead).
+// Link is the line from a parent to its sub-agent (AgentTool callees get a Boundary instead):
+// Route from A on the parent's bottom edge to B on the sub-agent's top edge, Path its SVG path
+// data.
 type Link struct {
 	From, To string
 	A, B     Point
+	Route    Route
+	Path     string
 }
 
 // Boundary is the frame around an AgentTool callee: the callee runs in a history of its own but
 // shares session values with Caller. Call and Result are the arrow pair between caller and
-// callee; CallSeq and ResultSeq are the newest agenttool.entered and agenttool.exited events (0
-// when none).
+// callee, the call from the caller's bottom edge into the frame through its top to the callee's
+// top edge, the result back; CallSeq and ResultSeq are the newest agenttool.entered and
+// agenttool.exited events (0 when none).
 type Boundary struct {
 	Caller, Callee string
 	CallerColour   int
 	Frame          Rect
-	Caption        string   // "AgentTool of {caller}:"
-	Note           string   // "own history, shared session values"
-	CaptionLines   []string // Caption wrapped to the frame's width, drawn at its top
-	NoteLines      []string // Note wrapped likewise, drawn at its bottom
+	Caption        string      // "AgentTool of {caller}:"
+	Note           string      // "own history, shared session values"
+	CaptionLines   []string    // Caption wrapped to the frame's width
+	NoteLines      []string    // Note wrapped likewise
+	Lines          []FrameText // CaptionLines then NoteLines, where they are drawn: under what the frame holds
+	Text           Rect        // what Lines cover, by a generous estimate of their width
 	Calls          int
 	Running        bool // entered and not exited yet
 	CallSeq        int64
 	ResultSeq      int64
-	Call, Result   [2]Point
-	// CallLabel and ResultLabel are where the arrows' words sit, just above the frame and on the
-	// outer side of each arrow; CallAnchor and ResultAnchor are their SVG text-anchor.
+	Call, Result   Route
+	// CallLabel and ResultLabel are where the arrows' words sit, inside the frame's top, beside
+	// the arrows where they run down to the callee: "result" on the left, "call" on the right;
+	// CallAnchor and ResultAnchor are their SVG text-anchor.
 	CallLabel, ResultLabel   Point
 	CallAnchor, ResultAnchor string
 }
 
-// TransferEdge is one transfer of control, drawn from From to To. Path is SVG path data and
-// Label where the order number sits. Failed is set when an error reported the transfer failed
+// FrameText is one line of an AgentTool frame's text, with the baseline's left end.
+type FrameText struct {
+	Text string
+	At   Point
+	Note bool // a line of the note, not of the caption
+}
+
+// TransferEdge is one transfer of control, drawn from From to To along Route; Path is Route's
+// SVG path data and Label where the order number sits. Failed is set when an error reported the transfer failed
 // (FailSeq is that error's event); Current marks the newest transfer. Only the newest Lanes
 // transfers of each direction between two agents are drawn: older ones have no Path, and the
-// oldest drawn one counts them in Earlier.
+// oldest drawn one counts them in Earlier, written at EarlierAt with SVG text-anchor
+// EarlierAnchor.
 type TransferEdge struct {
 	Order   int
 	Seq     int64
@@ -83,9 +100,13 @@ type TransferEdge struct {
 	FailSeq int64
 	Error   string
 	Current bool
+	Route   Route
 	Path    string
 	Label   Point
 	Earlier int
+
+	EarlierAt     Point
+	EarlierAnchor string
 }
 
 // Lanes is how many transfers of one direction between two agents the tree draws.
@@ -97,7 +118,11 @@ func NewGraph(tr traces.Trace) Graph {
 }
 
 func newGraph(a *analysis) Graph {
-	slots, w, h := layoutTree(a.roster)
+	count := make(map[[2]string]int)
+	for _, t := range a.transfers {
+		count[[2]string{t.t.From, t.t.To}]++
+	}
+	slots, w, h := layoutTree(a.roster, func(from, to string) int { return count[[2]string{from, to}] })
 	g := Graph{Width: w, Height: h}
 	boxes := make(map[string]Rect, len(slots))
 	depth := make(map[string]int, len(slots))
@@ -111,16 +136,17 @@ func newGraph(a *analysis) Graph {
 	for _, s := range slots {
 		if s.frame {
 			callers[s.m.Parent] = true
-			g.Boundaries = append(g.Boundaries, a.boundary(s, boxes[s.m.Parent]))
+			g.Boundaries = append(g.Boundaries, a.boundary(s))
 		} else if s.m.Parent != "" && !s.m.missing {
-			// The link runs between a transfer pair's two lanes (see transferPath).
-			g.Links = append(g.Links, Link{From: s.m.Parent, To: s.m.Name, A: facing(boxes[s.m.Parent], s.box), B: s.box.topMid(0)})
+			g.Links = append(g.Links, Link{From: s.m.Parent, To: s.m.Name})
 		}
 	}
 	for _, s := range slots {
 		g.Nodes = append(g.Nodes, a.node(s, depth[s.m.Name], callers[s.m.Name]))
 	}
-	g.Transfers = a.transferEdges(boxes)
+	var drawn []bool
+	g.Transfers, drawn = a.transferEdges(boxes)
+	g.route(slots, drawn)
 	for _, t := range g.Transfers {
 		// A transfer within a row dips below it: make room for the lowest such dip.
 		if t.Path != "" {
@@ -149,11 +175,16 @@ func (a *analysis) node(s *slot, depth int, caller bool) Node {
 	return n
 }
 
-func (a *analysis) boundary(s *slot, caller Rect) Boundary {
+func (a *analysis) boundary(s *slot) Boundary {
 	b := Boundary{
 		Caller: s.m.Parent, Callee: s.m.Name, CallerColour: a.roster.colour(s.m.Parent),
 		Frame: s.outer, Caption: "AgentTool of " + s.m.Parent + ":", Note: frameNote,
-		CaptionLines: s.caption, NoteLines: s.note,
+		CaptionLines: s.caption, NoteLines: s.note, Text: s.text,
+	}
+	for i, l := range append(slices.Clone(s.caption), s.note...) {
+		// 13.5px text: its baseline 12 below the top of its line.
+		at := Point{s.text.X, s.text.Y + 12 + frameLine*float64(i)}
+		b.Lines = append(b.Lines, FrameText{Text: l, At: at, Note: i >= len(s.caption)})
 	}
 	for _, c := range a.calls {
 		if c.callee != b.Callee {
@@ -168,24 +199,14 @@ func (a *analysis) boundary(s *slot, caller Rect) Boundary {
 		}
 		b.Running = c.enter != 0 && c.exit == 0
 	}
-	from, to := facing(caller, s.box), s.box.topMid(0)
-	left := leftOf(from, to).scale(9)
-	b.Call = [2]Point{from.add(left), to.add(left)}
-	b.Result = [2]Point{to.sub(left), from.sub(left)}
-	y := s.outer.Y - 7
-	xc, xr := atY(b.Call[0], b.Call[1], y), atY(b.Result[1], b.Result[0], y)
-	if xc <= xr {
-		b.CallLabel, b.CallAnchor = Point{xc - 6, y}, "end"
-		b.ResultLabel, b.ResultAnchor = Point{xr + 6, y}, "start"
-	} else {
-		b.CallLabel, b.CallAnchor = Point{xc + 6, y}, "start"
-		b.ResultLabel, b.ResultAnchor = Point{xr - 6, y}, "end"
-	}
 	return b
 }
 
-func (a *analysis) transferEdges(boxes map[string]Rect) []TransferEdge {
+// transferEdges returns the transfers in order, and which of them the tree draws: the newest
+// Lanes of each direction between two agents it has boxes for.
+func (a *analysis) transferEdges(boxes map[string]Rect) ([]TransferEdge, []bool) {
 	out := make([]TransferEdge, len(a.transfers))
+	drawn := make([]bool, len(a.transfers))
 	total := make(map[[2]string]int)
 	for _, t := range a.transfers {
 		total[[2]string{t.t.From, t.t.To}]++
@@ -200,47 +221,17 @@ func (a *analysis) transferEdges(boxes map[string]Rect) []TransferEdge {
 		hidden := total[pair] - Lanes // how many older transfers of this pair are not drawn
 		k := seen[pair] - max(hidden, 0)
 		seen[pair]++
-		from, okF := boxes[t.t.From]
-		to, okT := boxes[t.t.To]
+		_, okF := boxes[t.t.From]
+		_, okT := boxes[t.t.To]
 		if okF && okT && k >= 0 {
-			e.Path, e.Label = transferPath(from, to, k)
+			drawn[i] = true
 			if k == 0 {
 				e.Earlier = max(hidden, 0)
 			}
 		}
 		out[i] = e
 	}
-	return out
-}
-
-// transferPath routes the k-th transfer from box a to box b. Between rows it leaves the upper
-// box on the side facing the lower one and bows to the left of travel, so a pair's two
-// directions run side by side and never cross; within a row it dips below.
-func transferPath(a, b Rect, k int) (string, Point) {
-	step := float64(min(k, 6)) * 18
-	switch {
-	case a == b:
-		p, q := Point{a.Right(), a.Y + 20}, Point{a.Right(), a.Bottom() - 20}
-		c := Point{a.Right() + 56 + step, a.Center().Y}
-		return pathData("M", p, "Q", c, q), Point{a.Right() + 28 + step/2, a.Center().Y}
-	case b.Y >= a.Bottom():
-		p, q := facing(a, b), b.topMid(0)
-		off := leftOf(p, q).scale(13)
-		return curve(p.add(off), q.add(off), 10+step)
-	case b.Bottom() <= a.Y:
-		p, q := a.topMid(0), facing(b, a)
-		off := leftOf(p, q).scale(13)
-		return curve(p.add(off), q.add(off), 10+step)
-	}
-	return loopBelow(a.bottomMid(0), b.bottomMid(0), 44+step)
-}
-
-// facing returns the point on upper's bottom edge that faces lower: toward lower's centre, but
-// far enough from the corners for two edges to fit.
-func facing(upper, lower Rect) Point {
-	reach := upper.W/2 - 30
-	dx := (lower.Center().X - upper.Center().X) / 2
-	return upper.bottomMid(max(-reach, min(reach, dx)))
+	return out, drawn
 }
 
 // shorten cuts s to at most n runes, ending in "…" when it had to cut.
@@ -270,12 +261,4 @@ func compact(n int) string {
 		return fmt.Sprintf("%dk", n/1000)
 	}
 	return fmt.Sprintf("%.1fM", float64(n)/1e6)
-}
-
-// atY returns the x where the line through p and q reaches height y.
-func atY(p, q Point, y float64) float64 {
-	if q.Y == p.Y {
-		return p.X
-	}
-	return p.X + (q.X-p.X)*(y-p.Y)/(q.Y-p.Y)
 }

@@ -11,7 +11,8 @@ import (
 type Inspection struct {
 	Seq     int64
 	Time    time.Time
-	Clock   string
+	Clock   string // as Row.Clock
+	Stamp   string // as Row.Stamp
 	Kind    traces.Kind
 	Agent   string
 	Colour  int
@@ -51,7 +52,7 @@ func NewInspection(tr traces.Trace, seq int64) (Inspection, error) {
 	a := analyse(tr)
 	e := &tr.Events[i]
 	in := Inspection{
-		Seq: e.Seq, Time: e.Time, Clock: e.Time.UTC().Format("15:04:05.000"), Kind: e.Kind,
+		Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Kind: e.Kind,
 		Agent: e.Agent, Colour: a.roster.colour(e.Agent), RunPath: collapse(e.RunPath),
 		Title: fmt.Sprintf("#%d %s", e.Seq, e.Kind), Summary: oneLine(Summary(*e)),
 	}

@@ -13,13 +13,19 @@ const (
 	NodeH = 76.0  // height of an agent box
 
 	siblingGap = 28.0  // between neighbouring subtrees
-	rowGap     = 120.0 // between a parent's bottom and its children's top, plus any frame caption
-	margin     = 28.0  // around the whole drawing
-	framePad   = 10.0  // between an AgentTool frame and what it holds
-	frameLine  = 17.0  // one line of the frame's caption (above the callee) or note (below)
+	rowGap     = 120.0 // between a parent's bottom and the next row's boxes when sub-agents are on it: room for transfer lanes and their numbers
+	toolGap    = 44.0  // between a caller's bottom and the top of its AgentTool frames, when only frames are on the row
+	trackStep  = 14.0  // the least room a bent AgentTool arrow needs between the caller and the frames, per track
+	margin     = 20.0  // around the whole drawing
+	framePad   = 10.0  // between an AgentTool frame's sides and what it holds
+	frameTop   = 24.0  // between a frame's top and its callee's box: where the call and result arrows are labelled
+	frameLine  = 16.0  // one line of the frame's caption and note, drawn under what it holds
 	frameText  = 24.0  // horizontal padding of the frame's text
-	charW      = 8.0   // a generous average width of one character of the frame's 13px text
+	charW      = 8.0   // a generous average width of one character of the frame's 13.5px text
 )
+
+// footer is how much a frame adds under what it holds for lines of caption and note.
+func footer(lines int) float64 { return 6 + frameLine*float64(lines) + 6 }
 
 // slot is a node of the layout tree.
 type slot struct {
@@ -30,8 +36,10 @@ type slot struct {
 	box   Rect
 	outer Rect // the frame, when frame is set
 	// caption and note are the frame's text lines: "AgentTool of {caller}:" and "own history,
-	// shared session values", each wrapped to fit.
+	// shared session values", each wrapped to fit, drawn in that order under what the frame
+	// holds, so that nothing but the call and result arrows crosses the frame's top.
 	caption, note []string
+	text          Rect // where caption and note are drawn, by the charW estimate
 }
 
 // frameNote is what every AgentTool frame says about the callee's run.
@@ -74,7 +82,7 @@ func (s *slot) footprint() float64 {
 	return math.Max(s.width+2*framePad, math.Max(textWidth(s.caption), textWidth(s.note))+frameText)
 }
 
-// frameText fits the frame's caption and note to the subtree's width, wrapping at spaces.
+// fitText fits the frame's caption and note to the subtree's width, wrapping at spaces.
 func (s *slot) fitText(caller string) {
 	room := s.width + 2*framePad - frameText
 	s.caption = wrapTo("AgentTool of "+caller+":", room)
@@ -83,7 +91,9 @@ func (s *slot) fitText(caller string) {
 
 // layoutTree places every member of r and returns the slots in preorder with the drawing's size.
 // Each subtree gets a band of its own, so boxes and frames of different subtrees never overlap.
-func layoutTree(r *roster) (order []*slot, w, h float64) {
+// transfers(from, to) is how many transfers went from one agent to the other: rows grow to give
+// the lanes drawn between them room.
+func layoutTree(r *roster, transfers func(from, to string) int) (order []*slot, w, h float64) {
 	var build func(m *member, seen map[string]bool) *slot
 	build = func(m *member, seen map[string]bool) *slot {
 		seen[m.Name] = true
@@ -110,7 +120,7 @@ func layoutTree(r *roster) (order []*slot, w, h float64) {
 			roots = append(roots, build(m, seen))
 		}
 	}
-	rows := rowTops(roots)
+	rows := rowTops(roots, transfers)
 	x := margin
 	for _, s := range roots {
 		place(s, x, 0, rows)
@@ -135,33 +145,70 @@ func layoutTree(r *roster) (order []*slot, w, h float64) {
 	return order, w, bottom + margin
 }
 
-// rowTops returns the top of the boxes at each depth: rows are rowGap apart, plus room for the
-// captions of the AgentTool frames that open on a row.
-func rowTops(roots []*slot) []float64 {
-	var caption []float64
+// rowTops returns the top of the boxes at each depth: below each row, room for the fans of lines
+// from its agents to their children (see fanRoom), and frameTop more on a row that opens frames,
+// for their arrows' labels.
+func rowTops(roots []*slot, transfers func(from, to string) int) []float64 {
+	var frames []bool
+	var gap []float64
 	var walk func(s *slot, d int)
 	walk = func(s *slot, d int) {
-		if len(caption) <= d {
-			caption = append(caption, 0)
+		if len(frames) <= d {
+			frames, gap = append(frames, false), append(gap, 0)
 		}
-		if s.frame {
-			caption[d] = max(caption[d], framePad+6+float64(len(s.caption))*frameLine)
-		}
+		frames[d] = frames[d] || s.frame
 		for _, k := range s.kids {
 			walk(k, d+1)
+		}
+		if len(s.kids) > 0 {
+			gap[d+1] = max(gap[d+1], fanRoom(s, transfers))
 		}
 	}
 	for _, s := range roots {
 		walk(s, 0)
 	}
-	tops := make([]float64, len(caption))
+	tops := make([]float64, len(frames))
 	for d := range tops {
-		tops[d] = margin + caption[d]
+		tops[d] = margin
 		if d > 0 {
-			tops[d] += tops[d-1] + NodeH + rowGap - margin
+			tops[d] = tops[d-1] + NodeH + gap[d]
+		}
+		if frames[d] {
+			tops[d] += frameTop
 		}
 	}
 	return tops
+}
+
+// fanRoom is the height the fan of lines from s to its children needs (see route.go): toolGap
+// or a little more when they are all AgentTool pairs, which bend over tracks of their own
+// without badges; rowGap when sub-agents are among them, or more when many transfer lanes,
+// about half of them on each side, need tracks far enough apart for their badges.
+func fanRoom(s *slot, transfers func(from, to string) int) float64 {
+	lines, callees, lanes, earlier := 0, 0, 0, false
+	for _, k := range s.kids {
+		for _, n := range []int{transfers(k.m.Name, s.m.Name), transfers(s.m.Name, k.m.Name)} {
+			lanes += min(n, Lanes)
+			earlier = earlier || n > Lanes
+		}
+		switch {
+		case k.frame:
+			callees++
+		case !k.m.missing:
+			lines++
+		}
+	}
+	if lines == 0 && lanes == 0 {
+		// The callees left and right of the caller's middle bend, two lines each.
+		tracks := 2 * (callees / 2)
+		return max(toolGap, trackStep*float64(tracks+1))
+	}
+	tracks := (lines + lanes + 2*callees + 1) / 2
+	room := headRoom + float64(max(tracks-1, 0))*(2*badgeR+2) + headRoom
+	if earlier {
+		room += earlierH + badgeR
+	}
+	return max(rowGap, room)
 }
 
 // place lays out the subtree of s in the band starting at left, at depth d, and returns the
@@ -180,9 +227,10 @@ func place(s *slot, left float64, d int, rows []float64) Rect {
 		x += k.footprint() + siblingGap
 	}
 	if s.frame {
-		top := s.box.Y - framePad - 6 - float64(len(s.caption))*frameLine
-		bottom := bounds.Bottom() + framePad + 6 + float64(len(s.note))*frameLine
-		s.outer = Rect{left, top, s.footprint(), bottom - top}
+		top := s.box.Y - frameTop
+		lines := len(s.caption) + len(s.note)
+		s.text = Rect{left + frameText/2, bounds.Bottom() + 6, max(textWidth(s.caption), textWidth(s.note)), frameLine * float64(lines)}
+		s.outer = Rect{left, top, s.footprint(), bounds.Bottom() + footer(lines) - top}
 		return s.outer
 	}
 	return bounds

@@ -15,7 +15,8 @@ import (
 type Row struct {
 	Seq     int64
 	Time    time.Time
-	Clock   string // "14:02:03.120", UTC
+	Clock   string // "14:02:03.120": the time of day in UTC, as the timeline shows it
+	Stamp   string // "2025-06-01 14:02:03.120 UTC": the whole time, for a tooltip
 	Agent   string // "" for events no agent owns (run marks, unattributed errors)
 	Colour  int    // the agent's colour index, -1 when Agent is ""
 	Kind    traces.Kind
@@ -46,7 +47,7 @@ func newTimeline(a *analysis, after int64) []Row {
 			continue
 		}
 		r := Row{
-			Seq: e.Seq, Time: e.Time, Clock: e.Time.UTC().Format("15:04:05.000"), Agent: e.Agent,
+			Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Agent: e.Agent,
 			Colour: a.roster.colour(e.Agent), Kind: e.Kind, Group: KindGroup(e.Kind),
 			Summary: shorten(oneLine(Summary(*e)), summaryLen), Order: orders[e.Seq],
 		}
@@ -234,3 +235,8 @@ func firstNonEmpty(ss ...string) string {
 	}
 	return ""
 }
+
+// clock and stamp write an event's time in UTC, the one zone everyone reading a shared trace
+// agrees on: the time of day to the millisecond, and the whole time with its zone.
+func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.000 UTC") }
