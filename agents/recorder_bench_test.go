@@ -53,9 +53,10 @@ func drainLong(b *testing.B, flow agents.Flow, pace *agents.Pace, sink *discard,
 // load hits all three alike: plain, with a callback handler that does nothing (eino's own cost of
 // calling any observer), and recorded. It reports the recorder's overhead per recorded event and
 // the time ratios; ns/op is one round of all three. At zero pace eino itself costs microseconds
-// per event, the worst case for a ratio; a 2ms model, far faster than any LLM, shows a real one.
+// per event, the worst case for a ratio; models taking 2ms and 20ms a reply, both far faster than
+// any LLM, show what the ratio becomes as soon as the model does any work.
 func BenchmarkRecorder(b *testing.B) {
-	for _, pace := range []time.Duration{0, 2 * time.Millisecond} {
+	for _, pace := range []time.Duration{0, 2 * time.Millisecond, 20 * time.Millisecond} {
 		b.Run("pace="+pace.String(), func(b *testing.B) { benchmarkRecorder(b, agents.NewPace(pace)) })
 	}
 }
