@@ -172,15 +172,7 @@ func TestMeasureLoad(t *testing.T) {
 // -race), and the JSON's size.
 func (b *baton) eventTimes(t *testing.T, id string) ([]eventTime, int) {
 	t.Helper()
-	res, err := http.Get(b.base + "/api/runs/" + id + "/trace")
-	if err != nil {
-		t.Fatalf("GET trace: %v", err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("GET trace of %s: %d %v", id, res.StatusCode, err)
-	}
+	data := b.traceJSON(t, id)
 	var doc struct{ Events []eventTime }
 	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Events) == 0 {
 		t.Fatalf("trace of %s: %v (%d events)", id, err, len(doc.Events))

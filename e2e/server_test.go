@@ -87,8 +87,18 @@ func (b *baton) startRun(t *testing.T, flow string, pace time.Duration) string {
 	return created.ID
 }
 
-// trace returns GET /api/runs/:id/trace.
+// trace returns GET /api/runs/:id/trace, read and checked by traces.Unmarshal.
 func (b *baton) trace(t *testing.T, id string) traces.Trace {
+	t.Helper()
+	tr, err := traces.Unmarshal(b.traceJSON(t, id))
+	if err != nil {
+		t.Fatalf("trace of %s: %v", id, err)
+	}
+	return tr
+}
+
+// traceJSON returns the body of GET /api/runs/:id/trace.
+func (b *baton) traceJSON(t *testing.T, id string) []byte {
 	t.Helper()
 	res, err := http.Get(b.base + "/api/runs/" + id + "/trace")
 	if err != nil {
@@ -99,11 +109,7 @@ func (b *baton) trace(t *testing.T, id string) traces.Trace {
 	if err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("GET trace of %s: %d %v %.200s", id, res.StatusCode, err, data)
 	}
-	tr, err := traces.Unmarshal(data)
-	if err != nil {
-		t.Fatalf("trace of %s: %v", id, err)
-	}
-	return tr
+	return data
 }
 
 // runStatus returns the run's status from GET /api/runs.
