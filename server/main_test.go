@@ -54,7 +54,7 @@ func mustOpenServer(tb testing.TB, cfg server.Config) *testServer {
 		cfg.Flows = testFlows()
 	}
 	if cfg.Broker == nil {
-		cfg.Broker = traces.NewBroker()
+		cfg.Broker = traces.NewBroker(0)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

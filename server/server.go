@@ -120,7 +120,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Model = "scripted"
 	}
 	if cfg.Broker == nil {
-		cfg.Broker = traces.NewBroker()
+		cfg.Broker = traces.NewBroker(0)
 	}
 	token := cfg.Token
 	if token == "" && hosts.needsToken {

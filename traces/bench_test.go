@@ -24,7 +24,7 @@ func BenchmarkRecordingEmit(b *testing.B) {
 // where it left off, as a browser would; "drops" counts those. ns/op is per event emitted.
 func BenchmarkBrokerFanout10(b *testing.B) {
 	const readers = 10
-	broker := traces.NewBroker()
+	broker := traces.NewBroker(0)
 	rec := newRecording(b, 0)
 	if err := broker.Add(rec); err != nil {
 		b.Fatal(err)

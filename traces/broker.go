@@ -7,17 +7,30 @@ import (
 	"sync"
 )
 
+// DefaultKeep is how many runs a broker holds by default before it forgets the oldest ended ones.
+const DefaultKeep = 500
+
 // Broker holds the recordings of this process by run id: the in-memory source of live runs and
-// their history. It is safe for concurrent use.
+// their recent history. It is safe for concurrent use.
 type Broker struct {
-	mu   sync.RWMutex
-	runs map[string]*Recording
+	keep int
+
+	mu    sync.RWMutex
+	runs  map[string]*Recording
+	added []string // run ids, oldest first
 }
 
-// NewBroker returns an empty broker.
-func NewBroker() *Broker { return &Broker{runs: make(map[string]*Recording)} }
+// NewBroker returns an empty broker that holds up to keep runs (DefaultKeep when keep <= 0):
+// adding one more forgets the oldest runs that have ended. Running runs are never forgotten.
+func NewBroker(keep int) *Broker {
+	if keep <= 0 {
+		keep = DefaultKeep
+	}
+	return &Broker{keep: keep, runs: make(map[string]*Recording)}
+}
 
-// Add registers rec under its run id. It fails with CodeConflict when the id is taken.
+// Add registers rec under its run id, then forgets the oldest ended runs beyond what the broker
+// keeps. It fails with CodeConflict when the id is taken.
 func (b *Broker) Add(rec *Recording) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -26,7 +39,27 @@ func (b *Broker) Add(rec *Recording) error {
 		return Errorf(CodeConflict, "run %q already exists", id)
 	}
 	b.runs[id] = rec
+	b.added = append(b.added, id)
+	b.forget()
 	return nil
+}
+
+// forget drops the oldest ended runs while the broker holds more than it keeps. Callers hold b.mu.
+func (b *Broker) forget() {
+	excess := len(b.runs) - b.keep
+	if excess <= 0 {
+		return
+	}
+	kept := b.added[:0]
+	for _, id := range b.added {
+		if excess > 0 && b.runs[id].Run().Status.Ended() {
+			delete(b.runs, id)
+			excess--
+			continue
+		}
+		kept = append(kept, id)
+	}
+	b.added = kept
 }
 
 // Get returns the recording of run id, or an error with CodeNotFound.

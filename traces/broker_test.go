@@ -17,7 +17,7 @@ func recordingStartedAt(id string, start time.Time) *traces.Recording {
 }
 
 func TestBrokerAddAndGet(t *testing.T) {
-	b := traces.NewBroker()
+	b := traces.NewBroker(0)
 	first := recordingStartedAt("r1", t0)
 	if err := b.Add(first); err != nil {
 		t.Fatalf("Add(r1): %v", err)
@@ -55,7 +55,7 @@ func TestBrokerAddAndGet(t *testing.T) {
 }
 
 func TestBrokerRunsNewestFirst(t *testing.T) {
-	b := traces.NewBroker()
+	b := traces.NewBroker(0)
 	if got := b.Runs(); len(got) != 0 {
 		t.Fatalf("empty broker lists %d runs", len(got))
 	}
@@ -85,7 +85,7 @@ func TestBrokerRunsNewestFirst(t *testing.T) {
 }
 
 func TestBrokerIsSafeForConcurrentUse(t *testing.T) {
-	b := traces.NewBroker()
+	b := traces.NewBroker(0)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -129,5 +129,34 @@ func TestErrorCodeAndMessage(t *testing.T) {
 				t.Errorf("ErrorMessage = %q, want %q", got, tc.wantMsg)
 			}
 		})
+	}
+}
+
+// TestBrokerForgetsOldestEndedRuns: past its limit a broker drops the oldest runs that ended, and
+// never one that is still running.
+func TestBrokerForgetsOldestEndedRuns(t *testing.T) {
+	b := traces.NewBroker(3)
+	add := func(id string, ended bool) {
+		t.Helper()
+		rec := recordingStartedAt(id, t0)
+		if ended {
+			rec.Finish(traces.StatusCompleted, "")
+		}
+		if err := b.Add(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("r1", false) // running: kept however old
+	add("r2", true)
+	add("r3", true)
+	add("r4", true) // one over the limit: r2, the oldest ended run, goes
+	add("r5", false)
+	for id, want := range map[string]bool{"r1": true, "r2": false, "r3": false, "r4": true, "r5": true} {
+		if _, err := b.Get(id); (err == nil) != want {
+			t.Errorf("Get(%s): %v, want kept=%v", id, err, want)
+		}
+	}
+	if n := len(b.Runs()); n != 3 {
+		t.Errorf("broker holds %d runs, want 3", n)
 	}
 }
