@@ -42,7 +42,8 @@ type Recorder struct {
 	tree map[string]traces.Agent
 
 	mu         sync.Mutex
-	visits     map[string]*visit        // by visit key (collapsed run path)
+	visits     map[string]*visit        // by visit key (collapsed address path)
+	byStream   map[string]*visit        // by collapsed stream run path
 	order      []*visit                 // visits in start order
 	models     int                      // model calls so far, for their ids
 	toolCalls  int                      // tool calls so far, for their order
@@ -60,11 +61,16 @@ type Recorder struct {
 	streams    inflight // streamed outputs still being read
 }
 
-// visit is one stretch of work of one agent: eino's run path up to it identifies it.
+// visit is one stretch of work of one agent. Callbacks know it by the agents in their execution
+// address, the stream by eino's run path: the two agree for transfers and AgentTools, but inside
+// a workflow the address is a call stack (seq>writer) and the run path a history
+// (seq>planner>writer), so stream paths are matched to visits by each agent's order of visits.
 type visit struct {
 	agent    string
+	kind     string // eino's agent type: ChatModel, Sequential, Supervisor...
 	path     []string
 	finished bool
+	streamed bool // a stream run path is matched to this visit
 	// Callback-recorded replies and tool results, and how many of their stream echoes were seen.
 	modelOutputs, toolResults int
 	echoedModel, echoedTool   int
@@ -98,6 +104,7 @@ func NewRecorder(sink Sink, tree []traces.Agent) *Recorder {
 		sink:       sink,
 		tree:       make(map[string]traces.Agent, len(tree)),
 		visits:     make(map[string]*visit),
+		byStream:   make(map[string]*visit),
 		openTools:  make(map[string]openTool),
 		agentTools: make(map[string]agentToolCall),
 		transfers:  make(map[string]int),
@@ -181,6 +188,30 @@ func (r *Recorder) visitAt(path []string) *visit {
 	return v
 }
 
+// streamVisit returns the visit a stream event belongs to: the one its run path was matched to,
+// else the agent's oldest visit not matched yet (agents hand out their events in the order they
+// run), else a new visit for an agent no callback announced. Callers hold r.mu.
+func (r *Recorder) streamVisit(ev *adk.AgentEvent) *visit {
+	path := runPathOf(ev.RunPath)
+	key := pathKey(path)
+	if v, ok := r.byStream[key]; ok {
+		return v
+	}
+	var v *visit
+	for _, cand := range r.order {
+		if cand.agent == ev.AgentName && !cand.streamed {
+			v = cand
+			break
+		}
+	}
+	if v == nil {
+		v = r.visitAt(path)
+	}
+	v.streamed = true
+	r.byStream[key] = v
+	return v
+}
+
 // recordTransfer emits a transfer and wakes agent starts waiting for it. Callers hold r.mu.
 func (r *Recorder) recordTransfer(path []string, t traces.Transfer) {
 	r.emit(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: path, Transfer: &t})
@@ -229,7 +260,7 @@ func (r *Recorder) take(ev *adk.AgentEvent) unechoed {
 	}
 	mo := ev.Output.MessageOutput
 	r.mu.Lock()
-	v := r.visitAt(runPathOf(ev.RunPath))
+	v := r.streamVisit(ev)
 	echo := false
 	if mo.Role == schema.Tool {
 		echo = v.echoedTool < v.toolResults
@@ -256,7 +287,10 @@ func (r *Recorder) take(ev *adk.AgentEvent) unechoed {
 func (r *Recorder) observe(ev *adk.AgentEvent, u unechoed) {
 	path := runPathOf(ev.RunPath)
 	if len(path) > 0 {
-		r.waitVisit(path)
+		r.mu.Lock()
+		v := r.streamVisit(ev)
+		r.mu.Unlock()
+		r.waitVisit(v)
 	}
 	msg := u.msg
 	if u.stream != nil {

@@ -265,19 +265,29 @@ func readToolStream(out *schema.StreamReader[callbacks.CallbackOutput]) (string,
 
 // waitOutputs waits until the streamed replies and results of the visit at path are recorded.
 func (r *Recorder) waitOutputs(path []string) {
-	r.mu.Lock()
-	v := r.visitAt(path)
-	r.mu.Unlock()
-	v.outputs.wait()
+	r.visitOf(path).outputs.wait()
 }
 
-// waitVisit waits until everything the visit at path streamed is recorded, its end included.
-func (r *Recorder) waitVisit(path []string) {
-	r.mu.Lock()
-	v := r.visitAt(path)
-	r.mu.Unlock()
+// waitVisit waits until everything v streamed is recorded, its end included.
+func (r *Recorder) waitVisit(v *visit) {
 	v.outputs.wait()
 	v.closing.wait()
+}
+
+// visitOf returns the visit at a callback's path, creating it when new.
+func (r *Recorder) visitOf(path []string) *visit {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.visitAt(path)
+}
+
+// isWorkflow reports whether the visit at path is a workflow agent's (sequential, parallel, loop).
+func (r *Recorder) isWorkflow(path []string) bool {
+	switch r.visitOf(path).kind {
+	case "Sequential", "Parallel", "Loop":
+		return true
+	}
+	return false
 }
 
 func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at place, in *adk.AgentCallbackInput) {
@@ -285,9 +295,12 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	switch {
 	case at.callerTool != "":
 		via = "agenttool"
-	case at.previous() != "":
+	case at.previous() == "":
+	case r.isWorkflow(at.path[:len(at.path)-1]):
+		via = "workflow" // a sequential, parallel or loop agent runs its sub-agents itself
+	default:
 		via = "transfer"
-		r.waitVisit(at.path[:len(at.path)-1])
+		r.waitVisit(r.visitOf(at.path[:len(at.path)-1]))
 		r.awaitTransfer(ctx, at.agent())
 	}
 	r.mu.Lock()
@@ -300,6 +313,7 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 		return // the agent inside the prebuilt supervisor's container: the same visit
 	}
 	v := r.visitAt(at.path)
+	v.kind = info.Type
 	if via == "agenttool" {
 		call := traces.AgentToolCall{Caller: callerOf(at.path), Callee: v.agent, CallID: at.callID, Request: requestOf(r.openTools[at.callID].args)}
 		r.agentTools[at.callID] = agentToolCall{AgentToolCall: call, path: at.path}
@@ -425,8 +439,7 @@ func (r *Recorder) waitCallee(callID string) {
 	}
 	r.mu.Unlock()
 	for _, v := range inside {
-		v.outputs.wait()
-		v.closing.wait()
+		r.waitVisit(v)
 	}
 }
 

@@ -360,3 +360,29 @@ func pathOf(ev *adk.AgentEvent) []string {
 	}
 	return out
 }
+
+// TestRecorderWorkflow: inside a sequential agent each step is started by the workflow, not by a
+// transfer, and each reply is recorded once although eino's run paths there (seq>planner>writer)
+// differ from the callbacks' (seq>writer).
+func TestRecorderWorkflow(t *testing.T) {
+	f := agents.Flow{Name: "sequential", DefaultInput: "go",
+		Agents: []traces.Agent{{Name: "seq", Kind: traces.AgentSequential},
+			{Name: "planner", Kind: traces.AgentChatModel, Parent: "seq"}, {Name: "writer", Kind: traces.AgentChatModel, Parent: "seq"}},
+		Scripts: map[string]agents.Script{"planner": agents.NewScript(agents.Say("plan")), "writer": agents.NewScript(agents.Say("text"))}}
+	f.Build = func(ctx context.Context, models agents.ModelFor) (adk.Agent, error) {
+		planner, err := agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "planner", Description: "plans", Instruction: "Plan."})
+		if err != nil {
+			return nil, err
+		}
+		writer, err := agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "writer", Description: "writes", Instruction: "Write."})
+		if err != nil {
+			return nil, err
+		}
+		return adk.NewSequentialAgent(ctx, &adk.SequentialAgentConfig{Name: "seq", Description: "plan, then write", SubAgents: []adk.Agent{planner, writer}})
+	}
+	for _, streaming := range []bool{false, true} {
+		tr := record(t, f, streaming)
+		golden(t, "sequential.story", []byte(traceStory(tr)))
+		checkTrace(t, tr)
+	}
+}

@@ -85,7 +85,8 @@ type RunMark struct {
 type AgentRun struct {
 	Input   []Message `json:"input,omitempty"`
 	Resumed bool      `json:"resumed,omitempty"`
-	// Via says how control reached the agent: "run" (the root), "transfer" or "agenttool".
+	// Via says how control reached the agent: "run" (the root), "transfer", "agenttool", or
+	// "workflow" (a sequential, parallel or loop agent ran it).
 	Via string `json:"via,omitempty"`
 	// Error is set on agent.finished when the agent's own work failed.
 	Error string `json:"error,omitempty"`
