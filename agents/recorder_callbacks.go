@@ -281,13 +281,14 @@ func (r *Recorder) visitOf(path []string) *visit {
 	return r.visitAt(path)
 }
 
-// isWorkflow reports whether the visit at path is a workflow agent's (sequential, parallel, loop).
-func (r *Recorder) isWorkflow(path []string) bool {
-	switch r.visitOf(path).kind {
+// workflowKind returns the eino type of the visit at path when it is a workflow agent's
+// ("Sequential", "Parallel", "Loop"), else "".
+func (r *Recorder) workflowKind(path []string) string {
+	switch kind := r.visitOf(path).kind; kind {
 	case "Sequential", "Parallel", "Loop":
-		return true
+		return kind
 	}
-	return false
+	return ""
 }
 
 func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at place, in *adk.AgentCallbackInput) {
@@ -296,8 +297,13 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	case at.callerTool != "":
 		via = "agenttool"
 	case at.previous() == "":
-	case r.isWorkflow(at.path[:len(at.path)-1]):
-		via = "workflow" // a sequential, parallel or loop agent runs its sub-agents itself
+	case r.workflowKind(at.path[:len(at.path)-1]) != "":
+		// A sequential, parallel or loop agent runs its sub-agents itself. One step after another
+		// is recorded after what the steps before it streamed; parallel branches run as they run.
+		via = "workflow"
+		if r.workflowKind(at.path[:len(at.path)-1]) != "Parallel" {
+			r.waitUnder(at.path[:len(at.path)-1], false)
+		}
 	default:
 		via = "transfer"
 		r.waitVisit(r.visitOf(at.path[:len(at.path)-1]))
@@ -428,17 +434,25 @@ func (r *Recorder) toolFinished(info *callbacks.RunInfo, c *call, result, errMsg
 func (r *Recorder) waitCallee(callID string) {
 	r.mu.Lock()
 	call, ok := r.agentTools[callID]
-	var inside []*visit
+	r.mu.Unlock()
 	if ok {
-		prefix := pathKey(call.path)
-		for key, v := range r.visits {
-			if key == prefix || strings.HasPrefix(key, prefix+">") {
-				inside = append(inside, v)
-			}
+		r.waitUnder(call.path, true)
+	}
+}
+
+// waitUnder waits until everything streamed by the visits below path (and path's own, with self)
+// is recorded.
+func (r *Recorder) waitUnder(path []string, self bool) {
+	prefix := pathKey(path)
+	r.mu.Lock()
+	var under []*visit
+	for key, v := range r.visits {
+		if (self && key == prefix) || strings.HasPrefix(key, prefix+">") {
+			under = append(under, v)
 		}
 	}
 	r.mu.Unlock()
-	for _, v := range inside {
+	for _, v := range under {
 		r.waitVisit(v)
 	}
 }
