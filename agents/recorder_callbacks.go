@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -136,7 +139,7 @@ func (r *Recorder) onEnd(ctx context.Context, info *callbacks.RunInfo, out callb
 		}
 		if msg != nil {
 			r.mu.Lock()
-			r.expectEcho(r.visitAt(c.at.path), false)
+			r.visitAt(c.at.path).expectEcho(false)
 			r.mu.Unlock()
 		}
 		r.modelFinished(c, msg, usage, "")
@@ -146,7 +149,7 @@ func (r *Recorder) onEnd(ctx context.Context, info *callbacks.RunInfo, out callb
 			result = o.Response
 		}
 		r.mu.Lock()
-		r.expectEcho(r.visitAt(c.at.path), true)
+		r.visitAt(c.at.path).expectEcho(true)
 		r.mu.Unlock()
 		r.toolFinished(info, c, result, "")
 	case c.at.runnable:
@@ -187,7 +190,7 @@ func (r *Recorder) onEndStream(ctx context.Context, info *callbacks.RunInfo, out
 	v := r.visitAt(c.at.path)
 	work := &v.closing
 	if isModel || isTool {
-		r.expectEcho(v, isTool) // the echo may reach the stream consumer before we finish reading
+		v.expectEcho(isTool) // the echo may reach the stream consumer before we finish reading
 		work = &v.outputs
 	}
 	work.add()
@@ -214,8 +217,8 @@ func (r *Recorder) onEndStream(ctx context.Context, info *callbacks.RunInfo, out
 }
 
 // expectEcho counts a reply or tool result recorded from a callback whose copy the stream will
-// also carry. Callers hold r.mu.
-func (r *Recorder) expectEcho(v *visit, tool bool) {
+// also carry. Callers hold the recorder's lock.
+func (v *visit) expectEcho(tool bool) {
 	if tool {
 		v.toolResults++
 	} else {
@@ -351,7 +354,7 @@ func (r *Recorder) modelStarted(at place, in *model.CallbackInput) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.models++
-	id := "m" + itoa(r.models)
+	id := "m" + strconv.Itoa(r.models)
 	mc := &traces.ModelCall{ID: id}
 	if in != nil {
 		mc.Input = r.visitAt(at.path).input(in.Messages)
@@ -473,7 +476,7 @@ func (r *Recorder) noticeSession(ctx context.Context, at place) {
 // an agent's OutputKey is that agent's answer, whoever's callback noticed it. Callers hold r.mu.
 func (r *Recorder) diffSession(ctx context.Context, agent string, path []string) {
 	values := adk.GetSessionValues(ctx)
-	for _, k := range sortedKeys(values) {
+	for _, k := range slices.Sorted(maps.Keys(values)) {
 		js := jsonValue(values[k])
 		if r.session[k] == js {
 			continue

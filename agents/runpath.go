@@ -2,10 +2,7 @@ package agents
 
 import (
 	"context"
-	"slices"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/compose"
@@ -88,52 +85,4 @@ func runPathOf(steps []adk.RunStep) []string {
 		out[i] = steps[i].String()
 	}
 	return out
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// inflight counts outputs still being read. Unlike a sync.WaitGroup, it may gain new work while
-// someone waits: wait returns the next time the count is zero.
-type inflight struct {
-	mu   sync.Mutex
-	n    int
-	idle chan struct{} // closed when n drops to zero
-}
-
-func (f *inflight) add() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.n == 0 {
-		f.idle = make(chan struct{})
-	}
-	f.n++
-}
-
-func (f *inflight) done() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.n--
-	if f.n == 0 {
-		close(f.idle)
-	}
-}
-
-func (f *inflight) wait() {
-	f.mu.Lock()
-	if f.n == 0 {
-		f.mu.Unlock()
-		return
-	}
-	idle := f.idle
-	f.mu.Unlock()
-	<-idle
 }
