@@ -308,6 +308,8 @@ func PayloadField(k Kind) string {
 		return "breakloop"
 	case KindError:
 		return "error"
+	case KindLost:
+		return "lost"
 	}
 	return ""
 }
@@ -323,7 +325,7 @@ func setPayloads(e Event) []string {
 		{"tool", e.Tool != nil}, {"message", e.Message != nil}, {"transfer", e.Transfer != nil},
 		{"agenttool", e.AgentTool != nil}, {"session", e.Session != nil},
 		{"interrupt", e.Interrupt != nil}, {"exit", e.Exit != nil},
-		{"breakloop", e.BreakLoop != nil}, {"error", e.Error != nil},
+		{"breakloop", e.BreakLoop != nil}, {"error", e.Error != nil}, {"lost", e.Lost != nil},
 	} {
 		if p.isSet {
 			set = append(set, p.field)

@@ -85,6 +85,24 @@ func (r *Recording) emitLocked(e Event) Event {
 	return e
 }
 
+// PutAgent adds a to the agent tree, or replaces the agent of the same name: a recorder that
+// infers the tree from the run learns agents as they act. It is a no-op after Finish.
+func (r *Recording) PutAgent(a Agent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended {
+		return
+	}
+	a.Tools = slices.Clone(a.Tools)
+	for i := range r.trace.Agents {
+		if r.trace.Agents[i].Name == a.Name {
+			r.trace.Agents[i] = a
+			return
+		}
+	}
+	r.trace.Agents = append(r.trace.Agents, a)
+}
+
 // Finish records run.finished with status (a final status) and errMsg, closes every subscription
 // after its last event, and makes later Emits no-ops. Only the first call has an effect.
 func (r *Recording) Finish(status Status, errMsg string) {

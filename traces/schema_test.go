@@ -38,6 +38,7 @@ var schemaDefs = map[reflect.Type]string{
 	reflect.TypeFor[traces.Exit]():          "exit",
 	reflect.TypeFor[traces.BreakLoop]():     "breakLoop",
 	reflect.TypeFor[traces.ErrorDetail]():   "errorDetail",
+	reflect.TypeFor[traces.Lost]():          "lost",
 }
 
 type schema = map[string]any

@@ -44,6 +44,9 @@ type Run struct {
 	StartedAt time.Time  `json:"started_at"`
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
 	Error     string     `json:"error,omitempty"`
+	// Conversation groups runs that belong together: turns of one conversation, a run and its
+	// resumptions.
+	Conversation string `json:"conversation,omitempty"`
 }
 
 // AgentKind says what sort of agent a node of the tree is.
