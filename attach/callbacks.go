@@ -39,9 +39,12 @@ func runsHub(newRun func() *Recorder) *hub {
 	return &hub{newRun: newRun, open: make(map[uintptr]*Recorder)}
 }
 
-// runOf returns the recorder of the run an agent starting in ctx belongs to, and whether that run
-// starts with it.
-func (h *hub) runOf(ctx context.Context, at place) (*Recorder, bool) {
+// runOf returns the recorder of the run an agent starting in ctx (inside visit in, if any)
+// belongs to, and whether that run starts with it.
+func (h *hub) runOf(ctx context.Context, at place, in *visit) (*Recorder, bool) {
+	if in != nil {
+		return in.rec, false
+	}
 	if h.fixed != nil {
 		return h.fixed, !h.fixed.hasStarted()
 	}
@@ -136,7 +139,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		// its supervisor so): one visit, followed through the container's copy of events.
 		return ctx
 	case info.Component == adk.ComponentOfAgent:
-		r, starts := h.runOf(ctx, at)
+		r, starts := h.runOf(ctx, at, v)
 		agentIn := adk.ConvAgentCallbackInput(in)
 		if starts {
 			r.start(ctx, at.agent(), agentIn)

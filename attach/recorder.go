@@ -185,11 +185,12 @@ func (r *Recorder) Outcome() (traces.Status, string) {
 	return r.outcome()
 }
 
-// outcome decides the final status. A cancel comes first: eino reports it as an ordinary error.
-// Callers hold r.mu.
+// outcome decides the final status. eino reports a cancel as an ordinary error, so a failure
+// while the run's context is done is a cancel. (The context alone says nothing: an app may well
+// cancel it once the run is over, before the recorder has finished.) Callers hold r.mu.
 func (r *Recorder) outcome() (traces.Status, string) {
 	switch {
-	case r.canceled || (r.runCtx != nil && r.runCtx.Err() != nil):
+	case r.failure != "" && r.runCtx != nil && r.runCtx.Err() != nil:
 		return traces.StatusCanceled, "run canceled"
 	case r.interrupt:
 		return traces.StatusInterrupted, ""
@@ -340,13 +341,17 @@ func interruptOf(info *adk.InterruptInfo) *traces.Interrupt {
 	if info == nil {
 		return out
 	}
-	for _, c := range info.InterruptContexts {
+	contexts := info.InterruptContexts
+	if cm, ok := info.Data.(*adk.ChatModelAgentInterruptInfo); len(contexts) == 0 && ok && cm.Info != nil {
+		contexts = cm.Info.InterruptContexts // how a resumed chat model agent is handed its interrupt
+	}
+	for _, c := range contexts {
 		if c != nil && c.IsRootCause {
 			out.ID, out.Address, out.Info = c.ID, c.Address.String(), infoText(c.Info)
 			return out
 		}
 	}
-	if info.Data != nil {
+	if _, ok := info.Data.(*adk.ChatModelAgentInterruptInfo); !ok && info.Data != nil {
 		out.Info = infoText(info.Data)
 	}
 	return out

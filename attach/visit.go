@@ -135,17 +135,26 @@ func (r *Recorder) runnableEnded(v *visit, err error) {
 	r.finishVisit(v)
 }
 
-// finishVisit records agent.finished once v's own work and its own events are both over: the
-// events eino counts as the agent's (a deterministic transfer, an exit, an interrupt, an error)
-// belong before its end. Callers hold r.mu.
+// finishVisit records agent.finished once v's own work and its own events are both over, and
+// the visits it ran (workflow steps, AgentTool callees) have finished: the events eino counts as
+// the agent's (a deterministic transfer, an exit, an interrupt, an error) belong before its end.
+// Callers hold r.mu.
 func (r *Recorder) finishVisit(v *visit) {
 	if v.closed || !v.ownDone || (v.runnable && !v.runnableEnded) {
 		return
+	}
+	for _, c := range r.order {
+		if c.parent == v && !c.closed {
+			return // finished by the last of them
+		}
 	}
 	v.closed = true
 	r.emit(traces.Event{Kind: traces.KindAgentFinished, Agent: v.agent, RunPath: v.path,
 		AgentRun: &traces.AgentRun{Error: v.errMsg, Interrupted: v.interrupted}})
 	close(v.finished)
+	if v.parent != nil {
+		r.finishVisit(v.parent)
+	}
 }
 
 // follow reads v's copy of its events on a goroutine of its own. The root's copy closes when the

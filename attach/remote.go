@@ -1,0 +1,304 @@
+package attach
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// Tuning of the stream to a Baton server.
+const (
+	maxBatch       = 512              // events in one post
+	heartbeatEvery = 5 * time.Second  // an open run says it is alive at least this often
+	postTimeout    = 10 * time.Second // one post, so a stalled server cannot hold a run forever
+	retryMin       = 250 * time.Millisecond
+	retryMax       = 5 * time.Second
+)
+
+// client streams runs to one Baton server (the ingestion protocol is in the README).
+type client struct {
+	url, token string
+	buffer     int
+	http       *http.Client
+	log        *slog.Logger
+	warned     atomic.Bool // Baton was said to be unreachable
+}
+
+func newClient(cfg Config) *client {
+	return &client{
+		url:    strings.TrimSuffix(cfg.URL, "/"),
+		token:  cfg.Token,
+		buffer: cfg.Buffer,
+		http:   &http.Client{Timeout: postTimeout},
+		log:    cfg.Logger,
+	}
+}
+
+// run returns the sink of one run. Nothing is sent before its first event.
+func (c *client) run(conversation string) *remoteRun {
+	return &remoteRun{c: c, conversation: conversation, wake: make(chan struct{}, 1)}
+}
+
+// remoteRun is a Sink that streams one run to the server. Emit, PutAgent and Finish only queue
+// and never wait: one goroutine per run, started by the first event and ended with the run's
+// last post, does the sending.
+type remoteRun struct {
+	c            *client
+	conversation string
+	wake         chan struct{}
+
+	mu       sync.Mutex
+	events   []traces.Event // queued, numbered 1, 2, 3... in this run's stream
+	agents   []traces.Agent // queued tree changes
+	seq      int64
+	lost     int64 // events dropped since the last one queued
+	started  bool
+	finished bool
+}
+
+// Emit queues e, or counts it lost when the queue is full: the next event that fits is preceded
+// by a lost event saying how many were dropped there.
+func (s *remoteRun) Emit(e traces.Event) traces.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished {
+		return e
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	if len(s.events)+btoi(s.lost > 0) >= s.c.buffer {
+		s.lost++
+		return e
+	}
+	if s.lost > 0 {
+		s.queue(traces.Event{Time: e.Time, Kind: traces.KindLost, Lost: &traces.Lost{Count: s.lost}})
+		s.lost = 0
+	}
+	return s.queue(e)
+}
+
+// queue numbers e, appends it and wakes the sender, starting it with the first event. Callers
+// hold s.mu.
+func (s *remoteRun) queue(e traces.Event) traces.Event {
+	s.seq++
+	e.Seq = s.seq
+	s.events = append(s.events, e)
+	if !s.started {
+		s.started = true
+		go s.send(e)
+	}
+	s.signal()
+	return e
+}
+
+func (s *remoteRun) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// PutAgent queues a change of the agent tree.
+func (s *remoteRun) PutAgent(a traces.Agent) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.finished {
+		s.agents = append(s.agents, a)
+		s.signal()
+	}
+}
+
+// Finish queues run.finished, past the buffer's bound if need be: the end is never dropped.
+func (s *remoteRun) Finish(status traces.Status, errMsg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished {
+		return
+	}
+	e := traces.Event{Time: time.Now().UTC(), Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: status, Error: errMsg}}
+	if s.lost > 0 {
+		s.queue(traces.Event{Time: e.Time, Kind: traces.KindLost, Lost: &traces.Lost{Count: s.lost}})
+		s.lost = 0
+	}
+	s.queue(e)
+	s.finished = true
+}
+
+// pending returns what waits to be sent (at most maxBatch events), whether it ends the run, and
+// how much of the queue it is.
+func (s *remoteRun) pending() (events []traces.Event, agents []traces.Agent, last bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	events = s.events[:min(len(s.events), maxBatch):min(len(s.events), maxBatch)]
+	last = s.finished && len(events) == len(s.events)
+	return events, s.agents, last
+}
+
+// sent drops what a post delivered from the queue.
+func (s *remoteRun) sent(events, agents int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = s.events[events:]
+	s.agents = s.agents[agents:]
+}
+
+// send is the run's sender: it registers the run, then posts what is queued until run.finished
+// is delivered. It retries while the server is unreachable; a server that refuses the run ends it.
+func (s *remoteRun) send(first traces.Event) {
+	id := ""
+	retry := retryMin
+	heartbeat := time.NewTimer(heartbeatEvery)
+	defer heartbeat.Stop()
+	for {
+		events, agents, last := s.pending()
+		var err error
+		if id == "" {
+			id, err = s.create(first, agents)
+			if err == nil {
+				s.sent(0, len(agents))
+				continue
+			}
+		} else {
+			err = s.c.post("/api/ingest/"+id, ingestBatch{Events: events, Agents: agents}, nil)
+			if err == nil {
+				s.sent(len(events), len(agents))
+				if last {
+					return
+				}
+				retry = retryMin
+				heartbeat.Reset(heartbeatEvery)
+				if len(events) == maxBatch {
+					continue
+				}
+			}
+		}
+		var refused *refusal
+		switch {
+		case errors.As(err, &refused):
+			s.c.log.Warn("baton refused this run; it is no longer recorded", "url", s.c.url, "error", refused.msg)
+			s.drop()
+			return
+		case err != nil:
+			s.c.unreachable(err)
+			time.Sleep(retry)
+			retry = min(2*retry, retryMax)
+			continue
+		}
+		select {
+		case <-s.wake:
+		case <-heartbeat.C: // an empty post tells the server the app is alive
+			heartbeat.Reset(heartbeatEvery)
+		}
+	}
+}
+
+// drop discards the run after the server refused it.
+func (s *remoteRun) drop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finished = true
+	s.events, s.agents = nil, nil
+}
+
+// ingestRun is the body of POST /api/ingest.
+type ingestRun struct {
+	Run     traces.Run     `json:"run"`
+	Agents  []traces.Agent `json:"agents"`
+	Resumes string         `json:"resumes,omitempty"`
+}
+
+// ingestBatch is the body of POST /api/ingest/:id.
+type ingestBatch struct {
+	Events []traces.Event `json:"events"`
+	Agents []traces.Agent `json:"agents,omitempty"`
+}
+
+// create registers the run with the server, from its first event: run.started, or resumed when
+// it continues an interrupted run, which the server then reopens.
+func (s *remoteRun) create(first traces.Event, agents []traces.Agent) (string, error) {
+	req := ingestRun{Run: traces.Run{Conversation: s.conversation}, Agents: agents}
+	if first.Run != nil {
+		req.Run.Flow, req.Run.Input = first.Run.Flow, first.Run.Input
+	}
+	if first.Kind == traces.KindResumed && first.Interrupt != nil {
+		req.Resumes = first.Interrupt.ID
+	}
+	if req.Agents == nil {
+		req.Agents = []traces.Agent{}
+	}
+	var created struct {
+		ID string `json:"id"`
+	}
+	if err := s.c.post("/api/ingest", req, &created); err != nil {
+		return "", err
+	}
+	if created.ID == "" {
+		return "", &refusal{msg: "the server answered without a run id"}
+	}
+	return created.ID, nil
+}
+
+// refusal is a 4xx answer: the server understood and said no; sending again will not help.
+type refusal struct{ msg string }
+
+func (e *refusal) Error() string { return e.msg }
+
+// post sends body as JSON and decodes the answer into out (when not nil).
+func (c *client) post(path string, body, out any) error {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return &refusal{msg: "encode: " + err.Error()}
+	}
+	req, err := http.NewRequest(http.MethodPost, c.url+path, bytes.NewReader(data))
+	if err != nil {
+		return &refusal{msg: err.Error()}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(answer, &e) != nil || e.Error == "" {
+			e.Error = strings.TrimSpace(string(answer))
+		}
+		return &refusal{msg: fmt.Sprintf("%s: %s", resp.Status, e.Error)}
+	}
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("%s answered %s", c.url, resp.Status)
+	}
+	if out != nil {
+		return json.Unmarshal(answer, out)
+	}
+	return nil
+}
+
+// unreachable says once that Baton cannot be reached.
+func (c *client) unreachable(err error) {
+	if c.warned.CompareAndSwap(false, true) {
+		c.log.Warn("baton is unreachable; the app runs on and runs are sent when it answers (events beyond the buffer are dropped and counted)",
+			"url", c.url, "error", err.Error())
+	}
+}
