@@ -265,6 +265,8 @@ func TestIngestRefusesBadPosts(t *testing.T) {
 			"agents[0].name is empty"},
 		{"oversized body", nil, batchBody(t, []traces.Event{huge}), nil, 413, "larger than the limit of 4096 bytes"},
 		{"no token", nil, batchBody(t, appEvents(3, traces.KindMessage)), map[string]string{}, 401, "a token is required"},
+		{"from another site's page", nil, batchBody(t, appEvents(3, traces.KindMessage)),
+			map[string]string{"Authorization": "Bearer " + token, "Origin": "http://evil.example"}, 403, "cross-origin request not allowed"},
 		{"unknown run", unknown, batchBody(t, appEvents(3, traces.KindMessage)), nil, 404, `run "r-nope" not found`},
 		{"after the run ended", ended, batchBody(t, appEvents(4, traces.KindMessage)), nil, 409,
 			"has ended; start a new run with POST /api/ingest"},
@@ -394,4 +396,23 @@ func TestIngestRunsEndWhenTheServerShutsDown(t *testing.T) {
 	if res.status != http.StatusConflict || !strings.Contains(res.apiError(t), "shutting down") {
 		t.Errorf("POST /api/ingest after shutdown: %d %s", res.status, res.body)
 	}
+}
+
+// BenchmarkIngest measures how many events a second one app's run can stream in, in posts of 100
+// message events over a real connection: go test ./server -run x -bench BenchmarkIngest
+func BenchmarkIngest(b *testing.B) {
+	ts := mustOpenServer(b, server.Config{})
+	id := ts.startIngest(b, `{}`, nil, http.StatusCreated).ID
+	const batch = 100
+	next := int64(1)
+	b.ReportAllocs()
+	for b.Loop() {
+		events := make([]traces.Event, batch)
+		for i := range events {
+			events[i] = appEvent(next+int64(i), traces.KindMessage)
+		}
+		next += batch
+		ts.postEvents(b, id, nil, next, events...)
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "events/s")
 }
