@@ -3,6 +3,7 @@
 //	baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
 //	baton flows                                               list the built-in flows
 //	baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless, one line per event
+//	baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
 package main
 
 import (
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -43,6 +45,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = listFlows(stdout)
 	case "run":
 		err = runFlow(ctx, args, stdout, stderr)
+	case "open":
+		err = openTrace(ctx, args, stdout, stderr)
 	case "help":
 		fmt.Fprintln(stdout, usage)
 		return 0
@@ -62,7 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 const usage = `usage:
   baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
   baton flows                                               list the built-in flows
-  baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless`
+  baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless
+  baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace`
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -85,6 +90,75 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "Baton is serving on %s\n", srv.URL())
 	return srv.Serve(ctx, ln)
+}
+
+// openTrace serves a trace file like any finished run, after traces.Unmarshal accepted it, and
+// prints its page's address.
+func openTrace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("open", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", server.DefaultAddr, "address to listen on; any non-loopback address requires a token")
+	token := fs.String("token", "", "access token (generated when the address is not loopback and none is given)")
+	var file string
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		file, args = args[0], args[1:] // the file may come before the flags
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if file == "" && fs.NArg() > 0 {
+		file = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		return fmt.Errorf("open takes one file, not also %q\n%s", fs.Arg(0), usage)
+	}
+	if file == "" {
+		return fmt.Errorf("open needs a trace file\n%s", usage)
+	}
+	tr, err := readTrace(file)
+	if err != nil {
+		return err
+	}
+	broker := traces.NewBroker(0)
+	if err := broker.Add(traces.NewRecordingOf(tr)); err != nil {
+		return err
+	}
+	// Listen first, so that the printed address has the real port when --addr asks for port 0.
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	listening := *addr
+	if host, port, err := net.SplitHostPort(*addr); err == nil && port == "0" {
+		_, port, _ = net.SplitHostPort(ln.Addr().String())
+		listening = net.JoinHostPort(host, port)
+	}
+	srv, err := server.New(server.Config{Addr: listening, Token: *token, Broker: broker})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	page, err := url.Parse(srv.URL())
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	page.Path = "/runs/" + tr.Run.ID
+	fmt.Fprintf(stdout, "Baton is serving run %s (%s, %s) on %s\n", tr.Run.ID, tr.Run.Flow, tr.Run.Status, page)
+	return srv.Serve(ctx, ln)
+}
+
+// readTrace reads a trace file; a file traces.Unmarshal refuses gets its message.
+func readTrace(file string) (traces.Trace, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return traces.Trace{}, err
+	}
+	tr, err := traces.Unmarshal(data)
+	if err != nil {
+		return traces.Trace{}, fmt.Errorf("%s: %s", file, traces.ErrorMessage(err))
+	}
+	return tr, nil
 }
 
 func listFlows(stdout io.Writer) error {

@@ -213,9 +213,17 @@ func (s *remoteRun) drop() {
 
 // ingestRun is the body of POST /api/ingest.
 type ingestRun struct {
-	Run     traces.Run     `json:"run"`
+	Run     ingestLabels   `json:"run"`
 	Agents  []traces.Agent `json:"agents"`
 	Resumes string         `json:"resumes,omitempty"`
+}
+
+// ingestLabels is what a new run is called in the server's list.
+type ingestLabels struct {
+	Flow         string `json:"flow"`
+	Input        string `json:"input"`
+	Model        string `json:"model"`
+	Conversation string `json:"conversation,omitempty"`
 }
 
 // ingestBatch is the body of POST /api/ingest/:id.
@@ -227,7 +235,7 @@ type ingestBatch struct {
 // create registers the run with the server, from its first event: run.started, or resumed when
 // it continues an interrupted run, which the server then reopens.
 func (s *remoteRun) create(first traces.Event, agents []traces.Agent) (string, error) {
-	req := ingestRun{Run: traces.Run{Conversation: s.conversation}, Agents: agents}
+	req := ingestRun{Run: ingestLabels{Model: "app", Conversation: s.conversation}, Agents: agents}
 	if first.Run != nil {
 		req.Run.Flow, req.Run.Input = first.Run.Flow, first.Run.Input
 	}

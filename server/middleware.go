@@ -220,11 +220,12 @@ func sameOrigin(r *http.Request) bool {
 	return strings.EqualFold(u.Scheme, scheme) && strings.EqualFold(u.Host, r.Host)
 }
 
-// bodyLimit refuses request bodies over limit bytes: at once when Content-Length says so, or
-// when a handler reads past the limit (decodeJSON reports 413 then).
-func bodyLimit(limit int64) echo.MiddlewareFunc {
+// bodyLimit refuses request bodies over limitOf(c) bytes: at once when Content-Length says so,
+// or when a handler reads past the limit (readJSONBody reports 413 then).
+func bodyLimit(limitOf func(c echo.Context) int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			limit := limitOf(c)
 			r := c.Request()
 			if r.ContentLength > limit {
 				return tooLarge(limit)

@@ -30,18 +30,9 @@ type jsonField struct {
 // user can act on: 415 for a non-JSON content type, 413 past the body limit, and CodeInvalid
 // naming the field or position at fault.
 func decodeJSON(c echo.Context, fields ...jsonField) (map[string]bool, error) {
-	r := c.Request()
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return nil, echo.NewHTTPError(http.StatusUnsupportedMediaType,
-			fmt.Sprintf("Content-Type must be application/json, not %q", r.Header.Get("Content-Type")))
-	}
-	data, err := io.ReadAll(r.Body)
+	data, err := readJSONBody(c)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, tooLarge(tooBig.Limit)
-		}
-		return nil, fmt.Errorf("read request body: %w", err)
+		return nil, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, traces.Errorf(traces.CodeInvalid, "request body is empty: want a JSON object with %s", fieldNames(fields))
@@ -70,6 +61,25 @@ func decodeJSON(c echo.Context, fields ...jsonField) (map[string]bool, error) {
 		present[k] = true
 	}
 	return present, nil
+}
+
+// readJSONBody reads the body of a request that must be JSON: 415 for another content type, 413
+// past the body limit.
+func readJSONBody(c echo.Context) ([]byte, error) {
+	r := c.Request()
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return nil, echo.NewHTTPError(http.StatusUnsupportedMediaType,
+			fmt.Sprintf("Content-Type must be application/json, not %q", r.Header.Get("Content-Type")))
+	}
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, tooLarge(tooBig.Limit)
+		}
+		return nil, fmt.Errorf("read request body: %w", err)
+	}
+	return data, nil
 }
 
 // decodeObject parses data as exactly one JSON object.

@@ -76,18 +76,24 @@ func (m *runManager) start(flow agents.Flow, input string, pace time.Duration) (
 	return rec.Run(), nil
 }
 
-// register adds a recording under a fresh id, trying again on the rare id collision.
+// register adds a recording of a run of flow under a fresh id.
 func (m *runManager) register(flow agents.Flow, input string) (*traces.Recording, error) {
+	return addFresh(m.cfg.broker, func(id string) *traces.Recording {
+		return traces.NewRecording(traces.Run{ID: id, Flow: flow.Name, Input: input, Model: m.cfg.model}, flow.Agents, m.cfg.queue)
+	})
+}
+
+// addFresh adds to broker the recording newRec makes for a fresh run id, trying again on the rare
+// id collision.
+func addFresh(broker *traces.Broker, newRec func(id string) *traces.Recording) (*traces.Recording, error) {
 	for range 5 {
-		id := traces.NewRunID()
-		run := traces.Run{ID: id, Flow: flow.Name, Input: input, Model: m.cfg.model}
-		rec := traces.NewRecording(run, flow.Agents, m.cfg.queue)
-		err := m.cfg.broker.Add(rec)
+		rec := newRec(traces.NewRunID())
+		err := broker.Add(rec)
 		if err == nil {
 			return rec, nil
 		}
 		if traces.ErrorCode(err) != traces.CodeConflict {
-			return nil, fmt.Errorf("register run %s: %w", id, err)
+			return nil, fmt.Errorf("register run %s: %w", rec.ID(), err)
 		}
 	}
 	return nil, errors.New("register run: no free run id after 5 tries")

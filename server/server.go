@@ -65,6 +65,12 @@ type Config struct {
 	// Broker holds the runs the server shows; a new one when nil. Recordings added to it by others
 	// are shown and streamed like the server's own runs, but cannot be paced.
 	Broker *traces.Broker
+	// MaxIngestBody bounds the body of the routes that take events or trace files (POST
+	// /api/ingest, /api/ingest/:id, /api/traces) in bytes; DefaultMaxIngestBody when 0.
+	MaxIngestBody int64
+	// IngestTimeout is how long a run an app streams may go without a post before it is finished
+	// interrupted; DefaultIngestTimeout when 0.
+	IngestTimeout time.Duration
 }
 
 // Server serves Baton's pages, API and websockets. Create it with New; it is safe for concurrent
@@ -76,6 +82,7 @@ type Server struct {
 	broker *traces.Broker
 	flows  []agents.Flow
 	runs   *runManager
+	ingest *ingestion
 	token  string
 	hosts  atomic.Pointer[hostPolicy]
 
@@ -109,6 +116,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, traces.Errorf(traces.CodeInvalid, "max body %d is negative", cfg.MaxBody)
 	case cfg.MaxBody == 0:
 		cfg.MaxBody = DefaultMaxBody
+	}
+	if err := ingestDefaults(&cfg); err != nil {
+		return nil, err
 	}
 	if cfg.MaxRunning <= 0 {
 		cfg.MaxRunning = 32
@@ -148,6 +158,7 @@ func New(cfg Config) (*Server, error) {
 		options:    agents.Options{Models: cfg.Models, Streaming: cfg.Streaming},
 		log:        cfg.Logger,
 	})
+	s.ingest = newIngestion(ctx, cfg.Broker, cfg.IngestTimeout, cfg.Queue)
 	s.echo = s.routes()
 	return s, nil
 }
@@ -172,13 +183,14 @@ func (s *Server) routes() *echo.Echo {
 		s.checkHost,
 		s.checkToken,
 		checkOrigin,
-		bodyLimit(s.cfg.MaxBody),
+		bodyLimit(s.bodyLimitFor),
 	)
 	s.pageRoutes(e)
 	s.flowRoutes(e)
 	s.runRoutes(e)
 	s.eventRoutes(e)
 	s.liveRoutes(e)
+	s.ingestRoutes(e)
 	return e
 }
 
@@ -258,6 +270,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		s.runs.wait()
+		s.ingest.wait()
 		s.sockets.Wait()
 		close(done)
 	}()

@@ -201,8 +201,8 @@ type ErrorDetail struct {
 	Message string `json:"message"`
 }
 
-// Lost is the payload of lost: Count events were dropped here by the recorder because Baton was
-// unreachable or slow.
+// Lost is the payload of lost: Count events were dropped at this point by the recorder in the app
+// because Baton was unreachable or too slow to take them. The trace has a gap there.
 type Lost struct {
 	Count int64 `json:"count"`
 }
