@@ -131,6 +131,17 @@ func (b *Baton) hub(opts []RunOption) *hub {
 	return runsHub(func() *Recorder { return NewRecorder(b.sink(labels), labels.flow, b.cfg.Agents) })
 }
 
+// Close is optional: runs are delivered as they go and when they end, with nothing to close. It
+// waits until every run recorded so far has been delivered, or ctx is done, and then stops
+// sending (runs not delivered by then are lost). Use it to be sure of the last run before exit,
+// or to stop retrying a Baton that will not come back. Runs that start later are not recorded.
+func (b *Baton) Close(ctx context.Context) error {
+	if b.remote == nil {
+		return nil // files are written when their runs end
+	}
+	return b.remote.close(ctx)
+}
+
 // sink returns where one run goes.
 func (b *Baton) sink(labels runLabels) Sink {
 	if b.remote != nil {

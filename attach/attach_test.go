@@ -49,7 +49,7 @@ func runHelpdesk(t *testing.T, streaming bool, start func(context.Context, *adk.
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	runner, err := attachtest.Helpdesk(ctx, streaming)
+	runner, err := attachtest.Helpdesk(ctx, streaming, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,14 @@ package attach
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,16 +34,41 @@ type client struct {
 	http       *http.Client
 	log        *slog.Logger
 	warned     atomic.Bool // Baton was said to be unreachable
+
+	senders sync.WaitGroup     // one per run being sent
+	stop    context.Context    // done when Close gives up on what is left
+	abandon context.CancelFunc // ends stop
 }
 
 func newClient(cfg Config) *client {
+	stop, abandon := context.WithCancel(context.Background())
 	return &client{
-		url:    strings.TrimSuffix(cfg.URL, "/"),
-		token:  cfg.Token,
-		buffer: cfg.Buffer,
-		http:   &http.Client{Timeout: postTimeout},
-		log:    cfg.Logger,
+		url:     strings.TrimSuffix(cfg.URL, "/"),
+		token:   cfg.Token,
+		buffer:  cfg.Buffer,
+		http:    &http.Client{Timeout: postTimeout},
+		log:     cfg.Logger,
+		stop:    stop,
+		abandon: abandon,
 	}
+}
+
+// close waits until every run is delivered or ctx is done, then stops sending what is left.
+func (c *client) close(ctx context.Context) error {
+	delivered := make(chan struct{})
+	go func() {
+		c.senders.Wait()
+		close(delivered)
+	}()
+	select {
+	case <-delivered:
+		c.abandon()
+		return nil
+	case <-ctx.Done():
+	}
+	c.abandon()
+	<-delivered
+	return fmt.Errorf("baton: runs not delivered to %s: %w", c.url, ctx.Err())
 }
 
 // run returns the sink of one run. Nothing is sent before its first event.
@@ -59,7 +86,8 @@ type remoteRun struct {
 
 	mu       sync.Mutex
 	events   []traces.Event // queued, numbered 1, 2, 3... in this run's stream
-	agents   []traces.Agent // queued tree changes
+	agents   []queuedAgent  // queued tree changes, the latest of each agent
+	changes  int            // tree changes so far, to tell a sent agent from a newer one
 	seq      int64
 	lost     int64 // events dropped since the last one queued
 	started  bool
@@ -96,7 +124,11 @@ func (s *remoteRun) queue(e traces.Event) traces.Event {
 	s.events = append(s.events, e)
 	if !s.started {
 		s.started = true
-		go s.send(e)
+		s.c.senders.Add(1)
+		go func() {
+			defer s.c.senders.Done()
+			s.send(e)
+		}()
 	}
 	s.signal()
 	return e
@@ -113,10 +145,18 @@ func (s *remoteRun) signal() {
 func (s *remoteRun) PutAgent(a traces.Agent) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.finished {
-		s.agents = append(s.agents, a)
-		s.signal()
+	if s.finished {
+		return
 	}
+	// The latest state of each agent is all the server needs.
+	s.changes++
+	q := queuedAgent{Agent: a, change: s.changes}
+	if i := slices.IndexFunc(s.agents, func(q queuedAgent) bool { return q.Name == a.Name }); i >= 0 {
+		s.agents[i] = q
+	} else {
+		s.agents = append(s.agents, q)
+	}
+	s.signal()
 }
 
 // Finish queues run.finished, past the buffer's bound if need be: the end is never dropped.
@@ -135,22 +175,39 @@ func (s *remoteRun) Finish(status traces.Status, errMsg string) {
 	s.finished = true
 }
 
-// pending returns what waits to be sent (at most maxBatch events), whether it ends the run, and
-// how much of the queue it is.
-func (s *remoteRun) pending() (events []traces.Event, agents []traces.Agent, last bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	events = s.events[:min(len(s.events), maxBatch):min(len(s.events), maxBatch)]
-	last = s.finished && len(events) == len(s.events)
-	return events, s.agents, last
+// queuedAgent is a tree change waiting to be sent.
+type queuedAgent struct {
+	traces.Agent
+	change int
 }
 
-// sent drops what a post delivered from the queue.
-func (s *remoteRun) sent(events, agents int) {
+// pending returns what waits to be sent (at most maxBatch events, and the tree changes) and
+// whether it ends the run. The queue keeps it until sent says it was delivered.
+func (s *remoteRun) pending() (events []traces.Event, agents []queuedAgent, last bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := min(len(s.events), maxBatch)
+	return s.events[:n:n], slices.Clone(s.agents), s.finished && n == len(s.events)
+}
+
+// sent drops what a post delivered from the queue: its events, and its agents unless they
+// changed again meanwhile.
+func (s *remoteRun) sent(events int, agents []queuedAgent) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.events = s.events[events:]
-	s.agents = s.agents[agents:]
+	s.agents = slices.DeleteFunc(s.agents, func(q queuedAgent) bool {
+		return slices.ContainsFunc(agents, func(d queuedAgent) bool { return d.change == q.change })
+	})
+}
+
+// agentsOf returns the agents of queued changes.
+func agentsOf(qs []queuedAgent) []traces.Agent {
+	out := make([]traces.Agent, len(qs))
+	for i, q := range qs {
+		out[i] = q.Agent
+	}
+	return out
 }
 
 // send is the run's sender: it registers the run, then posts what is queued until run.finished
@@ -164,15 +221,15 @@ func (s *remoteRun) send(first traces.Event) {
 		events, agents, last := s.pending()
 		var err error
 		if id == "" {
-			id, err = s.create(first, agents)
+			id, err = s.create(first, agentsOf(agents))
 			if err == nil {
-				s.sent(0, len(agents))
+				s.sent(0, agents)
 				continue
 			}
 		} else {
-			err = s.c.post("/api/ingest/"+id, ingestBatch{Events: events, Agents: agents}, nil)
+			err = s.c.post("/api/ingest/"+id, ingestBatch{Events: events, Agents: agentsOf(agents)}, nil)
 			if err == nil {
-				s.sent(len(events), len(agents))
+				s.sent(len(events), agents)
 				if last {
 					return
 				}
@@ -189,9 +246,15 @@ func (s *remoteRun) send(first traces.Event) {
 			s.c.log.Warn("baton refused this run; it is no longer recorded", "url", s.c.url, "error", refused.msg)
 			s.drop()
 			return
+		case s.c.stop.Err() != nil:
+			return
 		case err != nil:
 			s.c.unreachable(err)
-			time.Sleep(retry)
+			select {
+			case <-time.After(retry):
+			case <-s.c.stop.Done():
+				return
+			}
 			retry = min(2*retry, retryMax)
 			continue
 		}
@@ -199,6 +262,8 @@ func (s *remoteRun) send(first traces.Event) {
 		case <-s.wake:
 		case <-heartbeat.C: // an empty post tells the server the app is alive
 			heartbeat.Reset(heartbeatEvery)
+		case <-s.c.stop.Done():
+			return
 		}
 	}
 }
@@ -268,7 +333,7 @@ func (c *client) post(path string, body, out any) error {
 	if err != nil {
 		return &refusal{msg: "encode: " + err.Error()}
 	}
-	req, err := http.NewRequest(http.MethodPost, c.url+path, bytes.NewReader(data))
+	req, err := http.NewRequestWithContext(c.stop, http.MethodPost, c.url+path, bytes.NewReader(data))
 	if err != nil {
 		return &refusal{msg: err.Error()}
 	}

@@ -33,11 +33,11 @@ const HelpdeskInput = "Why was Alice charged twice?"
 // AgentTool whose find_account tool stores the account in the session), hands the case to
 // billing_agent (a transfer chosen by its model), which answers into the session key
 // billing_summary and is sent back to triage by a deterministic transfer; triage answers.
-// tech_agent is a sub-agent that never runs.
-func Helpdesk(ctx context.Context, streaming bool) (*adk.Runner, error) {
+// tech_agent is a sub-agent that never runs. pace (nil for none) delays every model reply.
+func Helpdesk(ctx context.Context, streaming bool, pace *agents.Pace) (*adk.Runner, error) {
 	scripted := func(agent string, steps ...agents.Step) agents.ModelFor {
 		return func(string) (model.ToolCallingChatModel, error) {
-			return agents.NewScriptedModel(agent, agents.NewScript(steps...), nil), nil
+			return agents.NewScriptedModel(agent, agents.NewScript(steps...), pace), nil
 		}
 	}
 	findAccount, err := utils.InferTool("find_account", "Finds a customer's account.",

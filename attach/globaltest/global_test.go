@@ -31,7 +31,7 @@ func TestGlobalHandlerKeepsConcurrentRunsApart(t *testing.T) {
 	transfers := make([][]string, runs)
 	for i := range runs {
 		wg.Go(func() {
-			runner, err := attachtest.Helpdesk(ctx, i%2 == 1)
+			runner, err := attachtest.Helpdesk(ctx, i%2 == 1, nil)
 			if err != nil {
 				t.Error(err)
 				return
