@@ -2,6 +2,7 @@ package attach_test
 
 import (
 	"context"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -14,7 +15,12 @@ import (
 	"github.com/baton-dev/baton/attach/attachtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if url := os.Getenv(exitingAppEnv); url != "" {
+		exitingApp(url) // this process is the app of TestAppThatExitsAtOnce
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // TestIdiomsRecordTheSameRun records the helpdesk app through the option and the iterator
 // wrapper, streaming and not: each trace holds the facts the runner's own stream shows, and the

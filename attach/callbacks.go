@@ -204,6 +204,9 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 		r.toolFinished(info, c, result, nil)
 	default:
 		r.runnableEnded(c.v, nil)
+		r.noticeSession(ctx, c.v)
+		r.ending(c.v)
+		return ctx
 	}
 	r.noticeSession(ctx, c.v)
 	return ctx
@@ -222,6 +225,9 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 		r.toolFinished(info, c, "", err)
 	default:
 		r.runnableEnded(c.v, err)
+		r.noticeSession(ctx, c.v)
+		r.ending(c.v)
+		return ctx
 	}
 	r.noticeSession(ctx, c.v)
 	return ctx

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -62,6 +63,27 @@ func (s *fileRun) Finish(status traces.Status, errMsg string) {
 	}
 	s.rec.Finish(status, errMsg)
 	if err := writeTrace(s.dir, s.rec.Snapshot()); err != nil {
+		s.log.Warn("baton could not write the run's trace", "error", err.Error())
+	}
+}
+
+// Ending writes the trace so far, ended with status, so an app that exits at once leaves its run
+// on disk; the run's real end rewrites it.
+func (s *fileRun) Ending(status traces.Status, errMsg string, _ time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rec == nil {
+		return
+	}
+	t := s.rec.Snapshot()
+	if t.Run.Status.Ended() {
+		return
+	}
+	now := time.Now().UTC()
+	t.Run.Status, t.Run.Error, t.Run.EndedAt = status, errMsg, &now
+	t.Events = append(t.Events, traces.Event{Seq: int64(len(t.Events) + 1), Time: now, Kind: traces.KindRunFinished,
+		Run: &traces.RunMark{Status: status, Error: errMsg}})
+	if err := writeTrace(s.dir, t); err != nil {
 		s.log.Warn("baton could not write the run's trace", "error", err.Error())
 	}
 }

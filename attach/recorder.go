@@ -28,6 +28,17 @@ type Sink interface {
 	Finish(status traces.Status, errMsg string)
 }
 
+// ender is a Sink that can deliver what it holds before the run's end is certain (see
+// Recorder.ending).
+type ender interface {
+	// Ending delivers what was emitted so far, with the status the run ends with should nothing
+	// follow, waiting at most wait.
+	Ending(status traces.Status, errMsg string, wait time.Duration)
+}
+
+// endingWait bounds how long the end of a run's last agent waits for its delivery.
+const endingWait = 500 * time.Millisecond
+
 // causeWait bounds how long an agent's start waits for what caused it to be recorded: the
 // transfer that brought control to it, and the end of the agent that transferred (normally
 // microseconds: both already happened in eino).
@@ -290,6 +301,32 @@ func (r *Recorder) unattributedError(err error) {
 func (r *Recorder) fail(agent string, path []string, msg string) {
 	r.failure = msg
 	r.emit(traces.Event{Kind: traces.KindError, Agent: agent, RunPath: path, Error: &traces.ErrorDetail{Message: msg}})
+}
+
+// ending runs in eino's callback for the end of v's work: the last moment before the app can see
+// its run end, when v is the run's last agent. The run is finished only once the copies of its
+// events are read, after that moment, and an app may exit as soon as it sees its last event; so
+// when v ran on its own (not as a tool or a step) and nothing is outstanding (no transfer, tool
+// or AgentTool call), the sink is told how the run ends should nothing follow, and waits for that
+// to be delivered. If the run goes on after all, its real end replaces it.
+func (r *Recorder) ending(v *visit) {
+	e, ok := r.sink.(ender)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	last := v.parent == nil && r.lastTo == "" && len(r.openTools) == 0 && len(r.agentTools) == 0
+	status, msg := r.outcome()
+	switch {
+	case v.interrupted:
+		status, msg = traces.StatusInterrupted, ""
+	case v.errMsg != "" && status == traces.StatusCompleted:
+		status, msg = traces.StatusFailed, v.errMsg
+	}
+	r.mu.Unlock()
+	if last {
+		e.Ending(status, msg, endingWait)
+	}
 }
 
 // maybeFinish finishes the run once the root visit's events are all in and the Runner's stream,

@@ -34,6 +34,7 @@ type client struct {
 	http       *http.Client
 	log        *slog.Logger
 	warned     atomic.Bool // Baton was said to be unreachable
+	down       atomic.Bool // the latest post failed to reach Baton
 
 	senders sync.WaitGroup     // one per run being sent
 	stop    context.Context    // done when Close gives up on what is left
@@ -92,6 +93,10 @@ type remoteRun struct {
 	lost     int64 // events dropped since the last one queued
 	started  bool
 	finished bool
+	// ending is how the run ends should nothing follow (see Ending), sent with every post until
+	// an event comes after it; endingSent is closed once a post delivered it with the queue.
+	ending     *traces.RunMark
+	endingSent chan struct{}
 }
 
 // Emit queues e, or counts it lost when the queue is full: the next event that fits is preceded
@@ -113,7 +118,34 @@ func (s *remoteRun) Emit(e traces.Event) traces.Event {
 		s.queue(traces.Event{Time: e.Time, Kind: traces.KindLost, Lost: &traces.Lost{Count: s.lost}})
 		s.lost = 0
 	}
+	s.ending = nil // the run went on
 	return s.queue(e)
+}
+
+// Ending sends everything queued with how the run ends should nothing follow, and waits until it
+// is delivered or wait has passed; it does not wait while Baton is unreachable. The recorder
+// calls it at the last moment the app cannot yet have seen its run end, so that an app that exits
+// at once still has its run delivered and ended right.
+func (s *remoteRun) Ending(status traces.Status, errMsg string, wait time.Duration) {
+	s.mu.Lock()
+	if s.finished || !s.started {
+		s.mu.Unlock()
+		return
+	}
+	s.ending = &traces.RunMark{Status: status, Error: errMsg}
+	sent := make(chan struct{})
+	s.endingSent = sent
+	s.signal()
+	s.mu.Unlock()
+	if s.c.down.Load() {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-sent:
+	case <-t.C:
+	}
 }
 
 // queue numbers e, appends it and wakes the sender, starting it with the first event. Callers
@@ -183,22 +215,31 @@ type queuedAgent struct {
 
 // pending returns what waits to be sent (at most maxBatch events, and the tree changes) and
 // whether it ends the run. The queue keeps it until sent says it was delivered.
-func (s *remoteRun) pending() (events []traces.Event, agents []queuedAgent, last bool) {
+func (s *remoteRun) pending() (b ingestBatch, agents []queuedAgent, last bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := min(len(s.events), maxBatch)
-	return s.events[:n:n], slices.Clone(s.agents), s.finished && n == len(s.events)
+	agents = slices.Clone(s.agents)
+	b = ingestBatch{Events: s.events[:n:n], Agents: agentsOf(agents)}
+	if n == len(s.events) {
+		b.Ending = s.ending
+	}
+	return b, agents, s.finished && n == len(s.events)
 }
 
 // sent drops what a post delivered from the queue: its events, and its agents unless they
-// changed again meanwhile.
-func (s *remoteRun) sent(events int, agents []queuedAgent) {
+// changed again meanwhile; it tells a waiting Ending when its mark went out.
+func (s *remoteRun) sent(b ingestBatch, agents []queuedAgent) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.events = s.events[events:]
+	s.events = s.events[len(b.Events):]
 	s.agents = slices.DeleteFunc(s.agents, func(q queuedAgent) bool {
 		return slices.ContainsFunc(agents, func(d queuedAgent) bool { return d.change == q.change })
 	})
+	if b.Ending != nil && b.Ending == s.ending && s.endingSent != nil {
+		close(s.endingSent)
+		s.endingSent = nil
+	}
 }
 
 // agentsOf returns the agents of queued changes.
@@ -218,24 +259,24 @@ func (s *remoteRun) send(first traces.Event) {
 	heartbeat := time.NewTimer(heartbeatEvery)
 	defer heartbeat.Stop()
 	for {
-		events, agents, last := s.pending()
+		batch, agents, last := s.pending()
 		var err error
 		if id == "" {
-			id, err = s.create(first, agentsOf(agents))
+			id, err = s.create(first, batch.Agents)
 			if err == nil {
-				s.sent(0, agents)
+				s.sent(ingestBatch{}, agents)
 				continue
 			}
 		} else {
-			err = s.c.post("/api/ingest/"+id, ingestBatch{Events: events, Agents: agentsOf(agents)}, nil)
+			err = s.c.post("/api/ingest/"+id, batch, nil)
 			if err == nil {
-				s.sent(len(events), agents)
+				s.sent(batch, agents)
 				if last {
 					return
 				}
 				retry = retryMin
 				heartbeat.Reset(heartbeatEvery)
-				if len(events) == maxBatch {
+				if len(batch.Events) == maxBatch {
 					continue
 				}
 			}
@@ -293,8 +334,9 @@ type ingestLabels struct {
 
 // ingestBatch is the body of POST /api/ingest/:id.
 type ingestBatch struct {
-	Events []traces.Event `json:"events"`
-	Agents []traces.Agent `json:"agents,omitempty"`
+	Events []traces.Event  `json:"events"`
+	Agents []traces.Agent  `json:"agents,omitempty"`
+	Ending *traces.RunMark `json:"ending,omitempty"`
 }
 
 // create registers the run with the server, from its first event: run.started, or resumed when
@@ -342,6 +384,7 @@ func (c *client) post(path string, body, out any) error {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := c.http.Do(req)
+	c.down.Store(err != nil)
 	if err != nil {
 		return err
 	}

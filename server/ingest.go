@@ -104,6 +104,9 @@ func (s *Server) startIngest(c echo.Context) error {
 type ingestBatch struct {
 	Events []traces.Event `json:"events"`
 	Agents []traces.Agent `json:"agents"`
+	// Ending, when set, is how the run ends if the app goes quiet now: the status (and error) to
+	// finish it with at the timeout, instead of interrupted. A later post replaces it.
+	Ending *traces.RunMark `json:"ending"`
 }
 
 // ingestNext is the answer to a post: the seq of the next event the app sends.
@@ -145,6 +148,10 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 	if err := checkBatch(b.Events, r.next, r.resumes != ""); err != nil {
 		return 0, err
 	}
+	if b.Ending != nil && !b.Ending.Status.Ended() {
+		return 0, traces.Errorf(traces.CodeInvalid, "ending.status %q is not a final status: want completed, failed, interrupted or canceled", b.Ending.Status)
+	}
+	r.ending = b.Ending
 	for _, a := range b.Agents {
 		r.rec.PutAgent(a)
 	}

@@ -183,6 +183,9 @@ type ingestRun struct {
 	next int64     // the seq the app's next event must have
 	last time.Time // when the app last posted
 	over bool      // the session has ended
+	// ending is how the app said the run ends should nothing follow: posted at the run's last
+	// synchronous moment, so that an app that exits at once still ends its run right.
+	ending *traces.RunMark
 }
 
 // expire ends the session as interrupted when the app has not posted for timeout, and returns 0;
@@ -192,6 +195,10 @@ func (r *ingestRun) expire(timeout time.Duration) time.Duration {
 	defer r.mu.Unlock()
 	if idle := time.Since(r.last); idle < timeout {
 		return timeout - idle
+	}
+	if r.ending != nil {
+		r.endLocked(time.Time{}, r.ending.Status, r.ending.Error)
+		return 0
 	}
 	r.endLocked(time.Time{}, traces.StatusInterrupted,
 		fmt.Sprintf("the app stopped sending events: nothing for %s (it exited or lost its connection)", timeout))
