@@ -21,6 +21,7 @@ package attach
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"sync"
@@ -64,7 +65,8 @@ type Config struct {
 // Baton records runs to one destination. Its methods are safe for concurrent use.
 type Baton struct {
 	cfg    Config
-	remote *client // nil when writing files
+	remote *client        // nil when writing files
+	files  sync.WaitGroup // runs being written to files
 }
 
 // New returns a Baton for cfg.
@@ -136,10 +138,20 @@ func (b *Baton) hub(opts []RunOption) *hub {
 // sending (runs not delivered by then are lost). Use it to be sure of the last run before exit,
 // or to stop retrying a Baton that will not come back. Runs that start later are not recorded.
 func (b *Baton) Close(ctx context.Context) error {
-	if b.remote == nil {
-		return nil // files are written when their runs end
+	if b.remote != nil {
+		return b.remote.close(ctx)
 	}
-	return b.remote.close(ctx)
+	written := make(chan struct{})
+	go func() {
+		b.files.Wait()
+		close(written)
+	}()
+	select {
+	case <-written:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("baton: runs not written to %s: %w", b.cfg.Dir, ctx.Err())
+	}
 }
 
 // sink returns where one run goes.
@@ -147,5 +159,5 @@ func (b *Baton) sink(labels runLabels) Sink {
 	if b.remote != nil {
 		return b.remote.run(labels.conversation)
 	}
-	return newFileRun(b.cfg.Dir, labels.conversation, b.cfg.Logger)
+	return newFileRun(b.cfg.Dir, labels.conversation, b.cfg.Logger, &b.files)
 }

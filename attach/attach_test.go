@@ -39,7 +39,7 @@ func TestIdiomsRecordTheSameRun(t *testing.T) {
 		if !slices.Equal(plain, withOption) || !slices.Equal(plain, wrapped) {
 			t.Errorf("streaming=%v: the app's events changed under Baton:\nplain   %q\noption  %q\nwrapped %q", streaming, plain, withOption, wrapped)
 		}
-		got := attachtest.ReadTraces(t, dir, 2)
+		got := attachtest.ReadTraces(t, b, dir, 2)
 		for _, tr := range got {
 			attachtest.CheckHelpdesk(t, tr, stream)
 		}

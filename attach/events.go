@@ -111,9 +111,12 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 		}
 		r.emit(traces.Event{Kind: traces.KindExit, Agent: v.agent, RunPath: path, Exit: &traces.Exit{FinalResult: final}})
 	case a.BreakLoop != nil:
-		// eino counts the breaking iteration from 0: it is the last of CurrentIterations+1.
+		// The loop fills in CurrentIterations (counted from 0) only after the breaking agent's copy
+		// of the event is made; the visit knows its own iteration.
+		// (Reading it here would race with the loop writing it.)
+		iterations := v.iteration
 		r.emit(traces.Event{Kind: traces.KindBreakLoop, Agent: v.agent, RunPath: path,
-			BreakLoop: &traces.BreakLoop{From: a.BreakLoop.From, Iterations: a.BreakLoop.CurrentIterations + 1}})
+			BreakLoop: &traces.BreakLoop{From: a.BreakLoop.From, Iterations: iterations}})
 	case a.Interrupted != nil:
 		v.ownDone, v.interrupted = true, true
 		r.interrupt = true

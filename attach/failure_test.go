@@ -48,7 +48,7 @@ func TestTransferToAnUnknownAgent(t *testing.T) {
 	b := attach.New(attach.Config{Dir: dir})
 	attachtest.Drain(t, build().Query(ctx, "help me", b.Option()))
 	attachtest.Drain(t, b.Run(ctx, build(), []adk.Message{schema.UserMessage("help me")}))
-	for _, tr := range attachtest.ReadTraces(t, dir, 2) {
+	for _, tr := range attachtest.ReadTraces(t, b, dir, 2) {
 		var errs []string
 		for _, e := range tr.Events {
 			if e.Kind == traces.KindError {

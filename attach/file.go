@@ -17,14 +17,15 @@ import (
 type fileRun struct {
 	dir, conversation string
 	log               *slog.Logger
+	pending           *sync.WaitGroup // counts the run from its first event to its file
 
 	mu     sync.Mutex
 	rec    *traces.Recording // made by the first event, which names the run
 	agents []traces.Agent    // tree changes before it
 }
 
-func newFileRun(dir, conversation string, log *slog.Logger) *fileRun {
-	return &fileRun{dir: dir, conversation: conversation, log: log}
+func newFileRun(dir, conversation string, log *slog.Logger, pending *sync.WaitGroup) *fileRun {
+	return &fileRun{dir: dir, conversation: conversation, log: log, pending: pending}
 }
 
 func (s *fileRun) Emit(e traces.Event) traces.Event {
@@ -40,6 +41,7 @@ func (s *fileRun) Emit(e traces.Event) traces.Event {
 			run.Conversation = e.Interrupt.ID
 		}
 		s.rec = traces.NewRecording(run, s.agents, 0)
+		s.pending.Add(1)
 	}
 	return s.rec.Emit(e)
 }
@@ -61,6 +63,10 @@ func (s *fileRun) Finish(status traces.Status, errMsg string) {
 	if s.rec == nil {
 		return
 	}
+	if s.rec.Run().Status.Ended() {
+		return
+	}
+	defer s.pending.Done()
 	s.rec.Finish(status, errMsg)
 	if err := writeTrace(s.dir, s.rec.Snapshot()); err != nil {
 		s.log.Warn("baton could not write the run's trace", "error", err.Error())

@@ -89,12 +89,13 @@ type Recorder struct {
 // visit is one activation of one agent: created at the agent's start callback and carried in the
 // context of everything it runs, so every loop iteration and every re-entry is a visit of its own.
 type visit struct {
-	rec    *Recorder
-	agent  string
-	kind   string // eino's agent type: ChatModel, Sequential, Supervisor...
-	path   []string
-	via    string
-	parent *visit // the visit it runs inside: the AgentTool caller or the workflow
+	rec       *Recorder
+	agent     string
+	kind      string // eino's agent type: ChatModel, Sequential, Supervisor...
+	path      []string
+	via       string
+	parent    *visit // the visit it runs inside: the AgentTool caller or the workflow
+	iteration int    // its loop's iteration, from 1, when a loop runs it
 	// runnable says the agent runs a compose runnable whose end is the end of its own work;
 	// ownDone that its copy of events delivered its last own event.
 	runnable, runnableEnded, ownDone bool

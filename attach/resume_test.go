@@ -29,7 +29,7 @@ func TestInterruptThenResume(t *testing.T) {
 	if last := events[len(events)-1]; !strings.HasSuffix(last, "interrupted") {
 		t.Fatalf("the app did not interrupt: %q", events)
 	}
-	first := attachtest.ReadTraces(t, dir, 1)[0]
+	first := attachtest.ReadTraces(t, b, dir, 1)[0]
 	if first.Run.Status != traces.StatusInterrupted || first.Run.Error != "" || first.Run.Conversation != "case-7" {
 		t.Errorf("interrupted run = %+v, want status interrupted, no error, conversation case-7", first.Run)
 	}
@@ -55,7 +55,7 @@ func TestInterruptThenResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	attachtest.Drain(t, resumed)
-	all := attachtest.ReadTraces(t, dir, 2)
+	all := attachtest.ReadTraces(t, b, dir, 2)
 	second := all[1]
 	if second.Run.Status != traces.StatusCompleted || second.Run.Conversation != interrupt.ID {
 		t.Errorf("resumed run = %+v, want completed, in the conversation of the interrupt", second.Run)

@@ -59,7 +59,8 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 		r.agentTools[at.callID] = agentToolCall{AgentToolCall: call, callee: v}
 		r.emit(traces.Event{Kind: traces.KindAgentToolEnter, Agent: call.Caller, RunPath: at.path[:len(at.path)-1], AgentTool: &call})
 	}
-	run := &traces.AgentRun{Via: via, Resumed: resumed}
+	v.iteration = r.iterationOf(v)
+	run := &traces.AgentRun{Via: via, Resumed: resumed, Iteration: v.iteration}
 	if in != nil && in.Input != nil {
 		run.Input = traceMessages(in.Input.Messages)
 	}
@@ -68,6 +69,21 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	r.putAgents()
 	r.diffSession(ctx, v)
 	return v
+}
+
+// iterationOf returns which iteration of its loop v is (1 for the first), or 0 when no loop runs
+// it: each iteration starts every step of the loop once more. Callers hold r.mu.
+func (r *Recorder) iterationOf(v *visit) int {
+	if v.parent == nil || v.parent.kind != "Loop" {
+		return 0
+	}
+	n := 0
+	for _, o := range r.order {
+		if o.parent == v.parent && o.agent == v.agent {
+			n++
+		}
+	}
+	return n
 }
 
 // rootVisit returns the run's first visit, or nil before any.

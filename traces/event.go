@@ -94,6 +94,8 @@ type AgentRun struct {
 	Error string `json:"error,omitempty"`
 	// Interrupted is set on agent.finished when the agent stopped at an interrupt: not a failure.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Iteration is set on agent.started when a loop agent runs the agent: its iteration, from 1.
+	Iteration int `json:"iteration,omitempty"`
 }
 
 // ModelCall is the payload of model.started (Input, Tools) and model.finished (Output, Usage,

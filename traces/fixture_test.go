@@ -48,7 +48,7 @@ func richTrace() traces.Trace {
 		{Kind: traces.KindInterrupted, Agent: "writer", Interrupt: &traces.Interrupt{ID: "int-1", Address: "planner;writer;tool:book_hotel", Info: "needs approval to book"}},
 		{Kind: traces.KindAgentFinished, Agent: "writer", AgentRun: &traces.AgentRun{Interrupted: true}},
 		{Kind: traces.KindResumed, Agent: "writer", Interrupt: &traces.Interrupt{ID: "int-1"}},
-		{Kind: traces.KindAgentStarted, Agent: "writer", AgentRun: &traces.AgentRun{Resumed: true}},
+		{Kind: traces.KindAgentStarted, Agent: "writer", AgentRun: &traces.AgentRun{Resumed: true, Iteration: 2}},
 		{Kind: traces.KindBreakLoop, Agent: "critic", BreakLoop: &traces.BreakLoop{From: "critic", Iterations: 3}},
 		{Kind: traces.KindExit, Agent: "writer", Exit: &traces.Exit{FinalResult: "Day 1: zoo. Day 2: Louvre."}},
 		{Kind: traces.KindError, Agent: "writer", Error: &traces.ErrorDetail{Message: "hotel API: 503"}},

@@ -23,6 +23,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/attach"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -303,18 +304,16 @@ func CheckHelpdesk(t testing.TB, tr traces.Trace, streamTransfers []string) {
 	}
 }
 
-// ReadTraces waits until dir holds n trace files and returns them, oldest first.
-func ReadTraces(t testing.TB, dir string, n int) []traces.Trace {
+// ReadTraces waits until b has written every run it recorded, then returns the n trace files of
+// dir, oldest first.
+func ReadTraces(t testing.TB, b *attach.Baton, dir string, n int) []traces.Trace {
 	t.Helper()
-	var files []string
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		files, _ = filepath.Glob(filepath.Join(dir, "*.trace.json"))
-		if len(files) >= n || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.Close(ctx); err != nil {
+		t.Fatal(err)
 	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.trace.json"))
 	if len(files) != n {
 		t.Fatalf("%d trace files in %s, want %d", len(files), dir, n)
 	}

@@ -23,7 +23,8 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // events, with every fact the runner's stream and the app show.
 func TestGlobalHandlerKeepsConcurrentRunsApart(t *testing.T) {
 	dir := t.TempDir()
-	callbacks.AppendGlobalHandlers(attach.New(attach.Config{Dir: dir}).Handler())
+	b := attach.New(attach.Config{Dir: dir})
+	callbacks.AppendGlobalHandlers(b.Handler())
 	const runs = 4
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -40,7 +41,7 @@ func TestGlobalHandlerKeepsConcurrentRunsApart(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	got := attachtest.ReadTraces(t, dir, runs)
+	got := attachtest.ReadTraces(t, b, dir, runs)
 	for _, tr := range got {
 		attachtest.CheckHelpdesk(t, tr, transfers[0])
 		starts := 0
