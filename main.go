@@ -11,7 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -68,7 +67,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", server.DefaultAddr, "address to listen on; any non-loopback address requires a token")
-	token := fs.String("token", "", "access token (generated when the address is not loopback and none is given)")
+	token := fs.String("token", "", "access token, at least 32 characters such as the output of \"openssl rand -hex 16\" (generated when the address is not loopback and none is given)")
 	pace := fs.Duration("pace", 600*time.Millisecond, "default delay of the scripted model before each reply")
 	stream := fs.Bool("stream", false, "let agents stream their replies")
 	if err := fs.Parse(args); err != nil {
@@ -78,12 +77,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", *addr)
+	ln, err := srv.Listen(ctx)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *addr, err)
+		return err
 	}
-	fmt.Fprintf(stdout, "Baton is serving on %s\n", srv.URL())
+	fmt.Fprintf(stdout, "Baton is serving on %s\n", srv.URL()) // the real port, also for :0
 	return srv.Serve(ctx, ln)
 }
 

@@ -29,8 +29,9 @@ type runManagerConfig struct {
 // runManager starts flows in the background, one goroutine per run, and keeps what is needed to
 // change a running run's pace and to cancel every run on shutdown.
 type runManager struct {
-	cfg runManagerConfig
-	ctx context.Context // the server's: canceling it cancels every run
+	cfg    runManagerConfig
+	ctx    context.Context // every run's parent: stop cancels it
+	cancel context.CancelFunc
 
 	wg  sync.WaitGroup // one per run goroutine
 	mu  sync.Mutex
@@ -45,22 +46,23 @@ type liveRun struct {
 	pace *agents.Pace
 }
 
-func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
-	return &runManager{cfg: cfg, ctx: ctx, run: agents.RunFlow, live: make(map[string]*liveRun)}
+func newRunManager(cfg runManagerConfig) *runManager {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &runManager{cfg: cfg, ctx: ctx, cancel: cancel, run: agents.RunFlow, live: make(map[string]*liveRun)}
 }
 
 // start registers a new run of flow in the broker and starts it in the background; the run is
-// visible to every reader of the broker when start returns. It fails with CodeConflict when too
-// many runs go on or the server is shutting down.
+// visible to every reader of the broker when start returns. It fails with CodeUnavailable when
+// too many runs go on or the server is shutting down.
 func (m *runManager) start(flow agents.Flow, input string, pace time.Duration) (traces.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
-	case m.closed || m.ctx.Err() != nil:
-		return traces.Run{}, traces.Errorf(traces.CodeConflict, "the server is shutting down; no new runs")
+	case m.closed:
+		return traces.Run{}, errShuttingDown
 	case len(m.live) >= m.cfg.maxRunning:
-		return traces.Run{}, traces.Errorf(traces.CodeConflict,
-			"%d runs are already going on, the most this server allows; wait for one to finish", len(m.live))
+		return traces.Run{}, traces.Errorf(traces.CodeUnavailable,
+			"%d runs are already going on, the most this server allows; try again when one has finished", len(m.live))
 	}
 	rec, err := m.register(flow, input)
 	if err != nil {
@@ -146,13 +148,27 @@ func (m *runManager) pace(id string) (time.Duration, bool) {
 	return lr.pace.Get(), true
 }
 
-// wait refuses new runs and waits for the running ones to end; cancel the manager's context
-// first to make them end soon.
-func (m *runManager) wait() {
+// stop refuses new runs, cancels the running ones and waits until each has ended (and so recorded
+// its run.finished), or until ctx is done. Safe to call more than once.
+func (m *runManager) stop(ctx context.Context) error {
 	m.mu.Lock()
 	m.closed = true
 	m.mu.Unlock()
-	m.wg.Wait()
+	m.cancel()
+	ended := make(chan struct{})
+	go func() {
+		m.wg.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+		return nil
+	case <-ctx.Done():
+		m.mu.Lock()
+		n := len(m.live)
+		m.mu.Unlock()
+		return fmt.Errorf("%d runs did not end once canceled: %w", n, ctx.Err())
+	}
 }
 
 // setRunner replaces agents.RunFlow for the runs started from now on (tests).

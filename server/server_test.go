@@ -48,7 +48,7 @@ func TestURL(t *testing.T) {
 		{"default", server.Config{}, "http://127.0.0.1:7070/", false},
 		{"localhost", server.Config{Addr: "localhost:8080"}, "http://localhost:8080/", false},
 		{"ipv6 loopback", server.Config{Addr: "[::1]:8080"}, "http://[::1]:8080/", false},
-		{"chosen token", server.Config{Token: "a b"}, "http://127.0.0.1:7070/?token=a+b", true},
+		{"chosen token", server.Config{Token: strongToken}, "http://127.0.0.1:7070/?token=" + strongToken, true},
 		{"all interfaces", server.Config{Addr: ":7070"}, "http://127.0.0.1:7070/?token=", true},
 		{"lan address", server.Config{Addr: "192.168.1.5:7070"}, "http://192.168.1.5:7070/?token=", true},
 	}
