@@ -59,6 +59,8 @@ func TestCommandErrors(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 		{"bad flag", []string{"run", "supervisor", "--colour"}, "flag provided but not defined: -colour"},
 		{"bad address", []string{"serve", "--addr", "nowhere"}, "nowhere"},
+		{"weak token", []string{"serve", "--token", "a"}, `the token is too short to be safe: 1 characters, want at least 32; make one with "openssl rand -hex 16"`},
+		{"blank token", []string{"serve", "--token", " "}, "no spaces"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

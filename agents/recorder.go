@@ -155,10 +155,12 @@ func (r *Recorder) Outcome() (traces.Status, string) {
 	switch {
 	case r.interrupt:
 		return traces.StatusInterrupted, ""
+	case r.runCtx != nil && r.runCtx.Err() != nil:
+		// Before failures: canceling makes the model or tool at work fail with the context's
+		// error, and that is the cancellation, not a fault of the flow.
+		return traces.StatusCanceled, "run canceled"
 	case r.failure != "":
 		return traces.StatusFailed, r.failure
-	case r.runCtx != nil && r.runCtx.Err() != nil:
-		return traces.StatusCanceled, "run canceled"
 	}
 	return traces.StatusCompleted, ""
 }

@@ -275,25 +275,31 @@ func (ts *testServer) mustDial(tb testing.TB, path string) *websocket.Conn {
 }
 
 // readEvents reads events from an events socket until it closes, and returns them with the close.
+// It decodes them once the socket closed, so that reading keeps pace with the server even under
+// the race detector.
 func readEvents(tb testing.TB, conn *websocket.Conn) ([]traces.Event, *websocket.CloseError) {
 	tb.Helper()
-	var evs []traces.Event
+	var msgs [][]byte
+	var closed *websocket.CloseError
 	for {
 		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 		_, data, err := conn.ReadMessage()
 		if err != nil {
-			ce, ok := err.(*websocket.CloseError)
-			if !ok {
-				tb.Fatalf("after %d events: read: %v", len(evs), err)
+			var ok bool
+			if closed, ok = err.(*websocket.CloseError); !ok {
+				tb.Fatalf("after %d events: read: %v", len(msgs), err)
 			}
-			return evs, ce
+			break
 		}
-		var ev traces.Event
-		if err := json.Unmarshal(data, &ev); err != nil {
-			tb.Fatalf("event is not JSON: %v: %s", err, data)
-		}
-		evs = append(evs, ev)
+		msgs = append(msgs, data)
 	}
+	evs := make([]traces.Event, len(msgs))
+	for i := range evs {
+		if err := json.Unmarshal(msgs[i], &evs[i]); err != nil {
+			tb.Fatalf("event is not JSON: %v: %s", err, msgs[i])
+		}
+	}
+	return evs, closed
 }
 
 // readN reads exactly n events.
