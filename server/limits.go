@@ -15,6 +15,7 @@ const (
 	// DefaultMaxConns leaves room for many pages and scripts while staying far below the
 	// process's file descriptor limit.
 	DefaultMaxConns          = 512
+	DefaultMaxRunning        = 32
 	DefaultReadHeaderTimeout = 10 * time.Second
 	DefaultBodyTimeout       = 30 * time.Second
 	DefaultWriteTimeout      = 10 * time.Second
@@ -27,10 +28,19 @@ const idleTimeout = 2 * time.Minute
 // setLimits gives the zero limits their defaults and refuses negative ones.
 func (cfg *Config) setLimits() error {
 	switch {
+	case cfg.MaxBody < 0:
+		return traces.Errorf(traces.CodeInvalid, "max body %d is negative", cfg.MaxBody)
+	case cfg.MaxBody == 0:
+		cfg.MaxBody = DefaultMaxBody
+	}
+	switch {
 	case cfg.MaxConns < 0:
 		return traces.Errorf(traces.CodeInvalid, "max conns %d is negative", cfg.MaxConns)
 	case cfg.MaxConns == 0:
 		cfg.MaxConns = DefaultMaxConns
+	}
+	if cfg.MaxRunning <= 0 {
+		cfg.MaxRunning = DefaultMaxRunning
 	}
 	for _, d := range []struct {
 		name  string

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/server"
-	"github.com/baton-dev/baton/traces"
 )
 
 // servedServer is a server running Serve on a real listener at 127.0.0.1, as the command runs it:
@@ -37,15 +35,7 @@ func mustServe(tb testing.TB, cfg server.Config) *servedServer {
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
-	if cfg.Flows == nil {
-		cfg.Flows = testFlows()
-	}
-	if cfg.Broker == nil {
-		cfg.Broker = traces.NewBroker(0)
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg = withTestDefaults(cfg)
 	srv, err := server.New(cfg)
 	if err != nil {
 		ln.Close()
@@ -152,7 +142,8 @@ func TestSlowBodyIsCut(t *testing.T) {
 }
 
 // TestRefusalsCloseTheConnection: a request refused by the token, Host or Origin check is
-// answered at once and its connection closed, without waiting for a body that never comes.
+// answered at once and its connection closed soon after, without waiting for a body that never
+// comes.
 func TestRefusalsCloseTheConnection(t *testing.T) {
 	t.Parallel()
 	ts := mustServe(t, server.Config{Token: strongToken})
@@ -166,6 +157,7 @@ func TestRefusalsCloseTheConnection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			c := ts.rawConn(t)
 			// The body is announced and never sent.
 			fmt.Fprintf(c, "POST /api/runs HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n", tt.host, tt.header)

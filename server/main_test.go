@@ -50,15 +50,7 @@ func mustOpenServer(tb testing.TB, cfg server.Config) *testServer {
 	if cfg.Addr == "" {
 		cfg.Addr = ts.Listener.Addr().String()
 	}
-	if cfg.Flows == nil {
-		cfg.Flows = testFlows()
-	}
-	if cfg.Broker == nil {
-		cfg.Broker = traces.NewBroker(0)
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg = withTestDefaults(cfg)
 	srv, err := server.New(cfg)
 	if err != nil {
 		ts.Close()
@@ -76,6 +68,21 @@ func mustOpenServer(tb testing.TB, cfg server.Config) *testServer {
 		}
 	})
 	return &testServer{Server: srv, base: ts.URL, Host: ts.Listener.Addr().String(), Broker: cfg.Broker}
+}
+
+// withTestDefaults gives cfg the tests' flows (testFlows), a broker of its own and a logger that
+// discards, where cfg has none.
+func withTestDefaults(cfg server.Config) server.Config {
+	if cfg.Flows == nil {
+		cfg.Flows = testFlows()
+	}
+	if cfg.Broker == nil {
+		cfg.Broker = traces.NewBroker(0)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg
 }
 
 // quickRunner records a run that starts, says one thing and completes.

@@ -177,13 +177,18 @@ func isNavigation(r *http.Request) bool {
 	return isPage(r) && r.Header.Get("Sec-Fetch-Mode") == "navigate" && r.Header.Get("Sec-Fetch-Dest") == "document"
 }
 
-// refuse answers err to a request that may not be served, and closes its connection at once:
-// net/http would otherwise read what is left of its body (up to 256 KiB), before answering and
-// again once answered, however slowly the client sends it.
+// refusalLinger is how long a refused request's connection stays open after the answer, for the
+// rest of a body the client is still sending: closing on unread data would reset the connection
+// and could destroy the answer before the client reads it.
+const refusalLinger = time.Second
+
+// refuse answers err to a request that may not be served, at once, and closes its connection
+// soon after: net/http would otherwise read what is left of its body (up to 256 KiB) before
+// answering and again once answered, however slowly the client sends it.
 func refuse(c echo.Context, err *echo.HTTPError) error {
 	c.Response().Header().Set(echo.HeaderConnection, "close")
 	// Fails where the writer cannot (HTTP/2 through a proxy); the read timeouts bound it then.
-	_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now())
+	_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(refusalLinger))
 	return err
 }
 

@@ -155,13 +155,8 @@ func (m *runManager) stop(ctx context.Context) error {
 	m.closed = true
 	m.mu.Unlock()
 	m.cancel()
-	ended := make(chan struct{})
-	go func() {
-		m.wg.Wait()
-		close(ended)
-	}()
 	select {
-	case <-ended:
+	case <-waited(&m.wg):
 		return nil
 	case <-ctx.Done():
 		m.mu.Lock()
@@ -176,4 +171,15 @@ func (m *runManager) setRunner(run runFunc) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.run = run
+}
+
+// waited returns a channel that closes once wg's counter is zero, for waits that also watch a
+// context.
+func waited(wg *sync.WaitGroup) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(ch)
+	}()
+	return ch
 }

@@ -52,7 +52,7 @@ type Config struct {
 	Logger *slog.Logger
 	// MaxBody bounds a request body in bytes; DefaultMaxBody when 0.
 	MaxBody int64
-	// MaxRunning bounds how many runs may go on at once; 32 when 0.
+	// MaxRunning bounds how many runs may go on at once; DefaultMaxRunning when 0.
 	MaxRunning int
 	// Queue is how many events a viewer of a run this server starts may fall behind before it is
 	// dropped; traces.DefaultQueue when 0.
@@ -117,15 +117,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
-	}
-	switch {
-	case cfg.MaxBody < 0:
-		return nil, traces.Errorf(traces.CodeInvalid, "max body %d is negative", cfg.MaxBody)
-	case cfg.MaxBody == 0:
-		cfg.MaxBody = DefaultMaxBody
-	}
-	if cfg.MaxRunning <= 0 {
-		cfg.MaxRunning = 32
 	}
 	if cfg.DefaultPace < 0 || cfg.DefaultPace > MaxPace*time.Millisecond {
 		return nil, traces.Errorf(traces.CodeInvalid, "default pace %s is not between 0 and %dms", cfg.DefaultPace, MaxPace)
@@ -280,11 +271,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 	errRuns := s.runs.stop(ctx)
 	s.goAway()
-	closed := make(chan struct{})
-	go func() {
-		s.sockets.Wait()
-		close(closed)
-	}()
+	closed := waited(&s.sockets)
 	select {
 	case <-closed:
 	case <-ctx.Done():

@@ -26,6 +26,9 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"no port", server.Config{Addr: "localhost"}, `address "localhost" is not host:port`},
 		{"port not a number", server.Config{Addr: "localhost:http"}, `port "http" is not a number`},
 		{"negative body limit", server.Config{MaxBody: -1}, "max body -1 is negative"},
+		{"negative connection cap", server.Config{MaxConns: -1}, "max conns -1 is negative"},
+		{"negative body timeout", server.Config{BodyTimeout: -time.Second}, "body timeout -1s is negative"},
+		{"negative shutdown grace", server.Config{ShutdownGrace: -time.Second}, "shutdown grace -1s is negative"},
 		{"pace too long", server.Config{DefaultPace: time.Minute}, "default pace 1m0s is not between 0 and 10000ms"},
 	}
 	for _, tt := range tests {

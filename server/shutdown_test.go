@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -16,22 +15,9 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// stingyDialer dials websockets with a small receive buffer, so that a viewer that stops reading
-// stops taking data after some KiB instead of the megabytes the system would buffer for it.
-var stingyDialer = &websocket.Dialer{
-	HandshakeTimeout: 10 * time.Second,
-	NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return c, c.(*net.TCPConn).SetReadBuffer(16 << 10)
-	},
-}
-
 // emitFlood emits floodEvents events of 128 KiB each: 6 MiB, more than the system buffers for a
-// viewer that does not read (Linux gives the sender at most 4 MiB), so that writing them blocks
-// until the viewer reads. Many smaller events rather than one huge one: encoding and decoding
+// viewer that does not read (Linux gives the sender at most 4 MiB, and a receiver that does not
+// read keeps its first window), so that writing them blocks until the viewer reads. Many smaller events rather than one huge one: encoding and decoding
 // them is slow under the race detector.
 func emitFlood(rec *traces.Recording) {
 	emitMessages(rec, floodEvents, strings.Repeat("x", 128<<10))
@@ -119,10 +105,7 @@ func TestShutdownCutsViewerThatNeverReads(t *testing.T) {
 	ts := mustServe(t, server.Config{ShutdownGrace: grace})
 	ids, sts := startRuns(t, ts, 1)
 	path := "/api/runs/" + ids[0] + "/events"
-	stuck, res, err := dialWith(t, stingyDialer, "ws://"+ts.Host+path, nil)
-	if err != nil {
-		t.Fatalf("dial: %v (%d %s)", err, res.status, res.body)
-	}
+	stuck := ts.mustDial(t, path)
 	readN(t, stuck, 1)
 	healthy := ts.mustDial(t, path)
 	readN(t, healthy, 1)
@@ -150,10 +133,7 @@ func TestLateViewerGetsResumeHint(t *testing.T) {
 	ts := mustServe(t, server.Config{WriteTimeout: wait})
 	rec := ts.addRecording(t, "r-late", 0)
 	emitMessages(rec, 1, "small")
-	conn, res, err := dialWith(t, stingyDialer, "ws://"+ts.Host+"/api/runs/r-late/events", nil)
-	if err != nil {
-		t.Fatalf("dial: %v (%d %s)", err, res.status, res.body)
-	}
+	conn := ts.mustDial(t, "/api/runs/r-late/events")
 	readN(t, conn, 1)
 
 	emitFlood(rec)
