@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -189,5 +190,64 @@ func TestConnectionCap(t *testing.T) {
 	// The header timeout frees the slots.
 	if res, _ := readRaw(t, c); res.status != http.StatusOK {
 		t.Errorf("once the slow clients were cut: %d %s", res.status, res.body)
+	}
+}
+
+// TestMeasureRefusalFlood: 400 clients without the token announce a body and never send it,
+// four times more than the server's connection slots. Each is answered 401 and closed within a
+// few lingers, and a real request gets through meanwhile. Run with -v for the numbers.
+func TestMeasureRefusalFlood(t *testing.T) {
+	t.Parallel()
+	const clients, slots = 400, 100
+	ts := mustServe(t, server.Config{Token: strongToken, MaxConns: slots})
+	type outcome struct {
+		answered, closed time.Duration // 0 when it did not happen
+		status           int
+	}
+	outcomes := make(chan outcome, clients)
+	start := time.Now()
+	for range clients {
+		c := ts.rawConn(t)
+		fmt.Fprintf(c, "POST /api/runs HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n", ts.Host)
+		go func() {
+			var o outcome
+			defer func() { outcomes <- o }()
+			_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+			br := bufio.NewReader(c)
+			res, err := http.ReadResponse(br, nil)
+			if err != nil {
+				return
+			}
+			_, _ = io.Copy(io.Discard, res.Body)
+			o.answered, o.status = time.Since(start), res.StatusCode
+			if _, err := br.ReadByte(); errors.Is(err, io.EOF) {
+				o.closed = time.Since(start)
+			}
+		}()
+	}
+	req, _ := http.NewRequest(http.MethodGet, ts.base+"/api/flows", nil)
+	req.Header.Set("Authorization", "Bearer "+strongToken)
+	res, err := quickClient.Do(req)
+	if err != nil {
+		t.Fatalf("a real request during the flood: %v", err)
+	}
+	res.Body.Close()
+	realTook := time.Since(start)
+
+	var answered, closed []time.Duration
+	for range clients {
+		o := <-outcomes
+		if o.status != http.StatusUnauthorized || o.closed == 0 {
+			t.Errorf("a flooding client got status %d, closed %v; want 401 and the connection closed", o.status, o.closed != 0)
+			continue
+		}
+		answered, closed = append(answered, o.answered), append(closed, o.closed)
+	}
+	slices.Sort(answered)
+	slices.Sort(closed)
+	if len(closed) > 0 {
+		t.Logf("%d clients on %d slots: answered 401 p50 %s, last %s; closed p50 %s, last %s; a real request meanwhile: %d in %s",
+			clients, slots, answered[len(answered)/2].Round(time.Millisecond), answered[len(answered)-1].Round(time.Millisecond),
+			closed[len(closed)/2].Round(time.Millisecond), closed[len(closed)-1].Round(time.Millisecond), res.StatusCode, realTook.Round(time.Millisecond))
 	}
 }

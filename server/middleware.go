@@ -179,8 +179,9 @@ func isNavigation(r *http.Request) bool {
 
 // refusalLinger is how long a refused request's connection stays open after the answer, for the
 // rest of a body the client is still sending: closing on unread data would reset the connection
-// and could destroy the answer before the client reads it.
-const refusalLinger = time.Second
+// and could destroy the answer before the client reads it. Short, since a client that sends
+// nothing holds one of the MaxConns slots that long.
+const refusalLinger = 250 * time.Millisecond
 
 // refuse answers err to a request that may not be served, at once, and closes its connection
 // soon after: net/http would otherwise read what is left of its body (up to 256 KiB) before
