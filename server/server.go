@@ -227,7 +227,7 @@ func (s *Server) Start(ctx context.Context) error {
 
 // Serve is Start on a listener the caller opened; Serve closes it. When Config.Addr has port 0,
 // the listener's port is the one allowed in Host headers and URL. It serves at most
-// Limits.MaxConns connections at once.
+// Config.MaxConns connections at once.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := s.adopt(ln); err != nil {
 		ln.Close()
