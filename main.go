@@ -3,6 +3,7 @@
 //	baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
 //	baton flows                                               list the built-in flows
 //	baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless, one line per event
+//	baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -42,6 +44,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = listFlows(stdout)
 	case "run":
 		err = runFlow(ctx, args, stdout, stderr)
+	case "open":
+		err = openTrace(ctx, args, stdout, stderr)
 	case "help":
 		fmt.Fprintln(stdout, usage)
 		return 0
@@ -58,16 +62,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// tokenHelp describes the --token flag of the commands that serve.
+const tokenHelp = `access token, at least 32 characters such as the output of "openssl rand -hex 16" (generated when the address is not loopback and none is given)`
+
 const usage = `usage:
   baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
   baton flows                                               list the built-in flows
-  baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless`
+  baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless
+  baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace`
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", server.DefaultAddr, "address to listen on; any non-loopback address requires a token")
-	token := fs.String("token", "", "access token, at least 32 characters such as the output of \"openssl rand -hex 16\" (generated when the address is not loopback and none is given)")
+	token := fs.String("token", "", tokenHelp)
 	pace := fs.Duration("pace", 600*time.Millisecond, "default delay of the scripted model before each reply")
 	stream := fs.Bool("stream", false, "let agents stream their replies")
 	if err := fs.Parse(args); err != nil {
@@ -83,6 +91,67 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "Baton is serving on %s\n", srv.URL()) // the real port, also for :0
 	return srv.Serve(ctx, ln)
+}
+
+// openTrace serves a trace file like any finished run, after traces.Unmarshal accepted it, and
+// prints its page's address.
+func openTrace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("open", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", server.DefaultAddr, "address to listen on; any non-loopback address requires a token")
+	token := fs.String("token", "", tokenHelp)
+	var file string
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		file, args = args[0], args[1:] // the file may come before the flags
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if file == "" && fs.NArg() > 0 {
+		file = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		return fmt.Errorf("open takes one file, not also %q\n%s", fs.Arg(0), usage)
+	}
+	if file == "" {
+		return fmt.Errorf("open needs a trace file\n%s", usage)
+	}
+	tr, err := readTrace(file)
+	if err != nil {
+		return err
+	}
+	broker := traces.NewBroker(0)
+	if err := broker.Add(traces.NewRecordingOf(tr)); err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{Addr: *addr, Token: *token, Broker: broker})
+	if err != nil {
+		return err
+	}
+	ln, err := srv.Listen(ctx) // first, so that the printed address has the real port for :0
+	if err != nil {
+		return err
+	}
+	page, err := url.Parse(srv.URL())
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	page.Path = "/runs/" + tr.Run.ID
+	fmt.Fprintf(stdout, "Baton is serving run %s (%s, %s) on %s\n", tr.Run.ID, tr.Run.Flow, tr.Run.Status, page)
+	return srv.Serve(ctx, ln)
+}
+
+// readTrace reads a trace file; a file traces.Unmarshal refuses gets its message.
+func readTrace(file string) (traces.Trace, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return traces.Trace{}, err
+	}
+	tr, err := traces.Unmarshal(data)
+	if err != nil {
+		return traces.Trace{}, fmt.Errorf("%s: %s", file, traces.ErrorMessage(err))
+	}
+	return tr, nil
 }
 
 func listFlows(stdout io.Writer) error {

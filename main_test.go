@@ -3,10 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -49,6 +54,11 @@ func TestRunWritesTrace(t *testing.T) {
 }
 
 func TestCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	later := filepath.Join(dir, "later.trace.json")
+	if err := os.WriteFile(later, []byte(`{"format":"baton.trace","version":2}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -61,6 +71,10 @@ func TestCommandErrors(t *testing.T) {
 		{"bad address", []string{"serve", "--addr", "nowhere"}, "nowhere"},
 		{"weak token", []string{"serve", "--token", "a"}, `the token is too short to be safe: 1 characters, want at least 32; make one with "openssl rand -hex 16"`},
 		{"blank token", []string{"serve", "--token", " "}, "no spaces"},
+		{"open a file the validator refuses", []string{"open", later}, later + ": trace version 2 is not supported"},
+		{"open a missing file", []string{"open", filepath.Join(dir, "nope.json")}, "no such file"},
+		{"open without a file", []string{"open"}, "open needs a trace file"},
+		{"open two files", []string{"open", later, later}, "open takes one file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -84,4 +98,74 @@ func TestFlowsLists(t *testing.T) {
 			t.Errorf("flows output lacks %s:\n%s", name, stdout.String())
 		}
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that a command writes while a test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestOpenServesATraceFile(t *testing.T) {
+	const file = "traces/testdata/v1/supervisor.trace.json"
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr lockedBuffer
+	exit := make(chan int, 1)
+	go func() { exit <- run(ctx, []string{"open", file, "--addr", "127.0.0.1:0"}, &stdout, &stderr) }()
+
+	page := regexp.MustCompile(`http://127\.0\.0\.1:[1-9][0-9]*/runs/run-20260314-093000-7f3a`)
+	deadline := time.Now().Add(10 * time.Second)
+	for page.FindString(stdout.String()) == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("no run page address printed; stdout %q, stderr %q", stdout.String(), stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	url := page.FindString(stdout.String())
+	if body := get(t, url); !strings.Contains(body, "math_agent") {
+		t.Errorf("the run page does not show the trace's agents")
+	}
+	if got := get(t, strings.Replace(url, "/runs/", "/api/runs/", 1)+"/trace"); got != string(want) {
+		t.Errorf("the served trace differs from the file")
+	}
+	cancel()
+	select {
+	case code := <-exit:
+		if code != 0 {
+			t.Errorf("exit %d after the context ended, stderr %q", code, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("open did not return after its context ended")
+	}
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
+	}
+	return string(body)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -32,24 +30,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// syncBuffer is a bytes.Buffer a process writes while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 var servingLine = regexp.MustCompile(`Baton is serving on (http://\S+)`)
 
 // TestServeExitsZeroOnSIGTERM runs "baton serve --addr 127.0.0.1:0" as its own process: it prints
@@ -58,7 +38,7 @@ var servingLine = regexp.MustCompile(`Baton is serving on (http://\S+)`)
 func TestServeExitsZeroOnSIGTERM(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--pace", "5s")
 	cmd.Env = append(os.Environ(), runMainEnv+"=1")
-	var stdout, stderr syncBuffer
+	var stdout, stderr lockedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

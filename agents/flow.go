@@ -1,6 +1,6 @@
-// Package agents is everything of Baton that imports eino: the recorder that turns an eino ADK
-// run into trace events, the scripted chat model that stands in for an LLM, and the catalogue of
-// demo flows (one file per flow).
+// Package agents is Baton's catalogue of demo flows (one file per flow): real eino ADK
+// multi-agent setups, driven by the scripted chat model that stands in for an LLM, and run under
+// the recorder of package attach.
 package agents
 
 import (

@@ -12,6 +12,7 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/attach"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -19,6 +20,8 @@ import (
 type discard struct{ n int }
 
 func (d *discard) Emit(e traces.Event) traces.Event { d.n++; return e }
+func (d *discard) PutAgent(traces.Agent)            {}
+func (d *discard) Finish(traces.Status, string)     {}
 
 const longTicks = 1000
 
@@ -36,7 +39,7 @@ func drainLong(b *testing.B, flow agents.Flow, pace *agents.Pace, sink *discard,
 	if sink == nil {
 		events = runner.Run(ctx, msgs, opts...)
 	} else {
-		events = agents.NewRecorder(sink, flow.Agents).Run(ctx, runner, flow.Name, msgs)
+		events = attach.NewRecorder(sink, flow.Name, flow.Agents).Run(ctx, runner, msgs)
 	}
 	for {
 		ev, ok := events.Next()

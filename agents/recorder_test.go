@@ -17,6 +17,7 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/attach"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -299,7 +300,7 @@ func TestRecorderHandsEventsOn(t *testing.T) {
 	for _, streaming := range []bool{false, true} {
 		plain := drain(t, flow, streaming, nil)
 		rec := traces.NewRecording(traces.Run{ID: "r-test"}, flow.Agents, 0)
-		recorded := drain(t, flow, streaming, agents.NewRecorder(rec, flow.Agents))
+		recorded := drain(t, flow, streaming, attach.NewRecorder(rec, flow.Name, flow.Agents))
 		if strings.Join(plain, "\n") != strings.Join(recorded, "\n") {
 			t.Errorf("streaming=%v: recorded run yields\n%s\nwant\n%s", streaming, strings.Join(recorded, "\n"), strings.Join(plain, "\n"))
 		}
@@ -311,7 +312,7 @@ func TestRecorderHandsEventsOn(t *testing.T) {
 
 // drain runs flow through recorder (or plainly when it is nil) and describes each yielded event,
 // reading streamed messages to their end as a caller would.
-func drain(t *testing.T, flow agents.Flow, streaming bool, recorder *agents.Recorder) []string {
+func drain(t *testing.T, flow agents.Flow, streaming bool, recorder *attach.Recorder) []string {
 	t.Helper()
 	ctx := context.Background()
 	root, err := flow.Build(ctx, flow.ScriptedModels(nil))
@@ -324,7 +325,7 @@ func drain(t *testing.T, flow agents.Flow, streaming bool, recorder *agents.Reco
 	if recorder == nil {
 		events = runner.Run(ctx, msgs)
 	} else {
-		events = recorder.Run(ctx, runner, flow.Name, msgs)
+		events = recorder.Run(ctx, runner, msgs)
 	}
 	var out []string
 	for {

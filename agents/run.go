@@ -6,6 +6,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/baton-dev/baton/attach"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -40,12 +41,13 @@ func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 		return traces.StatusFailed, msg
 	}
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: opts.Streaming})
-	recorder := NewRecorder(rec, flow.Agents)
-	events := recorder.Run(ctx, runner, flow.Name, []adk.Message{schema.UserMessage(input)})
+	recorder := attach.NewRecorder(rec, flow.Name, flow.Agents)
+	events := recorder.Run(ctx, runner, []adk.Message{schema.UserMessage(input)})
 	for {
 		if _, ok := events.Next(); !ok {
 			break
 		}
 	}
+	<-recorder.Done()
 	return recorder.Outcome()
 }

@@ -210,13 +210,14 @@ func sameOrigin(r *http.Request) bool {
 	return strings.EqualFold(u.Scheme, scheme) && strings.EqualFold(u.Host, r.Host)
 }
 
-// bodyLimit refuses request bodies over limit bytes: at once when Content-Length says so, or
-// when a handler reads past the limit (decodeJSON reports 413 then). A body must arrive within
-// timeout: reading it fails after that (decodeJSON reports 408), so a client that sends headers
-// and then trickles or withholds its body cannot hold a connection.
-func bodyLimit(limit int64, timeout time.Duration) echo.MiddlewareFunc {
+// bodyLimit refuses request bodies over limitOf(c) bytes: at once when Content-Length says so,
+// or when a handler reads past the limit (readJSONBody reports 413 then). A body must arrive
+// within timeout: reading it fails after that (readJSONBody reports 408), so a client that sends
+// headers and then trickles or withholds its body cannot hold a connection.
+func bodyLimit(limitOf func(c echo.Context) int64, timeout time.Duration) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			limit := limitOf(c)
 			r := c.Request()
 			if r.ContentLength > limit {
 				return refuse(c, tooLarge(limit))

@@ -28,25 +28,11 @@ type jsonField struct {
 
 // decodeJSON reads the request body as one JSON object whose fields are among fields, decoding
 // each into its dst. It returns the names present and non-null. Problems come back as errors a
-// user can act on: 415 for a non-JSON content type, 413 past the body limit, 408 for a body that
-// did not arrive within Config.BodyTimeout, and CodeInvalid naming the field or position at fault.
+// user can act on: those of readJSONBody, and CodeInvalid naming the field or position at fault.
 func decodeJSON(c echo.Context, fields ...jsonField) (map[string]bool, error) {
-	r := c.Request()
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return nil, echo.NewHTTPError(http.StatusUnsupportedMediaType,
-			fmt.Sprintf("Content-Type must be application/json, not %q", r.Header.Get("Content-Type")))
-	}
-	data, err := io.ReadAll(r.Body)
+	data, err := readJSONBody(c)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooBig):
-			return nil, tooLarge(tooBig.Limit)
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			return nil, refuse(c, echo.NewHTTPError(http.StatusRequestTimeout,
-				"the request body did not arrive in time: send it whole, right after the headers"))
-		}
-		return nil, fmt.Errorf("read request body: %w", err)
+		return nil, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, traces.Errorf(traces.CodeInvalid, "request body is empty: want a JSON object with %s", fieldNames(fields))
@@ -75,6 +61,30 @@ func decodeJSON(c echo.Context, fields ...jsonField) (map[string]bool, error) {
 		present[k] = true
 	}
 	return present, nil
+}
+
+// readJSONBody reads the body of a request that must be JSON: 415 for another content type, 413
+// past the body limit, 408 (and the connection closed) for a body that did not arrive within
+// Config.BodyTimeout.
+func readJSONBody(c echo.Context) ([]byte, error) {
+	r := c.Request()
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return nil, echo.NewHTTPError(http.StatusUnsupportedMediaType,
+			fmt.Sprintf("Content-Type must be application/json, not %q", r.Header.Get("Content-Type")))
+	}
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			return nil, tooLarge(tooBig.Limit)
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, refuse(c, echo.NewHTTPError(http.StatusRequestTimeout,
+				"the request body did not arrive in time: send it whole, right after the headers"))
+		}
+		return nil, fmt.Errorf("read request body: %w", err)
+	}
+	return data, nil
 }
 
 // decodeObject parses data as exactly one JSON object.

@@ -29,9 +29,8 @@ type runManagerConfig struct {
 // runManager starts flows in the background, one goroutine per run, and keeps what is needed to
 // change a running run's pace and to cancel every run on shutdown.
 type runManager struct {
-	cfg    runManagerConfig
-	ctx    context.Context // every run's parent: stop cancels it
-	cancel context.CancelFunc
+	cfg runManagerConfig
+	ctx context.Context // the server's: canceling it cancels every run
 
 	wg  sync.WaitGroup // one per run goroutine
 	mu  sync.Mutex
@@ -46,9 +45,8 @@ type liveRun struct {
 	pace *agents.Pace
 }
 
-func newRunManager(cfg runManagerConfig) *runManager {
-	ctx, cancel := context.WithCancel(context.Background())
-	return &runManager{cfg: cfg, ctx: ctx, cancel: cancel, run: agents.RunFlow, live: make(map[string]*liveRun)}
+func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
+	return &runManager{cfg: cfg, ctx: ctx, run: agents.RunFlow, live: make(map[string]*liveRun)}
 }
 
 // start registers a new run of flow in the broker and starts it in the background; the run is
@@ -58,7 +56,7 @@ func (m *runManager) start(flow agents.Flow, input string, pace time.Duration) (
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
-	case m.closed:
+	case m.closed || m.ctx.Err() != nil:
 		return traces.Run{}, errShuttingDown
 	case len(m.live) >= m.cfg.maxRunning:
 		return traces.Run{}, traces.Errorf(traces.CodeUnavailable,
@@ -78,18 +76,24 @@ func (m *runManager) start(flow agents.Flow, input string, pace time.Duration) (
 	return rec.Run(), nil
 }
 
-// register adds a recording under a fresh id, trying again on the rare id collision.
+// register adds a recording of a run of flow under a fresh id.
 func (m *runManager) register(flow agents.Flow, input string) (*traces.Recording, error) {
+	return addFresh(m.cfg.broker, func(id string) *traces.Recording {
+		return traces.NewRecording(traces.Run{ID: id, Flow: flow.Name, Input: input, Model: m.cfg.model}, flow.Agents, m.cfg.queue)
+	})
+}
+
+// addFresh adds to broker the recording newRec makes for a fresh run id, trying again on the rare
+// id collision.
+func addFresh(broker *traces.Broker, newRec func(id string) *traces.Recording) (*traces.Recording, error) {
 	for range 5 {
-		id := traces.NewRunID()
-		run := traces.Run{ID: id, Flow: flow.Name, Input: input, Model: m.cfg.model}
-		rec := traces.NewRecording(run, flow.Agents, m.cfg.queue)
-		err := m.cfg.broker.Add(rec)
+		rec := newRec(traces.NewRunID())
+		err := broker.Add(rec)
 		if err == nil {
 			return rec, nil
 		}
 		if traces.ErrorCode(err) != traces.CodeConflict {
-			return nil, fmt.Errorf("register run %s: %w", id, err)
+			return nil, fmt.Errorf("register run %s: %w", rec.ID(), err)
 		}
 	}
 	return nil, errors.New("register run: no free run id after 5 tries")
@@ -148,22 +152,13 @@ func (m *runManager) pace(id string) (time.Duration, bool) {
 	return lr.pace.Get(), true
 }
 
-// stop refuses new runs, cancels the running ones and waits until each has ended (and so recorded
-// its run.finished), or until ctx is done. Safe to call more than once.
-func (m *runManager) stop(ctx context.Context) error {
+// wait refuses new runs and waits for the running ones to end; cancel the manager's context
+// first to make them end soon.
+func (m *runManager) wait() {
 	m.mu.Lock()
 	m.closed = true
 	m.mu.Unlock()
-	m.cancel()
-	select {
-	case <-waited(&m.wg):
-		return nil
-	case <-ctx.Done():
-		m.mu.Lock()
-		n := len(m.live)
-		m.mu.Unlock()
-		return fmt.Errorf("%d runs did not end once canceled: %w", n, ctx.Err())
-	}
+	m.wg.Wait()
 }
 
 // setRunner replaces agents.RunFlow for the runs started from now on (tests).
@@ -171,15 +166,4 @@ func (m *runManager) setRunner(run runFunc) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.run = run
-}
-
-// waited returns a channel that closes once wg's counter is zero, for waits that also watch a
-// context.
-func waited(wg *sync.WaitGroup) <-chan struct{} {
-	ch := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(ch)
-	}()
-	return ch
 }

@@ -76,6 +76,13 @@ type Config struct {
 	// ShutdownGrace bounds how long Start and Serve take to shut down once their context ends:
 	// clients still being served then are cut. DefaultShutdownGrace when 0.
 	ShutdownGrace time.Duration
+
+	// MaxIngestBody bounds the body of the routes that take events or trace files (POST
+	// /api/ingest, /api/ingest/:id, /api/traces) in bytes; DefaultMaxIngestBody when 0.
+	MaxIngestBody int64
+	// IngestTimeout is how long a run an app streams may go without a post before it is finished
+	// interrupted; DefaultIngestTimeout when 0.
+	IngestTimeout time.Duration
 }
 
 // Server serves Baton's pages, API and websockets. Create it with New; it is safe for concurrent
@@ -87,11 +94,15 @@ type Server struct {
 	broker *traces.Broker
 	flows  []agents.Flow
 	runs   *runManager
+	ingest *ingestion
 	token  string
 	hosts  atomic.Pointer[hostPolicy]
 
-	// goingAway ends once shutdown has stopped the runs: websockets then close. cutSockets ends
-	// when the shutdown's grace is over: websockets still open then are cut.
+	// Shutdown ends these in turn. runsCtx: every run the server runs or an app streams into it
+	// ends, recording run.finished. goingAway: websockets close once they delivered that.
+	// cutSockets: the grace is over, and websockets still open are cut.
+	runsCtx    context.Context
+	endRuns    context.CancelFunc
 	goingAway  context.Context
 	goAway     context.CancelFunc
 	cutSockets context.Context
@@ -130,6 +141,9 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.setLimits(); err != nil {
 		return nil, err
 	}
+	if err := ingestDefaults(&cfg); err != nil {
+		return nil, err
+	}
 	token, err := tokenFor(cfg.Token, hosts.needsToken)
 	if err != nil {
 		return nil, err
@@ -142,10 +156,11 @@ func New(cfg Config) (*Server, error) {
 		flows:  cfg.Flows,
 		token:  token,
 	}
+	s.runsCtx, s.endRuns = context.WithCancel(context.Background())
 	s.goingAway, s.goAway = context.WithCancel(context.Background())
 	s.cutSockets, s.cut = context.WithCancel(context.Background())
 	s.hosts.Store(hosts)
-	s.runs = newRunManager(runManagerConfig{
+	s.runs = newRunManager(s.runsCtx, runManagerConfig{
 		broker:     cfg.Broker,
 		queue:      cfg.Queue,
 		maxRunning: cfg.MaxRunning,
@@ -153,6 +168,7 @@ func New(cfg Config) (*Server, error) {
 		options:    agents.Options{Models: cfg.Models, Streaming: cfg.Streaming},
 		log:        cfg.Logger,
 	})
+	s.ingest = newIngestion(s.runsCtx, cfg.Broker, cfg.IngestTimeout, cfg.Queue)
 	s.echo = s.routes()
 	return s, nil
 }
@@ -168,13 +184,14 @@ func (s *Server) routes() *echo.Echo {
 		s.checkHost,
 		s.checkToken,
 		checkOrigin,
-		bodyLimit(s.cfg.MaxBody, s.cfg.BodyTimeout),
+		bodyLimit(s.bodyLimitFor, s.cfg.BodyTimeout),
 	)
 	s.pageRoutes(e)
 	s.flowRoutes(e)
 	s.runRoutes(e)
 	s.eventRoutes(e)
 	s.liveRoutes(e)
+	s.ingestRoutes(e)
 	return e
 }
 
@@ -259,19 +276,26 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // Shutdown stops the server in an order that leaves no page behind: later websockets and runs
-// are refused; running runs are canceled and each records its run.finished; viewers get their
-// run's last events and a normal close (runs recorded by someone else and still going on get
-// 1001, going away, with where to resume); when ctx ends, websockets still open (viewers too slow
-// to take their last events) are cut. It returns nil then, and an error only when a run did not
-// end once canceled. Safe to call more than once; Start calls it when its context ends.
+// are refused; running runs, and the runs apps stream in, are canceled and each records its
+// run.finished; viewers get their run's last events and a normal close (runs added to the broker
+// by others and still going on get 1001, going away, with where to resume); when ctx ends,
+// websockets still open (viewers too slow to take their last events) are cut. It returns nil
+// then, and an error only when a run did not end once canceled. Safe to call more than once;
+// Start calls it when its context ends.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.shutting = true
 	s.mu.Unlock()
 
-	errRuns := s.runs.stop(ctx)
+	s.endRuns()
+	var errRuns error
+	select {
+	case <-waited(s.runs.wait, s.ingest.wait):
+	case <-ctx.Done():
+		errRuns = fmt.Errorf("runs did not end once canceled: %w", ctx.Err())
+	}
 	s.goAway()
-	closed := waited(&s.sockets)
+	closed := waited(s.sockets.Wait)
 	select {
 	case <-closed:
 	case <-ctx.Done():
@@ -282,4 +306,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return fmt.Errorf("shut down: %w", errRuns)
 	}
 	return nil
+}
+
+// waited returns a channel that closes once each of waits has returned, in turn, for waits that
+// also watch a context.
+func waited(waits ...func()) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		for _, wait := range waits {
+			wait()
+		}
+		close(ch)
+	}()
+	return ch
 }

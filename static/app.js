@@ -98,6 +98,8 @@
   };
 
   const isFinal = (status) => status !== "" && status !== "running";
+  // How often the page of a run that ended interrupted looks whether it was resumed.
+  const RESUME_POLL_MS = 3000;
   const rowsEl = () => document.getElementById("timeline-rows");
   const allRows = () => Array.from(rowsEl().children);
   const visibleRows = () => allRows().filter((r) => !r.hidden);
@@ -335,6 +337,12 @@
     ws.onclose = (ev) => {
       S.ws = null;
       if (isFinal(S.status) && ev.code === 1000) {
+        if (S.status === "interrupted") {
+          // The app that runs it may resume it in the same trace: look again now and then.
+          body.dataset.live = "waiting";
+          setTimeout(connect, RESUME_POLL_MS);
+          return;
+        }
         body.dataset.live = "closed";
         return;
       }
@@ -500,7 +508,7 @@
       if (S.selected && S.selected !== before) inspect(S.selected);
     });
 
-    if (!isFinal(S.status)) {
+    if (!isFinal(S.status) || S.status === "interrupted") {
       setInterval(tick, 100);
       connect();
     }

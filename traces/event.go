@@ -28,6 +28,7 @@ const (
 	KindExit           Kind = "exit"              // Exit
 	KindBreakLoop      Kind = "breakloop"         // BreakLoop
 	KindError          Kind = "error"             // Error (ErrorDetail)
+	KindLost           Kind = "lost"              // Lost
 )
 
 // Kinds lists every event kind of format version 1, in the order of the constants above.
@@ -35,7 +36,7 @@ var Kinds = []Kind{
 	KindRunStarted, KindRunFinished, KindAgentStarted, KindAgentFinished,
 	KindModelStarted, KindModelFinished, KindToolStarted, KindToolFinished,
 	KindMessage, KindTransfer, KindAgentToolEnter, KindAgentToolExit, KindSessionSet,
-	KindInterrupted, KindResumed, KindExit, KindBreakLoop, KindError,
+	KindInterrupted, KindResumed, KindExit, KindBreakLoop, KindError, KindLost,
 }
 
 // Known reports whether k is a kind of format version 1.
@@ -70,6 +71,7 @@ type Event struct {
 	Exit      *Exit          `json:"exit,omitempty"`
 	BreakLoop *BreakLoop     `json:"breakloop,omitempty"`
 	Error     *ErrorDetail   `json:"error,omitempty"`
+	Lost      *Lost          `json:"lost,omitempty"`
 }
 
 // RunMark is the payload of run.started and run.finished.
@@ -90,6 +92,8 @@ type AgentRun struct {
 	Via string `json:"via,omitempty"`
 	// Error is set on agent.finished when the agent's own work failed.
 	Error string `json:"error,omitempty"`
+	// Interrupted is set on agent.finished when the agent stopped at an interrupt: not a failure.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // ModelCall is the payload of model.started (Input, Tools) and model.finished (Output, Usage,
@@ -120,6 +124,8 @@ type ToolCall struct {
 	Result     string  `json:"result,omitempty"`
 	Error      string  `json:"error,omitempty"`
 	DurationMS float64 `json:"duration_ms,omitempty"`
+	// Interrupted is set on tool.finished when the tool interrupted the run instead of returning.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Message is a chat message as an agent emitted or received it.
@@ -193,4 +199,10 @@ type BreakLoop struct {
 // and the recorder could not tell either.
 type ErrorDetail struct {
 	Message string `json:"message"`
+}
+
+// Lost is the payload of lost: Count events were dropped at this point by the recorder in the app
+// because Baton was unreachable or too slow to take them. The trace has a gap there.
+type Lost struct {
+	Count int64 `json:"count"`
 }

@@ -44,12 +44,15 @@ func richTrace() traces.Trace {
 		{Kind: traces.KindAgentToolEnter, Agent: "writer", AgentTool: &traces.AgentToolCall{Caller: "writer", Callee: "critic", CallID: "call_3", Request: `{"request":"review the draft"}`}},
 		{Kind: traces.KindAgentToolExit, Agent: "writer", AgentTool: &traces.AgentToolCall{Caller: "writer", Callee: "critic", CallID: "call_3", Result: "Looks good."}},
 		{Kind: traces.KindSessionSet, Agent: "writer", Session: &traces.SessionSet{Key: "draft", Value: json.RawMessage(`{"days":2,"stops":["zoo","louvre"],"note":null}`), SetBy: "writer"}},
+		{Kind: traces.KindToolFinished, Agent: "writer", Tool: &traces.ToolCall{Name: "book_hotel", CallID: "call_4", Interrupted: true}},
 		{Kind: traces.KindInterrupted, Agent: "writer", Interrupt: &traces.Interrupt{ID: "int-1", Address: "planner;writer;tool:book_hotel", Info: "needs approval to book"}},
+		{Kind: traces.KindAgentFinished, Agent: "writer", AgentRun: &traces.AgentRun{Interrupted: true}},
 		{Kind: traces.KindResumed, Agent: "writer", Interrupt: &traces.Interrupt{ID: "int-1"}},
 		{Kind: traces.KindAgentStarted, Agent: "writer", AgentRun: &traces.AgentRun{Resumed: true}},
 		{Kind: traces.KindBreakLoop, Agent: "critic", BreakLoop: &traces.BreakLoop{From: "critic", Iterations: 3}},
 		{Kind: traces.KindExit, Agent: "writer", Exit: &traces.Exit{FinalResult: "Day 1: zoo. Day 2: Louvre."}},
 		{Kind: traces.KindError, Agent: "writer", Error: &traces.ErrorDetail{Message: "hotel API: 503"}},
+		{Kind: traces.KindLost, Lost: &traces.Lost{Count: 12}},
 		{Kind: traces.KindAgentFinished, Agent: "writer", AgentRun: &traces.AgentRun{Error: "hotel API: 503"}},
 		{Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: traces.StatusFailed, Error: "hotel API: 503"}},
 	}
@@ -67,6 +70,7 @@ func richTrace() traces.Trace {
 		Run: traces.Run{
 			ID: "run-rich", Flow: "planner", Input: "Plan 2 days in Paris", Model: "gpt-4o-mini",
 			Status: traces.StatusFailed, StartedAt: t0, EndedAt: &end, Error: "hotel API: 503",
+			Conversation: "trip-42",
 		},
 		Agents: []traces.Agent{
 			{Name: "planner", Description: "Plans the trip.", Kind: traces.AgentLoop, Tools: []string{"search", "transfer_to_agent"}},
@@ -77,15 +81,18 @@ func richTrace() traces.Trace {
 	}
 }
 
-// bigTrace returns a valid trace of n events, cycling through richTrace's events.
+// bigTrace returns a valid trace of n events, cycling through richTrace's events but its
+// run.finished, which ends it.
 func bigTrace(n int) traces.Trace {
 	t := richTrace()
-	pattern := t.Events
+	pattern, last := t.Events[:len(t.Events)-1], t.Events[len(t.Events)-1]
 	t.Events = make([]traces.Event, n)
 	for i := range t.Events {
 		t.Events[i] = pattern[i%len(pattern)]
 		t.Events[i].Seq = int64(i + 1)
 	}
+	t.Events[n-1] = last
+	t.Events[n-1].Seq = int64(n)
 	return t
 }
 

@@ -55,7 +55,7 @@ func Marshal(t Trace) ([]byte, error) {
 // exactly as the format spells them. Session values come back compacted, as Marshal writes them,
 // so a trace read back equals the trace written.
 func Unmarshal(data []byte) (Trace, error) {
-	doc, err := readObject(data)
+	doc, err := readObject(data, "trace")
 	if err != nil {
 		return Trace{}, err
 	}
@@ -63,43 +63,75 @@ func Unmarshal(data []byte) (Trace, error) {
 	if err != nil {
 		return Trace{}, err
 	}
-	// encoding/json matches names case-insensitively and does not say where an unknown field
-	// is, so look for unknown names first, exactly and with a path.
-	if path := unknownField(doc, reflect.TypeFor[file](), ""); path != "" {
-		return Trace{}, Errorf(CodeInvalid, "trace has an unknown field %q: format version %d has no such field", path, version)
-	}
 	var f file
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	if unknown, err := decodeExact(data, doc, &f); unknown != "" {
+		return Trace{}, Errorf(CodeInvalid, "trace has an unknown field %q: format version %d has no such field", unknown, version)
+	} else if err != nil {
 		return Trace{}, Errorf(CodeInvalid, "trace does not match format version %d: %s", version, jsonProblem(data, err))
 	}
 	t := Trace{Run: f.Run, Agents: f.Agents, Events: f.Events}
-	for _, e := range t.Events {
-		if e.Session != nil {
-			e.Session.Value = compactValue(e.Session.Value)
-		}
-	}
+	CompactSessionValues(t.Events)
 	if err := Validate(t); err != nil {
 		return Trace{}, err
 	}
 	return t, nil
 }
 
-// readObject parses data, which must hold exactly one JSON object.
-func readObject(data []byte) (map[string]any, error) {
+// DecodeJSON reads data, one JSON object, into v (a pointer to a struct made of the format's
+// types, such as a request carrying events) the way Unmarshal reads a trace file: field names
+// spelled exactly, no unknown field, each value of the right JSON type, times in RFC 3339. It
+// checks nothing else; check what it read with Validate or ValidateEvent. what names the document
+// in messages ("request body"). Every problem is an *Error with CodeInvalid naming the field.
+func DecodeJSON(data []byte, what string, v any) error {
+	doc, err := readObject(data, what)
+	if err != nil {
+		return err
+	}
+	if unknown, err := decodeExact(data, doc, v); unknown != "" {
+		return Errorf(CodeInvalid, "%s has an unknown field %q", what, unknown)
+	} else if err != nil {
+		return Errorf(CodeInvalid, "%s: %s", what, jsonProblem(data, err))
+	}
+	return nil
+}
+
+// decodeExact decodes data, whose parse is doc, into v. It returns the path of a field v has no
+// place for, if any, and otherwise the decoder's error.
+func decodeExact(data []byte, doc map[string]any, v any) (unknown string, err error) {
+	// encoding/json matches names case-insensitively and does not say where an unknown field
+	// is, so look for unknown names first, exactly and with a path.
+	if path := unknownField(doc, reflect.TypeOf(v), ""); path != "" {
+		return path, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return "", dec.Decode(v)
+}
+
+// CompactSessionValues rewrites the session values of events as Marshal writes them (see
+// compactValue), so that events read from any JSON equal the same events read back after Marshal.
+func CompactSessionValues(events []Event) {
+	for _, e := range events {
+		if e.Session != nil {
+			e.Session.Value = compactValue(e.Session.Value)
+		}
+	}
+}
+
+// readObject parses data, which must hold exactly one JSON object; what names it in messages.
+func readObject(data []byte, what string) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, Errorf(CodeInvalid, "trace cannot be read: %s", jsonProblem(data, err))
+		return nil, Errorf(CodeInvalid, "%s cannot be read: %s", what, jsonProblem(data, err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, Errorf(CodeInvalid, "trace has data after its closing brace")
+		return nil, Errorf(CodeInvalid, "%s has data after its closing brace", what)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, Errorf(CodeInvalid, "trace cannot be read: it is a JSON %s, want an object", jsonKindOf(v))
+		return nil, Errorf(CodeInvalid, "%s cannot be read: it is a JSON %s, want an object", what, jsonKindOf(v))
 	}
 	return obj, nil
 }
@@ -229,8 +261,10 @@ func compactValue(v json.RawMessage) json.RawMessage {
 }
 
 // Validate checks what the JSON shape cannot: a run id, known statuses and kinds, sequence numbers
-// 1, 2, 3... with no gaps, exactly the payload each kind requires (see PayloadField), and agents
-// named once. Every problem is an *Error with CodeInvalid.
+// 1, 2, 3... with no gaps, exactly the payload each kind requires (see ValidateEvent), agents
+// named once, and nothing after a run.finished except where an interrupted run was resumed: a
+// run.finished whose status is interrupted may be followed by a resumed event and the rest of the
+// run. Every problem is an *Error with CodeInvalid.
 func Validate(t Trace) error {
 	if t.Run.ID == "" {
 		return Errorf(CodeInvalid, "run.id is empty")
@@ -238,8 +272,37 @@ func Validate(t Trace) error {
 	if !t.Run.Status.Valid() {
 		return Errorf(CodeInvalid, "run.status %q is not one of running, completed, failed, interrupted, canceled", t.Run.Status)
 	}
-	seen := make(map[string]bool, len(t.Agents))
-	for i, a := range t.Agents {
+	if err := ValidateAgents(t.Agents); err != nil {
+		return err
+	}
+	for i, e := range t.Events {
+		if want := int64(i + 1); e.Seq != want {
+			return Errorf(CodeInvalid, "events[%d].seq is %d, want %d: sequence numbers start at 1 with no gaps", i, e.Seq, want)
+		}
+		if err := ValidateEvent(i, e); err != nil {
+			return err
+		}
+		if i > 0 && !mayFollow(t.Events[i-1], e) {
+			return Errorf(CodeInvalid, "events[%d] (%s) comes after run.finished: only a run that finished interrupted goes on, and then with a resumed event", i, e.Kind)
+		}
+	}
+	return nil
+}
+
+// mayFollow reports whether e may come right after prev: anything may, except after a
+// run.finished, where only a resumed event after an interrupted finish may.
+func mayFollow(prev, e Event) bool {
+	if prev.Kind != KindRunFinished {
+		return true
+	}
+	return prev.Run != nil && prev.Run.Status == StatusInterrupted && e.Kind == KindResumed
+}
+
+// ValidateAgents checks that every agent has a name and no two share one; messages name
+// agents[i]. Every problem is an *Error with CodeInvalid.
+func ValidateAgents(agents []Agent) error {
+	seen := make(map[string]bool, len(agents))
+	for i, a := range agents {
 		if a.Name == "" {
 			return Errorf(CodeInvalid, "agents[%d].name is empty", i)
 		}
@@ -248,22 +311,17 @@ func Validate(t Trace) error {
 		}
 		seen[a.Name] = true
 	}
-	for i, e := range t.Events {
-		if want := int64(i + 1); e.Seq != want {
-			return Errorf(CodeInvalid, "events[%d].seq is %d, want %d: sequence numbers start at 1 with no gaps", i, e.Seq, want)
-		}
-		if !e.Kind.Known() {
-			return Errorf(CodeInvalid, "events[%d].kind %q is not a known event kind", i, e.Kind)
-		}
-		if err := checkPayload(i, e); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
-// checkPayload checks that event i carries the payload its kind requires and no other.
-func checkPayload(i int, e Event) error {
+// ValidateEvent checks one event, the i-th of its list (messages name it events[i]): its kind is
+// known and it carries exactly the payload its kind requires (see PayloadField), with a known
+// status when that payload is a run mark and a count of at least 1 on lost. Its seq and its place in the run are the caller's to
+// check. Every problem is an *Error with CodeInvalid.
+func ValidateEvent(i int, e Event) error {
+	if !e.Kind.Known() {
+		return Errorf(CodeInvalid, "events[%d].kind %q is not a known event kind", i, e.Kind)
+	}
 	want := PayloadField(e.Kind)
 	set := setPayloads(e)
 	if !slices.Contains(set, want) {
@@ -276,6 +334,9 @@ func checkPayload(i int, e Event) error {
 	}
 	if e.Run != nil && !e.Run.Status.Valid() {
 		return Errorf(CodeInvalid, "events[%d].run.status %q is not one of running, completed, failed, interrupted, canceled", i, e.Run.Status)
+	}
+	if e.Lost != nil && e.Lost.Count < 1 {
+		return Errorf(CodeInvalid, "events[%d].lost.count is %d: a lost event stands for at least 1 dropped event", i, e.Lost.Count)
 	}
 	return nil
 }
@@ -308,6 +369,8 @@ func PayloadField(k Kind) string {
 		return "breakloop"
 	case KindError:
 		return "error"
+	case KindLost:
+		return "lost"
 	}
 	return ""
 }
@@ -323,7 +386,7 @@ func setPayloads(e Event) []string {
 		{"tool", e.Tool != nil}, {"message", e.Message != nil}, {"transfer", e.Transfer != nil},
 		{"agenttool", e.AgentTool != nil}, {"session", e.Session != nil},
 		{"interrupt", e.Interrupt != nil}, {"exit", e.Exit != nil},
-		{"breakloop", e.BreakLoop != nil}, {"error", e.Error != nil},
+		{"breakloop", e.BreakLoop != nil}, {"error", e.Error != nil}, {"lost", e.Lost != nil},
 	} {
 		if p.isSet {
 			set = append(set, p.field)

@@ -185,6 +185,9 @@ const validDoc = `{"format":"baton.trace","version":1,` +
 	`"events":[{"seq":1,"time":"2026-01-02T03:04:05Z","kind":"run.started","run":{"status":"running"}},` +
 	`{"seq":2,"time":"2026-01-02T03:04:06Z","kind":"run.finished","run":{"status":"completed"}}]}`
 
+// lateMessage is an event 3 for validDoc, after its run.finished.
+const lateMessage = `{"seq":3,"time":"2026-01-02T03:04:07Z","kind":"message","message":{"role":"user","content":"one more thing"}}`
+
 // edit applies old->new replacements to validDoc in turn, each exactly once; a missing old panics
 // so that a case can never silently test the valid document.
 func edit(pairs ...string) string {
@@ -235,8 +238,77 @@ var malformed = []struct {
 	{"wrong type for run field", edit(`"id":"r1"`, `"id":42`), `field "run.id" holds a JSON number, want a string`},
 	{"wrong type for event field", edit(`"seq":2`, `"seq":"2"`), `field "events.seq" holds a JSON string, want an integer`},
 	{"bad time", edit(`"started_at":"2026-01-02T03:04:05Z"`, `"started_at":"yesterday"`), `time "yesterday" is not an RFC 3339 time`},
+	{"event after run.finished", edit(`]}`, `,`+lateMessage+`]}`), "events[2] (message) comes after run.finished: only a run that finished interrupted goes on"},
+	{"interrupted run goes on without resumed", edit(`"run":{"status":"completed"}}`, `"run":{"status":"interrupted"}}`, `]}`, `,`+lateMessage+`]}`), "events[2] (message) comes after run.finished"},
+	{"lost count 0", edit(`"kind":"run.finished","run":{"status":"completed"}`, `"kind":"lost","lost":{"count":0}`), "events[1].lost.count is 0"},
 	{"trailing data", validDoc + "\n{}", "data after its closing brace"},
 	{"trailing garbage", validDoc + "x", "data after its closing brace"},
+}
+
+func TestUnmarshalReadsAResumedRun(t *testing.T) {
+	// An interrupted run that was resumed goes on after its first run.finished, with resumed.
+	doc := edit(`"run":{"status":"completed"}}`, `"run":{"status":"interrupted"}}`, `]}`,
+		`,{"seq":3,"time":"2026-01-02T03:05:00Z","kind":"resumed","interrupt":{"id":"int-1"}},`+
+			`{"seq":4,"time":"2026-01-02T03:05:01Z","kind":"run.finished","run":{"status":"completed"}}]}`)
+	tr, err := traces.Unmarshal([]byte(doc))
+	if err != nil {
+		t.Fatalf("Unmarshal of a resumed run: %v", err)
+	}
+	if len(tr.Events) != 4 || tr.Events[2].Kind != traces.KindResumed {
+		t.Errorf("events %+v, want 4 with resumed third", tr.Events)
+	}
+}
+
+func TestValidateEventNamesTheEvent(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    traces.Event
+		want string
+	}{
+		{"unknown kind", traces.Event{Kind: "run.paused"}, `events[3].kind "run.paused" is not a known event kind`},
+		{"missing payload", traces.Event{Kind: traces.KindToolFinished}, `events[3] (tool.finished) has no "tool" payload`},
+		{"two payloads", traces.Event{Kind: traces.KindLost, Lost: &traces.Lost{Count: 1}, Exit: &traces.Exit{}}, `events[3] (lost) also has a "exit" payload`},
+		{"lost nothing", traces.Event{Kind: traces.KindLost, Lost: &traces.Lost{}}, "events[3].lost.count is 0"},
+		{"bad status", traces.Event{Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: "done"}}, `events[3].run.status "done"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := traces.ValidateEvent(3, tc.e)
+			if traces.ErrorCode(err) != traces.CodeInvalid || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ValidateEvent = %v, want an invalid error saying %q", err, tc.want)
+			}
+		})
+	}
+	if err := traces.ValidateEvent(0, traces.Event{Kind: traces.KindLost, Lost: &traces.Lost{Count: 2}}); err != nil {
+		t.Errorf("a valid lost event: %v", err)
+	}
+}
+
+func TestDecodeJSONReadsExactly(t *testing.T) {
+	type batch struct {
+		Events []traces.Event `json:"events"`
+	}
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"unknown field with its path", `{"events":[{"seq":1,"kind":"lost","lost":{"count":1,"colour":2}}]}`, `request body has an unknown field "events[0].lost.colour"`},
+		{"name in another case", `{"Events":[]}`, `request body has an unknown field "Events"`},
+		{"wrong type", `{"events":[{"seq":"1"}]}`, `request body: field "events.seq" holds a JSON string, want an integer`},
+		{"not JSON", `{"events":`, "request body cannot be read"},
+		{"not an object", `[1]`, "request body cannot be read: it is a JSON array, want an object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b batch
+			err := traces.DecodeJSON([]byte(tc.body), "request body", &b)
+			if traces.ErrorCode(err) != traces.CodeInvalid || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("DecodeJSON = %v, want an invalid error saying %q", err, tc.want)
+			}
+		})
+	}
+	var b batch
+	if err := traces.DecodeJSON([]byte(`{"events":[{"seq":7,"time":"2026-01-02T03:04:05Z","kind":"lost","lost":{"count":3}}]}`), "request body", &b); err != nil ||
+		len(b.Events) != 1 || b.Events[0].Seq != 7 || b.Events[0].Lost.Count != 3 {
+		t.Errorf("DecodeJSON = %+v, %v", b, err)
+	}
 }
 
 func TestUnmarshalRejectsMalformed(t *testing.T) {

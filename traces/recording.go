@@ -19,7 +19,7 @@ type Recording struct {
 	trace  Trace
 	subs   map[*Subscription]struct{}
 	ended  bool
-	doneCh chan struct{} // closed by Finish
+	doneCh chan struct{} // closed by Finish; Resume makes a new one
 }
 
 // NewRecording starts recording run on agents (which it copies). queue bounds how far a
@@ -41,6 +41,36 @@ func NewRecording(run Run, agents []Agent, queue int) *Recording {
 	}
 }
 
+// NewRecordingOf returns a recording of t that has ended: a trace read from a file, to be shown
+// like any finished run. It keeps t's events, seq numbers included, and copies its agents. A
+// trace saved while its run was still going on is recorded as canceled, with an error saying so,
+// so that no reader waits for events that will never come. The events' payloads are shared with
+// t: the caller must not modify them.
+func NewRecordingOf(t Trace) *Recording {
+	run := t.Run
+	if !run.Status.Ended() {
+		run.Status = StatusCanceled
+		run.Error = "the trace was saved while the run was still going on; it ends there"
+	}
+	if run.EndedAt == nil {
+		end := run.StartedAt
+		if n := len(t.Events); n > 0 {
+			end = t.Events[n-1].Time
+		}
+		run.EndedAt = &end
+	}
+	rec := &Recording{
+		queue:  DefaultQueue,
+		now:    func() time.Time { return time.Now().UTC() },
+		trace:  Trace{Run: run, Agents: cloneAgents(t.Agents), Events: slices.Clone(t.Events)},
+		subs:   make(map[*Subscription]struct{}),
+		ended:  true,
+		doneCh: make(chan struct{}),
+	}
+	close(rec.doneCh)
+	return rec
+}
+
 // ID returns the run's id.
 func (r *Recording) ID() string {
 	r.mu.Lock()
@@ -49,7 +79,8 @@ func (r *Recording) ID() string {
 }
 
 // Emit numbers e, stamps it when it has no time, appends it and hands it to every subscriber.
-// It returns the event as recorded. After Finish, Emit drops e and returns it with Seq 0.
+// It returns the event as recorded. After Finish (until Resume), Emit drops e and returns it with
+// Seq 0.
 // The recording keeps e as given: its payloads and RunPath are shared with every subscriber and
 // snapshot, so the caller must not modify them after Emit.
 func (r *Recording) Emit(e Event) Event {
@@ -86,17 +117,26 @@ func (r *Recording) emitLocked(e Event) Event {
 }
 
 // Finish records run.finished with status (a final status) and errMsg, closes every subscription
-// after its last event, and makes later Emits no-ops. Only the first call has an effect.
+// after its last event, and makes later Emits no-ops. Only the first call has an effect, until
+// Resume.
 func (r *Recording) Finish(status Status, errMsg string) {
+	r.FinishAt(time.Time{}, status, errMsg)
+}
+
+// FinishAt is Finish with run.finished stamped at (now when at is zero), for a run recorded
+// elsewhere whose end has a time of its own.
+func (r *Recording) FinishAt(at time.Time, status Status, errMsg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ended {
 		return
 	}
+	if at.IsZero() {
+		at = r.now()
+	}
 	// One critical section: no other Emit or Finish can slip in after run.finished.
-	end := r.now()
-	r.emitLocked(Event{Time: end, Kind: KindRunFinished, Run: &RunMark{Status: status, Error: errMsg}})
-	r.trace.Run.Status, r.trace.Run.Error, r.trace.Run.EndedAt = status, errMsg, &end
+	r.emitLocked(Event{Time: at, Kind: KindRunFinished, Run: &RunMark{Status: status, Error: errMsg}})
+	r.trace.Run.Status, r.trace.Run.Error, r.trace.Run.EndedAt = status, errMsg, &at
 	r.ended = true
 	for s := range r.subs {
 		close(s.ch)
@@ -105,8 +145,45 @@ func (r *Recording) Finish(status Status, errMsg string) {
 	close(r.doneCh)
 }
 
-// Done is closed when the run has finished.
-func (r *Recording) Done() <-chan struct{} { return r.doneCh }
+// Resume reopens a run that ended interrupted, so that the rest of it is recorded in the same
+// trace: the status is running again, EndedAt and Error are cleared, Emit records again, Done
+// returns a new channel, and new subscriptions follow the run live. Subscriptions closed when it
+// ended stay closed. The caller emits a resumed event next, so that the trace stays valid (see
+// Validate). It fails with CodeConflict when the run is not one that ended interrupted.
+func (r *Recording) Resume() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if st := r.trace.Run.Status; !r.ended || st != StatusInterrupted {
+		return Errorf(CodeConflict, "run %s is %s: only a run that ended interrupted can be resumed", r.trace.Run.ID, st)
+	}
+	r.ended = false
+	r.trace.Run.Status, r.trace.Run.Error, r.trace.Run.EndedAt = StatusRunning, "", nil
+	r.doneCh = make(chan struct{})
+	return nil
+}
+
+// Done is closed when the run has finished. After Resume it returns a new channel, closed when
+// the resumed run finishes.
+func (r *Recording) Done() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.doneCh
+}
+
+// PutAgent adds a to the agent tree, or replaces the agent of the same name: for recorders that
+// discover the tree while the run goes on. The recording keeps a copy of a.
+func (r *Recording) PutAgent(a Agent) {
+	a.Tools = slices.Clone(a.Tools)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.trace.Agents {
+		if r.trace.Agents[i].Name == a.Name {
+			r.trace.Agents[i] = a
+			return
+		}
+	}
+	r.trace.Agents = append(r.trace.Agents, a)
+}
 
 // Snapshot returns a copy of the trace so far: the run, the agents and the event list are the
 // caller's to change. The events' payloads and run paths are shared with the recording and must

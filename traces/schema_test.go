@@ -38,6 +38,7 @@ var schemaDefs = map[reflect.Type]string{
 	reflect.TypeFor[traces.Exit]():          "exit",
 	reflect.TypeFor[traces.BreakLoop]():     "breakLoop",
 	reflect.TypeFor[traces.ErrorDetail]():   "errorDetail",
+	reflect.TypeFor[traces.Lost]():          "lost",
 }
 
 type schema = map[string]any
@@ -289,9 +290,11 @@ func TestFilesValidateAgainstSchema(t *testing.T) {
 
 func TestSchemaRejectsMalformed(t *testing.T) {
 	root := loadSchema(t)
-	// What only Validate can see: order, uniqueness, and the contents of a time string.
+	// What only Validate can see: order, uniqueness, what follows run.finished, and the contents
+	// of a time string.
 	semantic := map[string]bool{"seq gap": true, "duplicate seq": true, "seq not starting at 1": true,
-		"duplicate agent name": true, "bad time": true}
+		"duplicate agent name": true, "bad time": true,
+		"event after run.finished": true, "interrupted run goes on without resumed": true}
 	for _, tc := range malformed {
 		var doc any
 		if json.Unmarshal([]byte(tc.doc), &doc) != nil {

@@ -44,6 +44,9 @@ type Run struct {
 	StartedAt time.Time  `json:"started_at"`
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
 	Error     string     `json:"error,omitempty"`
+	// Conversation groups runs that belong together: the turns of one conversation, or a run and
+	// the runs that resumed it. Empty when the run stands alone.
+	Conversation string `json:"conversation,omitempty"`
 }
 
 // AgentKind says what sort of agent a node of the tree is.

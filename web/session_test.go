@@ -172,3 +172,10 @@ func TestSummaryShowsMarkupAsWritten(t *testing.T) {
 		t.Errorf("summary %q does not show the value as written", got)
 	}
 }
+
+func TestSummarySaysHowManyEventsWereLost(t *testing.T) {
+	e := traces.Event{Kind: traces.KindLost, Lost: &traces.Lost{Count: 37}}
+	if got := web.Summary(e); !strings.HasPrefix(got, "37 events lost") {
+		t.Errorf("summary %q does not say 37 events were lost", got)
+	}
+}

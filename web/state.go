@@ -348,6 +348,8 @@ func hasPayload(e *traces.Event) bool {
 		return e.BreakLoop != nil
 	case traces.KindError:
 		return e.Error != nil
+	case traces.KindLost:
+		return e.Lost != nil
 	}
 	return true
 }

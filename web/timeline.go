@@ -110,6 +110,8 @@ func Summary(e traces.Event) string {
 		return fmt.Sprintf("%s broke its loop after %s", e.BreakLoop.From, plural(e.BreakLoop.Iterations, "iteration"))
 	case e.Error != nil:
 		return e.Error.Message
+	case e.Lost != nil:
+		return plural(int(e.Lost.Count), "event") + " lost: the app could not send them to Baton"
 	}
 	return string(e.Kind)
 }

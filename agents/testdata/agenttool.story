@@ -19,7 +19,7 @@
  19 agenttool.exited  project_manager [project_manager] project_manager -> research_agent project_manager_call_1
  20 tool.finished     project_manager [project_manager] research_agent project_manager_call_1
  21 message           project_manager [project_manager] tool
- 22 session.set       project_manager [project_manager] research_notes set by research_agent
+ 22 session.set       research_agent  [project_manager>research_agent] research_notes set by research_agent
  23 model.started     project_manager [project_manager]
  24 model.finished    project_manager [project_manager]
  25 message           project_manager [project_manager] assistant

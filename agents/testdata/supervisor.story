@@ -6,8 +6,8 @@
   6 tool.started      supervisor      [supervisor>supervisor] transfer_to_agent supervisor_call_1
   7 tool.finished     supervisor      [supervisor>supervisor] transfer_to_agent supervisor_call_1
   8 message           supervisor      [supervisor>supervisor] tool
-  9 transfer          supervisor      [supervisor>supervisor] supervisor -> research_agent (llm)
- 10 agent.finished    supervisor      [supervisor>supervisor]
+  9 transfer          supervisor      [supervisor] supervisor -> research_agent (llm)
+ 10 agent.finished    supervisor      [supervisor]
  11 agent.started     research_agent  [supervisor>supervisor>research_agent] via transfer
  12 model.started     research_agent  [supervisor>supervisor>research_agent]
  13 model.finished    research_agent  [supervisor>supervisor>research_agent]
@@ -21,10 +21,10 @@
  21 model.started     research_agent  [supervisor>supervisor>research_agent]
  22 model.finished    research_agent  [supervisor>supervisor>research_agent]
  23 message           research_agent  [supervisor>supervisor>research_agent] assistant
- 24 agent.finished    research_agent  [supervisor>supervisor>research_agent]
- 25 message           research_agent  [supervisor>supervisor>research_agent] assistant
- 26 message           research_agent  [supervisor>supervisor>research_agent] tool
- 27 transfer          research_agent  [supervisor>supervisor>research_agent] research_agent -> supervisor (deterministic)
+ 24 message           research_agent  [supervisor>supervisor>research_agent] assistant
+ 25 message           research_agent  [supervisor>supervisor>research_agent] tool
+ 26 transfer          research_agent  [supervisor>supervisor>research_agent] research_agent -> supervisor (deterministic)
+ 27 agent.finished    research_agent  [supervisor>supervisor>research_agent]
  28 agent.started     supervisor      [supervisor>supervisor>research_agent>supervisor] via transfer
  29 model.started     supervisor      [supervisor>supervisor>research_agent>supervisor]
  30 model.finished    supervisor      [supervisor>supervisor>research_agent>supervisor]
@@ -50,10 +50,10 @@
  50 model.started     math_agent      [supervisor>supervisor>research_agent>supervisor>math_agent]
  51 model.finished    math_agent      [supervisor>supervisor>research_agent>supervisor>math_agent]
  52 message           math_agent      [supervisor>supervisor>research_agent>supervisor>math_agent] assistant
- 53 agent.finished    math_agent      [supervisor>supervisor>research_agent>supervisor>math_agent]
- 54 message           math_agent      [supervisor>supervisor>research_agent>supervisor>math_agent] assistant
- 55 message           math_agent      [supervisor>supervisor>research_agent>supervisor>math_agent] tool
- 56 transfer          math_agent      [supervisor>supervisor>research_agent>supervisor>math_agent] math_agent -> supervisor (deterministic)
+ 53 message           math_agent      [supervisor>supervisor>research_agent>supervisor>math_agent] assistant
+ 54 message           math_agent      [supervisor>supervisor>research_agent>supervisor>math_agent] tool
+ 55 transfer          math_agent      [supervisor>supervisor>research_agent>supervisor>math_agent] math_agent -> supervisor (deterministic)
+ 56 agent.finished    math_agent      [supervisor>supervisor>research_agent>supervisor>math_agent]
  57 agent.started     supervisor      [supervisor>supervisor>research_agent>supervisor>math_agent>supervisor] via transfer
  58 model.started     supervisor      [supervisor>supervisor>research_agent>supervisor>math_agent>supervisor]
  59 model.finished    supervisor      [supervisor>supervisor>research_agent>supervisor>math_agent>supervisor]

@@ -1,4 +1,4 @@
-package agents
+package attach
 
 import "sync"
 

@@ -1,4 +1,4 @@
-package agents
+package attach
 
 import (
 	"context"
@@ -53,20 +53,7 @@ func (p place) agent() string {
 	return p.path[len(p.path)-1]
 }
 
-// key identifies one visit of an agent: its run path with adjacent duplicates collapsed, so the
-// prebuilt supervisor's container and the agent inside it are one visit.
-func (p place) key() string { return pathKey(p.path) }
-
-// previous returns the agent that ran before the owner in the run path, skipping the owner's
-// duplicates, or "".
-func (p place) previous() string {
-	c := collapse(p.path)
-	if len(c) < 2 {
-		return ""
-	}
-	return c[len(c)-2]
-}
-
+// pathKey identifies a run path with adjacent duplicates collapsed.
 func pathKey(path []string) string { return strings.Join(collapse(path), ">") }
 
 func collapse(path []string) []string {

@@ -1,0 +1,331 @@
+package attach
+
+import (
+	"context"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/callbacks"
+	"github.com/cloudwego/eino/components"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+)
+
+// hub is an eino callback handler that sends each callback to the recorder of the run it belongs
+// to. A callback inside an agent finds its visit, and so its run, in its context. An agent start
+// outside any visit is a transfer target, a resumed agent or a new run's root: the run is then
+// told by eino's session, which every agent of one run shares (see runIdentity).
+//
+// Every method returns quickly: streamed outputs and event copies are read on goroutines of their
+// own, and nothing in eino's inputs or outputs is changed.
+type hub struct {
+	fixed  *Recorder             // every callback belongs to this run (Recorder.Run)
+	newRun func() *Recorder      // otherwise: makes the recorder of a run that starts
+	mu     sync.Mutex            // guards open and last
+	open   map[uintptr]*Recorder // runs going on, by eino session
+	last   *Recorder             // the latest run started, for when the session cannot be read
+}
+
+// fixedHub returns the handler of a single run.
+func fixedHub(r *Recorder) *hub { return &hub{fixed: r} }
+
+// runsHub returns a handler that records every run it sees, each with a recorder of its own.
+func runsHub(newRun func() *Recorder) *hub {
+	return &hub{newRun: newRun, open: make(map[uintptr]*Recorder)}
+}
+
+// runOf returns the recorder of the run an agent starting in ctx (inside visit in, if any)
+// belongs to, and whether that run starts with it.
+func (h *hub) runOf(ctx context.Context, at place, in *visit) (*Recorder, bool) {
+	if in != nil {
+		return in.rec, false
+	}
+	if h.fixed != nil {
+		return h.fixed, !h.fixed.hasStarted()
+	}
+	id := runIdentity(ctx)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if r := h.open[id]; id != 0 && r != nil {
+		return r, false
+	}
+	if id == 0 && len(collapse(at.path)) > 1 && h.last != nil && !h.last.isFinished() {
+		return h.last, false // eino's session is unreadable: the latest run is the best guess
+	}
+	r := h.newRun()
+	h.last = r
+	if id != 0 {
+		h.open[id] = r
+		go func() {
+			<-r.ended
+			h.mu.Lock()
+			delete(h.open, id)
+			h.mu.Unlock()
+		}()
+	}
+	return r, true
+}
+
+// call is what a callback's OnStart leaves in the context for its OnEnd. Inside the prebuilt
+// supervisor every callback fires twice with the same *RunInfo: the second OnStart finds the
+// first one's call in its context, and only the first OnEnd passes ended.
+type call struct {
+	info    *callbacks.RunInfo
+	v       *visit // the agent visit the callback belongs to
+	at      place
+	started time.Time
+	modelID string
+	ended   atomic.Bool
+}
+
+type (
+	callKey  struct{}
+	visitKey struct{}
+)
+
+func callOf(ctx context.Context, info *callbacks.RunInfo) *call {
+	c, _ := ctx.Value(callKey{}).(*call)
+	if c == nil || c.info != info {
+		return nil
+	}
+	return c
+}
+
+// visitIn returns the innermost agent visit ctx runs in, or nil.
+func visitIn(ctx context.Context) *visit {
+	v, _ := ctx.Value(visitKey{}).(*visit)
+	return v
+}
+
+// end reports whether this is the first end of the call started in ctx.
+func end(ctx context.Context, info *callbacks.RunInfo) (*call, bool) {
+	c := callOf(ctx, info)
+	if c == nil || !c.ended.CompareAndSwap(false, true) {
+		return nil, false
+	}
+	return c, true
+}
+
+// Needed tells eino which components to call the recorder for: agents, models, tools, and the
+// runnables that carry an agent's work. Saying no to the rest (lambdas, tool nodes...) spares
+// eino the calls and, in streaming runs, the stream copies it would make for us.
+func (h *hub) Needed(_ context.Context, info *callbacks.RunInfo, _ callbacks.CallbackTiming) bool {
+	if info == nil {
+		return false
+	}
+	switch info.Component {
+	case adk.ComponentOfAgent, components.ComponentOfChatModel, components.ComponentOfTool,
+		compose.ComponentOfChain, compose.ComponentOfGraph, compose.ComponentOfWorkflow:
+		return true
+	}
+	return false
+}
+
+func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks.CallbackInput) context.Context {
+	if info == nil || callOf(ctx, info) != nil {
+		return ctx
+	}
+	at := placeOf(ctx)
+	v := visitIn(ctx)
+	c := &call{info: info, v: v, at: at, started: time.Now()}
+	switch {
+	case info.Component == adk.ComponentOfAgent && v != nil && v.agent == at.agent() && pathKey(v.path) == pathKey(at.path):
+		// An agent directly inside a container of its own name (the prebuilt supervisor wraps
+		// its supervisor so): one visit, followed through the container's copy of events.
+		return ctx
+	case info.Component == adk.ComponentOfAgent:
+		r, starts := h.runOf(ctx, at, v)
+		agentIn := adk.ConvAgentCallbackInput(in)
+		if starts {
+			r.start(ctx, at.agent(), agentIn)
+		}
+		c.v = r.agentStarted(ctx, info, at, v, agentIn)
+		ctx = context.WithValue(ctx, visitKey{}, c.v)
+	case v == nil:
+		return ctx // work outside any agent of a recorded run
+	case info.Component == components.ComponentOfChatModel:
+		v.outputs.wait()
+		c.modelID = v.rec.modelStarted(v, at, model.ConvCallbackInput(in))
+	case info.Component == components.ComponentOfTool:
+		v.outputs.wait()
+		v.rec.toolStarted(v, info, at, tool.ConvCallbackInput(in))
+	case at.runnable && at.agent() == v.agent:
+		v.outputs.wait()
+		v.rec.runnableStarted(v)
+	default:
+		return ctx
+	}
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+// OnStartWithStreamInput handles a component started on a stream: in streaming runs, that is how
+// an agent's runnable starts. Nothing of the input is needed.
+func (h *hub) OnStartWithStreamInput(ctx context.Context, info *callbacks.RunInfo, in *schema.StreamReader[callbacks.CallbackInput]) context.Context {
+	in.Close()
+	return h.OnStart(ctx, info, nil)
+}
+
+func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.CallbackOutput) context.Context {
+	c, first := end(ctx, info)
+	if !first {
+		return ctx
+	}
+	r := c.v.rec
+	switch {
+	case info.Component == adk.ComponentOfAgent:
+		// An agent's end fires as its work begins, with a copy of the events it will send.
+		var events *adk.AsyncIterator[*adk.AgentEvent]
+		if o := adk.ConvAgentCallbackOutput(out); o != nil {
+			events = o.Events
+		}
+		r.follow(c.v, events)
+		return ctx
+	case info.Component == components.ComponentOfChatModel:
+		var msg *schema.Message
+		var usage *model.TokenUsage
+		if o := model.ConvCallbackOutput(out); o != nil {
+			msg, usage = o.Message, o.TokenUsage
+		}
+		if msg != nil {
+			r.expectEcho(c.v, false)
+		}
+		r.modelFinished(c, msg, usage, nil)
+	case info.Component == components.ComponentOfTool:
+		result := ""
+		if o := tool.ConvCallbackOutput(out); o != nil {
+			result = o.Response
+		}
+		r.expectEcho(c.v, true)
+		r.toolFinished(info, c, result, nil)
+	default:
+		r.runnableEnded(c.v, nil)
+		r.noticeSession(ctx, c.v)
+		r.ending(c.v)
+		return ctx
+	}
+	r.noticeSession(ctx, c.v)
+	return ctx
+}
+
+func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) context.Context {
+	c, first := end(ctx, info)
+	if !first || info.Component == adk.ComponentOfAgent {
+		return ctx // eino never fails an agent through callbacks: errors are events
+	}
+	r := c.v.rec
+	switch info.Component {
+	case components.ComponentOfChatModel:
+		r.modelFinished(c, nil, nil, err)
+	case components.ComponentOfTool:
+		r.toolFinished(info, c, "", err)
+	default:
+		r.runnableEnded(c.v, err)
+		r.noticeSession(ctx, c.v)
+		r.ending(c.v)
+		return ctx
+	}
+	r.noticeSession(ctx, c.v)
+	return ctx
+}
+
+// OnEndWithStreamOutput handles an output that is a stream: a model's streamed reply, a tool's
+// streamed result, or an agent's runnable whose output streams until the agent's work ends. It is
+// read on a goroutine of its own and recorded when complete; what follows it waits for it.
+func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo, out *schema.StreamReader[callbacks.CallbackOutput]) context.Context {
+	c, first := end(ctx, info)
+	if !first || info.Component == adk.ComponentOfAgent {
+		out.Close()
+		return ctx
+	}
+	r, v := c.v.rec, c.v
+	isModel, isTool := info.Component == components.ComponentOfChatModel, info.Component == components.ComponentOfTool
+	r.mu.Lock()
+	work := &v.closing
+	if isModel || isTool {
+		v.expectEcho(isTool) // the echo may reach the event copy before we finish reading
+		work = &v.outputs
+	}
+	work.add()
+	r.streams.add()
+	r.mu.Unlock()
+	go func() {
+		defer r.streams.done()
+		defer work.done()
+		switch {
+		case isModel:
+			reply, usage, err := readModelStream(out)
+			r.modelFinished(c, reply, usage, err)
+		case isTool:
+			result, err := readToolStream(out)
+			r.toolFinished(info, c, result, err)
+		default:
+			_, err := readToolStream(out) // nothing in it is needed but its end
+			// The agent's work ends after the replies and results it streamed on the way.
+			v.outputs.wait()
+			r.runnableEnded(v, err)
+		}
+	}()
+	return ctx
+}
+
+// expectEcho counts a reply or tool result of v recorded from a callback, whose copy v's events
+// will also carry.
+func (r *Recorder) expectEcho(v *visit, tool bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v.expectEcho(tool)
+}
+
+// expectEcho is Recorder.expectEcho for a caller that holds the recorder's lock.
+func (v *visit) expectEcho(tool bool) {
+	if tool {
+		v.toolResults++
+	} else {
+		v.modelOutputs++
+	}
+}
+
+// readModelStream joins a model's streamed reply from the callback's copy of its chunks.
+func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (*schema.Message, *model.TokenUsage, error) {
+	defer out.Close()
+	var reply streamedMessage
+	var usage *model.TokenUsage
+	for {
+		chunk, err := out.Recv()
+		if err == io.EOF {
+			return reply.message(), usage, nil
+		}
+		if err != nil {
+			return reply.message(), usage, err
+		}
+		if o := model.ConvCallbackOutput(chunk); o != nil {
+			reply.add(o.Message)
+			if o.TokenUsage != nil {
+				usage = o.TokenUsage
+			}
+		}
+	}
+}
+
+// readToolStream joins a tool's streamed result from the callback's copy of its chunks.
+func readToolStream(out *schema.StreamReader[callbacks.CallbackOutput]) (string, error) {
+	defer out.Close()
+	var result []byte
+	for {
+		chunk, err := out.Recv()
+		if err == io.EOF {
+			return string(result), nil
+		}
+		if err != nil {
+			return string(result), err
+		}
+		if o := tool.ConvCallbackOutput(chunk); o != nil {
+			result = append(result, o.Response...)
+		}
+	}
+}

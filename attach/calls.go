@@ -1,0 +1,151 @@
+package attach
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/cloudwego/eino/callbacks"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// transferToolName is the tool eino gives a model that may transfer to other agents.
+const transferToolName = "transfer_to_agent"
+
+func (r *Recorder) modelStarted(v *visit, at place, in *model.CallbackInput) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.models++
+	id := "m" + strconv.Itoa(r.models)
+	mc := &traces.ModelCall{ID: id}
+	if in != nil {
+		mc.Input = v.input(in.Messages)
+		for _, t := range in.Tools {
+			if t != nil {
+				mc.Tools = append(mc.Tools, t.Name)
+			}
+		}
+		r.tree.modelCall(v.agent, in.Messages, mc.Tools)
+		r.putAgents()
+	}
+	r.emit(traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: at.path, Model: mc})
+	return id
+}
+
+// modelFinished records a model's reply (or failure) and the reply as the agent's message.
+func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	mc := &traces.ModelCall{ID: c.modelID, DurationMS: millis(time.Since(c.started)), Error: errText(err)}
+	if msg != nil {
+		mc.Output = ptr(traceMessage(msg))
+		mc.Usage = traceUsage(msg)
+		c.v.lastReply = msg.Content
+	}
+	if usage != nil {
+		mc.Usage = &traces.Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}
+	}
+	r.emit(traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.at.path, Model: mc})
+	if msg != nil {
+		r.emit(traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.at.path, Message: mc.Output})
+	}
+}
+
+func (r *Recorder) toolStarted(v *visit, info *callbacks.RunInfo, at place, in *tool.CallbackInput) {
+	args := ""
+	if in != nil {
+		args = in.ArgumentsInJSON
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.toolCalls++
+	r.openTools[at.toolCallID] = openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, order: r.toolCalls}
+	r.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: at.path,
+		Tool: &traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}})
+}
+
+// toolFinished records a tool's result, and what it meant: the end of an AgentTool call, or a
+// transfer chosen by the model. A tool that interrupts the run is not a failure.
+func (r *Recorder) toolFinished(info *callbacks.RunInfo, c *call, result string, err error) {
+	r.awaitCallee(c.at.toolCallID)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, callID := c.v, c.at.toolCallID
+	interrupted := isInterrupt(err)
+	args := r.openTools[callID].args
+	delete(r.openTools, callID)
+	if open, ok := r.agentTools[callID]; ok {
+		call := open.AgentToolCall
+		call.Result = result
+		delete(r.agentTools, callID)
+		r.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.at.path, AgentTool: &call})
+	}
+	tc := &traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(time.Since(c.started))}
+	if interrupted {
+		tc.Interrupted = true
+	} else {
+		tc.Error = errText(err)
+	}
+	r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.at.path, Tool: tc})
+	if err != nil {
+		return
+	}
+	r.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.at.path,
+		Message: &traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}})
+	if info.Name == transferToolName {
+		var target struct {
+			AgentName string `json:"agent_name"`
+		}
+		if json.Unmarshal([]byte(args), &target) == nil && target.AgentName != "" {
+			r.recordTransfer(v, traces.Transfer{From: v.agent, To: target.AgentName, Mode: traces.TransferLLM, CallID: callID})
+		}
+	}
+}
+
+// awaitCallee waits, when callID is an AgentTool call, until the callee's visit has finished:
+// its work ended before the tool returned.
+func (r *Recorder) awaitCallee(callID string) {
+	r.mu.Lock()
+	call, ok := r.agentTools[callID]
+	r.mu.Unlock()
+	if ok && call.callee != nil {
+		call.callee.await()
+	}
+}
+
+// requestOf extracts the request an AgentTool received from its JSON arguments.
+func requestOf(args string) string {
+	var in struct {
+		Request string `json:"request"`
+	}
+	if json.Unmarshal([]byte(args), &in) == nil && in.Request != "" {
+		return in.Request
+	}
+	return args
+}
+
+// errText is err's message, or "" for nil and for an interrupt, which is not a failure.
+func errText(err error) string {
+	if err == nil || isInterrupt(err) {
+		return ""
+	}
+	return err.Error()
+}
+
+// isInterrupt reports whether err is eino's interrupt signal (a tool or agent asking to stop and
+// be resumed) rather than a failure.
+func isInterrupt(err error) bool {
+	if err == nil {
+		return false
+	}
+	_, graph := compose.ExtractInterruptInfo(err)
+	_, signal := compose.IsInterruptRerunError(err)
+	return graph || signal
+}
+
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,151 @@
+package attach
+
+import (
+	"strings"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// observe records what an event of v's copy says that no callback said. A copy also carries the
+// events of agents v runs as tools and of the steps it runs as a workflow: those are each of their
+// own visits' to record, so only v's own events count, told by the agent and run path of the
+// first one.
+func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
+	r.mu.Lock()
+	own := r.ownEvent(v, ev)
+	echo := own && r.isEcho(v, ev)
+	r.mu.Unlock()
+	var msg *schema.Message
+	if mo := messageOf(ev); mo != nil {
+		switch {
+		case !own || echo:
+			if mo.IsStreaming {
+				mo.MessageStream.Close() // this copy is the recorder's own: nobody else reads it
+			}
+		case mo.IsStreaming:
+			msg = readStream(mo.MessageStream, mo.Role)
+		default:
+			msg = mo.Message
+		}
+	}
+	if !own {
+		return
+	}
+	v.outputs.wait() // what v streamed before this event is recorded before it
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	path := runPathOf(ev.RunPath)
+	if ev.Err != nil {
+		v.ownDone = true
+		if !isInterrupt(ev.Err) {
+			v.errMsg = ev.Err.Error()
+			r.fail(v.agent, path, ev.Err.Error())
+		}
+		r.finishVisit(v)
+		return
+	}
+	if msg != nil {
+		r.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: path, Message: ptr(traceMessage(msg))})
+	}
+	if ev.Action != nil {
+		r.observeAction(v, ev, path, msg)
+	}
+}
+
+// ownEvent reports whether ev is v's own, learning v's run path from its first own event.
+// Callers hold r.mu.
+func (r *Recorder) ownEvent(v *visit, ev *adk.AgentEvent) bool {
+	if ev.AgentName != v.agent {
+		return false
+	}
+	key := strings.Join(runPathOf(ev.RunPath), ">")
+	if v.streamPath == "" {
+		v.streamPath = key
+	}
+	return key == v.streamPath
+}
+
+// isEcho reports whether ev repeats a reply or tool result callbacks already recorded, and counts
+// it off. Callers hold r.mu.
+func (r *Recorder) isEcho(v *visit, ev *adk.AgentEvent) bool {
+	mo := messageOf(ev)
+	if ev.Err != nil || mo == nil {
+		return false
+	}
+	if mo.Role == schema.Tool {
+		echo := v.echoedTool < v.toolResults
+		v.echoedTool += btoi(echo)
+		return echo
+	}
+	echo := v.echoedModel < v.modelOutputs
+	v.echoedModel += btoi(echo)
+	return echo
+}
+
+// observeAction records an event's action; an action that ends the agent's turn makes ev its
+// last own event. Callers hold r.mu.
+func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, msg *schema.Message) {
+	a := ev.Action
+	switch {
+	case a.TransferToAgent != nil:
+		v.ownDone = true
+		if msg != nil || ev.Output == nil {
+			// A transfer no transfer_to_agent tool call announced: a deterministic wrapper or a
+			// custom agent emitted it (a model's transfer was recorded from its tool callback).
+			callID := ""
+			if msg != nil {
+				callID = msg.ToolCallID
+			}
+			r.recordTransfer(v, traces.Transfer{From: v.agent, To: a.TransferToAgent.DestAgentName, Mode: traces.TransferDeterministic, CallID: callID})
+		}
+	case a.Exit:
+		v.ownDone = true
+		final := ""
+		if msg != nil {
+			final = msg.Content
+		} else if mo := messageOf(ev); mo != nil && mo.Message != nil {
+			final = mo.Message.Content
+		}
+		r.emit(traces.Event{Kind: traces.KindExit, Agent: v.agent, RunPath: path, Exit: &traces.Exit{FinalResult: final}})
+	case a.BreakLoop != nil:
+		// eino counts the breaking iteration from 0: it is the last of CurrentIterations+1.
+		r.emit(traces.Event{Kind: traces.KindBreakLoop, Agent: v.agent, RunPath: path,
+			BreakLoop: &traces.BreakLoop{From: a.BreakLoop.From, Iterations: a.BreakLoop.CurrentIterations + 1}})
+	case a.Interrupted != nil:
+		v.ownDone, v.interrupted = true, true
+		r.interrupt = true
+		r.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: interruptOf(a.Interrupted)})
+	}
+	r.finishVisit(v)
+}
+
+// messageOf returns the message output an event carries, or nil.
+func messageOf(ev *adk.AgentEvent) *adk.MessageVariant {
+	if ev.Output == nil {
+		return nil
+	}
+	return ev.Output.MessageOutput
+}
+
+// readStream joins a streamed message from its copy and closes it.
+func readStream(sr *schema.StreamReader[*schema.Message], role schema.RoleType) *schema.Message {
+	defer sr.Close()
+	acc := streamedMessage{role: role}
+	for {
+		chunk, err := sr.Recv()
+		if err != nil {
+			return acc.message()
+		}
+		acc.add(chunk)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,113 @@
+package attach
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// fileRun is a Sink that keeps one run in memory and writes it as a trace file when it ends:
+// Dir/<run id>.trace.json, written whole (to a temporary file, then renamed), so a reader never
+// sees half a trace.
+type fileRun struct {
+	dir, conversation string
+	log               *slog.Logger
+
+	mu     sync.Mutex
+	rec    *traces.Recording // made by the first event, which names the run
+	agents []traces.Agent    // tree changes before it
+}
+
+func newFileRun(dir, conversation string, log *slog.Logger) *fileRun {
+	return &fileRun{dir: dir, conversation: conversation, log: log}
+}
+
+func (s *fileRun) Emit(e traces.Event) traces.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rec == nil {
+		run := traces.Run{ID: traces.NewRunID(), Flow: e.Agent, Conversation: s.conversation, Model: "app"}
+		switch {
+		case e.Run != nil:
+			run.Flow, run.Input = e.Run.Flow, e.Run.Input
+		case e.Interrupt != nil && run.Conversation == "":
+			// A resumed run: a file cannot continue another, so it joins its conversation.
+			run.Conversation = e.Interrupt.ID
+		}
+		s.rec = traces.NewRecording(run, s.agents, 0)
+	}
+	return s.rec.Emit(e)
+}
+
+func (s *fileRun) PutAgent(a traces.Agent) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rec != nil {
+		s.rec.PutAgent(a)
+		return
+	}
+	s.agents = append(s.agents, a)
+}
+
+// Finish ends the run and writes its file; a failure to write is logged, never the app's problem.
+func (s *fileRun) Finish(status traces.Status, errMsg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rec == nil {
+		return
+	}
+	s.rec.Finish(status, errMsg)
+	if err := writeTrace(s.dir, s.rec.Snapshot()); err != nil {
+		s.log.Warn("baton could not write the run's trace", "error", err.Error())
+	}
+}
+
+// Ending writes the trace so far, ended with status, so an app that exits at once leaves its run
+// on disk; the run's real end rewrites it.
+func (s *fileRun) Ending(status traces.Status, errMsg string, _ time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rec == nil {
+		return
+	}
+	t := s.rec.Snapshot()
+	if t.Run.Status.Ended() {
+		return
+	}
+	now := time.Now().UTC()
+	t.Run.Status, t.Run.Error, t.Run.EndedAt = status, errMsg, &now
+	t.Events = append(t.Events, traces.Event{Seq: int64(len(t.Events) + 1), Time: now, Kind: traces.KindRunFinished,
+		Run: &traces.RunMark{Status: status, Error: errMsg}})
+	if err := writeTrace(s.dir, t); err != nil {
+		s.log.Warn("baton could not write the run's trace", "error", err.Error())
+	}
+}
+
+// writeTrace writes t to dir/<id>.trace.json atomically.
+func writeTrace(dir string, t traces.Trace) error {
+	data, err := traces.Marshal(t)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write trace %s: %w", t.Run.ID, err)
+	}
+	tmp, err := os.CreateTemp(dir, ".baton-*.tmp")
+	if err != nil {
+		return fmt.Errorf("write trace %s: %w", t.Run.ID, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write trace %s: %w", t.Run.ID, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write trace %s: %w", t.Run.ID, err)
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, t.Run.ID+".trace.json"))
+}

@@ -1,0 +1,424 @@
+package attach
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// Sink receives what a Recorder records, in order, from one goroutine at a time.
+// *traces.Recording is the usual sink: it numbers the events and fans them out.
+type Sink interface {
+	// Emit records an event and returns it as recorded.
+	Emit(traces.Event) traces.Event
+	// PutAgent adds an agent to the run's tree or replaces the one of the same name.
+	PutAgent(traces.Agent)
+	// Finish records run.finished with the run's final status; nothing is emitted after it.
+	Finish(status traces.Status, errMsg string)
+}
+
+// ender is a Sink that can deliver what it holds before the run's end is certain (see
+// Recorder.ending).
+type ender interface {
+	// Ending delivers what was emitted so far, with the status the run ends with should nothing
+	// follow, waiting at most wait.
+	Ending(status traces.Status, errMsg string, wait time.Duration)
+}
+
+// endingWait bounds how long the end of a run's last agent waits for its delivery.
+const endingWait = 500 * time.Millisecond
+
+// causeWait bounds how long an agent's start waits for what caused it to be recorded: the
+// transfer that brought control to it, and the end of the agent that transferred (normally
+// microseconds: both already happened in eino).
+const causeWait = 5 * time.Second
+
+// Recorder records one eino ADK run as trace events while it goes on, without changing it.
+//
+// Everything comes from eino callbacks. Model, tool and agent callbacks fire synchronously where
+// the work happens, so they are recorded as it happens and, for sequential flows, always in the
+// same order. The copy of an agent's own events that eino hands to its end callback supplies
+// what no callback reports (deterministic transfers, exits, interrupts, loop breaks, errors,
+// messages of agents without a model); its echoes of what callbacks already recorded (each model
+// reply and tool result) are counted off per visit.
+//
+// A Recorder records a single run and finishes its sink when the run ends.
+type Recorder struct {
+	sink  Sink
+	flow  string
+	tree  *tree
+	ended chan struct{} // closed once the run is finished
+
+	mu          sync.Mutex
+	started     bool
+	root        *visit
+	order       []*visit // visits in start order
+	models      int      // model calls so far, for their ids
+	toolCalls   int      // tool calls so far, for their order
+	openTools   map[string]openTool
+	agentTools  map[string]agentToolCall // open AgentTool calls by call id
+	transfers   map[string][]*visit      // agent -> visits that transferred to it, not yet consumed by its start
+	transferCh  chan struct{}            // closed and replaced whenever a transfer is recorded
+	lastTo      string                   // the target of the latest transfer, until it starts
+	session     session
+	sessionCtx  context.Context // a context that carries the run's session
+	runCtx      context.Context // the root agent's context: its Err tells a cancel
+	lastAgent   string
+	lastPath    []string
+	failure     string
+	interrupt   bool
+	canceled    bool
+	status      traces.Status
+	streamDone  bool     // the Runner's stream has ended, or nobody reads it
+	rootDrained bool     // the root visit's copy of events has ended: so has the run
+	streams     inflight // streamed outputs being read
+	drains      inflight // copies of events being read
+}
+
+// visit is one activation of one agent: created at the agent's start callback and carried in the
+// context of everything it runs, so every loop iteration and every re-entry is a visit of its own.
+type visit struct {
+	rec    *Recorder
+	agent  string
+	kind   string // eino's agent type: ChatModel, Sequential, Supervisor...
+	path   []string
+	via    string
+	parent *visit // the visit it runs inside: the AgentTool caller or the workflow
+	// runnable says the agent runs a compose runnable whose end is the end of its own work;
+	// ownDone that its copy of events delivered its last own event.
+	runnable, runnableEnded, ownDone bool
+	interrupted                      bool
+	errMsg                           string
+	closed                           bool          // agent.finished is recorded
+	finished                         chan struct{} // closed with it
+	streamPath                       string        // eino's run path of its own events, from the first one
+	// Callback-recorded replies and tool results, and how many of their echoes were seen.
+	modelOutputs, toolResults int
+	echoedModel, echoedTool   int
+	lastReply                 string // its latest reply's text: eino stores it under OutputKey
+	// lastInput is the visit's latest model input and converted its trace form: the next call's
+	// input usually extends it, and then shares its converted messages.
+	lastInput []*schema.Message
+	converted []traces.Message
+	// outputs counts the visit's streamed replies and tool results still being read; closing, its
+	// runnable's streamed output, whose end is the end of the agent's work.
+	outputs, closing inflight
+}
+
+// openTool is a tool call in progress.
+type openTool struct {
+	name, args, callID string
+	v                  *visit
+	order              int // start order, to close forgotten calls in order
+}
+
+// agentToolCall is an AgentTool call in progress: what agenttool.entered said, and the callee.
+type agentToolCall struct {
+	traces.AgentToolCall
+	callee *visit
+}
+
+// NewRecorder returns a recorder writing to sink. declared is the agent tree of the run when the
+// app declares it; agents the run shows are added to it (nothing needs declaring). flow names
+// the run in run.started ("" names it after the root agent).
+func NewRecorder(sink Sink, flow string, declared []traces.Agent) *Recorder {
+	r := &Recorder{
+		sink:       sink,
+		flow:       flow,
+		tree:       newTree(declared),
+		ended:      make(chan struct{}),
+		openTools:  make(map[string]openTool),
+		agentTools: make(map[string]agentToolCall),
+		transfers:  make(map[string][]*visit),
+		transferCh: make(chan struct{}),
+		session:    newSession(),
+		streamDone: true,
+	}
+	for _, a := range declared {
+		sink.PutAgent(a)
+	}
+	return r
+}
+
+// Run starts runner on messages with the recorder's callbacks added to opts and returns an
+// iterator over the same events runner.Run would yield, in the same order, each as soon as eino
+// sends it. Recording ends when the run has ended and the iterator is exhausted; Done is closed
+// then and Outcome tells how the run ended.
+func (r *Recorder) Run(ctx context.Context, runner *adk.Runner, messages []adk.Message, opts ...adk.AgentRunOption) *adk.AsyncIterator[*adk.AgentEvent] {
+	r.mu.Lock()
+	r.streamDone = false
+	r.mu.Unlock()
+	events := runner.Run(ctx, messages, append(opts, adk.WithCallbacks(fixedHub(r)))...)
+	out, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
+	go func() {
+		defer gen.Close()
+		for {
+			ev, ok := events.Next()
+			if !ok {
+				break
+			}
+			gen.Send(ev)
+			if ev.Err != nil && ev.AgentName == "" {
+				// Only the Runner's stream carries the errors of no agent (a transfer to an agent
+				// eino cannot find, a panic in eino's own goroutine).
+				r.unattributedError(ev.Err)
+			}
+		}
+		r.mu.Lock()
+		r.streamDone = true
+		r.mu.Unlock()
+		if !r.hasStarted() {
+			r.start(ctx, "", nil) // the run failed before any agent started
+		}
+		r.maybeFinish()
+	}()
+	return out
+}
+
+// Done is closed once the run is recorded to its end.
+func (r *Recorder) Done() <-chan struct{} { return r.ended }
+
+// Outcome returns the run's final status and error message; meaningful once Done is closed.
+func (r *Recorder) Outcome() (traces.Status, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.outcome()
+}
+
+// outcome decides the final status. eino reports a cancel as an ordinary error, so a failure
+// while the run's context is done is a cancel. (The context alone says nothing: an app may well
+// cancel it once the run is over, before the recorder has finished.) Callers hold r.mu.
+func (r *Recorder) outcome() (traces.Status, string) {
+	switch {
+	case r.failure != "" && r.runCtx != nil && r.runCtx.Err() != nil:
+		return traces.StatusCanceled, "run canceled"
+	case r.interrupt:
+		return traces.StatusInterrupted, ""
+	case r.failure != "":
+		return traces.StatusFailed, r.failure
+	}
+	return traces.StatusCompleted, ""
+}
+
+func (r *Recorder) hasStarted() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.started
+}
+
+// start emits run.started (or resumed, when the root resumes an interrupted run) once.
+func (r *Recorder) start(ctx context.Context, rootAgent string, in *adk.AgentCallbackInput) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.started {
+		return
+	}
+	r.started = true
+	r.runCtx = ctx
+	if in != nil && in.ResumeInfo != nil {
+		r.emit(traces.Event{Kind: traces.KindResumed, Agent: rootAgent, Interrupt: interruptOf(in.ResumeInfo.InterruptInfo)})
+		return
+	}
+	flow := r.flow
+	if flow == "" {
+		flow = rootAgent
+	}
+	input := ""
+	if in != nil && in.Input != nil && len(in.Input.Messages) > 0 {
+		if last := in.Input.Messages[len(in.Input.Messages)-1]; last != nil {
+			input = last.Content
+		}
+	}
+	r.emit(traces.Event{Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: flow, Input: input, Status: traces.StatusRunning}})
+}
+
+// emit hands e to the sink and remembers who acted last. Callers hold r.mu.
+func (r *Recorder) emit(e traces.Event) {
+	if e.Agent != "" {
+		r.lastAgent, r.lastPath = e.Agent, e.RunPath
+	}
+	r.sink.Emit(e)
+}
+
+// recordTransfer emits a transfer from v and wakes agent starts waiting for it. Callers hold r.mu.
+func (r *Recorder) recordTransfer(v *visit, t traces.Transfer) {
+	r.emit(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: v.path, Transfer: &t})
+	r.transfers[t.To] = append(r.transfers[t.To], v)
+	r.lastTo = t.To
+	r.tree.transfer(t.From, t.To)
+	r.putAgents()
+	close(r.transferCh)
+	r.transferCh = make(chan struct{})
+}
+
+// awaitTransfer blocks until a transfer to agent has been recorded, consumes it and returns the
+// visit that transferred, or nil when none came within causeWait.
+func (r *Recorder) awaitTransfer(ctx context.Context, agent string) *visit {
+	timeout := time.NewTimer(causeWait)
+	defer timeout.Stop()
+	for {
+		r.mu.Lock()
+		if from := r.transfers[agent]; len(from) > 0 {
+			r.transfers[agent] = from[1:]
+			if r.lastTo == agent {
+				r.lastTo = ""
+			}
+			r.mu.Unlock()
+			return from[0]
+		}
+		wake := r.transferCh
+		r.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return nil
+		case <-timeout.C:
+			return nil
+		}
+	}
+}
+
+// unattributedError records an error eino raised outside any agent, blamed on who acted last.
+func (r *Recorder) unattributedError(err error) {
+	r.streams.wait() // what was being read happened before the error
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fail(r.lastAgent, r.lastPath, err.Error())
+}
+
+// fail records an error event and remembers it as the run's failure. Callers hold r.mu.
+func (r *Recorder) fail(agent string, path []string, msg string) {
+	r.failure = msg
+	r.emit(traces.Event{Kind: traces.KindError, Agent: agent, RunPath: path, Error: &traces.ErrorDetail{Message: msg}})
+}
+
+// ending runs in eino's callback for the end of v's work: the last moment before the app can see
+// its run end, when v is the run's last agent. The run is finished only once the copies of its
+// events are read, after that moment, and an app may exit as soon as it sees its last event; so
+// when v ran on its own (not as a tool or a step) and nothing is outstanding (no transfer, tool
+// or AgentTool call), the sink is told how the run ends should nothing follow, and waits for that
+// to be delivered. If the run goes on after all, its real end replaces it.
+func (r *Recorder) ending(v *visit) {
+	e, ok := r.sink.(ender)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	last := v.parent == nil && r.lastTo == "" && len(r.openTools) == 0 && len(r.agentTools) == 0
+	status, msg := r.outcome()
+	switch {
+	case v.interrupted:
+		status, msg = traces.StatusInterrupted, ""
+	case v.errMsg != "" && status == traces.StatusCompleted:
+		status, msg = traces.StatusFailed, v.errMsg
+	}
+	r.mu.Unlock()
+	if last {
+		e.Ending(status, msg, endingWait)
+	}
+}
+
+// maybeFinish finishes the run once the root visit's events are all in and the Runner's stream,
+// when someone reads it through Run, has ended.
+func (r *Recorder) maybeFinish() {
+	r.mu.Lock()
+	ready := r.streamDone && (r.root == nil || r.rootDrained)
+	r.mu.Unlock()
+	if ready {
+		r.finish()
+	}
+}
+
+// finish closes what the run left open, records how it ended and finishes the sink. Only the
+// first call has an effect.
+func (r *Recorder) finish() {
+	r.drains.wait()
+	r.streams.wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.status != "" {
+		return
+	}
+	// eino fires no end for a tool that panicked: close such calls so none stays open forever.
+	forgotten := slices.SortedFunc(maps.Values(r.openTools), func(a, b openTool) int { return a.order - b.order })
+	for _, t := range forgotten {
+		r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: t.v.agent, RunPath: t.v.path,
+			Tool: &traces.ToolCall{Name: t.name, CallID: t.callID, Error: "the tool never returned: it panicked or the run was stopped"}})
+	}
+	clear(r.openTools)
+	if r.lastTo != "" && r.failure == "" && !r.interrupt {
+		// eino reports a transfer it could not make only on the Runner's stream; without it, a
+		// target that never started is the sign.
+		r.fail(r.lastAgent, r.lastPath, fmt.Sprintf("transfer to %q failed: the agent never started (eino found no agent of that name reachable from %q)", r.lastTo, r.lastAgent))
+	}
+	for _, v := range r.order {
+		v.runnableEnded, v.ownDone = true, true
+		r.finishVisit(v)
+	}
+	r.diffSession(r.sessionCtx, nil)
+	status, msg := r.outcome()
+	r.status = status
+	r.sink.Finish(status, msg)
+	close(r.ended)
+}
+
+func interruptOf(info *adk.InterruptInfo) *traces.Interrupt {
+	out := &traces.Interrupt{}
+	if info == nil {
+		return out
+	}
+	contexts := info.InterruptContexts
+	if cm, ok := info.Data.(*adk.ChatModelAgentInterruptInfo); len(contexts) == 0 && ok && cm.Info != nil {
+		contexts = cm.Info.InterruptContexts // how a resumed chat model agent is handed its interrupt
+	}
+	for _, c := range contexts {
+		if c != nil && c.IsRootCause {
+			out.ID, out.Address, out.Info = c.ID, c.Address.String(), infoText(c.Info)
+			return out
+		}
+	}
+	if _, ok := info.Data.(*adk.ChatModelAgentInterruptInfo); !ok && info.Data != nil {
+		out.Info = infoText(info.Data)
+	}
+	return out
+}
+
+// infoText renders what an interrupt carries for a person: a string as it is, a Stringer
+// through String, anything else as JSON (never a Go struct dump with pointers).
+func infoText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case fmt.Stringer:
+		return v.String()
+	}
+	return jsonValue(v)
+}
+
+// jsonValue renders a value as JSON, falling back to its printed form. Markup stays as written
+// (no \u003c): the value is data, and every view escapes it when it shows it.
+func jsonValue(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		buf.Reset()
+		enc.Encode(fmt.Sprint(v))
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+func ptr[T any](v T) *T { return &v }

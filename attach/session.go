@@ -1,0 +1,67 @@
+package attach
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/cloudwego/eino/adk"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// session is what the recorder last saw of the run's session values, as JSON.
+type session map[string]string
+
+func newSession() session { return make(session) }
+
+// diffSession records every session value that changed since the last look, noticed from a
+// callback of visit v (nil at the run's end). Callers hold r.mu.
+//
+// No event announces a change, so the value is credited to whoever set it, not to whoever
+// noticed: an agent whose OutputKey it is (declared, or seen before), else an agent whose latest
+// reply is exactly the value (eino stores a reply under OutputKey: that agent's OutputKey is then
+// learned), else v, whose callback saw it first.
+func (r *Recorder) diffSession(ctx context.Context, v *visit) {
+	if ctx == nil {
+		return
+	}
+	values := adk.GetSessionValues(ctx)
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		js := jsonValue(values[k])
+		if r.session[k] == js {
+			continue
+		}
+		r.session[k] = js
+		setter := r.setterOf(k, js, v)
+		agent, path := r.lastAgent, r.lastPath
+		if setter != nil {
+			agent, path = setter.agent, setter.path
+		}
+		r.emit(traces.Event{Kind: traces.KindSessionSet, Agent: agent, RunPath: path,
+			Session: &traces.SessionSet{Key: k, Value: json.RawMessage(js), SetBy: agent}})
+	}
+}
+
+// setterOf returns the visit that set key to the JSON value js, as diffSession explains.
+// Callers hold r.mu.
+func (r *Recorder) setterOf(key, js string, noticer *visit) *visit {
+	owner := r.tree.outputKeyOwner(key)
+	for i := len(r.order) - 1; i >= 0; i-- {
+		if v := r.order[i]; owner != "" && v.agent == owner {
+			return v
+		}
+	}
+	if owner == "" {
+		for i := len(r.order) - 1; i >= 0; i-- {
+			v := r.order[i]
+			if v.lastReply != "" && jsonValue(v.lastReply) == js {
+				r.tree.setOutputKey(v.agent, key)
+				r.putAgents()
+				return v
+			}
+		}
+	}
+	return noticer
+}

@@ -1,0 +1,68 @@
+package e2e_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// post sends body as JSON to path and fails t unless the answer has status want.
+func (b *baton) post(t *testing.T, path string, body any, want int) []byte {
+	t.Helper()
+	data, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.Post(b.base+path, "application/json", bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("POST %s: %v", path, err)
+	}
+	defer res.Body.Close()
+	answer, _ := io.ReadAll(res.Body)
+	if res.StatusCode != want {
+		t.Fatalf("POST %s %s: %d %s, want %d", path, data, res.StatusCode, answer, want)
+	}
+	return answer
+}
+
+// TestPageFollowsAResumedRun: the page of an app's run that stopped at an interrupt shows the
+// rest of the run when the app resumes it, without a reload.
+func TestPageFollowsAResumedRun(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	tb := newTab(t, nil)
+	var created struct{ ID string }
+	if err := json.Unmarshal(b.post(t, "/api/ingest", map[string]any{
+		"agents": []traces.Agent{{Name: "bot", Kind: traces.AgentChatModel}},
+	}, http.StatusCreated), &created); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().UTC()
+	ev := func(seq int64, kind traces.Kind) traces.Event {
+		return traces.Event{Seq: seq, Time: at.Add(time.Duration(seq) * time.Millisecond), Kind: kind, Agent: "bot"}
+	}
+	interrupt := &traces.Interrupt{ID: "int-1", Info: "approve?"}
+	first := []traces.Event{ev(1, traces.KindAgentStarted), ev(2, traces.KindInterrupted), ev(3, traces.KindRunFinished)}
+	first[0].AgentRun = &traces.AgentRun{Via: "run"}
+	first[1].Interrupt = interrupt
+	first[2].Agent, first[2].Run = "", &traces.RunMark{Status: traces.StatusInterrupted}
+	b.post(t, "/api/ingest/"+created.ID, map[string]any{"events": first}, http.StatusOK)
+
+	tb.open(t, b.base+"/runs/"+created.ID)
+	tb.waitStatus(t, "interrupted")
+
+	b.post(t, "/api/ingest", map[string]any{"resumes": "int-1"}, http.StatusOK)
+	rest := []traces.Event{ev(1, traces.KindResumed), ev(2, traces.KindMessage), ev(3, traces.KindRunFinished)}
+	rest[0].Interrupt = interrupt
+	rest[1].Message = &traces.Message{Role: "assistant", Content: "approved, done"}
+	rest[2].Agent, rest[2].Run = "", &traces.RunMark{Status: traces.StatusCompleted}
+	b.post(t, "/api/ingest/"+created.ID, map[string]any{"events": rest}, http.StatusOK)
+
+	tb.waitStatus(t, "completed")
+	tb.waitFor(t, "the resumed part's rows", `document.querySelectorAll('[data-testid=timeline-row]').length === 6`)
+}

@@ -1,0 +1,59 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// importedTrace is the answer to POST /api/traces. Note says what changed on the way in, such as
+// a new id because the trace's own was taken.
+type importedTrace struct {
+	ID   string `json:"id"`
+	URL  string `json:"url"`
+	Note string `json:"note,omitempty"`
+}
+
+// importTrace serves POST /api/traces, whose body is a trace file: read and checked by
+// traces.Unmarshal (400 with its message, nothing stored, when it refuses the file), then shown
+// as a finished run; 201 {"id", "url", "note"}.
+func (s *Server) importTrace(c echo.Context) error {
+	data, err := readJSONBody(c)
+	if err != nil {
+		return err
+	}
+	tr, err := traces.Unmarshal(data)
+	if err != nil {
+		return err
+	}
+	rec, err := addImported(s.broker, tr)
+	if err != nil {
+		return err
+	}
+	out := importedTrace{ID: rec.ID(), URL: "/runs/" + rec.ID()}
+	if out.ID != tr.Run.ID {
+		out.Note = fmt.Sprintf("run id %s is taken here, so this trace is served as %s", tr.Run.ID, out.ID)
+	}
+	c.Response().Header().Set(echo.HeaderLocation, out.URL)
+	return c.JSON(http.StatusCreated, out)
+}
+
+// addImported adds a finished run of tr to broker, under tr's own id unless it is taken, else
+// under a fresh one.
+func addImported(broker *traces.Broker, tr traces.Trace) (*traces.Recording, error) {
+	rec := traces.NewRecordingOf(tr)
+	err := broker.Add(rec)
+	if err == nil {
+		return rec, nil
+	}
+	if traces.ErrorCode(err) != traces.CodeConflict {
+		return nil, fmt.Errorf("import run %s: %w", tr.Run.ID, err)
+	}
+	return addFresh(broker, func(id string) *traces.Recording {
+		tr.Run.ID = id
+		return traces.NewRecordingOf(tr)
+	})
+}
