@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"os/signal"
@@ -63,6 +62,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// tokenHelp describes the --token flag of the commands that serve.
+const tokenHelp = `access token, at least 32 characters such as the output of "openssl rand -hex 16" (generated when the address is not loopback and none is given)`
+
 const usage = `usage:
   baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
   baton flows                                               list the built-in flows
@@ -73,7 +75,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", server.DefaultAddr, "address to listen on; any non-loopback address requires a token")
-	token := fs.String("token", "", "access token (generated when the address is not loopback and none is given)")
+	token := fs.String("token", "", tokenHelp)
 	pace := fs.Duration("pace", 600*time.Millisecond, "default delay of the scripted model before each reply")
 	stream := fs.Bool("stream", false, "let agents stream their replies")
 	if err := fs.Parse(args); err != nil {
@@ -83,12 +85,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", *addr)
+	ln, err := srv.Listen(ctx)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *addr, err)
+		return err
 	}
-	fmt.Fprintf(stdout, "Baton is serving on %s\n", srv.URL())
+	fmt.Fprintf(stdout, "Baton is serving on %s\n", srv.URL()) // the real port, also for :0
 	return srv.Serve(ctx, ln)
 }
 
@@ -98,7 +99,7 @@ func openTrace(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("open", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", server.DefaultAddr, "address to listen on; any non-loopback address requires a token")
-	token := fs.String("token", "", "access token (generated when the address is not loopback and none is given)")
+	token := fs.String("token", "", tokenHelp)
 	var file string
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		file, args = args[0], args[1:] // the file may come before the flags
@@ -122,20 +123,12 @@ func openTrace(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := broker.Add(traces.NewRecordingOf(tr)); err != nil {
 		return err
 	}
-	// Listen first, so that the printed address has the real port when --addr asks for port 0.
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", *addr)
+	srv, err := server.New(server.Config{Addr: *addr, Token: *token, Broker: broker})
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *addr, err)
+		return err
 	}
-	listening := *addr
-	if host, port, err := net.SplitHostPort(*addr); err == nil && port == "0" {
-		_, port, _ = net.SplitHostPort(ln.Addr().String())
-		listening = net.JoinHostPort(host, port)
-	}
-	srv, err := server.New(server.Config{Addr: listening, Token: *token, Broker: broker})
+	ln, err := srv.Listen(ctx) // first, so that the printed address has the real port for :0
 	if err != nil {
-		ln.Close()
 		return err
 	}
 	page, err := url.Parse(srv.URL())

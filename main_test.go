@@ -69,6 +69,8 @@ func TestCommandErrors(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 		{"bad flag", []string{"run", "supervisor", "--colour"}, "flag provided but not defined: -colour"},
 		{"bad address", []string{"serve", "--addr", "nowhere"}, "nowhere"},
+		{"weak token", []string{"serve", "--token", "a"}, `the token is too short to be safe: 1 characters, want at least 32; make one with "openssl rand -hex 16"`},
+		{"blank token", []string{"serve", "--token", " "}, "no spaces"},
 		{"open a file the validator refuses", []string{"open", later}, later + ": trace version 2 is not supported"},
 		{"open a missing file", []string{"open", filepath.Join(dir, "nope.json")}, "no such file"},
 		{"open without a file", []string{"open"}, "open needs a trace file"},

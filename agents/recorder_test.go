@@ -387,3 +387,35 @@ func TestRecorderWorkflow(t *testing.T) {
 		checkTrace(t, tr)
 	}
 }
+
+// TestRunFlowCanceled: canceling a run while its model works ends it as canceled, not failed,
+// though the model call fails with the context's error.
+func TestRunFlowCanceled(t *testing.T) {
+	flow, err := agents.Lookup("supervisor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := traces.NewRecording(traces.Run{ID: "r-cancel", Flow: flow.Name}, flow.Agents, 0)
+	sub := rec.Subscribe(0)
+	defer sub.Cancel()
+	ended := make(chan traces.Status, 1)
+	go func() {
+		ended <- agents.RunFlow(ctx, flow, flow.DefaultInput, agents.Options{Pace: agents.NewPace(time.Minute)}, rec)
+	}()
+	for ev := range sub.C() {
+		if ev.Kind == traces.KindModelStarted {
+			break // the model now waits out its pace
+		}
+	}
+	cancel()
+	select {
+	case status := <-ended:
+		if run := rec.Run(); status != traces.StatusCanceled || run.Status != traces.StatusCanceled {
+			t.Errorf("RunFlow returned %s, run recorded as %s (%s); want canceled", status, run.Status, run.Error)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run did not end within 10s of its cancel")
+	}
+}

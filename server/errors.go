@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -15,26 +16,35 @@ import (
 
 // statusOf maps each domain error code to the HTTP status its errors get.
 var statusOf = map[traces.Code]int{
-	traces.CodeInvalid:  http.StatusBadRequest,
-	traces.CodeNotFound: http.StatusNotFound,
-	traces.CodeConflict: http.StatusConflict,
-	traces.CodeInternal: http.StatusInternalServerError,
+	traces.CodeInvalid:     http.StatusBadRequest,
+	traces.CodeNotFound:    http.StatusNotFound,
+	traces.CodeConflict:    http.StatusConflict,
+	traces.CodeUnavailable: http.StatusServiceUnavailable,
+	traces.CodeInternal:    http.StatusInternalServerError,
 }
 
+// retryAfter is the Retry-After, in seconds, of a 503: about how long a paced demo run takes to
+// free its slot.
+const retryAfter = 5
+
 // handleError is Echo's HTTPErrorHandler: every error a handler or middleware returns ends here.
-// The API and the inspector fragment get {"error": message}, pages get an HTML page; internal errors are logged and shown
-// as "internal error".
+// The API, the websockets and the inspector fragment get {"error": message}, pages get an HTML
+// page; a 503 says when to try again; internal errors are logged and shown as "internal error".
 func (s *Server) handleError(err error, c echo.Context) {
 	status, msg := s.describe(err, c.Request())
 	if c.Response().Committed {
 		return
 	}
+	if status == http.StatusServiceUnavailable {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfter))
+	}
 	var werr error
 	switch {
 	case c.Request().Method == http.MethodHead:
 		werr = c.NoContent(status)
-	case isAPI(c.Request()) || c.Path() == inspectorRoute:
-		// The inspector is a fragment the page fetches; its script reads {"error"} like the API's.
+	case isAPI(c.Request()) || c.Path() == inspectorRoute || c.Path() == liveRoute:
+		// The inspector is a fragment the page fetches and the live route a websocket: their
+		// clients are scripts, which read {"error"} like the API's.
 		werr = c.JSON(status, map[string]string{"error": msg})
 	default:
 		werr = s.renderError(c, status, msg)
@@ -64,7 +74,8 @@ func (s *Server) describe(err error, r *http.Request) (int, string) {
 			msg = fmt.Sprint(he.Message)
 		}
 	}
-	if status >= http.StatusInternalServerError {
+	// 503 is the one server-side status whose message is for the user: busy, try again.
+	if status >= http.StatusInternalServerError && status != http.StatusServiceUnavailable {
 		msg = "internal error"
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 	}

@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -22,14 +21,12 @@ func (s *Server) eventRoutes(e *echo.Echo) {
 // too far behind is closed with CloseTooSlow and "too slow; resume with after=N", N being the
 // last event it was sent, so reconnecting with that after loses and repeats nothing.
 func (s *Server) streamEvents(c echo.Context) error {
-	return s.serveSubscription(c, func(sk *socket, _ *traces.Recording, sub *traces.Subscription, after int64) {
-		s.writeEvents(sk, sub, after)
-	})
+	return s.serveSubscription(c, s.writeEvents)
 }
 
 // serveSubscription answers a run's websocket route: it upgrades the request and subscribes to
 // the run's events after ?after=N (0 when absent), then lets write serve the socket. Unknown runs
-// and bad values of after are answered before the upgrade, as plain HTTP errors.
+// and bad values of after are answered before the upgrade, as JSON errors.
 func (s *Server) serveSubscription(c echo.Context, write func(sk *socket, rec *traces.Recording, sub *traces.Subscription, after int64)) error {
 	rec, err := s.broker.Get(c.Param("id"))
 	if err != nil {
@@ -51,14 +48,19 @@ func (s *Server) serveSubscription(c echo.Context, write func(sk *socket, rec *t
 }
 
 // writeEvents is the events socket's writer loop; last is the seq the viewer has already.
-func (s *Server) writeEvents(sk *socket, sub *traces.Subscription, last int64) {
+func (s *Server) writeEvents(sk *socket, rec *traces.Recording, sub *traces.Subscription, last int64) {
 	ticker := time.NewTicker(pingPeriod)
 	defer ticker.Stop()
+	away := sk.away
 	for {
 		select {
 		case <-sk.ctx.Done():
-			sk.closeOnCancel()
-			return
+			return // the peer left
+		case <-away:
+			if sk.goAway(rec, last) {
+				return
+			}
+			away = nil
 		case <-ticker.C:
 			if sk.ping() != nil {
 				return
@@ -67,7 +69,7 @@ func (s *Server) writeEvents(sk *socket, sub *traces.Subscription, last int64) {
 			if !ok {
 				var slow *traces.SlowError
 				if errors.As(sub.Err(), &slow) {
-					sk.close(CloseTooSlow, fmt.Sprintf("too slow; resume with after=%d", last))
+					sk.closeTooSlow(last)
 				} else {
 					sk.close(websocket.CloseNormalClosure, "run finished")
 				}
@@ -82,7 +84,10 @@ func (s *Server) writeEvents(sk *socket, sub *traces.Subscription, last int64) {
 				sk.close(websocket.CloseInternalServerErr, "internal error")
 				return
 			}
-			if sk.send(data) != nil {
+			if err := sk.send(data); err != nil {
+				if errors.Is(err, errTooSlow) {
+					sk.closeTooSlow(ev.Seq)
+				}
 				return
 			}
 			last = ev.Seq

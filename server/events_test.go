@@ -75,12 +75,31 @@ func TestEventsBadRequests(t *testing.T) {
 			}
 		})
 	}
-	t.Run("not a websocket", func(t *testing.T) {
-		res := ts.do(t, request{path: "/api/runs/r-known/events"})
-		if res.status != http.StatusBadRequest {
-			t.Errorf("plain GET: %d %s", res.status, res.body)
+}
+
+// TestWebsocketRoutesAnswerJSON: a request that is no websocket handshake, on either websocket
+// route, gets a JSON error that says what to do, like the API's.
+func TestWebsocketRoutesAnswerJSON(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	ts.addRecording(t, "r-plain", 0)
+	for _, path := range []string{"/api/runs/r-plain/events", "/runs/r-plain/live"} {
+		for _, tt := range []struct {
+			name   string
+			header map[string]string
+			want   string
+		}{
+			{"plain GET", nil, "this route is a websocket: connect with a websocket client"},
+			{"bad handshake", map[string]string{"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "7"}, "websocket: unsupported version"},
+		} {
+			t.Run(tt.name+" "+path, func(t *testing.T) {
+				res := ts.do(t, request{path: path, header: tt.header})
+				if res.status != http.StatusBadRequest || !strings.HasPrefix(res.header.Get("Content-Type"), "application/json") ||
+					!strings.Contains(res.apiError(t), tt.want) {
+					t.Errorf("%d %s %s; want 400 JSON saying %q", res.status, res.header.Get("Content-Type"), res.body, tt.want)
+				}
+			})
 		}
-	})
+	}
 }
 
 // TestSlowViewerIsDropped: a viewer that stops reading is dropped with a resume point while the

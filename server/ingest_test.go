@@ -200,7 +200,7 @@ func TestIngestFlowDefaultsToApp(t *testing.T) {
 }
 
 func TestIngestRefusesBadPosts(t *testing.T) {
-	const token = "s3cret"
+	const token = strongToken // a chosen token must be strong
 	auth := map[string]string{"Authorization": "Bearer " + token}
 	runs := make(chan started, 1)
 	ts := mustOpenServer(t, server.Config{Token: token, MaxIngestBody: 4096})

@@ -13,8 +13,11 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
+// liveRoute is a websocket, not a page: its errors are JSON.
+const liveRoute = "/runs/:id/live"
+
 func (s *Server) liveRoutes(e *echo.Echo) {
-	e.GET("/runs/:id/live", s.streamLive)
+	e.GET(liveRoute, s.streamLive)
 }
 
 // liveUpdate is one message of the run page's websocket: the HTML fragments that bring the page
@@ -45,11 +48,16 @@ func (s *Server) writeLive(sk *socket, rec *traces.Recording, sub *traces.Subscr
 	ticker := time.NewTicker(pingPeriod)
 	defer ticker.Stop()
 	page := pageState{seq: last}
+	away := sk.away
 	for {
 		select {
 		case <-sk.ctx.Done():
-			sk.closeOnCancel()
-			return
+			return // the peer left
+		case <-away:
+			if sk.goAway(rec, page.seq) {
+				return
+			}
+			away = nil
 		case <-ticker.C:
 			if sk.ping() != nil {
 				return
@@ -57,7 +65,7 @@ func (s *Server) writeLive(sk *socket, rec *traces.Recording, sub *traces.Subscr
 		case _, ok := <-sub.C():
 			// The events themselves are not needed: the snapshot has them and more.
 			if ok && !drain(sub.C()) {
-				if s.sendLive(sk, rec.Snapshot(), &page) != nil {
+				if !s.sendLive(sk, rec.Snapshot(), &page) {
 					return
 				}
 				continue
@@ -67,12 +75,12 @@ func (s *Server) writeLive(sk *socket, rec *traces.Recording, sub *traces.Subscr
 				reason := fmt.Sprintf("too slow; resume with after=%d", page.seq)
 				msg, _ := json.Marshal(liveDropped{Error: "this page fell too far behind the run; " + reason, ResumeAfter: page.seq})
 				if sk.send(msg) == nil {
-					sk.close(CloseTooSlow, reason)
+					sk.closeTooSlow(page.seq)
 				}
 				return
 			}
 			// The run ended: the snapshot holds its final state.
-			if s.sendLive(sk, rec.Snapshot(), &page) == nil {
+			if s.sendLive(sk, rec.Snapshot(), &page) {
 				sk.close(websocket.CloseNormalClosure, "run finished")
 			}
 			return
@@ -101,15 +109,16 @@ func drain(ch <-chan traces.Event) (closed bool) {
 }
 
 // sendLive brings the page from its state to tr's, if tr is newer or its status changed: one
-// liveUpdate with the fragments for the events after page.seq. A rendering failure closes the
-// socket with an internal error.
-func (s *Server) sendLive(sk *socket, tr traces.Trace, page *pageState) error {
+// liveUpdate with the fragments for the events after page.seq. It reports whether the socket may
+// go on; when not, it has closed the socket as fits: too slow (with where to resume) or an
+// internal error for a rendering failure.
+func (s *Server) sendLive(sk *socket, tr traces.Trace, page *pageState) bool {
 	seq := page.seq
 	if n := len(tr.Events); n > 0 {
 		seq = max(seq, tr.Events[n-1].Seq)
 	}
 	if seq == page.seq && tr.Run.Status == page.status {
-		return nil
+		return true
 	}
 	frags, err := templates.Fragments(sk.ctx, tr, page.seq)
 	if err == nil {
@@ -118,16 +127,20 @@ func (s *Server) sendLive(sk *socket, tr traces.Trace, page *pageState) error {
 		}
 		var msg []byte
 		if msg, err = json.Marshal(liveUpdate{Seq: seq, Status: tr.Run.Status, Fragments: frags}); err == nil {
-			if err = sk.send(msg); err == nil {
-				page.seq, page.status = seq, tr.Run.Status
+			err = sk.send(msg)
+			if err == nil || errors.Is(err, errTooSlow) {
+				page.seq, page.status = seq, tr.Run.Status // taken, if late
 			}
-			return err
+			if errors.Is(err, errTooSlow) {
+				sk.closeTooSlow(page.seq)
+			}
+			return err == nil
 		}
 	}
 	if sk.ctx.Err() != nil {
-		return err // the socket is going away; Fragments gave up with it
+		return false // the peer left; Fragments gave up with it
 	}
 	s.log.Error("render live fragments", "run", tr.Run.ID, "from", page.seq, "error", err)
 	sk.close(websocket.CloseInternalServerErr, "internal error")
-	return err
+	return false
 }

@@ -50,15 +50,7 @@ func mustOpenServer(tb testing.TB, cfg server.Config) *testServer {
 	if cfg.Addr == "" {
 		cfg.Addr = ts.Listener.Addr().String()
 	}
-	if cfg.Flows == nil {
-		cfg.Flows = testFlows()
-	}
-	if cfg.Broker == nil {
-		cfg.Broker = traces.NewBroker(0)
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg = withTestDefaults(cfg)
 	srv, err := server.New(cfg)
 	if err != nil {
 		ts.Close()
@@ -76,6 +68,21 @@ func mustOpenServer(tb testing.TB, cfg server.Config) *testServer {
 		}
 	})
 	return &testServer{Server: srv, base: ts.URL, Host: ts.Listener.Addr().String(), Broker: cfg.Broker}
+}
+
+// withTestDefaults gives cfg the tests' flows (testFlows), a broker of its own and a logger that
+// discards, where cfg has none.
+func withTestDefaults(cfg server.Config) server.Config {
+	if cfg.Flows == nil {
+		cfg.Flows = testFlows()
+	}
+	if cfg.Broker == nil {
+		cfg.Broker = traces.NewBroker(0)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg
 }
 
 // quickRunner records a run that starts, says one thing and completes.
@@ -275,25 +282,31 @@ func (ts *testServer) mustDial(tb testing.TB, path string) *websocket.Conn {
 }
 
 // readEvents reads events from an events socket until it closes, and returns them with the close.
+// It decodes them once the socket closed, so that reading keeps pace with the server even under
+// the race detector.
 func readEvents(tb testing.TB, conn *websocket.Conn) ([]traces.Event, *websocket.CloseError) {
 	tb.Helper()
-	var evs []traces.Event
+	var msgs [][]byte
+	var closed *websocket.CloseError
 	for {
 		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 		_, data, err := conn.ReadMessage()
 		if err != nil {
-			ce, ok := err.(*websocket.CloseError)
-			if !ok {
-				tb.Fatalf("after %d events: read: %v", len(evs), err)
+			var ok bool
+			if closed, ok = err.(*websocket.CloseError); !ok {
+				tb.Fatalf("after %d events: read: %v", len(msgs), err)
 			}
-			return evs, ce
+			break
 		}
-		var ev traces.Event
-		if err := json.Unmarshal(data, &ev); err != nil {
-			tb.Fatalf("event is not JSON: %v: %s", err, data)
-		}
-		evs = append(evs, ev)
+		msgs = append(msgs, data)
 	}
+	evs := make([]traces.Event, len(msgs))
+	for i := range evs {
+		if err := json.Unmarshal(msgs[i], &evs[i]); err != nil {
+			tb.Fatalf("event is not JSON: %v: %s", err, msgs[i])
+		}
+	}
+	return evs, closed
 }
 
 // readN reads exactly n events.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/subtle"
 	"fmt"
 	"net"
 	"net/http"
@@ -9,16 +8,13 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
 
 	"github.com/baton-dev/baton/traces"
 )
-
-// tokenCookie holds the token once a page was opened with a valid ?token=, so the page's own
-// requests (scripts, fetches, websockets) pass without it.
-const tokenCookie = "baton_token"
 
 // contentSecurityPolicy allows the page its own scripts and styles only.
 const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
@@ -134,44 +130,10 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if !s.hosts.Load().allows(c.Request().Host) {
-			return echo.NewHTTPError(http.StatusForbidden, "host not allowed")
+			return refuse(c, echo.NewHTTPError(http.StatusForbidden, "host not allowed"))
 		}
 		return next(c)
 	}
-}
-
-// checkToken requires the server's token, when it has one, as "Authorization: Bearer", ?token=
-// or the cookie a page opened with ?token= receives.
-func (s *Server) checkToken(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if s.token == "" {
-			return next(c)
-		}
-		r := c.Request()
-		if q := r.URL.Query().Get("token"); q != "" && s.validToken(q) {
-			if isPage(r) {
-				c.SetCookie(&http.Cookie{
-					Name: tokenCookie, Value: s.token, Path: "/",
-					HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
-				})
-			}
-			return next(c)
-		}
-		if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok &&
-			strings.EqualFold(scheme, "Bearer") && s.validToken(strings.TrimSpace(tok)) {
-			return next(c)
-		}
-		if ck, err := r.Cookie(tokenCookie); err == nil && s.validToken(ck.Value) {
-			return next(c)
-		}
-		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="baton"`)
-		return echo.NewHTTPError(http.StatusUnauthorized,
-			"a token is required: open the URL Baton printed at startup (it ends in ?token=...), or send \"Authorization: Bearer <token>\"")
-	}
-}
-
-func (s *Server) validToken(t string) bool {
-	return subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
 }
 
 // isPage reports whether r is a browser navigation to a page (not the API, an asset or a
@@ -184,23 +146,51 @@ func isPage(r *http.Request) bool {
 // isAPI reports whether r is for the JSON API, whose errors are JSON.
 func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
 
-// checkOrigin rejects websocket upgrades and state-changing requests sent by another site's page.
-// Requests with no Origin (curl, scripts) pass: they carry no ambient browser credentials.
+// checkOrigin refuses every request another site's page sent, GETs included, since each makes
+// Baton do work (render a trace, open a websocket, start a run): one whose Origin is not this
+// server's, and one the browser marks Sec-Fetch-Site cross-site or same-site (another port of this
+// host is another origin but the same site), which is how a <script> or <img> without an Origin
+// shows. A top-level navigation to a page passes (a link to a run from an issue or a chat): the
+// other site cannot read what it opens, and the token cookie is SameSite=Strict. Requests with
+// neither header (curl, the CLI) pass: they carry no ambient browser credentials.
 func checkOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		switch r.Method {
-		case http.MethodGet, http.MethodHead, http.MethodOptions:
-			if !websocket.IsWebSocketUpgrade(r) {
-				return next(c)
-			}
-		}
 		if !sameOrigin(r) {
-			return echo.NewHTTPError(http.StatusForbidden,
-				fmt.Sprintf("cross-origin request not allowed: origin %q is not this server's", r.Header.Get("Origin")))
+			return refuse(c, echo.NewHTTPError(http.StatusForbidden,
+				fmt.Sprintf("cross-origin request not allowed: origin %q is not this server's", r.Header.Get("Origin"))))
+		}
+		switch r.Header.Get("Sec-Fetch-Site") {
+		case "cross-site", "same-site":
+			if !isNavigation(r) {
+				return refuse(c, echo.NewHTTPError(http.StatusForbidden,
+					"cross-site request not allowed: another site's page may not use Baton; open Baton's own page instead"))
+			}
 		}
 		return next(c)
 	}
+}
+
+// isNavigation reports whether r is a top-level browser navigation to a page: a link followed or
+// an address typed, not a frame, a script or a fetch.
+func isNavigation(r *http.Request) bool {
+	return isPage(r) && r.Header.Get("Sec-Fetch-Mode") == "navigate" && r.Header.Get("Sec-Fetch-Dest") == "document"
+}
+
+// refusalLinger is how long a refused request's connection stays open after the answer, for the
+// rest of a body the client is still sending: closing on unread data would reset the connection
+// and could destroy the answer before the client reads it. Short, since a client that sends
+// nothing holds one of the MaxConns slots that long.
+const refusalLinger = 250 * time.Millisecond
+
+// refuse answers err to a request that may not be served, at once, and closes its connection
+// soon after: net/http would otherwise read what is left of its body (up to 256 KiB) before
+// answering and again once answered, however slowly the client sends it.
+func refuse(c echo.Context, err *echo.HTTPError) error {
+	c.Response().Header().Set(echo.HeaderConnection, "close")
+	// Fails where the writer cannot (HTTP/2 through a proxy); the read timeouts bound it then.
+	_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(refusalLinger))
+	return err
 }
 
 // sameOrigin reports whether r has no Origin header or one naming the page's own scheme and host.
@@ -221,16 +211,21 @@ func sameOrigin(r *http.Request) bool {
 }
 
 // bodyLimit refuses request bodies over limitOf(c) bytes: at once when Content-Length says so,
-// or when a handler reads past the limit (readJSONBody reports 413 then).
-func bodyLimit(limitOf func(c echo.Context) int64) echo.MiddlewareFunc {
+// or when a handler reads past the limit (readJSONBody reports 413 then). A body must arrive
+// within timeout: reading it fails after that (readJSONBody reports 408), so a client that sends
+// headers and then trickles or withholds its body cannot hold a connection.
+func bodyLimit(limitOf func(c echo.Context) int64, timeout time.Duration) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			limit := limitOf(c)
 			r := c.Request()
 			if r.ContentLength > limit {
-				return tooLarge(limit)
+				return refuse(c, tooLarge(limit))
 			}
 			if r.Body != nil && r.Body != http.NoBody {
+				// Not every ResponseWriter can (HTTP/2 through a proxy); http.Server's
+				// ReadTimeout still bounds the request then.
+				_ = http.NewResponseController(c.Response()).SetReadDeadline(time.Now().Add(timeout))
 				r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
 			}
 			return next(c)
@@ -238,7 +233,7 @@ func bodyLimit(limitOf func(c echo.Context) int64) echo.MiddlewareFunc {
 	}
 }
 
-func tooLarge(limit int64) error {
+func tooLarge(limit int64) *echo.HTTPError {
 	return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
 		fmt.Sprintf("request body is larger than the limit of %d bytes (%d KiB)", limit, limit>>10))
 }

@@ -50,8 +50,8 @@ func TestHostCheck(t *testing.T) {
 // TestSpecificAddress: bound to one address, the server answers to that name only, and wants the
 // token since other machines can reach it.
 func TestSpecificAddress(t *testing.T) {
-	ts := mustOpenServer(t, server.Config{Addr: "192.0.2.10:7070", Token: "s3cret"})
-	bearer := map[string]string{"Authorization": "Bearer s3cret"}
+	ts := mustOpenServer(t, server.Config{Addr: "192.0.2.10:7070", Token: strongToken})
+	bearer := map[string]string{"Authorization": "Bearer " + strongToken}
 	tests := []struct {
 		name   string
 		host   string
@@ -121,6 +121,50 @@ func TestOriginCheck(t *testing.T) {
 	}
 }
 
+// TestCrossSiteRequestsRefused: another site's page cannot make Baton do work with a GET either:
+// not by fetch (Origin), nor by a <script>, <img> or frame (Sec-Fetch-Site, no Origin). A link to
+// a page, followed at the top level, still opens it; requests with neither header (curl, the CLI)
+// and the page's own requests pass.
+func TestCrossSiteRequestsRefused(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	rec := ts.addRecording(t, "r-site", 0)
+	emitMessages(rec, 1, "hi")
+	fetch := func(site string) map[string]string {
+		return map[string]string{"Sec-Fetch-Site": site, "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"}
+	}
+	navigate := func(site string) map[string]string {
+		return map[string]string{"Sec-Fetch-Site": site, "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+	}
+	tests := []struct {
+		name, path string
+		header     map[string]string
+		status     int
+		want       string
+	}{
+		{"fetch from another origin", "/api/runs/r-site/trace", map[string]string{"Origin": "http://evil.example"}, 403, "cross-origin request not allowed"},
+		{"fetch from another port", "/api/runs", map[string]string{"Origin": "http://127.0.0.1:1"}, 403, "cross-origin request not allowed"},
+		{"script from another site", "/api/runs/r-site/trace", map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "script"}, 403, "cross-site request not allowed"},
+		{"image from another port", "/api/runs/r-site/trace", map[string]string{"Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"}, 403, "cross-site request not allowed"},
+		{"inspector fetched by another site", "/runs/r-site/inspector?seq=1", fetch("cross-site"), 403, "cross-site request not allowed"},
+		{"page in another site's frame", "/runs/r-site", map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe"}, 403, "cross-site request not allowed"},
+		{"api navigated to from another site", "/api/runs/r-site/trace", navigate("cross-site"), 403, "cross-site request not allowed"},
+		{"link to a run from another site", "/runs/r-site", navigate("cross-site"), 200, ""},
+		{"link to the index from another site", "/", navigate("cross-site"), 200, ""},
+		{"address typed", "/runs/r-site", navigate("none"), 200, ""},
+		{"the page's own fetch", "/runs/r-site/inspector?seq=1", fetch("same-origin"), 200, ""},
+		{"own origin", "/api/runs/r-site/trace", map[string]string{"Origin": "http://" + ts.Host}, 200, ""},
+		{"curl", "/api/runs/r-site/trace", nil, 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := ts.do(t, request{path: tt.path, header: tt.header})
+			if res.status != tt.status || !strings.Contains(string(res.body), tt.want) {
+				t.Errorf("status %d, want %d with %q: %.300s", res.status, tt.status, tt.want, res.body)
+			}
+		})
+	}
+}
+
 // TestToken: a server reachable from other machines wants its token on every request, by
 // header, query or the cookie a page opened with the token gets.
 func TestToken(t *testing.T) {
@@ -133,7 +177,7 @@ func TestToken(t *testing.T) {
 		t.Errorf("URL() = %q, want %q", ts.URL(), want)
 	}
 	ts.addRecording(t, "r-token", 0)
-	cookie := map[string]string{"Cookie": "baton_token=" + token}
+	cookie := map[string]string{"Cookie": "baton_token_7070=" + token}
 
 	tests := []struct {
 		name   string
@@ -146,7 +190,8 @@ func TestToken(t *testing.T) {
 		{"asset without token", "/static/app.js", nil, 401},
 		{"wrong bearer", "/api/flows", map[string]string{"Authorization": "Bearer nope"}, 401},
 		{"wrong query", "/api/flows?token=nope", nil, 401},
-		{"wrong cookie", "/api/flows", map[string]string{"Cookie": "baton_token=nope"}, 401},
+		{"wrong cookie", "/api/flows", map[string]string{"Cookie": "baton_token_7070=nope"}, 401},
+		{"another port's cookie", "/api/flows", map[string]string{"Cookie": "baton_token_7071=" + token}, 401},
 		{"bearer", "/api/flows", map[string]string{"Authorization": "Bearer " + token}, 200},
 		{"bearer lower case", "/api/flows", map[string]string{"Authorization": "bearer " + token}, 200},
 		{"query", "/api/flows?token=" + token, nil, 200},
@@ -177,7 +222,7 @@ func TestToken(t *testing.T) {
 			t.Fatalf("status %d", res.status)
 		}
 		c := (&http.Response{Header: res.header}).Cookies()
-		if len(c) != 1 || c[0].Name != "baton_token" || c[0].Value != token || !c[0].HttpOnly ||
+		if len(c) != 1 || c[0].Name != "baton_token_7070" || c[0].Value != token || !c[0].HttpOnly ||
 			c[0].SameSite != http.SameSiteStrictMode || c[0].Path != "/" {
 			t.Errorf("cookies = %+v", c)
 		}
@@ -196,7 +241,7 @@ func TestToken(t *testing.T) {
 			t.Fatalf("with ?token=: %v %d %s", err, res.status, res.body)
 		}
 		conn.Close()
-		conn, res, err = ts.dial(t, "/runs/r-token/live", http.Header{"Cookie": {"baton_token=" + token}})
+		conn, res, err = ts.dial(t, "/runs/r-token/live", http.Header{"Cookie": {"baton_token_7070=" + token}})
 		if err != nil {
 			t.Fatalf("with the cookie: %v %d %s", err, res.status, res.body)
 		}
@@ -212,11 +257,11 @@ func TestLoopbackTokenIsOptional(t *testing.T) {
 	if res := open.do(t, request{path: "/api/flows"}); res.status != 200 {
 		t.Errorf("loopback without token: %d", res.status)
 	}
-	locked := mustOpenServer(t, server.Config{Token: "chosen"})
+	locked := mustOpenServer(t, server.Config{Token: strongToken})
 	if res := locked.do(t, request{path: "/api/flows"}); res.status != 401 {
 		t.Errorf("loopback with a configured token, none sent: %d", res.status)
 	}
-	if res := locked.do(t, request{path: "/api/flows?token=chosen"}); res.status != 200 {
+	if res := locked.do(t, request{path: "/api/flows?token=" + strongToken}); res.status != 200 {
 		t.Errorf("loopback with a configured token sent: %d", res.status)
 	}
 }

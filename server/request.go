@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,8 +28,7 @@ type jsonField struct {
 
 // decodeJSON reads the request body as one JSON object whose fields are among fields, decoding
 // each into its dst. It returns the names present and non-null. Problems come back as errors a
-// user can act on: 415 for a non-JSON content type, 413 past the body limit, and CodeInvalid
-// naming the field or position at fault.
+// user can act on: those of readJSONBody, and CodeInvalid naming the field or position at fault.
 func decodeJSON(c echo.Context, fields ...jsonField) (map[string]bool, error) {
 	data, err := readJSONBody(c)
 	if err != nil {
@@ -64,7 +64,8 @@ func decodeJSON(c echo.Context, fields ...jsonField) (map[string]bool, error) {
 }
 
 // readJSONBody reads the body of a request that must be JSON: 415 for another content type, 413
-// past the body limit.
+// past the body limit, 408 (and the connection closed) for a body that did not arrive within
+// Config.BodyTimeout.
 func readJSONBody(c echo.Context) ([]byte, error) {
 	r := c.Request()
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
@@ -74,8 +75,12 @@ func readJSONBody(c echo.Context) ([]byte, error) {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		switch {
+		case errors.As(err, &tooBig):
 			return nil, tooLarge(tooBig.Limit)
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, refuse(c, echo.NewHTTPError(http.StatusRequestTimeout,
+				"the request body did not arrive in time: send it whole, right after the headers"))
 		}
 		return nil, fmt.Errorf("read request body: %w", err)
 	}

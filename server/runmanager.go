@@ -50,17 +50,17 @@ func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
 }
 
 // start registers a new run of flow in the broker and starts it in the background; the run is
-// visible to every reader of the broker when start returns. It fails with CodeConflict when too
-// many runs go on or the server is shutting down.
+// visible to every reader of the broker when start returns. It fails with CodeUnavailable when
+// too many runs go on or the server is shutting down.
 func (m *runManager) start(flow agents.Flow, input string, pace time.Duration) (traces.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
 	case m.closed || m.ctx.Err() != nil:
-		return traces.Run{}, traces.Errorf(traces.CodeConflict, "the server is shutting down; no new runs")
+		return traces.Run{}, errShuttingDown
 	case len(m.live) >= m.cfg.maxRunning:
-		return traces.Run{}, traces.Errorf(traces.CodeConflict,
-			"%d runs are already going on, the most this server allows; wait for one to finish", len(m.live))
+		return traces.Run{}, traces.Errorf(traces.CodeUnavailable,
+			"%d runs are already going on, the most this server allows; try again when one has finished", len(m.live))
 	}
 	rec, err := m.register(flow, input)
 	if err != nil {

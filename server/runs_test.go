@@ -324,7 +324,8 @@ func TestFailingFlowLeavesServerServing(t *testing.T) {
 	}
 }
 
-// TestTooManyRuns: the server bounds how many runs go on at once.
+// TestTooManyRuns: the server bounds how many runs go on at once; past it, 503 says when to try
+// again.
 func TestTooManyRuns(t *testing.T) {
 	runs := make(chan started, 2)
 	ts := mustOpenServer(t, server.Config{MaxRunning: 2})
@@ -332,8 +333,9 @@ func TestTooManyRuns(t *testing.T) {
 	ts.createRun(t, `{"flow": "echo"}`)
 	ts.createRun(t, `{"flow": "echo"}`)
 	res := ts.do(t, request{method: http.MethodPost, path: "/api/runs", body: `{"flow": "echo"}`})
-	if res.status != http.StatusConflict || !strings.Contains(res.apiError(t), "2 runs are already going on") {
-		t.Errorf("third run: %d %s", res.status, res.body)
+	if res.status != http.StatusServiceUnavailable || res.header.Get("Retry-After") != "5" ||
+		!strings.Contains(res.apiError(t), "2 runs are already going on") {
+		t.Errorf("third run: %d (Retry-After %q) %s; want 503 with Retry-After", res.status, res.header.Get("Retry-After"), res.body)
 	}
 	receive(t, runs).rec.Finish(traces.StatusCompleted, "")
 	eventually(t, "a slot frees up", func() bool {

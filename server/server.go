@@ -6,8 +6,6 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -18,6 +16,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/net/netutil"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/traces"
@@ -30,10 +29,6 @@ const (
 	// MaxPace is the largest pace a run accepts, in milliseconds.
 	MaxPace = 10_000
 )
-
-// shutdownGrace bounds how long Start waits for runs, websockets and requests to end once its
-// context is done.
-const shutdownGrace = 10 * time.Second
 
 // Config configures a Server. The zero value serves the built-in flows on DefaultAddr.
 type Config struct {
@@ -57,7 +52,7 @@ type Config struct {
 	Logger *slog.Logger
 	// MaxBody bounds a request body in bytes; DefaultMaxBody when 0.
 	MaxBody int64
-	// MaxRunning bounds how many runs may go on at once; 32 when 0.
+	// MaxRunning bounds how many runs may go on at once; DefaultMaxRunning when 0.
 	MaxRunning int
 	// Queue is how many events a viewer of a run this server starts may fall behind before it is
 	// dropped; traces.DefaultQueue when 0.
@@ -65,6 +60,23 @@ type Config struct {
 	// Broker holds the runs the server shows; a new one when nil. Recordings added to it by others
 	// are shown and streamed like the server's own runs, but cannot be paced.
 	Broker *traces.Broker
+
+	// MaxConns bounds the connections served at once, websockets included; DefaultMaxConns when
+	// 0. Past it, new connections wait to be accepted.
+	MaxConns int
+	// ReadHeaderTimeout bounds how long a client may take to send a request's headers;
+	// DefaultReadHeaderTimeout when 0.
+	ReadHeaderTimeout time.Duration
+	// BodyTimeout bounds how long a client may take to send a request's body once its headers
+	// are in; DefaultBodyTimeout when 0. A late body gets 408 and its connection is closed.
+	BodyTimeout time.Duration
+	// WriteTimeout is how long a websocket viewer may take to accept one message before it is
+	// closed as too slow (CloseTooSlow); DefaultWriteTimeout when 0.
+	WriteTimeout time.Duration
+	// ShutdownGrace bounds how long Start and Serve take to shut down once their context ends:
+	// clients still being served then are cut. DefaultShutdownGrace when 0.
+	ShutdownGrace time.Duration
+
 	// MaxIngestBody bounds the body of the routes that take events or trace files (POST
 	// /api/ingest, /api/ingest/:id, /api/traces) in bytes; DefaultMaxIngestBody when 0.
 	MaxIngestBody int64
@@ -86,9 +98,15 @@ type Server struct {
 	token  string
 	hosts  atomic.Pointer[hostPolicy]
 
-	// ctx ends when the server shuts down: every run and websocket derives from it.
-	ctx    context.Context
-	cancel context.CancelFunc
+	// Shutdown ends these in turn. runsCtx: every run the server runs or an app streams into it
+	// ends, recording run.finished. goingAway: websockets close once they delivered that.
+	// cutSockets: the grace is over, and websockets still open are cut.
+	runsCtx    context.Context
+	endRuns    context.CancelFunc
+	goingAway  context.Context
+	goAway     context.CancelFunc
+	cutSockets context.Context
+	cut        context.CancelFunc
 
 	sockets  sync.WaitGroup // websocket handlers in flight
 	mu       sync.Mutex
@@ -111,18 +129,6 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	switch {
-	case cfg.MaxBody < 0:
-		return nil, traces.Errorf(traces.CodeInvalid, "max body %d is negative", cfg.MaxBody)
-	case cfg.MaxBody == 0:
-		cfg.MaxBody = DefaultMaxBody
-	}
-	if err := ingestDefaults(&cfg); err != nil {
-		return nil, err
-	}
-	if cfg.MaxRunning <= 0 {
-		cfg.MaxRunning = 32
-	}
 	if cfg.DefaultPace < 0 || cfg.DefaultPace > MaxPace*time.Millisecond {
 		return nil, traces.Errorf(traces.CodeInvalid, "default pace %s is not between 0 and %dms", cfg.DefaultPace, MaxPace)
 	}
@@ -132,25 +138,29 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Broker == nil {
 		cfg.Broker = traces.NewBroker(0)
 	}
-	token := cfg.Token
-	if token == "" && hosts.needsToken {
-		if token, err = newToken(); err != nil {
-			return nil, err
-		}
+	if err := cfg.setLimits(); err != nil {
+		return nil, err
+	}
+	if err := ingestDefaults(&cfg); err != nil {
+		return nil, err
+	}
+	token, err := tokenFor(cfg.Token, hosts.needsToken)
+	if err != nil {
+		return nil, err
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		cfg:    cfg,
 		log:    cfg.Logger,
 		broker: cfg.Broker,
 		flows:  cfg.Flows,
 		token:  token,
-		ctx:    ctx,
-		cancel: cancel,
 	}
+	s.runsCtx, s.endRuns = context.WithCancel(context.Background())
+	s.goingAway, s.goAway = context.WithCancel(context.Background())
+	s.cutSockets, s.cut = context.WithCancel(context.Background())
 	s.hosts.Store(hosts)
-	s.runs = newRunManager(ctx, runManagerConfig{
+	s.runs = newRunManager(s.runsCtx, runManagerConfig{
 		broker:     cfg.Broker,
 		queue:      cfg.Queue,
 		maxRunning: cfg.MaxRunning,
@@ -158,18 +168,9 @@ func New(cfg Config) (*Server, error) {
 		options:    agents.Options{Models: cfg.Models, Streaming: cfg.Streaming},
 		log:        cfg.Logger,
 	})
-	s.ingest = newIngestion(ctx, cfg.Broker, cfg.IngestTimeout, cfg.Queue)
+	s.ingest = newIngestion(s.runsCtx, cfg.Broker, cfg.IngestTimeout, cfg.Queue)
 	s.echo = s.routes()
 	return s, nil
-}
-
-// newToken returns 128 random bits in hex.
-func newToken() (string, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("generate token: %w", err)
-	}
-	return hex.EncodeToString(b), nil
 }
 
 // routes builds the Echo instance: middleware, then one group of routes per resource.
@@ -183,7 +184,7 @@ func (s *Server) routes() *echo.Echo {
 		s.checkHost,
 		s.checkToken,
 		checkOrigin,
-		bodyLimit(s.bodyLimitFor),
+		bodyLimit(s.bodyLimitFor, s.cfg.BodyTimeout),
 	)
 	s.pageRoutes(e)
 	s.flowRoutes(e)
@@ -205,79 +206,117 @@ func (s *Server) Token() string { return s.token }
 // required. For a wildcard address it names 127.0.0.1.
 func (s *Server) URL() string { return s.hosts.Load().url(s.token) }
 
-// Start listens on Config.Addr and serves until ctx ends, then shuts down gracefully: running
-// runs are canceled, websockets closed, in-flight requests given time to finish. It returns nil
-// after a clean shutdown. A Server serves once: after Start or Serve returns, it is shut down.
-func (s *Server) Start(ctx context.Context) error {
+// Listen opens the listener Serve takes, on Config.Addr. When its port is 0, the port the system
+// chose becomes the server's: in URL and in the Host check.
+func (s *Server) Listen(ctx context.Context) (net.Listener, error) {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", s.cfg.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
+		return nil, fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
+	}
+	if err := s.adopt(ln); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return ln, nil
+}
+
+// adopt makes ln's port the server's when Config.Addr has port 0.
+func (s *Server) adopt(ln net.Listener) error {
+	hosts, err := s.hosts.Load().withListener(ln.Addr())
+	if err != nil {
+		return err
+	}
+	s.hosts.Store(hosts)
+	return nil
+}
+
+// Start listens on Config.Addr and serves until ctx ends, then shuts down gracefully (see
+// Shutdown). It returns nil after a clean shutdown, slow clients cut included. A Server serves
+// once: after Start or Serve returns, it is shut down.
+func (s *Server) Start(ctx context.Context) error {
+	ln, err := s.Listen(ctx)
+	if err != nil {
+		return err
 	}
 	return s.Serve(ctx, ln)
 }
 
 // Serve is Start on a listener the caller opened; Serve closes it. When Config.Addr has port 0,
-// the listener's port is the one allowed in Host headers and URL.
+// the listener's port is the one allowed in Host headers and URL. It serves at most
+// Config.MaxConns connections at once.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hosts, err := s.hosts.Load().withListener(ln.Addr())
-	if err != nil {
+	if err := s.adopt(ln); err != nil {
 		ln.Close()
 		return err
 	}
-	s.hosts.Store(hosts)
-	hs := &http.Server{
-		Handler:           s.echo,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
+	hs := s.httpServer()
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	s.log.Info("baton is serving", "url", hosts.url("")) // the token stays out of logs
+	go func() { served <- hs.Serve(netutil.LimitListener(ln, s.cfg.MaxConns)) }()
+	s.log.Info("baton is serving", "url", s.hosts.Load().url("")) // the token stays out of logs
 
+	var err error
 	select {
 	case err = <-served:
-		// Serve failed on its own; still stop the runs it may have started.
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-		defer cancel()
-		return errors.Join(fmt.Errorf("serve: %w", err), s.Shutdown(sctx))
+		err = fmt.Errorf("serve: %w", err) // failed on its own; still stop the runs it started
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
 	defer cancel()
-	// Runs and websockets first: http.Server.Shutdown does not wait for hijacked connections.
-	errRuns := s.Shutdown(sctx)
-	errHTTP := hs.Shutdown(sctx)
-	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-		errHTTP = errors.Join(errHTTP, err)
+	// Both at once: the listener closes at once while runs and websockets wind down.
+	httpDone := make(chan error, 1)
+	go func() { httpDone <- s.shutdownHTTP(sctx, hs) }()
+	err = errors.Join(err, s.Shutdown(sctx), <-httpDone)
+	if err == nil {
+		if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
+			err = fmt.Errorf("serve: %w", serr)
+		}
 	}
-	if errHTTP != nil {
-		errHTTP = fmt.Errorf("shut down http server: %w", errHTTP)
-	}
-	return errors.Join(errRuns, errHTTP)
+	return err
 }
 
-// Shutdown cancels every running run, closes every websocket (close code 1001, going away) and
-// waits until their goroutines have ended or ctx is done. Later websocket upgrades and runs are
-// refused. Safe to call more than once; Start calls it when its context ends.
+// Shutdown stops the server in an order that leaves no page behind: later websockets and runs
+// are refused; running runs, and the runs apps stream in, are canceled and each records its
+// run.finished; viewers get their run's last events and a normal close (runs added to the broker
+// by others and still going on get 1001, going away, with where to resume); when ctx ends,
+// websockets still open (viewers too slow to take their last events) are cut. It returns nil
+// then, and an error only when a run did not end once canceled. Safe to call more than once;
+// Start calls it when its context ends.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.shutting = true
 	s.mu.Unlock()
-	s.cancel()
 
-	done := make(chan struct{})
-	go func() {
-		s.runs.wait()
-		s.ingest.wait()
-		s.sockets.Wait()
-		close(done)
-	}()
+	s.endRuns()
+	var errRuns error
 	select {
-	case <-done:
-		return nil
+	case <-waited(s.runs.wait, s.ingest.wait):
 	case <-ctx.Done():
-		return fmt.Errorf("shut down runs and websockets: %w", ctx.Err())
+		errRuns = fmt.Errorf("runs did not end once canceled: %w", ctx.Err())
 	}
+	s.goAway()
+	closed := waited(s.sockets.Wait)
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		s.cut()
+		<-closed // a cut socket's writer fails at once, and its handler returns
+	}
+	if errRuns != nil {
+		return fmt.Errorf("shut down: %w", errRuns)
+	}
+	return nil
+}
+
+// waited returns a channel that closes once each of waits has returned, in turn, for waits that
+// also watch a context.
+func waited(waits ...func()) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		for _, wait := range waits {
+			wait()
+		}
+		close(ch)
+	}()
+	return ch
 }

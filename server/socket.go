@@ -2,25 +2,33 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/traces"
 )
 
-// Websocket timings and limits, as in gorilla's chat example.
+// Websocket timings and limits, as in gorilla's chat example. How long one message may take to
+// write is Config.WriteTimeout.
 const (
-	writeWait  = 10 * time.Second  // for one write to finish
 	pongWait   = 60 * time.Second  // for the next pong (or any message) from the peer
 	pingPeriod = pongWait * 9 / 10 // must be less than pongWait
 	readLimit  = 4096              // the largest message a client may send; the server reads none
 	closeGrace = 1 * time.Second   // for the peer to answer our close frame
 )
 
-// CloseTooSlow is the websocket close code of a viewer dropped for falling too far behind; the
-// reason reads "too slow; resume with after=N".
+// CloseTooSlow is the websocket close code of a viewer dropped for falling too far behind or for
+// taking longer than Config.WriteTimeout to accept a message; the reason reads "too slow; resume
+// with after=N".
 const CloseTooSlow = 4000
+
+// errTooSlow reports a message the peer took longer than the write timeout to accept.
+var errTooSlow = errors.New("the viewer took too long to accept a message")
 
 var upgrader = websocket.Upgrader{
 	ReadBufferSize:   1024,
@@ -35,41 +43,62 @@ var upgrader = websocket.Upgrader{
 // the only writer.
 type socket struct {
 	conn       *websocket.Conn
-	ctx        context.Context // ends with the request, the server, or the reader
+	writeWait  time.Duration
+	ctx        context.Context // ends when the peer leaves: with the request or the reader
 	cancel     context.CancelFunc
-	stop       func() bool // detaches ctx from the server's
+	away       <-chan struct{} // closed when the server closes its websockets on shutdown
+	uncut      func() bool     // unhooks the connection from the shutdown's cut
 	readerDone chan struct{}
 	done       func()
 }
 
-// openSocket upgrades the request and starts the reader. The caller writes, then calls end. When
-// the upgrade fails the response is already written and the error is only for the record.
+// openSocket upgrades the request and starts the reader. The caller writes, then calls end. A
+// request that is no websocket handshake is refused with a JSON error before anything is written.
 func (s *Server) openSocket(c echo.Context) (*socket, error) {
+	if !websocket.IsWebSocketUpgrade(c.Request()) {
+		return nil, echo.NewHTTPError(http.StatusBadRequest,
+			"this route is a websocket: connect with a websocket client (Connection: Upgrade, Upgrade: websocket)")
+	}
 	s.mu.Lock()
 	if s.shutting {
 		s.mu.Unlock()
-		return nil, echo.NewHTTPError(http.StatusServiceUnavailable, "the server is shutting down")
+		return nil, errShuttingDown
 	}
 	s.sockets.Add(1)
 	s.mu.Unlock()
 
-	conn, err := upgrader.Upgrade(c.Response(), c.Request(), nil)
+	up := upgrader
+	var refused error
+	up.Error = func(_ http.ResponseWriter, _ *http.Request, status int, reason error) {
+		// Leave the answer to handleError, so that it is JSON like every other error.
+		refused = echo.NewHTTPError(status, reason.Error())
+	}
+	conn, err := up.Upgrade(c.Response(), c.Request(), nil)
 	if err != nil {
 		s.sockets.Done()
-		return nil, echo.NewHTTPError(http.StatusBadRequest, "websocket upgrade failed").SetInternal(err)
+		if refused != nil {
+			return nil, refused
+		}
+		return nil, fmt.Errorf("websocket upgrade: %w", err) // hijacking failed; nothing to answer
 	}
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	sk := &socket{
-		conn:       conn,
-		ctx:        ctx,
-		cancel:     cancel,
-		stop:       context.AfterFunc(s.ctx, cancel),
+		conn:      conn,
+		writeWait: s.cfg.WriteTimeout,
+		ctx:       ctx,
+		cancel:    cancel,
+		away:      s.goingAway.Done(),
+		// A viewer still being written to when the shutdown's grace ends is cut.
+		uncut:      context.AfterFunc(s.cutSockets, func() { _ = conn.NetConn().Close() }),
 		readerDone: make(chan struct{}),
 		done:       s.sockets.Done,
 	}
 	go sk.read()
 	return sk, nil
 }
+
+// errShuttingDown refuses runs and websockets once the server began to shut down.
+var errShuttingDown = traces.Errorf(traces.CodeUnavailable, "the server is shutting down")
 
 // read is the reader goroutine: it ends, canceling ctx, when the peer closes, goes silent past
 // pongWait or sends more than readLimit in one message.
@@ -87,24 +116,34 @@ func (sk *socket) read() {
 	}
 }
 
-// send writes one text message.
+// send writes one text message. A peer that has not taken all of it within writeWait is too slow:
+// it gets as long again to take the rest, so that the close frame telling it where to resume
+// starts at a frame boundary, and send returns errTooSlow. Only a peer that takes nothing in all
+// that time is cut mid-message (an abnormal close, 1006: there is no boundary to put a frame at).
 func (sk *socket) send(data []byte) error {
-	if err := sk.conn.SetWriteDeadline(time.Now().Add(writeWait)); err != nil {
+	start := time.Now()
+	if err := sk.conn.SetWriteDeadline(start.Add(2 * sk.writeWait)); err != nil {
 		return err
 	}
-	return sk.conn.WriteMessage(websocket.TextMessage, data)
+	if err := sk.conn.WriteMessage(websocket.TextMessage, data); err != nil {
+		return err
+	}
+	if time.Since(start) > sk.writeWait {
+		return errTooSlow
+	}
+	return nil
 }
 
 // ping sends a ping; the peer's pong extends the read deadline.
 func (sk *socket) ping() error {
-	return sk.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait))
+	return sk.conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(sk.writeWait))
 }
 
 // close sends a close frame and gives the peer closeGrace to answer, so that the frame is read
 // before the connection goes.
 func (sk *socket) close(code int, reason string) {
 	msg := websocket.FormatCloseMessage(code, reason)
-	if err := sk.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(writeWait)); err != nil {
+	if err := sk.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(sk.writeWait)); err != nil {
 		return
 	}
 	t := time.NewTimer(closeGrace)
@@ -115,20 +154,29 @@ func (sk *socket) close(code int, reason string) {
 	}
 }
 
-// closeOnCancel sends the close frame that fits why ctx ended: going away when the server shuts
-// down; nothing when the peer left.
-func (sk *socket) closeOnCancel() {
+// closeTooSlow closes the socket of a viewer that fell behind, saying where to resume.
+func (sk *socket) closeTooSlow(resume int64) {
+	sk.close(CloseTooSlow, fmt.Sprintf("too slow; resume with after=%d", resume))
+}
+
+// goAway answers the server going away (away closed) for a socket that follows rec. When rec has
+// ended, the server stopped it before closing its sockets: the writer goes on to deliver the rest,
+// run.finished included, so goAway returns false and the writer must stop waiting on away. A run
+// still going on (one recorded by someone else) gets a going-away close with where to resume.
+func (sk *socket) goAway(rec *traces.Recording, resume int64) (stop bool) {
 	select {
-	case <-sk.readerDone:
+	case <-rec.Done():
+		return false
 	default:
-		sk.close(websocket.CloseGoingAway, "server shutting down")
+		sk.close(websocket.CloseGoingAway, fmt.Sprintf("server shutting down; resume with after=%d", resume))
+		return true
 	}
 }
 
 // end closes the connection and waits for the reader: no goroutine outlives the handler.
 func (sk *socket) end() {
 	sk.cancel()
-	sk.stop()
+	sk.uncut()
 	_ = sk.conn.Close()
 	<-sk.readerDone
 	sk.done()

@@ -13,7 +13,9 @@ const (
 	CodeInvalid  Code = "invalid" // the caller's input is wrong; the message says how
 	CodeNotFound Code = "not_found"
 	CodeConflict Code = "conflict"
-	CodeInternal Code = "internal" // Baton's fault; the message is for logs, not users
+	// CodeUnavailable: Baton is busy or shutting down; the same request may succeed later.
+	CodeUnavailable Code = "unavailable"
+	CodeInternal    Code = "internal" // Baton's fault; the message is for logs, not users
 )
 
 // Error is Baton's domain error: a code and a message meant for the person who caused it.

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// runMainEnv makes the test binary run main instead of the tests, so that a test can run the
+// command in a process of its own and signal it.
+const runMainEnv = "BATON_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+var servingLine = regexp.MustCompile(`Baton is serving on (http://\S+)`)
+
+// TestServeExitsZeroOnSIGTERM runs "baton serve --addr 127.0.0.1:0" as its own process: it prints
+// the port it really listens on; on SIGTERM during a run, the run's viewer gets the run's
+// canceled end before its socket closes, and the process exits 0.
+func TestServeExitsZeroOnSIGTERM(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--pace", "5s")
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	var stdout, stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var exitErr error
+	exited := make(chan struct{})
+	go func() {
+		exitErr = cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+		default:
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+
+	var base *url.URL
+	deadline := time.Now().Add(30 * time.Second)
+	for base == nil {
+		if m := servingLine.FindStringSubmatch(stdout.String()); m != nil {
+			var err error
+			if base, err = url.Parse(m[1]); err != nil {
+				t.Fatal(err)
+			}
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no URL printed within 30s; stdout %q, stderr %q", stdout.String(), stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if base.Port() == "0" || base.Port() == "" {
+		t.Fatalf("printed URL %s does not name the port the system chose", base)
+	}
+
+	res, err := http.Post(base.String()+"api/runs", "application/json", strings.NewReader(`{"flow": "supervisor"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct{ ID string }
+	err = json.NewDecoder(res.Body).Decode(&created)
+	res.Body.Close()
+	if err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("start a run: %d, %v", res.StatusCode, err)
+	}
+	conn, _, err := websocket.DefaultDialer.Dial("ws://"+base.Host+"/api/runs/"+created.ID+"/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var first traces.Event
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if err := conn.ReadJSON(&first); err != nil || first.Kind != traces.KindRunStarted {
+		t.Fatalf("first event: %+v, %v", first, err)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var last traces.Event
+	for {
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		var ev traces.Event
+		err := conn.ReadJSON(&ev)
+		var closed *websocket.CloseError
+		if errors.As(err, &closed) {
+			if last.Kind != traces.KindRunFinished || last.Run.Status != traces.StatusCanceled || closed.Code != websocket.CloseNormalClosure {
+				t.Errorf("last event %s %+v, then %v; want run.finished canceled, then a normal close", last.Kind, last.Run, closed)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatalf("after event %d: %v", last.Seq, err)
+		}
+		last = ev
+	}
+	select {
+	case <-exited:
+		if exitErr != nil {
+			t.Errorf("baton serve after SIGTERM: %v; stderr:\n%s", exitErr, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Errorf("baton serve still running 15s after SIGTERM")
+	}
+}
