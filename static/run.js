@@ -354,6 +354,27 @@ function onKey(ev) {
   ev.preventDefault();
 }
 
+// onClick handles the page's clicks: links to events, tabs, the tree, rows, "New events".
+function onClick(ev) {
+  const link = ev.target.closest(".seq-link");
+  if (link) {
+    // A jump shows its row: clear the filters that hide it.
+    const row = rowOf(link.dataset.seq);
+    if (row && row.hidden) setFilters({ agent: "", kind: "", text: "" });
+    inspect(Number(link.dataset.seq));
+    return;
+  }
+  const tab = ev.target.closest("[role=tab][data-tab]");
+  if (tab) { showTab(tab.dataset.tab); return; }
+  if (ev.target.closest("#graph")) { onGraphActivate(ev.target); return; }
+  const row = ev.target.closest("#timeline-rows .row");
+  if (row) { inspect(Number(row.dataset.seq)); return; }
+  if (ev.target.closest("#follow")) {
+    rowsEl().scrollTop = rowsEl().scrollHeight;
+    ev.target.closest("#follow").hidden = true;
+  }
+}
+
 // initRun wires the run page and, while the run goes on, follows it live.
 export function initRun() {
   readHash();
@@ -370,31 +391,14 @@ export function initRun() {
   }
   setupFit();
   setupPace(sendPace);
+  if (isFinal(S.status)) fixPace(); // the run may have ended just as the page was rendered
   const dl = document.getElementById("download-json");
   if (dl) dl.href = withToken(dl.getAttribute("href")); // a no-op without a token
 
   document.getElementById("run-again").addEventListener("click", (ev) => {
     startRun(body.dataset.flow || "", body.dataset.input || "", document.getElementById("form-error"), ev.currentTarget);
   });
-  document.addEventListener("click", (ev) => {
-    const link = ev.target.closest(".seq-link");
-    if (link) {
-      // A jump shows its row: clear the filters that hide it.
-      const row = rowOf(link.dataset.seq);
-      if (row && row.hidden) setFilters({ agent: "", kind: "", text: "" });
-      inspect(Number(link.dataset.seq));
-      return;
-    }
-    const tab = ev.target.closest("[role=tab][data-tab]");
-    if (tab) { showTab(tab.dataset.tab); return; }
-    if (ev.target.closest("#graph")) { onGraphActivate(ev.target); return; }
-    const row = ev.target.closest("#timeline-rows .row");
-    if (row) { inspect(Number(row.dataset.seq)); return; }
-    if (ev.target.closest("#follow")) {
-      rowsEl().scrollTop = rowsEl().scrollHeight;
-      ev.target.closest("#follow").hidden = true;
-    }
-  });
+  document.addEventListener("click", onClick);
   document.addEventListener("change", (ev) => {
     if (ev.target.id === "filter-agent") setFilters({ agent: ev.target.value });
     if (ev.target.id === "filter-kind") setFilters({ kind: ev.target.value });
