@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"bytes"
+	"flag"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -127,9 +128,22 @@ func checkFiltered(t *testing.T, when string, fs filterState, events []traces.Ev
 	}
 }
 
+// screenshotOut is where TestScreenshot also writes its picture; relative paths are taken from
+// the module root. Only `go test ./e2e -run TestScreenshot -screenshot docs/screenshot.png`
+// refreshes the README's picture: a plain test run leaves the checkout as it was.
+var screenshotOut = flag.String("screenshot", "", "also write TestScreenshot's picture to this `file` (relative to the module root)")
+
+// screenshotOutPath is -screenshot's file as seen from the test's directory, e2e/.
+func screenshotOutPath() string {
+	if filepath.IsAbs(*screenshotOut) {
+		return *screenshotOut
+	}
+	return filepath.Join("..", *screenshotOut)
+}
+
 // TestScreenshot follows a supervisor run to its end at 1280x800, opens the inspector on
 // math_agent's first model call, scrolled to where its "For context:" input starts, and writes
-// docs/screenshot.png, the README's picture.
+// the picture to the test's artifact directory (kept with -artifacts), and to -screenshot's file.
 func TestScreenshot(t *testing.T) {
 	t.Parallel()
 	b := startBaton(t)
@@ -159,9 +173,14 @@ func TestScreenshot(t *testing.T) {
 	if err != nil || cfg.Width != viewWidth || cfg.Height != viewHeight {
 		t.Fatalf("screenshot is %dx%d (%v), want %dx%d", cfg.Width, cfg.Height, err, viewWidth, viewHeight)
 	}
-	path := filepath.Join("..", "docs", "screenshot.png")
-	if err := os.WriteFile(path, shot, 0o644); err != nil {
-		t.Fatalf("write %s: %v", path, err)
+	paths := []string{filepath.Join(t.ArtifactDir(), "screenshot.png")}
+	if *screenshotOut != "" {
+		paths = append(paths, screenshotOutPath())
 	}
-	t.Logf("wrote %s (%d bytes)", path, len(shot))
+	for _, path := range paths {
+		if err := os.WriteFile(path, shot, 0o644); err != nil {
+			t.Fatalf("write %s: %v", path, err)
+		}
+		t.Logf("wrote %s (%d bytes)", path, len(shot))
+	}
 }

@@ -3,9 +3,13 @@ package e2e_test
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,8 +36,17 @@ var browser struct {
 }
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	start := time.Now()
 	code := m.Run()
 	stopBrowser()
+	// A checkout stays clean after the tests: only a file named on purpose (-screenshot) may change.
+	for _, f := range changedSince("..", start) {
+		if *screenshotOut == "" || !sameFile(f, screenshotOutPath()) {
+			fmt.Fprintf(os.Stderr, "the tests wrote %s, in the checkout: write test output to t.ArtifactDir() or t.TempDir()\n", f)
+			code = 1
+		}
+	}
 	if code == 0 {
 		// chromedp's goroutines end with the browser; none of ours may outlive a test.
 		if err := goleak.Find(); err != nil {
@@ -42,6 +55,34 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// changedSince returns the files under root, outside hidden directories, modified after t.
+func changedSince(root string, t time.Time) []string {
+	var changed []string
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if path != root && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.ModTime().After(t) {
+			changed = append(changed, path)
+		}
+		return nil
+	})
+	return changed
+}
+
+// sameFile reports whether paths a and b name one existing file.
+func sameFile(a, b string) bool {
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }
 
 // chromiumPath returns the browser to drive: $BATON_CHROMIUM when set, else /usr/bin/chromium,

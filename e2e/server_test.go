@@ -112,8 +112,8 @@ func (b *baton) traceJSON(t *testing.T, id string) []byte {
 	return data
 }
 
-// runStatus returns the run's status from GET /api/runs.
-func (b *baton) runStatus(t *testing.T, id string) traces.Status {
+// runs returns GET /api/runs.
+func (b *baton) runs(t *testing.T) []traces.Run {
 	t.Helper()
 	res, err := http.Get(b.base + "/api/runs")
 	if err != nil {
@@ -124,7 +124,13 @@ func (b *baton) runStatus(t *testing.T, id string) traces.Status {
 	if err := json.NewDecoder(res.Body).Decode(&runs); err != nil {
 		t.Fatalf("GET /api/runs: %v", err)
 	}
-	for _, r := range runs {
+	return runs
+}
+
+// runStatus returns the run's status from GET /api/runs.
+func (b *baton) runStatus(t *testing.T, id string) traces.Status {
+	t.Helper()
+	for _, r := range b.runs(t) {
 		if r.ID == id {
 			return r.Status
 		}

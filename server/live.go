@@ -21,10 +21,12 @@ func (s *Server) liveRoutes(e *echo.Echo) {
 }
 
 // liveUpdate is one message of the run page's websocket: the HTML fragments that bring the page
-// from its previous seq to Seq.
+// from its previous seq to Seq, and the run's pace (absent for a run not started here), which
+// another page may have changed.
 type liveUpdate struct {
 	Seq       int64                `json:"seq"`
 	Status    traces.Status        `json:"status"`
+	PaceMS    *int64               `json:"pace_ms,omitempty"`
 	Fragments []templates.Fragment `json:"fragments"`
 }
 
@@ -36,9 +38,9 @@ type liveDropped struct {
 }
 
 // streamLive serves GET /runs/:id/live?after=N, the run page's websocket. Each time events arrive
-// it takes what is queued as one batch and sends one liveUpdate rendered from a snapshot; when the
-// run ends it sends the final state and closes normally; a page that falls too far behind gets a
-// liveDropped message and a CloseTooSlow close.
+// it takes what is queued as one batch and sends one liveUpdate rendered from a snapshot, as it
+// does when the run's pace changes; when the run ends it sends the final state and closes
+// normally; a page that falls too far behind gets a liveDropped message and a CloseTooSlow close.
 func (s *Server) streamLive(c echo.Context) error {
 	return s.serveSubscription(c, s.writeLive)
 }
@@ -47,7 +49,8 @@ func (s *Server) streamLive(c echo.Context) error {
 func (s *Server) writeLive(sk *socket, rec *traces.Recording, sub *traces.Subscription, last int64) {
 	ticker := time.NewTicker(pingPeriod)
 	defer ticker.Stop()
-	page := pageState{seq: last}
+	page := pageState{seq: last, paceMS: -1}
+	pace, paceChanged := s.runs.pace(rec.ID())
 	away := sk.away
 	for {
 		select {
@@ -62,10 +65,15 @@ func (s *Server) writeLive(sk *socket, rec *traces.Recording, sub *traces.Subscr
 			if sk.ping() != nil {
 				return
 			}
+		case <-paceChanged:
+			pace, paceChanged = s.runs.pace(rec.ID())
+			if !s.sendLive(sk, rec.Snapshot(), pace, &page) {
+				return
+			}
 		case _, ok := <-sub.C():
 			// The events themselves are not needed: the snapshot has them and more.
 			if ok && !drain(sub.C()) {
-				if !s.sendLive(sk, rec.Snapshot(), &page) {
+				if !s.sendLive(sk, rec.Snapshot(), pace, &page) {
 					return
 				}
 				continue
@@ -80,7 +88,8 @@ func (s *Server) writeLive(sk *socket, rec *traces.Recording, sub *traces.Subscr
 				return
 			}
 			// The run ended: the snapshot holds its final state.
-			if s.sendLive(sk, rec.Snapshot(), &page) {
+			pace, _ = s.runs.pace(rec.ID())
+			if s.sendLive(sk, rec.Snapshot(), pace, &page) {
 				sk.close(websocket.CloseNormalClosure, "run finished")
 			}
 			return
@@ -92,6 +101,7 @@ func (s *Server) writeLive(sk *socket, rec *traces.Recording, sub *traces.Subscr
 type pageState struct {
 	seq    int64
 	status traces.Status // "" until the first update
+	paceMS int64         // -1 until the first update
 }
 
 // drain takes every event queued on ch without waiting and reports whether ch is closed.
@@ -108,16 +118,20 @@ func drain(ch <-chan traces.Event) (closed bool) {
 	}
 }
 
-// sendLive brings the page from its state to tr's, if tr is newer or its status changed: one
-// liveUpdate with the fragments for the events after page.seq. It reports whether the socket may
-// go on; when not, it has closed the socket as fits: too slow (with where to resume) or an
-// internal error for a rendering failure.
-func (s *Server) sendLive(sk *socket, tr traces.Trace, page *pageState) bool {
+// sendLive brings the page from its state to tr's and pace, if tr is newer or its status or the
+// pace changed: one liveUpdate with the fragments for the events after page.seq. It reports
+// whether the socket may go on; when not, it has closed the socket as fits: too slow (with where
+// to resume) or an internal error for a rendering failure.
+func (s *Server) sendLive(sk *socket, tr traces.Trace, pace runPace, page *pageState) bool {
 	seq := page.seq
 	if n := len(tr.Events); n > 0 {
 		seq = max(seq, tr.Events[n-1].Seq)
 	}
-	if seq == page.seq && tr.Run.Status == page.status {
+	var paceMS *int64
+	if pace.known {
+		paceMS = new(pace.d.Milliseconds())
+	}
+	if seq == page.seq && tr.Run.Status == page.status && (paceMS == nil || *paceMS == page.paceMS) {
 		return true
 	}
 	frags, err := templates.Fragments(sk.ctx, tr, page.seq)
@@ -126,10 +140,13 @@ func (s *Server) sendLive(sk *socket, tr traces.Trace, page *pageState) bool {
 			frags = []templates.Fragment{}
 		}
 		var msg []byte
-		if msg, err = json.Marshal(liveUpdate{Seq: seq, Status: tr.Run.Status, Fragments: frags}); err == nil {
+		if msg, err = json.Marshal(liveUpdate{Seq: seq, Status: tr.Run.Status, PaceMS: paceMS, Fragments: frags}); err == nil {
 			err = sk.send(msg)
 			if err == nil || errors.Is(err, errTooSlow) {
 				page.seq, page.status = seq, tr.Run.Status // taken, if late
+				if paceMS != nil {
+					page.paceMS = *paceMS
+				}
 			}
 			if errors.Is(err, errTooSlow) {
 				sk.closeTooSlow(page.seq)

@@ -18,6 +18,7 @@ import (
 type liveMessage struct {
 	Seq       *int64        `json:"seq"`
 	Status    traces.Status `json:"status"`
+	PaceMS    *int64        `json:"pace_ms"`
 	Fragments []fragment    `json:"fragments"`
 	Error     string        `json:"error"`
 	Resume    *int64        `json:"resume_after"`
@@ -119,6 +120,58 @@ func TestLivePage(t *testing.T) {
 	_ = late.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, _, err := late.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
 		t.Errorf("late page: %v, want a normal close", err)
+	}
+}
+
+// TestLivePagePace: the live socket tells every page the run's pace, at once when it changes;
+// the run page shows it, fixed once the run is over, and has no slider for a run not started
+// here.
+func TestLivePagePace(t *testing.T) {
+	runs := make(chan started, 1)
+	ts := mustOpenServer(t, server.Config{})
+	server.SetRunner(ts.Server, handOver(runs))
+	id := ts.createRun(t, `{"flow": "echo", "pace_ms": 100}`)
+	st := receive(t, runs)
+	emitMessages(st.rec, 1, "hi")
+
+	paceOf := func(m liveMessage) int64 {
+		if m.PaceMS == nil {
+			t.Fatalf("live message without pace_ms: %+v", m)
+		}
+		return *m.PaceMS
+	}
+	conn := ts.mustDial(t, "/runs/"+id+"/live?after=0")
+	if m := readLive(t, conn, func(m liveMessage) bool { return *m.Seq == 1 }); paceOf(m[len(m)-1]) != 100 {
+		t.Errorf("first update: pace %d, want 100", paceOf(m[len(m)-1]))
+	}
+	if res := ts.do(t, request{method: "POST", path: "/api/runs/" + id + "/pace", body: `{"pace_ms": 300}`}); res.status != 204 {
+		t.Fatalf("set pace: %d %s", res.status, res.body)
+	}
+	// No event arrived: the pace change alone wakes the socket.
+	m := readLive(t, conn, func(liveMessage) bool { return true })[0]
+	if paceOf(m) != 300 || *m.Seq != 1 || len(m.Fragments) != 0 {
+		t.Errorf("after the pace change: %+v, want pace 300 at seq 1 and no fragments", m)
+	}
+	st.rec.Finish(traces.StatusCompleted, "")
+	final := readLive(t, conn, func(m liveMessage) bool { return m.Status != traces.StatusRunning })
+	if paceOf(final[len(final)-1]) != 300 {
+		t.Errorf("final update: pace %d, want 300", paceOf(final[len(final)-1]))
+	}
+
+	eventually(t, "the ended run's page shows its pace, fixed", func() bool {
+		pace := page(t, ts.do(t, request{path: "/runs/" + id})).Find(`[data-testid="pace"]`)
+		_, disabled := pace.Attr("disabled")
+		return pace.AttrOr("value", "") == "300" && disabled
+	})
+
+	foreign := ts.addRecording(t, "r-elsewhere", 0)
+	emitMessages(foreign, 1, "hi")
+	if n := page(t, ts.do(t, request{path: "/runs/r-elsewhere"})).Find(`[data-testid="pace"]`).Length(); n != 0 {
+		t.Errorf("a run not started here has %d pace sliders, want none: its pace is unknown", n)
+	}
+	other := ts.mustDial(t, "/runs/r-elsewhere/live?after=0")
+	if m := readLive(t, other, func(liveMessage) bool { return true })[0]; m.PaceMS != nil {
+		t.Errorf("a run not started here: pace_ms %d, want none", *m.PaceMS)
 	}
 }
 

@@ -22,14 +22,15 @@ func (s *Server) pageRoutes(e *echo.Echo) {
 }
 
 // pageOptions are the settings every page gets: the token, so that the client script can send it
-// even where the cookie is not, and where the pace slider starts: run id's pace while it runs,
-// else the server's default.
+// even where the cookie is not, and the pace slider: run id's own pace (fixed once the run is
+// over, absent for a run not started here), or the server's default on the index page.
 func (s *Server) pageOptions(id string) templates.PageOptions {
-	pace, ok := s.runs.pace(id)
-	if !ok {
-		pace = s.cfg.DefaultPace
+	opts := templates.PageOptions{Token: s.token, PaceMS: int(s.cfg.DefaultPace.Milliseconds())}
+	if id != "" {
+		pace, _ := s.runs.pace(id)
+		opts.PaceMS, opts.PaceFixed, opts.NoPace = int(pace.d.Milliseconds()), !pace.running, !pace.known
 	}
-	return templates.PageOptions{Token: s.token, PaceMS: int(pace.Milliseconds())}
+	return opts
 }
 
 // indexPage serves GET /: the flows to start and the runs so far.

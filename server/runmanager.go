@@ -27,7 +27,7 @@ type runManagerConfig struct {
 }
 
 // runManager starts flows in the background, one goroutine per run, and keeps what is needed to
-// change a running run's pace and to cancel every run on shutdown.
+// change a running run's pace, to tell its pages the pace, and to cancel every run on shutdown.
 type runManager struct {
 	cfg runManagerConfig
 	ctx context.Context // the server's: canceling it cancels every run
@@ -36,17 +36,22 @@ type runManager struct {
 	mu  sync.Mutex
 	run runFunc
 	// live holds the runs still going, by id; guarded by mu.
-	live   map[string]*liveRun
+	live map[string]*liveRun
+	// ended holds the last pace of the runs that ended here, by id, for as long as the broker
+	// keeps them; guarded by mu.
+	ended  map[string]time.Duration
 	closed bool // set once ctx is done: no more runs; guarded by mu
 }
 
 // liveRun is what the manager keeps of a run while it goes on.
 type liveRun struct {
-	pace *agents.Pace
+	pace    *agents.Pace
+	changed chan struct{} // closed, and replaced, when the pace changes; guarded by runManager.mu
 }
 
 func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
-	return &runManager{cfg: cfg, ctx: ctx, run: agents.RunFlow, live: make(map[string]*liveRun)}
+	return &runManager{cfg: cfg, ctx: ctx, run: agents.RunFlow,
+		live: make(map[string]*liveRun), ended: make(map[string]time.Duration)}
 }
 
 // start registers a new run of flow in the broker and starts it in the background; the run is
@@ -66,7 +71,7 @@ func (m *runManager) start(flow agents.Flow, input string, pace time.Duration) (
 	if err != nil {
 		return traces.Run{}, err
 	}
-	lr := &liveRun{pace: agents.NewPace(pace)}
+	lr := &liveRun{pace: agents.NewPace(pace), changed: make(chan struct{})}
 	m.live[rec.ID()] = lr
 	ctx, cancel := context.WithCancel(m.ctx)
 	opts := m.cfg.options
@@ -122,34 +127,57 @@ func (m *runManager) execute(ctx context.Context, cancel context.CancelFunc, run
 	rec.Finish(status, "")
 }
 
+// forget moves run id from the running runs to the ended ones, and drops the ended runs the
+// broker no longer holds.
 func (m *runManager) forget(id string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	delete(m.live, id)
+	if lr, ok := m.live[id]; ok {
+		m.ended[id] = lr.pace.Get()
+		close(lr.changed) // the pace is final: watchers read it once more
+		delete(m.live, id)
+	}
+	for old := range m.ended {
+		if _, err := m.cfg.broker.Get(old); err != nil {
+			delete(m.ended, old)
+		}
+	}
 }
 
 // setPace changes the pace of a running run. It fails with CodeConflict when the run is not
 // going on (it ended, or was not started by this server).
 func (m *runManager) setPace(id string, d time.Duration) error {
 	m.mu.Lock()
-	lr, ok := m.live[id]
-	m.mu.Unlock()
-	if !ok {
-		return traces.Errorf(traces.CodeConflict, "run %s is not running; only a running run's pace can change", id)
-	}
-	lr.pace.Set(d)
-	return nil
-}
-
-// pace returns a running run's current pace, or false when it is not running here.
-func (m *runManager) pace(id string) (time.Duration, bool) {
-	m.mu.Lock()
 	defer m.mu.Unlock()
 	lr, ok := m.live[id]
 	if !ok {
-		return 0, false
+		return traces.Errorf(traces.CodeConflict, "run %s is not running; only a running run's pace can change", id)
 	}
-	return lr.pace.Get(), true
+	if lr.pace.Get() != d {
+		lr.pace.Set(d)
+		close(lr.changed) // wakes the run's pages, which read the new pace
+		lr.changed = make(chan struct{})
+	}
+	return nil
+}
+
+// runPace is a run's pace as its pages show it.
+type runPace struct {
+	d       time.Duration
+	known   bool // the run was started here: false for a run recorded elsewhere
+	running bool // it can still change
+}
+
+// pace returns run id's pace, and a channel closed when that changes: at the next pace change or
+// when the run ends. The channel is nil once the pace cannot change any more.
+func (m *runManager) pace(id string) (runPace, <-chan struct{}) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if lr, ok := m.live[id]; ok {
+		return runPace{d: lr.pace.Get(), known: true, running: true}, lr.changed
+	}
+	d, ok := m.ended[id]
+	return runPace{d: d, known: ok}, nil
 }
 
 // wait refuses new runs and waits for the running ones to end; cancel the manager's context

@@ -4,7 +4,8 @@ package static
 
 import "embed"
 
-// FS holds app.css and app.js at its root.
+// FS holds app.css and the client's modules at its root; app.js is the one a page loads, the
+// others are what it imports.
 //
-//go:embed app.css app.js
+//go:embed app.css *.js
 var FS embed.FS

@@ -26,10 +26,10 @@ const (
 )
 
 // Fragments returns what the run page must swap after the events of tr with seq > from; tr is
-// the whole trace so far. It re-renders the header summary and the tree on every change, the
-// session panels only when a session.set or agent.started arrived, the agent filter only when
-// a new agent appeared, and appends only the new timeline rows. It returns nil when no event
-// is newer than from. It only fails when rendering fails.
+// the whole trace so far. It re-renders the header summary, the outcome and the tree on every
+// change, the session panels only when a session.set or agent.started arrived, the agent filter
+// only when a new agent appeared, and appends only the new timeline rows. It returns nil when no
+// event is newer than from. It only fails when rendering fails.
 func Fragments(ctx context.Context, tr traces.Trace, from int64) ([]Fragment, error) {
 	u := web.NewUpdate(tr, from)
 	if !u.Changed {
@@ -41,6 +41,7 @@ func Fragments(ctx context.Context, tr traces.Trace, from int64) ([]Fragment, er
 	}
 	parts := []part{
 		{"run-summary", SwapReplace, runSummary(u.Stats)},
+		{"run-outcome", SwapReplace, runOutcome(u.Stats)},
 		{"graph", SwapReplace, graphView(u.Graph, from)},
 		{"timeline-rows", SwapAppend, timelineRows(u.Rows)},
 	}

@@ -23,9 +23,17 @@ type PageOptions struct {
 	// Token, if non-empty, is sent by the client script as ?token= on its websocket and fetch
 	// calls. It is written into a <meta name="baton-token"> element of the page.
 	Token string
-	// PaceMS is where the pace slider starts: the running run's pace, or the server's default.
+	// PaceMS is where the pace slider starts: the run's pace, or on the index page the server's
+	// default.
 	PaceMS int
+	// PaceFixed disables the slider: the run is over, its pace can no longer change.
+	PaceFixed bool
+	// NoPace leaves the slider out: the run was not started by this server, its pace is unknown.
+	NoPace bool
 }
+
+// clientModules are the modules static/app.js imports, directly or not; each page preloads them.
+var clientModules = []string{"index.js", "run.js", "common.js", "live.js"}
 
 // n formats a viewBox coordinate: at most one decimal, no trailing zeros.
 func n(f float64) string {
@@ -85,6 +93,14 @@ func statusWord(s traces.Status) string {
 	return string(s)
 }
 
+// paceTitle explains the pace slider, and why it does not move once the run is over.
+func paceTitle(fixed bool) string {
+	if fixed {
+		return "The pace this run had: it is over, so its pace no longer changes; Run again uses it"
+	}
+	return "How long the scripted model waits before each reply"
+}
+
 func lines(s string) int { return strings.Count(s, "\n") + 1 }
 
 func plural(n int, word string) string {
@@ -110,6 +126,16 @@ func nodeTitle(nd web.Node) string {
 	}
 	if nd.Error != "" {
 		s += "\n" + nd.Error
+	}
+	return s
+}
+
+// nodeLabel is an agent node's accessible name: what the node shows, in its order (name, state,
+// detail), so that a person who says what they see names the node.
+func nodeLabel(nd web.Node) string {
+	s := nd.Name + ", " + stateWord(nd)
+	if nd.Detail != "" {
+		s += ", " + nd.Detail
 	}
 	return s
 }

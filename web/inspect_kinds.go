@@ -7,6 +7,22 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
+// run describes the run as it is now, not as it was at the event: a run.started event was
+// recorded "running" whatever became of the run.
+func (s *inspector) run(e *traces.Event) {
+	s.fact("flow", e.Run.Flow)
+	s.fact("status", string(s.a.status))
+	s.block("input", e.Run.Input)
+	s.block("error", e.Run.Error)
+	s.in.Failed = e.Run.Error != ""
+	if e.Kind == traces.KindRunStarted {
+		s.link("run finished", s.find(1, func(o *traces.Event) bool { return o.Kind == traces.KindRunFinished }))
+		if s.a.status != traces.StatusRunning {
+			s.block("error", s.a.runError())
+		}
+	}
+}
+
 func (s *inspector) agentRun(e *traces.Event) {
 	r := e.AgentRun
 	s.fact("via", r.Via)

@@ -131,11 +131,7 @@ func (s *inspector) fill() {
 	e := &s.a.tr.Events[s.i]
 	switch {
 	case e.Run != nil:
-		s.fact("flow", e.Run.Flow)
-		s.fact("status", string(e.Run.Status))
-		s.block("input", e.Run.Input)
-		s.block("error", e.Run.Error)
-		s.in.Failed = e.Run.Error != ""
+		s.run(e)
 	case e.AgentRun != nil:
 		s.agentRun(e)
 	case e.Model != nil:

@@ -195,3 +195,12 @@ type AgentRef struct {
 // Agents returns every agent of tr (declared, then discovered in events) with its colour index,
 // in colour order.
 func Agents(tr traces.Trace) []AgentRef { return (&analysis{roster: newRoster(tr)}).agentRefs() }
+
+// depth returns how many parents name has up to its root (0 for a root or an unknown agent).
+func (r *roster) depth(name string) int {
+	d := 0
+	for m := r.byName[name]; m != nil && m.Parent != "" && d <= len(r.list); m = r.byName[m.Parent] {
+		d++
+	}
+	return d
+}

@@ -87,6 +87,17 @@ func runStatus(tr traces.Trace) traces.Status {
 	return traces.StatusRunning
 }
 
+// runError is the run's failure reason: its run.finished event's (a live snapshot may carry it
+// before the run's metadata does), else the run's own.
+func (a *analysis) runError() string {
+	for i := len(a.tr.Events) - 1; i >= 0; i-- {
+		if e := &a.tr.Events[i]; e.Kind == traces.KindRunFinished && e.Run != nil && e.Run.Error != "" {
+			return e.Run.Error
+		}
+	}
+	return a.tr.Run.Error
+}
+
 func (a *analysis) act(name string) *activity {
 	if name == "" {
 		return nil

@@ -30,6 +30,7 @@ type Stats struct {
 	Errors      int
 	Tokens      int
 	TokensText  string // Tokens for the header: 950, 1.2k, 34k
+	Outcome     Outcome
 }
 
 // NewStats returns the header of tr after its last event.
@@ -40,7 +41,7 @@ func NewStats(tr traces.Trace) Stats {
 func newStats(a *analysis) Stats {
 	tr := a.tr
 	s := Stats{
-		RunID: tr.Run.ID, Flow: tr.Run.Flow, Input: tr.Run.Input, Status: a.status, Error: tr.Run.Error,
+		RunID: tr.Run.ID, Flow: tr.Run.Flow, Input: tr.Run.Input, Status: a.status, Error: a.runError(),
 		StartedAt: tr.Run.StartedAt, Ended: a.status.Ended(), Events: len(tr.Events),
 		Agents: len(a.roster.list), ModelCalls: a.models, ToolCalls: a.tools,
 		Transfers: len(a.transfers), Errors: a.errors, Tokens: a.tokens,
@@ -57,9 +58,6 @@ func newStats(a *analysis) Stats {
 		if e.Run != nil && e.Kind == traces.KindRunStarted {
 			s.Flow, s.Input = firstNonEmpty(s.Flow, e.Run.Flow), firstNonEmpty(s.Input, e.Run.Input)
 		}
-		if e.Run != nil && e.Kind == traces.KindRunFinished && e.Run.Error != "" {
-			s.Error = e.Run.Error
-		}
 		if s.StartedAt.IsZero() {
 			s.StartedAt = e.Time
 		}
@@ -75,6 +73,7 @@ func newStats(a *analysis) Stats {
 	}
 	s.ElapsedText = Clock(s.Elapsed)
 	s.TokensText = compact(s.Tokens)
+	s.Outcome = newOutcome(a, s.Error)
 	return s
 }
 

@@ -1,0 +1,105 @@
+package e2e_test
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/baton-dev/baton/agents/agentstest"
+)
+
+// axeSource is axe-core's browser build (see testdata/README.md): a test fixture only, never
+// served by Baton.
+//
+//go:embed testdata/axe.min.js
+var axeSource string
+
+// axeViolation is one rule axe-core found broken, with the elements that break it.
+type axeViolation struct {
+	ID     string   `json:"id"`
+	Impact string   `json:"impact"`
+	Help   string   `json:"help"`
+	Nodes  []string `json:"nodes"`
+}
+
+func (v axeViolation) String() string {
+	return v.ID + " (" + v.Impact + "): " + v.Help + "\n\t" + strings.Join(v.Nodes, "\n\t")
+}
+
+// axeRunJS runs every axe-core rule on the page and lists the violations.
+const axeRunJS = `axe.run(document, {resultTypes: ['violations']}).then(r => r.violations.map(v => ({
+  id: v.id, impact: v.impact || '', help: v.help,
+  nodes: v.nodes.map(n => n.target.join(' ') + ': ' + (n.failureSummary || '').replace(/\s+/g, ' '))})))`
+
+// checkAxe fails t with each axe-core violation on the page as it is now; where says which page
+// state was checked.
+func (tb *tab) checkAxe(t *testing.T, where string) {
+	t.Helper()
+	if !evalJS[bool](t, tb, `typeof window.axe === 'object'`) {
+		if _, err := chromedpRun(tb, chromedp.Evaluate[chromedp.Void](axeSource)); err != nil {
+			t.Fatalf("load axe-core: %v", err)
+		}
+	}
+	vs, err := chromedpRun(tb, chromedp.Evaluate[[]axeViolation](axeRunJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("run axe-core on %s: %v", where, err)
+	}
+	for _, v := range vs {
+		t.Errorf("%s: %s", where, v)
+	}
+}
+
+// view sets the tab's viewport and preferred colour scheme ("light" or "dark").
+func (tb *tab) view(t *testing.T, width, height int64, scheme string) {
+	t.Helper()
+	tb.do(t, "emulate "+scheme+" at "+itoa(int(width))+"px",
+		chromedp.EmulateViewport(width, height),
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+			})
+			return err
+		}))
+}
+
+// TestAccessibility runs every axe-core rule on the index page, a completed run with the
+// inspector open and a failed run, light at 1280 px and dark at 800 and 1920 px (the colours do
+// not change with the width); any violation fails. Layout and colours change in place, so each
+// page loads once.
+func TestAccessibility(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t, agentstest.FailingTool())
+	done := b.startRun(t, "supervisor", 0)
+	failed := b.startRun(t, "failing_tool", 0)
+	b.waitRunEnded(t, done, waitTimeout)
+	b.waitRunEnded(t, failed, waitTimeout)
+	tb := newTab(t, nil)
+	for _, p := range []struct {
+		name, path string
+		ready      func()
+	}{
+		{"index", "/", func() {}},
+		{"completed run, inspector open", "/runs/" + done, func() {
+			tb.inspect(t, `[data-testid=timeline-row][data-kind="model.started"][data-agent="math_agent"]`)
+		}},
+		{"failed run", "/runs/" + failed, func() {
+			tb.waitFor(t, "the error inspected", `document.querySelector('[data-testid=inspection]')?.dataset.kind === 'error'`)
+		}},
+	} {
+		tb.view(t, viewWidth, viewHeight, "light")
+		tb.open(t, b.base+p.path)
+		p.ready()
+		for _, v := range []struct {
+			width, height int64
+			scheme        string
+		}{{1280, 800, "light"}, {800, 900, "dark"}, {1920, 1080, "dark"}} {
+			tb.view(t, v.width, v.height, v.scheme)
+			tb.checkAxe(t, fmt.Sprintf("%s, %s at %d px", p.name, v.scheme, v.width))
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package e2e_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/traces"
+)
+
+// paceJS is the pace slider as a page shows it.
+const paceJS = `(() => { const p = document.getElementById('pace');
+  return p ? {value: Number(p.value), disabled: p.disabled, label: document.getElementById('pace-value').textContent} : null; })()`
+
+type paceView struct {
+	Value    int    `json:"value"`
+	Disabled bool   `json:"disabled"`
+	Label    string `json:"label"`
+}
+
+// TestPaceIsTheRunsOwn: a pace changed in one tab shows in the other; once the run is over both
+// show its pace, fixed; "Run again" starts the next run at that pace.
+func TestPaceIsTheRunsOwn(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	one := newTab(t, nil)
+	two := newTab(t, one)
+	id := b.startRun(t, "supervisor", 500*time.Millisecond) // 8 replies: 4 s
+	one.open(t, b.base+"/runs/"+id)
+	two.open(t, b.base+"/runs/"+id)
+	if s := two.state(t); s.Status != string(traces.StatusRunning) {
+		t.Fatalf("the run ended before the pace could change (status %s); raise its pace", s.Status)
+	}
+	for i, tb := range []*tab{one, two} {
+		if got := evalJS[paceView](t, tb, paceJS); got.Value != 500 || got.Disabled {
+			t.Fatalf("viewer %d: pace %+v, want the run's 500 ms, movable", i+1, got)
+		}
+	}
+	// Two steps left in the tab in front: 400 ms, which the server keeps and sends to the other.
+	two.do(t, "move the pace slider", chromedp.Focus(chromedp.ID("pace")), chromedp.KeyEvent(kb.ArrowLeft+kb.ArrowLeft))
+	one.waitFor(t, "the other tab to show the new pace", `document.getElementById('pace').value === '400' &&
+	  document.getElementById('pace-value').textContent === '400 ms'`)
+
+	for _, tb := range []*tab{one, two} {
+		tb.waitStatus(t, "completed")
+		tb.waitFor(t, "the slider fixed at the run's pace", `document.getElementById('pace').disabled && document.getElementById('pace').value === '400'`)
+	}
+	// A page opened on the finished run shows its pace, not the server's default (0).
+	three := newTab(t, one)
+	three.open(t, b.base+"/runs/"+id)
+	if got := evalJS[paceView](t, three, paceJS); got.Value != 400 || !got.Disabled || got.Label != "400 ms" {
+		t.Errorf("a page opened after the run: pace %+v, want 400 ms, fixed", got)
+	}
+
+	three.click(t, "#run-again")
+	three.waitFor(t, "the new run's page", `location.pathname !== `+jsString("/runs/"+id)+` && document.readyState === 'complete' && document.body.dataset.page === 'run'`)
+	if got := evalJS[paceView](t, three, paceJS); got.Value != 400 {
+		t.Errorf("Run again started a run at %d ms, want the original run's 400 ms", got.Value)
+	}
+}
+
+// TestFailedRunShowsWhy: a failed run opens on its error event; the header gives the whole
+// reason; "Jump to error" comes back to it from anywhere.
+func TestFailedRunShowsWhy(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t, agentstest.FailingTool())
+	tb := newTab(t, nil)
+	id := b.startRun(t, "failing_tool", 0)
+	tr := b.waitRunEnded(t, id, waitTimeout)
+	var errSeq string
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindError {
+			errSeq = itoa(int(e.Seq))
+		}
+	}
+	if errSeq == "" || tr.Run.Status != traces.StatusFailed {
+		t.Fatalf("the failing flow ended %s with no error event", tr.Run.Status)
+	}
+	tb.open(t, b.base+"/runs/"+id)
+	tb.waitInspected(t, errSeq)
+	if kind := evalJS[string](t, tb, `document.querySelector('[data-testid=inspection]').dataset.kind`); kind != "error" {
+		t.Errorf("the inspector opened on a %s event, want the error", kind)
+	}
+
+	reason := evalJS[struct {
+		Text     string `json:"text"`
+		Clipped  bool   `json:"clipped"`
+		Scrolls  bool   `json:"scrolls"`
+		Ellipsis string `json:"ellipsis"`
+	}](t, tb, `(() => { const el = document.querySelector('[data-testid=run-error]');
+	  return {text: el.innerText, clipped: el.scrollWidth > el.clientWidth + 1,
+	    scrolls: el.scrollHeight > el.clientHeight + 1, ellipsis: getComputedStyle(el).textOverflow}; })()`)
+	for _, want := range []string{agentstest.ErrFlaky.Error(), "node path"} {
+		if !strings.Contains(reason.Text, want) {
+			t.Errorf("the header's failure reason %q lacks %q", reason.Text, want)
+		}
+	}
+	if reason.Clipped || reason.Ellipsis == "ellipsis" {
+		t.Errorf("the failure reason is cut off sideways: %+v", reason)
+	}
+
+	tb.click(t, "#ev-2")
+	tb.waitInspected(t, "2")
+	tb.click(t, "[data-testid=jump-to-error]")
+	tb.waitInspected(t, errSeq)
+}
+
+// TestFinalAnswerShows: once a run watched live completes, the header shows its final answer,
+// the supervisor's last words, with a link to their event.
+func TestFinalAnswerShows(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	tb := newTab(t, nil)
+	id := b.startRun(t, "supervisor", 150*time.Millisecond)
+	tb.open(t, b.base+"/runs/"+id)
+	if evalJS[bool](t, tb, `!!document.querySelector('[data-testid=final-answer]')`) && tb.state(t).Status == "running" {
+		t.Errorf("a final answer shows while the run goes on")
+	}
+	tb.waitStatus(t, "completed")
+	tr := b.trace(t, id)
+	var want traces.Event
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindMessage && e.Agent == "supervisor" && e.Message.Role == "assistant" && len(e.Message.ToolCalls) == 0 && e.Message.Content != "" {
+			want = e
+		}
+	}
+	if want.Seq == 0 {
+		t.Fatalf("the supervisor said nothing in words")
+	}
+	tb.waitVisible(t, "[data-testid=final-answer]")
+	got := evalJS[struct {
+		Text  string `json:"text"`
+		Seq   string `json:"seq"`
+		Agent string `json:"agent"`
+	}](t, tb, `(() => { const a = document.querySelector('[data-testid=final-answer]');
+	  return {text: a.innerText, seq: a.dataset.seq, agent: a.dataset.agent}; })()`)
+	if !strings.Contains(got.Text, want.Message.Content) || got.Seq != itoa(int(want.Seq)) || got.Agent != "supervisor" {
+		t.Errorf("final answer %+v, want #%d by supervisor: %q", got, want.Seq, want.Message.Content)
+	}
+	tb.click(t, "#run-outcome .seq-link")
+	tb.waitInspected(t, got.Seq)
+}

@@ -1,0 +1,75 @@
+// What both pages share: the token, JSON requests, error lines, the pace slider and starting a
+// run.
+
+const tokenMeta = document.querySelector('meta[name="baton-token"]');
+const token = tokenMeta ? tokenMeta.content : "";
+
+// withToken adds ?token= (or &token=) to a same-origin URL when the page has a token.
+export function withToken(url) {
+  if (!token) return url;
+  return url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token);
+}
+
+// postJSON posts data as JSON and returns {ok, status, data}; data is the parsed reply or {}.
+export async function postJSON(url, data) {
+  let res;
+  try {
+    res = await fetch(withToken(url), {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Accept": "application/json" },
+      body: JSON.stringify(data),
+    });
+  } catch (e) {
+    return { ok: false, status: 0, data: { error: "cannot reach the server" } };
+  }
+  let reply = {};
+  try { reply = await res.json(); } catch (e) { /* an empty or non-JSON body */ }
+  return { ok: res.ok, status: res.status, data: reply || {} };
+}
+
+// showError shows msg in the error line el, or hides the line when msg is empty.
+export function showError(el, msg) {
+  if (!el) return;
+  el.textContent = msg || "";
+  el.hidden = !msg;
+}
+
+// pace returns the pace slider's value in ms, or null when the page has no slider (a run not
+// started by this server: its pace is unknown).
+export function pace() {
+  const input = document.getElementById("pace");
+  return input ? Number(input.value) || 0 : null;
+}
+
+// showPace moves the slider to ms, and its label with it.
+export function showPace(ms) {
+  const input = document.getElementById("pace");
+  const out = document.getElementById("pace-value");
+  if (input) input.value = String(ms);
+  if (out && input) out.textContent = input.value + " ms";
+}
+
+// setupPace shows the slider's value as it moves and calls onChange when it is released. The
+// server renders it at the run's pace (or its default), so what it shows is what runs.
+export function setupPace(onChange) {
+  const input = document.getElementById("pace");
+  if (!input) return;
+  input.addEventListener("input", () => showPace(input.value));
+  input.addEventListener("change", () => { if (onChange) onChange(Number(input.value)); });
+}
+
+// startRun starts a run of flow at the slider's pace (the server's default without a slider)
+// and navigates to its page, or shows the API's error in errEl.
+export async function startRun(flow, input, errEl, button) {
+  showError(errEl, "");
+  if (button) button.disabled = true;
+  const req = { flow: flow, input: input };
+  if (pace() !== null) req.pace_ms = pace();
+  const r = await postJSON("/api/runs", req);
+  if (button) button.disabled = false;
+  if (r.ok && r.data && typeof r.data.url === "string" && r.data.url.startsWith("/")) {
+    location.assign(withToken(r.data.url));
+    return;
+  }
+  showError(errEl, (r.data && r.data.error) || "could not start the run (HTTP " + r.status + ")");
+}

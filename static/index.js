@@ -1,0 +1,55 @@
+// The index page: the run forms and the list of runs, kept current.
+
+import { showError, setupPace, startRun, withToken } from "./common.js";
+
+// initIndex wires the index page: each flow's form starts a run, the list of runs keeps up.
+export function initIndex() {
+  setupPace(null);
+  document.addEventListener("submit", (ev) => {
+    const form = ev.target.closest("form.run-form");
+    if (!form) return;
+    ev.preventDefault();
+    const input = form.querySelector("textarea");
+    const errEl = form.querySelector(".form-error");
+    if (input && input.value.trim() === "") {
+      // Said in the page's terms; the API's own message speaks of its JSON fields.
+      showError(errEl, "The input box is empty: type what the flow should work on (the grey text is an example).");
+      input.focus();
+      return;
+    }
+    startRun(form.dataset.flow, input ? input.value : "", errEl, form.querySelector("button[type=submit]"));
+  });
+  watchRuns();
+}
+
+// watchRuns keeps the list of runs current without a reload: it polls GET /api/runs, every
+// second while a listed run is running and every 5 s otherwise, and when a status changed or a
+// run came or went it swaps in the list as the server renders it.
+function watchRuns() {
+  const listed = () => Array.from(document.querySelectorAll("[data-testid=run-row]"));
+  const poll = async () => {
+    if (!document.hidden) {
+      try {
+        const res = await fetch(withToken("/api/runs"), { headers: { "Accept": "application/json" } });
+        const runs = res.ok ? await res.json() : null;
+        const shown = new Map(listed().map((r) => [r.dataset.runId, r.dataset.status]));
+        if (Array.isArray(runs) && (runs.length !== shown.size || runs.some((r) => shown.get(r.id) !== r.status))) {
+          await refreshRunList();
+        }
+      } catch (e) { /* the server is away for now: try again at the next tick */ }
+    }
+    setTimeout(poll, listed().some((r) => r.dataset.status === "running") ? 1000 : 5000);
+  };
+  setTimeout(poll, 1000);
+}
+
+// refreshRunList replaces the list of runs with the one in a freshly rendered index page.
+async function refreshRunList() {
+  const res = await fetch(withToken("/"), { headers: { "Accept": "text/html" } });
+  if (!res.ok) return;
+  // Server-rendered HTML in which all run data is escaped; DOMParser runs no script.
+  const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+  const fresh = doc.querySelector("[data-testid=runs]");
+  const old = document.querySelector("[data-testid=runs]");
+  if (fresh && old) old.replaceWith(document.adoptNode(fresh));
+}

@@ -1,0 +1,100 @@
+// The run page's live side: the websocket that brings the server's HTML fragments, back after a
+// drop from the last event applied, and the elapsed clock while the run goes on.
+
+import { withToken } from "./common.js";
+
+// applyFragment swaps one server-rendered fragment into the page ("replace" its target, or
+// "append" into it) and returns the elements it appended.
+export function applyFragment(f) {
+  const target = document.getElementById(f.target);
+  if (!target || typeof f.html !== "string") return [];
+  // Fragments are server-rendered HTML in which all trace text is escaped.
+  const tpl = document.createElement("template");
+  tpl.innerHTML = f.html;
+  if (f.swap === "append") {
+    const added = [];
+    for (const el of Array.from(tpl.content.children)) {
+      const old = el.id ? document.getElementById(el.id) : null;
+      if (old) old.replaceWith(el); else target.appendChild(el);
+      added.push(el);
+    }
+    return added;
+  }
+  target.replaceWith(tpl.content);
+  return [];
+}
+
+// How often the page of a run that ended interrupted looks whether it was resumed.
+const RESUME_POLL_MS = 3000;
+
+// follow opens run runId's live socket and hands each message to onMessage. After a drop it
+// reconnects, backing off, from the seq lastSeq() returns; once isOver() and the server closed
+// normally, it stops, unless mayResume(): an interrupted run may be resumed in the same trace by
+// the app that runs it, so the page looks again now and then. body[data-live] says how the
+// connection is: connecting, open, reconnecting, waiting (for a resume) or closed.
+export function follow(runId, lastSeq, isOver, mayResume, onMessage) {
+  const body = document.body;
+  let backoff = 0;
+  const reconnect = () => {
+    body.dataset.live = "reconnecting";
+    const delay = Math.min(10000, 500 * Math.pow(2, backoff)) * (0.8 + Math.random() * 0.4);
+    backoff = Math.min(backoff + 1, 8);
+    setTimeout(connect, delay);
+  };
+  const connect = () => {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const url = withToken(proto + "//" + location.host + "/runs/" + encodeURIComponent(runId) +
+      "/live?after=" + lastSeq());
+    let ws;
+    try { ws = new WebSocket(url); } catch (e) { reconnect(); return; }
+    body.dataset.live = "connecting";
+    ws.onopen = () => { body.dataset.live = "open"; };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg.error) {
+        // The server dropped us (e.g. too slow): reconnect from what we applied.
+        ws.close();
+        return;
+      }
+      backoff = 0;
+      onMessage(msg);
+    };
+    ws.onclose = (ev) => {
+      if (isOver() && ev.code === 1000) {
+        if (mayResume()) {
+          body.dataset.live = "waiting";
+          setTimeout(connect, RESUME_POLL_MS);
+          return;
+        }
+        body.dataset.live = "closed";
+        return;
+      }
+      reconnect();
+    };
+  };
+  connect();
+}
+
+// clock formats ms as the header's elapsed time: mm:ss.d, or h:mm:ss.d from an hour on.
+function clock(ms) {
+  const tenths = Math.floor(ms / 100);
+  const h = Math.floor(tenths / 36000), m = Math.floor(tenths / 600) % 60;
+  const s = Math.floor(tenths / 10) % 60, t = tenths % 10;
+  const pad = (n) => String(n).padStart(2, "0");
+  return (h > 0 ? h + ":" + pad(m) : pad(m)) + ":" + pad(s) + "." + t;
+}
+
+// runClock counts the header's elapsed time every tenth of a second until isOver() or the
+// server marks the time ended.
+export function runClock(isOver) {
+  const timer = setInterval(() => {
+    const el = document.getElementById("elapsed");
+    if (!el || isOver() || el.dataset.ended) {
+      if (isOver()) clearInterval(timer);
+      return;
+    }
+    const started = Date.parse(el.dataset.started || "");
+    if (!Number.isNaN(started) && Date.now() >= started) el.textContent = clock(Date.now() - started);
+  }, 100);
+}

@@ -1,0 +1,428 @@
+// The run page: the timeline's filters and selection, the inspector, tabs, keys, the tree's fit
+// and the run controls, kept current by the live socket (live.js).
+
+import { postJSON, setupPace, showError, showPace, pace, startRun, withToken } from "./common.js";
+import { applyFragment, follow, runClock } from "./live.js";
+
+const body = document.body;
+const FIT_KEY = "baton.fit";
+
+const S = {
+  runId: body.dataset.runId || "",
+  seq: Number(body.dataset.seq) || 0,
+  status: body.dataset.status || "running",
+  agent: "", kind: "", text: "",
+  selected: 0,   // seq of the selected timeline row
+  inspected: 0,  // seq shown in the inspector
+  tab: "timeline",
+  paceMS: pace(),   // the run's pace as the server last told it
+  paceWanted: null, // a pace this page is sending or will send next
+  fetch: null,      // the inspector's request in flight
+};
+
+const isFinal = (status) => status !== "" && status !== "running";
+const rowsEl = () => document.getElementById("timeline-rows");
+const allRows = () => Array.from(rowsEl().children);
+const visibleRows = () => allRows().filter((r) => !r.hidden);
+const rowOf = (seq) => document.getElementById("ev-" + seq);
+
+// ---- URL: #seq=12&agent=math_agent&kind=transfer&q=text&tab=session
+
+function readHash() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  S.selected = Number(p.get("seq")) || 0;
+  S.agent = p.get("agent") || "";
+  S.kind = p.get("kind") || "";
+  S.text = p.get("q") || "";
+  S.tab = p.get("tab") === "session" ? "session" : "timeline";
+}
+
+function writeHash() {
+  const p = new URLSearchParams();
+  if (S.selected) p.set("seq", String(S.selected));
+  if (S.agent) p.set("agent", S.agent);
+  if (S.kind) p.set("kind", S.kind);
+  if (S.text) p.set("q", S.text);
+  if (S.tab !== "timeline") p.set("tab", S.tab);
+  const h = p.toString();
+  history.replaceState(null, "", h ? "#" + h : location.pathname + location.search);
+}
+
+// ---- filters
+
+function matches(row) {
+  if (S.agent && row.dataset.agent !== S.agent) return false;
+  if (S.kind && row.dataset.group !== S.kind) return false;
+  if (S.text && !row.textContent.toLowerCase().includes(S.text.toLowerCase())) return false;
+  return true;
+}
+
+function syncFilterInputs() {
+  const a = document.getElementById("filter-agent");
+  if (a) {
+    if (S.agent && !Array.from(a.options).some((o) => o.value === S.agent)) {
+      const o = document.createElement("option");
+      o.value = S.agent;
+      o.textContent = S.agent;
+      a.appendChild(o);
+    }
+    a.value = S.agent;
+  }
+  const k = document.getElementById("filter-kind");
+  if (k) k.value = S.kind;
+  const t = document.getElementById("filter-text");
+  if (t && t.value !== S.text) t.value = S.text;
+}
+
+function applyFilters(rows) {
+  for (const r of rows || allRows()) r.hidden = !matches(r);
+  const count = document.getElementById("filter-count");
+  if (count) {
+    const all = allRows().length;
+    const shown = visibleRows().length;
+    count.textContent = S.agent || S.kind || S.text ? shown + " of " + all : "";
+  }
+  markGraph();
+}
+
+function setFilters(f) {
+  Object.assign(S, f);
+  syncFilterInputs();
+  applyFilters();
+  writeHash();
+}
+
+// markGraph highlights what is selected in the tree: the filtered agent, the selected event.
+function markGraph() {
+  const graph = document.getElementById("graph");
+  if (!graph) return;
+  for (const el of graph.querySelectorAll(".selected")) el.classList.remove("selected");
+  for (const n of graph.querySelectorAll("[data-agent]")) {
+    if (S.agent && n.dataset.agent === S.agent) n.classList.add("selected");
+  }
+  for (const t of graph.querySelectorAll(".transfer")) {
+    if (S.selected && Number(t.dataset.seq) === S.selected) t.classList.add("selected");
+  }
+}
+
+// ---- selection and inspector
+
+function select(seq, opts) {
+  S.selected = seq;
+  for (const r of rowsEl().querySelectorAll(".row.selected")) {
+    r.classList.remove("selected");
+    r.removeAttribute("aria-current");
+  }
+  const row = rowOf(seq);
+  if (row) {
+    row.classList.add("selected");
+    row.setAttribute("aria-current", "true");
+    if (opts && opts.scroll) scrollToRow(row);
+    if (opts && opts.focus) row.focus({ preventScroll: true });
+  }
+  markGraph();
+  writeHash();
+}
+
+// scrollToRow scrolls the timeline, and nothing else, so that row is in view: on a narrow
+// screen, where the page itself scrolls, the header stays where the reader left it.
+function scrollToRow(row) {
+  if (row.hidden) return;
+  const list = rowsEl();
+  const r = row.getBoundingClientRect(), l = list.getBoundingClientRect();
+  if (r.top < l.top) list.scrollTop -= l.top - r.top;
+  else if (r.bottom > l.bottom) list.scrollTop += Math.min(r.bottom - l.bottom, r.top - l.top);
+}
+
+// inspect selects event seq (scrolled into view; focused too with opts.focus) and shows it in
+// the inspector.
+async function inspect(seq, opts) {
+  if (!seq) return;
+  select(seq, Object.assign({ scroll: true }, opts));
+  S.inspected = seq;
+  const panel = document.getElementById("inspector");
+  if (S.fetch) S.fetch.abort();
+  const ctl = new AbortController();
+  S.fetch = ctl;
+  const url = "/runs/" + encodeURIComponent(S.runId) + "/inspector?seq=" + seq;
+  try {
+    const res = await fetch(withToken(url), { signal: ctl.signal, headers: { "Accept": "text/html" } });
+    const text = await res.text();
+    if (S.inspected !== seq) return;
+    if (!res.ok) {
+      let msg = "HTTP " + res.status;
+      try { msg = JSON.parse(text).error || msg; } catch (e) { /* not JSON */ }
+      panel.replaceChildren(errorLine("Event #" + seq + ": " + msg));
+      return;
+    }
+    // The inspector is server-rendered HTML in which all trace text is escaped.
+    const tpl = document.createElement("template");
+    tpl.innerHTML = text;
+    panel.replaceChildren(tpl.content);
+    panel.scrollTop = 0;
+  } catch (e) {
+    if (e.name !== "AbortError") panel.replaceChildren(errorLine("Event #" + seq + ": cannot reach the server"));
+  }
+}
+
+function errorLine(msg) {
+  const p = document.createElement("p");
+  p.className = "error";
+  p.textContent = msg;
+  return p;
+}
+
+// move selects and inspects the visible row dir rows away from the selection; dir may be
+// -Infinity or Infinity for the first or last.
+function move(dir) {
+  const rows = visibleRows();
+  if (rows.length === 0) return;
+  let i = rows.findIndex((r) => Number(r.dataset.seq) === S.selected);
+  if (!Number.isFinite(dir)) {
+    i = dir > 0 ? rows.length - 1 : 0;
+  } else if (i < 0) {
+    // Nothing visible is selected: start from the nearest visible row.
+    i = dir > 0 ? rows.findIndex((r) => Number(r.dataset.seq) > S.selected) : -1;
+    if (i < 0) i = dir > 0 ? 0 : rows.length - 1;
+  } else {
+    i = Math.max(0, Math.min(rows.length - 1, i + dir));
+  }
+  inspect(Number(rows[i].dataset.seq), { focus: true });
+}
+
+// ---- tabs
+
+function showTab(name) {
+  S.tab = name;
+  for (const b of document.querySelectorAll("[role=tab][data-tab]")) {
+    const on = b.dataset.tab === name;
+    b.setAttribute("aria-selected", on ? "true" : "false");
+    const panel = document.getElementById(b.getAttribute("aria-controls"));
+    if (panel) panel.hidden = !on;
+  }
+  writeHash();
+}
+
+// ---- live updates
+
+// following reports whether the timeline shows its last rows, so that new ones should scroll in.
+function following() {
+  const el = rowsEl();
+  return el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+}
+
+// applyMessage brings the page up to a live socket message: fragments, seq, status and pace.
+function applyMessage(msg) {
+  const atHead = following();
+  let added = [];
+  for (const f of msg.fragments || []) added = added.concat(applyFragment(f));
+  if (typeof msg.seq === "number" && msg.seq > S.seq) {
+    S.seq = msg.seq;
+    body.dataset.seq = String(S.seq);
+  }
+  if (typeof msg.status === "string" && msg.status) {
+    const failedNow = msg.status === "failed" && S.status !== "failed";
+    S.status = msg.status;
+    body.dataset.status = msg.status;
+    if (isFinal(S.status)) fixPace();
+    if (failedNow && !S.selected) inspectError();
+  }
+  if (typeof msg.pace_ms === "number" && msg.pace_ms !== S.paceMS && S.paceWanted === null) {
+    // Another page changed the run's pace.
+    S.paceMS = msg.pace_ms;
+    showPace(S.paceMS);
+  }
+  syncFilterInputs();
+  applyFilters(added);
+  if (S.selected) select(S.selected, {});
+  const btn = document.getElementById("follow");
+  if (added.length > 0 && atHead) rowsEl().scrollTop = rowsEl().scrollHeight;
+  // "New events" is for a run still going on: once it ends, nothing new arrives to follow.
+  if (btn) btn.hidden = atHead || isFinal(S.status) || (added.length === 0 && btn.hidden);
+}
+
+// sendPace sets the run's pace to ms. One request at a time, the latest value last, so the
+// server ends at what the slider shows however fast the keys or the mouse move it.
+async function sendPace(ms) {
+  if (isFinal(S.status)) return;
+  const busy = S.paceWanted !== null;
+  S.paceWanted = ms;
+  if (busy) return;
+  while (S.paceWanted !== null) {
+    const want = S.paceWanted;
+    const r = await postJSON("/api/runs/" + encodeURIComponent(S.runId) + "/pace", { pace_ms: want });
+    showError(document.getElementById("form-error"), r.ok ? "" : (r.data.error || "could not change the pace"));
+    if (r.ok) S.paceMS = want;
+    if (!r.ok || S.paceWanted === want) S.paceWanted = null;
+  }
+  showPace(S.paceMS);
+}
+
+// fixPace disables the pace slider: the run is over, its pace is what it was.
+function fixPace() {
+  const input = document.getElementById("pace");
+  if (input) input.disabled = true;
+}
+
+// inspectError selects the event that shows why the run failed, if the header names one.
+function inspectError() {
+  const jump = document.querySelector("[data-testid=jump-to-error]");
+  if (jump) inspect(Number(jump.dataset.seq));
+}
+
+// ---- graph fit
+
+function setupFit() {
+  const box = document.getElementById("graph-scroll");
+  const btn = document.getElementById("fit-toggle");
+  if (!box || !btn) return;
+  const set = (fit) => {
+    box.classList.toggle("fit", fit);
+    btn.setAttribute("aria-pressed", fit ? "true" : "false");
+    btn.textContent = fit ? "Fit" : "1:1";
+    // At 1:1 a wide tree pans: start with its root (drawn centred on top) in view.
+    if (!fit) box.scrollLeft = (box.scrollWidth - box.clientWidth) / 2;
+  };
+  let fit = localStorage.getItem(FIT_KEY);
+  if (fit === null) {
+    // Fit unless that would shrink the tree's 15px text below about 10px.
+    const g = document.getElementById("graph");
+    const w = g ? Number(g.dataset.width) : 0;
+    const h = g ? Number(g.dataset.height) : 0;
+    const scale = Math.min(w ? box.clientWidth / w : 1, h ? box.clientHeight / h : 1);
+    fit = scale > 0.65 ? "1" : "0";
+  }
+  set(fit === "1");
+  btn.addEventListener("click", () => {
+    const next = !box.classList.contains("fit");
+    localStorage.setItem(FIT_KEY, next ? "1" : "0");
+    set(next);
+  });
+}
+
+// ---- events
+
+function onGraphActivate(target) {
+  const edge = target.closest(".transfer, .transfer-badge, .at-arrow.seen");
+  if (edge && Number(edge.dataset.seq) > 0) {
+    inspect(Number(edge.dataset.seq));
+    return true;
+  }
+  const node = target.closest(".node");
+  if (node) {
+    const agent = node.dataset.agent || "";
+    setFilters({ agent: S.agent === agent ? "" : agent });
+    if (Number(node.dataset.seq) > 0) inspect(Number(node.dataset.seq));
+    return true;
+  }
+  return false;
+}
+
+function isTyping(el) {
+  return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+}
+
+function onKey(ev) {
+  if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (isTyping(ev.target)) {
+    if (ev.key === "Escape") ev.target.blur();
+    return;
+  }
+  const inGraph = ev.target.closest && ev.target.closest("#graph");
+  const inTimeline = ev.target.closest && ev.target.closest("#timeline-rows");
+  switch (ev.key) {
+    case "j": move(1); break;
+    case "k": move(-1); break;
+    case "ArrowDown": if (!inTimeline) return; move(1); break;
+    case "ArrowUp": if (!inTimeline) return; move(-1); break;
+    case "Home": if (!inTimeline) return; move(-Infinity); break;
+    case "End": if (!inTimeline) return; move(Infinity); break;
+    case "/": {
+      const t = document.getElementById("filter-text");
+      if (S.tab !== "timeline") showTab("timeline");
+      if (t) t.focus();
+      break;
+    }
+    case "Enter":
+    case " ":
+      if (inGraph && onGraphActivate(ev.target)) break;
+      if (ev.key === "Enter" && !ev.target.closest("button, a") && S.selected) { inspect(S.selected); break; }
+      return;
+    case "Escape": setFilters({ agent: "", kind: "", text: "" }); break;
+    default: return;
+  }
+  ev.preventDefault();
+}
+
+// onClick handles the page's clicks: links to events, tabs, the tree, rows, "New events".
+function onClick(ev) {
+  const link = ev.target.closest(".seq-link");
+  if (link) {
+    // A jump shows its row: clear the filters that hide it.
+    const row = rowOf(link.dataset.seq);
+    if (row && row.hidden) setFilters({ agent: "", kind: "", text: "" });
+    inspect(Number(link.dataset.seq));
+    return;
+  }
+  const tab = ev.target.closest("[role=tab][data-tab]");
+  if (tab) { showTab(tab.dataset.tab); return; }
+  if (ev.target.closest("#graph")) { onGraphActivate(ev.target); return; }
+  const row = ev.target.closest("#timeline-rows .row");
+  if (row) { inspect(Number(row.dataset.seq)); return; }
+  if (ev.target.closest("#follow")) {
+    rowsEl().scrollTop = rowsEl().scrollHeight;
+    ev.target.closest("#follow").hidden = true;
+  }
+}
+
+// initRun wires the run page and, while the run goes on, follows it live.
+export function initRun() {
+  readHash();
+  syncFilterInputs();
+  applyFilters();
+  showTab(S.tab);
+  if (S.selected) {
+    inspect(S.selected);
+  } else if (S.status === "failed") {
+    inspectError();
+  } else if (!isFinal(S.status)) {
+    // Joining a live run: follow its head, as if one had watched from the start.
+    rowsEl().scrollTop = rowsEl().scrollHeight;
+  }
+  setupFit();
+  setupPace(sendPace);
+  if (isFinal(S.status)) fixPace(); // the run may have ended just as the page was rendered
+  const dl = document.getElementById("download-json");
+  if (dl) dl.href = withToken(dl.getAttribute("href")); // a no-op without a token
+
+  document.getElementById("run-again").addEventListener("click", (ev) => {
+    startRun(body.dataset.flow || "", body.dataset.input || "", document.getElementById("form-error"), ev.currentTarget);
+  });
+  document.addEventListener("click", onClick);
+  document.addEventListener("change", (ev) => {
+    if (ev.target.id === "filter-agent") setFilters({ agent: ev.target.value });
+    if (ev.target.id === "filter-kind") setFilters({ kind: ev.target.value });
+  });
+  document.addEventListener("input", (ev) => {
+    if (ev.target.id === "filter-text") setFilters({ text: ev.target.value });
+  });
+  document.addEventListener("keydown", onKey);
+  rowsEl().addEventListener("scroll", () => {
+    const btn = document.getElementById("follow");
+    if (btn && following()) btn.hidden = true;
+  });
+  window.addEventListener("hashchange", () => {
+    const before = S.selected;
+    readHash();
+    syncFilterInputs();
+    applyFilters();
+    showTab(S.tab);
+    if (S.selected && S.selected !== before) inspect(S.selected);
+  });
+
+  const mayResume = () => S.status === "interrupted";
+  if (!isFinal(S.status) || mayResume()) {
+    runClock(() => isFinal(S.status));
+    follow(S.runId, () => S.seq, () => isFinal(S.status), mayResume, applyMessage);
+  }
+}
