@@ -26,13 +26,19 @@ var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// record runs flow at zero pace and returns the recorded trace.
+// record runs flow's default input at zero pace and returns the recorded trace.
 func record(t *testing.T, flow agents.Flow, streaming bool) traces.Trace {
+	t.Helper()
+	return recordInput(t, flow, flow.DefaultInput, streaming)
+}
+
+// recordInput runs flow on input at zero pace and returns the recorded trace.
+func recordInput(t *testing.T, flow agents.Flow, input string, streaming bool) traces.Trace {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rec := traces.NewRecording(traces.Run{ID: "r-test", Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents, 0)
-	agents.RunFlow(ctx, flow, flow.DefaultInput, agents.Options{Streaming: streaming}, rec)
+	rec := traces.NewRecording(traces.Run{ID: "r-test", Flow: flow.Name, Input: input, Model: "scripted"}, flow.Agents, 0)
+	agents.RunFlow(ctx, flow, input, agents.Options{Streaming: streaming}, rec)
 	return rec.Snapshot()
 }
 
@@ -41,7 +47,7 @@ func record(t *testing.T, flow agents.Flow, streaming bool) traces.Trace {
 // or durations.
 func traceStory(tr traces.Trace) string {
 	var b strings.Builder
-	for i, e := range branchOrder(tr) {
+	for i, e := range errorBeforeEnd(branchOrder(tr)) {
 		fmt.Fprintf(&b, "%3d %-17s %-15s [%s]", i+1, e.Kind, e.Agent, strings.Join(e.RunPath, ">"))
 		switch {
 		case e.Transfer != nil:
@@ -94,6 +100,19 @@ func branchOrder(tr traces.Trace) []traces.Event {
 	return events
 }
 
+// errorBeforeEnd puts an error recorded right after its agent's agent.finished before it. Recorder
+// gap: eino reports a transfer it refuses only on the Runner's stream, after the agent's own
+// events; the recorder blames the agent that transferred, but records the error before or after
+// that agent's end from run to run. Stories show it before, as for the agent's other errors.
+func errorBeforeEnd(events []traces.Event) []traces.Event {
+	for i := 1; i < len(events); i++ {
+		if e, prev := events[i], events[i-1]; e.Kind == traces.KindError && prev.Kind == traces.KindAgentFinished && prev.Agent == e.Agent {
+			events[i-1], events[i] = e, prev
+		}
+	}
+	return events
+}
+
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
@@ -117,7 +136,7 @@ func TestRecorderStory(t *testing.T) {
 			skipRecordedBreakLoop(t, flow)
 			tr := record(t, flow, false)
 			golden(t, flow.Name+".story", []byte(traceStory(tr)))
-			checkTrace(t, tr)
+			checkTrace(t, tr, wantStatus(flow.Name))
 			// Streaming changes how replies travel, not what happened: same story, every time.
 			if gap, ok := streamingStoryGaps[flow.Name]; ok {
 				t.Logf("streaming reruns not compared (recorder gap): %s", gap)
@@ -141,14 +160,25 @@ var streamingStoryGaps = map[string]string{
 	"agenttool-exit": "shipping_agent's agent.finished may come after orders_desk's agenttool.exited",
 }
 
-// checkTrace asserts what every recorded trace must satisfy.
-func checkTrace(t *testing.T, tr traces.Trace) {
+// failingFlows are the catalogue flows whose default input makes the run fail, on purpose.
+var failingFlows = map[string]bool{"transfer-unknown": true, "failing": true}
+
+// wantStatus is how a run of the named catalogue flow's default input ends.
+func wantStatus(flow string) traces.Status {
+	if failingFlows[flow] {
+		return traces.StatusFailed
+	}
+	return traces.StatusCompleted
+}
+
+// checkTrace asserts what every recorded trace must satisfy, and that the run ended with status.
+func checkTrace(t *testing.T, tr traces.Trace, status traces.Status) {
 	t.Helper()
 	if err := traces.Validate(tr); err != nil {
 		t.Fatalf("invalid trace: %v", err)
 	}
-	if tr.Run.Status != traces.StatusCompleted {
-		t.Fatalf("run %s: %s", tr.Run.Status, tr.Run.Error)
+	if tr.Run.Status != status {
+		t.Fatalf("run %s (%s), want %s", tr.Run.Status, tr.Run.Error, status)
 	}
 	models := 0
 	for _, e := range tr.Events {
@@ -429,6 +459,6 @@ func TestRecorderWorkflow(t *testing.T) {
 	for _, streaming := range []bool{false, true} {
 		tr := record(t, f, streaming)
 		golden(t, "sequential.story", []byte(traceStory(tr)))
-		checkTrace(t, tr)
+		checkTrace(t, tr, traces.StatusCompleted)
 	}
 }

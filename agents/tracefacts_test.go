@@ -20,9 +20,15 @@ type facts struct {
 // recordFacts runs flow's default input at zero pace, recorded, and checks the trace is valid.
 func recordFacts(t *testing.T, name string, streaming bool) facts {
 	t.Helper()
+	return recordInputFacts(t, name, mustFlow(t, name).DefaultInput, streaming)
+}
+
+// recordInputFacts runs flow on input at zero pace, recorded, and checks the trace is valid.
+func recordInputFacts(t *testing.T, name, input string, streaming bool) facts {
+	t.Helper()
 	flow := mustFlow(t, name)
 	skipRecordedBreakLoop(t, flow)
-	tr := record(t, flow, streaming)
+	tr := recordInput(t, flow, input, streaming)
 	if err := traces.Validate(tr); err != nil {
 		t.Fatalf("invalid trace: %v", err)
 	}
