@@ -131,3 +131,49 @@ func TestAgentToolSilentFlow(t *testing.T) {
 		}
 	})
 }
+
+// promptTokens sums the prompt tokens of agent's model calls.
+func (f facts) promptTokens(agent string) int {
+	n := 0
+	for _, e := range f.of(traces.KindModelFinished, agent) {
+		n += e.Model.Usage.PromptTokens
+	}
+	return n
+}
+
+// TestSupervisorAgentToolFlow compares the supervisor-agenttool flow with the supervisor flow:
+// the same job and answer, by AgentTool calls instead of transfers.
+func TestSupervisorAgentToolFlow(t *testing.T) {
+	if a, b := mustFlow(t, "supervisor"), mustFlow(t, "supervisor-agenttool"); a.DefaultInput != b.DefaultInput {
+		t.Fatalf("the two flows have different jobs: %q and %q", a.DefaultInput, b.DefaultInput)
+	}
+	modes(t, func(t *testing.T, streaming bool) {
+		byTransfer := recordFacts(t, "supervisor", streaming)
+		f := recordFacts(t, "supervisor-agenttool", streaming)
+		f.requireStatus(traces.StatusCompleted)
+		if got := f.transfers(); len(got) != 0 || len(byTransfer.transfers()) != 4 {
+			t.Errorf("transfers %v here, %v in the supervisor flow; want none and 4", got, byTransfer.transfers())
+		}
+		assertEqual(t, "agent starts", f.starts(), []string{"supervisor via run", "research_agent via agenttool", "math_agent via agenttool"})
+		for _, tool := range []string{"divide", "multiply"} {
+			if got, want := f.toolResult(tool), byTransfer.toolResult(tool); got != want {
+				t.Errorf("%s returned %q, %q in the supervisor flow", tool, got, want)
+			}
+		}
+		if got := f.lastReply("supervisor"); !strings.Contains(got, "7.87%") || got != byTransfer.lastReply("supervisor") {
+			t.Errorf("final answer %q differs from the supervisor flow's %q", got, byTransfer.lastReply("supervisor"))
+		}
+		// math_agent is fed only its request here, research_agent's work as context there.
+		entered, _ := f.frame("math_agent")
+		in := f.modelInputs("math_agent")[0]
+		if contextFrom(in, "research_agent") || !hasContent(in, f.tr.Events[entered].AgentTool.Request) {
+			t.Errorf("math_agent should see its request and nothing of research_agent's:%s", joined(in))
+		}
+		if !contextFrom(byTransfer.modelInputs("math_agent")[0], "research_agent") {
+			t.Error("in the supervisor flow math_agent should see research_agent's work")
+		}
+		if here, there := f.promptTokens("math_agent"), byTransfer.promptTokens("math_agent"); here >= there {
+			t.Errorf("math_agent read %d prompt tokens here, %d in the supervisor flow: want fewer here", here, there)
+		}
+	})
+}
