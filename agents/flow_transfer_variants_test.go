@@ -42,3 +42,31 @@ func TestTransferUnknownFlow(t *testing.T) {
 		}
 	})
 }
+
+// TestTransferNoReturnFlow: the child built WithDisallowTransferToParent gets no transfer tool and
+// no list of agents, so the run ends with it; its sibling can go back.
+func TestTransferNoReturnFlow(t *testing.T) {
+	modes(t, func(t *testing.T, streaming bool) {
+		f := recordFacts(t, "transfer-noreturn", streaming)
+		f.requireStatus(traces.StatusCompleted)
+		assertEqual(t, "transfers", f.transfers(), []string{"intake -> legal_agent (llm)"})
+		for _, e := range f.of(traces.KindModelStarted, "legal_agent") {
+			assertEqual(t, "legal_agent's tools", e.Model.Tools, []string{"read_contract"})
+			if strings.Contains(e.Model.Input[0].Content, "Available other agents") {
+				t.Errorf("legal_agent's instruction lists agents to transfer to: %q", e.Model.Input[0].Content)
+			}
+		}
+		if ends := f.of(traces.KindAgentFinished, ""); ends[len(ends)-1].Agent != "legal_agent" {
+			t.Errorf("the run ended with %s, want legal_agent", ends[len(ends)-1].Agent)
+		}
+
+		f = recordInputFacts(t, "transfer-noreturn", "What is your pricing for the business plan?", streaming)
+		f.requireStatus(traces.StatusCompleted)
+		assertEqual(t, "transfers", f.transfers(), []string{"intake -> sales_agent (llm)", "sales_agent -> intake (llm)"})
+		sales := f.of(traces.KindModelStarted, "sales_agent")[0].Model
+		assertEqual(t, "sales_agent's tools", sales.Tools, []string{"get_pricing", "transfer_to_agent"})
+		if !strings.Contains(sales.Input[0].Content, "Agent name: intake") {
+			t.Errorf("sales_agent's instruction does not list its parent: %q", sales.Input[0].Content)
+		}
+	})
+}
