@@ -1,6 +1,7 @@
 package agents_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -67,6 +68,58 @@ func TestTransferNoReturnFlow(t *testing.T) {
 		assertEqual(t, "sales_agent's tools", sales.Tools, []string{"get_pricing", "transfer_to_agent"})
 		if !strings.Contains(sales.Input[0].Content, "Agent name: intake") {
 			t.Errorf("sales_agent's instruction does not list its parent: %q", sales.Input[0].Content)
+		}
+	})
+}
+
+// TestTransferSkipFlow: with WithSkipTransferMessages the target is fed the others' messages but
+// not the transfer, nor the text of the message that called it.
+func TestTransferSkipFlow(t *testing.T) {
+	flow := mustFlow(t, "transfer-skip")
+	plain := flow
+	plain.RunOptions = nil
+	modes(t, func(t *testing.T, streaming bool) {
+		f := recordFacts(t, "transfer-skip", streaming)
+		f.requireStatus(traces.StatusCompleted)
+		assertEqual(t, "transfers", f.transfers(), []string{"reception -> housekeeping (llm)"})
+		in := f.modelInputs("housekeeping")[0][1:] // after the system prompt, which names the transfer tool
+		if !hasContent(in, "`find_booking` tool returned result") || hasContent(in, "transfer_to_agent") || hasContent(in, "You are in room 412") {
+			t.Errorf("housekeeping should get the lookup and nothing of the transfer message:%s", joined(in))
+		}
+		if start := f.of(traces.KindAgentStarted, "housekeeping")[0]; hasContent(start.AgentRun.Input, "transfer_to_agent") {
+			t.Errorf("agent.started shows transfer messages housekeeping was not fed:%s", joined(start.AgentRun.Input))
+		}
+		if got := f.toolResult("schedule_cleaning"); got != "room 412 will be cleaned at 14:00." {
+			t.Errorf("schedule_cleaning returned %q", got)
+		}
+
+		without := facts{t: t, tr: record(t, plain, streaming)}
+		in = without.modelInputs("housekeeping")[0]
+		if !hasContent(in, "called tool: `transfer_to_agent`") || !hasContent(in, "You are in room 412") {
+			t.Errorf("without the option housekeeping should be fed the transfer message:%s", joined(in))
+		}
+	})
+}
+
+// TestTransferRewriterFlow: the target's history rewriter decides what it is fed.
+func TestTransferRewriterFlow(t *testing.T) {
+	modes(t, func(t *testing.T, streaming bool) {
+		f := recordFacts(t, "transfer-rewriter", streaming)
+		f.requireStatus(traces.StatusCompleted)
+		assertEqual(t, "transfers", f.transfers(), []string{"reception -> housekeeping (llm)"})
+		in := f.modelInputs("housekeeping")[0]
+		var roles []string
+		for _, m := range in {
+			roles = append(roles, m.Role)
+		}
+		assertEqual(t, "housekeeping's input roles", roles, []string{"system", "user", "user"})
+		if in[1].Content != mustFlow(t, "transfer-rewriter").DefaultInput ||
+			in[2].Content != "Handoff note: [reception] Booking B-2291: Ana Lima, room 412, 3 nights from 14 March." {
+			t.Errorf("housekeeping was not fed the user's request and the handoff note:%s", joined(in))
+		}
+		start := f.of(traces.KindAgentStarted, "housekeeping")[0]
+		if !reflect.DeepEqual(start.AgentRun.Input, in[1:]) {
+			t.Errorf("agent.started shows another input than the rewritten one:%s", joined(start.AgentRun.Input))
 		}
 	})
 }
