@@ -123,3 +123,29 @@ func TestTransferRewriterFlow(t *testing.T) {
 		}
 	})
 }
+
+// TestFailingFlow: a tool's error fails the run with that error, drawn on the tool call, the
+// agent's end and the run.
+func TestFailingFlow(t *testing.T) {
+	modes(t, func(t *testing.T, streaming bool) {
+		f := recordFacts(t, "failing", streaming)
+		f.requireFailure("db_agent", "run_migrations", `column "plan" of relation "accounts" already exists`)
+		var failed []string
+		for _, e := range f.of(traces.KindToolFinished, "") {
+			if e.Tool.Error != "" {
+				failed = append(failed, e.Agent+" "+e.Tool.Name)
+				if !strings.Contains(e.Tool.Error, `column "plan" of relation "accounts" already exists`) {
+					t.Errorf("the failed call's error %q is not the tool's", e.Tool.Error)
+				}
+			}
+		}
+		assertEqual(t, "failed tool calls", failed, []string{"db_agent run_migrations"})
+		ends := f.of(traces.KindAgentFinished, "db_agent")
+		if len(ends) != 1 || ends[0].AgentRun.Error != f.tr.Run.Error {
+			t.Errorf("db_agent's end %+v does not carry the run's error", ends)
+		}
+		if got := f.of(traces.KindModelStarted, "db_agent"); len(got) != 2 {
+			t.Errorf("db_agent's model was called %d times, want 2: the error is not handed back to it", len(got))
+		}
+	})
+}
