@@ -69,28 +69,20 @@ func buildAgentToolExit(ctx context.Context, models ModelFor) (adk.Agent, error)
 	if err := errors.Join(rt.err, st.err); err != nil {
 		return nil, err
 	}
-	refundTools := rt.toolsConfig()
-	refund, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
-		Name: "refund_agent", Description: refundDesc, ToolsConfig: refundTools, Exit: adk.ExitTool{},
+	built, err := newChatAgents(ctx, models, adk.ChatModelAgentConfig{
+		Name: "refund_agent", Description: refundDesc, ToolsConfig: rt.toolsConfig(), Exit: adk.ExitTool{},
 		Instruction: "You issue refunds with issue_refund, then end with exit, giving the outcome as final_result.",
-	})
-	if err != nil {
-		return nil, err
-	}
-	desk, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	}, adk.ChatModelAgentConfig{
 		Name: "orders_desk", Description: ordersDesc,
 		Instruction: "You answer questions about orders. Transfer delivery questions to shipping_agent.",
-	})
-	if err != nil {
-		return nil, err
-	}
-	shipping, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	}, adk.ChatModelAgentConfig{
 		Name: "shipping_agent", Description: shippingDesc, ToolsConfig: st.toolsConfig(),
 		Instruction: "You track parcels with track_parcel and say when they arrive.",
 	})
 	if err != nil {
 		return nil, err
 	}
+	refund, desk, shipping := built[0], built[1], built[2]
 	orders, err := adk.SetSubAgents(ctx, desk, []adk.Agent{shipping})
 	if err != nil {
 		return nil, fmt.Errorf("set sub-agents of orders_desk: %w", err)

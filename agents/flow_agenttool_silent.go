@@ -67,20 +67,17 @@ func buildAgentToolSilent(ctx context.Context, models ModelFor) (adk.Agent, erro
 	if err := errors.Join(ft.err, ht.err); err != nil {
 		return nil, err
 	}
-	flight, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	built, err := newChatAgents(ctx, models, adk.ChatModelAgentConfig{
 		Name: "flight_agent", Description: flightDesc, ToolsConfig: ft.toolsConfig(),
 		Instruction: "You find the best return flight with search_flights.",
-	})
-	if err != nil {
-		return nil, err
-	}
-	hotel, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	}, adk.ChatModelAgentConfig{
 		Name: "hotel_agent", Description: hotelDesc, ToolsConfig: ht.toolsConfig(),
 		Instruction: "You find the best central hotel with search_hotels.",
 	})
 	if err != nil {
 		return nil, err
 	}
+	flight, hotel := built[0], built[1]
 	var conf adk.ToolsConfig
 	conf.Tools = []tool.BaseTool{adk.NewAgentTool(ctx, flight), adk.NewAgentTool(ctx, hotel)}
 	conf.ExecuteSequentially = true // EmitInternalEvents stays off: the callees' events stay off the stream

@@ -63,20 +63,17 @@ func buildFailing(ctx context.Context, models ModelFor) (adk.Agent, error) {
 	if err := errors.Join(rt.err, dt.err); err != nil {
 		return nil, err
 	}
-	release, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	built, err := newChatAgents(ctx, models, adk.ChatModelAgentConfig{
 		Name: "release_manager", Description: releaseDesc, ToolsConfig: rt.toolsConfig(),
 		Instruction: "You run releases: check CI with check_ci, then transfer the database work to db_agent.",
-	})
-	if err != nil {
-		return nil, err
-	}
-	db, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	}, adk.ChatModelAgentConfig{
 		Name: "db_agent", Description: dbDesc, ToolsConfig: dt.toolsConfig(),
 		Instruction: "You back the database up with backup_database, then migrate it with run_migrations.",
 	})
 	if err != nil {
 		return nil, err
 	}
+	release, db := built[0], built[1]
 	root, err := adk.SetSubAgents(ctx, release, []adk.Agent{db})
 	if err != nil {
 		return nil, fmt.Errorf("set sub-agents of release_manager: %w", err)

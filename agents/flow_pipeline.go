@@ -98,13 +98,9 @@ func buildPipeline(ctx context.Context, models ModelFor) (adk.Agent, error) {
 		Name: "fact_checker", Description: factCheckerDesc, ToolsConfig: ft.toolsConfig(),
 		Instruction: "You check changes against their pull requests with verify_prs, then hand back to editor.",
 	}}
-	stage := make([]adk.Agent, len(confs))
-	for i, c := range confs {
-		a, err := NewChatAgent(ctx, models, c)
-		if err != nil {
-			return nil, err
-		}
-		stage[i] = a
+	stage, err := newChatAgents(ctx, models, confs...)
+	if err != nil {
+		return nil, err
 	}
 	team, err := adk.SetSubAgents(ctx, stage[2], []adk.Agent{stage[3]})
 	if err != nil {

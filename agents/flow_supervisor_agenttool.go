@@ -31,7 +31,7 @@ func init() {
 				SayAndDo("I need both GDP figures first.", Ask("research_agent", "Find the GDP of the US and of New York State in 2024.")),
 				SayAndDo("Got the figures: US $29.18T and New York $2.297T.",
 					Ask("math_agent", "What percentage of 29.18 trillion is 2.297 trillion?")),
-				Say("In 2024 the US GDP was about $29.18 trillion and New York State's about $2.297 trillion, " +
+				Say("In 2024 the US GDP was about $29.18 trillion and New York State's about $2.297 trillion, "+
 					"so New York produced roughly 7.87% of US GDP."),
 			),
 			"research_agent": researchScript,

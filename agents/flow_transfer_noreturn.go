@@ -68,27 +68,20 @@ func buildTransferNoReturn(ctx context.Context, models ModelFor) (adk.Agent, err
 	if err := errors.Join(lt.err, st.err); err != nil {
 		return nil, err
 	}
-	intake, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	built, err := newChatAgents(ctx, models, adk.ChatModelAgentConfig{
 		Name: "intake", Description: intakeDesc,
 		Instruction: "You route requests: contract questions to legal_agent, prices to sales_agent.",
-	})
-	if err != nil {
-		return nil, err
-	}
-	legal, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	}, adk.ChatModelAgentConfig{
 		Name: "legal_agent", Description: legalDesc, ToolsConfig: lt.toolsConfig(),
 		Instruction: "You answer contract questions from the contract, with read_contract.",
-	})
-	if err != nil {
-		return nil, err
-	}
-	sales, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	}, adk.ChatModelAgentConfig{
 		Name: "sales_agent", Description: salesDesc, ToolsConfig: st.toolsConfig(),
 		Instruction: "You quote prices with get_pricing, then hand the conversation back to intake.",
 	})
 	if err != nil {
 		return nil, err
 	}
+	intake, legal, sales := built[0], built[1], built[2]
 	oneWay := adk.AgentWithOptions(ctx, legal, adk.WithDisallowTransferToParent())
 	root, err := adk.SetSubAgents(ctx, intake, []adk.Agent{oneWay, sales})
 	if err != nil {

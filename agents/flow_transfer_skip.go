@@ -65,20 +65,17 @@ func buildHotel(ctx context.Context, models ModelFor, opts ...adk.AgentOption) (
 	if err := errors.Join(rt.err, ht.err); err != nil {
 		return nil, err
 	}
-	reception, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	built, err := newChatAgents(ctx, models, adk.ChatModelAgentConfig{
 		Name: "reception", Description: receptionDesc, ToolsConfig: rt.toolsConfig(),
 		Instruction: "You greet guests, find their booking with find_booking and transfer them to the right service.",
-	})
-	if err != nil {
-		return nil, err
-	}
-	housekeeping, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	}, adk.ChatModelAgentConfig{
 		Name: "housekeeping", Description: housekeepingDesc, ToolsConfig: ht.toolsConfig(),
 		Instruction: "You schedule room cleaning with schedule_cleaning, for the guest's room.",
 	})
 	if err != nil {
 		return nil, err
 	}
+	reception, housekeeping := built[0], built[1]
 	root, err := adk.SetSubAgents(ctx, reception, []adk.Agent{adk.AgentWithOptions(ctx, housekeeping, opts...)})
 	if err != nil {
 		return nil, fmt.Errorf("set sub-agents of reception: %w", err)

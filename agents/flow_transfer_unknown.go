@@ -58,27 +58,20 @@ func buildTransferUnknown(ctx context.Context, models ModelFor) (adk.Agent, erro
 	if tt.err != nil {
 		return nil, tt.err
 	}
-	helpdesk, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	built, err := newChatAgents(ctx, models, adk.ChatModelAgentConfig{
 		Name: "helpdesk", Description: helpdeskDesc,
 		Instruction: "You route requests: transfer each to the agent best suited to it.",
-	})
-	if err != nil {
-		return nil, err
-	}
-	billing, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	}, adk.ChatModelAgentConfig{
 		Name: "billing_agent", Description: billingDesc,
 		Instruction: "You handle invoices, charges and refunds.",
-	})
-	if err != nil {
-		return nil, err
-	}
-	tech, err := NewChatAgent(ctx, models, adk.ChatModelAgentConfig{
+	}, adk.ChatModelAgentConfig{
 		Name: "tech_agent", Description: techDesc, ToolsConfig: tt.toolsConfig(),
 		Instruction: "You handle logins and passwords with reset_password.",
 	})
 	if err != nil {
 		return nil, err
 	}
+	helpdesk, billing, tech := built[0], built[1], built[2]
 	root, err := adk.SetSubAgents(ctx, helpdesk, []adk.Agent{billing, tech})
 	if err != nil {
 		return nil, fmt.Errorf("set sub-agents of helpdesk: %w", err)

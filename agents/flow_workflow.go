@@ -106,13 +106,13 @@ func buildWorkflow(ctx context.Context, models ModelFor) (adk.Agent, error) {
 		{Name: "announcer", Description: announcerDesc,
 			Instruction: "You publish the announcement as approved. Approved announcement: {" + approvedKey + "}"},
 	}
+	built, err := newChatAgents(ctx, models, confs...)
+	if err != nil {
+		return nil, err
+	}
 	agent := map[string]adk.Agent{}
-	for _, c := range confs {
-		a, err := NewChatAgent(ctx, models, c)
-		if err != nil {
-			return nil, err
-		}
-		agent[c.Name] = a
+	for i, c := range confs {
+		agent[c.Name] = built[i]
 	}
 	scouting, err := adk.NewParallelAgent(ctx, &adk.ParallelAgentConfig{Name: "scouting", Description: scoutingDesc,
 		SubAgents: []adk.Agent{agent["market_scout"], agent["tech_scout"]}})
