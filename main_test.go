@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -64,7 +65,7 @@ func TestCommandErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown flow", []string{"run", "nope"}, `unknown flow "nope"; known flows: agenttool, supervisor, transfer`},
+		{"unknown flow", []string{"run", "nope"}, `unknown flow "nope"; known flows: ` + strings.Join(flowNames(), ", ")},
 		{"run without flow", []string{"run"}, "run needs a flow name"},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 		{"bad flag", []string{"run", "supervisor", "--colour"}, "flag provided but not defined: -colour"},
@@ -93,11 +94,20 @@ func TestFlowsLists(t *testing.T) {
 	if code := run(context.Background(), []string{"flows"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	for _, name := range []string{"agenttool", "supervisor", "transfer"} {
+	for _, name := range flowNames() {
 		if !strings.Contains(stdout.String(), name) {
 			t.Errorf("flows output lacks %s:\n%s", name, stdout.String())
 		}
 	}
+}
+
+// flowNames lists the catalogue's flows, in its order.
+func flowNames() []string {
+	var names []string
+	for _, f := range agents.Catalogue() {
+		names = append(names, f.Name)
+	}
+	return names
 }
 
 // lockedBuffer is a bytes.Buffer that a command writes while a test reads it.

@@ -27,6 +27,9 @@ type Flow struct {
 	Scripts map[string]Script
 	// Build returns the flow's root agent; every chat model agent gets its model from models.
 	Build func(ctx context.Context, models ModelFor) (adk.Agent, error)
+	// RunOptions are passed to every run of the flow, for mechanisms eino sets per run (such as
+	// adk.WithSkipTransferMessages); nil for most flows.
+	RunOptions []adk.AgentRunOption
 }
 
 // ModelFor returns the chat model the named agent should use.

@@ -35,6 +35,19 @@ func NewChatAgent(ctx context.Context, models ModelFor, conf adk.ChatModelAgentC
 	return a, nil
 }
 
+// newChatAgents builds the chat model agents confs describe, in order, as NewChatAgent does.
+func newChatAgents(ctx context.Context, models ModelFor, confs ...adk.ChatModelAgentConfig) ([]adk.Agent, error) {
+	agents := make([]adk.Agent, len(confs))
+	for i, c := range confs {
+		a, err := NewChatAgent(ctx, models, c)
+		if err != nil {
+			return nil, err
+		}
+		agents[i] = a
+	}
+	return agents, nil
+}
+
 // toolBox collects tools made with utils.InferTool, keeping the first error so a flow's Build
 // checks once instead of after every tool.
 type toolBox struct {

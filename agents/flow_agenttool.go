@@ -123,15 +123,7 @@ func newCallees(ctx context.Context, models ModelFor) ([]adk.Agent, error) {
 			return nil, box.err
 		}
 	}
-	agents := make([]adk.Agent, len(confs))
-	for i, c := range confs {
-		a, err := NewChatAgent(ctx, models, c)
-		if err != nil {
-			return nil, err
-		}
-		agents[i] = a
-	}
-	return agents, nil
+	return newChatAgents(ctx, models, confs...)
 }
 
 // searchArg is web_search's argument.

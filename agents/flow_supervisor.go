@@ -22,6 +22,8 @@ const (
 	supervisorDesc = "Coordinates the specialists: hands each part of the task to the right one and writes the final answer."
 	researchDesc   = "Finds facts and figures with a web search."
 	mathDesc       = "Does arithmetic exactly with calculator tools."
+	// supervisorInput is the job of the supervisor and supervisor-agenttool flows.
+	supervisorInput = "Find US and NY GDP in 2024. What % of US GDP was NY?"
 )
 
 func init() {
@@ -33,7 +35,7 @@ func init() {
 			"wrapped with AgentWithDeterministicTransferTo, so when it finishes eino itself emits a transfer back " +
 			"to the supervisor. All agents share one history; a specialist sees the others' messages as " +
 			"\"For context:\" user messages.",
-		DefaultInput: "Find US and NY GDP in 2024. What % of US GDP was NY?",
+		DefaultInput: supervisorInput,
 		Agents: []traces.Agent{
 			{Name: "supervisor", Description: supervisorDesc, Kind: traces.AgentSupervisor, Tools: []string{"transfer_to_agent"}},
 			// The deterministic-transfer wrapper hides the specialists from SetSubAgents, so eino
@@ -50,22 +52,28 @@ func init() {
 				Say("In 2024 the US GDP was about $29.18 trillion and New York State's about $2.297 trillion, "+
 					"so New York produced roughly 7.87% of US GDP."),
 			),
-			"research_agent": NewScript(
-				Do(Call("search", map[string]string{"query": "US GDP 2024"}),
-					Call("search", map[string]string{"query": "New York state GDP 2024"})),
-				Say("US GDP in 2024: 29.18 trillion USD (current dollars, BEA). "+
-					"New York State GDP in 2024: 2.297 trillion USD (BEA)."),
-			),
-			"math_agent": NewScript(
-				Do(Call("divide", map[string]float64{"a": 2.297, "b": 29.18})),
-				Computed(percentOfLastResult),
-				QuoteToolResult("2.297 / 29.18 = 0.078718, and 0.078718 × 100 = %s. "+
-					"New York's GDP was about 7.87%% of US GDP in 2024."),
-			),
+			"research_agent": researchScript,
+			"math_agent":     mathScript,
 		},
 		Build: buildSupervisor,
 	})
 }
+
+// The specialists' scripts, shared by the supervisor and supervisor-agenttool flows.
+var (
+	researchScript = NewScript(
+		Do(Call("search", map[string]string{"query": "US GDP 2024"}),
+			Call("search", map[string]string{"query": "New York state GDP 2024"})),
+		Say("US GDP in 2024: 29.18 trillion USD (current dollars, BEA). "+
+			"New York State GDP in 2024: 2.297 trillion USD (BEA)."),
+	)
+	mathScript = NewScript(
+		Do(Call("divide", map[string]float64{"a": 2.297, "b": 29.18})),
+		Computed(percentOfLastResult),
+		QuoteToolResult("2.297 / 29.18 = 0.078718, and 0.078718 × 100 = %s. "+
+			"New York's GDP was about 7.87%% of US GDP in 2024."),
+	)
+)
 
 // buildSupervisor builds the supervisor flow anew.
 func buildSupervisor(ctx context.Context, models ModelFor) (adk.Agent, error) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,13 +26,19 @@ var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// record runs flow at zero pace and returns the recorded trace.
+// record runs flow's default input at zero pace and returns the recorded trace.
 func record(t *testing.T, flow agents.Flow, streaming bool) traces.Trace {
+	t.Helper()
+	return recordInput(t, flow, flow.DefaultInput, streaming)
+}
+
+// recordInput runs flow on input at zero pace and returns the recorded trace.
+func recordInput(t *testing.T, flow agents.Flow, input string, streaming bool) traces.Trace {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rec := traces.NewRecording(traces.Run{ID: "r-test", Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents, 0)
-	agents.RunFlow(ctx, flow, flow.DefaultInput, agents.Options{Streaming: streaming}, rec)
+	rec := traces.NewRecording(traces.Run{ID: "r-test", Flow: flow.Name, Input: input, Model: "scripted"}, flow.Agents, 0)
+	agents.RunFlow(ctx, flow, input, agents.Options{Streaming: streaming}, rec)
 	return rec.Snapshot()
 }
 
@@ -40,8 +47,8 @@ func record(t *testing.T, flow agents.Flow, streaming bool) traces.Trace {
 // or durations.
 func traceStory(tr traces.Trace) string {
 	var b strings.Builder
-	for _, e := range tr.Events {
-		fmt.Fprintf(&b, "%3d %-17s %-15s [%s]", e.Seq, e.Kind, e.Agent, strings.Join(e.RunPath, ">"))
+	for i, e := range errorBeforeEnd(branchOrder(tr)) {
+		fmt.Fprintf(&b, "%3d %-17s %-15s [%s]", i+1, e.Kind, e.Agent, strings.Join(e.RunPath, ">"))
 		switch {
 		case e.Transfer != nil:
 			fmt.Fprintf(&b, " %s -> %s (%s)", e.Transfer.From, e.Transfer.To, e.Transfer.Mode)
@@ -61,6 +68,49 @@ func traceStory(tr traces.Trace) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// branchOrder returns tr's events with those of parallel branches, which interleave as the
+// branches run, put branch after branch (in the tree's order), so that a story does not depend on
+// timing. Each branch's own events keep their order.
+func branchOrder(tr traces.Trace) []traces.Event {
+	rank := map[string]int{}
+	parallel := map[string]bool{}
+	for i, a := range tr.Agents {
+		rank[a.Name] = i
+		parallel[a.Name] = a.Kind == traces.AgentParallel
+	}
+	branch := func(e traces.Event) int {
+		for i, name := range e.RunPath[:max(len(e.RunPath)-1, 0)] {
+			if parallel[name] {
+				return rank[e.RunPath[i+1]]
+			}
+		}
+		return -1
+	}
+	events := slices.Clone(tr.Events)
+	for start := 0; start < len(events); start++ {
+		end := start
+		for end < len(events) && branch(events[end]) >= 0 {
+			end++
+		}
+		slices.SortStableFunc(events[start:end], func(a, b traces.Event) int { return branch(a) - branch(b) })
+		start = end
+	}
+	return events
+}
+
+// errorBeforeEnd puts an error recorded right after its agent's agent.finished before it. Recorder
+// gap: eino reports a transfer it refuses only on the Runner's stream, after the agent's own
+// events; the recorder blames the agent that transferred, but records the error before or after
+// that agent's end from run to run. Stories show it before, as for the agent's other errors.
+func errorBeforeEnd(events []traces.Event) []traces.Event {
+	for i := 1; i < len(events); i++ {
+		if e, prev := events[i], events[i-1]; e.Kind == traces.KindError && prev.Kind == traces.KindAgentFinished && prev.Agent == e.Agent {
+			events[i-1], events[i] = e, prev
+		}
+	}
+	return events
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -85,7 +135,7 @@ func TestRecorderStory(t *testing.T) {
 		t.Run(flow.Name, func(t *testing.T) {
 			tr := record(t, flow, false)
 			golden(t, flow.Name+".story", []byte(traceStory(tr)))
-			checkTrace(t, tr)
+			checkTrace(t, tr, wantStatus(flow.Name))
 			// Streaming changes how replies travel, not what happened: same story, every time.
 			for i := range 3 {
 				if got, want := traceStory(record(t, flow, true)), traceStory(tr); got != want {
@@ -96,14 +146,25 @@ func TestRecorderStory(t *testing.T) {
 	}
 }
 
-// checkTrace asserts what every recorded trace must satisfy.
-func checkTrace(t *testing.T, tr traces.Trace) {
+// failingFlows are the catalogue flows whose default input makes the run fail, on purpose.
+var failingFlows = map[string]bool{"transfer-unknown": true, "failing": true}
+
+// wantStatus is how a run of the named catalogue flow's default input ends.
+func wantStatus(flow string) traces.Status {
+	if failingFlows[flow] {
+		return traces.StatusFailed
+	}
+	return traces.StatusCompleted
+}
+
+// checkTrace asserts what every recorded trace must satisfy, and that the run ended with status.
+func checkTrace(t *testing.T, tr traces.Trace, status traces.Status) {
 	t.Helper()
 	if err := traces.Validate(tr); err != nil {
 		t.Fatalf("invalid trace: %v", err)
 	}
-	if tr.Run.Status != traces.StatusCompleted {
-		t.Fatalf("run %s: %s", tr.Run.Status, tr.Run.Error)
+	if tr.Run.Status != status {
+		t.Fatalf("run %s (%s), want %s", tr.Run.Status, tr.Run.Error, status)
 	}
 	models := 0
 	for _, e := range tr.Events {
@@ -384,7 +445,7 @@ func TestRecorderWorkflow(t *testing.T) {
 	for _, streaming := range []bool{false, true} {
 		tr := record(t, f, streaming)
 		golden(t, "sequential.story", []byte(traceStory(tr)))
-		checkTrace(t, tr)
+		checkTrace(t, tr, traces.StatusCompleted)
 	}
 }
 

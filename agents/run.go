@@ -42,7 +42,7 @@ func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 	}
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: opts.Streaming})
 	recorder := attach.NewRecorder(rec, flow.Name, flow.Agents)
-	events := recorder.Run(ctx, runner, []adk.Message{schema.UserMessage(input)})
+	events := recorder.Run(ctx, runner, []adk.Message{schema.UserMessage(input)}, flow.RunOptions...)
 	for {
 		if _, ok := events.Next(); !ok {
 			break

@@ -3,6 +3,7 @@ package attach
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cloudwego/eino/callbacks"
@@ -107,14 +108,24 @@ func (r *Recorder) toolFinished(info *callbacks.RunInfo, c *call, result string,
 	}
 }
 
-// awaitCallee waits, when callID is an AgentTool call, until the callee's visit has finished:
-// its work ended before the tool returned.
+// awaitCallee waits, when callID is an AgentTool call, until the callee's visit and the visits
+// it handed work to (transfer targets inside the tool) have finished: their work ended before the
+// tool returned.
 func (r *Recorder) awaitCallee(callID string) {
 	r.mu.Lock()
 	call, ok := r.agentTools[callID]
-	r.mu.Unlock()
+	var inside []*visit
 	if ok && call.callee != nil {
-		call.callee.await()
+		prefix := pathKey(call.callee.path)
+		for _, v := range r.order {
+			if key := pathKey(v.path); key == prefix || strings.HasPrefix(key, prefix+">") {
+				inside = append(inside, v)
+			}
+		}
+	}
+	r.mu.Unlock()
+	for _, v := range inside {
+		v.await()
 	}
 }
 
