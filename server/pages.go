@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -45,7 +46,25 @@ func (s *Server) runPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, templates.RunPage(rec.Snapshot(), s.pageOptions(rec.ID())))
+	tr := rec.Snapshot()
+	opts := s.pageOptions(rec.ID())
+	opts.Conversation = s.conversation(tr.Run.Conversation)
+	return render(c, http.StatusOK, templates.RunPage(tr, opts))
+}
+
+// conversation returns the runs of conversation id, oldest first; none for "".
+func (s *Server) conversation(id string) []traces.Run {
+	if id == "" {
+		return nil
+	}
+	var runs []traces.Run
+	for _, r := range s.broker.Runs() { // newest first
+		if r.Conversation == id {
+			runs = append(runs, r)
+		}
+	}
+	slices.Reverse(runs)
+	return runs
 }
 
 // inspector serves GET /runs/:id/inspector?seq=N: the inspector panel's HTML for event N.

@@ -168,3 +168,32 @@ func TestPaceSlider(t *testing.T) {
 	}
 	st.rec.Finish(traces.StatusCompleted, "")
 }
+
+// TestRunPageLinksItsConversation checks that a run's page links the other runs of its
+// conversation, in the order they started, and that a run without one shows no such links.
+func TestRunPageLinksItsConversation(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	t0 := time.Now().UTC()
+	for i, id := range []string{"r-turn1", "r-turn2", "r-other"} {
+		conversation := "chat-7"
+		if id == "r-other" {
+			conversation = ""
+		}
+		rec := traces.NewRecording(traces.Run{ID: id, Flow: "echo", Conversation: conversation, StartedAt: t0.Add(time.Duration(i) * time.Second)}, nil, 0)
+		if err := ts.Broker.Add(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nav := page(t, ts.do(t, request{path: "/runs/r-turn2"})).Find(`[data-testid="conversation"]`)
+	if !strings.Contains(nav.Text(), "chat-7") {
+		t.Fatalf("no conversation chat-7 on the page: %q", nav.Text())
+	}
+	var links []string
+	nav.Find("a").Each(func(_ int, a *goquery.Selection) { links = append(links, a.AttrOr("href", "")) })
+	if len(links) != 1 || links[0] != "/runs/r-turn1" || nav.Find(`[aria-current="page"]`).Text() != "#r-turn2" {
+		t.Errorf("conversation links %v, current %q: want a link to r-turn1 and r-turn2 marked current", links, nav.Find(`[aria-current="page"]`).Text())
+	}
+	if n := page(t, ts.do(t, request{path: "/runs/r-other"})).Find(`[data-testid="conversation"]`).Length(); n != 0 {
+		t.Errorf("a run with no conversation shows %d conversation navs", n)
+	}
+}

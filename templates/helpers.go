@@ -30,6 +30,9 @@ type PageOptions struct {
 	PaceFixed bool
 	// NoPace leaves the slider out: the run was not started by this server, its pace is unknown.
 	NoPace bool
+	// Conversation lists the runs of the run's conversation (the run itself included), oldest
+	// first; empty when the run has none.
+	Conversation []traces.Run
 }
 
 // clientModules are the modules static/app.js imports, directly or not; each page preloads them.
