@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
@@ -23,17 +22,12 @@ func TestTransferToAnUnknownAgent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	build := func() *adk.Runner {
-		scripted := func(agent string, steps ...agents.Step) agents.ModelFor {
-			return func(string) (model.ToolCallingChatModel, error) {
-				return agents.NewScriptedModel(agent, agents.NewScript(steps...), nil), nil
-			}
-		}
-		router, err := agents.NewChatAgent(ctx, scripted("router", agents.Do(agents.Transfer("ghost_agent"))),
+		router, err := agents.NewChatAgent(ctx, attachtest.Scripted("router", nil, agents.Do(agents.Transfer("ghost_agent"))),
 			adk.ChatModelAgentConfig{Name: "router", Description: "Routes.", Instruction: "Route."})
 		if err != nil {
 			t.Fatal(err)
 		}
-		helper, err := agents.NewChatAgent(ctx, scripted("helper", agents.Say("hi")),
+		helper, err := agents.NewChatAgent(ctx, attachtest.Scripted("helper", nil, agents.Say("hi")),
 			adk.ChatModelAgentConfig{Name: "helper", Description: "Helps.", Instruction: "Help."})
 		if err != nil {
 			t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/components/tool/utils"
 	"github.com/cloudwego/eino/compose"
@@ -24,23 +23,18 @@ import (
 func TestLoopIterationsAreVisits(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	scripted := func(agent string, steps ...agents.Step) agents.ModelFor {
-		return func(string) (model.ToolCallingChatModel, error) {
-			return agents.NewScriptedModel(agent, agents.NewScript(steps...), nil), nil
-		}
-	}
 	approve, err := utils.InferTool("approve", "Approves the draft and ends the loop.", func(ctx context.Context, _ struct{}) (string, error) {
 		return "approved", adk.SendToolGenAction(ctx, "approve", adk.NewBreakLoopAction("critic"))
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	writer, err := agents.NewChatAgent(ctx, scripted("writer", agents.Say("Draft 1."), agents.Say("Draft 2."), agents.Say("Draft 3.")),
+	writer, err := agents.NewChatAgent(ctx, attachtest.Scripted("writer", nil, agents.Say("Draft 1."), agents.Say("Draft 2."), agents.Say("Draft 3.")),
 		adk.ChatModelAgentConfig{Name: "writer", Description: "Writes drafts.", Instruction: "Write."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	critic, err := agents.NewChatAgent(ctx, scripted("critic", agents.Say("Too long."), agents.Say("Too vague."), agents.Do(agents.Call("approve", struct{}{}))),
+	critic, err := agents.NewChatAgent(ctx, attachtest.Scripted("critic", nil, agents.Say("Too long."), agents.Say("Too vague."), agents.Do(agents.Call("approve", struct{}{}))),
 		adk.ChatModelAgentConfig{Name: "critic", Description: "Reviews drafts.", Instruction: "Review.",
 			ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{approve}}, ReturnDirectly: map[string]bool{"approve": true}}})
 	if err != nil {

@@ -36,11 +36,7 @@ const HelpdeskInput = "Why was Alice charged twice?"
 // billing_summary and is sent back to triage by a deterministic transfer; triage answers.
 // tech_agent is a sub-agent that never runs. pace (nil for none) delays every model reply.
 func Helpdesk(ctx context.Context, streaming bool, pace *agents.Pace) (*adk.Runner, error) {
-	scripted := func(agent string, steps ...agents.Step) agents.ModelFor {
-		return func(string) (model.ToolCallingChatModel, error) {
-			return agents.NewScriptedModel(agent, agents.NewScript(steps...), pace), nil
-		}
-	}
+	scripted := func(agent string, steps ...agents.Step) agents.ModelFor { return Scripted(agent, pace, steps...) }
 	findAccount, err := utils.InferTool("find_account", "Finds a customer's account.",
 		func(ctx context.Context, in struct {
 			Name string `json:"name"`
@@ -93,6 +89,14 @@ func Helpdesk(ctx context.Context, streaming bool, pace *agents.Pace) (*adk.Runn
 		return nil, err
 	}
 	return adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: streaming}), nil
+}
+
+// Scripted returns models that answer as agent with steps, at pace (nil for none): how the test
+// apps give each agent its stand-in for an LLM.
+func Scripted(agent string, pace *agents.Pace, steps ...agents.Step) agents.ModelFor {
+	return func(string) (model.ToolCallingChatModel, error) {
+		return agents.NewScriptedModel(agent, agents.NewScript(steps...), pace), nil
+	}
 }
 
 // RefundsInput is the request Refunds is scripted for.
