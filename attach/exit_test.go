@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"testing"
-	"time"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/attach"
@@ -38,7 +37,7 @@ func exitingApp(url string) {
 // event: everything its run did reaches the server, and the run ends completed, not interrupted.
 func TestAppThatExitsAtOnce(t *testing.T) {
 	ln := listen(t)
-	s, err := server.New(server.Config{Addr: ln.Addr().String(), Flows: []agents.Flow{}, IngestTimeout: time.Second,
+	s, err := server.New(server.Config{Addr: ln.Addr().String(), Flows: []agents.Flow{},
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

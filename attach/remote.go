@@ -20,11 +20,12 @@ import (
 
 // Tuning of the stream to a Baton server.
 const (
-	maxBatch       = 512              // events in one post
-	heartbeatEvery = 5 * time.Second  // an open run says it is alive at least this often
-	postTimeout    = 10 * time.Second // one post, so a stalled server cannot hold a run forever
-	retryMin       = 250 * time.Millisecond
-	retryMax       = 5 * time.Second
+	maxBatch        = 512              // events in one post
+	heartbeatEvery  = 5 * time.Second  // an open run says it is alive at least this often
+	endingHeartbeat = time.Second      // as often while the server holds its ending mark
+	postTimeout     = 10 * time.Second // one post, so a stalled server cannot hold a run forever
+	retryMin        = 250 * time.Millisecond
+	retryMax        = 5 * time.Second
 )
 
 // client streams runs to one Baton server (the ingestion protocol is in the README).
@@ -275,7 +276,6 @@ func (s *remoteRun) send(first traces.Event) {
 					return
 				}
 				retry = retryMin
-				heartbeat.Reset(heartbeatEvery)
 				if len(batch.Events) == maxBatch {
 					continue
 				}
@@ -299,10 +299,14 @@ func (s *remoteRun) send(first traces.Event) {
 			retry = min(2*retry, retryMax)
 			continue
 		}
+		every := heartbeatEvery
+		if batch.Ending != nil {
+			every = endingHeartbeat // the server ends a quiet run that holds an ending sooner
+		}
+		heartbeat.Reset(every)
 		select {
 		case <-s.wake:
 		case <-heartbeat.C: // an empty post tells the server the app is alive
-			heartbeat.Reset(heartbeatEvery)
 		case <-s.c.stop.Done():
 			return
 		}

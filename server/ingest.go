@@ -152,6 +152,12 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 		return 0, traces.Errorf(traces.CodeInvalid, "ending.status %q is not a final status: want completed, failed, interrupted or canceled", b.Ending.Status)
 	}
 	r.ending = b.Ending
+	if b.Ending != nil {
+		select {
+		case r.poke <- struct{}{}:
+		default:
+		}
+	}
 	for _, a := range b.Agents {
 		r.rec.PutAgent(a)
 	}

@@ -107,7 +107,7 @@ func lastInterrupt(tr traces.Trace) string {
 // open registers a session on rec, which resumes the interrupt resumes when that is not empty, and
 // starts its watcher. The caller holds in.mu.
 func (in *ingestion) open(rec *traces.Recording, resumes string) {
-	run := &ingestRun{in: in, rec: rec, resumes: resumes, next: 1, last: time.Now(), ended: make(chan struct{})}
+	run := &ingestRun{in: in, rec: rec, resumes: resumes, next: 1, last: time.Now(), ended: make(chan struct{}), poke: make(chan struct{}, 1)}
 	in.runs[rec.ID()] = run
 	in.wg.Add(1)
 	go in.watch(run)
@@ -151,12 +151,19 @@ func (in *ingestion) watch(run *ingestRun) {
 			run.end(traces.StatusCanceled, "Baton shut down while the app was sending this run")
 			return
 		case <-t.C:
-			wait := run.expire(in.timeout)
-			if wait <= 0 {
-				return
-			}
-			t.Reset(wait)
+		case <-run.poke: // the app said how the run ends: a shorter quiet suffices
 		}
+		wait := run.expire(in.timeout)
+		if wait <= 0 {
+			return
+		}
+		if !t.Stop() {
+			select {
+			case <-t.C:
+			default:
+			}
+		}
+		t.Reset(wait)
 	}
 }
 
@@ -186,13 +193,22 @@ type ingestRun struct {
 	// ending is how the app said the run ends should nothing follow: posted at the run's last
 	// synchronous moment, so that an app that exits at once still ends its run right.
 	ending *traces.RunMark
+	poke   chan struct{} // wakes the watcher when ending is set
 }
+
+// endingGrace is how long a run whose app said how it ends may stay quiet before it is ended
+// that way: the app then has either exited or is about to post its real end, within
+// milliseconds, and it heartbeats every second while it holds that mark.
+const endingGrace = 3 * time.Second
 
 // expire ends the session as interrupted when the app has not posted for timeout, and returns 0;
 // otherwise it returns how long until that would be the case.
 func (r *ingestRun) expire(timeout time.Duration) time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.ending != nil {
+		timeout = min(timeout, endingGrace)
+	}
 	if idle := time.Since(r.last); idle < timeout {
 		return timeout - idle
 	}
