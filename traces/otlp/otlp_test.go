@@ -1,0 +1,390 @@
+package otlp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/traces/otlp"
+	"github.com/baton-dev/baton/traces/otlp/otlptest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// exported runs a catalogue flow with an exporter watching it, shuts the exporter down (which
+// sends everything), and returns the spans a receiver got and the run's trace.
+func exported(t *testing.T, flow string, content bool) ([]otlptest.Span, traces.Trace) {
+	t.Helper()
+	rcv := otlptest.NewReceiver(t)
+	exp, err := otlp.New(otlp.Config{Endpoint: rcv.URL, Content: content})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := runFlow(t, exp, flow)
+	shutdown(t, exp)
+	return rcv.Spans(), rec.Snapshot()
+}
+
+// runFlow runs a catalogue flow at full speed with exp watching it.
+func runFlow(t *testing.T, exp *otlp.Exporter, name string) *traces.Recording {
+	t.Helper()
+	flow, err := agents.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents, 0)
+	exp.Watch(rec)
+	agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{}, rec)
+	return rec
+}
+
+func shutdown(t *testing.T, exp *otlp.Exporter) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := exp.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+}
+
+// tree indexes spans by id.
+type tree map[string]otlptest.Span
+
+func index(spans []otlptest.Span) tree {
+	t := tree{}
+	for _, s := range spans {
+		t[s.ID] = s
+	}
+	return t
+}
+
+func (tr tree) parent(s otlptest.Span) otlptest.Span { return tr[s.Parent] }
+
+// named returns the spans called name, in order of start.
+func named(spans []otlptest.Span, name string) []otlptest.Span {
+	var out []otlptest.Span
+	for _, s := range spans {
+		if s.Name == name {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b otlptest.Span) int { return a.Start.Compare(b.Start) })
+	return out
+}
+
+func root(t *testing.T, spans []otlptest.Span) otlptest.Span {
+	t.Helper()
+	var roots []otlptest.Span
+	for _, s := range spans {
+		if s.Parent == "" {
+			roots = append(roots, s)
+		}
+	}
+	if len(roots) != 1 {
+		t.Fatalf("%d root spans, want 1", len(roots))
+	}
+	return roots[0]
+}
+
+func TestSupervisorRunIsOneTraceOfAgentVisitsAndTransfers(t *testing.T) {
+	spans, tr := exported(t, "supervisor", false)
+	ix := index(spans)
+	run := root(t, spans)
+	if run.Name != "invoke_agent supervisor" || run.Attrs["baton.run.id"] != tr.Run.ID ||
+		run.Attrs["baton.run.status"] != "completed" || run.Attrs["gen_ai.operation.name"] != "invoke_agent" || run.StatusError {
+		t.Errorf("run span %s %v, want invoke_agent supervisor for run %s, completed", run.Name, run.Attrs, tr.Run.ID)
+	}
+	if first, last := tr.Events[0], tr.Events[len(tr.Events)-1]; !run.Start.Equal(first.Time) || !run.End.Equal(last.Time) {
+		t.Errorf("run span %s..%s, want the run's own times %s..%s", run.Start, run.End, first.Time, last.Time)
+	}
+	if run.Resource["service.name"] != "baton" {
+		t.Errorf("resource %v, want service.name baton", run.Resource)
+	}
+	for _, s := range spans {
+		if s.TraceID != run.TraceID {
+			t.Fatalf("span %s is in trace %s, not the run's %s", s.Name, s.TraceID, run.TraceID)
+		}
+		if s.Parent != "" && ix[s.Parent].ID == "" {
+			t.Errorf("span %s has a parent that was not sent", s.Name)
+		}
+	}
+
+	// Transferred agents are visits of their own beside each other, under the run, in order.
+	var order []string
+	for _, s := range sortByStart(spans) {
+		if strings.HasPrefix(s.Name, "invoke_agent ") && s.Parent != "" {
+			if s.Parent != run.ID {
+				t.Errorf("visit %s is under %s, want the run", s.Name, ix.parent(s).Name)
+			}
+			order = append(order, s.Attrs["gen_ai.agent.name"].(string))
+		}
+	}
+	if got, want := strings.Join(order, " "), "supervisor research_agent supervisor math_agent supervisor"; got != want {
+		t.Errorf("agent visits %q, want %q", got, want)
+	}
+
+	// Each transfer is an execute_tool transfer_to_agent span of the agent that transferred,
+	// with its mode; the target's visit links to it.
+	transfers := named(spans, "execute_tool transfer_to_agent")
+	var modes []string
+	for _, s := range transfers {
+		from := ix.parent(s)
+		modes = append(modes, from.Attrs["gen_ai.agent.name"].(string)+">"+s.Attrs["baton.transfer.to"].(string)+":"+s.Attrs["baton.transfer.mode"].(string))
+		if s.Attrs["gen_ai.tool.name"] != "transfer_to_agent" || s.Attrs["gen_ai.operation.name"] != "execute_tool" {
+			t.Errorf("transfer span attributes %v", s.Attrs)
+		}
+		if id, _ := s.Attrs["gen_ai.tool.call.id"].(string); s.Attrs["baton.transfer.mode"] == "llm" && !strings.HasPrefix(id, "supervisor_call_") {
+			t.Errorf("transfer %v: an llm transfer is the model's tool call", s.Attrs)
+		}
+	}
+	want := "supervisor>research_agent:llm research_agent>supervisor:deterministic supervisor>math_agent:llm math_agent>supervisor:deterministic"
+	if got := strings.Join(modes, " "); got != want {
+		t.Errorf("transfers %q, want %q", got, want)
+	}
+	for _, s := range sortByStart(spans) {
+		if s.Attrs["baton.agent.via"] != "transfer" {
+			continue
+		}
+		if len(s.Links) != 1 || ix[s.Links[0].SpanID].Name != "execute_tool transfer_to_agent" ||
+			ix[s.Links[0].SpanID].Attrs["baton.transfer.to"] != s.Attrs["gen_ai.agent.name"] {
+			t.Errorf("visit %s links %v, want the transfer to it", s.Name, s.Links)
+		}
+	}
+
+	// Model calls: chat spans under the agent's visit, with the model and token usage.
+	chats := named(spans, "chat scripted")
+	if len(chats) != countKind(tr, traces.KindModelStarted) {
+		t.Errorf("%d chat spans for %d model calls", len(chats), countKind(tr, traces.KindModelStarted))
+	}
+	for _, c := range chats {
+		p := ix.parent(c)
+		if !strings.HasPrefix(p.Name, "invoke_agent ") || p.Attrs["gen_ai.agent.name"] != c.Attrs["gen_ai.agent.name"] {
+			t.Errorf("chat span of %v is under %s", c.Attrs["gen_ai.agent.name"], p.Name)
+		}
+		in, _ := c.Attrs["gen_ai.usage.input_tokens"].(int64)
+		out, _ := c.Attrs["gen_ai.usage.output_tokens"].(int64)
+		if c.Attrs["gen_ai.request.model"] != "scripted" || in <= 0 || out <= 0 {
+			t.Errorf("chat span attributes %v, want the model and token usage", c.Attrs)
+		}
+	}
+	if search := named(spans, "execute_tool search"); len(search) == 0 || ix.parent(search[0]).Name != "invoke_agent research_agent" {
+		t.Errorf("execute_tool search spans %v, want them under research_agent", search)
+	}
+
+	// Without --otlp-content, no words of the run leave Baton.
+	for _, s := range spans {
+		for k := range s.Attrs {
+			if contentKey(k) {
+				t.Errorf("span %s carries %s without content export", s.Name, k)
+			}
+		}
+	}
+}
+
+func TestAgentToolVisitNestsUnderCallersToolSpan(t *testing.T) {
+	spans, _ := exported(t, "agenttool", false)
+	ix := index(spans)
+	run := root(t, spans)
+	for _, callee := range []string{"research_agent", "code_agent", "review_agent"} {
+		visits := named(spans, "invoke_agent "+callee)
+		if len(visits) != 1 {
+			t.Fatalf("%d visits of %s, want 1", len(visits), callee)
+		}
+		call := ix.parent(visits[0])
+		caller := ix.parent(call)
+		if call.Name != "execute_tool "+callee || caller.Name != "invoke_agent project_manager" || caller.Parent != run.ID {
+			t.Errorf("%s's visit is under %q under %q, want execute_tool %s under project_manager's visit", callee, call.Name, caller.Name, callee)
+		}
+		if visits[0].Attrs["baton.agent.via"] != "agenttool" || visits[0].Start.Before(call.Start) || visits[0].End.After(call.End) {
+			t.Errorf("%s's visit %v %s..%s is not inside its call %s..%s", callee, visits[0].Attrs, visits[0].Start, visits[0].End, call.Start, call.End)
+		}
+		if tools := named(spans, "execute_tool web_search"); callee == "research_agent" && (len(tools) != 1 || tools[0].Parent != visits[0].ID) {
+			t.Errorf("research_agent's own tool call is not under its visit")
+		}
+	}
+	// Session changes are events of the visit of the agent that made them, or, when they come in
+	// after it ended, of the agent still at work.
+	var keys []string
+	for _, s := range spans {
+		for _, e := range s.Events {
+			if e.Name == "session.set" {
+				keys = append(keys, e.Attrs["baton.session.key"].(string))
+				if _, ok := e.Attrs["baton.session.value"]; ok {
+					t.Errorf("session value exported without content export")
+				}
+			}
+		}
+	}
+	if !slices.Contains(keys, "research_notes") {
+		t.Errorf("session events %v, want research_notes", keys)
+	}
+}
+
+func TestContentOnlyWhenAsked(t *testing.T) {
+	spans, tr := exported(t, "supervisor", true)
+	chats := named(spans, "chat scripted")
+	var input []struct {
+		Role  string `json:"role"`
+		Parts []struct {
+			Type    string `json:"type"`
+			Content string `json:"content"`
+		} `json:"parts"`
+	}
+	if err := json.Unmarshal([]byte(chats[0].Attrs["gen_ai.input.messages"].(string)), &input); err != nil {
+		t.Fatalf("gen_ai.input.messages: %v", err)
+	}
+	if len(input) == 0 || input[0].Role != "user" || input[0].Parts[0].Content != tr.Run.Input {
+		t.Errorf("first model input %+v, want the user's input first", input)
+	}
+	if s, _ := chats[0].Attrs["gen_ai.system_instructions"].(string); !strings.Contains(s, "Available other agents") {
+		t.Errorf("system instructions %q, want the supervisor's prompt with eino's transfer block", s)
+	}
+	if out, _ := chats[0].Attrs["gen_ai.output.messages"].(string); !strings.Contains(out, `"type":"tool_call","id":"supervisor_call_1","name":"transfer_to_agent","arguments":{"agent_name":"research_agent"}`) {
+		t.Errorf("first model output %s, want its transfer call", out)
+	}
+	search := named(spans, "execute_tool search")[0]
+	if search.Attrs["gen_ai.tool.call.arguments"] == nil || search.Attrs["gen_ai.tool.call.result"] == nil {
+		t.Errorf("tool span %v, want its arguments and result", search.Attrs)
+	}
+	if r := root(t, spans); !strings.Contains(r.Attrs["gen_ai.input.messages"].(string), tr.Run.Input) {
+		t.Errorf("run span input %v", r.Attrs["gen_ai.input.messages"])
+	}
+}
+
+func TestFailedRunMarksItsSpans(t *testing.T) {
+	spans, tr := exported(t, "failing", false)
+	run := root(t, spans)
+	if !run.StatusError || run.Attrs["baton.run.status"] != "failed" || run.StatusMessage != tr.Run.Error {
+		t.Errorf("run span status error=%v %q %v, want failed with %q", run.StatusError, run.StatusMessage, run.Attrs["baton.run.status"], tr.Run.Error)
+	}
+	tool := named(spans, "execute_tool run_migrations")
+	if len(tool) != 1 || !tool[0].StatusError || tool[0].StatusMessage == "" {
+		t.Fatalf("run_migrations spans %+v, want one failed", tool)
+	}
+	visit := named(spans, "invoke_agent db_agent")[0]
+	if !visit.StatusError || !slices.ContainsFunc(visit.Events, func(e otlptest.Event) bool {
+		return e.Name == "exception" && e.Attrs["exception.message"] != ""
+	}) {
+		t.Errorf("db_agent's visit: error=%v events %+v, want an error status and an exception event", visit.StatusError, visit.Events)
+	}
+}
+
+// TestUnreachableCollector: a collector that is down neither fails nor holds up a run, and the
+// failure is logged once.
+func TestUnreachableCollector(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: connections are refused
+	var logs bytes.Buffer
+	exp, err := otlp.New(otlp.Config{Endpoint: "http://" + addr, Logger: slog.New(slog.NewTextHandler(&logs, nil)), BatchTimeout: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if rec := runFlow(t, exp, "supervisor"); rec.Run().Status != traces.StatusCompleted {
+			t.Fatalf("run %s with the collector down, want completed", rec.Run().Status)
+		}
+	}
+	shutdown(t, exp)
+	if n := strings.Count(logs.String(), "OpenTelemetry export failed"); n != 1 {
+		t.Errorf("the failure was logged %d times, want once:\n%s", n, logs.String())
+	}
+}
+
+func TestResumedRunJoinsItsTrace(t *testing.T) {
+	rcv := otlptest.NewReceiver(t)
+	exp, err := otlp.New(otlp.Config{Endpoint: rcv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	rec := traces.NewRecording(traces.Run{ID: "r-resume", Flow: "app", StartedAt: t0}, []traces.Agent{{Name: "writer", Kind: traces.AgentChatModel}}, 0)
+	exp.Watch(rec)
+	rec.Emit(traces.Event{Time: at(0), Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}})
+	rec.Emit(traces.Event{Time: at(1), Kind: traces.KindAgentStarted, Agent: "writer", RunPath: []string{"writer"}, AgentRun: &traces.AgentRun{Via: "run"}})
+	rec.Emit(traces.Event{Time: at(2), Kind: traces.KindInterrupted, Agent: "writer", RunPath: []string{"writer"}, Interrupt: &traces.Interrupt{ID: "int-1", Address: "writer;tool:book"}})
+	rec.Emit(traces.Event{Time: at(3), Kind: traces.KindAgentFinished, Agent: "writer", RunPath: []string{"writer"}, AgentRun: &traces.AgentRun{Interrupted: true}})
+	rec.FinishAt(at(4), traces.StatusInterrupted, "")
+	if err := rec.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	exp.Watch(rec) // as the server does when an app resumes the run
+	rec.Emit(traces.Event{Time: at(100), Kind: traces.KindResumed, Agent: "writer", RunPath: []string{"writer"}, Interrupt: &traces.Interrupt{ID: "int-1"}})
+	rec.Emit(traces.Event{Time: at(101), Kind: traces.KindAgentStarted, Agent: "writer", RunPath: []string{"writer"}, AgentRun: &traces.AgentRun{Via: "run", Resumed: true}})
+	rec.Emit(traces.Event{Time: at(102), Kind: traces.KindAgentFinished, Agent: "writer", RunPath: []string{"writer"}, AgentRun: &traces.AgentRun{}})
+	rec.FinishAt(at(103), traces.StatusCompleted, "")
+	shutdown(t, exp)
+
+	spans := rcv.Spans()
+	run := root(t, spans)
+	visits := named(spans, "invoke_agent writer")[1:] // the first is the run's
+	if run.Attrs["baton.run.status"] != "interrupted" || !run.End.Equal(at(4)) || visits[0].Parent != run.ID ||
+		!slices.ContainsFunc(visits[0].Events, func(e otlptest.Event) bool {
+			return e.Name == "interrupted" && e.Attrs["baton.interrupt.id"] == "int-1"
+		}) {
+		t.Errorf("first part: %+v", run)
+	}
+	var resumed []otlptest.Span
+	for _, s := range spans {
+		if s.Attrs["baton.run.resumed"] == true {
+			resumed = append(resumed, s)
+		}
+	}
+	if len(resumed) != 1 || resumed[0].Parent != run.ID || resumed[0].TraceID != run.TraceID ||
+		!resumed[0].Start.Equal(at(100)) || resumed[0].Attrs["baton.run.status"] != "completed" {
+		t.Fatalf("resumed part %+v, want one span under the run's, from the resume to the end", resumed)
+	}
+	if visits := named(spans, "invoke_agent writer"); len(visits) != 4 || visits[3].Parent != resumed[0].ID || visits[3].Attrs["baton.agent.resumed"] != true {
+		t.Errorf("writer's visits %+v, want the resumed one under the resumed part", visits)
+	}
+}
+
+func TestEndpointMustBeAURL(t *testing.T) {
+	for _, bad := range []string{"", "localhost:4318", "grpc://collector:4317", "http://"} {
+		_, err := otlp.New(otlp.Config{Endpoint: bad})
+		if traces.ErrorCode(err) != traces.CodeInvalid || !strings.Contains(traces.ErrorMessage(err), "http://localhost:4318") {
+			t.Errorf("endpoint %q: %v, want an invalid-input error that shows a good one", bad, err)
+		}
+	}
+}
+
+func sortByStart(spans []otlptest.Span) []otlptest.Span {
+	out := slices.Clone(spans)
+	slices.SortStableFunc(out, func(a, b otlptest.Span) int { return a.Start.Compare(b.Start) })
+	return out
+}
+
+func countKind(tr traces.Trace, k traces.Kind) int {
+	n := 0
+	for _, e := range tr.Events {
+		if e.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// contentKey reports whether an attribute holds what the run's messages, tools or session said.
+func contentKey(k string) bool {
+	switch k {
+	case "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions",
+		"gen_ai.tool.call.arguments", "gen_ai.tool.call.result",
+		"baton.session.value", "baton.interrupt.info", "baton.exit.final_result":
+		return true
+	}
+	return false
+}
