@@ -4,6 +4,9 @@
 //	baton flows                                               list the built-in flows
 //	baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless, one line per event
 //	baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
+//
+// serve and run also take --otlp-endpoint URL [--otlp-content]: send each run to an
+// OpenTelemetry collector.
 package main
 
 import (
@@ -12,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"os/signal"
@@ -21,6 +25,7 @@ import (
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/traces/otlp"
 	"github.com/baton-dev/baton/web"
 )
 
@@ -69,7 +74,8 @@ const usage = `usage:
   baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
   baton flows                                               list the built-in flows
   baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless
-  baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace`
+  baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
+serve and run also take --otlp-endpoint URL [--otlp-content]`
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -78,10 +84,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	token := fs.String("token", "", tokenHelp)
 	pace := fs.Duration("pace", 600*time.Millisecond, "default delay of the scripted model before each reply")
 	stream := fs.Bool("stream", false, "let agents stream their replies")
+	otlpEndpoint, otlpContent := otlpFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	srv, err := server.New(server.Config{Addr: *addr, Token: *token, DefaultPace: *pace, Streaming: *stream})
+	exp, err := startExport(*otlpEndpoint, *otlpContent, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopExport(exp, stderr) // after Serve, which has ended every run
+	var export func(*traces.Recording)
+	if exp != nil {
+		export = exp.Watch
+	}
+	srv, err := server.New(server.Config{Addr: *addr, Token: *token, DefaultPace: *pace, Streaming: *stream, Export: export})
 	if err != nil {
 		return err
 	}
@@ -173,6 +189,7 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("out", "", "write the trace JSON to this file")
 	stream := fs.Bool("stream", false, "let agents stream their replies")
 	pace := fs.Duration("pace", 0, "delay of the scripted model before each reply")
+	otlpEndpoint, otlpContent := otlpFlags(fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -180,10 +197,17 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return errors.New(traces.ErrorMessage(err))
 	}
+	exp, err := startExport(*otlpEndpoint, *otlpContent, stderr)
+	if err != nil {
+		return err
+	}
 	if *input == "" {
 		*input = flow.DefaultInput
 	}
 	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: *input, Model: "scripted"}, flow.Agents, 0)
+	if exp != nil {
+		exp.Watch(rec)
+	}
 	printed := make(chan struct{})
 	go func() {
 		defer close(printed)
@@ -191,6 +215,7 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}()
 	status := agents.RunFlow(ctx, flow, *input, agents.Options{Pace: agents.NewPace(*pace), Streaming: *stream}, rec)
 	<-printed
+	stopExport(exp, stderr)
 	if *out != "" {
 		if err := writeTrace(*out, rec.Snapshot()); err != nil {
 			return err
@@ -234,5 +259,41 @@ func printEvents(rec *traces.Recording, w io.Writer) {
 		if !errors.As(sub.Err(), &slow) {
 			return
 		}
+	}
+}
+
+// otlpFlags adds the OpenTelemetry export flags of serve and run to fs.
+func otlpFlags(fs *flag.FlagSet) (endpoint *string, content *bool) {
+	endpoint = fs.String("otlp-endpoint", "", "send each run as OpenTelemetry spans to this OTLP/HTTP collector, such as http://localhost:4318")
+	content = fs.Bool("otlp-content", false, "with --otlp-endpoint: include what messages, tools and the session said (it may hold user data)")
+	return endpoint, content
+}
+
+// exportGrace bounds how long a command waits, as it exits, for the last spans to be sent.
+const exportGrace = 5 * time.Second
+
+// startExport returns an exporter to endpoint that logs its failures on stderr, or nil when
+// endpoint is empty.
+func startExport(endpoint string, content bool, stderr io.Writer) (*otlp.Exporter, error) {
+	if endpoint == "" {
+		return nil, nil
+	}
+	exp, err := otlp.New(otlp.Config{Endpoint: endpoint, Content: content, Logger: slog.New(slog.NewTextHandler(stderr, nil))})
+	if err != nil {
+		return nil, fmt.Errorf("--otlp-endpoint: %s", traces.ErrorMessage(err))
+	}
+	return exp, nil
+}
+
+// stopExport sends the spans not sent yet, for at most exportGrace. Exporting never fails a
+// command: what went wrong is only said on stderr.
+func stopExport(e *otlp.Exporter, stderr io.Writer) {
+	if e == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), exportGrace)
+	defer cancel()
+	if err := e.Shutdown(ctx); err != nil {
+		fmt.Fprintln(stderr, "baton: OpenTelemetry export:", err)
 	}
 }

@@ -76,6 +76,7 @@ func TestCommandErrors(t *testing.T) {
 		{"open a missing file", []string{"open", filepath.Join(dir, "nope.json")}, "no such file"},
 		{"open without a file", []string{"open"}, "open needs a trace file"},
 		{"open two files", []string{"open", later, later}, "open takes one file"},
+		{"otlp endpoint not a URL", []string{"run", "supervisor", "--otlp-endpoint", "localhost:4318"}, `--otlp-endpoint: OTLP endpoint "localhost:4318" is not an http:// or https:// URL`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -16,6 +16,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/traces/otlp/otlptest"
 )
 
 // runMainEnv makes the test binary run main instead of the tests, so that a test can run the
@@ -34,9 +35,11 @@ var servingLine = regexp.MustCompile(`Baton is serving on (http://\S+)`)
 
 // TestServeExitsZeroOnSIGTERM runs "baton serve --addr 127.0.0.1:0" as its own process: it prints
 // the port it really listens on; on SIGTERM during a run, the run's viewer gets the run's
-// canceled end before its socket closes, and the process exits 0.
+// canceled end before its socket closes, and the process exits 0, having sent the run's spans to
+// its OpenTelemetry collector.
 func TestServeExitsZeroOnSIGTERM(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--pace", "5s")
+	rcv := otlptest.NewReceiver(t)
+	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--pace", "5s", "--otlp-endpoint", rcv.URL)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1")
 	var stdout, stderr lockedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -123,5 +126,12 @@ func TestServeExitsZeroOnSIGTERM(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Errorf("baton serve still running 15s after SIGTERM")
+	}
+	var exported bool
+	for _, s := range rcv.Spans() {
+		exported = exported || (s.Parent == "" && s.Attrs["baton.run.id"] == created.ID && s.StatusError && s.Attrs["baton.run.status"] == "canceled")
+	}
+	if !exported {
+		t.Errorf("the canceled run %s was not exported before the exit", created.ID)
 	}
 }

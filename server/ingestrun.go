@@ -22,6 +22,9 @@ type ingestion struct {
 	mu     sync.Mutex
 	runs   map[string]*ingestRun // the open sessions by run id; guarded by mu
 	closed bool                  // no new sessions once set; guarded by mu
+
+	// export is Config.Export, handed each run as it starts or resumes; nil for none.
+	export func(*traces.Recording)
 }
 
 func newIngestion(ctx context.Context, broker *traces.Broker, timeout time.Duration, queue int) *ingestion {
@@ -109,6 +112,9 @@ func lastInterrupt(tr traces.Trace) string {
 func (in *ingestion) open(rec *traces.Recording, resumes string) {
 	run := &ingestRun{in: in, rec: rec, resumes: resumes, next: 1, last: time.Now(), ended: make(chan struct{}), poke: make(chan struct{}, 1)}
 	in.runs[rec.ID()] = run
+	if in.export != nil {
+		in.export(rec)
+	}
 	in.wg.Add(1)
 	go in.watch(run)
 }

@@ -24,6 +24,8 @@ type runManagerConfig struct {
 	model      string
 	options    agents.Options // Models and Streaming; Pace is per run
 	log        *slog.Logger
+
+	export func(*traces.Recording) // Config.Export; nil for none
 }
 
 // runManager starts flows in the background, one goroutine per run, and keeps what is needed to
@@ -70,6 +72,9 @@ func (m *runManager) start(flow agents.Flow, input string, pace time.Duration) (
 	rec, err := m.register(flow, input)
 	if err != nil {
 		return traces.Run{}, err
+	}
+	if m.cfg.export != nil {
+		m.cfg.export(rec)
 	}
 	lr := &liveRun{pace: agents.NewPace(pace), changed: make(chan struct{})}
 	m.live[rec.ID()] = lr

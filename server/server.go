@@ -60,6 +60,10 @@ type Config struct {
 	// Broker holds the runs the server shows; a new one when nil. Recordings added to it by others
 	// are shown and streamed like the server's own runs, but cannot be paced.
 	Broker *traces.Broker
+	// Export, when set, is handed the recording of every run as it starts or resumes: the
+	// server's own runs and those apps stream in, not imported traces. It must return at once
+	// (otlp.Exporter.Watch reads the run in a goroutine of its own).
+	Export func(*traces.Recording)
 
 	// MaxConns bounds the connections served at once, websockets included; DefaultMaxConns when
 	// 0. Past it, new connections wait to be accepted.
@@ -167,8 +171,10 @@ func New(cfg Config) (*Server, error) {
 		model:      cfg.Model,
 		options:    agents.Options{Models: cfg.Models, Streaming: cfg.Streaming},
 		log:        cfg.Logger,
+		export:     cfg.Export,
 	})
 	s.ingest = newIngestion(s.runsCtx, cfg.Broker, cfg.IngestTimeout, cfg.Queue)
+	s.ingest.export = cfg.Export
 	s.echo = s.routes()
 	return s, nil
 }
