@@ -388,3 +388,51 @@ func contentKey(k string) bool {
 	}
 	return false
 }
+
+// TestEveryFlowIsOneWellFormedTrace: for each flow of the catalogue, one root, every parent sent,
+// one invoke_agent span per agent visit, one chat span per model call and one execute_tool span
+// per tool call or transfer without one, each inside its parent's time.
+func TestEveryFlowIsOneWellFormedTrace(t *testing.T) {
+	for _, flow := range agents.Catalogue() {
+		t.Run(flow.Name, func(t *testing.T) {
+			spans, tr := exported(t, flow.Name, false)
+			ix := index(spans)
+			run := root(t, spans)
+			count := map[string]int{}
+			for _, s := range spans {
+				if s.ID == run.ID {
+					continue
+				}
+				p, ok := ix[s.Parent]
+				if !ok || s.TraceID != run.TraceID {
+					t.Fatalf("span %s: parent %s not sent, or another trace", s.Name, s.Parent)
+				}
+				if s.Start.Before(p.Start) || s.End.After(p.End) || s.End.Before(s.Start) {
+					t.Errorf("span %s %s..%s is not inside its parent %s %s..%s", s.Name, s.Start, s.End, p.Name, p.Start, p.End)
+				}
+				count[s.Attrs["gen_ai.operation.name"].(string)]++
+			}
+			toolCalls := map[string]bool{}
+			for _, e := range tr.Events {
+				if e.Kind == traces.KindToolStarted {
+					toolCalls[e.Tool.CallID] = true
+				}
+			}
+			want := map[string]int{
+				"invoke_agent": countKind(tr, traces.KindAgentStarted),
+				"chat":         countKind(tr, traces.KindModelStarted),
+				"execute_tool": countKind(tr, traces.KindToolStarted),
+			}
+			for _, e := range tr.Events {
+				if e.Kind == traces.KindTransfer && !toolCalls[e.Transfer.CallID] {
+					want["execute_tool"]++
+				}
+			}
+			for op, n := range want {
+				if count[op] != n {
+					t.Errorf("%d %s spans, want %d", count[op], op, n)
+				}
+			}
+		})
+	}
+}
