@@ -23,7 +23,6 @@ func exportingServer(t *testing.T, cfg server.Config) (ts *testServer, rcv *otlp
 		t.Fatal(err)
 	}
 	cfg.Export = exp.Watch
-	ts = mustOpenServer(t, cfg)
 	stopped := false
 	stop = func() {
 		if stopped {
@@ -36,7 +35,8 @@ func exportingServer(t *testing.T, cfg server.Config) (ts *testServer, rcv *otlp
 			t.Errorf("exporter shutdown: %v", err)
 		}
 	}
-	t.Cleanup(stop) // after the server's own cleanup has ended its runs
+	t.Cleanup(stop) // registered first, so it runs after the server's cleanup has ended its runs
+	ts = mustOpenServer(t, cfg)
 	return ts, rcv, stop
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net"
 	"slices"
@@ -11,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cloudwego/eino/adk"
 	"go.uber.org/goleak"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/agents/agentstest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/traces/otlp"
 	"github.com/baton-dev/baton/traces/otlp/otlptest"
@@ -23,7 +26,16 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // exported runs a catalogue flow with an exporter watching it, shuts the exporter down (which
 // sends everything), and returns the spans a receiver got and the run's trace.
-func exported(t *testing.T, flow string, content bool) ([]otlptest.Span, traces.Trace) {
+func exported(t *testing.T, name string, content bool) ([]otlptest.Span, traces.Trace) {
+	t.Helper()
+	flow, err := agents.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exportedFlow(t, flow, content)
+}
+
+func exportedFlow(t *testing.T, flow agents.Flow, content bool) ([]otlptest.Span, traces.Trace) {
 	t.Helper()
 	rcv := otlptest.NewReceiver(t)
 	exp, err := otlp.New(otlp.Config{Endpoint: rcv.URL, Content: content})
@@ -35,13 +47,9 @@ func exported(t *testing.T, flow string, content bool) ([]otlptest.Span, traces.
 	return rcv.Spans(), rec.Snapshot()
 }
 
-// runFlow runs a catalogue flow at full speed with exp watching it.
-func runFlow(t *testing.T, exp *otlp.Exporter, name string) *traces.Recording {
+// runFlow runs a flow at full speed with exp watching it.
+func runFlow(t *testing.T, exp *otlp.Exporter, flow agents.Flow) *traces.Recording {
 	t.Helper()
-	flow, err := agents.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents, 0)
 	exp.Watch(rec)
 	agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{}, rec)
@@ -288,13 +296,17 @@ func TestUnreachableCollector(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now: connections are refused
+	supervisor, err := agents.Lookup("supervisor")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var logs bytes.Buffer
 	exp, err := otlp.New(otlp.Config{Endpoint: "http://" + addr, Logger: slog.New(slog.NewTextHandler(&logs, nil)), BatchTimeout: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
-		if rec := runFlow(t, exp, "supervisor"); rec.Run().Status != traces.StatusCompleted {
+		if rec := runFlow(t, exp, supervisor); rec.Run().Status != traces.StatusCompleted {
 			t.Fatalf("run %s with the collector down, want completed", rec.Run().Status)
 		}
 	}
@@ -389,13 +401,18 @@ func contentKey(k string) bool {
 	return false
 }
 
-// TestEveryFlowIsOneWellFormedTrace: for each flow of the catalogue, one root, every parent sent,
-// one invoke_agent span per agent visit, one chat span per model call and one execute_tool span
-// per tool call or transfer without one, each inside its parent's time.
+// TestEveryFlowIsOneWellFormedTrace: for each flow of the catalogue, and for runs that fail in
+// parallel tool calls (one of which never ends) or before any agent starts, one root, every parent
+// sent, one invoke_agent span per agent visit, one chat span per model call and one execute_tool
+// span per tool call or transfer without one, each inside its parent's time.
 func TestEveryFlowIsOneWellFormedTrace(t *testing.T) {
-	for _, flow := range agents.Catalogue() {
+	unbuildable := agents.Flow{Name: "unbuildable", Agents: []traces.Agent{{Name: "ghost", Kind: traces.AgentChatModel}},
+		Build: func(context.Context, agents.ModelFor) (adk.Agent, error) {
+			return nil, errors.New("no model configured")
+		}}
+	for _, flow := range append(agents.Catalogue(), agentstest.FailingTool(), unbuildable) {
 		t.Run(flow.Name, func(t *testing.T) {
-			spans, tr := exported(t, flow.Name, false)
+			spans, tr := exportedFlow(t, flow, false)
 			ix := index(spans)
 			run := root(t, spans)
 			count := map[string]int{}

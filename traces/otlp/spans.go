@@ -18,6 +18,9 @@ const (
 	opChat        = "chat"
 	opExecuteTool = "execute_tool"
 	transferTool  = "transfer_to_agent" // eino's transfer tool, and the name of a transfer's span
+
+	// unfinished is the status of a call that never recorded its end.
+	unfinished = "the call never finished: it ended with its agent"
 )
 
 // runSpans turns one run's events, fed in order, into spans: one goroutine owns it. Every span
@@ -33,7 +36,7 @@ type runSpans struct {
 	runSpan trace.Span      // nil before run.started (or resumed) and after run.finished
 	runCtx  context.Context // carries runSpan
 	visits  map[string][]*visit
-	models  map[string]trace.Span // chat spans by model call id
+	models  map[string]*modelSpan // chat spans by model call id
 	tools   map[string]*toolSpan  // execute_tool spans by call id
 	// callees holds, per agent called as a tool, the tool spans of the calls it has not started
 	// answering yet, oldest first: its visit goes under the first.
@@ -46,6 +49,12 @@ type visit struct {
 	span   trace.Span
 	ctx    context.Context // carries span: the parent of the visit's calls
 	parent context.Context // what span is under: a transfer's target goes there too
+}
+
+// modelSpan is a model call's span, and the agent whose call it is.
+type modelSpan struct {
+	span  trace.Span
+	agent string
 }
 
 // toolSpan is a tool call's span. A transfer_to_agent call stays open after tool.finished until
@@ -82,7 +91,7 @@ func newRunSpans(tracer trace.Tracer, content bool, run traces.Run, agents []tra
 func (s *runSpans) reset() {
 	s.runSpan, s.runCtx, s.handoff = nil, nil, nil
 	s.visits = make(map[string][]*visit)
-	s.models = make(map[string]trace.Span)
+	s.models = make(map[string]*modelSpan)
 	s.tools = make(map[string]*toolSpan)
 	s.callees = make(map[string][]*toolSpan)
 }
@@ -118,8 +127,9 @@ func (s *runSpans) add(e traces.Event) {
 	}
 }
 
-// startRun starts the run's span at its first event: run.started, or resumed when a later part of
-// an interrupted run begins, which goes under the run's first span (its ids derive from the run).
+// startRun starts the run's span at its first event: usually run.started; resumed when a later
+// part of an interrupted run begins, which goes under the run's first span (its ids derive from
+// the run).
 func (s *runSpans) startRun(e traces.Event) {
 	ctx := context.Background()
 	attrs := []attribute.KeyValue{
@@ -128,9 +138,9 @@ func (s *runSpans) startRun(e traces.Event) {
 		attribute.String("baton.flow", s.run.Flow),
 	}
 	attrs = s.agentAttrs(attrs, s.root)
-	if e.Kind == traces.KindRunStarted {
+	if e.Kind != traces.KindResumed {
 		ctx = context.WithValue(ctx, runKey{}, s.run)
-		if s.content && e.Run.Input != "" {
+		if s.content && e.Kind == traces.KindRunStarted && e.Run.Input != "" {
 			attrs = append(attrs, attribute.String("gen_ai.input.messages",
 				messagesJSON([]traces.Message{{Role: "user", Content: e.Run.Input}})))
 		}
@@ -151,7 +161,7 @@ func (s *runSpans) finishRun(e traces.Event) {
 	}
 	end := trace.WithTimestamp(e.Time)
 	for _, m := range s.models {
-		m.End(end)
+		m.span.End(end)
 	}
 	for _, t := range s.tools {
 		t.span.End(end)
@@ -224,12 +234,26 @@ func (s *runSpans) parentOfVisit(e traces.Event) context.Context {
 }
 
 // finishVisit ends an agent's current visit, with its error when its own work failed, and the
-// transfer spans it left waiting for their transfer event.
+// calls it left open: transfer spans waiting for their transfer event, and calls that never
+// finished (a tool that panicked gets no end), which end with the visit.
 func (s *runSpans) finishVisit(e traces.Event) {
 	for key, t := range s.tools {
-		if t.agent == e.Agent && t.ended != nil {
+		if t.agent != e.Agent {
+			continue
+		}
+		delete(s.tools, key)
+		if t.ended != nil {
 			t.span.End(trace.WithTimestamp(t.ended.Time))
-			delete(s.tools, key)
+			continue
+		}
+		t.span.SetStatus(codes.Error, unfinished)
+		t.span.End(trace.WithTimestamp(e.Time))
+	}
+	for id, m := range s.models {
+		if m.agent == e.Agent {
+			delete(s.models, id)
+			m.span.SetStatus(codes.Error, unfinished)
+			m.span.End(trace.WithTimestamp(e.Time))
 		}
 	}
 	vs := s.visits[e.Agent]
@@ -260,15 +284,16 @@ func (s *runSpans) startModel(e traces.Event) {
 	}
 	_, span := s.tracer.Start(s.contextOf(e.Agent, e.RunPath), spanName(opChat, s.run.Model),
 		trace.WithTimestamp(e.Time), trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	s.models[m.ID] = span
+	s.models[m.ID] = &modelSpan{span: span, agent: e.Agent}
 }
 
 func (s *runSpans) finishModel(e traces.Event) {
 	m := e.Model
-	span, ok := s.models[m.ID]
+	ms, ok := s.models[m.ID]
 	if !ok {
 		return
 	}
+	span := ms.span
 	delete(s.models, m.ID)
 	if u := m.Usage; u != nil {
 		span.SetAttributes(attribute.Int("gen_ai.usage.input_tokens", u.PromptTokens),
