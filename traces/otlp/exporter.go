@@ -86,7 +86,7 @@ func New(cfg Config) (*Exporter, error) {
 		resource.WithFromEnv(), // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win
 	)
 	if err != nil {
-		return nil, traces.Errorf(traces.CodeInvalid, "OpenTelemetry resource: %v", err)
+		return nil, traces.Errorf(traces.CodeInvalid, "OTEL_RESOURCE_ATTRIBUTES or OTEL_SERVICE_NAME: %v; give key=value pairs separated by commas", err)
 	}
 	provider := sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(&reported{SpanExporter: client, log: cfg.Logger, endpoint: endpoint},

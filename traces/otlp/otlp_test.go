@@ -374,6 +374,28 @@ func TestEndpointMustBeAURL(t *testing.T) {
 	}
 }
 
+func TestResourceFromTheEnvironment(t *testing.T) {
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "team")
+	if _, err := otlp.New(otlp.Config{Endpoint: "http://localhost:4318"}); traces.ErrorCode(err) != traces.CodeInvalid ||
+		!strings.Contains(traces.ErrorMessage(err), "OTEL_RESOURCE_ATTRIBUTES") {
+		t.Errorf("a malformed OTEL_RESOURCE_ATTRIBUTES: %v, want an error naming it", err)
+	}
+
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=ci")
+	t.Setenv("OTEL_SERVICE_NAME", "baton-ci")
+	rcv := otlptest.NewReceiver(t)
+	exp, err := otlp.New(otlp.Config{Endpoint: rcv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flow, _ := agents.Lookup("transfer")
+	runFlow(t, exp, flow)
+	shutdown(t, exp)
+	if res := root(t, rcv.Spans()).Resource; res["service.name"] != "baton-ci" || res["deployment.environment"] != "ci" {
+		t.Errorf("resource %v, want the environment's service name and attributes", res)
+	}
+}
+
 func sortByStart(spans []otlptest.Span) []otlptest.Span {
 	out := slices.Clone(spans)
 	slices.SortStableFunc(out, func(a, b otlptest.Span) int { return a.Start.Compare(b.Start) })
