@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"slices"
@@ -362,6 +363,45 @@ func TestResumedRunJoinsItsTrace(t *testing.T) {
 	}
 	if visits := named(spans, "invoke_agent writer"); len(visits) != 4 || visits[3].Parent != resumed[0].ID || visits[3].Attrs["baton.agent.resumed"] != true {
 		t.Errorf("writer's visits %+v, want the resumed one under the resumed part", visits)
+	}
+}
+
+// TestSlowWatcherMissesNothing: a watcher that falls behind the run is dropped by the recording
+// like any subscriber (here after one event), and picks up where it stopped.
+func TestSlowWatcherMissesNothing(t *testing.T) {
+	rcv := otlptest.NewReceiver(t)
+	exp, err := otlp.New(otlp.Config{Endpoint: rcv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const calls = 300
+	rec := traces.NewRecording(traces.Run{ID: "r-slow", Flow: "app"}, []traces.Agent{{Name: "bot", Kind: traces.AgentChatModel}}, 1)
+	exp.Watch(rec)
+	path := []string{"bot"}
+	rec.Emit(traces.Event{Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}})
+	rec.Emit(traces.Event{Kind: traces.KindAgentStarted, Agent: "bot", RunPath: path, AgentRun: &traces.AgentRun{Via: "run"}})
+	for i := range calls {
+		id := fmt.Sprint("call_", i)
+		rec.Emit(traces.Event{Kind: traces.KindToolStarted, Agent: "bot", RunPath: path, Tool: &traces.ToolCall{Name: "tick", CallID: id}})
+		rec.Emit(traces.Event{Kind: traces.KindToolFinished, Agent: "bot", RunPath: path, Tool: &traces.ToolCall{Name: "tick", CallID: id}})
+	}
+	rec.Emit(traces.Event{Kind: traces.KindAgentFinished, Agent: "bot", RunPath: path, AgentRun: &traces.AgentRun{}})
+	rec.Finish(traces.StatusCompleted, "")
+	shutdown(t, exp)
+	spans := rcv.Spans()
+	visits := named(spans, "invoke_agent bot") // the run's, then the visit
+	if len(visits) != 2 {
+		t.Fatalf("%d invoke_agent spans, want the run's and the visit", len(visits))
+	}
+	visit := visits[1]
+	ticks := 0
+	for _, s := range named(spans, "execute_tool tick") {
+		if s.Parent == visit.ID && s.StatusMessage == "" {
+			ticks++
+		}
+	}
+	if ticks != calls {
+		t.Errorf("%d tool spans under the visit, want %d", ticks, calls)
 	}
 }
 
