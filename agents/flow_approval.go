@@ -14,7 +14,7 @@ import (
 
 // Agent descriptions and canned texts of the approval flow.
 const (
-	supportDesc = "Answers customers; calls billing_agent as a tool for anything about money."
+	supportDesc         = "Answers customers; calls billing_agent as a tool for anything about money."
 	billingApprovalDesc = "Finds charges and refunds them, once a person approves each refund."
 	// ApprovalQuestion is what issue_refund's interrupt asks the person who approves.
 	ApprovalQuestion = "Refund €49.00 to the card ending 4242 for order 7731 (charged twice on 2 March)?"
