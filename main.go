@@ -2,7 +2,8 @@
 //
 //	baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
 //	baton flows                                               list the built-in flows
-//	baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless, one line per event
+//	baton run FLOW [--input TEXT] [--out FILE] [--stream] [--approve | --reject REASON]
+//	                                                          run a flow headless, one line per event
 //	baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
 //
 // serve and run also take --otlp-endpoint URL [--otlp-content]: send each run to an
@@ -73,7 +74,8 @@ const tokenHelp = `access token, at least 32 characters such as the output of "o
 const usage = `usage:
   baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
   baton flows                                               list the built-in flows
-  baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless
+  baton run FLOW [--input TEXT] [--out FILE] [--stream] [--approve | --reject REASON]
+                                                            run a flow headless
   baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
 serve and run also take --otlp-endpoint URL [--otlp-content]`
 
@@ -190,8 +192,13 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	stream := fs.Bool("stream", false, "let agents stream their replies")
 	pace := fs.Duration("pace", 0, "delay of the scripted model before each reply")
 	otlpEndpoint, otlpContent := otlpFlags(fs)
+	approve := fs.Bool("approve", false, "approve what the run asks when it stops for approval, and resume it")
+	reject := fs.String("reject", "", "reject what the run asks when it stops for approval, for this reason, and resume it")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
+	}
+	if *approve && *reject != "" {
+		return errors.New("run: --approve and --reject exclude each other: give one")
 	}
 	flow, err := agents.Lookup(name)
 	if err != nil {
@@ -211,11 +218,33 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	printed := make(chan struct{})
 	go func() {
 		defer close(printed)
-		printEvents(rec, stdout)
+		printEvents(rec, stdout, 0)
 	}()
-	status := agents.RunFlow(ctx, flow, *input, agents.Options{Pace: agents.NewPace(*pace), Streaming: *stream}, rec)
+	var paused *agents.Pause // set by Paused, in RunFlow's and Resume's goroutine
+	opts := agents.Options{Pace: agents.NewPace(*pace), Streaming: *stream, Paused: func(p *agents.Pause) { paused = p }}
+	status := agents.RunFlow(ctx, flow, *input, opts, rec)
+	for paused != nil && (*approve || *reject != "") {
+		<-printed // the printer ends with the interrupted run; it follows the resumed part anew
+		if err := rec.Resume(); err != nil {
+			return err
+		}
+		if exp != nil {
+			exp.Watch(rec) // the exporter follows the resumed part into the same trace
+		}
+		printed = make(chan struct{})
+		go func(done chan struct{}, after int64) {
+			defer close(done)
+			printEvents(rec, stdout, after)
+		}(printed, int64(len(rec.Snapshot().Events)))
+		p := paused
+		paused = nil
+		status = p.Resume(ctx, agents.Decision{Approve: *approve, Comment: *reject}, rec)
+	}
 	<-printed
 	stopExport(exp, stderr)
+	if paused != nil {
+		fmt.Fprintf(stdout, "The run waits for a decision: %s\nRun it again with --approve, or --reject REASON.\n", paused.Interrupt.Info)
+	}
 	if *out != "" {
 		if err := writeTrace(*out, rec.Snapshot()); err != nil {
 			return err
@@ -245,10 +274,9 @@ func writeTrace(path string, t traces.Trace) error {
 	return nil
 }
 
-// printEvents prints one line per event of rec until the run ends. A printer that falls behind is
-// dropped by the recording like any subscriber, and picks up where it stopped.
-func printEvents(rec *traces.Recording, w io.Writer) {
-	var last int64
+// printEvents prints one line per event of rec after seq last until the run ends. A printer that
+// falls behind is dropped by the recording like any subscriber, and picks up where it stopped.
+func printEvents(rec *traces.Recording, w io.Writer, last int64) {
 	for {
 		sub := rec.Subscribe(last)
 		for e := range sub.C() {

@@ -54,6 +54,50 @@ func TestRunWritesTrace(t *testing.T) {
 	}
 }
 
+// TestRunApproval: `run approval` stops at the refund's interrupt and says how to answer it;
+// --approve and --reject resume it in the same trace, printed once, event by event.
+func TestRunApproval(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		flags  []string
+		code   int
+		status traces.Status
+		says   string // in the last lines printed
+	}{
+		{"no decision", nil, 1, traces.StatusInterrupted, "Run it again with --approve, or --reject REASON."},
+		{"approve", []string{"--approve"}, 0, traces.StatusCompleted, "Refunded €49.00"},
+		{"reject", []string{"--reject", "not a duplicate"}, 0, traces.StatusCompleted, "rejected by the reviewer: not a duplicate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "t.json")
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"run", "approval", "--out", out}, tc.flags...)
+			if code := run(context.Background(), args, &stdout, &stderr); code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, tc.code, stderr.String())
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := traces.Unmarshal(data)
+			if err != nil || tr.Run.Status != tc.status {
+				t.Fatalf("trace: %v, run %+v, want %s", err, tr.Run, tc.status)
+			}
+			printed := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+			events := printed
+			if tc.status == traces.StatusInterrupted {
+				events = printed[:len(printed)-2] // the question and how to answer it
+			}
+			if len(events) != len(tr.Events) {
+				t.Errorf("printed %d event lines for %d events", len(events), len(tr.Events))
+			}
+			if tail := strings.Join(printed[len(printed)-3:], "\n"); !strings.Contains(tail, tc.says) {
+				t.Errorf("the run ends printing %q, want %q in it", tail, tc.says)
+			}
+		})
+	}
+}
+
 func TestCommandErrors(t *testing.T) {
 	dir := t.TempDir()
 	later := filepath.Join(dir, "later.trace.json")
@@ -69,6 +113,7 @@ func TestCommandErrors(t *testing.T) {
 		{"run without flow", []string{"run"}, "run needs a flow name"},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 		{"bad flag", []string{"run", "supervisor", "--colour"}, "flag provided but not defined: -colour"},
+		{"approve and reject", []string{"run", "approval", "--approve", "--reject", "no"}, "--approve and --reject exclude each other"},
 		{"bad address", []string{"serve", "--addr", "nowhere"}, "nowhere"},
 		{"weak token", []string{"serve", "--token", "a"}, `the token is too short to be safe: 1 characters, want at least 32; make one with "openssl rand -hex 16"`},
 		{"blank token", []string{"serve", "--token", " "}, "no spaces"},

@@ -21,6 +21,9 @@ type Flow struct {
 	Title        string // one line, for lists
 	Description  string // which eino mechanism the flow shows, in a sentence or two
 	DefaultInput string
+	// InputNote tells, next to the input box, how far the scripted answers follow an edited
+	// input; empty when they follow it.
+	InputNote string
 	// Agents is the agent tree, root first; the recorder adds any agent it meets that is not here.
 	Agents []traces.Agent
 	// Scripts holds the scripted model's replies, per agent name.
@@ -34,6 +37,9 @@ type Flow struct {
 
 // ModelFor returns the chat model the named agent should use.
 type ModelFor func(agent string) (model.ToolCallingChatModel, error)
+
+// fixedAnswers is the InputNote of a flow whose scripts answer the same whatever the input.
+const fixedAnswers = "Scripted answers: written for the default input, they stay the same whatever you type."
 
 var catalogue []Flow
 

@@ -35,6 +35,7 @@ func init() {
 			"research_notes (OutputKey) and eino's prompt builder fills {research_notes} in code_agent's " +
 			"instruction; write_file stores the file in the session, where review_agent's run_tests reads it.",
 		DefaultInput: "Add rate limiting to the public API",
+		InputNote:    fixedAnswers,
 		Agents: []traces.Agent{
 			{Name: "project_manager", Description: pmDesc, Kind: traces.AgentChatModel,
 				Tools: []string{"research_agent", "code_agent", "review_agent"}},

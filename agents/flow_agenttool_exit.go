@@ -30,6 +30,7 @@ func init() {
 			"happens inside the tool's run, and the concierge only gets shipping_agent's answer. Look for the exit and " +
 			"the transfer inside the AgentTool frames, and the concierge's final answer after both.",
 		DefaultInput: "I was charged twice for order 1234, and where is it?",
+		InputNote:    fixedAnswers,
 		Agents: []traces.Agent{
 			{Name: "concierge", Description: conciergeDesc, Kind: traces.AgentChatModel, Tools: []string{"refund_agent", "orders_desk"}},
 			{Name: "refund_agent", Description: refundDesc, Kind: traces.AgentChatModel, Parent: "concierge",

@@ -29,6 +29,7 @@ func init() {
 			"system prompt), ending with a made-up transfer to it. Compare the request in the AgentTool frame with " +
 			"escalation_agent's input: it quotes the account lookup it never made.",
 		DefaultInput: "My invoice for March is wrong, customer 7781",
+		InputNote:    fixedAnswers,
 		Agents: []traces.Agent{
 			{Name: "support_lead", Description: supportLeadDesc, Kind: traces.AgentChatModel,
 				Tools: []string{"lookup_customer", "escalation_agent"}},

@@ -30,6 +30,7 @@ func init() {
 			"the page shows the same AgentTool frames as in the agenttool flow, with each callee's model and tool " +
 			"calls inside.",
 		DefaultInput: "Plan a weekend in Lisbon from Berlin, 14-16 March",
+		InputNote:    fixedAnswers,
 		Agents: []traces.Agent{
 			{Name: "trip_planner", Description: tripPlannerDesc, Kind: traces.AgentChatModel,
 				Tools: []string{"flight_agent", "hotel_agent"}},

@@ -37,6 +37,11 @@ func TestCatalogueFlowsAreWellFormed(t *testing.T) {
 			if f.Title == "" || f.Description == "" || f.DefaultInput == "" || f.Build == nil || len(f.Agents) == 0 {
 				t.Fatalf("incomplete flow: %+v", f)
 			}
+			// Every scripted flow answers from a script written for its default input: the
+			// page must say so next to the input box.
+			if f.InputNote == "" {
+				t.Errorf("%s has no InputNote", f.Name)
+			}
 			if f.Agents[0].Parent != "" || f.Agents[0].Relation != "" {
 				t.Errorf("root %s has a parent", f.Agents[0].Name)
 			}

@@ -28,6 +28,7 @@ func init() {
 			"to its model: eino ends the run with it. Look at how the page draws a failed run: the failed tool " +
 			"call, db_agent's failed end, and the run's error.",
 		DefaultInput: "Release v2.4.0 to production",
+		InputNote:    fixedAnswers,
 		Agents: []traces.Agent{
 			{Name: "release_manager", Description: releaseDesc, Kind: traces.AgentChatModel, Tools: []string{"check_ci", "transfer_to_agent"}},
 			{Name: "db_agent", Description: dbDesc, Kind: traces.AgentChatModel, Parent: "release_manager",

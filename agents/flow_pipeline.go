@@ -36,6 +36,7 @@ func init() {
 			"values stay shared across that boundary: collector's answer (changes) fills writer's instruction, " +
 			"writer's (draft) fills editor's, and fact_checker's verified_changes is what publish_notes publishes.",
 		DefaultInput: "Write the release notes for " + releaseVersion,
+		InputNote:    fixedAnswers,
 		Agents: []traces.Agent{
 			{Name: "collector", Description: collectorDesc, Kind: traces.AgentChatModel,
 				Tools: []string{"list_merged_prs"}, OutputKey: changesKey},

@@ -26,6 +26,7 @@ func init() {
 			"calls respond, which ends the loop with a BreakLoop action. Look at the session: Plan shrinks from " +
 			"two steps to one, ExecutedSteps grows.",
 		DefaultInput: "How much is the cheapest return flight Berlin-Lisbon, 14-16 March, in US dollars?",
+		InputNote:    fixedAnswers,
 		Agents: []traces.Agent{
 			{Name: "plan_execute_replan", Kind: traces.AgentSequential},
 			{Name: "planner", Description: "a planner agent", Kind: traces.AgentCustom, Parent: "plan_execute_replan",

@@ -36,6 +36,7 @@ func init() {
 			"to the supervisor. All agents share one history; a specialist sees the others' messages as " +
 			"\"For context:\" user messages.",
 		DefaultInput: supervisorInput,
+		InputNote:    fixedAnswers,
 		Agents: []traces.Agent{
 			{Name: "supervisor", Description: supervisorDesc, Kind: traces.AgentSupervisor, Tools: []string{"transfer_to_agent"}},
 			// The deterministic-transfer wrapper hides the specialists from SetSubAgents, so eino

@@ -19,6 +19,7 @@ func init() {
 			"only its request, with no \"For context:\" message: math_agent never sees research_agent's work, " +
 			"only the numbers the supervisor passes on.",
 		DefaultInput: supervisorInput,
+		InputNote:    fixedAnswers,
 		Agents: []traces.Agent{
 			{Name: "supervisor", Description: supervisorDesc, Kind: traces.AgentChatModel, Tools: []string{"research_agent", "math_agent"}},
 			{Name: "research_agent", Description: researchDesc, Kind: traces.AgentChatModel, Parent: "supervisor",

@@ -31,6 +31,7 @@ func init() {
 			"system prompt; the router's model chooses where the request goes, and the chosen agent answers " +
 			"with its own tool. The child sees the router's messages as \"For context:\" user messages.",
 		DefaultInput: "What's the weather in Paris tomorrow?",
+		InputNote:    "Scripted answers: the router picks weather_agent when you mention the weather (" + strings.Join(weatherWords, ", ") + "), else chat_agent; weather_agent knows " + strings.Join(weatherCities, ", ") + ". The texts stay the same.",
 		Agents: []traces.Agent{
 			{Name: "router", Description: routerDesc, Kind: traces.AgentChatModel, Tools: []string{"transfer_to_agent"}},
 			{Name: "weather_agent", Description: weatherDesc, Kind: traces.AgentChatModel, Parent: "router",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -32,6 +33,7 @@ func init() {
 			"inspector (no transfer_to_agent, no \"Available other agents\"); ask for a price to see sales_agent " +
 			"go back.",
 		DefaultInput: "Can we end our contract before the renewal date?",
+		InputNote:    "Scripted answers: intake picks sales_agent when you mention " + strings.Join(salesWords, ", ") + ", else legal_agent. The texts stay the same.",
 		Agents: []traces.Agent{
 			{Name: "intake", Description: intakeDesc, Kind: traces.AgentChatModel, Tools: []string{"transfer_to_agent"}},
 			{Name: "legal_agent", Description: legalDesc, Kind: traces.AgentChatModel, Parent: "intake",

@@ -23,6 +23,7 @@ func init() {
 			"note:\" message, dropping their chatter and the transfer. Compare housekeeping's input with the " +
 			"transfer-skip flow's.",
 		DefaultInput: hotelInput,
+		InputNote:    fixedAnswers,
 		Agents:       hotelAgents,
 		Scripts:      hotelScripts,
 		Build: func(ctx context.Context, models ModelFor) (adk.Agent, error) {

@@ -50,6 +50,7 @@ func init() {
 			"reception wrote in the same message (\"You are in room 412...\"). housekeeping finds the room in the " +
 			"booking lookup instead. Compare housekeeping's input with the transfer flow's.",
 		DefaultInput: hotelInput,
+		InputNote:    fixedAnswers,
 		Agents:       hotelAgents,
 		Scripts:      hotelScripts,
 		Build:        func(ctx context.Context, models ModelFor) (adk.Agent, error) { return buildHotel(ctx, models) },

@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/cloudwego/eino/adk"
 
@@ -29,6 +30,7 @@ func init() {
 			"parent are reachable. Either way eino's transfer tool answers \"successfully transferred\", then eino " +
 			"fails the run (\"transfer failed: agent ... not found\"): look for the red edge and the error.",
 		DefaultInput: "I want my money back for order 1234",
+		InputNote:    "Scripted answers: helpdesk picks tech_agent when you mention " + strings.Join(techWords, ", ") + ", else the agent that does not exist. The texts stay the same.",
 		Agents: []traces.Agent{
 			{Name: "helpdesk", Description: helpdeskDesc, Kind: traces.AgentChatModel, Tools: []string{"transfer_to_agent"}},
 			{Name: "billing_agent", Description: billingDesc, Kind: traces.AgentChatModel, Parent: "helpdesk",

@@ -38,6 +38,7 @@ func init() {
 			"adk.SendToolGenAction, the loop stops after 3 iterations and the sequence goes on. Each round the " +
 			"agents are fed all earlier rounds as \"For context:\" messages.",
 		DefaultInput: "Draft the launch announcement for the Aurora e-bike",
+		InputNote:    fixedAnswers,
 		Agents: []traces.Agent{
 			{Name: "launch", Description: launchDesc, Kind: traces.AgentSequential},
 			{Name: "scouting", Description: scoutingDesc, Kind: traces.AgentParallel, Parent: "launch", Relation: traces.RelationSubAgent},

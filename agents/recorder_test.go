@@ -32,13 +32,33 @@ func record(t *testing.T, flow agents.Flow, streaming bool) traces.Trace {
 	return recordInput(t, flow, flow.DefaultInput, streaming)
 }
 
-// recordInput runs flow on input at zero pace and returns the recorded trace.
+// recordInput runs flow on input at zero pace and returns the recorded trace. A run that
+// interrupts is resumed with an approval, as often as it interrupts.
 func recordInput(t *testing.T, flow agents.Flow, input string, streaming bool) traces.Trace {
+	t.Helper()
+	return recordDecided(t, flow, input, streaming, agents.Decision{Approve: true, Comment: "ok"})
+}
+
+// recordDecided is recordInput with d as the answer to every interrupt.
+func recordDecided(t *testing.T, flow agents.Flow, input string, streaming bool, d agents.Decision) traces.Trace {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rec := traces.NewRecording(traces.Run{ID: "r-test", Flow: flow.Name, Input: input, Model: "scripted"}, flow.Agents, 0)
-	agents.RunFlow(ctx, flow, input, agents.Options{Streaming: streaming}, rec)
+	var paused *agents.Pause // Paused is called before RunFlow and Resume return, in their goroutine
+	opts := agents.Options{Streaming: streaming, Paused: func(p *agents.Pause) { paused = p }}
+	agents.RunFlow(ctx, flow, input, opts, rec)
+	for i := 0; paused != nil; i++ {
+		if i == 3 {
+			t.Fatalf("%s interrupted %d times", flow.Name, i)
+		}
+		if err := rec.Resume(); err != nil {
+			t.Fatal(err)
+		}
+		p := paused
+		paused = nil
+		p.Resume(ctx, d, rec)
+	}
 	return rec.Snapshot()
 }
 
@@ -166,9 +186,11 @@ func checkTrace(t *testing.T, tr traces.Trace, status traces.Status) {
 	if tr.Run.Status != status {
 		t.Fatalf("run %s (%s), want %s", tr.Run.Status, tr.Run.Error, status)
 	}
-	models := 0
+	models, resumed := 0, false
 	for _, e := range tr.Events {
 		switch e.Kind {
+		case traces.KindResumed:
+			resumed = true // eino re-enters agents with what resumes them, not with a history
 		case traces.KindModelStarted:
 			models++
 			if len(e.Model.Input) == 0 {
@@ -182,7 +204,7 @@ func checkTrace(t *testing.T, tr traces.Trace, status traces.Status) {
 				t.Errorf("event %d: model.finished without output", e.Seq)
 			}
 		case traces.KindAgentStarted:
-			if len(e.AgentRun.Input) == 0 {
+			if len(e.AgentRun.Input) == 0 && !resumed {
 				t.Errorf("event %d: agent.started without the history the agent was fed", e.Seq)
 			}
 		}

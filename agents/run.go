@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"sync"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -18,11 +19,15 @@ type Options struct {
 	Streaming bool
 	// Models overrides the scripted models (for a real LLM); nil means the flow's scripts.
 	Models ModelFor
+	// Paused, when set, is called when a run ends interrupted (before RunFlow or Pause.Resume
+	// returns), with what resumes it.
+	Paused func(*Pause)
 }
 
 // RunFlow runs flow on input, records every event into rec, finishes rec with the run's final
 // status and returns that status. It blocks until the run has ended; cancelling ctx cancels the
-// run (status canceled). A flow that fails to build is a failed run, recorded as such.
+// run (status canceled). A flow that fails to build is a failed run, recorded as such. A run that
+// ends interrupted is saved in eino's checkpoint store under rec's id and handed to opts.Paused.
 func RunFlow(ctx context.Context, flow Flow, input string, opts Options, rec *traces.Recording) traces.Status {
 	status, errMsg := runFlow(ctx, flow, input, opts, rec)
 	rec.Finish(status, errMsg)
@@ -40,14 +45,109 @@ func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 		rec.Emit(traces.Event{Kind: traces.KindError, Error: &traces.ErrorDetail{Message: msg}})
 		return traces.StatusFailed, msg
 	}
-	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: opts.Streaming})
+	p := &Pause{flow: flow, opts: opts, checkPoint: rec.ID(),
+		runner: adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: opts.Streaming, CheckPointStore: newCheckPoints()})}
 	recorder := attach.NewRecorder(rec, flow.Name, flow.Agents)
-	events := recorder.Run(ctx, runner, []adk.Message{schema.UserMessage(input)}, flow.RunOptions...)
+	runOpts := append([]adk.AgentRunOption{adk.WithCheckPointID(p.checkPoint)}, flow.RunOptions...)
+	return p.follow(recorder, recorder.Run(ctx, p.runner, []adk.Message{schema.UserMessage(input)}, runOpts...))
+}
+
+// Pause is a flow run that ended interrupted, saved in eino's checkpoint store: Resume continues
+// it. It keeps the run's agents (and so the scripted models' places in their scripts) in memory.
+type Pause struct {
+	flow       Flow
+	opts       Options
+	runner     *adk.Runner
+	checkPoint string
+	// Interrupt is eino's root cause of the interrupt, as the trace records it: ID is what a
+	// resume targets, Info what it asks.
+	Interrupt traces.Interrupt
+}
+
+// Decision is a person's answer to an interrupt that asks for approval: the data a run is resumed
+// with. Tools that ask read it with tool.GetResumeContext[Decision].
+type Decision struct {
+	Approve bool
+	Comment string
+}
+
+// Resume continues the paused run with d as the interrupt's resume data, records the rest into
+// rec, finishes rec and returns the final status, as RunFlow does. rec is the run's recording,
+// reopened by the caller with rec.Resume. A run that interrupts again is handed to opts.Paused
+// anew; a Pause is resumed at most once.
+func (p *Pause) Resume(ctx context.Context, d Decision, rec *traces.Recording) traces.Status {
+	recorder := attach.NewRecorder(rec, p.flow.Name, p.flow.Agents)
+	events, err := recorder.Resume(ctx, p.runner, p.checkPoint,
+		&adk.ResumeParams{Targets: map[string]any{p.Interrupt.ID: d}}, p.flow.RunOptions...)
+	if err != nil {
+		msg := "resume run " + rec.ID() + ": " + err.Error()
+		rec.Emit(traces.Event{Kind: traces.KindResumed, Interrupt: &p.Interrupt})
+		rec.Emit(traces.Event{Kind: traces.KindError, Error: &traces.ErrorDetail{Message: msg}})
+		rec.Finish(traces.StatusFailed, msg)
+		return traces.StatusFailed
+	}
+	status, errMsg := p.follow(recorder, events)
+	rec.Finish(status, errMsg)
+	return status
+}
+
+// follow reads a run's events to their end, waits for the recorder, and hands the run to
+// opts.Paused when it ended interrupted.
+func (p *Pause) follow(recorder *attach.Recorder, events *adk.AsyncIterator[*adk.AgentEvent]) (traces.Status, string) {
+	var cause *adk.InterruptCtx
 	for {
-		if _, ok := events.Next(); !ok {
+		ev, ok := events.Next()
+		if !ok {
 			break
+		}
+		if ev.Action != nil && ev.Action.Interrupted != nil {
+			cause = rootCause(ev.Action.Interrupted)
 		}
 	}
 	<-recorder.Done()
-	return recorder.Outcome()
+	status, errMsg := recorder.Outcome()
+	if status == traces.StatusInterrupted && cause != nil && p.opts.Paused != nil {
+		next := *p
+		next.Interrupt = traces.Interrupt{ID: cause.ID, Address: cause.Address.String()}
+		if s, ok := cause.Info.(string); ok {
+			next.Interrupt.Info = s
+		}
+		p.opts.Paused(&next)
+	}
+	return status, errMsg
+}
+
+// rootCause returns the interrupt context a resume must target: eino's root cause.
+func rootCause(info *adk.InterruptInfo) *adk.InterruptCtx {
+	for _, c := range info.InterruptContexts {
+		if c != nil && c.IsRootCause {
+			return c
+		}
+	}
+	return nil
+}
+
+// checkPoints is an in-memory adk.CheckPointStore, one per run: a paused run lives as long as
+// the process.
+type checkPoints struct {
+	mu   sync.Mutex
+	data map[string][]byte
+}
+
+func newCheckPoints() *checkPoints { return &checkPoints{data: make(map[string][]byte)} }
+
+// Get implements adk.CheckPointStore.
+func (s *checkPoints) Get(_ context.Context, id string) ([]byte, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.data[id]
+	return b, ok, nil
+}
+
+// Set implements adk.CheckPointStore.
+func (s *checkPoints) Set(_ context.Context, id string, b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.data[id] = b
+	return nil
 }

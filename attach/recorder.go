@@ -160,7 +160,27 @@ func (r *Recorder) Run(ctx context.Context, runner *adk.Runner, messages []adk.M
 	r.mu.Lock()
 	r.streamDone = false
 	r.mu.Unlock()
-	events := runner.Run(ctx, messages, append(opts, adk.WithCallbacks(fixedHub(r)))...)
+	return r.relay(ctx, runner.Run(ctx, messages, append(opts, adk.WithCallbacks(fixedHub(r)))...))
+}
+
+// Resume is Run for runner.ResumeWithParams: it resumes the run saved under checkPointID and
+// records the rest of it, which starts with a resumed event (give it the sink of the interrupted
+// run, reopened, to continue that trace). An error from eino (no such checkpoint, a resume eino
+// refuses) is returned as it is, and nothing is recorded.
+func (r *Recorder) Resume(ctx context.Context, runner *adk.Runner, checkPointID string, params *adk.ResumeParams, opts ...adk.AgentRunOption) (*adk.AsyncIterator[*adk.AgentEvent], error) {
+	events, err := runner.ResumeWithParams(ctx, checkPointID, params, append(opts, adk.WithCallbacks(fixedHub(r)))...)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.streamDone = false
+	r.mu.Unlock()
+	return r.relay(ctx, events), nil
+}
+
+// relay hands on events as they come, records what only the Runner's stream carries, and
+// finishes the recording once they have ended.
+func (r *Recorder) relay(ctx context.Context, events *adk.AsyncIterator[*adk.AgentEvent]) *adk.AsyncIterator[*adk.AgentEvent] {
 	out, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
 	go func() {
 		defer gen.Close()

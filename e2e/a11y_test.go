@@ -76,8 +76,10 @@ func TestAccessibility(t *testing.T) {
 	b := startBaton(t, agentstest.FailingTool())
 	done := b.startRun(t, "supervisor", 0)
 	failed := b.startRun(t, "failing_tool", 0)
+	paused := b.startRun(t, "approval", 0)
 	b.waitRunEnded(t, done, waitTimeout)
 	b.waitRunEnded(t, failed, waitTimeout)
+	b.waitRunEnded(t, paused, waitTimeout)
 	tb := newTab(t, nil)
 	for _, p := range []struct {
 		name, path string
@@ -90,6 +92,7 @@ func TestAccessibility(t *testing.T) {
 		{"failed run", "/runs/" + failed, func() {
 			tb.waitFor(t, "the error inspected", `document.querySelector('[data-testid=inspection]')?.dataset.kind === 'error'`)
 		}},
+		{"run waiting for a decision", "/runs/" + paused, func() { tb.waitVisible(t, "[data-testid=decision-form]") }},
 	} {
 		tb.view(t, viewWidth, viewHeight, "light")
 		tb.open(t, b.base+p.path)

@@ -21,6 +21,7 @@ type flowJSON struct {
 	Title        string         `json:"title"`
 	Description  string         `json:"description"`
 	DefaultInput string         `json:"default_input"`
+	InputNote    string         `json:"input_note,omitempty"`
 	Agents       []traces.Agent `json:"agents"`
 }
 
@@ -28,7 +29,8 @@ type flowJSON struct {
 func (s *Server) listFlows(c echo.Context) error {
 	out := make([]flowJSON, len(s.flows))
 	for i, f := range s.flows {
-		out[i] = flowJSON{Name: f.Name, Title: f.Title, Description: f.Description, DefaultInput: f.DefaultInput, Agents: f.Agents}
+		out[i] = flowJSON{Name: f.Name, Title: f.Title, Description: f.Description, DefaultInput: f.DefaultInput,
+			InputNote: s.inputNote(f), Agents: f.Agents}
 		if out[i].Agents == nil {
 			out[i].Agents = []traces.Agent{}
 		}
@@ -40,9 +42,19 @@ func (s *Server) listFlows(c echo.Context) error {
 func (s *Server) flowInfos() []web.FlowInfo {
 	out := make([]web.FlowInfo, len(s.flows))
 	for i, f := range s.flows {
-		out[i] = web.FlowInfo{Name: f.Name, Title: f.Title, Description: f.Description, DefaultInput: f.DefaultInput, Agents: f.Agents}
+		out[i] = web.FlowInfo{Name: f.Name, Title: f.Title, Description: f.Description, DefaultInput: f.DefaultInput,
+			InputNote: s.inputNote(f), Agents: f.Agents}
 	}
 	return out
+}
+
+// inputNote is f's note on how its scripted answers follow the input, when this server runs the
+// scripts; a real model follows any input.
+func (s *Server) inputNote(f agents.Flow) string {
+	if s.cfg.Models != nil {
+		return ""
+	}
+	return f.InputNote
 }
 
 // lookupFlow returns the configured flow named name, or a CodeInvalid error listing the known

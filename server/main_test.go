@@ -35,7 +35,7 @@ type testServer struct {
 // testFlows are two flows with no eino behind them: tests give the server a runner.
 func testFlows() []agents.Flow {
 	return []agents.Flow{
-		{Name: "echo", Title: "Echo", Description: "Says it back.", DefaultInput: "hello there",
+		{Name: "echo", Title: "Echo", Description: "Says it back.", DefaultInput: "hello there", InputNote: "Echo answers anything.",
 			Agents: []traces.Agent{{Name: "echo_agent", Kind: traces.AgentChatModel}}},
 		{Name: "pair", Title: "Pair", Description: "Two agents.", DefaultInput: "go",
 			Agents: []traces.Agent{{Name: "lead", Kind: traces.AgentSupervisor}, {Name: "helper", Kind: traces.AgentChatModel, Parent: "lead", Relation: traces.RelationSubAgent}}},

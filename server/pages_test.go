@@ -42,6 +42,18 @@ func TestPages(t *testing.T) {
 				t.Errorf("no flow-%s on the index page", f)
 			}
 		}
+		// A flow's note on its scripted answers sits by its input box, and describes it.
+		echo := doc.Find(`[data-testid="flow-echo"]`)
+		note := echo.Find(`[data-testid="input-note"]`)
+		if got := note.Text(); got != "Echo answers anything." {
+			t.Errorf("echo's input note = %q", got)
+		}
+		if id, _ := note.Attr("id"); id == "" || echo.Find(`textarea`).AttrOr("aria-describedby", "") != id {
+			t.Errorf("echo's input box is not described by its note (note id %q)", id)
+		}
+		if n := doc.Find(`[data-testid="flow-pair"] [data-testid="input-note"]`).Length(); n != 0 {
+			t.Errorf("pair, which has no note, shows %d", n)
+		}
 	})
 	t.Run("run page", func(t *testing.T) {
 		res := ts.do(t, request{path: "/runs/r-page"})

@@ -41,7 +41,10 @@ type runManager struct {
 	live map[string]*liveRun
 	// ended holds the last pace of the runs that ended here, by id, for as long as the broker
 	// keeps them; guarded by mu.
-	ended  map[string]time.Duration
+	ended map[string]time.Duration
+	// paused holds the runs that ended interrupted here, by id, until they are resumed or the
+	// broker drops them; guarded by mu.
+	paused map[string]pausedRun
 	closed bool // set once ctx is done: no more runs; guarded by mu
 }
 
@@ -49,11 +52,20 @@ type runManager struct {
 type liveRun struct {
 	pace    *agents.Pace
 	changed chan struct{} // closed, and replaced, when the pace changes; guarded by runManager.mu
+	// paused is what resumes the run once it has ended interrupted; guarded by runManager.mu.
+	paused *agents.Pause
+}
+
+// pausedRun is a run that ended interrupted, waiting for a decision: what resumes it, and the
+// pace its agents were built with.
+type pausedRun struct {
+	pause *agents.Pause
+	pace  *agents.Pace
 }
 
 func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
 	return &runManager{cfg: cfg, ctx: ctx, run: agents.RunFlow,
-		live: make(map[string]*liveRun), ended: make(map[string]time.Duration)}
+		live: make(map[string]*liveRun), ended: make(map[string]time.Duration), paused: make(map[string]pausedRun)}
 }
 
 // start registers a new run of flow in the broker and starts it in the background; the run is
@@ -62,12 +74,8 @@ func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
 func (m *runManager) start(flow agents.Flow, input string, pace time.Duration) (traces.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	switch {
-	case m.closed || m.ctx.Err() != nil:
-		return traces.Run{}, errShuttingDown
-	case len(m.live) >= m.cfg.maxRunning:
-		return traces.Run{}, traces.Errorf(traces.CodeUnavailable,
-			"%d runs are already going on, the most this server allows; try again when one has finished", len(m.live))
+	if err := m.canStartLocked(); err != nil {
+		return traces.Run{}, err
 	}
 	rec, err := m.register(flow, input)
 	if err != nil {
@@ -77,13 +85,82 @@ func (m *runManager) start(flow agents.Flow, input string, pace time.Duration) (
 		m.cfg.export(rec)
 	}
 	lr := &liveRun{pace: agents.NewPace(pace), changed: make(chan struct{})}
-	m.live[rec.ID()] = lr
-	ctx, cancel := context.WithCancel(m.ctx)
 	opts := m.cfg.options
 	opts.Pace = lr.pace
-	m.wg.Add(1)
-	go m.execute(ctx, cancel, m.run, flow, input, opts, rec)
+	opts.Paused = m.keepPaused(lr)
+	run := m.run
+	m.launchLocked(rec, lr, flow.Name, func(ctx context.Context) traces.Status { return run(ctx, flow, input, opts, rec) })
 	return rec.Run(), nil
+}
+
+// canStartLocked refuses a new or resumed run when too many go on or the server is shutting
+// down (CodeUnavailable). Callers hold m.mu.
+func (m *runManager) canStartLocked() error {
+	switch {
+	case m.closed || m.ctx.Err() != nil:
+		return errShuttingDown
+	case len(m.live) >= m.cfg.maxRunning:
+		return traces.Errorf(traces.CodeUnavailable,
+			"%d runs are already going on, the most this server allows; try again when one has finished", len(m.live))
+	}
+	return nil
+}
+
+// launchLocked makes rec's run live and runs it in the background. Callers hold m.mu.
+func (m *runManager) launchLocked(rec *traces.Recording, lr *liveRun, flow string, run func(context.Context) traces.Status) {
+	m.live[rec.ID()] = lr
+	delete(m.ended, rec.ID())
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.wg.Add(1)
+	go m.execute(ctx, cancel, lr, flow, rec, run)
+}
+
+// keepPaused returns the agents.Options.Paused of the run live as lr: it keeps the pause, which
+// forget makes resumable once the run's goroutine is done with its recording.
+func (m *runManager) keepPaused(lr *liveRun) func(*agents.Pause) {
+	return func(p *agents.Pause) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		lr.paused = p
+	}
+}
+
+// resume continues run id, which ended interrupted here, with d, in the background, in the same
+// recording. It fails with CodeNotFound for an unknown run, CodeConflict for a run that is not
+// waiting for a decision here, and CodeUnavailable as start does.
+func (m *runManager) resume(id string, d agents.Decision) error {
+	rec, err := m.cfg.broker.Get(id)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, running := m.live[id]; running {
+		return traces.Errorf(traces.CodeConflict, "run %s is still running: only a run that ended interrupted can be resumed", id)
+	}
+	pr, ok := m.paused[id]
+	if !ok {
+		if st := rec.Run().Status; st != traces.StatusInterrupted {
+			return traces.Errorf(traces.CodeConflict, "run %s is %s: only a run that ended interrupted can be resumed", id, st)
+		}
+		return traces.Errorf(traces.CodeConflict,
+			"run %s was not run by this server (an app's run or a trace file): resume it where it ran", id)
+	}
+	if err := m.canStartLocked(); err != nil {
+		return err
+	}
+	if err := rec.Resume(); err != nil {
+		return err
+	}
+	delete(m.paused, id)
+	if m.cfg.export != nil {
+		m.cfg.export(rec) // the exporter follows the resumed part into the same trace
+	}
+	lr := &liveRun{pace: pr.pace, changed: make(chan struct{})}
+	m.launchLocked(rec, lr, rec.Run().Flow, func(ctx context.Context) traces.Status {
+		return pr.pause.Resume(ctx, d, rec)
+	})
+	return nil
 }
 
 // register adds a recording of a run of flow under a fresh id.
@@ -111,19 +188,19 @@ func addFresh(broker *traces.Broker, newRec func(id string) *traces.Recording) (
 
 // execute is a run's goroutine. It ends when the run does, which canceling ctx hastens; a panic
 // in the flow fails the run instead of the server.
-func (m *runManager) execute(ctx context.Context, cancel context.CancelFunc, run runFunc,
-	flow agents.Flow, input string, opts agents.Options, rec *traces.Recording) {
+func (m *runManager) execute(ctx context.Context, cancel context.CancelFunc, lr *liveRun, flow string,
+	rec *traces.Recording, run func(context.Context) traces.Status) {
 	id := rec.ID()
 	defer m.wg.Done()
 	defer cancel()
-	defer m.forget(id)
+	defer m.forget(id, lr)
 	defer func() {
 		if p := recover(); p != nil {
-			m.cfg.log.Error("run panicked", "run", id, "flow", flow.Name, "panic", p, "stack", string(debug.Stack()))
+			m.cfg.log.Error("run panicked", "run", id, "flow", flow, "panic", p, "stack", string(debug.Stack()))
 			rec.Finish(traces.StatusFailed, "internal error: the flow panicked")
 		}
 	}()
-	status := run(ctx, flow, input, opts, rec)
+	status := run(ctx)
 	// RunFlow finishes the recording itself; this only covers a runner that did not, so that
 	// viewers never wait on a run nobody runs.
 	if !status.Ended() {
@@ -132,19 +209,26 @@ func (m *runManager) execute(ctx context.Context, cancel context.CancelFunc, run
 	rec.Finish(status, "")
 }
 
-// forget moves run id from the running runs to the ended ones, and drops the ended runs the
-// broker no longer holds.
-func (m *runManager) forget(id string) {
+// forget moves run id, live as lr, from the running runs to the ended ones (and to the paused
+// ones when it ended interrupted), and drops the ended and paused runs the broker no longer
+// holds.
+func (m *runManager) forget(id string, lr *liveRun) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if lr, ok := m.live[id]; ok {
-		m.ended[id] = lr.pace.Get()
-		close(lr.changed) // the pace is final: watchers read it once more
-		delete(m.live, id)
+	close(lr.changed) // the pace is final: watchers read it once more
+	m.ended[id] = lr.pace.Get()
+	delete(m.live, id)
+	if lr.paused != nil {
+		m.paused[id] = pausedRun{pause: lr.paused, pace: lr.pace}
 	}
 	for old := range m.ended {
 		if _, err := m.cfg.broker.Get(old); err != nil {
 			delete(m.ended, old)
+		}
+	}
+	for old := range m.paused {
+		if _, err := m.cfg.broker.Get(old); err != nil {
+			delete(m.paused, old)
 		}
 	}
 }

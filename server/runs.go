@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -18,6 +19,40 @@ func (s *Server) runRoutes(e *echo.Echo) {
 	e.POST("/api/runs", s.createRun)
 	e.GET("/api/runs/:id/trace", s.getTrace)
 	e.POST("/api/runs/:id/pace", s.setPace)
+	e.POST("/api/runs/:id/resume", s.resumeRun)
+}
+
+// maxComment bounds a reviewer's comment, in bytes.
+const maxComment = 2000
+
+// resumeRun serves POST /api/runs/:id/resume {"approve", "comment"}: a person's decision on the
+// interrupt a run started here ended at. The run resumes in the background, in the same trace;
+// 202 {"id", "url"} once it is running again. "approve" (true or false) is required; "comment"
+// is optional. 404 for an unknown run, 409 for a run that is not waiting for a decision here.
+func (s *Server) resumeRun(c echo.Context) error {
+	id := c.Param("id")
+	if _, err := s.broker.Get(id); err != nil {
+		return err
+	}
+	var d agents.Decision
+	present, err := decodeJSON(c,
+		jsonField{"approve", &d.Approve, "true or false"},
+		jsonField{"comment", &d.Comment, "a string"},
+	)
+	if err != nil {
+		return err
+	}
+	if !present["approve"] {
+		return traces.Errorf(traces.CodeInvalid, `approve is required: true to approve what the run asks, false to reject it (with a "comment" saying why)`)
+	}
+	if len(d.Comment) > maxComment {
+		return traces.Errorf(traces.CodeInvalid, "comment is %d bytes long; keep it under %d", len(d.Comment), maxComment)
+	}
+	if err := s.runs.resume(id, d); err != nil {
+		return err
+	}
+	url := "/runs/" + id
+	return c.JSON(http.StatusAccepted, createdRun{ID: id, URL: url})
 }
 
 // createdRun is the answer to POST /api/runs.

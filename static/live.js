@@ -31,10 +31,12 @@ const RESUME_POLL_MS = 3000;
 // reconnects, backing off, from the seq lastSeq() returns; once isOver() and the server closed
 // normally, it stops, unless mayResume(): an interrupted run may be resumed in the same trace by
 // the app that runs it, so the page looks again now and then. body[data-live] says how the
-// connection is: connecting, open, reconnecting, waiting (for a resume) or closed.
+// connection is: connecting, open, reconnecting, waiting (for a resume) or closed. It returns a
+// function that, while waiting, looks again at once (the page itself has just resumed the run).
 export function follow(runId, lastSeq, isOver, mayResume, onMessage) {
   const body = document.body;
   let backoff = 0;
+  let waiting = null; // the timer of the next look while waiting for a resume
   const reconnect = () => {
     body.dataset.live = "reconnecting";
     const delay = Math.min(10000, 500 * Math.pow(2, backoff)) * (0.8 + Math.random() * 0.4);
@@ -64,7 +66,7 @@ export function follow(runId, lastSeq, isOver, mayResume, onMessage) {
       if (isOver() && ev.code === 1000) {
         if (mayResume()) {
           body.dataset.live = "waiting";
-          setTimeout(connect, RESUME_POLL_MS);
+          waiting = setTimeout(() => { waiting = null; connect(); }, RESUME_POLL_MS);
           return;
         }
         body.dataset.live = "closed";
@@ -74,6 +76,12 @@ export function follow(runId, lastSeq, isOver, mayResume, onMessage) {
     };
   };
   connect();
+  return () => {
+    if (waiting === null) return;
+    clearTimeout(waiting);
+    waiting = null;
+    connect();
+  };
 }
 
 // clock formats ms as the header's elapsed time: mm:ss.d, or h:mm:ss.d from an hour on.

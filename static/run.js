@@ -18,6 +18,7 @@ const S = {
   paceMS: pace(),   // the run's pace as the server last told it
   paceWanted: null, // a pace this page is sending or will send next
   fetch: null,      // the inspector's request in flight
+  resumeNow: () => {}, // looks at once whether the run was resumed (set while following it)
 };
 
 const isFinal = (status) => status !== "" && status !== "running";
@@ -375,6 +376,27 @@ function onClick(ev) {
   }
 }
 
+// decide sends the decision of the paused run's form (the button pressed says which) and, once
+// the server resumes the run, goes back to following it live.
+async function decide(ev) {
+  const form = ev.target.closest("form.decision");
+  if (!form) return;
+  ev.preventDefault();
+  const approve = ev.submitter ? ev.submitter.value === "true" : true;
+  const comment = form.querySelector("[name=comment]").value;
+  const buttons = form.querySelectorAll("button");
+  buttons.forEach((b) => { b.disabled = true; });
+  const r = await postJSON("/api/runs/" + encodeURIComponent(S.runId) + "/resume", { approve, comment });
+  showError(form.querySelector(".form-error"), r.ok ? "" : (r.data.error || "could not resume the run"));
+  if (!r.ok) {
+    buttons.forEach((b) => { b.disabled = false; });
+    return;
+  }
+  form.querySelector(".form-error").textContent = "";
+  form.dataset.sent = approve ? "approved" : "rejected";
+  S.resumeNow();
+}
+
 // initRun wires the run page and, while the run goes on, follows it live.
 export function initRun() {
   readHash();
@@ -399,6 +421,7 @@ export function initRun() {
     startRun(body.dataset.flow || "", body.dataset.input || "", document.getElementById("form-error"), ev.currentTarget);
   });
   document.addEventListener("click", onClick);
+  document.addEventListener("submit", decide);
   document.addEventListener("change", (ev) => {
     if (ev.target.id === "filter-agent") setFilters({ agent: ev.target.value });
     if (ev.target.id === "filter-kind") setFilters({ kind: ev.target.value });
@@ -423,6 +446,6 @@ export function initRun() {
   const mayResume = () => S.status === "interrupted";
   if (!isFinal(S.status) || mayResume()) {
     runClock(() => isFinal(S.status));
-    follow(S.runId, () => S.seq, () => isFinal(S.status), mayResume, applyMessage);
+    S.resumeNow = follow(S.runId, () => S.seq, () => isFinal(S.status), mayResume, applyMessage);
   }
 }

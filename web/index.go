@@ -9,7 +9,9 @@ type FlowInfo struct {
 	Title        string
 	Description  string
 	DefaultInput string
-	Agents       []traces.Agent
+	// InputNote, when set, says next to the input box that the answers do not (fully) follow it.
+	InputNote string
+	Agents    []traces.Agent
 }
 
 // Index is what the index page draws: the flows one can start and the runs of this process,

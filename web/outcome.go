@@ -15,16 +15,51 @@ type Outcome struct {
 	Answer    string
 	AnswerSeq int64
 	AnswerBy  string
+	// Paused is where an interrupted run waits for a decision; nil for other runs.
+	Paused *Paused
+}
+
+// Paused is the interrupt an interrupted run stopped at: eino's root cause, the first interrupted
+// event since the run (last) started or resumed.
+type Paused struct {
+	Seq   int64  // the interrupted event
+	Agent string // the agent it stopped
+	Tool  string // the tool call that interrupted, when one did
+	ID    string // eino's interrupt id
+	Info  string // what the interrupt asks
 }
 
 func newOutcome(a *analysis, runError string) Outcome {
 	switch a.status {
 	case traces.StatusCompleted:
 		return answerOf(a)
-	case traces.StatusFailed, traces.StatusInterrupted, traces.StatusCanceled:
+	case traces.StatusInterrupted:
+		return Outcome{Error: runError, ErrorSeq: errorSeq(a.tr), Paused: pausedAt(a.tr)}
+	case traces.StatusFailed, traces.StatusCanceled:
 		return Outcome{Error: runError, ErrorSeq: errorSeq(a.tr)}
 	}
 	return Outcome{}
+}
+
+// pausedAt finds where an interrupted run waits: the first interrupted event after the last
+// resumed one, and the interrupted tool call just before it. Nil without an interrupted event.
+func pausedAt(tr traces.Trace) *Paused {
+	var p *Paused
+	tool := ""
+	for _, e := range tr.Events {
+		switch {
+		case e.Kind == traces.KindResumed:
+			p, tool = nil, ""
+		case e.Kind == traces.KindToolFinished && e.Tool.Interrupted && p == nil:
+			tool = e.Tool.Name
+		case e.Kind == traces.KindInterrupted && p == nil:
+			p = &Paused{Seq: e.Seq, Agent: e.Agent, Tool: tool}
+			if e.Interrupt != nil {
+				p.ID, p.Info = e.Interrupt.ID, e.Interrupt.Info
+			}
+		}
+	}
+	return p
 }
 
 // errorSeq returns the seq of tr's last error event, else of its run.finished, else 0.

@@ -72,3 +72,34 @@ func TestRunStartedDescribesTheRunNow(t *testing.T) {
 		})
 	}
 }
+
+// TestPausedAt: an interrupted run waits at its newest interrupt: the first interrupted event
+// (eino's root cause, the deepest agent) after the last resumed one, at the tool call that
+// interrupted just before it.
+func TestPausedAt(t *testing.T) {
+	b := webtest.New("r-paused", "approval", "refund", webtest.SupervisorAgents()...)
+	b.Start("supervisor", "run")
+	interrupt := func(tool, agent, id, info string) int64 {
+		b.Add(traces.Event{Kind: traces.KindToolFinished, Agent: agent, Tool: &traces.ToolCall{Name: tool, CallID: id, Interrupted: true}})
+		seq := b.Add(traces.Event{Kind: traces.KindInterrupted, Agent: agent, Interrupt: &traces.Interrupt{ID: id, Info: info}})
+		b.Add(traces.Event{Kind: traces.KindInterrupted, Agent: "supervisor", Interrupt: &traces.Interrupt{ID: id, Info: info}})
+		return seq
+	}
+	first := interrupt("issue_refund", "math_agent", "int-1", "Refund €49?")
+	tr := b.End(traces.StatusInterrupted, "")
+	want := web.Paused{Seq: first, Agent: "math_agent", Tool: "issue_refund", ID: "int-1", Info: "Refund €49?"}
+	if got := web.NewStats(tr).Outcome.Paused; got == nil || *got != want {
+		t.Errorf("paused at %+v, want %+v", got, want)
+	}
+
+	b.Add(traces.Event{Kind: traces.KindResumed, Agent: "supervisor", Interrupt: &traces.Interrupt{ID: "int-1"}})
+	again := interrupt("notify", "research_agent", "int-2", "Send the e-mail?")
+	tr = b.End(traces.StatusInterrupted, "")
+	want = web.Paused{Seq: again, Agent: "research_agent", Tool: "notify", ID: "int-2", Info: "Send the e-mail?"}
+	if got := web.NewStats(tr).Outcome.Paused; got == nil || *got != want {
+		t.Errorf("after a resume, paused at %+v, want %+v", got, want)
+	}
+	if got := web.NewStats(webtest.Supervisor()).Outcome.Paused; got != nil {
+		t.Errorf("a completed run is paused at %+v", got)
+	}
+}

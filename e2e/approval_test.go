@@ -1,0 +1,63 @@
+package e2e_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/traces"
+)
+
+// TestApproveFromThePage: a run of the approval flow pauses at its refund tool; its page says
+// where and what it asks, and a person approves it there with a comment. The same page follows
+// the resumed run to its end, and the answer carries the decision: one run, interrupted then
+// resumed.
+func TestApproveFromThePage(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	tb := newTab(t, nil)
+	id := b.startRun(t, "approval", 0)
+	tb.open(t, b.base+"/runs/"+id)
+	tb.waitStatus(t, "interrupted")
+	tb.waitVisible(t, "[data-testid=decision-form]")
+	paused := evalJS[struct{ Info, Where string }](t, tb, `(() => {
+	  const p = document.querySelector('[data-testid=run-paused]');
+	  return {info: p.querySelector('[data-testid=interrupt-info]').textContent, where: p.querySelector('.hint').textContent}; })()`)
+	if paused.Info != agents.ApprovalQuestion || !strings.Contains(paused.Where, "issue_refund") || !strings.Contains(paused.Where, "billing_agent") {
+		t.Errorf("the paused run shows %+v, want the approval question at billing_agent's issue_refund", paused)
+	}
+
+	tb.click(t, "[data-testid=decision-comment]")
+	tb.do(t, "type a comment", chromedp.SendKeys("[data-testid=decision-comment]", "bank statement checked"))
+	tb.click(t, "[data-testid=approve]")
+	tb.waitStatus(t, "completed")
+	tb.waitFor(t, "the final answer", `document.querySelector('[data-testid=final-answer]')?.textContent.includes('approved: bank statement checked')`)
+	if n := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=run-paused]').length`); n != 0 {
+		t.Errorf("the completed run still shows %d decision forms", n)
+	}
+
+	tr := b.trace(t, id)
+	var kinds []string
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindResumed || e.Kind == traces.KindRunFinished {
+			kinds = append(kinds, string(e.Kind)+":"+string(runStatusOf(e)))
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "run.finished:interrupted resumed: run.finished:completed" {
+		t.Errorf("run %s: %s, want it interrupted, resumed and completed in one trace", id, got)
+	}
+	// The page's rows are the whole trace: it followed the resumed part live.
+	if rows := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=timeline-row]').length`); rows != len(tr.Events) {
+		t.Errorf("the page shows %d rows, the trace has %d events", rows, len(tr.Events))
+	}
+}
+
+// runStatusOf is the status a run.finished event states, "" for other events.
+func runStatusOf(e traces.Event) traces.Status {
+	if e.Run == nil {
+		return ""
+	}
+	return e.Run.Status
+}
