@@ -30,7 +30,7 @@ func (s *inspector) agentRun(e *traces.Event) {
 		s.fact("resumed", "yes")
 	}
 	if e.Kind == traces.KindAgentStarted {
-		s.in.Messages = s.a.fed(e.Agent, r.Input)
+		s.in.Messages = s.a.fed(s.i, e.Agent, r.Input)
 		s.in.MessagesTitle = fmt.Sprintf("History %s was fed (%s)", e.Agent, plural(len(r.Input), "message"))
 		s.link("previous start", s.find(-1, func(o *traces.Event) bool {
 			return o.Kind == traces.KindAgentStarted && o.Agent == e.Agent
@@ -46,12 +46,12 @@ func (s *inspector) model(e *traces.Event) {
 			return o.Kind == kind && o.Model != nil && o.Model.ID == m.ID && o.Agent == e.Agent
 		}
 	}
-	input, tools := m.Input, m.Tools
+	input, tools, at := m.Input, m.Tools, s.i
 	if e.Kind == traces.KindModelFinished {
 		start := s.find(-1, sameCall(traces.KindModelStarted))
 		s.link("call", start)
 		if j := eventIndex(s.a.tr, start); j >= 0 && len(input) == 0 {
-			input, tools = s.a.tr.Events[j].Model.Input, s.a.tr.Events[j].Model.Tools
+			input, tools, at = s.a.tr.Events[j].Model.Input, s.a.tr.Events[j].Model.Tools, j
 		}
 		if m.Usage != nil {
 			u := m.Usage
@@ -70,7 +70,7 @@ func (s *inspector) model(e *traces.Event) {
 	}
 	s.fact("tools offered", strings.Join(tools, ", "))
 	if len(input) > 0 {
-		s.in.Messages = s.a.fed(e.Agent, input)
+		s.in.Messages = s.a.fed(at, e.Agent, input)
 		s.in.MessagesTitle = fmt.Sprintf("Input (%s)", plural(len(input), "message"))
 	}
 }
