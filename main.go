@@ -4,6 +4,7 @@
 //	baton flows                                               list the built-in flows
 //	baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless, one line per event
 //	baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
+//	baton compare FLOW... [--input TEXT] [--out DIR]          run one task under several flows, compare
 package main
 
 import (
@@ -46,6 +47,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runFlow(ctx, args, stdout, stderr)
 	case "open":
 		err = openTrace(ctx, args, stdout, stderr)
+	case "compare":
+		err = compareFlows(ctx, args, stdout, stderr)
 	case "help":
 		fmt.Fprintln(stdout, usage)
 		return 0
@@ -69,7 +72,8 @@ const usage = `usage:
   baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
   baton flows                                               list the built-in flows
   baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless
-  baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace`
+  baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
+  baton compare FLOW... [--input TEXT] [--out DIR]          run one task under several flows, compare`
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
