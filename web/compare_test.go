@@ -173,4 +173,3 @@ func TestComparisonEstimatesWhereNoUsage(t *testing.T) {
 		t.Errorf("estimated %v, prompt %+v, want %d", c.Estimated, row.PromptTokens, want)
 	}
 }
-

@@ -70,6 +70,11 @@ func (s *inspector) model(e *traces.Event) {
 	}
 	s.fact("tools offered", strings.Join(tools, ", "))
 	if len(input) > 0 {
+		pc := promptCall(s.a.tr, at, 0, nil)
+		s.fact("prompt by origin", byOriginText(pc.ByOrigin)+" ("+Estimator+")")
+		if e.Kind == traces.KindModelFinished && m.Usage == nil {
+			s.fact("tokens", fmt.Sprintf("prompt %d (%s); the model reported none", pc.Estimate, Estimator))
+		}
 		s.in.Messages = s.a.fed(at, e.Agent, input)
 		s.in.MessagesTitle = fmt.Sprintf("Input (%s)", plural(len(input), "message"))
 	}
@@ -163,4 +168,13 @@ func (s *inspector) session(e *traces.Event) {
 	s.link("previous value", s.find(-1, func(o *traces.Event) bool {
 		return o.Kind == traces.KindSessionSet && o.Session != nil && o.Session.Key == v.Key
 	}))
+}
+
+// byOriginText lists a prompt's tokens per origin: "instruction 40, for context 230".
+func byOriginText(parts []OriginTokens) string {
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = fmt.Sprintf("%s %d", p.Origin, p.Tokens)
+	}
+	return strings.Join(out, ", ")
 }
