@@ -59,6 +59,7 @@ func NewAgentSummary(tr traces.Trace, name string) (AgentSummary, error) {
 		State: x.state, ModelCalls: x.modelCalls, ToolCalls: x.toolCalls, Tokens: x.tokens,
 	}
 	finished := map[string]*traces.Event{} // model.finished by call id
+	tokens, index := tokenCache{}, newSourceIndex()
 	for i := range tr.Events {
 		if e := &tr.Events[i]; e.Agent == name && e.Kind == traces.KindModelFinished && e.Model != nil {
 			finished[e.Model.ID] = e
@@ -74,15 +75,16 @@ func NewAgentSummary(tr traces.Trace, name string) (AgentSummary, error) {
 		case e.Kind == traces.KindAgentToolEnter && e.AgentTool != nil && (e.AgentTool.Caller == name || e.AgentTool.Callee == name):
 			s.Handoffs = append(s.Handoffs, Ref{Label: fmt.Sprintf("AgentTool %s → %s", e.AgentTool.Caller, e.AgentTool.Callee), Seq: e.Seq})
 		case e.Kind == traces.KindModelStarted && e.Agent == name && e.Model != nil:
-			s.Calls = append(s.Calls, promptCall(tr, i, len(s.Starts), finished[e.Model.ID]))
+			s.Calls = append(s.Calls, promptCall(tr, i, len(s.Starts), finished[e.Model.ID], tokens, index))
 		}
 	}
 	s.Chart = newPromptChart(s.Calls)
 	return s, nil
 }
 
-// promptCall counts the prompt of the model call started at index i.
-func promptCall(tr traces.Trace, i, visit int, fin *traces.Event) PromptCall {
+// promptCall counts the prompt of the model call started at index i; tokens and index may be
+// shared by the calls of one trace, taken in trace order.
+func promptCall(tr traces.Trace, i, visit int, fin *traces.Event, tokens tokenCache, index *sourceIndex) PromptCall {
 	e := &tr.Events[i]
 	c := PromptCall{Seq: e.Seq, Visit: visit}
 	if fin != nil {
@@ -92,14 +94,14 @@ func promptCall(tr traces.Trace, i, visit int, fin *traces.Event) PromptCall {
 		}
 	}
 	counts := make(map[Origin]int)
-	for k, src := range Sources(tr, i, e.Agent, e.Model.Input) {
+	for k, src := range index.sources(tr, i, e.Agent, e.Model.Input) {
 		msg := e.Model.Input[k]
 		if src.Injected != "" {
-			counts[OriginInstruction] += CountTokens(src.Instruction)
-			counts[OriginTransferInstruction] += CountTokens(src.Injected)
+			counts[OriginInstruction] += tokens.count(src.Instruction)
+			counts[OriginTransferInstruction] += tokens.count(src.Injected)
 			continue
 		}
-		counts[src.Origin] += messageTokens(msg)
+		counts[src.Origin] += tokens.message(msg)
 	}
 	for _, o := range Origins {
 		if n := counts[o]; n > 0 {

@@ -96,6 +96,7 @@ func newMechanism(tr traces.Trace) Mechanism {
 func (m *Mechanism) modelCalls(tr traces.Trace) {
 	type call struct {
 		ref    int64
+		input  []traces.Message // counted only when the model reports no usage
 		prompt int
 		est    bool
 	}
@@ -110,10 +111,7 @@ func (m *Mechanism) modelCalls(tr traces.Trace) {
 		key := e.Agent + "\x00" + e.Model.ID
 		switch e.Kind {
 		case traces.KindModelStarted:
-			c := &call{ref: e.Seq, est: true}
-			for _, msg := range e.Model.Input {
-				c.prompt += messageTokens(msg)
-			}
+			c := &call{ref: e.Seq, input: e.Model.Input, est: true}
 			calls, open[key] = append(calls, c), c
 		case traces.KindModelFinished:
 			c := open[key]
@@ -128,8 +126,14 @@ func (m *Mechanism) modelCalls(tr traces.Trace) {
 			}
 		}
 	}
+	tokens := tokenCache{}
 	var largest *call
 	for _, c := range calls {
+		if c.est {
+			for _, msg := range c.input {
+				c.prompt += tokens.message(msg)
+			}
+		}
 		m.ModelCalls.Refs = append(m.ModelCalls.Refs, c.ref)
 		m.PromptTokens.N += c.prompt
 		estimated = estimated || c.est
@@ -158,12 +162,13 @@ func tokenText(n int, estimated bool) string {
 
 // crossings fills Crossed.
 func (m *Mechanism) crossings(tr traces.Trace) {
+	index := newSourceIndex()
 	for i := range tr.Events {
 		e := &tr.Events[i]
 		switch {
 		case e.Kind == traces.KindAgentStarted && e.AgentRun != nil:
 			n := 0
-			for _, s := range Sources(tr, i, e.Agent, e.AgentRun.Input) {
+			for _, s := range index.sources(tr, i, e.Agent, e.AgentRun.Input) {
 				if s.Origin == OriginContext || s.Origin == OriginAgentToolRequest {
 					n++
 				}

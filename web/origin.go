@@ -90,10 +90,17 @@ func modelStart(tr traces.Trace, i int) int {
 // Sources classifies msgs, which agent received at event index i of tr (its model.started or
 // agent.started), against the events before i. It returns one Source per message.
 func Sources(tr traces.Trace, i int, agent string, msgs []traces.Message) []Source {
-	ix := indexSources(tr, i)
+	return newSourceIndex().sources(tr, i, agent, msgs)
+}
+
+// sources is Sources on an index that callers classifying several inputs in trace order share:
+// it only reads the events it has not read yet.
+func (x *sourceIndex) sources(tr traces.Trace, i int, agent string, msgs []traces.Message) []Source {
+	x.advance(tr, i)
+	used := make(map[string]int)
 	out := make([]Source, len(msgs))
 	for k, m := range msgs {
-		out[k] = ix.classify(agent, m)
+		out[k] = x.classify(used, agent, m)
 	}
 	return out
 }
@@ -153,17 +160,23 @@ func ownKey(agent string, m traces.Message) string {
 	return b.String()
 }
 
-// sourceIndex maps what a received message can be to the events that hold it. Each key keeps its
-// events in trace order, so that the n-th copy of a repeated message links to the n-th event;
-// primary events (model and tool calls, from callbacks) come before stream messages, which
-// mostly echo them and alone hold eino's synthetic transfer messages.
+// sourceIndex maps what a received message can be to the events that hold it, for the events
+// before next. Each key keeps its events in trace order, so that the n-th copy of a repeated
+// message links to the n-th event; primary events (model and tool calls, from callbacks) come
+// before stream messages, which mostly echo them and alone hold eino's synthetic transfer
+// messages.
 type sourceIndex struct {
 	primary, echo map[string][]int64
-	used          map[string]int
 	callees       map[string]bool  // agents that ran as AgentTools
 	callers       map[int64]string // the caller of each agenttool.entered
 	runInput      string
 	runSeq        int64
+	next          int // the index of the first event not read yet
+}
+
+func newSourceIndex() *sourceIndex {
+	return &sourceIndex{primary: map[string][]int64{}, echo: map[string][]int64{},
+		callees: map[string]bool{}, callers: map[int64]string{}}
 }
 
 func (x *sourceIndex) add(primary bool, key string, seq int64) {
@@ -174,8 +187,8 @@ func (x *sourceIndex) add(primary bool, key string, seq int64) {
 	}
 }
 
-// take returns the event for the next copy of key, or 0.
-func (x *sourceIndex) take(key string) int64 {
+// take returns the event for the next copy of key, counting copies in used, or 0.
+func (x *sourceIndex) take(used map[string]int, key string) int64 {
 	seqs := x.primary[key]
 	if len(seqs) == 0 {
 		seqs = x.echo[key]
@@ -183,16 +196,15 @@ func (x *sourceIndex) take(key string) int64 {
 	if len(seqs) == 0 {
 		return 0
 	}
-	n := x.used[key]
-	x.used[key] = n + 1
+	n := used[key]
+	used[key] = n + 1
 	return seqs[min(n, len(seqs)-1)]
 }
 
-func indexSources(tr traces.Trace, end int) *sourceIndex {
-	x := &sourceIndex{primary: map[string][]int64{}, echo: map[string][]int64{}, used: map[string]int{},
-		callees: map[string]bool{}, callers: map[int64]string{}}
-	for j := 0; j < end && j < len(tr.Events); j++ {
-		e := &tr.Events[j]
+// advance reads the events of tr up to index end (excluded).
+func (x *sourceIndex) advance(tr traces.Trace, end int) {
+	for ; x.next < end && x.next < len(tr.Events); x.next++ {
+		e := &tr.Events[x.next]
 		switch {
 		case e.Kind == traces.KindRunStarted && e.Run != nil && x.runSeq == 0:
 			x.runInput, x.runSeq = e.Run.Input, e.Seq
@@ -209,7 +221,6 @@ func indexSources(tr traces.Trace, end int) *sourceIndex {
 			x.callers[e.Seq] = e.AgentTool.Caller
 		}
 	}
-	return x
 }
 
 func (x *sourceIndex) addMessage(primary bool, agent string, m traces.Message, seq int64) {
@@ -225,15 +236,15 @@ func (x *sourceIndex) addMessage(primary bool, agent string, m traces.Message, s
 }
 
 // classify says where m, received by agent, came from.
-func (x *sourceIndex) classify(agent string, m traces.Message) Source {
+func (x *sourceIndex) classify(used map[string]int, agent string, m traces.Message) Source {
 	switch m.Role {
 	case "system":
 		own, injected := splitInstruction(m.Content)
 		return Source{Origin: OriginInstruction, How: "instruction", Instruction: own, Injected: injected}
 	case "assistant":
-		return Source{Origin: OriginOwnTurn, Agent: agent, How: "own turn", Seq: x.take("own\x00" + ownKey(agent, m))}
+		return Source{Origin: OriginOwnTurn, Agent: agent, How: "own turn", Seq: x.take(used, "own\x00"+ownKey(agent, m))}
 	case "tool":
-		s := Source{Origin: OriginToolResult, Agent: agent, How: "tool result", Seq: x.take("result\x00" + m.ToolName + "\x00" + m.ToolCallID)}
+		s := Source{Origin: OriginToolResult, Agent: agent, How: "tool result", Seq: x.take(used, "result\x00"+m.ToolName+"\x00"+m.ToolCallID)}
 		if x.callees[m.ToolName] {
 			s.Agent, s.How = m.ToolName, "AgentTool answer"
 		}
@@ -241,10 +252,10 @@ func (x *sourceIndex) classify(agent string, m traces.Message) Source {
 	}
 	if rest, ok := strings.CutPrefix(m.Content, forContext); ok {
 		if name, tail, ok := strings.Cut(rest, "]"); ok && name != "" {
-			return Source{Origin: OriginContext, Agent: name, How: contextHow(tail), Seq: x.take("context\x00" + m.Content)}
+			return Source{Origin: OriginContext, Agent: name, How: contextHow(tail), Seq: x.take(used, "context\x00"+m.Content)}
 		}
 	}
-	if seq := x.take("request\x00" + agent + "\x00" + m.Content); seq > 0 {
+	if seq := x.take(used, "request\x00"+agent+"\x00"+m.Content); seq > 0 {
 		return Source{Origin: OriginAgentToolRequest, Agent: x.callers[seq], How: "AgentTool request", Seq: seq}
 	}
 	s := Source{Origin: OriginUserInput, How: "input"}

@@ -22,13 +22,18 @@ func runFlow(t testing.TB, name, input string) traces.Trace {
 	if input == "" {
 		input = flow.DefaultInput
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	rec := traces.NewRecording(traces.Run{ID: "r-" + name, Flow: name, Input: input, Model: "scripted"}, flow.Agents, 0)
-	if status := agents.RunFlow(ctx, flow, input, agents.Options{}, rec); status != traces.StatusCompleted {
+	if status := agentsRun(flow, rec); status != traces.StatusCompleted {
 		t.Fatalf("%s ended %s", name, status)
 	}
 	return rec.Snapshot()
+}
+
+// agentsRun runs flow's default input into rec, without pace, within a minute.
+func agentsRun(flow agents.Flow, rec *traces.Recording) traces.Status {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return agents.RunFlow(ctx, flow, rec.Run().Input, agents.Options{}, rec)
 }
 
 // modelCalls returns the model.started events of agent, in order.

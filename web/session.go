@@ -1,6 +1,9 @@
 package web
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -86,21 +89,26 @@ func newSession(a *analysis) Session {
 			last[e.Agent] = i
 		}
 	}
+	// Only each agent's newest start is shown: classify those alone, in trace order, on one index.
+	newest := slices.Sorted(maps.Values(last))
+	index := newSourceIndex()
+	for _, i := range newest {
+		e := &a.tr.Events[i]
+		starts[e.Agent].Messages = a.fed(index, i, e.Agent, e.AgentRun.Input)
+	}
 	for _, m := range a.roster.list {
 		if h := starts[m.Name]; h != nil {
-			// Only the newest start is shown: classify that one alone.
-			e := &a.tr.Events[last[m.Name]]
-			h.Messages = a.fed(last[m.Name], e.Agent, e.AgentRun.Input)
 			s.Histories = append(s.Histories, *h)
 		}
 	}
 	return s
 }
 
-// fed annotates the messages agent received at event index i with their origins (see Sources).
-func (a *analysis) fed(i int, agent string, msgs []traces.Message) []FedMessage {
+// fed annotates the messages agent received at event index i with their origins (see Sources),
+// on index, which calls in trace order may share.
+func (a *analysis) fed(index *sourceIndex, i int, agent string, msgs []traces.Message) []FedMessage {
 	out := make([]FedMessage, len(msgs))
-	for k, src := range Sources(a.tr, i, agent, msgs) {
+	for k, src := range index.sources(a.tr, i, agent, msgs) {
 		m := msgs[k]
 		f := FedMessage{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolName: m.ToolName, ToolCallID: m.ToolCallID,
 			From: src.Agent, How: src.How, Origin: src.Origin, Source: src.Seq, FromColour: -1}

@@ -32,11 +32,24 @@ func CountTokens(s string) int {
 	return len(enc.EncodeOrdinary(s))
 }
 
-// messageTokens counts a message's text: its content and its tool calls' names and arguments.
-func messageTokens(m traces.Message) int {
-	n := CountTokens(m.Content)
-	for _, c := range m.ToolCalls {
-		n += CountTokens(c.Name) + CountTokens(c.Arguments)
+// tokenCache counts tokens, each distinct text once: the prompts of one agent's calls repeat
+// most of their messages.
+type tokenCache map[string]int
+
+func (c tokenCache) count(s string) int {
+	n, ok := c[s]
+	if !ok {
+		n = CountTokens(s)
+		c[s] = n
+	}
+	return n
+}
+
+// message counts a message's text: its content and its tool calls' names and arguments.
+func (c tokenCache) message(m traces.Message) int {
+	n := c.count(m.Content)
+	for _, tc := range m.ToolCalls {
+		n += c.count(tc.Name) + c.count(tc.Arguments)
 	}
 	return n
 }
