@@ -250,6 +250,10 @@ func (x *sourceIndex) classify(used map[string]int, agent string, m traces.Messa
 		}
 		return s
 	}
+	if m.Content == "For context:" {
+		// eino's rewrite of another agent's empty message: it does not name the agent.
+		return Source{Origin: OriginContext, How: "empty message", Seq: x.take(used, "context\x00"+m.Content)}
+	}
 	if rest, ok := strings.CutPrefix(m.Content, forContext); ok {
 		if name, tail, ok := strings.Cut(rest, "]"); ok && name != "" {
 			return Source{Origin: OriginContext, Agent: name, How: contextHow(tail), Seq: x.take(used, "context\x00"+m.Content)}
