@@ -223,3 +223,21 @@ func TestInputSourcesRefusesOtherEvents(t *testing.T) {
 		t.Errorf("no such event: %v", err)
 	}
 }
+
+// TestOriginOfAnEmptyRewrite: eino rewrites another agent's empty message as a bare
+// "For context:", which names no agent; it is still a rewrite, linked to the empty message.
+func TestOriginOfAnEmptyRewrite(t *testing.T) {
+	tr := traces.Trace{Run: traces.Run{ID: "r-empty"}, Events: []traces.Event{
+		{Seq: 1, Kind: traces.KindRunStarted, Run: &traces.RunMark{Input: "hi"}},
+		{Seq: 2, Kind: traces.KindToolFinished, Agent: "a", Tool: &traces.ToolCall{Name: "t", CallID: "c1"}},
+		{Seq: 3, Kind: traces.KindModelStarted, Agent: "b", Model: &traces.ModelCall{ID: "m1", Input: []traces.Message{
+			{Role: "user", Content: "hi"}, {Role: "user", Content: "For context:"}}}},
+	}}
+	_, srcs := sources(t, tr, 3)
+	if srcs[0].Origin != web.OriginUserInput || srcs[0].Seq != 1 {
+		t.Errorf("input labelled %+v", srcs[0])
+	}
+	if srcs[1].Origin != web.OriginContext || srcs[1].Seq != 2 {
+		t.Errorf("empty rewrite labelled %+v, want for context from #2", srcs[1])
+	}
+}
