@@ -5,6 +5,7 @@
 //	baton run FLOW [--input TEXT] [--out FILE] [--stream] [--approve | --reject REASON]
 //	                                                          run a flow headless, one line per event
 //	baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
+//	baton compare FLOW... [--input TEXT] [--out DIR]          run one task under several flows, compare
 //
 // serve and run also take --otlp-endpoint URL [--otlp-content]: send each run to an
 // OpenTelemetry collector.
@@ -52,6 +53,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runFlow(ctx, args, stdout, stderr)
 	case "open":
 		err = openTrace(ctx, args, stdout, stderr)
+	case "compare":
+		err = compareFlows(ctx, args, stdout, stderr)
 	case "help":
 		fmt.Fprintln(stdout, usage)
 		return 0
@@ -77,6 +80,7 @@ const usage = `usage:
   baton run FLOW [--input TEXT] [--out FILE] [--stream] [--approve | --reject REASON]
                                                             run a flow headless
   baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
+  baton compare FLOW... [--input TEXT] [--out DIR]          run one task under several flows, compare
 serve and run also take --otlp-endpoint URL [--otlp-content]`
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -26,6 +26,18 @@ type fedMessage struct {
 const inspectorFedJS = `Array.from(document.querySelectorAll('#inspector [data-testid=fed-message]')).map(m =>
   ({role: m.dataset.role, from: m.dataset.from || '', text: m.innerText}))`
 
+// originLabel is a fed message's origin as the inspector shows it.
+type originLabel struct {
+	Origin string `json:"origin"`
+	Label  string `json:"label"`
+	From   string `json:"from"`
+	Source string `json:"source"`
+}
+
+const inspectorOriginsJS = `Array.from(document.querySelectorAll('#inspector [data-testid=fed-message]')).map(m =>
+  ({origin: m.dataset.origin || '', label: m.querySelector('[data-testid=origin-label]')?.textContent || '',
+    from: m.dataset.from || '', source: m.dataset.source || ''}))`
+
 // inspect clicks the timeline row that sel selects and waits until the inspector shows its
 // event; it returns the event's seq.
 func (tb *tab) inspect(t *testing.T, sel string) string {
@@ -57,8 +69,9 @@ const filterStateJS = `(() => {
 })()`
 
 // TestInspectorAndFilters: clicking a model call's row lists its input messages with their
-// roles and origins; clicking a node filters the timeline to that agent; the URL keeps both
-// through a reload.
+// roles and origin labels, a rewrite's link reaches the event it came from; clicking a node
+// summarises that agent and its summary filters the timeline to it; the URL keeps the filter and
+// the selection through a reload.
 func TestInspectorAndFilters(t *testing.T) {
 	t.Parallel()
 	b := startBaton(t)
@@ -86,12 +99,32 @@ func TestInspectorAndFilters(t *testing.T) {
 		t.Errorf("roles %v, want the system instruction and user messages", roles)
 	}
 
+	// Origins: each message is labelled; a "For context:" rewrite names the agent that said it
+	// and links the event it came from, which a click inspects.
+	origins := evalJS[[]originLabel](t, tb, inspectorOriginsJS)
+	var rewrite *originLabel
+	for i, o := range origins {
+		if o.Label == "" || o.Origin == "" {
+			t.Errorf("message %d shows no origin label: %+v", i, o)
+		}
+		if o.Origin == "for context" && rewrite == nil {
+			rewrite = &origins[i]
+		}
+	}
+	if rewrite == nil || rewrite.From != "supervisor" || rewrite.Label != "For context" || rewrite.Source == "" {
+		t.Fatalf("math_agent's first For context message: %+v (all: %+v)", rewrite, origins)
+	}
+	tb.click(t, `#inspector [data-testid=fed-message][data-source="`+rewrite.Source+`"] .seq-link`)
+	tb.waitFor(t, "the inspector on the rewrite's source", `(() => { const i = document.querySelector('[data-testid=inspection]');
+	  return i?.dataset.seq === `+jsString(rewrite.Source)+` && i.dataset.agent === 'supervisor' && i.dataset.kind === 'model.finished'; })()`)
+
+	// A node summarises its agent, with its prompts by origin; the summary filters on request.
 	tb.click(t, `[data-testid="node-research_agent"]`)
+	tb.waitFor(t, "research_agent's summary with its prompt chart",
+		`document.querySelector('[data-testid=agent-summary][data-agent=research_agent] [data-testid=prompt-chart] rect[data-origin]') !== null`)
+	tb.click(t, `[data-testid=agent-summary] [data-filter-agent]`)
 	tb.waitFor(t, "the timeline filtered to research_agent", `document.getElementById('filter-agent').value === 'research_agent'`)
-	// The node click also inspects the agent's latest event: wait until the inspector shows what
-	// the URL now names, or the state compared after the reload would be a mix of two selections.
-	tb.waitFor(t, "the inspector to show the selected event",
-		`document.querySelector('[data-testid=inspection]')?.dataset.seq === new URLSearchParams(location.hash.slice(1)).get('seq')`)
+	tb.inspect(t, `[data-testid=timeline-row][data-kind="model.finished"][data-agent="research_agent"]`)
 	before := evalJS[filterState](t, tb, filterStateJS)
 	checkFiltered(t, "after clicking the node", before, b.trace(t, id).Events)
 	if !strings.Contains(before.Hash, "agent=research_agent") || !strings.Contains(before.Hash, "seq=") {

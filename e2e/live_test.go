@@ -104,7 +104,7 @@ func TestAgentToolLive(t *testing.T) {
 	t.Parallel()
 	b := startBaton(t)
 	tb := newTab(t, nil)
-	runFromIndex(t, tb, b, "agenttool", 6) // research_notes arrives after about 1 s
+	runFromIndex(t, tb, b, "agenttool", 12) // research_notes arrives after about 2 s
 	tb.startRecording(t)
 	tb.waitStatus(t, "completed")
 	rec := tb.recording(t)
@@ -174,7 +174,7 @@ func TestTwoViewers(t *testing.T) {
 	b := startBaton(t)
 	one := newTab(t, nil)
 	two := newTab(t, one)
-	id := b.startRun(t, "supervisor", 250*time.Millisecond)
+	id := b.startRun(t, "supervisor", 600*time.Millisecond) // about 5 s: two tabs open in time on a loaded machine
 	one.open(t, b.base+"/runs/"+id)
 	two.open(t, b.base+"/runs/"+id)
 	if s := two.state(t); s.Status != string(traces.StatusRunning) {

@@ -29,37 +29,37 @@ func TestPaceIsTheRunsOwn(t *testing.T) {
 	b := startBaton(t)
 	one := newTab(t, nil)
 	two := newTab(t, one)
-	id := b.startRun(t, "supervisor", 500*time.Millisecond) // 8 replies: 4 s
+	id := b.startRun(t, "supervisor", 1000*time.Millisecond) // 8 replies: 8 s, time to act on a loaded machine
 	one.open(t, b.base+"/runs/"+id)
 	two.open(t, b.base+"/runs/"+id)
 	if s := two.state(t); s.Status != string(traces.StatusRunning) {
 		t.Fatalf("the run ended before the pace could change (status %s); raise its pace", s.Status)
 	}
 	for i, tb := range []*tab{one, two} {
-		if got := evalJS[paceView](t, tb, paceJS); got.Value != 500 || got.Disabled {
-			t.Fatalf("viewer %d: pace %+v, want the run's 500 ms, movable", i+1, got)
+		if got := evalJS[paceView](t, tb, paceJS); got.Value != 1000 || got.Disabled {
+			t.Fatalf("viewer %d: pace %+v, want the run's 1000 ms, movable", i+1, got)
 		}
 	}
-	// Two steps left in the tab in front: 400 ms, which the server keeps and sends to the other.
+	// Two steps left in the tab in front: 900 ms, which the server keeps and sends to the other.
 	two.do(t, "move the pace slider", chromedp.Focus(chromedp.ID("pace")), chromedp.KeyEvent(kb.ArrowLeft+kb.ArrowLeft))
-	one.waitFor(t, "the other tab to show the new pace", `document.getElementById('pace').value === '400' &&
-	  document.getElementById('pace-value').textContent === '400 ms'`)
+	one.waitFor(t, "the other tab to show the new pace", `document.getElementById('pace').value === '900' &&
+	  document.getElementById('pace-value').textContent === '900 ms'`)
 
 	for _, tb := range []*tab{one, two} {
 		tb.waitStatus(t, "completed")
-		tb.waitFor(t, "the slider fixed at the run's pace", `document.getElementById('pace').disabled && document.getElementById('pace').value === '400'`)
+		tb.waitFor(t, "the slider fixed at the run's pace", `document.getElementById('pace').disabled && document.getElementById('pace').value === '900'`)
 	}
 	// A page opened on the finished run shows its pace, not the server's default (0).
 	three := newTab(t, one)
 	three.open(t, b.base+"/runs/"+id)
-	if got := evalJS[paceView](t, three, paceJS); got.Value != 400 || !got.Disabled || got.Label != "400 ms" {
-		t.Errorf("a page opened after the run: pace %+v, want 400 ms, fixed", got)
+	if got := evalJS[paceView](t, three, paceJS); got.Value != 900 || !got.Disabled || got.Label != "900 ms" {
+		t.Errorf("a page opened after the run: pace %+v, want 900 ms, fixed", got)
 	}
 
 	three.click(t, "#run-again")
 	three.waitFor(t, "the new run's page", `location.pathname !== `+jsString("/runs/"+id)+` && document.readyState === 'complete' && document.body.dataset.page === 'run'`)
-	if got := evalJS[paceView](t, three, paceJS); got.Value != 400 {
-		t.Errorf("Run again started a run at %d ms, want the original run's 400 ms", got.Value)
+	if got := evalJS[paceView](t, three, paceJS); got.Value != 900 {
+		t.Errorf("Run again started a run at %d ms, want the original run's 900 ms", got.Value)
 	}
 }
 

@@ -19,6 +19,7 @@ func (s *Server) pageRoutes(e *echo.Echo) {
 	e.GET("/", s.indexPage)
 	e.GET("/runs/:id", s.runPage)
 	e.GET(inspectorRoute, s.inspector)
+	e.GET("/compare", s.comparePage)
 	e.StaticFS("/static/", static.FS)
 }
 
@@ -67,14 +68,22 @@ func (s *Server) conversation(id string) []traces.Run {
 	return runs
 }
 
-// inspector serves GET /runs/:id/inspector?seq=N: the inspector panel's HTML for event N.
+// inspector serves GET /runs/:id/inspector?seq=N: the inspector panel's HTML for event N; with
+// ?agent=NAME instead, the summary of that agent.
 func (s *Server) inspector(c echo.Context) error {
 	rec, err := s.broker.Get(c.Param("id"))
 	if err != nil {
 		return err
 	}
+	if agent := c.QueryParam("agent"); agent != "" {
+		comp, err := templates.AgentInspector(rec.Snapshot(), agent)
+		if err != nil {
+			return err
+		}
+		return render(c, http.StatusOK, comp)
+	}
 	if c.QueryParam("seq") == "" {
-		return traces.Errorf(traces.CodeInvalid, "seq is required: the number of the event to inspect")
+		return traces.Errorf(traces.CodeInvalid, "seq or agent is required: the number of the event, or the name of the agent, to inspect")
 	}
 	seq, err := queryInt(c, "seq", 1, 0)
 	if err != nil {

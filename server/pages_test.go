@@ -104,7 +104,8 @@ func TestInspector(t *testing.T) {
 		want       string
 	}{
 		{"unknown event", "/runs/r-insp/inspector?seq=9", 404, "has no event 9"},
-		{"no seq", "/runs/r-insp/inspector", 400, "seq is required"},
+		{"no seq", "/runs/r-insp/inspector", 400, "seq or agent is required"},
+		{"unknown agent", "/runs/r-insp/inspector?agent=nobody", 404, "no agent \"nobody\""},
 		{"seq 0", "/runs/r-insp/inspector?seq=0", 400, "seq must be an integer of at least 1"},
 		{"seq not a number", "/runs/r-insp/inspector?seq=two", 400, `not "two"`},
 		{"unknown run", "/runs/r-nope/inspector?seq=1", 404, `run "r-nope" not found`},

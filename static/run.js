@@ -93,13 +93,15 @@ function setFilters(f) {
   writeHash();
 }
 
-// markGraph highlights what is selected in the tree: the filtered agent, the selected event.
-function markGraph() {
+// markGraph highlights what is selected in the tree: the summarised (else the filtered) agent,
+// the selected event.
+function markGraph(summarised) {
   const graph = document.getElementById("graph");
   if (!graph) return;
+  const agent = summarised || S.agent;
   for (const el of graph.querySelectorAll(".selected")) el.classList.remove("selected");
   for (const n of graph.querySelectorAll("[data-agent]")) {
-    if (S.agent && n.dataset.agent === S.agent) n.classList.add("selected");
+    if (agent && n.dataset.agent === agent) n.classList.add("selected");
   }
   for (const t of graph.querySelectorAll(".transfer")) {
     if (S.selected && Number(t.dataset.seq) === S.selected) t.classList.add("selected");
@@ -141,19 +143,33 @@ async function inspect(seq, opts) {
   if (!seq) return;
   select(seq, Object.assign({ scroll: true }, opts));
   S.inspected = seq;
+  loadInspector("seq=" + seq, "Event #" + seq, () => S.inspected === seq);
+}
+
+// inspectAgent shows agent's summary in the inspector: how it was reached, its calls, and its
+// prompt sizes by origin.
+function inspectAgent(agent) {
+  S.inspected = "agent:" + agent;
+  markGraph(agent);
+  loadInspector("agent=" + encodeURIComponent(agent), agent, () => S.inspected === "agent:" + agent);
+}
+
+// loadInspector fills the inspector with the server's fragment for query; current says whether
+// it is still wanted when it arrives.
+async function loadInspector(query, what, current) {
   const panel = document.getElementById("inspector");
   if (S.fetch) S.fetch.abort();
   const ctl = new AbortController();
   S.fetch = ctl;
-  const url = "/runs/" + encodeURIComponent(S.runId) + "/inspector?seq=" + seq;
+  const url = "/runs/" + encodeURIComponent(S.runId) + "/inspector?" + query;
   try {
     const res = await fetch(withToken(url), { signal: ctl.signal, headers: { "Accept": "text/html" } });
     const text = await res.text();
-    if (S.inspected !== seq) return;
+    if (!current()) return;
     if (!res.ok) {
       let msg = "HTTP " + res.status;
       try { msg = JSON.parse(text).error || msg; } catch (e) { /* not JSON */ }
-      panel.replaceChildren(errorLine("Event #" + seq + ": " + msg));
+      panel.replaceChildren(errorLine(what + ": " + msg));
       return;
     }
     // The inspector is server-rendered HTML in which all trace text is escaped.
@@ -162,7 +178,7 @@ async function inspect(seq, opts) {
     panel.replaceChildren(tpl.content);
     panel.scrollTop = 0;
   } catch (e) {
-    if (e.name !== "AbortError") panel.replaceChildren(errorLine("Event #" + seq + ": cannot reach the server"));
+    if (e.name !== "AbortError") panel.replaceChildren(errorLine(what + ": cannot reach the server"));
   }
 }
 
@@ -311,9 +327,8 @@ function onGraphActivate(target) {
   }
   const node = target.closest(".node");
   if (node) {
-    const agent = node.dataset.agent || "";
-    setFilters({ agent: S.agent === agent ? "" : agent });
-    if (Number(node.dataset.seq) > 0) inspect(Number(node.dataset.seq));
+    // An agent's node summarises the agent; its summary offers to filter the timeline to it.
+    inspectAgent(node.dataset.agent || "");
     return true;
   }
   return false;
@@ -365,6 +380,8 @@ function onClick(ev) {
     inspect(Number(link.dataset.seq));
     return;
   }
+  const only = ev.target.closest("[data-filter-agent]");
+  if (only) { setFilters({ agent: only.dataset.filterAgent }); return; }
   const tab = ev.target.closest("[role=tab][data-tab]");
   if (tab) { showTab(tab.dataset.tab); return; }
   if (ev.target.closest("#graph")) { onGraphActivate(ev.target); return; }

@@ -75,6 +75,16 @@ func Inspector(tr traces.Trace, seq int64) (templ.Component, error) {
 	return inspection(in), nil
 }
 
+// AgentInspector returns the inspector panel content for agent name of tr (GET
+// /runs/:id/inspector?agent=NAME), or an error with traces.CodeNotFound when tr has no such agent.
+func AgentInspector(tr traces.Trace, name string) (templ.Component, error) {
+	s, err := web.NewAgentSummary(tr, name)
+	if err != nil {
+		return nil, err
+	}
+	return agentSummary(s), nil
+}
+
 func firstNonEmpty(ss ...string) string {
 	for _, s := range ss {
 		if s != "" {

@@ -181,3 +181,12 @@ func nameWidth(nd web.Node) float64 {
 	}
 	return room
 }
+
+// howDetail is what a fed message's How adds to its origin label: nothing for an instruction, an
+// input or an own turn, whose label says it all.
+func howDetail(m web.FedMessage) string {
+	if m.How == string(m.Origin) || m.Origin == web.OriginUserInput {
+		return ""
+	}
+	return m.How
+}

@@ -30,7 +30,7 @@ func (s *inspector) agentRun(e *traces.Event) {
 		s.fact("resumed", "yes")
 	}
 	if e.Kind == traces.KindAgentStarted {
-		s.in.Messages = s.a.fed(e.Agent, r.Input)
+		s.in.Messages = s.a.fed(newSourceIndex(), s.i, e.Agent, r.Input)
 		s.in.MessagesTitle = fmt.Sprintf("History %s was fed (%s)", e.Agent, plural(len(r.Input), "message"))
 		s.link("previous start", s.find(-1, func(o *traces.Event) bool {
 			return o.Kind == traces.KindAgentStarted && o.Agent == e.Agent
@@ -46,12 +46,12 @@ func (s *inspector) model(e *traces.Event) {
 			return o.Kind == kind && o.Model != nil && o.Model.ID == m.ID && o.Agent == e.Agent
 		}
 	}
-	input, tools := m.Input, m.Tools
+	input, tools, at := m.Input, m.Tools, s.i
 	if e.Kind == traces.KindModelFinished {
 		start := s.find(-1, sameCall(traces.KindModelStarted))
 		s.link("call", start)
 		if j := eventIndex(s.a.tr, start); j >= 0 && len(input) == 0 {
-			input, tools = s.a.tr.Events[j].Model.Input, s.a.tr.Events[j].Model.Tools
+			input, tools, at = s.a.tr.Events[j].Model.Input, s.a.tr.Events[j].Model.Tools, j
 		}
 		if m.Usage != nil {
 			u := m.Usage
@@ -70,7 +70,12 @@ func (s *inspector) model(e *traces.Event) {
 	}
 	s.fact("tools offered", strings.Join(tools, ", "))
 	if len(input) > 0 {
-		s.in.Messages = s.a.fed(e.Agent, input)
+		pc := promptCall(s.a.tr, at, 0, nil, tokenCache{}, newSourceIndex())
+		s.fact("prompt by origin", byOriginText(pc.ByOrigin)+" ("+Estimator+")")
+		if e.Kind == traces.KindModelFinished && m.Usage == nil {
+			s.fact("tokens", fmt.Sprintf("prompt %d (%s); the model reported none", pc.Estimate, Estimator))
+		}
+		s.in.Messages = s.a.fed(newSourceIndex(), at, e.Agent, input)
 		s.in.MessagesTitle = fmt.Sprintf("Input (%s)", plural(len(input), "message"))
 	}
 }
@@ -163,4 +168,13 @@ func (s *inspector) session(e *traces.Event) {
 	s.link("previous value", s.find(-1, func(o *traces.Event) bool {
 		return o.Kind == traces.KindSessionSet && o.Session != nil && o.Session.Key == v.Key
 	}))
+}
+
+// byOriginText lists a prompt's tokens per origin: "instruction 40, for context 230".
+func byOriginText(parts []OriginTokens) string {
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = fmt.Sprintf("%s %d", p.Origin, p.Tokens)
+	}
+	return strings.Join(out, ", ")
 }

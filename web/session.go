@@ -1,7 +1,8 @@
 package web
 
 import (
-	"strings"
+	"maps"
+	"slices"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -41,11 +42,14 @@ type FedMessage struct {
 	ToolCalls  []traces.ToolCallSpec
 	ToolName   string
 	ToolCallID string
-	// From is the agent the message came from: for "For context: [X] ..." messages X, for the
-	// receiver's own assistant and tool messages the receiver; "" for instructions and input.
+	// From is the agent the message came from (Source.Agent); "" for instructions and input.
 	From       string
 	FromColour int    // -1 when From is "" or not an agent of the trace
-	How        string // "said", "called a tool", "tool result", "own message", "instruction", "input"
+	How        string // "said", "called a tool", "tool result", "own turn", "instruction", "input"...
+	Origin     Origin
+	Source     int64 // the event the message came from, 0 when none holds it
+	// Injected is eino's transfer instruction, cut from the end of a system message's Content.
+	Injected string
 }
 
 // NewSession returns the session panel of tr after its last event.
@@ -57,6 +61,7 @@ func newSession(a *analysis) Session {
 	var s Session
 	values := make(map[string]int)
 	starts := make(map[string]*History)
+	last := make(map[string]int) // each agent's newest agent.started
 	for i := range a.tr.Events {
 		e := &a.tr.Events[i]
 		switch {
@@ -81,8 +86,15 @@ func newSession(a *analysis) Session {
 			}
 			h.Seq, h.Via, h.Resumed = e.Seq, e.AgentRun.Via, e.AgentRun.Resumed
 			h.Starts = append(h.Starts, e.Seq)
-			h.Messages = a.fed(e.Agent, e.AgentRun.Input)
+			last[e.Agent] = i
 		}
+	}
+	// Only each agent's newest start is shown: classify those alone, in trace order, on one index.
+	newest := slices.Sorted(maps.Values(last))
+	index := newSourceIndex()
+	for _, i := range newest {
+		e := &a.tr.Events[i]
+		starts[e.Agent].Messages = a.fed(index, i, e.Agent, e.AgentRun.Input)
 	}
 	for _, m := range a.roster.list {
 		if h := starts[m.Name]; h != nil {
@@ -92,46 +104,21 @@ func newSession(a *analysis) Session {
 	return s
 }
 
-// fed annotates the messages agent received with their origins.
-func (a *analysis) fed(agent string, msgs []traces.Message) []FedMessage {
+// fed annotates the messages agent received at event index i with their origins (see Sources),
+// on index, which calls in trace order may share.
+func (a *analysis) fed(index *sourceIndex, i int, agent string, msgs []traces.Message) []FedMessage {
 	out := make([]FedMessage, len(msgs))
-	for i, m := range msgs {
-		f := FedMessage{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolName: m.ToolName, ToolCallID: m.ToolCallID}
-		f.From, f.How = origin(agent, m)
-		f.FromColour = -1
+	for k, src := range index.sources(a.tr, i, agent, msgs) {
+		m := msgs[k]
+		f := FedMessage{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolName: m.ToolName, ToolCallID: m.ToolCallID,
+			From: src.Agent, How: src.How, Origin: src.Origin, Source: src.Seq, FromColour: -1}
+		if src.Injected != "" {
+			f.Content, f.Injected = src.Instruction, src.Injected
+		}
 		if f.From != "" {
 			f.FromColour = a.roster.colour(f.From)
 		}
-		out[i] = f
+		out[k] = f
 	}
 	return out
-}
-
-const forContext = "For context: ["
-
-// origin says where a message fed to agent came from. eino rewrites other agents' messages as
-// user messages "For context: [X] said: ...", "For context: [X] called tool: ..." and
-// "For context: [X] `t` tool returned result: ..."; the agent's own messages stay as they were.
-func origin(agent string, m traces.Message) (from, how string) {
-	if rest, ok := strings.CutPrefix(m.Content, forContext); ok {
-		if name, tail, ok := strings.Cut(rest, "]"); ok && name != "" {
-			tail = strings.TrimSpace(tail)
-			switch {
-			case strings.HasPrefix(tail, "said"):
-				return name, "said"
-			case strings.HasPrefix(tail, "called tool"):
-				return name, "called a tool"
-			case strings.Contains(tail, "tool returned"):
-				return name, "tool result"
-			}
-			return name, "said"
-		}
-	}
-	switch m.Role {
-	case "system":
-		return "", "instruction"
-	case "assistant", "tool":
-		return agent, "own message"
-	}
-	return "", "input"
 }

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+)
+
+// compareFlows runs one task under each named flow, one after the other without pace, and prints
+// web.NewComparison's table, each figure with the events (#seq) it comes from.
+func compareFlows(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var names []string
+	for len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		names, args = append(names, args[0]), args[1:]
+	}
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	input := fs.String("input", "", "the task every flow runs (default: their shared default input, else each its own)")
+	out := fs.String("out", "", "write each run's trace to this directory, as FLOW.json (to open the events the table names)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	names = append(names, fs.Args()...)
+	if len(names) == 0 {
+		return fmt.Errorf("compare needs at least one flow\n%s", usage)
+	}
+	flows := make([]agents.Flow, len(names))
+	for i, n := range names {
+		f, err := agents.Lookup(n)
+		if err != nil {
+			return errors.New(traces.ErrorMessage(err))
+		}
+		flows[i] = f
+	}
+	inputs, same := agents.TaskInputs(flows, *input)
+	trs := make([]traces.Trace, len(flows))
+	for i, f := range flows {
+		rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: f.Name, Input: inputs[i], Model: "scripted"}, f.Agents, 0)
+		agents.RunFlow(ctx, f, inputs[i], agents.Options{}, rec)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		trs[i] = rec.Snapshot()
+		if *out != "" {
+			if err := os.MkdirAll(*out, 0o755); err != nil {
+				return err
+			}
+			if err := writeTrace(filepath.Join(*out, f.Name+".json"), trs[i]); err != nil {
+				return err
+			}
+		}
+	}
+	if same {
+		fmt.Fprintf(stdout, "task: %q\n\n", inputs[0])
+	} else {
+		fmt.Fprint(stdout, "these flows' default inputs differ, so each ran its own: compare with care\n\n")
+	}
+	printComparison(stdout, web.NewComparison(trs))
+	return nil
+}
+
+// printComparison writes c as a table, then the events behind each row's figures.
+func printComparison(w io.Writer, c web.Comparison) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "mechanism\tstatus\tmodel calls\tprompt tokens\tlargest prompt\tcrossed\tby model\tby code\tactions crossed\twall\t")
+	for _, m := range c.Rows {
+		crossed := 0
+		for _, a := range m.Actions {
+			if a.Crossed {
+				crossed++
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d %s\t%d\t%d\t%d\t%d\t%s\t\n", m.Flow, m.Status, m.ModelCalls.N, m.PromptTokens.N,
+			m.LargestPrompt.N, refs(m.LargestPrompt.Refs), m.Crossed.N, m.ByModel, m.ByCode, crossed, m.Wall.Text)
+	}
+	tw.Flush()
+	if c.Estimated {
+		fmt.Fprintf(w, "\nsome prompts are a %s: their model reported no usage\n", web.Estimator)
+	}
+	for _, m := range c.Rows {
+		fmt.Fprintf(w, "\n%s (run %s, input %q)\n", m.Flow, m.RunID, m.Input)
+		fmt.Fprintf(w, "  model calls   %s\n", refs(m.ModelCalls.Refs))
+		fmt.Fprintf(w, "  crossed at    %s\n", refs(m.Crossed.Refs))
+		for _, h := range m.Handoffs {
+			fmt.Fprintf(w, "  handoff       %s -> %s by %s (%s) #%d\n", h.From, h.To, h.ChosenBy, h.Via, h.Seq)
+		}
+		for _, a := range m.Actions {
+			where := "crossed"
+			if !a.Crossed {
+				where = "stopped at its AgentTool boundary"
+			}
+			fmt.Fprintf(w, "  action        %s of %s, %s #%d\n", a.Kind, a.Agent, where, a.Seq)
+		}
+		fmt.Fprintf(w, "  wall          %s %s\n", m.Wall.Text, refs(m.Wall.Refs))
+	}
+}
+
+// refs lists event numbers as "#3 #9".
+func refs(seqs []int64) string {
+	parts := make([]string, len(seqs))
+	for i, s := range seqs {
+		parts[i] = fmt.Sprintf("#%d", s)
+	}
+	return strings.Join(parts, " ")
+}

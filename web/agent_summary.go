@@ -1,0 +1,184 @@
+package web
+
+import (
+	"fmt"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// AgentSummary is the inspector for one agent: how it was reached, what it did, and what each of
+// its model calls was fed, by origin.
+type AgentSummary struct {
+	Name        string
+	Colour      int
+	Kind        traces.AgentKind
+	Description string
+	Parent      string
+	Relation    traces.Relation
+	State       State
+	Starts      []Ref // each agent.started, labelled with how control reached the agent
+	Handoffs    []Ref // transfers and AgentTool calls to and from the agent
+	ModelCalls  int
+	ToolCalls   int
+	Tokens      int // total tokens its model reported
+	Calls       []PromptCall
+	Chart       PromptChart
+}
+
+// PromptCall is one model call's prompt.
+type PromptCall struct {
+	Seq      int64 // model.started
+	Finished int64 // model.finished, 0 while the call goes on
+	Visit    int   // which of the agent's starts it belongs to, from 1
+	// Reported is the prompt size the model reported; Known is false when it reported none.
+	Reported int
+	Known    bool
+	// ByOrigin is the prompt's text counted by Estimator, per origin in Origins order, only
+	// origins present; Estimate is their sum.
+	ByOrigin []OriginTokens
+	Estimate int
+}
+
+// OriginTokens is how many tokens of a prompt came from one origin.
+type OriginTokens struct {
+	Origin Origin
+	Tokens int
+}
+
+// NewAgentSummary returns the inspector for agent name in tr, or an error with
+// traces.CodeNotFound when tr has no such agent.
+func NewAgentSummary(tr traces.Trace, name string) (AgentSummary, error) {
+	a := analyse(tr)
+	m := a.roster.byName[name]
+	if m == nil {
+		return AgentSummary{}, traces.Errorf(traces.CodeNotFound, "run %s has no agent %q", tr.Run.ID, name)
+	}
+	x := a.stateOf(name)
+	s := AgentSummary{
+		Name: name, Colour: m.colour, Kind: m.Kind, Description: m.Description, Parent: m.Parent, Relation: m.Relation,
+		State: x.state, ModelCalls: x.modelCalls, ToolCalls: x.toolCalls, Tokens: x.tokens,
+	}
+	finished := map[string]*traces.Event{} // model.finished by call id
+	tokens, index := tokenCache{}, newSourceIndex()
+	for i := range tr.Events {
+		if e := &tr.Events[i]; e.Agent == name && e.Kind == traces.KindModelFinished && e.Model != nil {
+			finished[e.Model.ID] = e
+		}
+	}
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		switch {
+		case e.Kind == traces.KindAgentStarted && e.Agent == name && e.AgentRun != nil:
+			s.Starts = append(s.Starts, Ref{Label: "started via " + firstNonEmpty(e.AgentRun.Via, "run"), Seq: e.Seq})
+		case e.Kind == traces.KindTransfer && e.Transfer != nil && (e.Transfer.From == name || e.Transfer.To == name):
+			s.Handoffs = append(s.Handoffs, Ref{Label: fmt.Sprintf("transfer %s → %s (%s)", e.Transfer.From, e.Transfer.To, e.Transfer.Mode), Seq: e.Seq})
+		case e.Kind == traces.KindAgentToolEnter && e.AgentTool != nil && (e.AgentTool.Caller == name || e.AgentTool.Callee == name):
+			s.Handoffs = append(s.Handoffs, Ref{Label: fmt.Sprintf("AgentTool %s → %s", e.AgentTool.Caller, e.AgentTool.Callee), Seq: e.Seq})
+		case e.Kind == traces.KindModelStarted && e.Agent == name && e.Model != nil:
+			s.Calls = append(s.Calls, promptCall(tr, i, len(s.Starts), finished[e.Model.ID], tokens, index))
+		}
+	}
+	s.Chart = newPromptChart(s.Calls)
+	return s, nil
+}
+
+// promptCall counts the prompt of the model call started at index i; tokens and index may be
+// shared by the calls of one trace, taken in trace order.
+func promptCall(tr traces.Trace, i, visit int, fin *traces.Event, tokens tokenCache, index *sourceIndex) PromptCall {
+	e := &tr.Events[i]
+	c := PromptCall{Seq: e.Seq, Visit: visit}
+	if fin != nil {
+		c.Finished = fin.Seq
+		if fin.Model.Usage != nil {
+			c.Reported, c.Known = fin.Model.Usage.PromptTokens, true
+		}
+	}
+	counts := make(map[Origin]int)
+	for k, src := range index.sources(tr, i, e.Agent, e.Model.Input) {
+		msg := e.Model.Input[k]
+		if src.Injected != "" {
+			counts[OriginInstruction] += tokens.count(src.Instruction)
+			counts[OriginTransferInstruction] += tokens.count(src.Injected)
+			continue
+		}
+		counts[src.Origin] += tokens.message(msg)
+	}
+	for _, o := range Origins {
+		if n := counts[o]; n > 0 {
+			c.ByOrigin = append(c.ByOrigin, OriginTokens{Origin: o, Tokens: n})
+			c.Estimate += n
+		}
+	}
+	return c
+}
+
+// PromptChart is a stacked bar chart of an agent's prompts, one bar per model call, split by
+// origin; Visits mark where a new start of the agent (after a transfer back, say) begins. Sizes
+// are in SVG user units.
+type PromptChart struct {
+	Width, Height float64
+	Top, Bottom   float64 // y of the largest bar's top and of the baseline
+	Max           int     // the largest prompt, in Estimator tokens
+	Bars          []ChartBar
+	Visits        []ChartMark
+}
+
+// ChartBar is one model call's bar.
+type ChartBar struct {
+	X, W  float64
+	Seq   int64
+	Label string // the call's number, 1 for the agent's first
+	Total int
+	Segs  []ChartSeg
+}
+
+// ChartSeg is one origin's part of a bar.
+type ChartSeg struct {
+	Origin Origin
+	Y, H   float64
+	Tokens int
+}
+
+// ChartMark is a vertical line before the first call of a visit.
+type ChartMark struct {
+	X     float64
+	Visit int
+}
+
+// Chart geometry: the plot sits right of an axis label column and above a row of call numbers.
+const (
+	chartWidth  = 360
+	chartHeight = 150
+	chartLeft   = 44
+	chartTop    = 14
+	chartBottom = 130
+	chartMaxBar = 34
+)
+
+func newPromptChart(calls []PromptCall) PromptChart {
+	ch := PromptChart{Width: chartWidth, Height: chartHeight, Top: chartTop, Bottom: chartBottom}
+	for _, c := range calls {
+		ch.Max = max(ch.Max, c.Estimate)
+	}
+	if len(calls) == 0 || ch.Max == 0 {
+		return ch
+	}
+	slot := (chartWidth - chartLeft) / float64(len(calls))
+	w := min(chartMaxBar, slot*0.7)
+	scale := (chartBottom - chartTop) / float64(ch.Max)
+	for k, c := range calls {
+		x := chartLeft + slot*float64(k) + (slot-w)/2
+		bar := ChartBar{X: x, W: w, Seq: c.Seq, Label: fmt.Sprint(k + 1), Total: c.Estimate}
+		y := float64(chartBottom)
+		for _, o := range c.ByOrigin {
+			h := float64(o.Tokens) * scale
+			y -= h
+			bar.Segs = append(bar.Segs, ChartSeg{Origin: o.Origin, Y: y, H: h, Tokens: o.Tokens})
+		}
+		ch.Bars = append(ch.Bars, bar)
+		if k > 0 && c.Visit != calls[k-1].Visit {
+			ch.Visits = append(ch.Visits, ChartMark{X: chartLeft + slot*float64(k), Visit: c.Visit})
+		}
+	}
+	return ch
+}

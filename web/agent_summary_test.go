@@ -1,0 +1,66 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+)
+
+// TestAgentSummaryPrompts: the supervisor's prompts, per call, split by origin and counted by
+// the tokenizer, grow after each transfer back, and the chart marks each new visit.
+func TestAgentSummaryPrompts(t *testing.T) {
+	tr := runFlow(t, "supervisor", "")
+	s, err := web.NewAgentSummary(tr, "supervisor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := modelCalls(tr, "supervisor")
+	if len(s.Calls) != len(starts) || len(s.Calls) != 3 {
+		t.Fatalf("%d calls, want the supervisor's 3", len(s.Calls))
+	}
+	for k, c := range s.Calls {
+		e := starts[k]
+		// Independently: the tokenizer over each message's text, the system message whole.
+		want := 0
+		for _, m := range e.Model.Input {
+			want += web.CountTokens(m.Content)
+			for _, tc := range m.ToolCalls {
+				want += web.CountTokens(tc.Name) + web.CountTokens(tc.Arguments)
+			}
+		}
+		// Cutting the transfer block off the instruction may move a token boundary; nothing else.
+		if c.Seq != e.Seq || c.Estimate < want-2 || c.Estimate > want+2 {
+			t.Errorf("call %d: seq %d, estimate %d, want #%d and about %d", k+1, c.Seq, c.Estimate, e.Seq, want)
+		}
+		fin := event(t, tr, c.Finished)
+		if !c.Known || fin.Kind != traces.KindModelFinished || c.Reported != fin.Model.Usage.PromptTokens {
+			t.Errorf("call %d: reported %d (known %v), its model.finished %+v", k+1, c.Reported, c.Known, fin.Model)
+		}
+		if c.Visit != k+1 {
+			t.Errorf("call %d belongs to visit %d, want %d", k+1, c.Visit, k+1)
+		}
+		if k > 0 && c.Estimate <= s.Calls[k-1].Estimate {
+			t.Errorf("call %d's prompt (%d) did not grow after the transfer back (%d)", k+1, c.Estimate, s.Calls[k-1].Estimate)
+		}
+		origins := map[web.Origin]int{}
+		for _, o := range c.ByOrigin {
+			origins[o.Origin] = o.Tokens
+		}
+		if origins[web.OriginTransferInstruction] == 0 || k > 0 && origins[web.OriginContext] == 0 {
+			t.Errorf("call %d by origin %+v", k+1, c.ByOrigin)
+		}
+	}
+	ch := s.Chart
+	if len(ch.Bars) != 3 || len(ch.Visits) != 2 || ch.Max != s.Calls[2].Estimate {
+		t.Fatalf("chart: %d bars, %d visit marks, max %d", len(ch.Bars), len(ch.Visits), ch.Max)
+	}
+	last := ch.Bars[2]
+	if top := last.Segs[len(last.Segs)-1].Y; top < ch.Top-0.01 || top > ch.Top+0.01 {
+		t.Errorf("the largest bar's top is at %v, want %v", top, ch.Top)
+	}
+	if _, err := web.NewAgentSummary(tr, "nobody"); traces.ErrorCode(err) != traces.CodeNotFound || !strings.Contains(err.Error(), "nobody") {
+		t.Errorf("unknown agent: %v", err)
+	}
+}

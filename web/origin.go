@@ -1,0 +1,298 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// Origin says where a message that a model or an agent received came from.
+type Origin string
+
+// Origins, in the order a prompt usually holds them. Each is drawn with its own label.
+const (
+	// OriginInstruction: the agent's own instruction (the system message).
+	OriginInstruction Origin = "instruction"
+	// OriginTransferInstruction: the "Available other agents" block eino appends to the
+	// instruction of an agent that may transfer.
+	OriginTransferInstruction Origin = "transfer instruction"
+	// OriginUserInput: the run's input, or any user message eino did not write.
+	OriginUserInput Origin = "user input"
+	// OriginOwnTurn: one of the receiving agent's own earlier assistant messages.
+	OriginOwnTurn Origin = "own turn"
+	// OriginContext: eino's "For context: [X] ..." rewrite of another agent's message.
+	OriginContext Origin = "for context"
+	// OriginToolResult: a tool's result (an AgentTool's answer included).
+	OriginToolResult Origin = "tool result"
+	// OriginAgentToolRequest: the request an AgentTool's caller sent its callee.
+	OriginAgentToolRequest Origin = "agenttool request"
+)
+
+// Origins lists every origin in drawing order.
+var Origins = []Origin{
+	OriginInstruction, OriginTransferInstruction, OriginUserInput, OriginOwnTurn,
+	OriginContext, OriginToolResult, OriginAgentToolRequest,
+}
+
+// Source is the origin of one received message.
+type Source struct {
+	Origin Origin
+	// Agent is the agent the message came from: X of "For context: [X]", the receiver for its own
+	// turns and tool results, the callee for an AgentTool's answer, the caller for an AgentTool
+	// request; "" for instructions and user input.
+	Agent string
+	// How details the origin: "said", "called a tool", "tool result", "AgentTool answer"...
+	How string
+	// Seq is the event the message came from (the model.finished or message that said it, the
+	// tool.finished that returned it, the agenttool.entered that sent it, the run.started that
+	// gave it); 0 when no event of the trace holds it.
+	Seq int64
+	// Instruction and Injected split a system message: the agent's own instruction, and eino's
+	// transfer instruction appended to it ("" when there is none).
+	Instruction, Injected string
+}
+
+// InputSources classifies the input of model call seq (a model.started event, or the
+// model.finished of a call whose start carried the input) against the events before it. It
+// fails with traces.CodeNotFound when tr has no such event, and CodeInvalid when it is no model
+// call.
+func InputSources(tr traces.Trace, seq int64) ([]traces.Message, []Source, error) {
+	i := eventIndex(tr, seq)
+	if i < 0 {
+		return nil, nil, traces.Errorf(traces.CodeNotFound, "run %s has no event %d", tr.Run.ID, seq)
+	}
+	e := &tr.Events[i]
+	if e.Model == nil {
+		return nil, nil, traces.Errorf(traces.CodeInvalid, "event %d is a %s, not a model call", seq, e.Kind)
+	}
+	if e.Kind == traces.KindModelFinished && len(e.Model.Input) == 0 {
+		if j := modelStart(tr, i); j >= 0 {
+			i, e = j, &tr.Events[j]
+		}
+	}
+	return e.Model.Input, Sources(tr, i, e.Agent, e.Model.Input), nil
+}
+
+// modelStart returns the index of the model.started of the call whose model.finished is at i,
+// or -1.
+func modelStart(tr traces.Trace, i int) int {
+	fin := &tr.Events[i]
+	for j := i - 1; j >= 0; j-- {
+		o := &tr.Events[j]
+		if o.Kind == traces.KindModelStarted && o.Model != nil && o.Model.ID == fin.Model.ID && o.Agent == fin.Agent {
+			return j
+		}
+	}
+	return -1
+}
+
+// Sources classifies msgs, which agent received at event index i of tr (its model.started or
+// agent.started), against the events before i. It returns one Source per message.
+func Sources(tr traces.Trace, i int, agent string, msgs []traces.Message) []Source {
+	return newSourceIndex().sources(tr, i, agent, msgs)
+}
+
+// sources is Sources on an index that callers classifying several inputs in trace order share:
+// it only reads the events it has not read yet.
+func (x *sourceIndex) sources(tr traces.Trace, i int, agent string, msgs []traces.Message) []Source {
+	x.advance(tr, i)
+	used := make(map[string]int)
+	out := make([]Source, len(msgs))
+	for k, m := range msgs {
+		out[k] = x.classify(used, agent, m)
+	}
+	return out
+}
+
+// transferBlock starts eino's transfer instruction (adk.TransferToAgentInstruction), which eino
+// joins to the agent's instruction with a blank line; transferBlockEnd ends it.
+const (
+	transferBlock    = "Available other agents: "
+	transferBlockEnd = "When transferring: OUTPUT ONLY THE FUNCTION CALL"
+	forContext       = "For context: ["
+)
+
+// splitInstruction separates eino's transfer instruction from the agent's own.
+func splitInstruction(s string) (own, injected string) {
+	at := strings.Index(s, transferBlock)
+	if at < 0 {
+		return s, ""
+	}
+	own, injected = strings.TrimRight(s[:at], "\n"), s[at:]
+	if end := strings.Index(injected, transferBlockEnd); end >= 0 {
+		end += len(transferBlockEnd)
+		if rest := strings.TrimLeft(injected[end:], "\n"); rest != "" {
+			own += "\n\n" + rest // an additional instruction eino put after the block
+		}
+		injected = injected[:end]
+	}
+	return own, injected
+}
+
+// rewritten is eino's "For context:" rewrite of m as agent said it (adk's rewriteMessage).
+func rewritten(agent string, m traces.Message) string {
+	var b strings.Builder
+	b.WriteString("For context:")
+	switch m.Role {
+	case "assistant":
+		if m.Content != "" {
+			fmt.Fprintf(&b, " [%s] said: %s.", agent, m.Content)
+		}
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(&b, " [%s] called tool: `%s` with arguments: %s.", agent, c.Name, c.Arguments)
+		}
+	case "tool":
+		if m.Content != "" {
+			fmt.Fprintf(&b, " [%s] `%s` tool returned result: %s.", agent, m.ToolName, m.Content)
+		}
+	}
+	return b.String()
+}
+
+// ownKey identifies an assistant message as its agent sent it.
+func ownKey(agent string, m traces.Message) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00%s", agent, m.Content)
+	for _, c := range m.ToolCalls {
+		fmt.Fprintf(&b, "\x00%s\x00%s\x00%s", c.ID, c.Name, c.Arguments)
+	}
+	return b.String()
+}
+
+// sourceIndex maps what a received message can be to the events that hold it, for the events
+// before next. Each key keeps its events in trace order, so that the n-th copy of a repeated
+// message links to the n-th event; primary events (model and tool calls, from callbacks) come
+// before stream messages, which mostly echo them and alone hold eino's synthetic transfer
+// messages.
+type sourceIndex struct {
+	primary, echo map[string][]int64
+	callees       map[string]bool  // agents that ran as AgentTools
+	callers       map[int64]string // the caller of each agenttool.entered
+	runInput      string
+	runSeq        int64
+	next          int // the index of the first event not read yet
+}
+
+func newSourceIndex() *sourceIndex {
+	return &sourceIndex{primary: map[string][]int64{}, echo: map[string][]int64{},
+		callees: map[string]bool{}, callers: map[int64]string{}}
+}
+
+func (x *sourceIndex) add(primary bool, key string, seq int64) {
+	if primary {
+		x.primary[key] = append(x.primary[key], seq)
+	} else {
+		x.echo[key] = append(x.echo[key], seq)
+	}
+}
+
+// take returns the event for the next copy of key, counting copies in used, or 0.
+func (x *sourceIndex) take(used map[string]int, key string) int64 {
+	seqs := x.primary[key]
+	if len(seqs) == 0 {
+		seqs = x.echo[key]
+	}
+	if len(seqs) == 0 {
+		return 0
+	}
+	n := used[key]
+	used[key] = n + 1
+	return seqs[min(n, len(seqs)-1)]
+}
+
+// advance reads the events of tr up to index end (excluded).
+func (x *sourceIndex) advance(tr traces.Trace, end int) {
+	for ; x.next < end && x.next < len(tr.Events); x.next++ {
+		e := &tr.Events[x.next]
+		switch {
+		case e.Kind == traces.KindRunStarted && e.Run != nil && x.runSeq == 0:
+			x.runInput, x.runSeq = e.Run.Input, e.Seq
+		case e.Kind == traces.KindModelFinished && e.Model != nil && e.Model.Output != nil:
+			x.addMessage(true, e.Agent, *e.Model.Output, e.Seq)
+		case e.Kind == traces.KindMessage && e.Message != nil:
+			x.addMessage(false, e.Agent, *e.Message, e.Seq)
+		case e.Kind == traces.KindToolFinished && e.Tool != nil:
+			m := traces.Message{Role: "tool", Content: e.Tool.Result, ToolName: e.Tool.Name, ToolCallID: e.Tool.CallID}
+			x.addMessage(true, e.Agent, m, e.Seq)
+		case e.Kind == traces.KindAgentToolEnter && e.AgentTool != nil:
+			x.callees[e.AgentTool.Callee] = true
+			x.add(true, "request\x00"+e.AgentTool.Callee+"\x00"+e.AgentTool.Request, e.Seq)
+			x.callers[e.Seq] = e.AgentTool.Caller
+		}
+	}
+}
+
+func (x *sourceIndex) addMessage(primary bool, agent string, m traces.Message, seq int64) {
+	switch m.Role {
+	case "assistant":
+		x.add(primary, "own\x00"+ownKey(agent, m), seq)
+	case "tool":
+		x.add(primary, "result\x00"+m.ToolName+"\x00"+m.ToolCallID, seq)
+	default:
+		return
+	}
+	x.add(primary, "context\x00"+rewritten(agent, m), seq)
+}
+
+// classify says where m, received by agent, came from.
+func (x *sourceIndex) classify(used map[string]int, agent string, m traces.Message) Source {
+	switch m.Role {
+	case "system":
+		own, injected := splitInstruction(m.Content)
+		return Source{Origin: OriginInstruction, How: "instruction", Instruction: own, Injected: injected}
+	case "assistant":
+		return Source{Origin: OriginOwnTurn, Agent: agent, How: "own turn", Seq: x.take(used, "own\x00"+ownKey(agent, m))}
+	case "tool":
+		s := Source{Origin: OriginToolResult, Agent: agent, How: "tool result", Seq: x.take(used, "result\x00"+m.ToolName+"\x00"+m.ToolCallID)}
+		if x.callees[m.ToolName] {
+			s.Agent, s.How = m.ToolName, "AgentTool answer"
+		}
+		return s
+	}
+	if m.Content == "For context:" {
+		// eino's rewrite of another agent's empty message: it does not name the agent.
+		return Source{Origin: OriginContext, How: "empty message", Seq: x.take(used, "context\x00"+m.Content)}
+	}
+	if rest, ok := strings.CutPrefix(m.Content, forContext); ok {
+		if name, tail, ok := strings.Cut(rest, "]"); ok && name != "" {
+			return Source{Origin: OriginContext, Agent: name, How: contextHow(tail), Seq: x.take(used, "context\x00"+m.Content)}
+		}
+	}
+	if seq := x.take(used, "request\x00"+agent+"\x00"+m.Content); seq > 0 {
+		return Source{Origin: OriginAgentToolRequest, Agent: x.callers[seq], How: "AgentTool request", Seq: seq}
+	}
+	s := Source{Origin: OriginUserInput, How: "input"}
+	if m.Content == x.runInput {
+		s.Seq = x.runSeq
+	}
+	return s
+}
+
+// contextHow names what a "For context: [X]" message reports: what X said, a tool X called, or a
+// tool's result.
+func contextHow(tail string) string {
+	tail = strings.TrimSpace(tail)
+	switch {
+	case strings.HasPrefix(tail, "said"):
+		return "said"
+	case strings.HasPrefix(tail, "called tool"):
+		return "called a tool"
+	case strings.Contains(tail, "tool returned"):
+		return "tool result"
+	}
+	return "said"
+}
+
+// Label is the origin as the page names it.
+func (o Origin) Label() string {
+	switch o {
+	case OriginContext:
+		return "For context"
+	case OriginAgentToolRequest:
+		return "AgentTool request"
+	case "":
+		return "unknown"
+	}
+	return strings.ToUpper(string(o[:1])) + string(o[1:])
+}
