@@ -1,6 +1,10 @@
 package web
 
-import "github.com/baton-dev/baton/traces"
+import (
+	"cmp"
+
+	"github.com/baton-dev/baton/traces"
+)
 
 // Outcome is how a finished run ended, for the run page's header: why it failed, with the event
 // that shows it, or a completed run's final answer. It is empty while the run goes on.
@@ -20,46 +24,15 @@ type Outcome struct {
 func newOutcome(a *analysis, runError string) Outcome {
 	switch a.status {
 	case traces.StatusCompleted:
-		return answerOf(a)
+		// An exit's final result states the answer outright; without one, the newest words-only
+		// assistant message of the shallowest agent.
+		if a.exit.AnswerSeq != 0 {
+			return a.exit
+		}
+		return a.words
 	case traces.StatusFailed, traces.StatusInterrupted, traces.StatusCanceled:
-		return Outcome{Error: runError, ErrorSeq: errorSeq(a.tr)}
+		// The event to jump to: the last error event, else run.finished.
+		return Outcome{Error: runError, ErrorSeq: cmp.Or(a.errorSeq, a.finishedSeq)}
 	}
 	return Outcome{}
-}
-
-// errorSeq returns the seq of tr's last error event, else of its run.finished, else 0.
-func errorSeq(tr traces.Trace) int64 {
-	var finished int64
-	for i := len(tr.Events) - 1; i >= 0; i-- {
-		switch e := &tr.Events[i]; e.Kind {
-		case traces.KindError:
-			return e.Seq
-		case traces.KindRunFinished:
-			finished = max(finished, e.Seq)
-		}
-	}
-	return finished
-}
-
-// answerOf finds a completed run's final answer: an exit's final result states it outright;
-// without one, the latest of the words-only assistant messages of the shallowest agent.
-func answerOf(a *analysis) Outcome {
-	ev := a.tr.Events
-	for i := len(ev) - 1; i >= 0; i-- {
-		if x := ev[i].Exit; x != nil && x.FinalResult != "" {
-			return Outcome{Answer: x.FinalResult, AnswerSeq: ev[i].Seq, AnswerBy: ev[i].Agent}
-		}
-	}
-	var best Outcome
-	bestDepth := 0
-	for i := range ev {
-		m := ev[i].Message
-		if m == nil || m.Role != "assistant" || m.Content == "" || len(m.ToolCalls) > 0 {
-			continue
-		}
-		if d := a.roster.depth(ev[i].Agent); best.AnswerSeq == 0 || d <= bestDepth {
-			best, bestDepth = Outcome{Answer: m.Content, AnswerSeq: ev[i].Seq, AnswerBy: ev[i].Agent}, d
-		}
-	}
-	return best
 }

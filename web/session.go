@@ -1,6 +1,7 @@
 package web
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/baton-dev/baton/traces"
@@ -54,42 +55,48 @@ func NewSession(tr traces.Trace) Session {
 }
 
 func newSession(a *analysis) Session {
-	var s Session
-	values := make(map[string]int)
-	starts := make(map[string]*History)
-	for i := range a.tr.Events {
-		e := &a.tr.Events[i]
-		switch {
-		case e.Kind == traces.KindSessionSet && e.Session != nil:
-			setBy := firstNonEmpty(e.Session.SetBy, e.Agent)
-			v := SessionValue{
-				Key: e.Session.Key, Value: NewBlock("value", string(e.Session.Value)), SetBy: setBy,
-				Colour: a.roster.colour(setBy), Seq: e.Seq, Sets: 1,
-			}
-			if j, ok := values[v.Key]; ok {
-				v.Sets += s.Values[j].Sets
-				s.Values[j] = v
-			} else {
-				values[v.Key] = len(s.Values)
-				s.Values = append(s.Values, v)
-			}
-		case e.Kind == traces.KindAgentStarted && e.AgentRun != nil && e.Agent != "":
-			h := starts[e.Agent]
-			if h == nil {
-				h = &History{Agent: e.Agent, Colour: a.roster.colour(e.Agent)}
-				starts[e.Agent] = h
-			}
-			h.Seq, h.Via, h.Resumed = e.Seq, e.AgentRun.Via, e.AgentRun.Resumed
-			h.Starts = append(h.Starts, e.Seq)
-			h.Messages = a.fed(e.Agent, e.AgentRun.Input)
-		}
-	}
+	s := Session{Values: slices.Clone(a.values)}
 	for _, m := range a.roster.list {
-		if h := starts[m.Name]; h != nil {
-			s.Histories = append(s.Histories, *h)
+		if h := a.histories[m.Name]; h != nil {
+			s.Histories = append(s.Histories, History{
+				Agent: m.Name, Colour: m.colour, Seq: h.seq, Via: h.via, Resumed: h.resumed,
+				Starts: slices.Clone(h.starts), Messages: a.fed(m.Name, h.input),
+			})
 		}
 	}
 	return s
+}
+
+// noteSession keeps what e changes of the session panel: a value, or what an agent was fed.
+func (a *analysis) noteSession(e *traces.Event) {
+	switch {
+	case e.Kind == traces.KindSessionSet && e.Session != nil:
+		setBy := firstNonEmpty(e.Session.SetBy, e.Agent)
+		v := SessionValue{
+			Key: e.Session.Key, Value: NewBlock("value", string(e.Session.Value)), SetBy: setBy,
+			Colour: a.roster.colour(setBy), Seq: e.Seq, Sets: 1,
+		}
+		if j, ok := a.valueAt[v.Key]; ok {
+			v.Sets += a.values[j].Sets
+			a.values[j] = v
+		} else {
+			a.valueAt[v.Key] = len(a.values)
+			a.values = append(a.values, v)
+		}
+		a.valuesSeq = e.Seq
+	case e.Kind == traces.KindAgentStarted:
+		a.historiesSeq = e.Seq
+		if e.AgentRun == nil || e.Agent == "" {
+			return
+		}
+		h := a.histories[e.Agent]
+		if h == nil {
+			h = &started{}
+			a.histories[e.Agent] = h
+		}
+		h.seq, h.via, h.resumed, h.input = e.Seq, e.AgentRun.Via, e.AgentRun.Resumed, e.AgentRun.Input
+		h.starts = append(h.starts, e.Seq)
+	}
 }
 
 // fed annotates the messages agent received with their origins.
