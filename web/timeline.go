@@ -2,10 +2,8 @@ package web
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -37,8 +35,7 @@ func NewTimeline(tr traces.Trace, after int64) []Row {
 
 func newTimeline(a *analysis, after int64) []Row {
 	ev := a.tr.Events
-	// Seqs grow with the index: find the first row to show without looking at the ones before.
-	first, _ := slices.BinarySearchFunc(ev, after+1, func(e traces.Event, seq int64) int { return cmp.Compare(e.Seq, seq) })
+	first := a.firstAfter(after)
 	rows := make([]Row, 0, len(ev)-first)
 	for i := first; i < len(ev); i++ {
 		rows = append(rows, a.row(&ev[i]))

@@ -85,6 +85,12 @@ func (a *analysis) update(from int64) Update {
 	return u
 }
 
+// firstAfter returns the index of the first event with a seq above after (len when none).
+func (a *analysis) firstAfter(after int64) int {
+	i, _ := slices.BinarySearchFunc(a.tr.Events, after+1, func(e traces.Event, s int64) int { return cmp.Compare(e.Seq, s) })
+	return i
+}
+
 // index returns the index of event seq, or -1.
 func (a *analysis) index(seq int64) int {
 	i, ok := slices.BinarySearchFunc(a.tr.Events, seq, func(e traces.Event, s int64) int { return cmp.Compare(e.Seq, s) })

@@ -41,13 +41,7 @@ func (v *ViewState) Update(from int64) Update { return v.a.update(from) }
 // limit <= 0).
 func (v *ViewState) Rows(after int64, limit int) []Row {
 	ev := v.a.tr.Events
-	i := v.a.index(after + 1)
-	if i < 0 {
-		i = len(ev)
-		for j := len(ev) - 1; j >= 0 && ev[j].Seq > after; j-- {
-			i = j
-		}
-	}
+	i := v.a.firstAfter(after)
 	end := len(ev)
 	if limit > 0 {
 		end = min(end, i+limit)
@@ -71,3 +65,19 @@ func (v *ViewState) At(seq int64) *ViewState {
 	}
 	return w
 }
+
+// Events returns the events after seq after that the state took in, at most limit of them (all
+// when limit <= 0). The slice is shared and capped: read it, never change it; it stays valid
+// while more events are added.
+func (v *ViewState) Events(after int64, limit int) []traces.Event {
+	ev := v.a.tr.Events
+	i := v.a.firstAfter(after)
+	end := len(ev)
+	if limit > 0 {
+		end = min(end, i+limit)
+	}
+	return ev[i:end:end]
+}
+
+// Agents returns every agent the state knows, with its colour index, in colour order.
+func (v *ViewState) Agents() []AgentRef { return v.a.agentRefs() }
