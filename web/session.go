@@ -24,7 +24,8 @@ type SessionValue struct {
 }
 
 // History is what an agent was fed the last time it started: the Input of its newest
-// agent.started event (Seq). Starts lists the seqs of all its starts, oldest first.
+// agent.started event (Seq). Starts lists the seqs of its newest starts (at most MaxStarts),
+// oldest first; Started counts them all.
 type History struct {
 	Agent    string
 	Colour   int
@@ -32,8 +33,13 @@ type History struct {
 	Via      string
 	Resumed  bool
 	Starts   []int64
+	Started  int
 	Messages []FedMessage
 }
+
+// MaxStarts is how many of an agent's starts a History lists: the panel links the newest ones,
+// and redrawing it costs the same however often agents started.
+const MaxStarts = 6
 
 // FedMessage is a message an agent or a model received, with where it came from.
 type FedMessage struct {
@@ -60,7 +66,7 @@ func newSession(a *analysis) Session {
 		if h := a.histories[m.Name]; h != nil {
 			s.Histories = append(s.Histories, History{
 				Agent: m.Name, Colour: m.colour, Seq: h.seq, Via: h.via, Resumed: h.resumed,
-				Starts: slices.Clone(h.starts), Messages: a.fed(m.Name, h.input),
+				Starts: slices.Clone(h.starts), Started: h.count, Messages: a.fed(m.Name, h.input),
 			})
 		}
 	}
@@ -95,6 +101,9 @@ func (a *analysis) noteSession(e *traces.Event) {
 			a.histories[e.Agent] = h
 		}
 		h.seq, h.via, h.resumed, h.input = e.Seq, e.AgentRun.Via, e.AgentRun.Resumed, e.AgentRun.Input
+		if h.count++; len(h.starts) == MaxStarts {
+			h.starts = append(h.starts[:0], h.starts[1:]...)
+		}
 		h.starts = append(h.starts, e.Seq)
 	}
 }

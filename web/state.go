@@ -59,6 +59,9 @@ type analysis struct {
 	acts       map[string]*activity
 	transfers  []*transfer
 	transferAt map[int64]*transfer // by the transfer event's seq
+	// pairs holds, for each direction between two agents, how many transfers took it and the
+	// newest Lanes of them: what the tree draws.
+	pairs map[[2]string]*pairTransfers
 	calls      []*agentToolCall
 	metaStatus traces.Status // the run's status before any event: tr.Run's
 	status     traces.Status
@@ -90,12 +93,20 @@ type analysis struct {
 	amended                            []amend
 }
 
-// started is an agent's newest agent.started, with the seqs of all its starts.
+// pairTransfers is the transfers of one direction between two agents.
+type pairTransfers struct {
+	count  int
+	newest []*transfer // at most Lanes, oldest first
+}
+
+// started is an agent's newest agent.started, with the seqs of its newest starts and how many
+// there were.
 type started struct {
 	seq     int64
 	via     string
 	resumed bool
 	starts  []int64
+	count   int
 	input   []traces.Message
 }
 
@@ -122,6 +133,7 @@ func newAnalysis(run traces.Run, agents []traces.Agent) *analysis {
 	a := &analysis{
 		tr: traces.Trace{Run: run, Agents: agents}, roster: newRoster(agents),
 		acts: make(map[string]*activity), transferAt: make(map[int64]*transfer),
+		pairs: make(map[[2]string]*pairTransfers),
 		metaStatus: run.Status, flow: run.Flow, input: run.Input,
 		valueAt: make(map[string]int), histories: make(map[string]*started),
 	}
@@ -326,6 +338,15 @@ func (a *analysis) transfer(e *traces.Event) {
 	x := &transfer{order: len(a.transfers) + 1, seq: e.Seq, t: t}
 	a.transfers = append(a.transfers, x)
 	a.transferAt[e.Seq] = x
+	p := a.pairs[[2]string{t.From, t.To}]
+	if p == nil {
+		p = &pairTransfers{}
+		a.pairs[[2]string{t.From, t.To}] = p
+	}
+	if p.count++; len(p.newest) == Lanes {
+		p.newest = append(p.newest[:0], p.newest[1:]...)
+	}
+	p.newest = append(p.newest, x)
 	a.touch(e.Agent, e.Seq, false)
 	a.touch(t.From, e.Seq, false)
 	a.settle(t.From, StateDone)
