@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -363,7 +364,9 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 		}
 		p := part{target: fr.Target, json: data, at: head}
 		if i := slices.IndexFunc(f.parts, func(q part) bool { return q.target == fr.Target }); i >= 0 {
-			f.parts[i] = p
+			if !bytes.Equal(f.parts[i].json, data) { // a page that has it needs it not again
+				f.parts[i] = p
+			}
 		} else {
 			f.parts = append(f.parts, p)
 		}

@@ -61,7 +61,7 @@ type analysis struct {
 	transferAt map[int64]*transfer // by the transfer event's seq
 	// pairs holds, for each direction between two agents, how many transfers took it and the
 	// newest Lanes of them: what the tree draws.
-	pairs map[[2]string]*pairTransfers
+	pairs      map[[2]string]*pairTransfers
 	calls      []*agentToolCall
 	metaStatus traces.Status // the run's status before any event: tr.Run's
 	status     traces.Status
@@ -133,7 +133,7 @@ func newAnalysis(run traces.Run, agents []traces.Agent) *analysis {
 	a := &analysis{
 		tr: traces.Trace{Run: run, Agents: agents}, roster: newRoster(agents),
 		acts: make(map[string]*activity), transferAt: make(map[int64]*transfer),
-		pairs: make(map[[2]string]*pairTransfers),
+		pairs:      make(map[[2]string]*pairTransfers),
 		metaStatus: run.Status, flow: run.Flow, input: run.Input,
 		valueAt: make(map[string]int), histories: make(map[string]*started),
 	}
