@@ -299,9 +299,12 @@ func (f *feed) liveMessage(ctx context.Context, page pageState, pace *int64) (ms
 			}
 		}
 	}
+	// A page at or past the newest event (after may be beyond it) has the rows: it gets the
+	// status and parts now; else the rest, and those with it, come next.
+	caughtUp := seq >= head
 	next = pageState{seq: seq, status: page.status, paceMS: page.paceMS}
-	if seq == head {
-		next.status = status // else the rest, and the status with it, come next
+	if caughtUp {
+		next.status = status
 	}
 	if pace != nil {
 		next.paceMS = *pace
@@ -322,7 +325,7 @@ func (f *feed) liveMessage(ctx context.Context, page pageState, pace *int64) (ms
 		}
 		n++
 	}
-	if seq == head {
+	if caughtUp {
 		for _, p := range f.parts {
 			if p.at > page.seq {
 				add(p.json)
@@ -333,7 +336,7 @@ func (f *feed) liveMessage(ctx context.Context, page pageState, pace *int64) (ms
 		add(rowsHead, rows, []byte(`"}`))
 	}
 	msg = append(msg, "]}"...)
-	return msg, next, f.done && seq == head, wake, nil
+	return msg, next, f.done && caughtUp, wake, nil
 }
 
 // rowsHead opens the fragment that appends timeline rows; its html follows.
