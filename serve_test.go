@@ -93,20 +93,21 @@ func TestServeExitsZeroOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	var first traces.Event
+	// Each message is an array of one or more events.
+	var first []traces.Event
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if err := conn.ReadJSON(&first); err != nil || first.Kind != traces.KindRunStarted {
-		t.Fatalf("first event: %+v, %v", first, err)
+	if err := conn.ReadJSON(&first); err != nil || len(first) == 0 || first[0].Kind != traces.KindRunStarted {
+		t.Fatalf("first events: %+v, %v", first, err)
 	}
 
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	var last traces.Event
+	last := first[len(first)-1]
 	for {
 		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-		var ev traces.Event
-		err := conn.ReadJSON(&ev)
+		var evs []traces.Event
+		err := conn.ReadJSON(&evs)
 		var closed *websocket.CloseError
 		if errors.As(err, &closed) {
 			if last.Kind != traces.KindRunFinished || last.Run.Status != traces.StatusCanceled || closed.Code != websocket.CloseNormalClosure {
@@ -114,10 +115,10 @@ func TestServeExitsZeroOnSIGTERM(t *testing.T) {
 			}
 			break
 		}
-		if err != nil {
-			t.Fatalf("after event %d: %v", last.Seq, err)
+		if err != nil || len(evs) == 0 {
+			t.Fatalf("after event %d: %d events, %v", last.Seq, len(evs), err)
 		}
-		last = ev
+		last = evs[len(evs)-1]
 	}
 	select {
 	case <-exited:

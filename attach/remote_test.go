@@ -128,15 +128,17 @@ func TestRemoteRunIsLive(t *testing.T) {
 	var seen []traces.Event
 	liveTransfers := 0 // transfers seen while the app still ran (its model is paced after each)
 	for len(seen) == 0 || seen[len(seen)-1].Kind != traces.KindRunFinished {
-		var e traces.Event
-		if err := ws.ReadJSON(&e); err != nil {
+		var batch []traces.Event // each message holds one or more events
+		if err := ws.ReadJSON(&batch); err != nil {
 			t.Fatalf("viewer: %v after %d events", err, len(seen))
 		}
-		seen = append(seen, e)
-		select {
-		case <-appDone:
-		default:
-			liveTransfers += btoi(e.Kind == traces.KindTransfer)
+		seen = append(seen, batch...)
+		for _, e := range batch {
+			select {
+			case <-appDone:
+			default:
+				liveTransfers += btoi(e.Kind == traces.KindTransfer)
+			}
 		}
 	}
 	<-appDone

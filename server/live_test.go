@@ -121,6 +121,16 @@ func TestLivePage(t *testing.T) {
 	if _, _, err := late.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
 		t.Errorf("late page: %v, want a normal close", err)
 	}
+
+	// A page that claims more than the run has gets its status once, and a normal close.
+	ahead := ts.mustDial(t, "/runs/r-live/live?after=99")
+	if msgs = readLive(t, ahead, func(liveMessage) bool { return true }); msgs[0].Status != traces.StatusFailed {
+		t.Errorf("page ahead of the run: %+v", msgs[0])
+	}
+	_ = ahead.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, _, err := ahead.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+		t.Errorf("page ahead of the run: %v, want a normal close", err)
+	}
 }
 
 // TestLivePagePace: the live socket tells every page the run's pace, at once when it changes;

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -281,43 +282,50 @@ func (ts *testServer) mustDial(tb testing.TB, path string) *websocket.Conn {
 	return conn
 }
 
-// readEvents reads events from an events socket until it closes, and returns them with the close.
-// It decodes them once the socket closed, so that reading keeps pace with the server even under
-// the race detector.
+// readEvents reads the events socket's messages, each a JSON array of events, until it closes.
 func readEvents(tb testing.TB, conn *websocket.Conn) ([]traces.Event, *websocket.CloseError) {
 	tb.Helper()
-	var msgs [][]byte
-	var closed *websocket.CloseError
+	var evs []traces.Event
 	for {
-		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-		_, data, err := conn.ReadMessage()
+		batch, err := readBatch(conn)
 		if err != nil {
-			var ok bool
-			if closed, ok = err.(*websocket.CloseError); !ok {
-				tb.Fatalf("after %d events: read: %v", len(msgs), err)
+			closed, ok := err.(*websocket.CloseError)
+			if !ok {
+				tb.Fatalf("after %d events: read: %v", len(evs), err)
 			}
-			break
+			return evs, closed
 		}
-		msgs = append(msgs, data)
+		evs = append(evs, batch...)
 	}
-	evs := make([]traces.Event, len(msgs))
-	for i := range evs {
-		if err := json.Unmarshal(msgs[i], &evs[i]); err != nil {
-			tb.Fatalf("event is not JSON: %v: %s", err, msgs[i])
-		}
-	}
-	return evs, closed
 }
 
-// readN reads exactly n events.
+// readBatch reads one message of the events socket: a JSON array of one or more events.
+func readBatch(conn *websocket.Conn) ([]traces.Event, error) {
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, data, err := conn.ReadMessage()
+	if err != nil {
+		return nil, err
+	}
+	var batch []traces.Event
+	if err := json.Unmarshal(data, &batch); err != nil || len(batch) == 0 {
+		return nil, fmt.Errorf("message is not a JSON array of events (%v): %.200s", err, data)
+	}
+	return batch, nil
+}
+
+// readN reads messages until it has n events, and fails when they hold more.
 func readN(tb testing.TB, conn *websocket.Conn, n int) []traces.Event {
 	tb.Helper()
-	evs := make([]traces.Event, n)
-	for i := range evs {
-		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-		if err := conn.ReadJSON(&evs[i]); err != nil {
-			tb.Fatalf("event %d of %d: %v", i+1, n, err)
+	var evs []traces.Event
+	for len(evs) < n {
+		batch, err := readBatch(conn)
+		if err != nil {
+			tb.Fatalf("event %d of %d: %v", len(evs)+1, n, err)
 		}
+		evs = append(evs, batch...)
+	}
+	if len(evs) > n {
+		tb.Fatalf("read %d events, want %d", len(evs), n)
 	}
 	return evs
 }

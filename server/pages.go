@@ -47,10 +47,13 @@ func (s *Server) runPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	tr := rec.Snapshot()
+	// The run's feed holds its view state, shared with the page's websocket and other viewers.
+	f := s.feeds.acquire(rec)
+	v := f.page()
+	s.feeds.release(f)
 	opts := s.pageOptions(rec.ID())
-	opts.Conversation = s.conversation(tr.Run.Conversation)
-	return render(c, http.StatusOK, templates.RunPage(tr, opts))
+	opts.Conversation = s.conversation(rec.Run().Conversation)
+	return render(c, http.StatusOK, templates.RunView(v, opts))
 }
 
 // conversation returns the runs of conversation id, oldest first; none for "".

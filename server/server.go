@@ -98,6 +98,7 @@ type Server struct {
 	broker *traces.Broker
 	flows  []agents.Flow
 	runs   *runManager
+	feeds  feeds // what the viewers of each followed run share
 	ingest *ingestion
 	token  string
 	hosts  atomic.Pointer[hostPolicy]

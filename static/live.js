@@ -49,13 +49,15 @@ export function follow(runId, lastSeq, isOver, mayResume, onMessage) {
       "/live?after=" + lastSeq());
     let ws;
     try { ws = new WebSocket(url); } catch (e) { reconnect(); return; }
+    let told = false; // the server said where to resume
     body.dataset.live = "connecting";
     ws.onopen = () => { body.dataset.live = "open"; };
     ws.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
       if (msg.error) {
-        // The server dropped us (e.g. too slow): reconnect from what we applied.
+        // The server is cutting us (too slow): it says where to resume, which is what we applied.
+        told = true;
         ws.close();
         return;
       }
@@ -72,6 +74,8 @@ export function follow(runId, lastSeq, isOver, mayResume, onMessage) {
         body.dataset.live = "closed";
         return;
       }
+      // Told where to resume (a 4000 close or its message): come back at once, from lastSeq().
+      if (told || ev.code === 4000) backoff = 0;
       reconnect();
     };
   };

@@ -3,6 +3,7 @@ package templates
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -26,41 +27,76 @@ const (
 )
 
 // Fragments returns what the run page must swap after the events of tr with seq > from; tr is
-// the whole trace so far. It re-renders the header summary, the outcome and the tree on every
-// change, the session panels only when a session.set or agent.started arrived, the agent filter
-// only when a new agent appeared, and appends only the new timeline rows. It returns nil when no
-// event is newer than from. It only fails when rendering fails.
+// the whole trace so far: the parts Parts renders, with the new timeline rows appended after the
+// tree. It returns nil when no event is newer than from. It only fails when rendering fails.
 func Fragments(ctx context.Context, tr traces.Trace, from int64) ([]Fragment, error) {
 	u := web.NewUpdate(tr, from)
 	if !u.Changed {
 		return nil, nil
 	}
+	parts, err := Parts(ctx, u)
+	if err != nil {
+		return nil, fmt.Errorf("render fragments of run %s: %w", tr.Run.ID, err)
+	}
+	rows, err := Rows(ctx, append(u.Amended, u.Rows...))
+	if err != nil {
+		return nil, fmt.Errorf("render fragments of run %s: %w", tr.Run.ID, err)
+	}
+	// The rows go right after the tree, where the page has always had them.
+	i := slices.IndexFunc(parts, func(f Fragment) bool { return f.Target == "graph" }) + 1
+	return slices.Insert(parts, i, Fragment{Target: RowsTarget, Swap: SwapAppend, HTML: strings.Join(rows, "")}), nil
+}
+
+// RowsTarget is the element the timeline rows are appended to. A row whose id the page has
+// already replaces the old one in place.
+const RowsTarget = "timeline-rows"
+
+// Parts renders the parts of the run page that u changes, rows aside: the header summary, the
+// outcome and the tree on every change (transfers after u.From flash), the session panels only
+// when a session.set or agent.started arrived, the agent filter only when a new agent appeared.
+// It returns nil when u changes nothing.
+func Parts(ctx context.Context, u web.Update) ([]Fragment, error) {
+	if !u.Changed {
+		return nil, nil
+	}
 	type part struct {
-		target, swap string
-		c            templ.Component
+		target string
+		c      templ.Component
 	}
 	parts := []part{
-		{"run-summary", SwapReplace, runSummary(u.Stats)},
-		{"run-outcome", SwapReplace, runOutcome(u.Stats)},
-		{"graph", SwapReplace, graphView(u.Graph, from)},
-		{"timeline-rows", SwapAppend, timelineRows(u.Rows)},
+		{"run-summary", runSummary(u.Stats)},
+		{"run-outcome", runOutcome(u.Stats)},
+		{"graph", graphView(u.Graph, u.From)},
 	}
 	if u.ValuesChanged {
-		parts = append(parts, part{"session-values", SwapReplace, sessionValues(u.Session.Values)})
+		parts = append(parts, part{"session-values", sessionValues(u.Session.Values)})
 	}
 	if u.HistoriesChanged {
-		parts = append(parts, part{"session-histories", SwapReplace, sessionHistories(u.Session.Histories)})
+		parts = append(parts, part{"session-histories", sessionHistories(u.Session.Histories)})
 	}
 	if u.AgentsChanged {
-		parts = append(parts, part{"filter-agent", SwapReplace, agentFilter(u.Agents)})
+		parts = append(parts, part{"filter-agent", agentFilter(u.Agents)})
 	}
 	out := make([]Fragment, 0, len(parts))
 	for _, p := range parts {
 		html, err := render(ctx, p.c)
 		if err != nil {
-			return nil, fmt.Errorf("render fragment %s of run %s: %w", p.target, tr.Run.ID, err)
+			return nil, fmt.Errorf("render fragment %s: %w", p.target, err)
 		}
-		out = append(out, Fragment{Target: p.target, Swap: p.swap, HTML: html})
+		out = append(out, Fragment{Target: p.target, Swap: SwapReplace, HTML: html})
+	}
+	return out, nil
+}
+
+// Rows renders timeline rows, one HTML string each, to be appended to RowsTarget.
+func Rows(ctx context.Context, rows []web.Row) ([]string, error) {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		html, err := render(ctx, timelineRow(r))
+		if err != nil {
+			return nil, fmt.Errorf("render timeline row %d: %w", r.Seq, err)
+		}
+		out[i] = html
 	}
 	return out, nil
 }

@@ -185,6 +185,14 @@ func (r *Recording) PutAgent(a Agent) {
 	r.trace.Agents = append(r.trace.Agents, a)
 }
 
+// Agents returns a copy of the agent tree as it stands: for a reader that follows the events
+// through a subscription and the tree beside them.
+func (r *Recording) Agents() []Agent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return cloneAgents(r.trace.Agents)
+}
+
 // Snapshot returns a copy of the trace so far: the run, the agents and the event list are the
 // caller's to change. The events' payloads and run paths are shared with the recording and must
 // be treated as read-only.

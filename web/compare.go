@@ -257,3 +257,16 @@ func wallText(d time.Duration) string {
 	}
 	return fmt.Sprintf("%.2f s", d.Seconds())
 }
+
+// runStatus is tr's status: its last event's when that is run.finished, else the run's own.
+func runStatus(tr traces.Trace) traces.Status {
+	if n := len(tr.Events); n > 0 {
+		if last := tr.Events[n-1]; last.Kind == traces.KindRunFinished && last.Run != nil && last.Run.Status.Valid() {
+			return last.Run.Status
+		}
+	}
+	if tr.Run.Status.Valid() {
+		return tr.Run.Status
+	}
+	return traces.StatusRunning
+}

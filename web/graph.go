@@ -13,7 +13,8 @@ type Graph struct {
 	Nodes         []Node         // preorder of the tree
 	Links         []Link         // parent to sub-agent
 	Boundaries    []Boundary     // one per AgentTool callee
-	Transfers     []TransferEdge // in order, Order 1..n
+	Transfers     []TransferEdge // those the tree draws (see TransferEdge), in order
+	TransferCount int            // all the transfers of the run
 }
 
 // Node is one agent of the tree.
@@ -86,9 +87,10 @@ type FrameText struct {
 // TransferEdge is one transfer of control, drawn from From to To along Route; Path is Route's
 // SVG path data and Label where the order number sits. Failed is set when an error reported the transfer failed
 // (FailSeq is that error's event); Current marks the newest transfer. Only the newest Lanes
-// transfers of each direction between two agents are drawn: older ones have no Path, and the
-// oldest drawn one counts them in Earlier, written at EarlierAt with SVG text-anchor
-// EarlierAnchor.
+// transfers of each direction between two agents are drawn, so that drawing the tree costs the
+// same however many transfers the run made: Graph.Transfers holds those (without a Path when
+// an end has no box), and the oldest of each direction counts the older ones in Earlier,
+// written at EarlierAt with SVG text-anchor EarlierAnchor.
 type TransferEdge struct {
 	Order   int
 	Seq     int64
@@ -118,12 +120,13 @@ func NewGraph(tr traces.Trace) Graph {
 }
 
 func newGraph(a *analysis) Graph {
-	count := make(map[[2]string]int)
-	for _, t := range a.transfers {
-		count[[2]string{t.t.From, t.t.To}]++
-	}
-	slots, w, h := layoutTree(a.roster, func(from, to string) int { return count[[2]string{from, to}] })
-	g := Graph{Width: w, Height: h}
+	slots, w, h := layoutTree(a.roster, func(from, to string) int {
+		if p := a.pairs[[2]string{from, to}]; p != nil {
+			return p.count
+		}
+		return 0
+	})
+	g := Graph{Width: w, Height: h, TransferCount: len(a.transfers)}
 	boxes := make(map[string]Rect, len(slots))
 	depth := make(map[string]int, len(slots))
 	for _, s := range slots {
@@ -202,32 +205,26 @@ func (a *analysis) boundary(s *slot) Boundary {
 	return b
 }
 
-// transferEdges returns the transfers in order, and which of them the tree draws: the newest
-// Lanes of each direction between two agents it has boxes for.
+// transferEdges returns the transfers the tree draws, the newest Lanes of each direction between
+// two agents, in order, and which of them it has boxes for.
 func (a *analysis) transferEdges(boxes map[string]Rect) ([]TransferEdge, []bool) {
-	out := make([]TransferEdge, len(a.transfers))
-	drawn := make([]bool, len(a.transfers))
-	total := make(map[[2]string]int)
-	for _, t := range a.transfers {
-		total[[2]string{t.t.From, t.t.To}]++
+	var shown []*transfer
+	for _, p := range a.pairs {
+		shown = append(shown, p.newest...)
 	}
-	seen := make(map[[2]string]int)
-	for i, t := range a.transfers {
+	slices.SortFunc(shown, func(x, y *transfer) int { return x.order - y.order })
+	out := make([]TransferEdge, len(shown))
+	drawn := make([]bool, len(shown))
+	for i, t := range shown {
+		p := a.pairs[[2]string{t.t.From, t.t.To}]
 		e := TransferEdge{
 			Order: t.order, Seq: t.seq, From: t.t.From, To: t.t.To, Mode: t.t.Mode, CallID: t.t.CallID,
-			Failed: t.failed, FailSeq: t.failSeq, Error: t.err, Current: i == len(a.transfers)-1,
+			Failed: t.failed, FailSeq: t.failSeq, Error: t.err, Current: t.order == len(a.transfers),
 		}
-		pair := [2]string{t.t.From, t.t.To}
-		hidden := total[pair] - Lanes // how many older transfers of this pair are not drawn
-		k := seen[pair] - max(hidden, 0)
-		seen[pair]++
 		_, okF := boxes[t.t.From]
 		_, okT := boxes[t.t.To]
-		if okF && okT && k >= 0 {
-			drawn[i] = true
-			if k == 0 {
-				e.Earlier = max(hidden, 0)
-			}
+		if drawn[i] = okF && okT; drawn[i] && p.newest[0] == t {
+			e.Earlier = p.count - len(p.newest)
 		}
 		out[i] = e
 	}

@@ -1,6 +1,10 @@
 package web
 
-import "github.com/baton-dev/baton/traces"
+import (
+	"cmp"
+
+	"github.com/baton-dev/baton/traces"
+)
 
 // Outcome is how a finished run ended, for the run page's header: why it failed, with the event
 // that shows it, or a completed run's final answer. It is empty while the run goes on.
@@ -32,69 +36,33 @@ type Paused struct {
 func newOutcome(a *analysis, runError string) Outcome {
 	switch a.status {
 	case traces.StatusCompleted:
-		return answerOf(a)
+		// An exit's final result states the answer outright; without one, the newest words-only
+		// assistant message of the shallowest agent.
+		if a.exit.AnswerSeq != 0 {
+			return a.exit
+		}
+		return a.words
 	case traces.StatusInterrupted:
-		return Outcome{Error: runError, ErrorSeq: errorSeq(a.tr), Paused: pausedAt(a.tr)}
+		return Outcome{Error: runError, ErrorSeq: cmp.Or(a.errorSeq, a.finishedSeq), Paused: a.paused}
 	case traces.StatusFailed, traces.StatusCanceled:
-		return Outcome{Error: runError, ErrorSeq: errorSeq(a.tr)}
+		// The event to jump to: the last error event, else run.finished.
+		return Outcome{Error: runError, ErrorSeq: cmp.Or(a.errorSeq, a.finishedSeq)}
 	}
 	return Outcome{}
 }
 
-// pausedAt finds where an interrupted run waits: the first interrupted event after the last
-// resumed one, and the interrupted tool call just before it. Nil without an interrupted event.
-func pausedAt(tr traces.Trace) *Paused {
-	var p *Paused
-	tool := ""
-	for _, e := range tr.Events {
-		switch {
-		case e.Kind == traces.KindResumed:
-			p, tool = nil, ""
-		case e.Kind == traces.KindToolFinished && e.Tool.Interrupted && p == nil:
-			tool = e.Tool.Name
-		case e.Kind == traces.KindInterrupted && p == nil:
-			p = &Paused{Seq: e.Seq, Agent: e.Agent, Tool: tool}
-			if e.Interrupt != nil {
-				p.ID, p.Info = e.Interrupt.ID, e.Interrupt.Info
-			}
+// notePause keeps where the run waits: the first interrupted event since it (last) started or
+// resumed, and the interrupted tool call just before it.
+func (a *analysis) notePause(e *traces.Event) {
+	switch {
+	case e.Kind == traces.KindResumed:
+		a.paused, a.pausedTool = nil, ""
+	case e.Kind == traces.KindToolFinished && e.Tool != nil && e.Tool.Interrupted && a.paused == nil:
+		a.pausedTool = e.Tool.Name
+	case e.Kind == traces.KindInterrupted && a.paused == nil:
+		a.paused = &Paused{Seq: e.Seq, Agent: e.Agent, Tool: a.pausedTool}
+		if e.Interrupt != nil {
+			a.paused.ID, a.paused.Info = e.Interrupt.ID, e.Interrupt.Info
 		}
 	}
-	return p
-}
-
-// errorSeq returns the seq of tr's last error event, else of its run.finished, else 0.
-func errorSeq(tr traces.Trace) int64 {
-	var finished int64
-	for i := len(tr.Events) - 1; i >= 0; i-- {
-		switch e := &tr.Events[i]; e.Kind {
-		case traces.KindError:
-			return e.Seq
-		case traces.KindRunFinished:
-			finished = max(finished, e.Seq)
-		}
-	}
-	return finished
-}
-
-// answerOf finds a completed run's final answer: an exit's final result states it outright;
-// without one, the latest of the words-only assistant messages of the shallowest agent.
-func answerOf(a *analysis) Outcome {
-	ev := a.tr.Events
-	for i := len(ev) - 1; i >= 0; i-- {
-		if x := ev[i].Exit; x != nil && x.FinalResult != "" {
-			return Outcome{Answer: x.FinalResult, AnswerSeq: ev[i].Seq, AnswerBy: ev[i].Agent}
-		}
-	}
-	var best Outcome
-	bestDepth := 0
-	for i := range ev {
-		m := ev[i].Message
-		if m == nil || m.Role != "assistant" || m.Content == "" || len(m.ToolCalls) > 0 {
-			continue
-		}
-		if d := a.roster.depth(ev[i].Agent); best.AnswerSeq == 0 || d <= bestDepth {
-			best, bestDepth = Outcome{Answer: m.Content, AnswerSeq: ev[i].Seq, AnswerBy: ev[i].Agent}, d
-		}
-	}
-	return best
 }

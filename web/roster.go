@@ -32,13 +32,11 @@ type roster struct {
 	byName map[string]*member
 }
 
-func newRoster(tr traces.Trace) *roster {
-	r := &roster{byName: make(map[string]*member, len(tr.Agents)+4)}
-	for _, a := range declaredPreorder(tr.Agents) {
+// newRoster returns the roster of the declared agents; discover adds those the events name.
+func newRoster(agents []traces.Agent) *roster {
+	r := &roster{byName: make(map[string]*member, len(agents)+4)}
+	for _, a := range declaredPreorder(agents) {
 		r.add(a, false).since = -1
-	}
-	for i := range tr.Events {
-		r.discover(&tr.Events[i], i)
 	}
 	return r
 }
@@ -194,7 +192,13 @@ type AgentRef struct {
 
 // Agents returns every agent of tr (declared, then discovered in events) with its colour index,
 // in colour order.
-func Agents(tr traces.Trace) []AgentRef { return (&analysis{roster: newRoster(tr)}).agentRefs() }
+func Agents(tr traces.Trace) []AgentRef {
+	r := newRoster(tr.Agents)
+	for i := range tr.Events {
+		r.discover(&tr.Events[i], i)
+	}
+	return (&analysis{roster: r}).agentRefs()
+}
 
 // depth returns how many parents name has up to its root (0 for a root or an unknown agent).
 func (r *roster) depth(name string) int {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/baton-dev/baton/traces"
@@ -24,7 +23,8 @@ type SessionValue struct {
 }
 
 // History is what an agent was fed the last time it started: the Input of its newest
-// agent.started event (Seq). Starts lists the seqs of all its starts, oldest first.
+// agent.started event (Seq). Starts lists the seqs of its newest starts (at most MaxStarts),
+// oldest first; Started counts them all.
 type History struct {
 	Agent    string
 	Colour   int
@@ -32,8 +32,13 @@ type History struct {
 	Via      string
 	Resumed  bool
 	Starts   []int64
+	Started  int
 	Messages []FedMessage
 }
+
+// MaxStarts is how many of an agent's starts a History lists: the panel links the newest ones,
+// and redrawing it costs the same however often agents started.
+const MaxStarts = 6
 
 // FedMessage is a message an agent or a model received, with where it came from.
 type FedMessage struct {
@@ -58,50 +63,55 @@ func NewSession(tr traces.Trace) Session {
 }
 
 func newSession(a *analysis) Session {
-	var s Session
-	values := make(map[string]int)
-	starts := make(map[string]*History)
-	last := make(map[string]int) // each agent's newest agent.started
-	for i := range a.tr.Events {
-		e := &a.tr.Events[i]
-		switch {
-		case e.Kind == traces.KindSessionSet && e.Session != nil:
-			setBy := firstNonEmpty(e.Session.SetBy, e.Agent)
-			v := SessionValue{
-				Key: e.Session.Key, Value: NewBlock("value", string(e.Session.Value)), SetBy: setBy,
-				Colour: a.roster.colour(setBy), Seq: e.Seq, Sets: 1,
-			}
-			if j, ok := values[v.Key]; ok {
-				v.Sets += s.Values[j].Sets
-				s.Values[j] = v
-			} else {
-				values[v.Key] = len(s.Values)
-				s.Values = append(s.Values, v)
-			}
-		case e.Kind == traces.KindAgentStarted && e.AgentRun != nil && e.Agent != "":
-			h := starts[e.Agent]
-			if h == nil {
-				h = &History{Agent: e.Agent, Colour: a.roster.colour(e.Agent)}
-				starts[e.Agent] = h
-			}
-			h.Seq, h.Via, h.Resumed = e.Seq, e.AgentRun.Via, e.AgentRun.Resumed
-			h.Starts = append(h.Starts, e.Seq)
-			last[e.Agent] = i
-		}
-	}
-	// Only each agent's newest start is shown: classify those alone, in trace order, on one index.
-	newest := slices.Sorted(maps.Values(last))
-	index := newSourceIndex()
-	for _, i := range newest {
-		e := &a.tr.Events[i]
-		starts[e.Agent].Messages = a.fed(index, i, e.Agent, e.AgentRun.Input)
-	}
+	s := Session{Values: slices.Clone(a.values)}
 	for _, m := range a.roster.list {
-		if h := starts[m.Name]; h != nil {
-			s.Histories = append(s.Histories, *h)
+		if h := a.histories[m.Name]; h != nil {
+			s.Histories = append(s.Histories, History{
+				Agent: m.Name, Colour: m.colour, Seq: h.seq, Via: h.via, Resumed: h.resumed,
+				Starts: slices.Clone(h.starts), Started: h.count, Messages: h.fed,
+			})
 		}
 	}
 	return s
+}
+
+// noteSession keeps what event i changes of the session panel: a value, or what an agent was fed.
+func (a *analysis) noteSession(i int) {
+	e := &a.tr.Events[i]
+	switch {
+	case e.Kind == traces.KindSessionSet && e.Session != nil:
+		setBy := firstNonEmpty(e.Session.SetBy, e.Agent)
+		v := SessionValue{
+			Key: e.Session.Key, Value: NewBlock("value", string(e.Session.Value)), SetBy: setBy,
+			Colour: a.roster.colour(setBy), Seq: e.Seq, Sets: 1,
+		}
+		if j, ok := a.valueAt[v.Key]; ok {
+			v.Sets += a.values[j].Sets
+			a.values[j] = v
+		} else {
+			a.valueAt[v.Key] = len(a.values)
+			a.values = append(a.values, v)
+		}
+		a.valuesSeq = e.Seq
+	case e.Kind == traces.KindAgentStarted:
+		a.historiesSeq = e.Seq
+		if e.AgentRun == nil || e.Agent == "" {
+			return
+		}
+		h := a.histories[e.Agent]
+		if h == nil {
+			h = &started{}
+			a.histories[e.Agent] = h
+		}
+		// Classified now, on the one index the analysis grows: what the panel shows of the agent's
+		// newest start, at the cost of this start's input alone.
+		h.seq, h.via, h.resumed = e.Seq, e.AgentRun.Via, e.AgentRun.Resumed
+		h.fed = a.fed(a.sources, i, e.Agent, e.AgentRun.Input)
+		if h.count++; len(h.starts) == MaxStarts {
+			h.starts = append(h.starts[:0], h.starts[1:]...)
+		}
+		h.starts = append(h.starts, e.Seq)
+	}
 }
 
 // fed annotates the messages agent received at event index i with their origins (see Sources),

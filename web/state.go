@@ -2,6 +2,7 @@ package web
 
 import (
 	"regexp"
+	"time"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -47,55 +48,175 @@ type agentToolCall struct {
 	request, result string
 }
 
-// analysis is one pass over a trace: per-agent activity, transfers and AgentTool calls.
+// analysis is what the events of a trace say, built one event at a time (add) and never
+// revisited: per-agent activity, transfers, AgentTool calls, the header's counters, the outcome's
+// candidates, the session, and at which event each part of the page last changed. Asking it for
+// a part of the page costs what that part holds (agents, transfers, keys), never a pass over the
+// events.
 type analysis struct {
-	tr        traces.Trace
-	roster    *roster
-	acts      map[string]*activity
-	transfers []*transfer
-	calls     []*agentToolCall
-	status    traces.Status
-	errors    int
-	tools     int
-	models    int
-	tokens    int
+	tr         traces.Trace // tr.Events: the events added so far, in order
+	roster     *roster
+	acts       map[string]*activity
+	transfers  []*transfer
+	transferAt map[int64]*transfer // by the transfer event's seq
+	// pairs holds, for each direction between two agents, how many transfers took it and the
+	// newest Lanes of them: what the tree draws.
+	pairs      map[[2]string]*pairTransfers
+	calls      []*agentToolCall
+	metaStatus traces.Status // the run's status before any event: tr.Run's
+	status     traces.Status
+	errors     int
+	tools      int
+	models     int
+	tokens     int
+
+	lastSeq     int64
+	lastAgent   string // of the newest event that names one: who an unattributed error is blamed on
+	flow, input string // the run's, else its run.started event's
+	firstTime   time.Time
+	lastTime    time.Time
+	endedAt     *time.Time // tr.Run.EndedAt when the run had ended before any event was added
+	runErr      string     // of the newest run.finished that has one
+	finishedSeq int64      // the newest run.finished
+	errorSeq    int64      // the newest error event
+	exit        Outcome    // the newest exit with a final result
+	words       Outcome    // the newest words-only assistant message of the shallowest agent
+	wordsDepth  int
+	paused      *Paused // where an interrupted run waits
+	pausedTool  string  // the interrupted tool call before the interrupted event
+
+	values    []SessionValue
+	valueAt   map[string]int
+	histories map[string]*started
+	sources   *sourceIndex // grown as agents start, to classify what each was fed
+
+	// The seq of the event that last changed each part of the page; amended lists transfer
+	// rows drawn again because a later error failed them.
+	valuesSeq, historiesSeq, agentsSeq int64
+	amended                            []amend
 }
+
+// pairTransfers is the transfers of one direction between two agents.
+type pairTransfers struct {
+	count  int
+	newest []*transfer // at most Lanes, oldest first
+}
+
+// started is an agent's newest agent.started, with the seqs of its newest starts and how many
+// there were.
+type started struct {
+	seq     int64
+	via     string
+	resumed bool
+	starts  []int64
+	count   int
+	fed     []FedMessage // its input, classified by origin
+}
+
+// amend says that the row of event Seq changed at event At.
+type amend struct{ Seq, At int64 }
 
 // transferNotFound matches eino's message for a transfer to an agent it cannot reach.
 var transferNotFound = regexp.MustCompile(`transfer failed: agent '([^']*)' not found`)
 
+// analyse returns the analysis of tr's events. It shares tr's events and copies none.
 func analyse(tr traces.Trace) *analysis {
-	a := &analysis{tr: tr, roster: newRoster(tr), acts: make(map[string]*activity), status: runStatus(tr)}
-	for i := range tr.Events {
-		a.apply(i)
+	a := newAnalysis(tr.Run, tr.Agents)
+	// Capped, so that a later add copies rather than writes into tr's array.
+	a.tr.Events = tr.Events[:len(tr.Events):len(tr.Events)]
+	for i := range a.tr.Events {
+		a.step(i)
 	}
 	return a
 }
 
-// runStatus is the run's status as of the trace's last event. A run.finished event wins (a
-// live snapshot may carry it before the run's metadata says so); otherwise the run's own status,
-// which Prefix resets to running when it cuts the events short.
-func runStatus(tr traces.Trace) traces.Status {
-	if n := len(tr.Events); n > 0 {
-		if last := tr.Events[n-1]; last.Kind == traces.KindRunFinished && last.Run != nil && last.Run.Status.Valid() {
-			return last.Run.Status
+// newAnalysis starts the analysis of run on agents with no events yet. The run's status is its
+// status until an event says otherwise (run.finished, or an event after it, which resumes it).
+func newAnalysis(run traces.Run, agents []traces.Agent) *analysis {
+	a := &analysis{
+		tr: traces.Trace{Run: run, Agents: agents}, roster: newRoster(agents),
+		acts: make(map[string]*activity), transferAt: make(map[int64]*transfer),
+		pairs:      make(map[[2]string]*pairTransfers),
+		metaStatus: run.Status, flow: run.Flow, input: run.Input,
+		valueAt: make(map[string]int), histories: make(map[string]*started), sources: newSourceIndex(),
+	}
+	if !a.metaStatus.Valid() {
+		a.metaStatus = traces.StatusRunning
+	}
+	a.status = a.metaStatus
+	if a.status.Ended() {
+		a.endedAt = run.EndedAt
+	}
+	return a
+}
+
+// add appends e to the analysis. e's payloads are shared, never changed.
+func (a *analysis) add(e traces.Event) {
+	a.tr.Events = append(a.tr.Events, e)
+	a.step(len(a.tr.Events) - 1)
+}
+
+// step takes in event i of a.tr.Events, the events before it taken in already.
+func (a *analysis) step(i int) {
+	ev := &a.tr.Events[i]
+	known := len(a.roster.list)
+	a.roster.discover(ev, i)
+	if len(a.roster.list) > known {
+		a.agentsSeq = ev.Seq
+	}
+	a.apply(i)
+	a.note(ev)
+	a.notePause(ev)
+	a.noteSession(i)
+}
+
+// note keeps what the header, the outcome and the session need from e.
+func (a *analysis) note(e *traces.Event) {
+	a.lastSeq = max(a.lastSeq, e.Seq)
+	if e.Agent != "" {
+		a.lastAgent = e.Agent
+	}
+	if a.firstTime.IsZero() {
+		a.firstTime = e.Time
+	}
+	if e.Time.After(a.lastTime) {
+		a.lastTime = e.Time
+	}
+	switch {
+	case e.Kind == traces.KindRunFinished && e.Run != nil && e.Run.Status.Valid():
+		a.status, a.finishedSeq = e.Run.Status, e.Seq
+		if e.Run.Error != "" {
+			a.runErr = e.Run.Error
+		}
+	case e.Kind == traces.KindRunFinished:
+		a.finishedSeq = e.Seq
+	case a.finishedSeq > 0:
+		// An event after run.finished: the run was resumed.
+		a.status = a.metaStatus
+		if a.status.Ended() {
+			a.status = traces.StatusRunning
 		}
 	}
-	if tr.Run.Status.Valid() {
-		return tr.Run.Status
+	if e.Run != nil && e.Kind == traces.KindRunStarted {
+		a.flow, a.input = firstNonEmpty(a.flow, e.Run.Flow), firstNonEmpty(a.input, e.Run.Input)
 	}
-	return traces.StatusRunning
+	if e.Kind == traces.KindError {
+		a.errorSeq = e.Seq
+	}
+	if x := e.Exit; x != nil && x.FinalResult != "" {
+		a.exit = Outcome{Answer: x.FinalResult, AnswerSeq: e.Seq, AnswerBy: e.Agent}
+	}
+	if m := e.Message; m != nil && m.Role == "assistant" && m.Content != "" && len(m.ToolCalls) == 0 {
+		if d := a.roster.depth(e.Agent); a.words.AnswerSeq == 0 || d <= a.wordsDepth {
+			a.words, a.wordsDepth = Outcome{Answer: m.Content, AnswerSeq: e.Seq, AnswerBy: e.Agent}, d
+		}
+	}
 }
 
 // runError is the run's failure reason: its run.finished event's (a live snapshot may carry it
 // before the run's metadata does), else the run's own.
 func (a *analysis) runError() string {
-	for i := len(a.tr.Events) - 1; i >= 0; i-- {
-		if e := &a.tr.Events[i]; e.Kind == traces.KindRunFinished && e.Run != nil && e.Run.Error != "" {
-			return e.Run.Error
-		}
-	}
-	return a.tr.Run.Error
+	return firstNonEmpty(a.runErr, a.tr.Run.Error)
 }
 
 func (a *analysis) act(name string) *activity {
@@ -218,7 +339,18 @@ func (a *analysis) model(e *traces.Event) {
 
 func (a *analysis) transfer(e *traces.Event) {
 	t := *e.Transfer
-	a.transfers = append(a.transfers, &transfer{order: len(a.transfers) + 1, seq: e.Seq, t: t})
+	x := &transfer{order: len(a.transfers) + 1, seq: e.Seq, t: t}
+	a.transfers = append(a.transfers, x)
+	a.transferAt[e.Seq] = x
+	p := a.pairs[[2]string{t.From, t.To}]
+	if p == nil {
+		p = &pairTransfers{}
+		a.pairs[[2]string{t.From, t.To}] = p
+	}
+	if p.count++; len(p.newest) == Lanes {
+		p.newest = append(p.newest[:0], p.newest[1:]...)
+	}
+	p.newest = append(p.newest, x)
 	a.touch(e.Agent, e.Seq, false)
 	a.touch(t.From, e.Seq, false)
 	a.settle(t.From, StateDone)
@@ -273,12 +405,11 @@ func (a *analysis) error(i int) {
 		}
 		x := a.touch(t.t.To, e.Seq, false)
 		x.state, x.err = StateFailed, msg
+		a.amended = append(a.amended, amend{Seq: t.seq, At: e.Seq})
 		return
 	}
-	who := e.Agent
-	for j := i - 1; who == "" && j >= 0; j-- {
-		who = a.tr.Events[j].Agent
-	}
+	// An unattributed error is blamed on the agent of the event before it.
+	who := firstNonEmpty(e.Agent, a.lastAgent)
 	if x := a.touch(who, e.Seq, false); x != nil {
 		x.state, x.err = StateFailed, msg
 	}

@@ -41,8 +41,8 @@ func NewStats(tr traces.Trace) Stats {
 func newStats(a *analysis) Stats {
 	tr := a.tr
 	s := Stats{
-		RunID: tr.Run.ID, Flow: tr.Run.Flow, Input: tr.Run.Input, Status: a.status, Error: a.runError(),
-		StartedAt: tr.Run.StartedAt, Ended: a.status.Ended(), Events: len(tr.Events),
+		RunID: tr.Run.ID, Flow: a.flow, Input: a.input, Status: a.status, Error: a.runError(),
+		StartedAt: tr.Run.StartedAt, Ended: a.status.Ended(), Events: len(tr.Events), LastSeq: a.lastSeq,
 		Agents: len(a.roster.list), ModelCalls: a.models, ToolCalls: a.tools,
 		Transfers: len(a.transfers), Errors: a.errors, Tokens: a.tokens,
 	}
@@ -51,22 +51,12 @@ func newStats(a *analysis) Stats {
 			s.Active++
 		}
 	}
-	var end time.Time
-	for i := range tr.Events {
-		e := &tr.Events[i]
-		s.LastSeq = max(s.LastSeq, e.Seq)
-		if e.Run != nil && e.Kind == traces.KindRunStarted {
-			s.Flow, s.Input = firstNonEmpty(s.Flow, e.Run.Flow), firstNonEmpty(s.Input, e.Run.Input)
-		}
-		if s.StartedAt.IsZero() {
-			s.StartedAt = e.Time
-		}
-		if e.Time.After(end) {
-			end = e.Time
-		}
+	if s.StartedAt.IsZero() {
+		s.StartedAt = a.firstTime
 	}
-	if s.Ended && tr.Run.EndedAt != nil && tr.Run.EndedAt.After(end) {
-		end = *tr.Run.EndedAt
+	end := a.lastTime
+	if s.Ended && a.endedAt != nil && a.endedAt.After(end) {
+		end = *a.endedAt
 	}
 	if !end.IsZero() && end.After(s.StartedAt) {
 		s.Elapsed = end.Sub(s.StartedAt)

@@ -34,28 +34,28 @@ func NewTimeline(tr traces.Trace, after int64) []Row {
 }
 
 func newTimeline(a *analysis, after int64) []Row {
-	failed := make(map[int64]bool)
-	orders := make(map[int64]int, len(a.transfers))
-	for _, t := range a.transfers {
-		orders[t.seq] = t.order
-		failed[t.seq] = t.failed
-	}
-	var rows []Row
-	for i := range a.tr.Events {
-		e := &a.tr.Events[i]
-		if e.Seq <= after {
-			continue
-		}
-		r := Row{
-			Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Agent: e.Agent,
-			Colour: a.roster.colour(e.Agent), Kind: e.Kind, Group: KindGroup(e.Kind),
-			Summary: shorten(oneLine(Summary(*e)), summaryLen), Order: orders[e.Seq],
-		}
-		r.Failed = failed[e.Seq] || e.Kind == traces.KindError ||
-			e.Model != nil && e.Model.Error != "" || e.Tool != nil && e.Tool.Error != ""
-		rows = append(rows, r)
+	ev := a.tr.Events
+	first := a.firstAfter(after)
+	rows := make([]Row, 0, len(ev)-first)
+	for i := first; i < len(ev); i++ {
+		rows = append(rows, a.row(&ev[i]))
 	}
 	return rows
+}
+
+// row returns the timeline row of e, an event of the analysis.
+func (a *analysis) row(e *traces.Event) Row {
+	r := Row{
+		Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Agent: e.Agent,
+		Colour: a.roster.colour(e.Agent), Kind: e.Kind, Group: KindGroup(e.Kind),
+		Summary: shorten(oneLine(Summary(*e)), summaryLen),
+	}
+	if t := a.transferAt[e.Seq]; t != nil && e.Kind == traces.KindTransfer {
+		r.Order, r.Failed = t.order, t.failed
+	}
+	r.Failed = r.Failed || e.Kind == traces.KindError ||
+		e.Model != nil && e.Model.Error != "" || e.Tool != nil && e.Tool.Error != ""
+	return r
 }
 
 // KindGroup returns the family of a kind: the part before the dot, with interrupted and resumed

@@ -1,6 +1,11 @@
 package web
 
-import "github.com/baton-dev/baton/traces"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/baton-dev/baton/traces"
+)
 
 // View is everything the run page draws for a trace, computed in one pass over its events.
 type View struct {
@@ -13,22 +18,30 @@ type View struct {
 
 // NewView returns the whole run page's model for tr after its last event.
 func NewView(tr traces.Trace) View {
-	a := analyse(tr)
+	return analyse(tr).view()
+}
+
+func (a *analysis) view() View {
 	return View{
 		Stats: newStats(a), Graph: newGraph(a), Agents: a.agentRefs(),
 		Timeline: newTimeline(a, 0), Session: newSession(a),
 	}
 }
 
-// Update is what changes on the run page when the events after From arrive. Stats and Graph are
-// always given when Changed; Rows are only the new timeline rows. Session is computed only when
-// ValuesChanged or HistoriesChanged, Agents only when AgentsChanged.
+// Update is what changes on the run page when the events after From arrive, up to Seq. Stats and
+// Graph are always given when Changed. Rows are the new timeline rows (NewUpdate fills them;
+// ViewState.Update leaves them to ViewState.Rows), Amended the rows of events up to From that
+// changed since (a transfer that a later error failed): the page puts them in place of the old
+// ones. Session is computed only when ValuesChanged or HistoriesChanged, Agents only when
+// AgentsChanged.
 type Update struct {
 	From             int64
+	Seq              int64
 	Changed          bool // some event has Seq > From
 	Stats            Stats
 	Graph            Graph
 	Rows             []Row
+	Amended          []Row
 	ValuesChanged    bool // a session.set arrived
 	HistoriesChanged bool // an agent.started arrived
 	Session          Session
@@ -38,31 +51,53 @@ type Update struct {
 
 // NewUpdate returns what the events of tr with Seq > from change. tr is the whole trace so far.
 func NewUpdate(tr traces.Trace, from int64) Update {
-	u := Update{From: from}
-	first := len(tr.Events)
-	for i := len(tr.Events) - 1; i >= 0 && tr.Events[i].Seq > from; i-- {
-		first = i
+	a := analyse(tr)
+	u := a.update(from)
+	if u.Changed {
+		u.Rows = newTimeline(a, from)
 	}
-	if first == len(tr.Events) {
+	return u
+}
+
+// update is Update without the new rows: what it costs depends on the agents, transfers and
+// session keys, not on how many events there are.
+func (a *analysis) update(from int64) Update {
+	u := Update{From: from, Seq: a.lastSeq}
+	if a.lastSeq <= from {
 		return u
 	}
-	a := analyse(tr)
 	u.Changed = true
-	u.Stats, u.Graph, u.Rows = newStats(a), newGraph(a), newTimeline(a, from)
-	for _, e := range tr.Events[first:] {
-		u.ValuesChanged = u.ValuesChanged || e.Kind == traces.KindSessionSet
-		u.HistoriesChanged = u.HistoriesChanged || e.Kind == traces.KindAgentStarted
+	u.Stats, u.Graph = newStats(a), newGraph(a)
+	for _, m := range a.amended {
+		if m.At > from && m.Seq <= from && !slices.ContainsFunc(u.Amended, func(r Row) bool { return r.Seq == m.Seq }) {
+			if i := a.index(m.Seq); i >= 0 {
+				u.Amended = append(u.Amended, a.row(&a.tr.Events[i]))
+			}
+		}
 	}
+	u.ValuesChanged, u.HistoriesChanged = a.valuesSeq > from, a.historiesSeq > from
 	if u.ValuesChanged || u.HistoriesChanged {
 		u.Session = newSession(a)
 	}
-	for _, m := range a.roster.list {
-		if m.since >= first {
-			u.AgentsChanged, u.Agents = true, a.agentRefs()
-			break
-		}
+	if u.AgentsChanged = a.agentsSeq > from; u.AgentsChanged {
+		u.Agents = a.agentRefs()
 	}
 	return u
+}
+
+// firstAfter returns the index of the first event with a seq above after (len when none).
+func (a *analysis) firstAfter(after int64) int {
+	i, _ := slices.BinarySearchFunc(a.tr.Events, after+1, func(e traces.Event, s int64) int { return cmp.Compare(e.Seq, s) })
+	return i
+}
+
+// index returns the index of event seq, or -1.
+func (a *analysis) index(seq int64) int {
+	i, ok := slices.BinarySearchFunc(a.tr.Events, seq, func(e traces.Event, s int64) int { return cmp.Compare(e.Seq, s) })
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 func (a *analysis) agentRefs() []AgentRef {

@@ -20,12 +20,16 @@ const TicksPerTurn = 10
 // TicksPerTurn calls per model reply, then answers. Its Runner stream has LongEvents(n) events
 // (one per reply, one per tool result). Batching keeps the model's input, which grows with the
 // history, from making the run quadratic in n. n < 1 counts as 1.
-func Long(n int) agents.Flow {
-	n = max(n, 1)
+func Long(n int) agents.Flow { return LongTurns(n, TicksPerTurn) }
+
+// LongTurns is Long with perTurn tick calls per model reply: with more per reply, the history
+// each model call is fed, which the trace records whole, stays shorter for the same events.
+func LongTurns(n, perTurn int) agents.Flow {
+	n, perTurn = max(n, 1), max(perTurn, 1)
 	var steps []agents.Step
-	for first := 1; first <= n; first += TicksPerTurn {
+	for first := 1; first <= n; first += perTurn {
 		var calls []agents.ToolCall
-		for i := first; i < first+TicksPerTurn && i <= n; i++ {
+		for i := first; i < first+perTurn && i <= n; i++ {
 			calls = append(calls, agents.Call("tick", tickArg{N: i}))
 		}
 		steps = append(steps, agents.Do(calls...))

@@ -1,0 +1,406 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+)
+
+// maxFrame bounds the bytes of events or rows one websocket message carries (one event or row
+// more when a single one is larger).
+const maxFrame = 256 << 10
+
+// feeds holds one feed per run that a page or a websocket follows.
+type feeds struct {
+	mu sync.Mutex
+	m  map[*traces.Recording]*feed
+}
+
+// feed is what a run's viewers share: one subscription to the recording, one view state fed by
+// it, and what was encoded or rendered from it, each once for all viewers: every event's JSON,
+// every timeline row's HTML and the latest of each replaceable part of the page. Viewers read it
+// from where they are (a seq) without a queue of their own, so a viewer that reads is never
+// dropped for being behind; only one that does not take a message in time is cut.
+type feed struct {
+	rec *traces.Recording
+
+	mu     sync.Mutex
+	users  int                  // guarded by feeds.mu
+	sub    *traces.Subscription // nil once stopped or done
+	view   *web.ViewState
+	agents []traces.Agent // the tree view was built on
+	done   bool           // the run ended: no events until it is resumed
+	wake   chan struct{}  // closed, and replaced, when events arrive or done is set
+
+	encoded  map[int64][]byte // event JSON by seq, made on first demand
+	rows     map[int64][]byte // timeline row HTML by seq as JSON string content, made on first demand
+	amends   []amend          // rows drawn again: a viewer past seq, not past at, needs them
+	parts    []part           // the latest render of each replaceable part
+	rendered int64            // the seq the parts were rendered at
+}
+
+// part is the latest render of one replaceable fragment of the run page, as JSON, with the seq
+// it was rendered at: a viewer whose page is older needs it.
+type part struct {
+	target string
+	json   []byte
+	at     int64
+}
+
+type amend struct{ seq, at int64 }
+
+// acquire returns rec's feed, started and holding every event recorded so far. Call release when
+// done with it.
+func (fs *feeds) acquire(rec *traces.Recording) *feed {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if fs.m == nil {
+		fs.m = make(map[*traces.Recording]*feed)
+	}
+	f := fs.m[rec]
+	if f == nil {
+		f = &feed{rec: rec, wake: make(chan struct{}), encoded: make(map[int64][]byte), rows: make(map[int64][]byte)}
+		// The run's metadata before its events: the events then say how it went on.
+		run := rec.Run()
+		f.agents = rec.Agents()
+		f.view = web.NewViewState(run, f.agents)
+		fs.m[rec] = f
+	}
+	f.users++
+	f.follow()
+	return f
+}
+
+// release gives back a feed from acquire; the last user stops it.
+func (fs *feeds) release(f *feed) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if f.users--; f.users > 0 {
+		return
+	}
+	delete(fs.m, f.rec)
+	f.mu.Lock()
+	sub := f.sub
+	f.sub = nil
+	f.mu.Unlock()
+	if sub != nil {
+		sub.Cancel()
+	}
+}
+
+// follow subscribes f to the run after its newest event, unless it follows it already, and takes
+// in what the recording holds so far before returning. A run that ended is followed again when it
+// was resumed since.
+func (f *feed) follow() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sub != nil {
+		return
+	}
+	if f.done {
+		select {
+		case <-f.rec.Done():
+			return // still over
+		default:
+			f.done = false
+		}
+	}
+	sub := f.rec.Subscribe(f.view.Seq())
+	f.sub = sub
+	// The backlog sits in the channel already: take it in now, so that what is rendered next is
+	// the run as it stands.
+	batch := make([]traces.Event, 0, len(sub.C()))
+	open := fill(&batch, sub.C())
+	f.addLocked(batch)
+	if !open {
+		f.endLocked(sub)
+		return
+	}
+	go f.consume(sub)
+}
+
+// consume takes in sub's events as they come, as many at a time as are queued, until sub closes.
+func (f *feed) consume(sub *traces.Subscription) {
+	batch := make([]traces.Event, 0, 64)
+	for {
+		e, ok := <-sub.C()
+		if ok {
+			batch = append(batch[:0], e)
+			ok = fill(&batch, sub.C())
+		}
+		f.mu.Lock()
+		f.addLocked(batch)
+		batch = batch[:0]
+		if !ok {
+			next := f.endLocked(sub)
+			f.mu.Unlock()
+			if next == nil {
+				return
+			}
+			sub = next
+			continue
+		}
+		f.mu.Unlock()
+	}
+}
+
+// fill appends what ch holds without waiting, up to batch's capacity, and reports false when ch
+// closed.
+func fill(batch *[]traces.Event, ch <-chan traces.Event) bool {
+	for len(*batch) < cap(*batch) {
+		select {
+		case e, ok := <-ch:
+			if !ok {
+				return false
+			}
+			*batch = append(*batch, e)
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// endLocked handles the close of sub, f's subscription: a subscription dropped for falling behind
+// (the feed could not keep up with a burst) is replaced, from the last event taken in, by the one
+// it returns; a finished run marks f done. The caller holds f.mu.
+func (f *feed) endLocked(sub *traces.Subscription) *traces.Subscription {
+	if f.sub != sub {
+		return nil // released: stopped on purpose
+	}
+	var slow *traces.SlowError
+	if errors.As(sub.Err(), &slow) {
+		f.sub = f.rec.Subscribe(f.view.Seq())
+		return f.sub
+	}
+	f.sub, f.done = nil, true
+	f.signalLocked()
+	return nil
+}
+
+// addLocked takes in events. When the recording's agent tree changed meanwhile (an app declares
+// agents as it meets them), the view is rebuilt on the new tree, which is rare: once per change
+// of the tree, not per event. The caller holds f.mu.
+func (f *feed) addLocked(events []traces.Event) {
+	if len(events) == 0 {
+		return
+	}
+	if agents := f.rec.Agents(); !slices.EqualFunc(agents, f.agents, sameAgent) {
+		old := f.view
+		f.agents = agents
+		f.view = web.NewViewState(f.rec.Run(), agents)
+		f.view.Add(old.Events(0, 0)...)
+		// Colours and the tree may have changed: render everything again.
+		clear(f.rows)
+		f.rendered = 0
+	}
+	f.view.Add(events...)
+	f.signalLocked()
+}
+
+func sameAgent(a, b traces.Agent) bool {
+	return a.Name == b.Name && a.Description == b.Description && a.Kind == b.Kind && a.Parent == b.Parent &&
+		a.Relation == b.Relation && a.OutputKey == b.OutputKey && slices.Equal(a.Tools, b.Tools)
+}
+
+// signalLocked wakes the viewers. The caller holds f.mu.
+func (f *feed) signalLocked() {
+	close(f.wake)
+	f.wake = make(chan struct{})
+}
+
+// page returns the run page's model as it stands.
+func (f *feed) page() web.View {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.view.View()
+}
+
+// events returns the next message of an events viewer that has every event up to seq after: a JSON
+// array of the events after it, as many as fit in maxFrame, with the seq of its last event
+// (nil when there is none yet). over is set once the run has ended and the viewer has it all.
+// wake is closed when there may be more.
+func (f *feed) events(after int64) (msg []byte, last int64, over bool, wake <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	evs := f.view.Events(after, 0)
+	if len(evs) == 0 {
+		return nil, after, f.done, f.wake
+	}
+	msg = append(make([]byte, 0, 4096), '[')
+	for i := range evs {
+		data, ok := f.encoded[evs[i].Seq]
+		if !ok {
+			var err error
+			if data, err = json.Marshal(&evs[i]); err != nil {
+				// Every recorded event is valid JSON; were one not, say which rather than skip it.
+				data, _ = json.Marshal(map[string]any{"seq": evs[i].Seq, "kind": "error", "agent": evs[i].Agent,
+					"error": map[string]string{"message": "this event could not be encoded: " + err.Error()}})
+			}
+			f.encoded[evs[i].Seq] = data
+		}
+		if i > 0 && len(msg)+len(data) > maxFrame {
+			break
+		}
+		if i > 0 {
+			msg = append(msg, ',')
+		}
+		msg = append(msg, data...)
+		last = evs[i].Seq
+	}
+	msg = append(msg, ']')
+	return msg, last, false, f.wake
+}
+
+// liveMessage returns the next message of a run page that shows page, or nil when the page is up
+// to date (pace is the run's pace, nil when unknown); see liveUpdate for its shape. It returns the
+// page as the message leaves it. A page far behind gets the timeline rows in parts of about
+// maxFrame, the other parts with the last of them. over is set once the run has ended and the
+// page has it all; wake is closed when there may be more.
+func (f *feed) liveMessage(ctx context.Context, page pageState, pace *int64) (msg []byte, next pageState, over bool, wake <-chan struct{}, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	head, status := f.view.Seq(), f.view.Status()
+	wake = f.wake
+	if head <= page.seq && status == page.status && (pace == nil || *pace == page.paceMS) {
+		return nil, page, f.done, wake, nil
+	}
+	if err := f.renderLocked(ctx, page.seq); err != nil {
+		return nil, page, false, wake, err
+	}
+	var rows []byte
+	for _, a := range f.amends {
+		if a.seq <= page.seq && a.at > page.seq {
+			r, err := f.rowLocked(ctx, a.seq)
+			if err != nil {
+				return nil, page, false, wake, err
+			}
+			rows = append(rows, r...)
+		}
+	}
+	seq := page.seq
+	for len(rows) < maxFrame && seq < head {
+		for _, e := range f.view.Events(seq, 64) {
+			r, err := f.rowLocked(ctx, e.Seq)
+			if err != nil {
+				return nil, page, false, wake, err
+			}
+			rows, seq = append(rows, r...), e.Seq
+			if len(rows) >= maxFrame {
+				break
+			}
+		}
+	}
+	// A page at or past the newest event (after may be beyond it) has the rows: it gets the
+	// status and parts now; else the rest, and those with it, come next.
+	caughtUp := seq >= head
+	next = pageState{seq: seq, status: page.status, paceMS: page.paceMS}
+	if caughtUp {
+		next.status = status
+	}
+	if pace != nil {
+		next.paceMS = *pace
+	}
+	// {"seq":N,"status":"S","pace_ms":P,"fragments":[...]}, each piece encoded once for all pages.
+	msg = fmt.Appendf(make([]byte, 0, len(rows)+4096), `{"seq":%d,"status":%q`, next.seq, next.status)
+	if pace != nil {
+		msg = fmt.Appendf(msg, `,"pace_ms":%d`, *pace)
+	}
+	msg = append(msg, `,"fragments":[`...)
+	n := 0
+	add := func(b ...[]byte) {
+		if n > 0 {
+			msg = append(msg, ',')
+		}
+		for _, x := range b {
+			msg = append(msg, x...)
+		}
+		n++
+	}
+	if caughtUp {
+		for _, p := range f.parts {
+			if p.at > page.seq {
+				add(p.json)
+			}
+		}
+	}
+	if len(rows) > 0 {
+		add(rowsHead, rows, []byte(`"}`))
+	}
+	msg = append(msg, "]}"...)
+	return msg, next, f.done && caughtUp, wake, nil
+}
+
+// rowsHead opens the fragment that appends timeline rows; its html follows.
+var rowsHead = []byte(`{"target":"` + templates.RowsTarget + `","swap":"` + templates.SwapAppend + `","html":"`)
+
+// renderLocked renders the parts of the page that changed since they were last rendered, and
+// notes the rows drawn again since; a first render flashes the transfers after seq fresh. The
+// caller holds f.mu.
+func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
+	head := f.view.Seq()
+	if f.rendered >= head && f.parts != nil {
+		return nil
+	}
+	u := f.view.Update(f.rendered)
+	if f.rendered == 0 {
+		// The first render, or the tree changed: every part, the agent filter included.
+		u.From, u.AgentsChanged, u.Agents = fresh, true, f.view.Agents()
+		f.parts = nil
+	}
+	frags, err := templates.Parts(ctx, u)
+	if err != nil {
+		return err
+	}
+	for _, fr := range frags {
+		data, err := json.Marshal(fr)
+		if err != nil {
+			return fmt.Errorf("encode fragment %s: %w", fr.Target, err)
+		}
+		p := part{target: fr.Target, json: data, at: head}
+		if i := slices.IndexFunc(f.parts, func(q part) bool { return q.target == fr.Target }); i >= 0 {
+			if !bytes.Equal(f.parts[i].json, data) { // a page that has it needs it not again
+				f.parts[i] = p
+			}
+		} else {
+			f.parts = append(f.parts, p)
+		}
+	}
+	for _, r := range u.Amended {
+		delete(f.rows, r.Seq)
+		f.amends = append(f.amends, amend{seq: r.Seq, at: head})
+	}
+	f.rendered = head
+	return nil
+}
+
+// rowLocked returns the HTML of event seq's timeline row as JSON string content, rendered once.
+// The caller holds f.mu.
+func (f *feed) rowLocked(ctx context.Context, seq int64) ([]byte, error) {
+	if r, ok := f.rows[seq]; ok {
+		return r, nil
+	}
+	rows := f.view.Rows(seq-1, 1)
+	if len(rows) == 0 || rows[0].Seq != seq {
+		return nil, fmt.Errorf("no timeline row for event %d", seq)
+	}
+	html, err := templates.Rows(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(html[0])
+	if err != nil {
+		return nil, err
+	}
+	r := data[1 : len(data)-1] // JSON escapes each character alone: escaped pieces concatenate
+	f.rows[seq] = r
+	return r, nil
+}

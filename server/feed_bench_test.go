@@ -1,0 +1,148 @@
+package server_test
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web/webtest"
+)
+
+// BenchmarkEventToFrame measures how long an event takes from Emit to the viewers' socket reading
+// the message that carries it, on the events socket and the run page's, with 1 and 10 viewers
+// that joined at event 100 or 100,000 of a supervisor-shaped run, while the run records 1,000
+// events a second (b.N events, at least 500). It reports the median and the 99th percentile over
+// every event and viewer, and the CPU the server took per event.
+//
+//	go test ./server -run x -bench EventToFrame -benchtime 1000x -count 3
+func BenchmarkEventToFrame(b *testing.B) {
+	const rate = time.Millisecond // 1,000 events a second
+	// A supervisor handing work out over and over, repeated: transfers and all, as a long run has.
+	shape := webtest.Big(300).Events[1:]
+	for _, route := range []string{"events", "live"} {
+		for _, viewers := range []int{1, 10} {
+			for _, at := range []int{100, 100_000} {
+				b.Run(fmt.Sprintf("route=%s/viewers=%d/at=%d", route, viewers, at), func(b *testing.B) {
+					ts := mustOpenServer(b, server.Config{})
+					rec := ts.addRecording(b, "r-bench", 0)
+					for i := range at {
+						e := shape[i%len(shape)]
+						e.Seq, e.Time = 0, time.Time{}
+						rec.Emit(e)
+					}
+					n := max(b.N, 500)
+					sent := make([]time.Time, at+n+3)
+					ready := make(chan struct{}, viewers)
+					var mu sync.Mutex
+					var lat []time.Duration
+					var wg sync.WaitGroup
+					for range viewers {
+						path := "/api/runs/r-bench/events?after=" + itoa(int64(at))
+						if route == "live" {
+							path = "/runs/r-bench/live?after=" + itoa(int64(at))
+						}
+						conn := ts.mustDial(b, path)
+						wg.Go(func() {
+							mine := readFrames(b, conn, route, int64(at), ready, func(seq int64, got time.Time) time.Duration {
+								mu.Lock()
+								defer mu.Unlock()
+								if seq == int64(at+1) || seq > int64(at+n+1) {
+									return -1 // the warm-up event or run.finished, not a paced one
+								}
+								return got.Sub(sent[seq])
+							})
+							mu.Lock()
+							lat = append(lat, mine...)
+							mu.Unlock()
+						})
+					}
+					// One event first, to see every viewer's feed built and following.
+					warm := shape[at%len(shape)]
+					warm.Seq, warm.Time = 0, time.Time{}
+					rec.Emit(warm)
+					for range viewers {
+						<-ready
+					}
+					runtime.GC() // not to pay for the sub-benchmark before
+					b.ResetTimer()
+					tick := time.NewTicker(rate)
+					for i := range n {
+						<-tick.C
+						e := shape[(at+1+i)%len(shape)]
+						e.Seq, e.Time = 0, time.Time{}
+						mu.Lock()
+						sent[at+i+2] = time.Now()
+						mu.Unlock()
+						rec.Emit(e)
+					}
+					tick.Stop()
+					rec.Finish(traces.StatusCompleted, "")
+					wg.Wait()
+					b.StopTimer()
+					slices.Sort(lat)
+					if len(lat) == 0 {
+						b.Fatal("no latencies")
+					}
+					q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))]) / 1e6 }
+					b.ReportMetric(q(0.5), "p50-ms")
+					b.ReportMetric(q(0.99), "p99-ms")
+					b.ReportMetric(q(1), "max-ms")
+				})
+			}
+		}
+	}
+}
+
+// readFrames reads a viewer's socket until it closes and returns, for every event after from,
+// how long it took to arrive (of(seq, arrival), skipped when negative). A run page's message
+// covers the events up to its seq. It signals ready on its first event.
+func readFrames(b *testing.B, conn *websocket.Conn, route string, from int64, ready chan<- struct{}, of func(int64, time.Time) time.Duration) []time.Duration {
+	var out []time.Duration
+	defer func() {
+		if ready != nil {
+			ready <- struct{}{} // not to leave the benchmark waiting
+		}
+	}()
+	last := from
+	for {
+		_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_, data, err := conn.ReadMessage()
+		got := time.Now()
+		if err != nil {
+			return out
+		}
+		var seq int64
+		if route == "live" {
+			// Its seq comes first: {"seq":N,...}.
+			if _, err := fmt.Sscanf(string(data[:min(30, len(data))]), `{"seq":%d`, &seq); err != nil {
+				b.Errorf("live message: %v", err)
+				return out
+			}
+		} else {
+			// The last event's seq, without decoding every event.
+			i := bytes.LastIndex(data, []byte(`{"seq":`))
+			if _, err := fmt.Sscanf(string(data[i:min(i+30, len(data))]), `{"seq":%d`, &seq); err != nil {
+				b.Errorf("events message: %v", err)
+				return out
+			}
+		}
+		if ready != nil && seq > from {
+			ready <- struct{}{}
+			ready = nil
+		}
+		for s := last + 1; s <= seq; s++ {
+			if d := of(s, got); d >= 0 {
+				out = append(out, d)
+			}
+		}
+		last = max(last, seq)
+	}
+}

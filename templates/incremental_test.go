@@ -1,0 +1,168 @@
+package templates_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+)
+
+// replaced are the parts of the run page that live updates replace whole.
+var replaced = []string{"run-summary", "run-outcome", "graph", "session-values", "session-histories", "filter-agent"}
+
+// TestIncrementalEqualsFullRender: for the real trace of every catalogue flow, a page rendered at
+// some event and then kept up by the fragments of a view state fed the rest in batches of random
+// sizes, as the live socket does, shows after every batch exactly what a full render of the same
+// prefix shows: the same header, outcome, tree, session and filter, and the same timeline rows.
+func TestIncrementalEqualsFullRender(t *testing.T) {
+	for i, flow := range agents.Catalogue() {
+		t.Run(flow.Name, func(t *testing.T) {
+			tr := record(t, flow)
+			// One page follows from the start in batches of 1 to 3 events, another joins at a
+			// random event of the first half and takes batches of 1 to 8.
+			for round := range 2 {
+				rng := rand.New(rand.NewPCG(uint64(i), uint64(round)))
+				start, batch := 0, 3
+				if round > 0 {
+					start, batch = rng.IntN(len(tr.Events)/2+1), 8
+				}
+				if !follows(t, tr, int64(start), func() int64 { return 1 + int64(rng.IntN(batch)) }) {
+					return
+				}
+			}
+		})
+	}
+}
+
+// follows checks a page loaded at event seq and kept up in batches of next() events.
+func follows(t *testing.T, tr traces.Trace, seq int64, next func() int64) bool {
+	t.Helper()
+	ctx := context.Background()
+	run := tr.Run
+	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, ""
+	vs := web.NewViewState(run, tr.Agents)
+	vs.Add(tr.Events[:seq]...)
+	page := fullPage(t, web.Prefix(tr, seq))
+	for seq < int64(len(tr.Events)) {
+		to := min(seq+next(), int64(len(tr.Events)))
+		vs.Add(tr.Events[seq:to]...)
+		u := vs.Update(seq)
+		parts, err := templates.Parts(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := templates.Rows(ctx, append(u.Amended, vs.Rows(seq, 0)...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page.apply(t, parts, rows)
+		seq = to
+		if want := fullPage(t, web.Prefix(tr, seq)); !page.equal(t, want, seq) {
+			return false
+		}
+	}
+	return true
+}
+
+// record runs flow for real, at no pace, and returns its trace.
+func record(t *testing.T, flow agents.Flow) traces.Trace {
+	t.Helper()
+	rec := traces.NewRecording(traces.Run{ID: "r-" + flow.Name, Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents, 0)
+	agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{}, rec)
+	return rec.Snapshot()
+}
+
+// pageModel is what a run page shows: the HTML of each replaceable part, and the timeline rows
+// by id in order, each normalised by one parser.
+type pageModel struct {
+	parts map[string]string
+	rows  []string
+	byID  map[string]int
+}
+
+// fresh marks the transfers an update brings, to flash them once; a full render flashes none.
+var fresh = regexp.MustCompile(`\s*\bfresh\b`)
+
+func outer(t *testing.T, s *goquery.Selection) string {
+	h, err := goquery.OuterHtml(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fresh.ReplaceAllString(h, "")
+}
+
+func fullPage(t *testing.T, tr traces.Trace) *pageModel {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(renderString(t, templates.RunPage(tr, templates.PageOptions{}))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pageModel{parts: make(map[string]string), byID: make(map[string]int)}
+	for _, id := range replaced {
+		p.parts[id] = outer(t, doc.Find("#"+id))
+	}
+	doc.Find("#" + templates.RowsTarget + " > li").Each(func(_ int, s *goquery.Selection) {
+		p.byID[s.AttrOr("id", "")] = len(p.rows)
+		p.rows = append(p.rows, outer(t, s))
+	})
+	return p
+}
+
+// apply swaps fragments in as the page's script does.
+func (p *pageModel) apply(t *testing.T, parts []templates.Fragment, rows []string) {
+	t.Helper()
+	for _, f := range parts {
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(f.HTML))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.parts[f.Target] = outer(t, doc.Find("#"+f.Target))
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader("<ol>" + strings.Join(rows, "") + "</ol>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.Find("ol > li").Each(func(_ int, s *goquery.Selection) {
+		id := s.AttrOr("id", "")
+		if i, ok := p.byID[id]; ok {
+			p.rows[i] = outer(t, s)
+			return
+		}
+		p.byID[id] = len(p.rows)
+		p.rows = append(p.rows, outer(t, s))
+	})
+}
+
+func (p *pageModel) equal(t *testing.T, want *pageModel, seq int64) bool {
+	t.Helper()
+	ok := true
+	for _, id := range replaced {
+		if p.parts[id] != want.parts[id] {
+			t.Errorf("after #%d, #%s differs from a full render:\n got: %.600s\nwant: %.600s", seq, id, p.parts[id], want.parts[id])
+			ok = false
+		}
+	}
+	if got, w := strings.Join(p.rows, "\n"), strings.Join(want.rows, "\n"); got != w {
+		t.Errorf("after #%d, the timeline differs from a full render: %d rows, want %d%s", seq, len(p.rows), len(want.rows), firstDiff(p.rows, want.rows))
+		ok = false
+	}
+	return ok
+}
+
+func firstDiff(a, b []string) string {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return fmt.Sprintf("; row %d:\n got: %s\nwant: %s", i, a[i], b[i])
+		}
+	}
+	return ""
+}

@@ -1,0 +1,83 @@
+package web
+
+import "github.com/baton-dev/baton/traces"
+
+// ViewState is a run's view state, built one event at a time and never rebuilt: the one model
+// behind the run page, its live updates and any view of the run as of an event. Adding an event
+// costs about the same at the run's 100,000th event as at its 100th, and so do Update and Row;
+// View and Rows cost what they return. A ViewState is not safe for concurrent use: whoever
+// shares it among readers (the server, among a run's viewers) guards it.
+type ViewState struct{ a *analysis }
+
+// NewViewState starts the view state of run on agents, with no events yet. run.Status is the
+// run's status until an event says otherwise: a run.finished, or an event after one (a resume).
+// The state keeps agents; the caller must not change them.
+func NewViewState(run traces.Run, agents []traces.Agent) *ViewState {
+	return &ViewState{a: newAnalysis(run, agents)}
+}
+
+// Add takes in the next events of the run, in order. It keeps them, sharing their payloads: the
+// caller must not change them.
+func (v *ViewState) Add(events ...traces.Event) {
+	for _, e := range events {
+		v.a.add(e)
+	}
+}
+
+// Seq returns the seq of the newest event taken in, 0 before any.
+func (v *ViewState) Seq() int64 { return v.a.lastSeq }
+
+// Status returns the run's status as of the newest event.
+func (v *ViewState) Status() traces.Status { return v.a.status }
+
+// View returns the whole run page's model as of the newest event.
+func (v *ViewState) View() View { return v.a.view() }
+
+// Update returns what the events after from changed, as Update says, without the new rows:
+// ask Rows for those.
+func (v *ViewState) Update(from int64) Update { return v.a.update(from) }
+
+// Rows returns the timeline rows of the events after seq after, at most limit of them (all when
+// limit <= 0).
+func (v *ViewState) Rows(after int64, limit int) []Row {
+	ev := v.a.tr.Events
+	i := v.a.firstAfter(after)
+	end := len(ev)
+	if limit > 0 {
+		end = min(end, i+limit)
+	}
+	rows := make([]Row, 0, end-i)
+	for ; i < end; i++ {
+		rows = append(rows, v.a.row(&ev[i]))
+	}
+	return rows
+}
+
+// At returns the view state as it was right after event seq, replayed from this one's events:
+// it costs a pass over the events up to seq.
+func (v *ViewState) At(seq int64) *ViewState {
+	w := NewViewState(v.a.tr.Run, v.a.tr.Agents)
+	for _, e := range v.a.tr.Events {
+		if e.Seq > seq {
+			break
+		}
+		w.a.add(e)
+	}
+	return w
+}
+
+// Events returns the events after seq after that the state took in, at most limit of them (all
+// when limit <= 0). The slice is shared and capped: read it, never change it; it stays valid
+// while more events are added.
+func (v *ViewState) Events(after int64, limit int) []traces.Event {
+	ev := v.a.tr.Events
+	i := v.a.firstAfter(after)
+	end := len(ev)
+	if limit > 0 {
+		end = min(end, i+limit)
+	}
+	return ev[i:end:end]
+}
+
+// Agents returns every agent the state knows, with its colour index, in colour order.
+func (v *ViewState) Agents() []AgentRef { return v.a.agentRefs() }
