@@ -345,22 +345,31 @@ func TestUnmarshalRejectsMalformed(t *testing.T) {
 	}
 }
 
-// FuzzUnmarshal checks that Unmarshal never panics, fails only with CodeInvalid, and that whatever
-// it accepts survives Marshal and a second Unmarshal unchanged. The seeds are large (the golden
-// file is 40 kB), so bound minimisation or the fuzzer stalls on it:
+// FuzzUnmarshal checks that Unmarshal never panics, fails only with CodeInvalid, accepts nothing
+// that is not JSON, and that whatever it accepts survives Marshal and a second Unmarshal
+// unchanged. The seeds are large (the golden file is 40 kB), so bound minimisation or the fuzzer
+// stalls on it:
 //
 //	go test -run x -fuzz FuzzUnmarshal -fuzztime 60s -fuzzminimizetime 5s ./traces/
 //
-// testdata/fuzz/FuzzUnmarshal keeps inputs that once broke the round trip.
+// testdata/fuzz/FuzzUnmarshal keeps inputs that once broke the round trip, and version-2 input
+// references for the fuzzer to mutate.
 func FuzzUnmarshal(f *testing.F) {
-	golden, err := os.ReadFile(supervisorFile)
-	if err != nil {
-		f.Fatal(err)
+	for _, file := range []string{supervisorFile, "testdata/v2/supervisor.trace.json"} {
+		golden, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(golden)
 	}
-	f.Add(golden)
 	f.Add([]byte(validDoc))
+	f.Add([]byte(validV2Doc))
 	f.Add(mustMarshal(f, richTrace()))
+	f.Add(mustMarshal(f, growingTrace(5)))
 	for _, tc := range malformed {
+		f.Add([]byte(tc.doc))
+	}
+	for _, tc := range malformedV2 {
 		f.Add([]byte(tc.doc))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -370,6 +379,9 @@ func FuzzUnmarshal(f *testing.F) {
 				t.Fatalf("Unmarshal error code = %q, want invalid: %v", code, err)
 			}
 			return
+		}
+		if !json.Valid(data) {
+			t.Fatalf("Unmarshal accepted a document that is not JSON")
 		}
 		out := mustMarshal(t, first)
 		second, err := traces.Unmarshal(out)
