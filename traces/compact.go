@@ -1,7 +1,6 @@
 package traces
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 )
@@ -20,8 +19,6 @@ import (
 type EventEncoder struct {
 	byAgent map[string]seqInput
 	last    seqInput
-	buf     bytes.Buffer
-	enc     *json.Encoder
 }
 
 // seqInput is the full input of the event numbered seq.
@@ -30,75 +27,33 @@ type seqInput struct {
 	input []Message
 }
 
-// inputRefJSON is how an input reference is written.
+// inputRefJSON is an input reference to write: none when InputKeep is 0.
 type inputRefJSON struct {
-	InputFrom int64 `json:"input_from,omitempty"`
-	InputKeep int   `json:"input_keep,omitempty"`
-}
-
-// compactEvent writes an event whose model or agent_run payload refers to an earlier input; its
-// payload fields hide the event's own.
-type compactEvent struct {
-	*Event
-	Model    *compactModel    `json:"model,omitempty"`
-	AgentRun *compactAgentRun `json:"agent_run,omitempty"`
-}
-
-// compactModel writes a model payload with its reference after its id; ModelCall.Input holds
-// only the messages after the kept ones.
-type compactModel struct {
-	ID string `json:"id"`
-	inputRefJSON
-	*ModelCall
-}
-
-// compactAgentRun writes an agent_run payload with its reference first.
-type compactAgentRun struct {
-	inputRefJSON
-	*AgentRun
+	InputFrom int64
+	InputKeep int
 }
 
 // AppendEvent appends e to dst as one line of compact JSON (no newline) and returns the result.
 // It fails only for values JSON cannot hold (a time past year 9999, a session value that is not
-// JSON).
+// JSON, a duration that is not a number).
 func (enc *EventEncoder) AppendEvent(dst []byte, e Event) ([]byte, error) {
-	if enc.enc == nil {
-		enc.enc = json.NewEncoder(&enc.buf)
-		enc.enc.SetEscapeHTML(false) // keep < > & readable: a trace is data, not a page
+	if enc.byAgent == nil {
 		enc.byAgent = make(map[string]seqInput)
 	}
-	var v any = &e
-	var model *compactModel
-	var agentRun *compactAgentRun
-	if m := e.Model; m != nil {
-		model = &compactModel{ID: m.ID, ModelCall: m}
-		if from, keep := enc.base(e, m.Input); keep > 0 {
-			tail := *m
-			tail.Input = m.Input[keep:]
-			model.ModelCall, model.inputRefJSON = &tail, inputRefJSON{from, keep}
-			v = compactEvent{Event: &e}
-		}
+	var model, agentRun inputRefJSON
+	if e.Model != nil {
+		model.InputFrom, model.InputKeep = enc.base(e, e.Model.Input)
 	}
-	if a := e.AgentRun; a != nil {
-		agentRun = &compactAgentRun{AgentRun: a}
-		if from, keep := enc.base(e, a.Input); keep > 0 {
-			tail := *a
-			tail.Input = a.Input[keep:]
-			agentRun.AgentRun, agentRun.inputRefJSON = &tail, inputRefJSON{from, keep}
-			v = compactEvent{Event: &e}
-		}
-	}
-	if c, ok := v.(compactEvent); ok {
-		c.Model, c.AgentRun = model, agentRun
-		v = c
+	if e.AgentRun != nil {
+		agentRun.InputFrom, agentRun.InputKeep = enc.base(e, e.AgentRun.Input)
 	}
 	enc.remember(e)
-	enc.buf.Reset()
-	if err := enc.enc.Encode(v); err != nil {
-		return dst, Errorf(CodeInternal, "encode event %d: %v", e.Seq, err)
+	w := eventWriter{b: dst}
+	w.event(&e, model, agentRun)
+	if w.err != nil {
+		return dst, Errorf(CodeInternal, "encode event %d: %v", e.Seq, w.err)
 	}
-	line := enc.buf.Bytes()
-	return append(dst, line[:len(line)-1]...), nil
+	return w.b, nil
 }
 
 // base returns the earlier event whose input shares the longest beginning with in (the latest
@@ -191,6 +146,9 @@ func (st *eventState) accept(i int, e *Event, refs *[2]inputRef) error {
 		if err := st.resolve(i, e.Seq, "agent_run", &e.AgentRun.Input, refs[refAgentRun]); err != nil {
 			return err
 		}
+	}
+	if st.n > 0 && slices.Equal(e.RunPath, st.prev.RunPath) {
+		e.RunPath = st.prev.RunPath // share it, as a recording does
 	}
 	if e.Session != nil && e.Session.Value == nil {
 		e.Session.Value = json.RawMessage("null") // as Marshal writes an absent value

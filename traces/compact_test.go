@@ -2,10 +2,12 @@ package traces_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -191,5 +193,35 @@ func TestUnmarshalReadsVersion2(t *testing.T) {
 				t.Fatalf("Unmarshal = %v, want an invalid error saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestEventLinesAreWhatEncodingJSONWrites(t *testing.T) {
+	// The event writer is hand-made for speed; where no input reference changes an event, its
+	// line must be exactly what encoding/json writes for the same Event.
+	events := richTrace().Events
+	for i, s := range []string{"", "plain", "quote \" backslash \\ slash /", "ctl \x00\x01\x1f\b\f\n\r\t", "<html> & co",
+		"bad utf8 \xff\xfe end", "seps \u2028\u2029", "é 日本 🎉", "\x7f del"} {
+		events = append(events, traces.Event{Seq: int64(100 + i), Time: t0.Add(time.Duration(i) * 1234567), Kind: traces.KindToolFinished,
+			Agent: s, RunPath: []string{s}, Tool: &traces.ToolCall{Name: s, Result: s, DurationMS: []float64{1e-7, 0.5, 3, 1e21, 123456.789, 2.5e-6, 1e20, 7e-10, 42}[i]}})
+	}
+	var enc traces.EventEncoder
+	for _, e := range events {
+		line, err := enc.AppendEvent(nil, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(line, []byte(`"input_from"`)) {
+			continue
+		}
+		var want bytes.Buffer
+		std := json.NewEncoder(&want)
+		std.SetEscapeHTML(false)
+		if err := std.Encode(e); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(line) + "\n"; got != want.String() {
+			t.Errorf("event %d:\n got: %s\nwant: %s", e.Seq, got, want.String())
+		}
 	}
 }

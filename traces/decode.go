@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -24,6 +25,10 @@ type decoder struct {
 	version int
 	path    []pathStep
 	depth   int
+	// interning says the string being read is a name that recurs (an agent, a kind, a role...):
+	// strings keeps one copy of each, as a recording shares them.
+	interning bool
+	strings   map[string]string
 	// refs holds the input references of the event being read: refModel for its model payload,
 	// refAgentRun for its agent_run payload.
 	refs [2]inputRef
@@ -88,7 +93,13 @@ func (d *decoder) value(v reflect.Value) error {
 		if c != '"' {
 			return d.typeError(c, "a string")
 		}
-		s, err := d.str()
+		var s string
+		var err error
+		if d.interning {
+			s, err = d.internedStr()
+		} else {
+			s, err = d.str()
+		}
 		v.SetString(s)
 		return err
 	case reflect.Bool:
@@ -124,6 +135,28 @@ func (d *decoder) value(v reflect.Value) error {
 	panic("traces: decoder cannot read a " + v.Type().String()) // only the format's own types come here
 }
 
+// internedStr reads a JSON string, returning the copy read before if there was one.
+func (d *decoder) internedStr() (string, error) {
+	start := d.pos
+	raw, plain, err := d.rawString()
+	if err != nil {
+		return "", err
+	}
+	if kept, ok := d.strings[string(raw)]; ok && plain {
+		return kept, nil
+	}
+	s := string(raw)
+	if !plain {
+		s = unquote(d.data[start:d.pos])
+	} else if d.strings == nil {
+		d.strings = make(map[string]string)
+	}
+	if plain {
+		d.strings[s] = s
+	}
+	return s, nil
+}
+
 // integer reads a JSON integer; c is its first byte.
 func (d *decoder) integer(c byte) (int64, error) {
 	if c != '-' && (c < '0' || c > '9') {
@@ -152,9 +185,13 @@ func (d *decoder) timeValue(v reflect.Value) error {
 		return d.typeError(c, "a string")
 	}
 	start := d.pos
-	s, err := d.str()
+	raw, plain, err := d.rawString()
 	if err != nil {
 		return err
+	}
+	s := string(raw)
+	if !plain {
+		s = unquote(d.data[start:d.pos])
 	}
 	var t time.Time
 	if t.UnmarshalText([]byte(s)) != nil {
@@ -183,7 +220,9 @@ func (d *decoder) object(v reflect.Value, fs *structFields) error {
 		d.path = append(d.path, pathStep{name: f.name})
 		var err error
 		if f.ref == 0 {
+			d.interning = f.intern
 			err = d.value(v.Field(f.index))
+			d.interning = false
 		} else {
 			err = d.refField(fs.refSlot, f.ref)
 		}
@@ -483,9 +522,42 @@ func (d *decoder) rawString() (raw []byte, plain bool, err error) {
 	return nil, false, d.syntax("")
 }
 
-// unquote decodes a checked JSON string, quotes included, exactly as encoding/json does
-// (invalid UTF-8 and lone surrogates become U+FFFD).
+// unquote decodes a checked JSON string, quotes included, exactly as encoding/json does: the
+// common escapes here, \u escapes and invalid UTF-8 (which becomes U+FFFD) through encoding/json.
 func unquote(quoted []byte) string {
+	raw := quoted[1 : len(quoted)-1]
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch raw[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			return unquoteJSON(quoted)
+		default: // " \ /
+			out = append(out, raw[i])
+		}
+	}
+	if !utf8.Valid(out) {
+		return unquoteJSON(quoted)
+	}
+	return string(out)
+}
+
+func unquoteJSON(quoted []byte) string {
 	var s string
 	if err := json.Unmarshal(quoted, &s); err != nil {
 		panic("traces: unquote of a checked string: " + err.Error())
@@ -524,7 +596,7 @@ func (d *decoder) unknown(name string) error {
 // syntax reports that the document is not JSON at d.pos; an empty problem means it ended early.
 func (d *decoder) syntax(problem string) error {
 	switch {
-	case len(strings.TrimSpace(string(d.data))) == 0:
+	case len(bytes.TrimSpace(d.data)) == 0:
 		return Errorf(CodeInvalid, "%s cannot be read: it is empty", d.what)
 	case problem == "":
 		return Errorf(CodeInvalid, "%s cannot be read: it is not valid JSON: it ends in the middle of a value (truncated?)", d.what)
@@ -577,10 +649,16 @@ type structFields struct {
 // field is one JSON field of a struct: index is its Go field; ref marks the input reference
 // fields of format version 2, which have no Go field.
 type field struct {
-	name  string
-	index int
-	ref   int
+	name   string
+	index  int
+	ref    int
+	intern bool
 }
+
+// recurring names the fields whose strings recur across a trace, and so are read once each.
+var recurring = map[string]bool{"kind": true, "agent": true, "run_path": true, "role": true, "name": true,
+	"tool_name": true, "status": true, "via": true, "mode": true, "from": true, "to": true, "caller": true,
+	"callee": true, "set_by": true, "key": true, "flow": true, "tools": true}
 
 // Input reference fields and slots.
 const (
@@ -618,7 +696,7 @@ func fieldsOf(typ reflect.Type) *structFields {
 		f := typ.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if f.IsExported() && name != "-" && name != "" {
-			fs.list = append(fs.list, field{name: name, index: i})
+			fs.list = append(fs.list, field{name: name, index: i, intern: recurring[name]})
 		}
 	}
 	switch typ {

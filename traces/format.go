@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 )
 
@@ -43,19 +44,27 @@ func Marshal(t Trace) ([]byte, error) {
 		return append(out, ",\n  \"events\": []\n}\n"...), nil
 	}
 	out = append(out, ",\n  \"events\": [\n"...)
+	// Write into blocks and join them once at the end: one growing buffer would copy the whole
+	// file at each growth.
+	const block = 1 << 20
+	var blocks [][]byte
+	cur := make([]byte, 0, block)
 	var events EventEncoder
 	for i, e := range t.Events {
+		if len(cur) > block-block/8 {
+			blocks, cur = append(blocks, cur), make([]byte, 0, block)
+		}
 		var err error
-		out = append(out, "    "...)
-		if out, err = events.AppendEvent(out, e); err != nil {
+		cur = append(cur, "    "...)
+		if cur, err = events.AppendEvent(cur, e); err != nil {
 			return nil, fmt.Errorf("marshal trace %s: %w", t.Run.ID, err)
 		}
 		if i < len(t.Events)-1 {
-			out = append(out, ',')
+			cur = append(cur, ',')
 		}
-		out = append(out, '\n')
+		cur = append(cur, '\n')
 	}
-	return append(out, "  ]\n}\n"...), nil
+	return slices.Concat(append(append([][]byte{out}, blocks...), cur, []byte("  ]\n}\n"))...), nil
 }
 
 // Unmarshal reads a trace file of any supported version and checks it, in one pass: every
@@ -198,9 +207,15 @@ func (d *decoder) events(t *Trace) error {
 		return d.typeError(c, "an array")
 	}
 	st := newEventState()
-	return d.elements(func(i int) error {
-		t.Events = append(t.Events, Event{})
-		e := &t.Events[i]
+	// Read into chunks and join them once at the end: one growing slice would copy the events
+	// read so far each time it grows by a quarter.
+	const chunk = 1024
+	var chunks [][]Event
+	err = d.elements(func(i int) error {
+		if i%chunk == 0 {
+			chunks = append(chunks, make([]Event, chunk))
+		}
+		e := &chunks[i/chunk][i%chunk]
 		d.path = append(d.path[:1], pathStep{index: i})
 		d.refs = [2]inputRef{}
 		if err := d.value(reflectValue(e)); err != nil {
@@ -208,6 +223,12 @@ func (d *decoder) events(t *Trace) error {
 		}
 		return st.accept(i, e, &d.refs)
 	})
+	if err != nil || st.n == 0 {
+		return err
+	}
+	chunks[len(chunks)-1] = chunks[len(chunks)-1][:(st.n-1)%chunk+1]
+	t.Events = slices.Concat(chunks...)
+	return nil
 }
 
 // DecodeJSON reads data, one JSON object, into v (a pointer to a struct made of the format's
