@@ -204,11 +204,37 @@ func spanHandler(x *spanExporter) callbacks.Handler {
 func BenchmarkTraceFile(b *testing.B) {
 	for _, ticks := range []int{300, 3000, 30000} {
 		flow := agentstest.Long(ticks)
+		before := heapInUse()
 		rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name, StartedAt: time.Now()}, flow.Agents, 0)
 		drainLong(b, flow, agents.NewPace(0), rec)
+		recorded := heapInUse() - before
 		tr := rec.Snapshot()
-		b.Run(fmt.Sprintf("events=%d", len(tr.Events)), func(b *testing.B) { benchmarkTraceFile(b, tr) })
+		b.Run(fmt.Sprintf("events=%d", len(tr.Events)), func(b *testing.B) {
+			benchmarkTraceFile(b, tr)
+			// What the trace read back keeps in memory, against what the recording holds.
+			data, err := traces.Marshal(tr)
+			if err != nil {
+				b.Fatal(err)
+			}
+			before := heapInUse()
+			imported, err := traces.Unmarshal(data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(heapInUse()-before)/float64(recorded), "imported/recorded-heap")
+			runtime.KeepAlive(imported)
+			runtime.KeepAlive(data)
+		})
+		runtime.KeepAlive(rec)
 	}
+}
+
+// heapInUse is the size of the live heap after a collection.
+func heapInUse() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }
 
 func benchmarkTraceFile(b *testing.B, tr traces.Trace) {
