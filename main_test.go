@@ -101,7 +101,7 @@ func TestRunApproval(t *testing.T) {
 func TestCommandErrors(t *testing.T) {
 	dir := t.TempDir()
 	later := filepath.Join(dir, "later.trace.json")
-	if err := os.WriteFile(later, []byte(`{"format":"baton.trace","version":2}`), 0o644); err != nil {
+	if err := os.WriteFile(later, []byte(`{"format":"baton.trace","version":3}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -117,7 +117,7 @@ func TestCommandErrors(t *testing.T) {
 		{"bad address", []string{"serve", "--addr", "nowhere"}, "nowhere"},
 		{"weak token", []string{"serve", "--token", "a"}, `the token is too short to be safe: 1 characters, want at least 32; make one with "openssl rand -hex 16"`},
 		{"blank token", []string{"serve", "--token", " "}, "no spaces"},
-		{"open a file the validator refuses", []string{"open", later}, later + ": trace version 2 is not supported"},
+		{"open a file the validator refuses", []string{"open", later}, later + ": trace version 3 is not supported"},
 		{"open a missing file", []string{"open", filepath.Join(dir, "nope.json")}, "no such file"},
 		{"open without a file", []string{"open"}, "open needs a trace file"},
 		{"open two files", []string{"open", later, later}, "open takes one file"},
@@ -175,7 +175,7 @@ func (b *lockedBuffer) String() string {
 }
 
 func TestOpenServesATraceFile(t *testing.T) {
-	const file = "traces/testdata/v1/supervisor.trace.json"
+	const file = "traces/testdata/v2/supervisor.trace.json"
 	want, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)

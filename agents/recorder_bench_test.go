@@ -2,7 +2,12 @@ package agents_test
 
 import (
 	"context"
+	"crypto/rand"
+	"fmt"
 	"runtime"
+	"slices"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,17 +21,18 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// discard is a sink that only counts: the benchmarks measure the recorder, not a Recording.
-type discard struct{ n int }
-
-func (d *discard) Emit(e traces.Event) traces.Event { d.n++; return e }
-func (d *discard) PutAgent(traces.Agent)            {}
-func (d *discard) Finish(traces.Status, string)     {}
+// Baton's benchmarks, all in one command (see the README's Measurements):
+//
+//	go test ./agents -run x -bench 'BenchmarkRecorder|BenchmarkTraceFile' -benchtime 5x
+//
+// Each runs what it compares interleaved in one process, so that the machine's load hits every
+// variant alike, and reports each ratio's min, median and max over the rounds.
 
 const longTicks = 1000
 
-// drainLong runs flow once at pace, recorded into sink when it is not nil.
-func drainLong(b *testing.B, flow agents.Flow, pace *agents.Pace, sink *discard, opts ...adk.AgentRunOption) {
+// drainLong runs flow once at pace and reads its events to the end: recorded into rec when it is
+// not nil, else with opts (eino callbacks, say).
+func drainLong(b *testing.B, flow agents.Flow, pace *agents.Pace, rec *traces.Recording, opts ...adk.AgentRunOption) {
 	b.Helper()
 	ctx := context.Background()
 	root, err := flow.Build(ctx, flow.ScriptedModels(pace))
@@ -36,28 +42,32 @@ func drainLong(b *testing.B, flow agents.Flow, pace *agents.Pace, sink *discard,
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root})
 	msgs := []adk.Message{schema.UserMessage(flow.DefaultInput)}
 	var events *adk.AsyncIterator[*adk.AgentEvent]
-	if sink == nil {
+	if rec == nil {
 		events = runner.Run(ctx, msgs, opts...)
 	} else {
-		events = attach.NewRecorder(sink, flow.Name, flow.Agents).Run(ctx, runner, msgs)
+		events = attach.NewRecorder(rec, flow.Name, flow.Agents).Run(ctx, runner, msgs)
 	}
 	for {
 		ev, ok := events.Next()
 		if !ok {
-			return
+			break
 		}
 		if ev.Err != nil {
 			b.Fatal(ev.Err)
 		}
 	}
+	if rec != nil {
+		<-rec.Done()
+	}
 }
 
-// BenchmarkRecorder runs a long scripted run (thousands of events) three ways in turn, so machine
-// load hits all three alike: plain, with a callback handler that does nothing (eino's own cost of
-// calling any observer), and recorded. It reports the recorder's overhead per recorded event and
-// the time ratios; ns/op is one round of all three. At zero pace eino itself costs microseconds
-// per event, the worst case for a ratio; models taking 2ms and 20ms a reply, both far faster than
-// any LLM, show what the ratio becomes as soon as the model does any work.
+// BenchmarkRecorder runs a long scripted run (thousands of events) four ways in turn: plain, with
+// a callback handler that does nothing (eino's own cost of calling any observer), with a tracing
+// handler that makes a span per callback as an OpenTelemetry SDK does, and recorded by Baton into
+// a live Recording. It reports Baton's own cost per recorded event (time and allocations over the
+// no-op handler) and the ratios. ns/op is one round of all four. At zero pace eino itself costs
+// microseconds per event, the worst case for a ratio; models taking 2ms and 20ms a reply, both far
+// faster than any LLM, show what the ratio becomes as soon as the model does any work.
 func BenchmarkRecorder(b *testing.B) {
 	for _, pace := range []time.Duration{0, 2 * time.Millisecond, 20 * time.Millisecond} {
 		b.Run("pace="+pace.String(), func(b *testing.B) { benchmarkRecorder(b, agents.NewPace(pace)) })
@@ -72,29 +82,193 @@ func benchmarkRecorder(b *testing.B, pace *agents.Pace) {
 			return ctx
 		}).
 		Build()
-	timed := func(f func()) time.Duration {
-		start := time.Now()
-		f()
-		return time.Since(start)
-	}
-	var plain, observed, recorded time.Duration
-	var sink discard
-	var mallocs uint64
+	var spans spanExporter
+	peer := spanHandler(&spans)
 	var ms runtime.MemStats
-	for b.Loop() {
-		plain += timed(func() { drainLong(b, flow, pace, nil) })
-		observed += timed(func() { drainLong(b, flow, pace, nil, adk.WithCallbacks(noop)) })
+	// measure runs f and returns its time, the process's CPU time and its allocations.
+	measure := func(f func()) (time.Duration, float64, uint64) {
 		runtime.ReadMemStats(&ms)
 		before := ms.Mallocs
-		recorded += timed(func() { drainLong(b, flow, pace, &sink) })
+		start, cpu := time.Now(), cpuTime()
+		f()
+		elapsed, cpu := time.Since(start), cpuTime()-cpu
 		runtime.ReadMemStats(&ms)
-		mallocs += ms.Mallocs - before
+		return elapsed, cpu, ms.Mallocs - before
 	}
-	events := float64(sink.n)
-	b.ReportMetric(events/float64(b.N), "events/run")
-	b.ReportMetric(float64(recorded-observed)/events, "ns/event-over-noop")
-	b.ReportMetric(float64(recorded-plain)/events, "ns/event-over-plain")
-	b.ReportMetric(float64(recorded)/float64(plain), "recorded/plain")
-	b.ReportMetric(float64(recorded)/float64(observed), "recorded/noop")
-	b.ReportMetric(float64(mallocs)/events, "allocs/event-recorded-run")
+	var overNoop, cpuOverNoop, allocsOverNoop, overPlain, perPlain, perNoop, perPeer, peerPerNoop []float64
+	for b.Loop() {
+		plain, _, _ := measure(func() { drainLong(b, flow, pace, nil) })
+		observed, observedCPU, observedAllocs := measure(func() { drainLong(b, flow, pace, nil, adk.WithCallbacks(noop)) })
+		traced, _, _ := measure(func() { drainLong(b, flow, pace, nil, adk.WithCallbacks(peer)) })
+		rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents, 0)
+		recorded, recordedCPU, recordedAllocs := measure(func() { drainLong(b, flow, pace, rec) })
+		events := float64(len(rec.Snapshot().Events))
+		overNoop = append(overNoop, float64(recorded-observed)/events)
+		cpuOverNoop = append(cpuOverNoop, (recordedCPU-observedCPU)*1e9/events)
+		allocsOverNoop = append(allocsOverNoop, (float64(recordedAllocs)-float64(observedAllocs))/events)
+		overPlain = append(overPlain, float64(recorded-plain)/events)
+		perPlain = append(perPlain, float64(recorded)/float64(plain))
+		perNoop = append(perNoop, float64(recorded)/float64(observed))
+		perPeer = append(perPeer, float64(recorded)/float64(traced))
+		peerPerNoop = append(peerPerNoop, float64(traced)/float64(observed))
+	}
+	reportSpread(b, "ns/event-over-noop", overNoop)
+	// The same in the process's CPU time, which other processes' load on the machine moves less.
+	reportSpread(b, "cpu-ns/event-over-noop", cpuOverNoop)
+	reportSpread(b, "allocs/event-over-noop", allocsOverNoop)
+	reportSpread(b, "ns/event-over-plain", overPlain)
+	reportSpread(b, "recorded/plain", perPlain)
+	reportSpread(b, "recorded/noop", perNoop)
+	reportSpread(b, "recorded/otel-peer", perPeer)
+	reportSpread(b, "otel-peer/noop", peerPerNoop)
+	if spans.n == 0 {
+		b.Fatal("the tracing peer recorded no span")
+	}
+}
+
+// reportSpread reports the min, median and max of values as three metrics named after unit.
+func reportSpread(b *testing.B, unit string, values []float64) {
+	s := slices.Sorted(slices.Values(values))
+	b.ReportMetric(s[0], unit+"-min")
+	b.ReportMetric(s[len(s)/2], unit+"-med")
+	b.ReportMetric(s[len(s)-1], unit+"-max")
+}
+
+// span is what a tracing SDK keeps of one callback: ids, a name, times and attributes.
+type span struct {
+	traceID    [16]byte
+	id, parent [8]byte
+	name       string
+	start, end time.Time
+	attrs      []spanAttr
+	err        string
+}
+
+type spanAttr struct{ key, value string }
+
+type spanKey struct{}
+
+// spanExporter collects ended spans in batches, as a batch span processor does.
+type spanExporter struct {
+	mu    sync.Mutex
+	batch []*span
+	n     int
+}
+
+func (x *spanExporter) export(s *span) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.batch = append(x.batch, s); len(x.batch) == 512 {
+		x.batch = x.batch[:0] // sent on
+	}
+	x.n++
+}
+
+// spanHandler is the peer: an eino callback handler that starts a span at each callback's start
+// (child of the span in the context, with random ids and the component's attributes) and ends
+// and exports it at its end or error, as OpenTelemetry tracers for eino do, without serialising
+// inputs or outputs.
+func spanHandler(x *spanExporter) callbacks.Handler {
+	end := func(ctx context.Context, err error) context.Context {
+		if s, ok := ctx.Value(spanKey{}).(*span); ok {
+			s.end = time.Now()
+			if err != nil {
+				s.err = err.Error()
+			}
+			x.export(s)
+		}
+		return ctx
+	}
+	return callbacks.NewHandlerBuilder().
+		OnStartFn(func(ctx context.Context, info *callbacks.RunInfo, _ callbacks.CallbackInput) context.Context {
+			s := &span{name: info.Name, start: time.Now(), attrs: []spanAttr{
+				{"eino.component", string(info.Component)}, {"eino.type", info.Type}, {"eino.name", info.Name}}}
+			rand.Read(s.id[:])
+			if parent, ok := ctx.Value(spanKey{}).(*span); ok {
+				s.traceID, s.parent = parent.traceID, parent.id
+			} else {
+				rand.Read(s.traceID[:])
+			}
+			return context.WithValue(ctx, spanKey{}, s)
+		}).
+		OnEndFn(func(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackOutput) context.Context {
+			return end(ctx, nil)
+		}).
+		OnErrorFn(func(ctx context.Context, _ *callbacks.RunInfo, err error) context.Context { return end(ctx, err) }).
+		Build()
+}
+
+// BenchmarkTraceFile records real runs of growing conversations of about 1k, 10k and 100k events
+// (one agent whose every model call is fed the whole history so far) and measures writing them
+// to a trace file (export) and reading that back (import), interleaved, with the file's size.
+func BenchmarkTraceFile(b *testing.B) {
+	for _, ticks := range []int{300, 3000, 30000} {
+		flow := agentstest.Long(ticks)
+		before := heapInUse()
+		rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name, StartedAt: time.Now()}, flow.Agents, 0)
+		drainLong(b, flow, agents.NewPace(0), rec)
+		recorded := heapInUse() - before
+		tr := rec.Snapshot()
+		b.Run(fmt.Sprintf("events=%d", len(tr.Events)), func(b *testing.B) {
+			benchmarkTraceFile(b, tr)
+			// What the trace read back keeps in memory, against what the recording holds.
+			data, err := traces.Marshal(tr)
+			if err != nil {
+				b.Fatal(err)
+			}
+			before := heapInUse()
+			imported, err := traces.Unmarshal(data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(heapInUse()-before)/float64(recorded), "imported/recorded-heap")
+			runtime.KeepAlive(imported)
+			runtime.KeepAlive(data)
+		})
+		runtime.KeepAlive(rec)
+	}
+}
+
+// heapInUse is the size of the live heap after a collection.
+func heapInUse() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
+
+func benchmarkTraceFile(b *testing.B, tr traces.Trace) {
+	var export, imports, exportCPU, importCPU []float64
+	var size int
+	for b.Loop() {
+		start, cpu := time.Now(), cpuTime()
+		data, err := traces.Marshal(tr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		export, exportCPU = append(export, time.Since(start).Seconds()), append(exportCPU, cpuTime()-cpu)
+		start, cpu = time.Now(), cpuTime()
+		if _, err := traces.Unmarshal(data); err != nil {
+			b.Fatal(err)
+		}
+		imports, importCPU = append(imports, time.Since(start).Seconds()), append(importCPU, cpuTime()-cpu)
+		size = len(data)
+	}
+	reportSpread(b, "export-s", export)
+	reportSpread(b, "import-s", imports)
+	// CPU seconds of the whole process (the collector's included): what a loaded machine's
+	// waiting adds to the times above does not count here.
+	reportSpread(b, "export-cpu-s", exportCPU)
+	reportSpread(b, "import-cpu-s", importCPU)
+	b.ReportMetric(float64(size)/1e6, "MB")
+	b.ReportMetric(float64(size)/float64(len(tr.Events)), "bytes/event")
+}
+
+// cpuTime is the CPU time the process has used, in seconds.
+func cpuTime() float64 {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano()).Seconds()
 }

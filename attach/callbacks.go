@@ -74,7 +74,11 @@ func (h *hub) runOf(ctx context.Context, at place, in *visit) (*Recorder, bool) 
 // call is what a callback's OnStart leaves in the context for its OnEnd. Inside the prebuilt
 // supervisor every callback fires twice with the same *RunInfo: the second OnStart finds the
 // first one's call in its context, and only the first OnEnd passes ended.
+//
+// A call is itself the context OnStart returns (the callback's context, with the call as the
+// value of callKey): one allocation per callback instead of two.
 type call struct {
+	context.Context
 	info    *callbacks.RunInfo
 	v       *visit // the agent visit the callback belongs to
 	at      place
@@ -87,6 +91,14 @@ type (
 	callKey  struct{}
 	visitKey struct{}
 )
+
+// Value returns the call for callKey, and what its context holds for any other key.
+func (c *call) Value(key any) any {
+	if key == (callKey{}) {
+		return c
+	}
+	return c.Context.Value(key)
+}
 
 func callOf(ctx context.Context, info *callbacks.RunInfo) *call {
 	c, _ := ctx.Value(callKey{}).(*call)
@@ -130,8 +142,12 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 	if info == nil || callOf(ctx, info) != nil {
 		return ctx
 	}
-	at := placeOf(ctx)
 	v := visitIn(ctx)
+	var known []string
+	if v != nil {
+		known = v.path
+	}
+	at := placeOf(ctx, known)
 	c := &call{info: info, v: v, at: at, started: time.Now()}
 	switch {
 	case info.Component == adk.ComponentOfAgent && v != nil && v.agent == at.agent() && pathKey(v.path) == pathKey(at.path):
@@ -160,7 +176,8 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 	default:
 		return ctx
 	}
-	return context.WithValue(ctx, callKey{}, c)
+	c.Context = ctx
+	return c
 }
 
 // OnStartWithStreamInput handles a component started on a stream: in streaming runs, that is how

@@ -1,8 +1,6 @@
 package attach
 
 import (
-	"strings"
-
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 
@@ -37,7 +35,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	v.outputs.wait() // what v streamed before this event is recorded before it
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	path := runPathOf(ev.RunPath)
+	path := v.streamPath // ev's run path: own events all share it
 	if ev.Err != nil {
 		v.ownDone = true
 		if !isInterrupt(ev.Err) {
@@ -61,11 +59,19 @@ func (r *Recorder) ownEvent(v *visit, ev *adk.AgentEvent) bool {
 	if ev.AgentName != v.agent {
 		return false
 	}
-	key := strings.Join(runPathOf(ev.RunPath), ">")
-	if v.streamPath == "" {
-		v.streamPath = key
+	if v.streamPath == nil {
+		v.streamPath = runPathOf(ev.RunPath)
+		return true
 	}
-	return key == v.streamPath
+	if len(ev.RunPath) != len(v.streamPath) {
+		return false
+	}
+	for i := range ev.RunPath {
+		if ev.RunPath[i].String() != v.streamPath[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // isEcho reports whether ev repeats a reply or tool result callbacks already recorded, and counts

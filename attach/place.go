@@ -22,14 +22,32 @@ type place struct {
 	runnable bool
 }
 
-func placeOf(ctx context.Context) place {
+// placeOf reads the place of a callback in ctx. Its path is known, the path of the visit the
+// callback runs in, when equal: then it is shared, not built again for every callback.
+func placeOf(ctx context.Context, known []string) place {
 	var p place
 	var lastToolName, lastToolID string
 	addr := compose.GetCurrentAddress(ctx)
+	agents, same := 0, true
+	for _, seg := range addr {
+		if seg.Type == adk.AddressSegmentAgent {
+			same = same && agents < len(known) && known[agents] == seg.ID
+			agents++
+		}
+	}
+	shared := same && agents == len(known)
+	if !shared {
+		p.path = make([]string, 0, agents)
+	}
+	n := 0 // agent segments so far
 	for i, seg := range addr {
 		switch seg.Type {
 		case adk.AddressSegmentAgent:
-			p.path = append(p.path, seg.ID)
+			if n++; shared {
+				p.path = known[:n:n]
+			} else {
+				p.path = append(p.path, seg.ID)
+			}
 			p.callerTool, p.callID = "", ""
 			if lastToolName != "" {
 				p.callerTool, p.callID = lastToolName, lastToolID

@@ -103,7 +103,7 @@ type visit struct {
 	errMsg                           string
 	closed                           bool          // agent.finished is recorded
 	finished                         chan struct{} // closed with it
-	streamPath                       string        // eino's run path of its own events, from the first one
+	streamPath                       []string      // eino's run path of its own events, from the first one
 	// Callback-recorded replies and tool results, and how many of their echoes were seen.
 	modelOutputs, toolResults int
 	echoedModel, echoedTool   int

@@ -11,10 +11,30 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// session is what the recorder last saw of the run's session values, as JSON.
-type session map[string]string
+// session is what the recorder last saw of the run's session values, as JSON, with the value
+// itself when it is a plain string, number or bool: equal to it, a value needs no encoding to
+// tell it has not changed.
+type session map[string]seenValue
+
+type seenValue struct {
+	json  string
+	plain any
+}
 
 func newSession() session { return make(session) }
+
+// unchanged reports whether v is the plain value last seen under key.
+func (s session) unchanged(key string, v any) bool {
+	seen, ok := s[key]
+	if !ok || seen.plain == nil {
+		return false
+	}
+	switch v.(type) {
+	case string, bool, int, int64, float64:
+		return v == seen.plain
+	}
+	return false
+}
 
 // diffSession records every session value that changed since the last look, noticed from a
 // callback of visit v (nil at the run's end). Callers hold r.mu.
@@ -28,12 +48,30 @@ func (r *Recorder) diffSession(ctx context.Context, v *visit) {
 		return
 	}
 	values := adk.GetSessionValues(ctx)
+	changed := false
+	for k, v := range values {
+		if changed = !r.session.unchanged(k, v); changed {
+			break
+		}
+	}
+	if !changed {
+		return // the common case, spared sorting the keys
+	}
 	for _, k := range slices.Sorted(maps.Keys(values)) {
-		js := jsonValue(values[k])
-		if r.session[k] == js {
+		if r.session.unchanged(k, values[k]) {
 			continue
 		}
-		r.session[k] = js
+		js := jsonValue(values[k])
+		seen := seenValue{json: js}
+		switch values[k].(type) {
+		case string, bool, int, int64, float64:
+			seen.plain = values[k]
+		}
+		if r.session[k].json == js {
+			r.session[k] = seen
+			continue
+		}
+		r.session[k] = seen
 		setter := r.setterOf(k, js, v)
 		agent, path := r.lastAgent, r.lastPath
 		if setter != nil {

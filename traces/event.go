@@ -31,7 +31,7 @@ const (
 	KindLost           Kind = "lost"              // Lost
 )
 
-// Kinds lists every event kind of format version 1, in the order of the constants above.
+// Kinds lists every event kind of the format, in the order of the constants above.
 var Kinds = []Kind{
 	KindRunStarted, KindRunFinished, KindAgentStarted, KindAgentFinished,
 	KindModelStarted, KindModelFinished, KindToolStarted, KindToolFinished,
@@ -39,7 +39,7 @@ var Kinds = []Kind{
 	KindInterrupted, KindResumed, KindExit, KindBreakLoop, KindError, KindLost,
 }
 
-// Known reports whether k is a kind of format version 1.
+// Known reports whether k is a kind of the format.
 func (k Kind) Known() bool {
 	for _, known := range Kinds {
 		if k == known {

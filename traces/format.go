@@ -3,247 +3,290 @@ package traces
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
-	"sync"
-	"time"
 )
 
 // FormatName and FormatVersion identify Baton's trace file format; see docs/trace-format.md.
 // A reader of version N must keep reading every version up to N.
 const (
 	FormatName    = "baton.trace"
-	FormatVersion = 1
+	FormatVersion = 2
 )
 
-// file is the on-disk envelope of a trace.
-type file struct {
+// envelope is what a trace file holds before its events.
+type envelope struct {
 	Format  string  `json:"format"`
 	Version int     `json:"version"`
 	Run     Run     `json:"run"`
 	Agents  []Agent `json:"agents"`
-	Events  []Event `json:"events"`
 }
 
-// Marshal returns t in the current format, indented, ending in a newline. The same trace always
-// gives the same bytes.
+// Marshal returns t in the current format: the envelope indented, then one event a line, in the
+// compact form (see EventEncoder), ending in a newline. The same trace always gives the same
+// bytes.
 func Marshal(t Trace) ([]byte, error) {
-	f := file{Format: FormatName, Version: FormatVersion, Run: t.Run, Agents: t.Agents, Events: t.Events}
-	if f.Agents == nil {
-		f.Agents = []Agent{}
-	}
-	if f.Events == nil {
-		f.Events = []Event{}
+	env := envelope{Format: FormatName, Version: FormatVersion, Run: t.Run, Agents: t.Agents}
+	if env.Agents == nil {
+		env.Agents = []Agent{}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // keep < > & readable: a trace is data, not a page
-	if err := enc.Encode(f); err != nil {
+	if err := enc.Encode(env); err != nil {
 		return nil, fmt.Errorf("marshal trace %s: %w", t.Run.ID, err)
 	}
-	return buf.Bytes(), nil
+	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n}\n"))
+	if len(t.Events) == 0 {
+		return append(out, ",\n  \"events\": []\n}\n"...), nil
+	}
+	out = append(out, ",\n  \"events\": [\n"...)
+	// Write into blocks and join them once at the end: one growing buffer would copy the whole
+	// file at each growth.
+	const block = 1 << 20
+	var blocks [][]byte
+	cur := make([]byte, 0, block)
+	var events EventEncoder
+	for i, e := range t.Events {
+		if len(cur) > block-block/8 {
+			blocks, cur = append(blocks, cur), make([]byte, 0, block)
+		}
+		var err error
+		cur = append(cur, "    "...)
+		if cur, err = events.AppendEvent(cur, e); err != nil {
+			return nil, fmt.Errorf("marshal trace %s: %w", t.Run.ID, err)
+		}
+		if i < len(t.Events)-1 {
+			cur = append(cur, ',')
+		}
+		cur = append(cur, '\n')
+	}
+	return slices.Concat(append(append([][]byte{out}, blocks...), cur, []byte("  ]\n}\n"))...), nil
 }
 
-// Unmarshal reads a trace file of any supported version and checks it. Every problem is an
-// *Error with CodeInvalid whose message names the field at fault. Field names must be spelled
-// exactly as the format spells them. Session values come back compacted, as Marshal writes them,
-// so a trace read back equals the trace written.
+// Unmarshal reads a trace file of any supported version and checks it, in one pass: every
+// problem is an *Error with CodeInvalid whose message names the field at fault (and, for what
+// JSON itself gets wrong, the line and column). Field names must be spelled exactly as the format
+// spells them, once each. Session values come back compacted, as Marshal writes them, and inputs
+// in full, so a trace read back equals the trace written.
 func Unmarshal(data []byte) (Trace, error) {
-	doc, err := readObject(data, "trace")
-	if err != nil {
+	d := &decoder{data: data, what: "trace"}
+	var t Trace
+	var seen [5]bool // format, version, run, agents, events
+	var unknown string
+	eventsAt := -1
+	err := d.document(func() error {
+		return d.members(func(key []byte, keyAt int) error {
+			name := string(key)
+			i := envelopeField(name)
+			if i < 0 {
+				if unknown == "" {
+					unknown = name
+				}
+				return d.skip()
+			}
+			if seen[i] {
+				return d.fail(keyAt, fmt.Sprintf("field %q appears twice", name))
+			}
+			seen[i] = true
+			d.path = append(d.path[:0], pathStep{name: name})
+			switch name {
+			case "format":
+				return d.formatName()
+			case "version":
+				return d.formatVersion()
+			case "run":
+				return d.value(reflectValue(&t.Run))
+			case "agents":
+				return d.value(reflectValue(&t.Agents))
+			}
+			if d.version == 0 { // the version comes later: read the events once it is known
+				eventsAt = d.pos
+				return d.skip()
+			}
+			return d.events(&t)
+		})
+	})
+	switch {
+	case err != nil:
 		return Trace{}, err
+	case !seen[0]:
+		return Trace{}, Errorf(CodeInvalid, "trace has no \"format\" field: want %q", FormatName)
+	case !seen[1]:
+		return Trace{}, Errorf(CodeInvalid, "trace has no \"version\" field")
+	case unknown != "":
+		d.path = d.path[:0]
+		return Trace{}, d.unknown(unknown)
 	}
-	version, err := formatVersion(doc)
-	if err != nil {
-		return Trace{}, err
+	if eventsAt >= 0 {
+		d.pos, d.path = eventsAt, append(d.path[:0], pathStep{name: "events"})
+		if err := d.events(&t); err != nil {
+			return Trace{}, err
+		}
 	}
-	var f file
-	if unknown, err := decodeExact(data, doc, &f); unknown != "" {
-		return Trace{}, Errorf(CodeInvalid, "trace has an unknown field %q: format version %d has no such field", unknown, version)
-	} else if err != nil {
-		return Trace{}, Errorf(CodeInvalid, "trace does not match format version %d: %s", version, jsonProblem(data, err))
-	}
-	t := Trace{Run: f.Run, Agents: f.Agents, Events: f.Events}
-	CompactSessionValues(t.Events)
-	if err := Validate(t); err != nil {
+	if err := validateRun(t); err != nil {
 		return Trace{}, err
 	}
 	return t, nil
 }
 
-// DecodeJSON reads data, one JSON object, into v (a pointer to a struct made of the format's
-// types, such as a request carrying events) the way Unmarshal reads a trace file: field names
-// spelled exactly, no unknown field, each value of the right JSON type, times in RFC 3339. It
-// checks nothing else; check what it read with Validate or ValidateEvent. what names the document
-// in messages ("request body"). Every problem is an *Error with CodeInvalid naming the field.
-func DecodeJSON(data []byte, what string, v any) error {
-	doc, err := readObject(data, what)
+// envelopeField numbers the fields of a trace file's top level; -1 for any other name.
+func envelopeField(name string) int {
+	switch name {
+	case "format":
+		return 0
+	case "version":
+		return 1
+	case "run":
+		return 2
+	case "agents":
+		return 3
+	case "events":
+		return 4
+	}
+	return -1
+}
+
+// formatName reads the "format" field, which must name Baton's format.
+func (d *decoder) formatName() error {
+	c, err := d.peek()
 	if err != nil {
 		return err
 	}
-	if unknown, err := decodeExact(data, doc, v); unknown != "" {
-		return Errorf(CodeInvalid, "%s has an unknown field %q", what, unknown)
-	} else if err != nil {
-		return Errorf(CodeInvalid, "%s: %s", what, jsonProblem(data, err))
+	if c != '"' {
+		return Errorf(CodeInvalid, "trace field \"format\" holds a JSON %s, want a string", jsonKindAt(c))
+	}
+	name, err := d.str()
+	if err != nil {
+		return err
+	}
+	if name != FormatName {
+		return Errorf(CodeInvalid, "trace format is %q, want %q", name, FormatName)
 	}
 	return nil
 }
 
-// decodeExact decodes data, whose parse is doc, into v. It returns the path of a field v has no
-// place for, if any, and otherwise the decoder's error.
-func decodeExact(data []byte, doc map[string]any, v any) (unknown string, err error) {
-	// encoding/json matches names case-insensitively and does not say where an unknown field
-	// is, so look for unknown names first, exactly and with a path.
-	if path := unknownField(doc, reflect.TypeOf(v), ""); path != "" {
-		return path, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	return "", dec.Decode(v)
-}
-
-// CompactSessionValues rewrites the session values of events as Marshal writes them (see
-// compactValue), so that events read from any JSON equal the same events read back after Marshal.
-func CompactSessionValues(events []Event) {
-	for _, e := range events {
-		if e.Session != nil {
-			e.Session.Value = compactValue(e.Session.Value)
-		}
-	}
-}
-
-// readObject parses data, which must hold exactly one JSON object; what names it in messages.
-func readObject(data []byte, what string) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, Errorf(CodeInvalid, "%s cannot be read: %s", what, jsonProblem(data, err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, Errorf(CodeInvalid, "%s has data after its closing brace", what)
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, Errorf(CodeInvalid, "%s cannot be read: it is a JSON %s, want an object", what, jsonKindOf(v))
-	}
-	return obj, nil
-}
-
-// formatVersion checks doc's format name and returns its version when this Baton reads it.
-func formatVersion(doc map[string]any) (int, error) {
-	format, ok := doc["format"]
-	if !ok {
-		return 0, Errorf(CodeInvalid, "trace has no \"format\" field: want %q", FormatName)
-	}
-	name, ok := format.(string)
-	if !ok {
-		return 0, Errorf(CodeInvalid, "trace field \"format\" holds a JSON %s, want a string", jsonKindOf(format))
-	}
-	if name != FormatName {
-		return 0, Errorf(CodeInvalid, "trace format is %q, want %q", name, FormatName)
-	}
-	version, ok := doc["version"]
-	if !ok {
-		return 0, Errorf(CodeInvalid, "trace has no \"version\" field")
-	}
-	num, ok := version.(json.Number)
-	if !ok {
-		return 0, Errorf(CodeInvalid, "trace field \"version\" holds a JSON %s, want an integer", jsonKindOf(version))
-	}
-	v, err := num.Int64()
+// formatVersion reads the "version" field, which must be a version this Baton reads.
+func (d *decoder) formatVersion() error {
+	c, err := d.peek()
 	if err != nil {
-		return 0, Errorf(CodeInvalid, "trace field \"version\" is %s, want an integer", num)
+		return err
+	}
+	if c != '-' && (c < '0' || c > '9') {
+		return Errorf(CodeInvalid, "trace field \"version\" holds a JSON %s, want an integer", jsonKindAt(c))
+	}
+	num, err := d.number()
+	if err != nil {
+		return err
+	}
+	v, perr := strconv.ParseInt(string(num), 10, 64)
+	if perr != nil {
+		return Errorf(CodeInvalid, "trace field \"version\" is %s, want an integer", num)
 	}
 	if v < 1 || v > FormatVersion {
-		return 0, Errorf(CodeInvalid, "trace version %d is not supported: this Baton reads versions 1 to %d", v, FormatVersion)
+		return Errorf(CodeInvalid, "trace version %d is not supported: this Baton reads versions 1 to %d", v, FormatVersion)
 	}
-	return int(v), nil
+	d.version = int(v)
+	return nil
 }
 
-// unknownField returns the path (like "events[3].colour") of a field of v that typ has no JSON
-// field for, the least such path in string order when there are several, or "". Values of the
-// wrong type are left to the decoder.
-func unknownField(v any, typ reflect.Type, path string) string {
-	for typ.Kind() == reflect.Pointer {
-		typ = typ.Elem()
+// events reads the "events" array, checking each event after the ones before it as Validate
+// does and resolving its input references.
+func (d *decoder) events(t *Trace) error {
+	c, err := d.peek()
+	if err != nil {
+		return err
 	}
-	var least string
-	note := func(p string) {
-		if p != "" && (least == "" || p < least) {
-			least = p
-		}
+	if c == 'n' {
+		return d.literal("null")
 	}
-	switch v := v.(type) {
-	case map[string]any:
-		if typ.Kind() != reflect.Struct || typ == reflect.TypeFor[time.Time]() {
-			return ""
-		}
-		fields := jsonFields(typ)
-		for name, x := range v {
-			at := name
-			if path != "" {
-				at = path + "." + name
-			}
-			if ft, ok := fields[name]; ok {
-				note(unknownField(x, ft, at))
-			} else {
-				note(at)
-			}
-		}
-	case []any:
-		if typ.Kind() != reflect.Slice || typ == reflect.TypeFor[json.RawMessage]() {
-			return ""
-		}
-		for i, x := range v {
-			note(unknownField(x, typ.Elem(), path+"["+strconv.Itoa(i)+"]"))
-		}
+	if c != '[' {
+		return d.typeError(c, "an array")
 	}
-	return least
+	st := newEventState()
+	// Read into chunks and join them once at the end: one growing slice would copy the events
+	// read so far each time it grows by a quarter.
+	const chunk = 1024
+	var chunks [][]Event
+	err = d.elements(func(i int) error {
+		if i%chunk == 0 {
+			chunks = append(chunks, make([]Event, chunk))
+		}
+		e := &chunks[i/chunk][i%chunk]
+		d.path = append(d.path[:1], pathStep{index: i})
+		d.refs = [2]inputRef{}
+		if err := d.value(reflectValue(e)); err != nil {
+			return err
+		}
+		return st.accept(i, e, &d.refs)
+	})
+	if err != nil || st.n == 0 {
+		return err
+	}
+	chunks[len(chunks)-1] = chunks[len(chunks)-1][:(st.n-1)%chunk+1]
+	t.Events = slices.Concat(chunks...)
+	return nil
 }
 
-// fieldCache maps a struct type to its JSON field names and types.
-var fieldCache sync.Map // reflect.Type -> map[string]reflect.Type
-
-// jsonFields returns the JSON names of typ's fields with their types.
-func jsonFields(typ reflect.Type) map[string]reflect.Type {
-	if m, ok := fieldCache.Load(typ); ok {
-		return m.(map[string]reflect.Type)
-	}
-	m := make(map[string]reflect.Type, typ.NumField())
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.IsExported() && name != "-" && name != "" {
-			m[name] = f.Type
-		}
-	}
-	fieldCache.Store(typ, m)
-	return m
+// DecodeJSON reads data, one JSON object, into v (a pointer to a struct made of the format's
+// types, such as a request carrying events) the way Unmarshal reads a trace file: field names
+// spelled exactly and once, no unknown field, each value of the right JSON type, times in RFC
+// 3339. Events are read in the form of format version 1: in full, with no input references. It
+// checks nothing else; check what it read with Validate or ValidateEvent. what names the document
+// in messages ("request body"). Every problem is an *Error with CodeInvalid naming the field.
+func DecodeJSON(data []byte, what string, v any) error {
+	d := &decoder{data: data, what: what, version: 1}
+	rv := reflect.ValueOf(v).Elem()
+	return d.document(func() error { return d.object(rv, fieldsOf(rv.Type())) })
 }
 
-// jsonKindOf names the JSON type of a value decoded into an any.
-func jsonKindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case json.Number, float64:
-		return "number"
-	case bool:
-		return "bool"
-	case []any:
+// document reads data as one JSON object, with obj reading its members, and nothing after it.
+func (d *decoder) document(obj func() error) error {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	if c != '{' {
+		if err := d.skip(); err != nil {
+			return err
+		}
+		return Errorf(CodeInvalid, "%s cannot be read: it is a JSON %s, want an object", d.what, jsonKindAt(c))
+	}
+	if err := obj(); err != nil {
+		return err
+	}
+	if _, err := d.peek(); err == nil {
+		return Errorf(CodeInvalid, "%s has data after its closing brace", d.what)
+	}
+	return nil
+}
+
+// jsonKindAt names the JSON type of a value that starts with c, or "" when none does.
+func jsonKindAt(c byte) string {
+	switch {
+	case c == '{':
+		return "object"
+	case c == '[':
 		return "array"
+	case c == '"':
+		return "string"
+	case c == 't' || c == 'f':
+		return "bool"
+	case c == 'n':
+		return "null"
+	case c == '-' || c >= '0' && c <= '9':
+		return "number"
 	}
-	return "object"
+	return ""
 }
+
+var eventType = reflect.TypeFor[Event]()
+
+// reflectValue is the settable value p points to.
+func reflectValue(p any) reflect.Value { return reflect.ValueOf(p).Elem() }
 
 // compactValue returns v as Marshal writes it: compact, HTML-escaped, and null when absent. The
 // decoder keeps a raw value's spacing, so without this a trace read from an indented file would
@@ -260,162 +303,6 @@ func compactValue(v json.RawMessage) json.RawMessage {
 	return out
 }
 
-// Validate checks what the JSON shape cannot: a run id, known statuses and kinds, sequence numbers
-// 1, 2, 3... with no gaps, exactly the payload each kind requires (see ValidateEvent), agents
-// named once, and nothing after a run.finished except where an interrupted run was resumed: a
-// run.finished whose status is interrupted may be followed by a resumed event and the rest of the
-// run. Every problem is an *Error with CodeInvalid.
-func Validate(t Trace) error {
-	if t.Run.ID == "" {
-		return Errorf(CodeInvalid, "run.id is empty")
-	}
-	if !t.Run.Status.Valid() {
-		return Errorf(CodeInvalid, "run.status %q is not one of running, completed, failed, interrupted, canceled", t.Run.Status)
-	}
-	if err := ValidateAgents(t.Agents); err != nil {
-		return err
-	}
-	for i, e := range t.Events {
-		if want := int64(i + 1); e.Seq != want {
-			return Errorf(CodeInvalid, "events[%d].seq is %d, want %d: sequence numbers start at 1 with no gaps", i, e.Seq, want)
-		}
-		if err := ValidateEvent(i, e); err != nil {
-			return err
-		}
-		if i > 0 && !mayFollow(t.Events[i-1], e) {
-			return Errorf(CodeInvalid, "events[%d] (%s) comes after run.finished: only a run that finished interrupted goes on, and then with a resumed event", i, e.Kind)
-		}
-	}
-	return nil
-}
-
-// mayFollow reports whether e may come right after prev: anything may, except after a
-// run.finished, where only a resumed event after an interrupted finish may.
-func mayFollow(prev, e Event) bool {
-	if prev.Kind != KindRunFinished {
-		return true
-	}
-	return prev.Run != nil && prev.Run.Status == StatusInterrupted && e.Kind == KindResumed
-}
-
-// ValidateAgents checks that every agent has a name and no two share one; messages name
-// agents[i]. Every problem is an *Error with CodeInvalid.
-func ValidateAgents(agents []Agent) error {
-	seen := make(map[string]bool, len(agents))
-	for i, a := range agents {
-		if a.Name == "" {
-			return Errorf(CodeInvalid, "agents[%d].name is empty", i)
-		}
-		if seen[a.Name] {
-			return Errorf(CodeInvalid, "agents[%d]: agent %q appears twice", i, a.Name)
-		}
-		seen[a.Name] = true
-	}
-	return nil
-}
-
-// ValidateEvent checks one event, the i-th of its list (messages name it events[i]): its kind is
-// known and it carries exactly the payload its kind requires (see PayloadField), with a known
-// status when that payload is a run mark and a count of at least 1 on lost. Its seq and its place in the run are the caller's to
-// check. Every problem is an *Error with CodeInvalid.
-func ValidateEvent(i int, e Event) error {
-	if !e.Kind.Known() {
-		return Errorf(CodeInvalid, "events[%d].kind %q is not a known event kind", i, e.Kind)
-	}
-	want := PayloadField(e.Kind)
-	set := setPayloads(e)
-	if !slices.Contains(set, want) {
-		return Errorf(CodeInvalid, "events[%d] (%s) has no %q payload", i, e.Kind, want)
-	}
-	for _, field := range set {
-		if field != want {
-			return Errorf(CodeInvalid, "events[%d] (%s) also has a %q payload: a %s event carries only %q", i, e.Kind, field, e.Kind, want)
-		}
-	}
-	if e.Run != nil && !e.Run.Status.Valid() {
-		return Errorf(CodeInvalid, "events[%d].run.status %q is not one of running, completed, failed, interrupted, canceled", i, e.Run.Status)
-	}
-	if e.Lost != nil && e.Lost.Count < 1 {
-		return Errorf(CodeInvalid, "events[%d].lost.count is %d: a lost event stands for at least 1 dropped event", i, e.Lost.Count)
-	}
-	return nil
-}
-
-// PayloadField returns the JSON name of the payload field an event of kind k carries, or "" for
-// an unknown kind.
-func PayloadField(k Kind) string {
-	switch k {
-	case KindRunStarted, KindRunFinished:
-		return "run"
-	case KindAgentStarted, KindAgentFinished:
-		return "agent_run"
-	case KindModelStarted, KindModelFinished:
-		return "model"
-	case KindToolStarted, KindToolFinished:
-		return "tool"
-	case KindMessage:
-		return "message"
-	case KindTransfer:
-		return "transfer"
-	case KindAgentToolEnter, KindAgentToolExit:
-		return "agenttool"
-	case KindSessionSet:
-		return "session"
-	case KindInterrupted, KindResumed:
-		return "interrupt"
-	case KindExit:
-		return "exit"
-	case KindBreakLoop:
-		return "breakloop"
-	case KindError:
-		return "error"
-	case KindLost:
-		return "lost"
-	}
-	return ""
-}
-
-// setPayloads returns the JSON names of e's payload fields that are set.
-func setPayloads(e Event) []string {
-	var set []string
-	for _, p := range []struct {
-		field string
-		isSet bool
-	}{
-		{"run", e.Run != nil}, {"agent_run", e.AgentRun != nil}, {"model", e.Model != nil},
-		{"tool", e.Tool != nil}, {"message", e.Message != nil}, {"transfer", e.Transfer != nil},
-		{"agenttool", e.AgentTool != nil}, {"session", e.Session != nil},
-		{"interrupt", e.Interrupt != nil}, {"exit", e.Exit != nil},
-		{"breakloop", e.BreakLoop != nil}, {"error", e.Error != nil}, {"lost", e.Lost != nil},
-	} {
-		if p.isSet {
-			set = append(set, p.field)
-		}
-	}
-	return set
-}
-
-// jsonProblem describes a decoding error for the person who wrote the file: what is wrong, and
-// where. It never shows Go type names.
-func jsonProblem(data []byte, err error) string {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	var tm *time.ParseError
-	switch {
-	case errors.Is(err, io.EOF):
-		return "it is empty"
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "it is not valid JSON: it ends in the middle of a value (truncated?)"
-	case errors.As(err, &syntax):
-		return fmt.Sprintf("it is not valid JSON: %s (%s)", syntax.Error(), position(data, syntax.Offset))
-	case errors.As(err, &typ):
-		return fmt.Sprintf("field %q holds a JSON %s, want %s (%s)", typ.Field, typ.Value, jsonType(typ.Type), position(data, typ.Offset))
-	case errors.As(err, &tm):
-		return fmt.Sprintf("time %q is not an RFC 3339 time such as \"2006-01-02T15:04:05Z\"", tm.Value)
-	}
-	return err.Error()
-}
-
 // position turns a byte offset into data into "line L, column C".
 func position(data []byte, offset int64) string {
 	line, col := 1, 1
@@ -427,24 +314,4 @@ func position(data []byte, offset int64) string {
 		}
 	}
 	return fmt.Sprintf("line %d, column %d", line, col)
-}
-
-// jsonType names the JSON type that decodes into t.
-func jsonType(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map, reflect.Pointer:
-		return "an object"
-	}
-	return "another type"
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files that tests write (never testdata/v1)")
+var update = flag.Bool("update", false, "rewrite the golden files that tests write (never testdata/v1; testdata/v2 only while it is the current version)")
 
 // supervisorFile is a version-1 trace that every later Baton must still read.
 const supervisorFile = "testdata/v1/supervisor.trace.json"
@@ -55,7 +55,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 func TestMarshalEmptyTrace(t *testing.T) {
 	data := mustMarshal(t, traces.Trace{Run: traces.Run{ID: "r", Status: traces.StatusRunning}})
 	// Readers may rely on both lists being present, never null.
-	for _, want := range []string{`"agents": []`, `"events": []`, `"format": "baton.trace"`, `"version": 1`} {
+	for _, want := range []string{`"agents": []`, `"events": []`, `"format": "baton.trace"`, `"version": 2`} {
 		if !bytes.Contains(data, []byte(want)) {
 			t.Errorf("Marshal of an empty trace lacks %s:\n%s", want, data)
 		}
@@ -153,29 +153,38 @@ func TestV1SupervisorFileIsReadForever(t *testing.T) {
 	})
 }
 
-func TestV1FilesRemarshalToTheSameBytes(t *testing.T) {
+// TestV1FilesMigrateToV2 reads each version-1 file and writes it again: the result is the
+// version-2 file of the same name (regenerated with -update while version 2 is current), and both
+// files read as the same trace.
+func TestV1FilesMigrateToV2(t *testing.T) {
 	files, err := filepath.Glob("testdata/v1/*.trace.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no version-1 files found (%v)", err)
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
+			v1 := mustRead(t, file)
+			v2file := filepath.Join("testdata/v2", filepath.Base(file))
+			if traces.FormatVersion == 2 {
+				assertGolden(t, v2file, mustMarshal(t, v1))
 			}
-			tr, err := traces.Unmarshal(data)
-			if err != nil {
-				t.Fatalf("Unmarshal: %v", err)
-			}
-			if traces.FormatVersion != 1 {
-				t.Skip("the current format is no longer version 1; reading is all that is promised")
-			}
-			if got := mustMarshal(t, tr); !bytes.Equal(got, data) {
-				t.Fatalf("re-marshal differs from the file: %s", firstDifference(string(got), string(data)))
-			}
+			assertEqualTraces(t, mustRead(t, v2file), v1)
 		})
 	}
+}
+
+// mustRead reads and checks a trace file.
+func mustRead(tb testing.TB, file string) traces.Trace {
+	tb.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tr, err := traces.Unmarshal(data)
+	if err != nil {
+		tb.Fatalf("Unmarshal(%s): %v", file, err)
+	}
+	return tr
 }
 
 // validDoc is the smallest realistic trace; the malformed cases each break one thing in it.
@@ -217,7 +226,7 @@ var malformed = []struct {
 	{"missing format", edit(`"format":"baton.trace",`, ``), `no "format" field`},
 	{"missing version", edit(`"version":1,`, ``), `no "version" field`},
 	{"version 0", edit(`"version":1`, `"version":0`), "version 0 is not supported"},
-	{"version 2", edit(`"version":1`, `"version":2`), "version 2 is not supported"},
+	{"version 3", edit(`"version":1`, `"version":3`), "version 3 is not supported"},
 	{"version 1.5", edit(`"version":1`, `"version":1.5`), `"version" is 1.5, want an integer`},
 	{"version not an integer", edit(`"version":1`, `"version":"1"`), `field "version" holds a JSON string, want an integer`},
 	{"unknown top-level field", edit(`"version":1,`, `"version":1,"colour":"red",`), `unknown field "colour"`},
@@ -236,7 +245,7 @@ var malformed = []struct {
 	{"empty agent name", edit(`{"name":"a",`, `{"name":"",`), "agents[0].name is empty"},
 	{"duplicate agent name", edit(`"agents":[{"name":"a","kind":"chat_model"}]`, `"agents":[{"name":"a","kind":"chat_model"},{"name":"a","kind":"loop"}]`), `agents[1]: agent "a" appears twice`},
 	{"wrong type for run field", edit(`"id":"r1"`, `"id":42`), `field "run.id" holds a JSON number, want a string`},
-	{"wrong type for event field", edit(`"seq":2`, `"seq":"2"`), `field "events.seq" holds a JSON string, want an integer`},
+	{"wrong type for event field", edit(`"seq":2`, `"seq":"2"`), `field "events[1].seq" holds a JSON string, want an integer`},
 	{"bad time", edit(`"started_at":"2026-01-02T03:04:05Z"`, `"started_at":"yesterday"`), `time "yesterday" is not an RFC 3339 time`},
 	{"event after run.finished", edit(`]}`, `,`+lateMessage+`]}`), "events[2] (message) comes after run.finished: only a run that finished interrupted goes on"},
 	{"interrupted run goes on without resumed", edit(`"run":{"status":"completed"}}`, `"run":{"status":"interrupted"}}`, `]}`, `,`+lateMessage+`]}`), "events[2] (message) comes after run.finished"},
@@ -292,7 +301,7 @@ func TestDecodeJSONReadsExactly(t *testing.T) {
 	}{
 		{"unknown field with its path", `{"events":[{"seq":1,"kind":"lost","lost":{"count":1,"colour":2}}]}`, `request body has an unknown field "events[0].lost.colour"`},
 		{"name in another case", `{"Events":[]}`, `request body has an unknown field "Events"`},
-		{"wrong type", `{"events":[{"seq":"1"}]}`, `request body: field "events.seq" holds a JSON string, want an integer`},
+		{"wrong type", `{"events":[{"seq":"1"}]}`, `request body: field "events[0].seq" holds a JSON string, want an integer`},
 		{"not JSON", `{"events":`, "request body cannot be read"},
 		{"not an object", `[1]`, "request body cannot be read: it is a JSON array, want an object"},
 	} {
@@ -336,22 +345,31 @@ func TestUnmarshalRejectsMalformed(t *testing.T) {
 	}
 }
 
-// FuzzUnmarshal checks that Unmarshal never panics, fails only with CodeInvalid, and that whatever
-// it accepts survives Marshal and a second Unmarshal unchanged. The seeds are large (the golden
-// file is 40 kB), so bound minimisation or the fuzzer stalls on it:
+// FuzzUnmarshal checks that Unmarshal never panics, fails only with CodeInvalid, accepts nothing
+// that is not JSON, and that whatever it accepts survives Marshal and a second Unmarshal
+// unchanged. The seeds are large (the golden file is 40 kB), so bound minimisation or the fuzzer
+// stalls on it:
 //
 //	go test -run x -fuzz FuzzUnmarshal -fuzztime 60s -fuzzminimizetime 5s ./traces/
 //
-// testdata/fuzz/FuzzUnmarshal keeps inputs that once broke the round trip.
+// testdata/fuzz/FuzzUnmarshal keeps inputs that once broke the round trip, and version-2 input
+// references for the fuzzer to mutate.
 func FuzzUnmarshal(f *testing.F) {
-	golden, err := os.ReadFile(supervisorFile)
-	if err != nil {
-		f.Fatal(err)
+	for _, file := range []string{supervisorFile, "testdata/v2/supervisor.trace.json"} {
+		golden, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(golden)
 	}
-	f.Add(golden)
 	f.Add([]byte(validDoc))
+	f.Add([]byte(validV2Doc))
 	f.Add(mustMarshal(f, richTrace()))
+	f.Add(mustMarshal(f, growingTrace(5)))
 	for _, tc := range malformed {
+		f.Add([]byte(tc.doc))
+	}
+	for _, tc := range malformedV2 {
 		f.Add([]byte(tc.doc))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -361,6 +379,9 @@ func FuzzUnmarshal(f *testing.F) {
 				t.Fatalf("Unmarshal error code = %q, want invalid: %v", code, err)
 			}
 			return
+		}
+		if !json.Valid(data) {
+			t.Fatalf("Unmarshal accepted a document that is not JSON")
 		}
 		out := mustMarshal(t, first)
 		second, err := traces.Unmarshal(out)

@@ -16,7 +16,8 @@ type Recording struct {
 	now   func() time.Time
 
 	mu     sync.Mutex
-	trace  Trace
+	trace  Trace // its Events stay empty: the events are in events
+	events eventLog
 	subs   map[*Subscription]struct{}
 	ended  bool
 	doneCh chan struct{} // closed by Finish; Resume makes a new one
@@ -62,10 +63,13 @@ func NewRecordingOf(t Trace) *Recording {
 	rec := &Recording{
 		queue:  DefaultQueue,
 		now:    func() time.Time { return time.Now().UTC() },
-		trace:  Trace{Run: run, Agents: cloneAgents(t.Agents), Events: slices.Clone(t.Events)},
+		trace:  Trace{Run: run, Agents: cloneAgents(t.Agents)},
 		subs:   make(map[*Subscription]struct{}),
 		ended:  true,
 		doneCh: make(chan struct{}),
+	}
+	for _, e := range t.Events {
+		rec.events.add(e)
 	}
 	close(rec.doneCh)
 	return rec
@@ -95,11 +99,11 @@ func (r *Recording) emitLocked(e Event) Event {
 		e.Seq = 0
 		return e
 	}
-	e.Seq = int64(len(r.trace.Events) + 1)
+	e.Seq = int64(r.events.n + 1)
 	if e.Time.IsZero() {
 		e.Time = r.now()
 	}
-	r.trace.Events = append(r.trace.Events, e)
+	r.events.add(e)
 	for s := range r.subs {
 		if e.Seq <= s.after {
 			continue
@@ -199,7 +203,7 @@ func (r *Recording) Agents() []Agent {
 func (r *Recording) Snapshot() Trace {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Trace{Run: r.runLocked(), Agents: cloneAgents(r.trace.Agents), Events: slices.Clone(r.trace.Events)}
+	return Trace{Run: r.runLocked(), Agents: cloneAgents(r.trace.Agents), Events: r.events.since(0)}
 }
 
 // Run returns a copy of the run's metadata.
@@ -237,15 +241,10 @@ func (r *Recording) Subscribe(after int64) *Subscription {
 	if after < 0 {
 		after = 0
 	}
-	var backlog []Event
-	if after < int64(len(r.trace.Events)) {
-		backlog = r.trace.Events[after:]
-	}
+	backlog := max(0, r.events.n-int(after))
 	// The backlog goes in whole; the queue bounds only how far behind the live run one may fall.
-	s := &Subscription{rec: r, after: after, ch: make(chan Event, len(backlog)+r.queue)}
-	for _, e := range backlog {
-		s.ch <- e
-	}
+	s := &Subscription{rec: r, after: after, ch: make(chan Event, backlog+r.queue)}
+	r.events.each(int(after), func(e Event) { s.ch <- e })
 	if r.ended {
 		close(s.ch)
 		return s
@@ -302,4 +301,43 @@ type SlowError struct{ Resume int64 }
 
 func (e *SlowError) Error() string {
 	return "subscriber fell too far behind the run and was dropped; resume after event " + itoa(e.Resume)
+}
+
+// eventChunk is how many events one chunk of an eventLog holds: about 48 kB.
+const eventChunk = 256
+
+// eventLog holds a run's events in fixed-size chunks, so that recording one never copies the
+// events before it, as appending to one growing slice does at every doubling.
+type eventLog struct {
+	chunks [][]Event
+	n      int
+}
+
+func (l *eventLog) add(e Event) {
+	if l.n%eventChunk == 0 {
+		l.chunks = append(l.chunks, make([]Event, 0, eventChunk))
+	}
+	last := len(l.chunks) - 1
+	l.chunks[last] = append(l.chunks[last], e)
+	l.n++
+}
+
+// each calls f with every event after the first skip, in order.
+func (l *eventLog) each(skip int, f func(Event)) {
+	for c := skip / eventChunk; c < len(l.chunks) && skip < l.n; c++ {
+		for _, e := range l.chunks[c][skip%eventChunk:] {
+			f(e)
+		}
+		skip = (c + 1) * eventChunk
+	}
+}
+
+// since returns a new slice of the events after the first skip.
+func (l *eventLog) since(skip int) []Event {
+	if skip >= l.n {
+		return nil
+	}
+	out := make([]Event, 0, l.n-max(0, skip))
+	l.each(max(0, skip), func(e Event) { out = append(out, e) })
+	return out
 }

@@ -423,3 +423,27 @@ func TestSlowErrorSaysWhereToResume(t *testing.T) {
 		t.Errorf("Error() = %q", got)
 	}
 }
+
+func TestBacklogAcrossChunks(t *testing.T) {
+	// The recording keeps its events in chunks of a few hundred: backlogs and snapshots that
+	// start and end on either side of a chunk's edge get every event once, in order.
+	const n = 1000
+	rec := newRecording(t, 0)
+	emit(t, rec, n)
+	for _, after := range []int64{0, 1, 255, 256, 257, 511, 512, 999, 1000} {
+		sub := rec.Subscribe(after)
+		got := readN(t, sub, int(n-after))
+		sub.Cancel()
+		if n > after {
+			assertSeqs(t, got, after+1, n)
+		}
+	}
+	snap := rec.Snapshot()
+	assertSeqs(t, snap.Events, 1, n)
+	if snap.Events[300].Message.Content != "300" {
+		t.Errorf("event 301 holds %q, want the 301st message", snap.Events[300].Message.Content)
+	}
+	// NewRecordingOf keeps a trace's events as they are, across chunks too.
+	imported := traces.NewRecordingOf(snap).Snapshot()
+	assertEqualTraces(t, traces.Trace{Events: imported.Events}, traces.Trace{Events: snap.Events})
+}

@@ -15,7 +15,7 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// schemaFile is the JSON Schema of format version 1. These tests keep it and the Go types in step
+// schemaFile is the JSON Schema of format versions 1 and 2. These tests keep it and the Go types in step
 // and check files against it with a small validator for just the keywords the schema uses.
 const schemaFile = "../docs/trace.schema.json"
 
@@ -40,6 +40,10 @@ var schemaDefs = map[reflect.Type]string{
 	reflect.TypeFor[traces.ErrorDetail]():   "errorDetail",
 	reflect.TypeFor[traces.Lost]():          "lost",
 }
+
+// wireOnly lists, per definition, the properties the file holds that have no Go field: version
+// 2's input references, resolved into full inputs when a trace is read.
+var wireOnly = map[string][]string{"modelCall": {"input_from", "input_keep"}, "agentRun": {"input_from", "input_keep"}}
 
 type schema = map[string]any
 
@@ -132,7 +136,15 @@ func TestSchemaMatchesGoTypes(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			checkDef(t, root, def(t, root, name), typ)
+			d := maps.Clone(def(t, root, name))
+			d["properties"] = maps.Clone(d["properties"].(schema))
+			for _, p := range wireOnly[name] {
+				if d["properties"].(schema)[p] == nil {
+					t.Errorf("the schema lacks %s.%s", name, p)
+				}
+				delete(d["properties"].(schema), p)
+			}
+			checkDef(t, root, d, typ)
 		})
 	}
 	t.Run("envelope", func(t *testing.T) {
@@ -271,9 +283,9 @@ func TestSchemaEnumsAreTheGoConstants(t *testing.T) {
 
 func TestFilesValidateAgainstSchema(t *testing.T) {
 	root := loadSchema(t)
-	files, err := filepath.Glob("testdata/v1/*.trace.json")
-	if err != nil || len(files) < 2 {
-		t.Fatalf("version-1 files: %v, %v", files, err)
+	files, err := filepath.Glob("testdata/v[0-9]*/*.trace.json")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("version-1 and version-2 files: %v, %v", files, err)
 	}
 	for _, file := range append(files, allKindsGolden) {
 		t.Run(file, func(t *testing.T) {
@@ -451,12 +463,13 @@ func TestFormatDocExamplesAreValidEvents(t *testing.T) {
 			continue // the envelope, run and agent sketches
 		}
 		dec := json.NewDecoder(strings.NewReader(block))
-		dec.DisallowUnknownFields()
+		inputs := map[int64]int{} // seq -> input length, for the block's input references
 		for dec.More() {
-			var e traces.Event
-			if err := dec.Decode(&e); err != nil {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
 				t.Fatalf("example %d: %v\n%s", i+1, err, block)
 			}
+			e := docEvent(t, raw, inputs)
 			e.Seq = 1 // the examples come from the middle of runs
 			tr := traces.Trace{Run: traces.Run{ID: "doc", Status: traces.StatusRunning}, Events: []traces.Event{e}}
 			if err := traces.Validate(tr); err != nil {
@@ -470,4 +483,49 @@ func TestFormatDocExamplesAreValidEvents(t *testing.T) {
 			t.Errorf("%s has no example of a %q payload", formatDoc, traces.PayloadField(k))
 		}
 	}
+}
+
+// docEvent decodes an example event of the format's page, exactly. An input reference must name
+// an earlier example of the same block, with input enough; it is checked against inputs (seq ->
+// input length, which docEvent adds to) and then left out, as a reader resolves it.
+func docEvent(t *testing.T, raw json.RawMessage, inputs map[int64]int) traces.Event {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	seq := int64(doc["seq"].(float64))
+	for _, payload := range []string{"model", "agent_run"} {
+		p, ok := doc[payload].(map[string]any)
+		if !ok {
+			continue
+		}
+		n := 0
+		if in, ok := p["input"].([]any); ok {
+			n = len(in)
+		}
+		if from, ok := p["input_from"].(float64); ok {
+			keep, _ := p["input_keep"].(float64)
+			if have, ok := inputs[int64(from)]; !ok || keep < 1 || int(keep) > have {
+				t.Errorf("example event %d refers to event %v keeping %v messages: no earlier example has them", seq, from, keep)
+			}
+			n += int(keep)
+			delete(p, "input_from")
+			delete(p, "input_keep")
+		}
+		if n > 0 {
+			inputs[seq] = n
+		}
+	}
+	plain, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(plain))
+	dec.DisallowUnknownFields()
+	var e traces.Event
+	if err := dec.Decode(&e); err != nil {
+		t.Fatalf("example event %d: %v\n%s", seq, err, raw)
+	}
+	return e
 }

@@ -1,0 +1,246 @@
+package traces
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// Format version 2 stores each model (and agent) input once: an event whose input begins with
+// an earlier event's input refers to it (input_from: that event's seq, input_keep: how many of its
+// messages to keep) and holds only the messages that follow. A growing conversation then takes
+// space linear in its messages, not quadratic. In memory every event keeps its full input; the
+// inputs of one conversation share a backing array, as the recorder builds them live.
+
+// EventEncoder writes a run's events in the compact form of the current format version, one at
+// a time and in seq order, remembering what the references of later events need: the latest
+// input of each agent and of the run. To encode an event of a run already partly written, first
+// pass it the run's earlier events (discarding what it writes). It is not safe for concurrent
+// use; the zero value is ready.
+type EventEncoder struct {
+	byAgent map[string]seqInput
+	last    seqInput
+}
+
+// seqInput is the full input of the event numbered seq.
+type seqInput struct {
+	seq   int64
+	input []Message
+}
+
+// inputRefJSON is an input reference to write: none when InputKeep is 0.
+type inputRefJSON struct {
+	InputFrom int64
+	InputKeep int
+}
+
+// AppendEvent appends e to dst as one line of compact JSON (no newline) and returns the result.
+// It fails only for values JSON cannot hold (a time past year 9999, a session value that is not
+// JSON, a duration that is not a number).
+func (enc *EventEncoder) AppendEvent(dst []byte, e Event) ([]byte, error) {
+	if enc.byAgent == nil {
+		enc.byAgent = make(map[string]seqInput)
+	}
+	var model, agentRun inputRefJSON
+	if e.Model != nil {
+		model.InputFrom, model.InputKeep = enc.base(e, e.Model.Input)
+	}
+	if e.AgentRun != nil {
+		agentRun.InputFrom, agentRun.InputKeep = enc.base(e, e.AgentRun.Input)
+	}
+	enc.remember(e)
+	w := eventWriter{b: dst}
+	w.event(&e, model, agentRun)
+	if w.err != nil {
+		return dst, Errorf(CodeInternal, "encode event %d: %v", e.Seq, w.err)
+	}
+	return w.b, nil
+}
+
+// base returns the earlier event whose input shares the longest beginning with in (the latest
+// of e's agent, or the run's latest) and how many messages they share; keep is 0 when none does.
+func (enc *EventEncoder) base(e Event, in []Message) (from int64, keep int) {
+	for _, c := range [2]seqInput{enc.byAgent[e.Agent], enc.last} {
+		if c.seq < 1 || c.seq >= e.Seq {
+			continue // no reference a reader could follow
+		}
+		if k := commonPrefix(c.input, in); k > keep {
+			from, keep = c.seq, k
+		}
+	}
+	return from, keep
+}
+
+// remember notes e's input, if it has one, for the events after it.
+func (enc *EventEncoder) remember(e Event) {
+	if in := eventInput(e); len(in) > 0 {
+		enc.last = seqInput{e.Seq, in}
+		enc.byAgent[e.Agent] = enc.last
+	}
+}
+
+// eventInput is the input later events may refer to: its model's, else its agent_run's.
+func eventInput(e Event) []Message {
+	switch {
+	case e.Model != nil && len(e.Model.Input) > 0:
+		return e.Model.Input
+	case e.AgentRun != nil:
+		return e.AgentRun.Input
+	}
+	return nil
+}
+
+// commonPrefix returns how many messages a and b begin with alike. Inputs recorded or read
+// from one conversation share their backing array, and then need no comparing.
+func commonPrefix(a, b []Message) int {
+	n := min(len(a), len(b))
+	if n == 0 || &a[0] == &b[0] {
+		return n
+	}
+	for i := range n {
+		if !sameMessage(&a[i], &b[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+func sameMessage(a, b *Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID &&
+		a.ToolName == b.ToolName && slices.Equal(a.ToolCalls, b.ToolCalls)
+}
+
+// inputRef is an input reference as read: input_from and input_keep of one payload.
+type inputRef struct {
+	from, keep       int64
+	hasFrom, hasKeep bool
+}
+
+// eventState checks a run's events one after another as they are read, and resolves their
+// input references.
+type eventState struct {
+	n    int   // events accepted so far
+	prev Event // the last of them
+	// bySeq holds the full input of each event that has one, for references to it.
+	bySeq map[int64][]Message
+	// arrays maps the first element of each backing array of inputs to the array up to the
+	// last message any input uses, so that extending the newest input appends in place.
+	arrays map[*Message][]Message
+}
+
+func newEventState() *eventState {
+	return &eventState{bySeq: make(map[int64][]Message), arrays: make(map[*Message][]Message)}
+}
+
+// accept checks e, the i-th event, as Validate would after the events before it, first
+// resolving its input references refs (indexed by refModel and refAgentRun).
+func (st *eventState) accept(i int, e *Event, refs *[2]inputRef) error {
+	if want := int64(st.n + 1); e.Seq != want {
+		return seqError(i, e.Seq, want)
+	}
+	if e.Model != nil {
+		if err := st.resolve(i, e.Seq, "model", &e.Model.Input, refs[refModel]); err != nil {
+			return err
+		}
+	}
+	if e.AgentRun != nil {
+		if err := st.resolve(i, e.Seq, "agent_run", &e.AgentRun.Input, refs[refAgentRun]); err != nil {
+			return err
+		}
+	}
+	if st.n > 0 && slices.Equal(e.RunPath, st.prev.RunPath) {
+		e.RunPath = st.prev.RunPath // share it, as a recording does
+	}
+	if e.Session != nil && e.Session.Value == nil {
+		e.Session.Value = json.RawMessage("null") // as Marshal writes an absent value
+	}
+	var prev *Event
+	if st.n > 0 {
+		prev = &st.prev
+	}
+	if err := checkEvent(i, prev, *e); err != nil {
+		return err
+	}
+	if in := eventInput(*e); len(in) > 0 {
+		st.bySeq[e.Seq] = in
+	}
+	st.n++
+	st.prev = *e
+	return nil
+}
+
+// resolve turns the input *in of the i-th event, numbered seq, read with the reference ref into
+// the full input.
+func (st *eventState) resolve(i int, seq int64, payload string, in *[]Message, ref inputRef) error {
+	switch {
+	case !ref.hasFrom && !ref.hasKeep:
+		if len(*in) > 0 {
+			st.arrays[&(*in)[0]] = *in
+			*in = (*in)[:len(*in):len(*in)]
+		}
+		return nil
+	case !ref.hasFrom:
+		return Errorf(CodeInvalid, "events[%d].%s has input_keep but no input_from: name the event whose input it keeps", i, payload)
+	case !ref.hasKeep:
+		return Errorf(CodeInvalid, "events[%d].%s has input_from but no input_keep: say how many of that event's messages it keeps", i, payload)
+	case ref.from < 1 || ref.from >= seq:
+		return Errorf(CodeInvalid, "events[%d].%s.input_from is %d: it must be the seq of an earlier event", i, payload, ref.from)
+	}
+	base, ok := st.bySeq[ref.from]
+	if !ok {
+		return Errorf(CodeInvalid, "events[%d].%s.input_from is %d, but event %d has no input", i, payload, ref.from, ref.from)
+	}
+	if ref.keep < 1 || ref.keep > int64(len(base)) {
+		return Errorf(CodeInvalid, "events[%d].%s.input_keep is %d, but event %d's input has %d messages: keep 1 to %d", i, payload, ref.keep, ref.from, len(base), len(base))
+	}
+	*in = st.extend(base, int(ref.keep), *in)
+	return nil
+}
+
+// extend returns the first keep messages of base followed by tail, sharing base's messages
+// rather than copying them whenever it can.
+func (st *eventState) extend(base []Message, keep int, tail []Message) []Message {
+	n := keep + len(tail)
+	if len(tail) == 0 {
+		return base[:keep:keep]
+	}
+	if keep == len(base) {
+		if array := st.arrays[&base[0]]; len(array) == keep {
+			// base is the newest input on its array: append after it, in place when there is room.
+			array = append(array, tail...)
+			st.arrays[&array[0]] = array
+			return array[:n:n]
+		}
+	}
+	array := append(base[:keep:keep], tail...)
+	st.arrays[&array[0]] = array
+	return array[:n:n]
+}
+
+// EventDecoder reads a run's events one at a time, in seq order, as EventEncoder writes them:
+// each is read and checked as Unmarshal reads and checks the events of a trace file, and its
+// input references are resolved against the events it read before. It is not safe for
+// concurrent use.
+type EventDecoder struct {
+	st *eventState
+}
+
+// NewEventDecoder returns a decoder expecting the run's first event.
+func NewEventDecoder() *EventDecoder { return &EventDecoder{st: newEventState()} }
+
+// Decode reads the next event from data, one JSON object. Every problem is an *Error with
+// CodeInvalid naming the event as events[seq-1]; after one the decoder expects the same event
+// again.
+func (dec *EventDecoder) Decode(data []byte) (Event, error) {
+	d := &decoder{data: data, what: "event", version: FormatVersion}
+	i := dec.st.n
+	d.path = append(d.path, pathStep{name: "events"}, pathStep{index: i})
+	var e Event
+	err := d.document(func() error { return d.object(reflectValue(&e), fieldsOf(eventType)) })
+	if err != nil {
+		return Event{}, err
+	}
+	if err := dec.st.accept(i, &e, &d.refs); err != nil {
+		return Event{}, err
+	}
+	return e, nil
+}

@@ -1,0 +1,259 @@
+package traces
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The decoder's scanner: JSON's syntax, read in place, with messages that say what is wrong and
+// where.
+
+// skip reads past the next JSON value, checking its syntax.
+func (d *decoder) skip() error {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	switch {
+	case c == '{':
+		return d.members(func([]byte, int) error { return d.skip() })
+	case c == '[':
+		return d.elements(func(int) error { return d.skip() })
+	case c == '"':
+		_, _, err := d.rawString()
+		return err
+	case c == 't':
+		return d.literal("true")
+	case c == 'f':
+		return d.literal("false")
+	case c == 'n':
+		return d.literal("null")
+	case c == '-' || c >= '0' && c <= '9':
+		_, err := d.number()
+		return err
+	}
+	return d.syntax(fmt.Sprintf("invalid character %s looking for the beginning of a value", quoteChar(c)))
+}
+
+// peek skips white space and returns the next byte, which it does not consume.
+func (d *decoder) peek() (byte, error) {
+	for d.pos < len(d.data) {
+		switch c := d.data[d.pos]; c {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return c, nil
+		}
+	}
+	return 0, d.syntax("")
+}
+
+func (d *decoder) expect(want byte, problem string) error {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	if c != want {
+		return d.syntax(problem)
+	}
+	d.pos++
+	return nil
+}
+
+func (d *decoder) literal(lit string) error {
+	end := d.pos + len(lit)
+	if end > len(d.data) {
+		if string(d.data[d.pos:]) == lit[:len(d.data)-d.pos] {
+			d.pos = len(d.data)
+			return d.syntax("")
+		}
+	} else if string(d.data[d.pos:end]) == lit {
+		d.pos = end
+		return nil
+	}
+	return d.syntax(fmt.Sprintf("invalid character %s looking for the beginning of a value", quoteChar(d.data[d.pos])))
+}
+
+// number reads a JSON number and returns its text.
+func (d *decoder) number() ([]byte, error) {
+	start, p := d.pos, d.pos
+	digits := func() int {
+		n := 0
+		for p < len(d.data) && d.data[p] >= '0' && d.data[p] <= '9' {
+			p, n = p+1, n+1
+		}
+		return n
+	}
+	if p < len(d.data) && d.data[p] == '-' {
+		p++
+	}
+	switch {
+	case p < len(d.data) && d.data[p] == '0':
+		p++
+	case digits() == 0:
+		return nil, d.numberError(p)
+	}
+	if p < len(d.data) && d.data[p] == '.' {
+		p++
+		if digits() == 0 {
+			return nil, d.numberError(p)
+		}
+	}
+	if p < len(d.data) && (d.data[p] == 'e' || d.data[p] == 'E') {
+		p++
+		if p < len(d.data) && (d.data[p] == '+' || d.data[p] == '-') {
+			p++
+		}
+		if digits() == 0 {
+			return nil, d.numberError(p)
+		}
+	}
+	d.pos = p
+	return d.data[start:p], nil
+}
+
+func (d *decoder) numberError(p int) error {
+	d.pos = p
+	if p >= len(d.data) {
+		return d.syntax("")
+	}
+	return d.syntax(fmt.Sprintf("invalid character %s in a number", quoteChar(d.data[p])))
+}
+
+// key reads a field name. Its bytes may alias the document: compare them, do not keep them.
+func (d *decoder) key() ([]byte, error) {
+	raw, plain, err := d.rawString()
+	if err != nil || plain {
+		return raw, err
+	}
+	return []byte(unquote(d.data[d.pos-len(raw)-2 : d.pos])), nil
+}
+
+// str reads a JSON string.
+func (d *decoder) str() (string, error) {
+	raw, plain, err := d.rawString()
+	if err != nil || plain {
+		return string(raw), err
+	}
+	return unquote(d.data[d.pos-len(raw)-2 : d.pos]), nil
+}
+
+// rawString reads past a JSON string, checking its escapes, and returns what is between its
+// quotes; plain says that is the string itself: no escape and valid UTF-8.
+func (d *decoder) rawString() (raw []byte, plain bool, err error) {
+	start := d.pos + 1
+	plain, ascii := true, true
+	for p := start; p < len(d.data); p++ {
+		switch c := d.data[p]; {
+		case c == '"':
+			d.pos = p + 1
+			raw = d.data[start:p]
+			return raw, plain && (ascii || utf8.Valid(raw)), nil
+		case c == '\\':
+			plain = false
+			p++
+			if p >= len(d.data) {
+				break
+			}
+			switch d.data[p] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				for k := 1; k <= 4; k++ {
+					if p+k >= len(d.data) {
+						break
+					}
+					if h := d.data[p+k]; !strings.ContainsRune("0123456789abcdefABCDEF", rune(h)) {
+						d.pos = p + k
+						return nil, false, d.syntax(fmt.Sprintf("invalid character %s in a \\u escape", quoteChar(h)))
+					}
+				}
+				p += 4
+			default:
+				d.pos = p
+				return nil, false, d.syntax(fmt.Sprintf("invalid escape \\%c in a string", d.data[p]))
+			}
+		case c < 0x20:
+			d.pos = p
+			return nil, false, d.syntax(fmt.Sprintf("invalid character %s in a string: control characters must be escaped", quoteChar(c)))
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	d.pos = len(d.data)
+	return nil, false, d.syntax("")
+}
+
+// unquote decodes a checked JSON string, quotes included, exactly as encoding/json does: the
+// common escapes here, \u escapes and invalid UTF-8 (which becomes U+FFFD) through encoding/json.
+func unquote(quoted []byte) string {
+	raw := quoted[1 : len(quoted)-1]
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch raw[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			return unquoteJSON(quoted)
+		default: // " \ /
+			out = append(out, raw[i])
+		}
+	}
+	if !utf8.Valid(out) {
+		return unquoteJSON(quoted)
+	}
+	return string(out)
+}
+
+func unquoteJSON(quoted []byte) string {
+	var s string
+	if err := json.Unmarshal(quoted, &s); err != nil {
+		panic("traces: unquote of a checked string: " + err.Error())
+	}
+	return s
+}
+
+// syntax reports that the document is not JSON at d.pos; an empty problem means it ended early.
+func (d *decoder) syntax(problem string) error {
+	switch {
+	case len(bytes.TrimSpace(d.data)) == 0:
+		return Errorf(CodeInvalid, "%s cannot be read: it is empty", d.what)
+	case problem == "":
+		return Errorf(CodeInvalid, "%s cannot be read: it is not valid JSON: it ends in the middle of a value (truncated?)", d.what)
+	}
+	return Errorf(CodeInvalid, "%s cannot be read: it is not valid JSON: %s (%s)", d.what, problem, position(d.data, int64(d.pos)))
+}
+
+func quoteChar(c byte) string {
+	if c == '\'' {
+		return `'\''`
+	}
+	if c == '"' {
+		return `'"'`
+	}
+	return strconv.QuoteRune(rune(c))
+}
+
+func (d *decoder) enter() error {
+	if d.depth++; d.depth > maxDepth {
+		return d.syntax("it nests too deeply")
+	}
+	return nil
+}

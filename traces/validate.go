@@ -1,0 +1,156 @@
+package traces
+
+import "slices"
+
+// Validate checks what the JSON shape cannot: a run id, known statuses and kinds, sequence numbers
+// 1, 2, 3... with no gaps, exactly the payload each kind requires (see ValidateEvent), agents
+// named once, and nothing after a run.finished except where an interrupted run was resumed: a
+// run.finished whose status is interrupted may be followed by a resumed event and the rest of the
+// run. Every problem is an *Error with CodeInvalid.
+func Validate(t Trace) error {
+	if err := validateRun(t); err != nil {
+		return err
+	}
+	for i, e := range t.Events {
+		if want := int64(i + 1); e.Seq != want {
+			return seqError(i, e.Seq, want)
+		}
+		var prev *Event
+		if i > 0 {
+			prev = &t.Events[i-1]
+		}
+		if err := checkEvent(i, prev, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateRun checks what Validate checks outside the events: the run and the agents.
+func validateRun(t Trace) error {
+	if t.Run.ID == "" {
+		return Errorf(CodeInvalid, "run.id is empty")
+	}
+	if !t.Run.Status.Valid() {
+		return Errorf(CodeInvalid, "run.status %q is not one of running, completed, failed, interrupted, canceled", t.Run.Status)
+	}
+	return ValidateAgents(t.Agents)
+}
+
+func seqError(i int, seq, want int64) error {
+	return Errorf(CodeInvalid, "events[%d].seq is %d, want %d: sequence numbers start at 1 with no gaps", i, seq, want)
+}
+
+// checkEvent checks the i-th event, whose seq is right, after prev (nil for the first).
+func checkEvent(i int, prev *Event, e Event) error {
+	if err := ValidateEvent(i, e); err != nil {
+		return err
+	}
+	if prev != nil && !mayFollow(*prev, e) {
+		return Errorf(CodeInvalid, "events[%d] (%s) comes after run.finished: only a run that finished interrupted goes on, and then with a resumed event", i, e.Kind)
+	}
+	return nil
+}
+
+// mayFollow reports whether e may come right after prev: anything may, except after a
+// run.finished, where only a resumed event after an interrupted finish may.
+func mayFollow(prev, e Event) bool {
+	if prev.Kind != KindRunFinished {
+		return true
+	}
+	return prev.Run != nil && prev.Run.Status == StatusInterrupted && e.Kind == KindResumed
+}
+
+// ValidateAgents checks that every agent has a name and no two share one; messages name
+// agents[i]. Every problem is an *Error with CodeInvalid.
+func ValidateAgents(agents []Agent) error {
+	seen := make(map[string]bool, len(agents))
+	for i, a := range agents {
+		if a.Name == "" {
+			return Errorf(CodeInvalid, "agents[%d].name is empty", i)
+		}
+		if seen[a.Name] {
+			return Errorf(CodeInvalid, "agents[%d]: agent %q appears twice", i, a.Name)
+		}
+		seen[a.Name] = true
+	}
+	return nil
+}
+
+// ValidateEvent checks one event, the i-th of its list (messages name it events[i]): its kind is
+// known and it carries exactly the payload its kind requires (see PayloadField), with a known
+// status when that payload is a run mark and a count of at least 1 on lost. Its seq and its place in the run are the caller's to
+// check. Every problem is an *Error with CodeInvalid.
+func ValidateEvent(i int, e Event) error {
+	if !e.Kind.Known() {
+		return Errorf(CodeInvalid, "events[%d].kind %q is not a known event kind", i, e.Kind)
+	}
+	want := PayloadField(e.Kind)
+	set := payloads(&e)
+	if !slices.Contains(set[:], payload{want, true}) {
+		return Errorf(CodeInvalid, "events[%d] (%s) has no %q payload", i, e.Kind, want)
+	}
+	for _, p := range set {
+		if p.isSet && p.field != want {
+			return Errorf(CodeInvalid, "events[%d] (%s) also has a %q payload: a %s event carries only %q", i, e.Kind, p.field, e.Kind, want)
+		}
+	}
+	if e.Run != nil && !e.Run.Status.Valid() {
+		return Errorf(CodeInvalid, "events[%d].run.status %q is not one of running, completed, failed, interrupted, canceled", i, e.Run.Status)
+	}
+	if e.Lost != nil && e.Lost.Count < 1 {
+		return Errorf(CodeInvalid, "events[%d].lost.count is %d: a lost event stands for at least 1 dropped event", i, e.Lost.Count)
+	}
+	return nil
+}
+
+// PayloadField returns the JSON name of the payload field an event of kind k carries, or "" for
+// an unknown kind.
+func PayloadField(k Kind) string {
+	switch k {
+	case KindRunStarted, KindRunFinished:
+		return "run"
+	case KindAgentStarted, KindAgentFinished:
+		return "agent_run"
+	case KindModelStarted, KindModelFinished:
+		return "model"
+	case KindToolStarted, KindToolFinished:
+		return "tool"
+	case KindMessage:
+		return "message"
+	case KindTransfer:
+		return "transfer"
+	case KindAgentToolEnter, KindAgentToolExit:
+		return "agenttool"
+	case KindSessionSet:
+		return "session"
+	case KindInterrupted, KindResumed:
+		return "interrupt"
+	case KindExit:
+		return "exit"
+	case KindBreakLoop:
+		return "breakloop"
+	case KindError:
+		return "error"
+	case KindLost:
+		return "lost"
+	}
+	return ""
+}
+
+// payload is one payload field of an event and whether it is set.
+type payload struct {
+	field string
+	isSet bool
+}
+
+// payloads lists e's payload fields in the order of Event's, each with whether it is set.
+func payloads(e *Event) [13]payload {
+	return [13]payload{
+		{"run", e.Run != nil}, {"agent_run", e.AgentRun != nil}, {"model", e.Model != nil},
+		{"tool", e.Tool != nil}, {"message", e.Message != nil}, {"transfer", e.Transfer != nil},
+		{"agenttool", e.AgentTool != nil}, {"session", e.Session != nil},
+		{"interrupt", e.Interrupt != nil}, {"exit", e.Exit != nil},
+		{"breakloop", e.BreakLoop != nil}, {"error", e.Error != nil}, {"lost", e.Lost != nil},
+	}
+}
