@@ -134,9 +134,11 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 	v := visitIn(ctx)
 	c := &call{info: info, v: v, at: at, started: time.Now()}
 	switch {
-	case info.Component == adk.ComponentOfAgent && v != nil && v.agent == at.agent() && pathKey(v.path) == pathKey(at.path):
+	case info.Component == adk.ComponentOfAgent && v != nil && v.agent == at.agent() && v.addr == pathKey(at.path):
 		// An agent directly inside a container of its own name (the prebuilt supervisor wraps
-		// its supervisor so): one visit, followed through the container's copy of events.
+		// its supervisor so, a deterministic transfer its team): one visit, followed through the
+		// container's copy of events.
+		v.rec.fold(ctx, v, at, adk.ConvAgentCallbackInput(in))
 		return ctx
 	case info.Component == adk.ComponentOfAgent:
 		r, starts := h.runOf(ctx, at, v)
