@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -18,10 +19,13 @@ import (
 // transferToolName is the tool eino gives a model that may transfer to other agents.
 const transferToolName = "transfer_to_agent"
 
-func (r *Recorder) modelStarted(v *visit, at place, in *model.CallbackInput) string {
+// modelStarted records a model call. What v changed in the session before it (a custom agent's
+// preparation, such as plan-execute's replanner recording the steps done) is recorded first.
+func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.CallbackInput) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.commit(v)
+	r.diffSession(ctx, v, false)
 	r.models++
 	id := "m" + strconv.Itoa(r.models)
 	mc := &traces.ModelCall{ID: id}

@@ -489,7 +489,7 @@ func (r *Recorder) finish() {
 		v.runnableEnded, v.ownDone = true, true
 		r.finishVisit(v)
 	}
-	r.diffSession(r.sessionCtx, nil)
+	r.diffSession(r.sessionCtx, nil, false)
 	status, msg := r.outcome()
 	r.status = status
 	r.sink.Finish(status, msg)

@@ -126,7 +126,7 @@ func (r *Recorder) commit(v *visit) {
 	}
 	r.emit(traces.Event{Kind: traces.KindAgentStarted, Agent: v.agent, RunPath: v.path,
 		AgentRun: &traces.AgentRun{Via: v.via, Resumed: v.resumed, Iteration: v.iteration, Input: v.fedInput}})
-	r.diffSession(v.startCtx, v)
+	r.diffSession(v.startCtx, v, false)
 }
 
 // iterationOf returns which iteration of its loop v is (1 for the first), or 0 when no loop runs
@@ -281,12 +281,13 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 }
 
 // noticeSession records the session values changed since the last look, from a callback that
-// runs where the work happens. Goroutines reading copies never look: eino may be writing the
-// session at that very moment, and the trace would then depend on timing.
-func (r *Recorder) noticeSession(ctx context.Context, v *visit) {
+// runs where the work happens; byWork says it ends work of v's that may set values (a tool call,
+// its runnable), which then set what changed. Goroutines reading copies of events never look: eino may be
+// writing the session at that very moment, and the trace would then depend on timing.
+func (r *Recorder) noticeSession(ctx context.Context, v *visit, byWork bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.diffSession(ctx, v)
+	r.diffSession(ctx, v, byWork)
 }
 
 // inputMode tells what eino fed an AgentTool's callee: the request alone, as one user message, or
