@@ -78,6 +78,9 @@ func TestAgentToolHistoryFlow(t *testing.T) {
 		if request != "Please take over." {
 			t.Errorf("the frame's request is %q, want the model's argument", request)
 		}
+		if mode := f.tr.Events[entered].AgentTool.InputMode; mode != traces.AgentToolInputFullHistory {
+			t.Errorf("the frame's input mode is %q, want %s: the callee never saw the request", mode, traces.AgentToolInputFullHistory)
+		}
 		in := f.modelInputs("escalation_agent")[0]
 		for _, want := range []string{
 			"For context: [support_lead] `lookup_customer` tool returned result: Customer 7781",
@@ -166,6 +169,9 @@ func TestSupervisorAgentToolFlow(t *testing.T) {
 		// math_agent is fed only its request here, research_agent's work as context there.
 		entered, _ := f.frame("math_agent")
 		in := f.modelInputs("math_agent")[0]
+		if mode := f.tr.Events[entered].AgentTool.InputMode; mode != traces.AgentToolInputRequest {
+			t.Errorf("math_agent's frame says input mode %q, want %s", mode, traces.AgentToolInputRequest)
+		}
 		if contextFrom(in, "research_agent") || !hasContent(in, f.tr.Events[entered].AgentTool.Request) {
 			t.Errorf("math_agent should see its request and nothing of research_agent's:%s", joined(in))
 		}

@@ -32,10 +32,10 @@ func TestPipelineFlow(t *testing.T) {
 				t.Errorf("team model call %d was fed the earlier stages or lacks the request:%s", i, joined(in))
 			}
 		}
-		// Recorder gap, not asserted: editor's first agent.started should show the same isolated
-		// input (the request alone); it shows the history of the session outside the team, with
-		// collector's and writer's "For context:" messages, which editor was never fed (the
-		// recorder keeps the wrapper's start and folds the team's own start into it).
+		// editor's first agent.started shows what eino fed the team: the request alone.
+		if start := f.of(traces.KindAgentStarted, "editor")[0].AgentRun.Input; len(start) != 1 || !hasContent(start, mustFlow(t, "pipeline").DefaultInput) {
+			t.Errorf("editor's agent.started input is not the team's own (the request alone):%s", joined(start))
+		}
 		if in := f.modelInputs("editor")[1]; !contextFrom(in, "fact_checker") {
 			t.Errorf("editor's second call was not fed fact_checker's work:%s", joined(in))
 		}

@@ -58,9 +58,10 @@ func TestWorkflowFlow(t *testing.T) {
 		if !strings.Contains(f.lastReply("announcer"), draft) {
 			t.Errorf("announcer's answer %q lacks the approved draft", f.lastReply("announcer"))
 		}
-		// Recorder gap: approved_draft is credited to copywriter (its last reply equals the value,
-		// which the recorder takes for an OutputKey), though critic's approve_draft set it. The
-		// trace should say set_by critic; not asserted until the recorder tells them apart.
+		// critic's approve_draft set it, although its value equals copywriter's last reply.
+		if got := f.session("approved_draft").SetBy; got != "critic" {
+			t.Errorf("approved_draft set by %q, want critic, whose tool set it", got)
+		}
 	})
 }
 
@@ -132,11 +133,16 @@ func TestPlanExecuteFlow(t *testing.T) {
 		if len(respond.ToolCalls) != 1 || respond.ToolCalls[0].Name != "respond" || !strings.Contains(respond.ToolCalls[0].Arguments, "$200.88") {
 			t.Errorf("the replanner's last reply %+v is not a respond call with the answer", respond)
 		}
-		// Recorder gaps, not asserted: Plan and UserInput are credited to execute_replan and the
-		// replanner's Plan and ExecutedSteps to executor (or, the last, to plan_execute_replan):
-		// the planner and replanner are custom agents whose work no callback follows, so each
-		// value goes to the visit that noticed it. The breakloop's iterations (2) race, as in the
-		// workflow flow.
+		// Each value is credited to who set it: the planner and replanner (custom agents) in their
+		// runnables, the executor through its OutputKey.
+		var setters []string
+		for _, e := range f.of(traces.KindSessionSet, "") {
+			setters = append(setters, e.Session.Key+" by "+e.Session.SetBy)
+		}
+		assertEqual(t, "session setters", setters, []string{
+			"UserInput by planner", "Plan by planner", "ExecutedStep by executor",
+			"ExecutedSteps by replanner", "Plan by replanner", "ExecutedStep by executor", "ExecutedSteps by replanner",
+		})
 	})
 }
 

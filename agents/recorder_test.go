@@ -67,11 +67,14 @@ func recordDecided(t *testing.T, flow agents.Flow, input string, streaming bool,
 // or durations.
 func traceStory(tr traces.Trace) string {
 	var b strings.Builder
-	for i, e := range errorBeforeEnd(branchOrder(tr)) {
+	for i, e := range branchOrder(tr) {
 		fmt.Fprintf(&b, "%3d %-17s %-15s [%s]", i+1, e.Kind, e.Agent, strings.Join(e.RunPath, ">"))
 		switch {
 		case e.Transfer != nil:
 			fmt.Fprintf(&b, " %s -> %s (%s)", e.Transfer.From, e.Transfer.To, e.Transfer.Mode)
+			if e.Transfer.Outcome != "" {
+				fmt.Fprintf(&b, " %s", e.Transfer.Outcome)
+			}
 		case e.AgentTool != nil:
 			fmt.Fprintf(&b, " %s -> %s %s", e.AgentTool.Caller, e.AgentTool.Callee, e.AgentTool.CallID)
 		case e.Tool != nil:
@@ -116,19 +119,6 @@ func branchOrder(tr traces.Trace) []traces.Event {
 		}
 		slices.SortStableFunc(events[start:end], func(a, b traces.Event) int { return branch(a) - branch(b) })
 		start = end
-	}
-	return events
-}
-
-// errorBeforeEnd puts an error recorded right after its agent's agent.finished before it. Recorder
-// gap: eino reports a transfer it refuses only on the Runner's stream, after the agent's own
-// events; the recorder blames the agent that transferred, but records the error before or after
-// that agent's end from run to run. Stories show it before, as for the agent's other errors.
-func errorBeforeEnd(events []traces.Event) []traces.Event {
-	for i := 1; i < len(events); i++ {
-		if e, prev := events[i], events[i-1]; e.Kind == traces.KindError && prev.Kind == traces.KindAgentFinished && prev.Agent == e.Agent {
-			events[i-1], events[i] = e, prev
-		}
 	}
 	return events
 }

@@ -150,9 +150,11 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 	at := placeOf(ctx, known)
 	c := &call{info: info, v: v, at: at, started: time.Now()}
 	switch {
-	case info.Component == adk.ComponentOfAgent && v != nil && v.agent == at.agent() && pathKey(v.path) == pathKey(at.path):
+	case info.Component == adk.ComponentOfAgent && v != nil && v.agent == at.agent() && v.addr == pathKey(at.path):
 		// An agent directly inside a container of its own name (the prebuilt supervisor wraps
-		// its supervisor so): one visit, followed through the container's copy of events.
+		// its supervisor so, a deterministic transfer its team): one visit, followed through the
+		// container's copy of events.
+		v.rec.fold(ctx, v, at, adk.ConvAgentCallbackInput(in))
 		return ctx
 	case info.Component == adk.ComponentOfAgent:
 		r, starts := h.runOf(ctx, at, v)
@@ -166,7 +168,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		return ctx // work outside any agent of a recorded run
 	case info.Component == components.ComponentOfChatModel:
 		v.outputs.wait()
-		c.modelID = v.rec.modelStarted(v, at, model.ConvCallbackInput(in))
+		c.modelID = v.rec.modelStarted(ctx, v, model.ConvCallbackInput(in))
 	case info.Component == components.ComponentOfTool:
 		v.outputs.wait()
 		v.rec.toolStarted(v, info, at, tool.ConvCallbackInput(in))
@@ -219,13 +221,15 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 		}
 		r.expectEcho(c.v, true)
 		r.toolFinished(info, c, result, nil)
+		r.noticeSession(ctx, c.v, true)
+		return ctx
 	default:
+		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
 		r.runnableEnded(c.v, nil)
-		r.noticeSession(ctx, c.v)
 		r.ending(c.v)
 		return ctx
 	}
-	r.noticeSession(ctx, c.v)
+	r.noticeSession(ctx, c.v, false)
 	return ctx
 }
 
@@ -240,13 +244,15 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 		r.modelFinished(c, nil, nil, err)
 	case components.ComponentOfTool:
 		r.toolFinished(info, c, "", err)
+		r.noticeSession(ctx, c.v, true)
+		return ctx
 	default:
+		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
 		r.runnableEnded(c.v, err)
-		r.noticeSession(ctx, c.v)
 		r.ending(c.v)
 		return ctx
 	}
-	r.noticeSession(ctx, c.v)
+	r.noticeSession(ctx, c.v, false)
 	return ctx
 }
 
@@ -280,10 +286,16 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 		case isTool:
 			result, err := readToolStream(out)
 			r.toolFinished(info, c, result, err)
+			r.noticeSession(ctx, v, true)
 		default:
 			_, err := readToolStream(out) // nothing in it is needed but its end
 			// The agent's work ends after the replies and results it streamed on the way.
 			v.outputs.wait()
+			if setsInRunnable(v) {
+				// It set what it set as the stream was read; nothing else runs until the visit
+				// ends, which waits for this.
+				r.noticeSession(ctx, v, true)
+			}
 			r.runnableEnded(v, err)
 		}
 	}()
@@ -346,3 +358,9 @@ func readToolStream(out *schema.StreamReader[callbacks.CallbackOutput]) (string,
 		}
 	}
 }
+
+// setsInRunnable reports whether v's runnable sets the session values v sets outside tool calls.
+// A custom agent's does (plan-execute's planner its plan); a chat model agent's does not: eino
+// stores its answer under OutputKey once the runnable has returned, while a streamed output may
+// still be read, so only a later callback sees it at a fixed place.
+func setsInRunnable(v *visit) bool { return v.kind != "ChatModel" }

@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -18,9 +19,13 @@ import (
 // transferToolName is the tool eino gives a model that may transfer to other agents.
 const transferToolName = "transfer_to_agent"
 
-func (r *Recorder) modelStarted(v *visit, at place, in *model.CallbackInput) string {
+// modelStarted records a model call. What v changed in the session before it (a custom agent's
+// preparation, such as plan-execute's replanner recording the steps done) is recorded first.
+func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.CallbackInput) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.commit(v)
+	r.diffSession(ctx, v, false)
 	r.models++
 	id := "m" + strconv.Itoa(r.models)
 	mc := &traces.ModelCall{ID: id}
@@ -34,7 +39,7 @@ func (r *Recorder) modelStarted(v *visit, at place, in *model.CallbackInput) str
 		r.tree.modelCall(v.agent, in.Messages, mc.Tools)
 		r.putAgents()
 	}
-	r.emit(traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: at.path, Model: mc})
+	r.emit(traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc})
 	return id
 }
 
@@ -51,9 +56,9 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 	if usage != nil {
 		mc.Usage = &traces.Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}
 	}
-	r.emit(traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.at.path, Model: mc})
+	r.emit(traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.v.path, Model: mc})
 	if msg != nil {
-		r.emit(traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.at.path, Message: mc.Output})
+		r.emit(traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.v.path, Message: mc.Output})
 	}
 }
 
@@ -64,9 +69,10 @@ func (r *Recorder) toolStarted(v *visit, info *callbacks.RunInfo, at place, in *
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.commit(v)
 	r.toolCalls++
 	r.openTools[at.toolCallID] = openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, order: r.toolCalls}
-	r.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: at.path,
+	r.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path,
 		Tool: &traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}})
 }
 
@@ -84,7 +90,7 @@ func (r *Recorder) toolFinished(info *callbacks.RunInfo, c *call, result string,
 		call := open.AgentToolCall
 		call.Result = result
 		delete(r.agentTools, callID)
-		r.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.at.path, AgentTool: &call})
+		r.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
 	}
 	tc := &traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(time.Since(c.started))}
 	if interrupted {
@@ -92,18 +98,18 @@ func (r *Recorder) toolFinished(info *callbacks.RunInfo, c *call, result string,
 	} else {
 		tc.Error = errText(err)
 	}
-	r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.at.path, Tool: tc})
+	r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.v.path, Tool: tc})
 	if err != nil {
 		return
 	}
-	r.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.at.path,
+	r.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.v.path,
 		Message: &traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}})
 	if info.Name == transferToolName {
 		var target struct {
 			AgentName string `json:"agent_name"`
 		}
 		if json.Unmarshal([]byte(args), &target) == nil && target.AgentName != "" {
-			r.recordTransfer(v, traces.Transfer{From: v.agent, To: target.AgentName, Mode: traces.TransferLLM, CallID: callID})
+			r.holdTransfer(v, traces.Transfer{From: v.agent, To: target.AgentName, Mode: traces.TransferLLM, CallID: callID}, false)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package attach
 
 import (
+	"strings"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 
@@ -13,7 +15,7 @@ import (
 // first one.
 func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	r.mu.Lock()
-	own := r.ownEvent(v, ev)
+	own, out := r.ownEvent(v, ev)
 	echo := own && r.isEcho(v, ev)
 	r.mu.Unlock()
 	var msg *schema.Message
@@ -35,9 +37,9 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	v.outputs.wait() // what v streamed before this event is recorded before it
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	path := v.streamPath // ev's run path: own events all share it
+	path := v.path
 	if ev.Err != nil {
-		v.ownDone = true
+		v.ownEnd(out)
 		if !isInterrupt(ev.Err) {
 			v.errMsg = ev.Err.Error()
 			r.fail(v.agent, path, ev.Err.Error())
@@ -49,29 +51,29 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 		r.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: path, Message: ptr(traceMessage(msg))})
 	}
 	if ev.Action != nil {
-		r.observeAction(v, ev, path, msg)
+		r.observeAction(v, ev, path, msg, out)
 	}
 }
 
-// ownEvent reports whether ev is v's own, learning v's run path from its first own event.
+// ownEnd notes that v's event was its last own one: of the whole visit, or, when v holds a team
+// and the event is not the wrapper's (out), of its first agent's work. Callers hold r.mu.
+func (v *visit) ownEnd(out bool) {
+	if v.holds && !out {
+		v.teamDone = true
+		return
+	}
+	v.ownDone = true
+}
+
+// ownEvent reports whether ev is v's own: eino puts v's run path on v's own events; and out,
+// whether it is the own event of a wrapper v folded, which carries the wrapper's path.
 // Callers hold r.mu.
-func (r *Recorder) ownEvent(v *visit, ev *adk.AgentEvent) bool {
+func (r *Recorder) ownEvent(v *visit, ev *adk.AgentEvent) (own, out bool) {
 	if ev.AgentName != v.agent {
-		return false
+		return false, false
 	}
-	if v.streamPath == nil {
-		v.streamPath = runPathOf(ev.RunPath)
-		return true
-	}
-	if len(ev.RunPath) != len(v.streamPath) {
-		return false
-	}
-	for i := range ev.RunPath {
-		if ev.RunPath[i].String() != v.streamPath[i] {
-			return false
-		}
-	}
-	return true
+	out = v.outer != "" && pathIs(ev.RunPath, v.outer)
+	return out || pathIs(ev.RunPath, v.local), out
 }
 
 // isEcho reports whether ev repeats a reply or tool result callbacks already recorded, and counts
@@ -93,11 +95,11 @@ func (r *Recorder) isEcho(v *visit, ev *adk.AgentEvent) bool {
 
 // observeAction records an event's action; an action that ends the agent's turn makes ev its
 // last own event. Callers hold r.mu.
-func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, msg *schema.Message) {
+func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, msg *schema.Message, out bool) {
 	a := ev.Action
 	switch {
 	case a.TransferToAgent != nil:
-		v.ownDone = true
+		v.ownEnd(out)
 		if msg != nil || ev.Output == nil {
 			// A transfer no transfer_to_agent tool call announced: a deterministic wrapper or a
 			// custom agent emitted it (a model's transfer was recorded from its tool callback).
@@ -105,10 +107,10 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 			if msg != nil {
 				callID = msg.ToolCallID
 			}
-			r.recordTransfer(v, traces.Transfer{From: v.agent, To: a.TransferToAgent.DestAgentName, Mode: traces.TransferDeterministic, CallID: callID})
+			r.holdTransfer(v, traces.Transfer{From: v.agent, To: a.TransferToAgent.DestAgentName, Mode: traces.TransferDeterministic, CallID: callID}, out)
 		}
 	case a.Exit:
-		v.ownDone = true
+		v.ownEnd(out)
 		final := ""
 		if msg != nil {
 			final = msg.Content
@@ -124,7 +126,8 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 		r.emit(traces.Event{Kind: traces.KindBreakLoop, Agent: v.agent, RunPath: path,
 			BreakLoop: &traces.BreakLoop{From: a.BreakLoop.From, Iterations: iterations}})
 	case a.Interrupted != nil:
-		v.ownDone, v.interrupted = true, true
+		v.ownEnd(out)
+		v.interrupted = true
 		r.interrupt = true
 		r.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: interruptOf(a.Interrupted)})
 	}
@@ -157,4 +160,23 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// pathIs reports whether rp, its steps joined with ">", is key: without joining them, since
+// every event of a run is asked.
+func pathIs(rp []adk.RunStep, key string) bool {
+	for i := range rp {
+		if i > 0 {
+			if !strings.HasPrefix(key, ">") {
+				return false
+			}
+			key = key[1:]
+		}
+		name := rp[i].String()
+		if !strings.HasPrefix(key, name) {
+			return false
+		}
+		key = key[len(name):]
+	}
+	return key == ""
 }

@@ -2,6 +2,7 @@ package attach_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,9 @@ import (
 
 // TestTransferToAnUnknownAgent has a model transfer to an agent that does not exist. eino says so
 // only on the Runner's stream; the wrapper records its error, and the option, which sees only
-// callbacks, records that the target never started. Either way the run failed.
+// callbacks, records that the target never started. Either way the transfer is recorded failed,
+// with the reason, then the run's error, then the end of the agent that transferred, in that
+// order every time.
 func TestTransferToAnUnknownAgent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -40,17 +43,36 @@ func TestTransferToAnUnknownAgent(t *testing.T) {
 	}
 	dir := t.TempDir()
 	b := attach.New(attach.Config{Dir: dir})
+	const wrapped = 5 // the wrapper's order used to depend on timing
 	attachtest.Drain(t, build().Query(ctx, "help me", b.Option()))
-	attachtest.Drain(t, b.Run(ctx, build(), []adk.Message{schema.UserMessage("help me")}))
-	for _, tr := range attachtest.ReadTraces(t, b, dir, 2) {
-		var errs []string
+	for range wrapped {
+		attachtest.Drain(t, b.Run(ctx, build(), []adk.Message{schema.UserMessage("help me")}))
+	}
+	for i, tr := range attachtest.ReadTraces(t, b, dir, 1+wrapped) {
+		var errs, tail []string
+		var transfer *traces.Transfer
 		for _, e := range tr.Events {
-			if e.Kind == traces.KindError {
+			switch e.Kind {
+			case traces.KindError:
 				errs = append(errs, e.Agent+": "+e.Error.Message)
+			case traces.KindTransfer:
+				transfer = e.Transfer
 			}
+		}
+		for _, e := range tr.Events[len(tr.Events)-4:] {
+			tail = append(tail, string(e.Kind)+" "+e.Agent)
 		}
 		if tr.Run.Status != traces.StatusFailed || len(errs) != 1 || !strings.Contains(errs[0], "ghost_agent") || !strings.HasPrefix(errs[0], "router: ") {
 			t.Errorf("run %s: status %s, errors %q: want failed, with one error of router naming ghost_agent", tr.Run.ID, tr.Run.Status, errs)
+		}
+		if transfer == nil || transfer.Outcome != traces.TransferFailed || "router: "+transfer.Error != errs[0] {
+			t.Errorf("run %s: transfer %+v, want failed with the run's error", tr.Run.ID, transfer)
+		}
+		if i > 0 && !strings.HasPrefix(transfer.Error, "transfer failed: agent 'ghost_agent' not found") {
+			t.Errorf("run %s: the wrapper did not record eino's own words: %q", tr.Run.ID, transfer.Error)
+		}
+		if want := []string{"transfer router", "error router", "agent.finished router", "run.finished "}; !slices.Equal(tail, want) {
+			t.Errorf("run %s ends %q, want %q", tr.Run.ID, tail, want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 	"sync"
+
+	"github.com/cloudwego/eino/adk"
 )
 
 // runIdentity returns a number that is the same for every agent of one eino run and differs
@@ -16,19 +18,45 @@ import (
 // later eino that renames these makes runIdentity return 0, and the recorder then falls back on
 // the latest run (exact unless runs with transfers overlap); a test pins the v0.9.21 behaviour.
 func runIdentity(ctx context.Context) uintptr {
-	key := runCtxKey(ctx)
-	if key == nil {
-		return 0
-	}
-	rc := reflect.ValueOf(ctx.Value(key))
-	if rc.Kind() != reflect.Pointer || rc.IsNil() || rc.Elem().Kind() != reflect.Struct {
-		return 0
-	}
-	session := rc.Elem().FieldByName("Session")
+	session := runContextField(ctx, "Session")
 	if session.Kind() != reflect.Pointer || session.IsNil() {
 		return 0
 	}
 	return session.Pointer()
+}
+
+// einoRunPath returns eino's run path in ctx: inside an agent's start callback, the path eino
+// puts on that agent's own events (in a sequence, the steps before it; inside the prebuilt
+// supervisor, its name twice), or nil when it cannot be read. Inside an AgentTool it is the
+// callee's run alone: eino prefixes it with the caller's path when it forwards the events.
+func einoRunPath(ctx context.Context) []string {
+	f := runContextField(ctx, "RunPath")
+	if !f.IsValid() {
+		return nil
+	}
+	steps, ok := f.Interface().([]adk.RunStep)
+	if !ok || len(steps) == 0 {
+		return nil
+	}
+	return runPathOf(steps)
+}
+
+// runContextField returns the named exported field of eino's run context in ctx, or the zero
+// Value.
+func runContextField(ctx context.Context, name string) reflect.Value {
+	key := runCtxKey(ctx)
+	if key == nil {
+		return reflect.Value{}
+	}
+	rc := reflect.ValueOf(ctx.Value(key))
+	if rc.Kind() != reflect.Pointer || rc.IsNil() || rc.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}
+	}
+	f := rc.Elem().FieldByName(name)
+	if !f.IsValid() || !f.CanInterface() {
+		return reflect.Value{}
+	}
+	return f
 }
 
 var (

@@ -19,11 +19,13 @@ import (
 // TestLoopIterationsAreVisits runs a loop of writer and critic that the critic breaks in its
 // third iteration: every iteration of each agent is a visit of its own (numbered, started once,
 // finished once, in order), the loop ends after its steps, and breakloop counts the iterations
-// that ran.
+// that ran. The critic's tool stores the approved draft: the value is credited to the critic,
+// though it equals the writer's last reply.
 func TestLoopIterationsAreVisits(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	approve, err := utils.InferTool("approve", "Approves the draft and ends the loop.", func(ctx context.Context, _ struct{}) (string, error) {
+		adk.AddSessionValue(ctx, "approved", "Draft 3.") // equal to writer's last reply, set by critic
 		return "approved", adk.SendToolGenAction(ctx, "approve", adk.NewBreakLoopAction("critic"))
 	})
 	if err != nil {
@@ -66,6 +68,10 @@ func TestLoopIterationsAreVisits(t *testing.T) {
 				t.Errorf("event %d: %s finishes a visit that did not start", e.Seq, e.Agent)
 			}
 			open[e.Agent]--
+		case traces.KindSessionSet:
+			if e.Session.SetBy != "critic" || e.Agent != "critic" {
+				t.Errorf("%s credited to %s (recorded under %s), want critic, whose tool set it", e.Session.Key, e.Session.SetBy, e.Agent)
+			}
 		case traces.KindBreakLoop:
 			if e.BreakLoop.Iterations != 3 || e.BreakLoop.From != "critic" {
 				t.Errorf("breakloop %+v, want critic after 3 iterations", e.BreakLoop)

@@ -18,6 +18,9 @@ type place struct {
 	callerTool, callID string
 	// toolCallID is the call id of the innermost tool segment after the owning agent, if any.
 	toolCallID string
+	// boundaryCallID is the call id of the innermost AgentTool call the owning agent runs under,
+	// however many agents (transfer targets, workflow steps) lie between.
+	boundaryCallID string
 	// runnable is true when the address ends in the owning agent's own compose runnable.
 	runnable bool
 }
@@ -51,6 +54,7 @@ func placeOf(ctx context.Context, known []string) place {
 			p.callerTool, p.callID = "", ""
 			if lastToolName != "" {
 				p.callerTool, p.callID = lastToolName, lastToolID
+				p.boundaryCallID = lastToolID
 			}
 			lastToolName, lastToolID, p.toolCallID = "", "", ""
 			p.runnable = false

@@ -67,10 +67,12 @@ type Recorder struct {
 	models      int      // model calls so far, for their ids
 	toolCalls   int      // tool calls so far, for their order
 	openTools   map[string]openTool
-	agentTools  map[string]agentToolCall // open AgentTool calls by call id
-	transfers   map[string][]*visit      // agent -> visits that transferred to it, not yet consumed by its start
-	transferCh  chan struct{}            // closed and replaced whenever a transfer is recorded
-	lastTo      string                   // the target of the latest transfer, until it starts
+	agentTools  map[string]agentToolCall   // open AgentTool calls by call id
+	transfers   map[string][]*heldTransfer // agent -> transfers to it its start has not claimed yet
+	transferCh  chan struct{}              // closed and replaced whenever a transfer is held
+	held        int                        // transfers not recorded yet, claimed or not
+	streamErrs  []string                   // errors of no agent from the Runner's stream
+	streamErrCh chan struct{}              // closed when the first of them arrives
 	session     session
 	sessionCtx  context.Context // a context that carries the run's session
 	runCtx      context.Context // the root agent's context: its Err tells a cancel
@@ -89,21 +91,44 @@ type Recorder struct {
 // visit is one activation of one agent: created at the agent's start callback and carried in the
 // context of everything it runs, so every loop iteration and every re-entry is a visit of its own.
 type visit struct {
-	rec       *Recorder
-	agent     string
-	kind      string // eino's agent type: ChatModel, Sequential, Supervisor...
-	path      []string
-	via       string
-	parent    *visit // the visit it runs inside: the AgentTool caller or the workflow
-	iteration int    // its loop's iteration, from 1, when a loop runs it
+	rec   *Recorder
+	agent string
+	kind  string // eino's agent type: ChatModel, Sequential, Supervisor...
+	// path is eino's run path of the visit's events on the Runner's stream, carried by every event
+	// recorded for it. Its own copy of events carries local, the same path without the callers'
+	// prefix when it runs inside an AgentTool; and, when it folds an agent of its own name started
+	// directly inside it, outer, the wrapper's path (the wrapper's own events, a deterministic
+	// transfer out of a wrapped team, carry it).
+	path         []string
+	local, outer string
+	addr         string // its execution address's agent path, collapsed: what an agent inside it extends
+	via          string
+	parent       *visit // the visit it runs inside: the AgentTool caller or the workflow
+	iteration    int    // its loop's iteration, from 1, when a loop runs it
+	// Until something happens inside the visit, its start is not recorded: an agent of its own
+	// name started directly inside it (the prebuilt supervisor's container, a deterministic
+	// wrapper around a team) still changes its path and input. started says it is recorded.
+	started  bool
+	resumed  bool
+	fedInput []traces.Message      // the history eino fed it, for agent.started
+	enter    *traces.AgentToolCall // the agenttool.entered to record with the start, if any
+	startCtx context.Context       // the start's context, to read the session from
 	// runnable says the agent runs a compose runnable whose end is the end of its own work;
-	// ownDone that its copy of events delivered its last own event.
+	// ownDone that its copy of events delivered its last own event. A visit that holds a team
+	// (a deterministic transfer around a multi-agent, folded with the team's first agent) ends its
+	// first agent's work at teamDone, and its own events only with the wrapper's, after the team.
 	runnable, runnableEnded, ownDone bool
-	interrupted                      bool
-	errMsg                           string
-	closed                           bool          // agent.finished is recorded
-	finished                         chan struct{} // closed with it
-	streamPath                       []string      // eino's run path of its own events, from the first one
+	holds, teamDone                  bool
+	// workDone is closed when its first agent's work is over (all of it, unless it holds a team);
+	// settled when, besides, its own events and the visits it ran are; finished when its end is
+	// recorded, which waits for its transfers' outcomes (held counts them).
+	workDone, settled        chan struct{}
+	workSignal, settleSignal bool
+	held                     int
+	interrupted              bool
+	errMsg                   string
+	closed                   bool          // agent.finished is recorded
+	finished                 chan struct{} // closed with it
 	// Callback-recorded replies and tool results, and how many of their echoes were seen.
 	modelOutputs, toolResults int
 	echoedModel, echoedTool   int
@@ -135,16 +160,17 @@ type agentToolCall struct {
 // the run in run.started ("" names it after the root agent).
 func NewRecorder(sink Sink, flow string, declared []traces.Agent) *Recorder {
 	r := &Recorder{
-		sink:       sink,
-		flow:       flow,
-		tree:       newTree(declared),
-		ended:      make(chan struct{}),
-		openTools:  make(map[string]openTool),
-		agentTools: make(map[string]agentToolCall),
-		transfers:  make(map[string][]*visit),
-		transferCh: make(chan struct{}),
-		session:    newSession(),
-		streamDone: true,
+		sink:        sink,
+		flow:        flow,
+		tree:        newTree(declared),
+		ended:       make(chan struct{}),
+		openTools:   make(map[string]openTool),
+		agentTools:  make(map[string]agentToolCall),
+		transfers:   make(map[string][]*heldTransfer),
+		transferCh:  make(chan struct{}),
+		streamErrCh: make(chan struct{}),
+		session:     newSession(),
+		streamDone:  true,
 	}
 	for _, a := range declared {
 		sink.PutAgent(a)
@@ -198,6 +224,7 @@ func (r *Recorder) relay(ctx context.Context, events *adk.AsyncIterator[*adk.Age
 		}
 		r.mu.Lock()
 		r.streamDone = true
+		r.streamErrSeen()
 		r.mu.Unlock()
 		if !r.hasStarted() {
 			r.start(ctx, "", nil) // the run failed before any agent started
@@ -272,52 +299,6 @@ func (r *Recorder) emit(e traces.Event) {
 	r.sink.Emit(e)
 }
 
-// recordTransfer emits a transfer from v and wakes agent starts waiting for it. Callers hold r.mu.
-func (r *Recorder) recordTransfer(v *visit, t traces.Transfer) {
-	r.emit(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: v.path, Transfer: &t})
-	r.transfers[t.To] = append(r.transfers[t.To], v)
-	r.lastTo = t.To
-	r.tree.transfer(t.From, t.To)
-	r.putAgents()
-	close(r.transferCh)
-	r.transferCh = make(chan struct{})
-}
-
-// awaitTransfer blocks until a transfer to agent has been recorded, consumes it and returns the
-// visit that transferred, or nil when none came within causeWait.
-func (r *Recorder) awaitTransfer(ctx context.Context, agent string) *visit {
-	timeout := time.NewTimer(causeWait)
-	defer timeout.Stop()
-	for {
-		r.mu.Lock()
-		if from := r.transfers[agent]; len(from) > 0 {
-			r.transfers[agent] = from[1:]
-			if r.lastTo == agent {
-				r.lastTo = ""
-			}
-			r.mu.Unlock()
-			return from[0]
-		}
-		wake := r.transferCh
-		r.mu.Unlock()
-		select {
-		case <-wake:
-		case <-ctx.Done():
-			return nil
-		case <-timeout.C:
-			return nil
-		}
-	}
-}
-
-// unattributedError records an error eino raised outside any agent, blamed on who acted last.
-func (r *Recorder) unattributedError(err error) {
-	r.streams.wait() // what was being read happened before the error
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.fail(r.lastAgent, r.lastPath, err.Error())
-}
-
 // fail records an error event and remembers it as the run's failure. Callers hold r.mu.
 func (r *Recorder) fail(agent string, path []string, msg string) {
 	r.failure = msg
@@ -336,7 +317,7 @@ func (r *Recorder) ending(v *visit) {
 		return
 	}
 	r.mu.Lock()
-	last := v.parent == nil && r.lastTo == "" && len(r.openTools) == 0 && len(r.agentTools) == 0
+	last := v.parent == nil && r.held == 0 && len(r.openTools) == 0 && len(r.agentTools) == 0
 	status, msg := r.outcome()
 	switch {
 	case v.interrupted:
@@ -378,16 +359,18 @@ func (r *Recorder) finish() {
 			Tool: &traces.ToolCall{Name: t.name, CallID: t.callID, Error: "the tool never returned: it panicked or the run was stopped"}})
 	}
 	clear(r.openTools)
-	if r.lastTo != "" && r.failure == "" && !r.interrupt {
-		// eino reports a transfer it could not make only on the Runner's stream; without it, a
-		// target that never started is the sign.
-		r.fail(r.lastAgent, r.lastPath, fmt.Sprintf("transfer to %q failed: the agent never started (eino found no agent of that name reachable from %q)", r.lastTo, r.lastAgent))
+	for _, v := range r.order {
+		r.refuse(v)
+	}
+	for _, msg := range r.streamErrs {
+		r.fail(r.lastAgent, r.lastPath, msg) // blamed on whoever acted last
 	}
 	for _, v := range r.order {
+		r.commit(v)
 		v.runnableEnded, v.ownDone = true, true
 		r.finishVisit(v)
 	}
-	r.diffSession(r.sessionCtx, nil)
+	r.diffSession(r.sessionCtx, nil, false)
 	status, msg := r.outcome()
 	r.status = status
 	r.sink.Finish(status, msg)

@@ -40,10 +40,11 @@ func (s session) unchanged(key string, v any) bool {
 // callback of visit v (nil at the run's end). Callers hold r.mu.
 //
 // No event announces a change, so the value is credited to whoever set it, not to whoever
-// noticed: an agent whose OutputKey it is (declared, or seen before), else an agent whose latest
-// reply is exactly the value (eino stores a reply under OutputKey: that agent's OutputKey is then
-// learned), else v, whose callback saw it first.
-func (r *Recorder) diffSession(ctx context.Context, v *visit) {
+// noticed: an agent whose OutputKey it is (declared, or learned before); else, when byWork, v,
+// whose work just ended and made the change; else an agent whose latest reply is exactly the
+// value (eino stores a reply under OutputKey after the agent's work, so only a later callback
+// sees it: that agent's OutputKey is then learned); else v, whose callback saw it first.
+func (r *Recorder) diffSession(ctx context.Context, v *visit, byWork bool) {
 	if ctx == nil {
 		return
 	}
@@ -72,7 +73,7 @@ func (r *Recorder) diffSession(ctx context.Context, v *visit) {
 			continue
 		}
 		r.session[k] = seen
-		setter := r.setterOf(k, js, v)
+		setter := r.setterOf(k, js, v, byWork)
 		agent, path := r.lastAgent, r.lastPath
 		if setter != nil {
 			agent, path = setter.agent, setter.path
@@ -84,21 +85,24 @@ func (r *Recorder) diffSession(ctx context.Context, v *visit) {
 
 // setterOf returns the visit that set key to the JSON value js, as diffSession explains.
 // Callers hold r.mu.
-func (r *Recorder) setterOf(key, js string, noticer *visit) *visit {
-	owner := r.tree.outputKeyOwner(key)
-	for i := len(r.order) - 1; i >= 0; i-- {
-		if v := r.order[i]; owner != "" && v.agent == owner {
-			return v
-		}
-	}
-	if owner == "" {
+func (r *Recorder) setterOf(key, js string, noticer *visit, byWork bool) *visit {
+	if owner := r.tree.outputKeyOwner(key); owner != "" {
 		for i := len(r.order) - 1; i >= 0; i-- {
-			v := r.order[i]
-			if v.lastReply != "" && jsonValue(v.lastReply) == js {
-				r.tree.setOutputKey(v.agent, key)
-				r.putAgents()
+			if v := r.order[i]; v.agent == owner {
 				return v
 			}
+		}
+		return noticer
+	}
+	if byWork && noticer != nil {
+		return noticer
+	}
+	for i := len(r.order) - 1; i >= 0; i-- {
+		v := r.order[i]
+		if v.lastReply != "" && jsonValue(v.lastReply) == js {
+			r.tree.setOutputKey(v.agent, key)
+			r.putAgents()
+			return v
 		}
 	}
 	return noticer

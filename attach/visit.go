@@ -2,10 +2,13 @@ package attach
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/callbacks"
+	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -39,17 +42,20 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 		}
 	case r.rootVisit() == nil || (resumed && parent == nil):
 		via = viaRun
+	case parent != nil && parent.agent == at.agent() && parent.addr == pathKey(at.path):
+		via = viaWorkflow // an agent of its own name run directly inside: a wrapper runs what it wraps
 	default:
-		if from := r.awaitTransfer(ctx, at.agent()); from != nil {
-			from.await()
-		}
+		r.awaitTransfer(ctx, at.agent())
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.commit(parent)
 	if r.sessionCtx == nil {
 		r.sessionCtx = ctx
 	}
-	v := &visit{rec: r, agent: at.agent(), kind: info.Type, path: at.path, via: via, parent: parent, finished: make(chan struct{})}
+	v := &visit{rec: r, agent: at.agent(), kind: info.Type, via: via, parent: parent, addr: pathKey(at.path),
+		resumed: resumed, startCtx: ctx, finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
+	r.setPath(v, at, einoRunPath(ctx))
 	if r.root == nil {
 		r.root = v
 	}
@@ -57,18 +63,70 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	if via == viaAgentTool && parent != nil {
 		call := traces.AgentToolCall{Caller: parent.agent, Callee: v.agent, CallID: at.callID, Request: requestOf(r.openTools[at.callID].args)}
 		r.agentTools[at.callID] = agentToolCall{AgentToolCall: call, callee: v}
-		r.emit(traces.Event{Kind: traces.KindAgentToolEnter, Agent: call.Caller, RunPath: at.path[:len(at.path)-1], AgentTool: &call})
+		v.enter = &call
 	}
 	v.iteration = r.iterationOf(v)
-	run := &traces.AgentRun{Via: via, Resumed: resumed, Iteration: v.iteration}
 	if in != nil && in.Input != nil {
-		run.Input = traceMessages(in.Input.Messages)
+		v.fedInput = traceMessages(in.Input.Messages)
 	}
-	r.emit(traces.Event{Kind: traces.KindAgentStarted, Agent: v.agent, RunPath: v.path, AgentRun: run})
 	r.tree.visit(v)
 	r.putAgents()
-	r.diffSession(ctx, v)
 	return v
+}
+
+// setPath sets v's run path from local, eino's run path in the context of its start (the
+// execution address's agent path when eino's cannot be read). Inside an AgentTool eino runs the
+// callee on a run of its own and prefixes its events with the caller's path on the way out, so
+// the visit's path is the path of the visit that made the innermost AgentTool call, then local.
+// Callers hold r.mu.
+func (r *Recorder) setPath(v *visit, at place, local []string) {
+	if local == nil {
+		local = at.path
+	}
+	v.local = strings.Join(local, ">")
+	v.path = local
+	if t, ok := r.openTools[at.boundaryCallID]; ok && at.boundaryCallID != "" && t.v != nil {
+		v.path = append(slices.Clone(t.v.path), local...)
+	}
+}
+
+// fold makes the start of an agent of v's own name, directly inside v before anything else
+// happened in it, part of v: eino's prebuilt supervisor is a container around a supervisor of the
+// same name, and a deterministic transfer around a team runs the team's first agent so. Their
+// events carry the inner agent's run path, and its input is what that agent was fed (a wrapped
+// team runs in a session of its own); the wrapper's own events keep the outer path.
+func (r *Recorder) fold(ctx context.Context, v *visit, at place, in *adk.AgentCallbackInput) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	local := einoRunPath(ctx)
+	if v.started || local == nil || strings.Join(local, ">") == v.local {
+		return // already folded: inside the supervisor, every callback fires twice
+	}
+	v.outer = v.local
+	// A deterministic transfer wrapping a team (its eino type) sends its way out after the team;
+	// the prebuilt supervisor's container has no events of its own.
+	v.holds = v.kind == "DeterministicTransfer"
+	r.setPath(v, at, local)
+	if in != nil && in.Input != nil {
+		v.fedInput = traceMessages(in.Input.Messages)
+	}
+}
+
+// commit records v's start, once, when something happens inside it (and its parent's before).
+// Callers hold r.mu.
+func (r *Recorder) commit(v *visit) {
+	if v == nil || v.started {
+		return
+	}
+	v.started = true
+	r.commit(v.parent)
+	if v.enter != nil {
+		v.enter.InputMode = inputMode(v.enter.Request, v.fedInput)
+		r.emit(traces.Event{Kind: traces.KindAgentToolEnter, Agent: v.enter.Caller, RunPath: v.parent.path, AgentTool: v.enter})
+	}
+	r.emit(traces.Event{Kind: traces.KindAgentStarted, Agent: v.agent, RunPath: v.path,
+		AgentRun: &traces.AgentRun{Via: v.via, Resumed: v.resumed, Iteration: v.iteration, Input: v.fedInput}})
+	r.diffSession(v.startCtx, v, false)
 }
 
 // iterationOf returns which iteration of its loop v is (1 for the first), or 0 when no loop runs
@@ -111,11 +169,14 @@ func (r *Recorder) awaitSteps(workflow *visit) {
 
 // await blocks until v has finished, or causeWait has passed: whatever waits on a visit happened
 // after it in eino, so its end is already on the way.
-func (v *visit) await() {
+func (v *visit) await() { awaitClosed(v.finished) }
+
+// awaitClosed blocks until ch is closed, or causeWait has passed.
+func awaitClosed(ch <-chan struct{}) {
 	t := time.NewTimer(causeWait)
 	defer t.Stop()
 	select {
-	case <-v.finished:
+	case <-ch:
 	case <-t.C:
 	}
 }
@@ -134,6 +195,7 @@ func (r *Recorder) isFinished() bool {
 func (r *Recorder) runnableStarted(v *visit) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.commit(v)
 	v.runnable = true
 }
 
@@ -156,13 +218,27 @@ func (r *Recorder) runnableEnded(v *visit, err error) {
 // the agent's (a deterministic transfer, an exit, an interrupt, an error) belong before its end.
 // Callers hold r.mu.
 func (r *Recorder) finishVisit(v *visit) {
-	if v.closed || !v.ownDone || (v.runnable && !v.runnableEnded) {
+	if v.closed || !(v.ownDone || v.teamDone) || (v.runnable && !v.runnableEnded) {
+		return
+	}
+	if !v.workSignal {
+		v.workSignal = true
+		close(v.workDone)
+	}
+	if !v.ownDone {
 		return
 	}
 	for _, c := range r.order {
 		if c.parent == v && !c.closed {
 			return // finished by the last of them
 		}
+	}
+	if !v.settleSignal {
+		v.settleSignal = true
+		close(v.settled)
+	}
+	if v.held > 0 {
+		return // finished when its transfers are recorded
 	}
 	v.closed = true
 	r.emit(traces.Event{Kind: traces.KindAgentFinished, Agent: v.agent, RunPath: v.path,
@@ -176,6 +252,9 @@ func (r *Recorder) finishVisit(v *visit) {
 // follow reads v's copy of its events on a goroutine of its own. The root's copy closes when the
 // whole run has ended, and then the run is finished.
 func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) {
+	r.mu.Lock()
+	r.commit(v)
+	r.mu.Unlock()
 	r.drains.add()
 	go func() {
 		for events != nil {
@@ -185,6 +264,7 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 			}
 			r.observe(v, ev)
 		}
+		r.refuseTransfers(v)
 		r.mu.Lock()
 		v.ownDone = true
 		r.finishVisit(v)
@@ -201,10 +281,23 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 }
 
 // noticeSession records the session values changed since the last look, from a callback that
-// runs where the work happens. Goroutines reading copies never look: eino may be writing the
-// session at that very moment, and the trace would then depend on timing.
-func (r *Recorder) noticeSession(ctx context.Context, v *visit) {
+// runs where the work happens; byWork says it ends work of v's that may set values (a tool call,
+// its runnable), which then set what changed. Goroutines reading copies of events never look: eino may be
+// writing the session at that very moment, and the trace would then depend on timing.
+func (r *Recorder) noticeSession(ctx context.Context, v *visit, byWork bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.diffSession(ctx, v)
+	r.diffSession(ctx, v, byWork)
+}
+
+// inputMode tells what eino fed an AgentTool's callee: the request alone, as one user message, or
+// (adk.WithFullChatHistoryAsInput) the caller's history without it; "" on resume.
+func inputMode(request string, fed []traces.Message) string {
+	if len(fed) == 0 {
+		return "" // resumed: eino hands it its interrupt, not an input
+	}
+	if len(fed) == 1 && fed[0].Role == string(schema.User) && fed[0].Content == request {
+		return traces.AgentToolInputRequest
+	}
+	return traces.AgentToolInputFullHistory
 }

@@ -107,6 +107,8 @@ func (w *eventWriter) payloads(e *Event) {
 		w.str("to", t.To)
 		w.str("mode", t.Mode)
 		w.optStr("call_id", t.CallID)
+		w.optStr("outcome", t.Outcome)
+		w.optStr("error", t.Error)
 		w.close()
 	}
 	if a := e.AgentTool; a != nil {
@@ -115,6 +117,7 @@ func (w *eventWriter) payloads(e *Event) {
 		w.str("callee", a.Callee)
 		w.str("call_id", a.CallID)
 		w.optStr("request", a.Request)
+		w.optStr("input_mode", a.InputMode)
 		w.optStr("result", a.Result)
 		w.close()
 	}

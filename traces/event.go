@@ -88,7 +88,8 @@ type AgentRun struct {
 	Input   []Message `json:"input,omitempty"`
 	Resumed bool      `json:"resumed,omitempty"`
 	// Via says how control reached the agent: "run" (the root), "transfer", "agenttool", or
-	// "workflow" (a sequential, parallel or loop agent ran it).
+	// "workflow" (a sequential, parallel or loop agent ran it, or a wrapper agent of its own name
+	// ran the agent it wraps).
 	Via string `json:"via,omitempty"`
 	// Error is set on agent.finished when the agent's own work failed.
 	Error string `json:"error,omitempty"`
@@ -154,22 +155,41 @@ const (
 	TransferDeterministic = "deterministic"
 )
 
-// Transfer is the payload of a transfer: control passed From one agent To another.
+// TransferFailed is a transfer's outcome when eino refused it: no agent of that name was
+// reachable from the source (only its sub-agents and its parent are).
+const TransferFailed = "failed"
+
+// Transfer is the payload of a transfer: control passed From one agent To another. Outcome is
+// empty for a transfer made, TransferFailed with eino's Error for one eino refused.
 type Transfer struct {
-	From   string `json:"from"`
-	To     string `json:"to"`
-	Mode   string `json:"mode"`
-	CallID string `json:"call_id,omitempty"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Mode    string `json:"mode"`
+	CallID  string `json:"call_id,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
-// AgentToolCall is the payload of agenttool.entered (Request) and agenttool.exited (Result):
-// Caller's model ran Callee as a tool, in a history of its own.
+// AgentTool input modes: what eino fed the callee of an AgentTool call.
+const (
+	// AgentToolInputRequest: the request the caller's model wrote, as a user message.
+	AgentToolInputRequest = "request"
+	// AgentToolInputFullHistory: the caller's history rewritten ("For context: ..."), the
+	// request dropped (adk.WithFullChatHistoryAsInput).
+	AgentToolInputFullHistory = "full-history"
+)
+
+// AgentToolCall is the payload of agenttool.entered (Request, InputMode) and agenttool.exited
+// (Result): Caller's model ran Callee as a tool, in a history of its own. InputMode says what
+// the callee was fed (its agent.started input holds it): the Request, or, with full-history, the
+// caller's history without it.
 type AgentToolCall struct {
-	Caller  string `json:"caller"`
-	Callee  string `json:"callee"`
-	CallID  string `json:"call_id"`
-	Request string `json:"request,omitempty"`
-	Result  string `json:"result,omitempty"`
+	Caller    string `json:"caller"`
+	Callee    string `json:"callee"`
+	CallID    string `json:"call_id"`
+	Request   string `json:"request,omitempty"`
+	InputMode string `json:"input_mode,omitempty"`
+	Result    string `json:"result,omitempty"`
 }
 
 // SessionSet is the payload of session.set: Key now holds Value, set by SetBy.

@@ -98,6 +98,12 @@ func ValidateEvent(i int, e Event) error {
 	if e.Run != nil && !e.Run.Status.Valid() {
 		return Errorf(CodeInvalid, "events[%d].run.status %q is not one of running, completed, failed, interrupted, canceled", i, e.Run.Status)
 	}
+	if e.Transfer != nil && e.Transfer.Outcome != "" && e.Transfer.Outcome != TransferFailed {
+		return Errorf(CodeInvalid, "events[%d].transfer.outcome %q is not %q (or absent, for a transfer made)", i, e.Transfer.Outcome, TransferFailed)
+	}
+	if m := e.AgentTool; m != nil && m.InputMode != "" && m.InputMode != AgentToolInputRequest && m.InputMode != AgentToolInputFullHistory {
+		return Errorf(CodeInvalid, "events[%d].agenttool.input_mode %q is not %q or %q", i, m.InputMode, AgentToolInputRequest, AgentToolInputFullHistory)
+	}
 	if e.Lost != nil && e.Lost.Count < 1 {
 		return Errorf(CodeInvalid, "events[%d].lost.count is %d: a lost event stands for at least 1 dropped event", i, e.Lost.Count)
 	}

@@ -14,6 +14,7 @@ func shapes() map[string]traces.Trace {
 		"supervisor":      webtest.Supervisor(),
 		"transfer":        webtest.Transfer(),
 		"failed transfer": webtest.FailedTransfer(),
+		"refused transfer": webtest.RefusedTransfer(),
 		"agenttool":       webtest.AgentTool(),
 		"wide 12":         webtest.Wide(12),
 		"empty":           {Run: traces.Run{ID: "r-empty", Status: traces.StatusRunning}},
@@ -155,7 +156,12 @@ func TestTransfersNumberedInOrder(t *testing.T) {
 }
 
 func TestFailedTransfer(t *testing.T) {
-	tr := webtest.FailedTransfer()
+	for name, tr := range map[string]traces.Trace{"from eino's error": webtest.FailedTransfer(), "from the outcome": webtest.RefusedTransfer()} {
+		t.Run(name, func(t *testing.T) { checkFailedTransfer(t, tr) })
+	}
+}
+
+func checkFailedTransfer(t *testing.T, tr traces.Trace) {
 	g := web.NewGraph(tr)
 	if len(g.Transfers) != 1 {
 		t.Fatalf("transfers: %+v", g.Transfers)

@@ -152,6 +152,15 @@ func (s *inspector) agentTool(e *traces.Event) {
 		}
 	}
 	if e.Kind == traces.KindAgentToolEnter {
+		switch c.InputMode {
+		case traces.AgentToolInputFullHistory:
+			s.fact("input", "the caller's history, rewritten; the request below was dropped")
+		case traces.AgentToolInputRequest:
+			s.fact("input", "the request below, as a user message")
+		}
+		s.link("callee's input", s.find(1, func(o *traces.Event) bool {
+			return o.Kind == traces.KindAgentStarted && o.Agent == c.Callee
+		}))
 		s.block("request", c.Request)
 		s.link("result", s.find(1, pair(traces.KindAgentToolExit)))
 		return

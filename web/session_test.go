@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -177,5 +178,28 @@ func TestSummarySaysHowManyEventsWereLost(t *testing.T) {
 	e := traces.Event{Kind: traces.KindLost, Lost: &traces.Lost{Count: 37}}
 	if got := web.Summary(e); !strings.HasPrefix(got, "37 events lost") {
 		t.Errorf("summary %q does not say 37 events were lost", got)
+	}
+}
+
+func TestInspectionOfAnAgentToolInputMode(t *testing.T) {
+	b := webtest.New("r-im", "agenttool-history", "Escalate")
+	enter := b.Add(traces.Event{Kind: traces.KindAgentToolEnter, Agent: "lead", AgentTool: &traces.AgentToolCall{
+		Caller: "lead", Callee: "escalation", CallID: "c1", Request: "Please take over.", InputMode: traces.AgentToolInputFullHistory}})
+	start := b.Start("escalation", "agenttool", webtest.Msg("user", "For context: [lead] said: Customer 7781."))
+	in, err := web.NewInspection(b.Trace, enter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := ""
+	for _, f := range in.Facts {
+		if f.Label == "input" {
+			input = f.Value
+		}
+	}
+	if !strings.Contains(input, "history") || !strings.Contains(input, "dropped") {
+		t.Errorf("input fact %q does not say the callee got the history, not the request", input)
+	}
+	if !slices.ContainsFunc(in.Links, func(r web.Ref) bool { return r.Label == "callee's input" && r.Seq == start }) {
+		t.Errorf("links %+v lack the callee's agent.started", in.Links)
 	}
 }

@@ -339,9 +339,9 @@ func (a *analysis) model(e *traces.Event) {
 
 func (a *analysis) transfer(e *traces.Event) {
 	t := *e.Transfer
-	x := &transfer{order: len(a.transfers) + 1, seq: e.Seq, t: t}
-	a.transfers = append(a.transfers, x)
-	a.transferAt[e.Seq] = x
+	tr := &transfer{order: len(a.transfers) + 1, seq: e.Seq, t: t}
+	a.transfers = append(a.transfers, tr)
+	a.transferAt[e.Seq] = tr
 	p := a.pairs[[2]string{t.From, t.To}]
 	if p == nil {
 		p = &pairTransfers{}
@@ -350,11 +350,26 @@ func (a *analysis) transfer(e *traces.Event) {
 	if p.count++; len(p.newest) == Lanes {
 		p.newest = append(p.newest[:0], p.newest[1:]...)
 	}
-	p.newest = append(p.newest, x)
+	p.newest = append(p.newest, tr)
 	a.touch(e.Agent, e.Seq, false)
 	a.touch(t.From, e.Seq, false)
 	a.settle(t.From, StateDone)
+	if t.Outcome == traces.TransferFailed {
+		a.failTransfer(tr, e.Seq, t.Error) // eino refused it: the target never started
+		return
+	}
 	a.touch(t.To, e.Seq, true)
+}
+
+// failTransfer marks t failed at seq with msg, and its target failed (missing when the run
+// never saw it otherwise).
+func (a *analysis) failTransfer(t *transfer, seq int64, msg string) {
+	t.failed, t.failSeq, t.err = true, seq, msg
+	if m, x := a.roster.byName[t.t.To], a.acts[t.t.To]; m != nil && m.extra && (x == nil || x.lastSeq <= t.seq) {
+		m.missing = true
+	}
+	x := a.touch(t.t.To, seq, false)
+	x.state, x.err = StateFailed, msg
 }
 
 func (a *analysis) agentTool(e *traces.Event) {
@@ -398,13 +413,13 @@ func (a *analysis) error(i int) {
 	e := &a.tr.Events[i]
 	a.errors++
 	msg := e.Error.Message
-	if t := a.failedTransfer(e); t != nil {
-		t.failed, t.failSeq, t.err = true, e.Seq, msg
-		if m, x := a.roster.byName[t.t.To], a.acts[t.t.To]; m != nil && m.extra && (x == nil || x.lastSeq <= t.seq) {
-			m.missing = true
+	if i > 0 {
+		if p := a.tr.Events[i-1].Transfer; p != nil && p.Outcome == traces.TransferFailed && p.Error == msg {
+			return // the run's failure by that refused transfer, drawn with it
 		}
-		x := a.touch(t.t.To, e.Seq, false)
-		x.state, x.err = StateFailed, msg
+	}
+	if t := a.failedTransfer(e); t != nil {
+		a.failTransfer(t, e.Seq, msg) // a trace without transfer outcomes: read eino's error
 		a.amended = append(a.amended, amend{Seq: t.seq, At: e.Seq})
 		return
 	}

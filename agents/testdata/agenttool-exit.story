@@ -18,7 +18,7 @@
  18 tool.started      refund_agent    [concierge>refund_agent] exit refund_agent_call_2
  19 tool.finished     refund_agent    [concierge>refund_agent] exit refund_agent_call_2
  20 message           refund_agent    [concierge>refund_agent] tool
- 21 exit              refund_agent    [refund_agent]
+ 21 exit              refund_agent    [concierge>refund_agent]
  22 agent.finished    refund_agent    [concierge>refund_agent]
  23 agenttool.exited  concierge       [concierge] concierge -> refund_agent concierge_call_1
  24 tool.finished     concierge       [concierge] refund_agent concierge_call_1

@@ -17,7 +17,7 @@
  17 message           billing_agent   [support_agent>billing_agent] assistant
  18 tool.started      billing_agent   [support_agent>billing_agent] issue_refund billing_agent_call_2
  19 tool.finished     billing_agent   [support_agent>billing_agent] issue_refund billing_agent_call_2
- 20 interrupted       billing_agent   [billing_agent]
+ 20 interrupted       billing_agent   [support_agent>billing_agent]
  21 agent.finished    billing_agent   [support_agent>billing_agent]
  22 agenttool.exited  support_agent   [support_agent] support_agent -> billing_agent support_agent_call_1
  23 tool.finished     support_agent   [support_agent] billing_agent support_agent_call_1

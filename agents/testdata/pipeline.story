@@ -22,7 +22,7 @@
  22 message           writer          [collector>writer] tool
  23 transfer          writer          [collector>writer] writer -> editor (deterministic)
  24 agent.finished    writer          [collector>writer]
- 25 agent.started     editor          [collector>writer>editor] via transfer
+ 25 agent.started     editor          [collector>writer>editor>editor] via transfer
  26 session.set       writer          [collector>writer] draft set by writer
  27 model.started     editor          [collector>writer>editor>editor]
  28 model.finished    editor          [collector>writer>editor>editor]
@@ -30,33 +30,33 @@
  30 tool.started      editor          [collector>writer>editor>editor] transfer_to_agent editor_call_1
  31 tool.finished     editor          [collector>writer>editor>editor] transfer_to_agent editor_call_1
  32 message           editor          [collector>writer>editor>editor] tool
- 33 transfer          editor          [collector>writer>editor] editor -> fact_checker (llm)
- 34 agent.finished    editor          [collector>writer>editor]
- 35 agent.started     fact_checker    [collector>writer>editor>editor>fact_checker] via transfer
- 36 model.started     fact_checker    [collector>writer>editor>editor>fact_checker]
- 37 model.finished    fact_checker    [collector>writer>editor>editor>fact_checker]
- 38 message           fact_checker    [collector>writer>editor>editor>fact_checker] assistant
- 39 tool.started      fact_checker    [collector>writer>editor>editor>fact_checker] verify_prs fact_checker_call_1
- 40 tool.finished     fact_checker    [collector>writer>editor>editor>fact_checker] verify_prs fact_checker_call_1
- 41 message           fact_checker    [collector>writer>editor>editor>fact_checker] tool
- 42 session.set       fact_checker    [collector>writer>editor>editor>fact_checker] verified_changes set by fact_checker
- 43 model.started     fact_checker    [collector>writer>editor>editor>fact_checker]
- 44 model.finished    fact_checker    [collector>writer>editor>editor>fact_checker]
- 45 message           fact_checker    [collector>writer>editor>editor>fact_checker] assistant
- 46 tool.started      fact_checker    [collector>writer>editor>editor>fact_checker] transfer_to_agent fact_checker_call_2
- 47 tool.finished     fact_checker    [collector>writer>editor>editor>fact_checker] transfer_to_agent fact_checker_call_2
- 48 message           fact_checker    [collector>writer>editor>editor>fact_checker] tool
- 49 transfer          fact_checker    [collector>writer>editor>editor>fact_checker] fact_checker -> editor (llm)
- 50 agent.finished    fact_checker    [collector>writer>editor>editor>fact_checker]
- 51 agent.started     editor          [collector>writer>editor>editor>fact_checker>editor] via transfer
- 52 model.started     editor          [collector>writer>editor>editor>fact_checker>editor]
- 53 model.finished    editor          [collector>writer>editor>editor>fact_checker>editor]
- 54 message           editor          [collector>writer>editor>editor>fact_checker>editor] assistant
- 55 tool.started      editor          [collector>writer>editor>editor>fact_checker>editor] publish_notes editor_call_2
- 56 tool.finished     editor          [collector>writer>editor>editor>fact_checker>editor] publish_notes editor_call_2
- 57 message           editor          [collector>writer>editor>editor>fact_checker>editor] tool
- 58 model.started     editor          [collector>writer>editor>editor>fact_checker>editor]
- 59 model.finished    editor          [collector>writer>editor>editor>fact_checker>editor]
- 60 message           editor          [collector>writer>editor>editor>fact_checker>editor] assistant
- 61 agent.finished    editor          [collector>writer>editor>editor>fact_checker>editor]
+ 33 transfer          editor          [collector>writer>editor>editor] editor -> fact_checker (llm)
+ 34 agent.started     fact_checker    [collector>writer>editor>editor>fact_checker] via transfer
+ 35 model.started     fact_checker    [collector>writer>editor>editor>fact_checker]
+ 36 model.finished    fact_checker    [collector>writer>editor>editor>fact_checker]
+ 37 message           fact_checker    [collector>writer>editor>editor>fact_checker] assistant
+ 38 tool.started      fact_checker    [collector>writer>editor>editor>fact_checker] verify_prs fact_checker_call_1
+ 39 tool.finished     fact_checker    [collector>writer>editor>editor>fact_checker] verify_prs fact_checker_call_1
+ 40 message           fact_checker    [collector>writer>editor>editor>fact_checker] tool
+ 41 session.set       fact_checker    [collector>writer>editor>editor>fact_checker] verified_changes set by fact_checker
+ 42 model.started     fact_checker    [collector>writer>editor>editor>fact_checker]
+ 43 model.finished    fact_checker    [collector>writer>editor>editor>fact_checker]
+ 44 message           fact_checker    [collector>writer>editor>editor>fact_checker] assistant
+ 45 tool.started      fact_checker    [collector>writer>editor>editor>fact_checker] transfer_to_agent fact_checker_call_2
+ 46 tool.finished     fact_checker    [collector>writer>editor>editor>fact_checker] transfer_to_agent fact_checker_call_2
+ 47 message           fact_checker    [collector>writer>editor>editor>fact_checker] tool
+ 48 transfer          fact_checker    [collector>writer>editor>editor>fact_checker] fact_checker -> editor (llm)
+ 49 agent.finished    fact_checker    [collector>writer>editor>editor>fact_checker]
+ 50 agent.started     editor          [collector>writer>editor>editor>fact_checker>editor] via transfer
+ 51 model.started     editor          [collector>writer>editor>editor>fact_checker>editor]
+ 52 model.finished    editor          [collector>writer>editor>editor>fact_checker>editor]
+ 53 message           editor          [collector>writer>editor>editor>fact_checker>editor] assistant
+ 54 tool.started      editor          [collector>writer>editor>editor>fact_checker>editor] publish_notes editor_call_2
+ 55 tool.finished     editor          [collector>writer>editor>editor>fact_checker>editor] publish_notes editor_call_2
+ 56 message           editor          [collector>writer>editor>editor>fact_checker>editor] tool
+ 57 model.started     editor          [collector>writer>editor>editor>fact_checker>editor]
+ 58 model.finished    editor          [collector>writer>editor>editor>fact_checker>editor]
+ 59 message           editor          [collector>writer>editor>editor>fact_checker>editor] assistant
+ 60 agent.finished    editor          [collector>writer>editor>editor>fact_checker>editor]
+ 61 agent.finished    editor          [collector>writer>editor>editor]
  62 run.finished                      [] completed

@@ -5,10 +5,10 @@
   5 model.finished    planner         [seq>planner]
   6 message           planner         [seq>planner] assistant
   7 agent.finished    planner         [seq>planner]
-  8 agent.started     writer          [seq>writer] via workflow
-  9 model.started     writer          [seq>writer]
- 10 model.finished    writer          [seq>writer]
- 11 message           writer          [seq>writer] assistant
- 12 agent.finished    writer          [seq>writer]
+  8 agent.started     writer          [seq>planner>writer] via workflow
+  9 model.started     writer          [seq>planner>writer]
+ 10 model.finished    writer          [seq>planner>writer]
+ 11 message           writer          [seq>planner>writer] assistant
+ 12 agent.finished    writer          [seq>planner>writer]
  13 agent.finished    seq             [seq]
  14 run.finished                      [] completed

@@ -1,13 +1,13 @@
   1 run.started                       [] running
-  2 agent.started     supervisor      [supervisor] via run
+  2 agent.started     supervisor      [supervisor>supervisor] via run
   3 model.started     supervisor      [supervisor>supervisor]
   4 model.finished    supervisor      [supervisor>supervisor]
   5 message           supervisor      [supervisor>supervisor] assistant
   6 tool.started      supervisor      [supervisor>supervisor] transfer_to_agent supervisor_call_1
   7 tool.finished     supervisor      [supervisor>supervisor] transfer_to_agent supervisor_call_1
   8 message           supervisor      [supervisor>supervisor] tool
-  9 transfer          supervisor      [supervisor] supervisor -> research_agent (llm)
- 10 agent.finished    supervisor      [supervisor]
+  9 transfer          supervisor      [supervisor>supervisor] supervisor -> research_agent (llm)
+ 10 agent.finished    supervisor      [supervisor>supervisor]
  11 agent.started     research_agent  [supervisor>supervisor>research_agent] via transfer
  12 model.started     research_agent  [supervisor>supervisor>research_agent]
  13 model.finished    research_agent  [supervisor>supervisor>research_agent]

@@ -24,65 +24,65 @@
  24 message           tech_scout      [launch>scouting>tech_scout] assistant
  25 agent.finished    tech_scout      [launch>scouting>tech_scout]
  26 agent.finished    scouting        [launch>scouting]
- 27 agent.started     drafting        [launch>drafting] via workflow
- 28 agent.started     copywriter      [launch>drafting>copywriter] via workflow
- 29 model.started     copywriter      [launch>drafting>copywriter]
- 30 model.finished    copywriter      [launch>drafting>copywriter]
- 31 message           copywriter      [launch>drafting>copywriter] assistant
- 32 agent.finished    copywriter      [launch>drafting>copywriter]
- 33 agent.started     critic          [launch>drafting>critic] via workflow
- 34 model.started     critic          [launch>drafting>critic]
- 35 model.finished    critic          [launch>drafting>critic]
- 36 message           critic          [launch>drafting>critic] assistant
- 37 tool.started      critic          [launch>drafting>critic] review_draft critic_call_1
- 38 tool.finished     critic          [launch>drafting>critic] review_draft critic_call_1
- 39 message           critic          [launch>drafting>critic] tool
- 40 model.started     critic          [launch>drafting>critic]
- 41 model.finished    critic          [launch>drafting>critic]
- 42 message           critic          [launch>drafting>critic] assistant
- 43 agent.finished    critic          [launch>drafting>critic]
- 44 agent.started     copywriter      [launch>drafting>copywriter] via workflow
- 45 model.started     copywriter      [launch>drafting>copywriter]
- 46 model.finished    copywriter      [launch>drafting>copywriter]
- 47 message           copywriter      [launch>drafting>copywriter] assistant
- 48 agent.finished    copywriter      [launch>drafting>copywriter]
- 49 agent.started     critic          [launch>drafting>critic] via workflow
- 50 model.started     critic          [launch>drafting>critic]
- 51 model.finished    critic          [launch>drafting>critic]
- 52 message           critic          [launch>drafting>critic] assistant
- 53 tool.started      critic          [launch>drafting>critic] review_draft critic_call_2
- 54 tool.finished     critic          [launch>drafting>critic] review_draft critic_call_2
- 55 message           critic          [launch>drafting>critic] tool
- 56 model.started     critic          [launch>drafting>critic]
- 57 model.finished    critic          [launch>drafting>critic]
- 58 message           critic          [launch>drafting>critic] assistant
- 59 agent.finished    critic          [launch>drafting>critic]
- 60 agent.started     copywriter      [launch>drafting>copywriter] via workflow
- 61 model.started     copywriter      [launch>drafting>copywriter]
- 62 model.finished    copywriter      [launch>drafting>copywriter]
- 63 message           copywriter      [launch>drafting>copywriter] assistant
- 64 agent.finished    copywriter      [launch>drafting>copywriter]
- 65 agent.started     critic          [launch>drafting>critic] via workflow
- 66 model.started     critic          [launch>drafting>critic]
- 67 model.finished    critic          [launch>drafting>critic]
- 68 message           critic          [launch>drafting>critic] assistant
- 69 tool.started      critic          [launch>drafting>critic] review_draft critic_call_3
- 70 tool.finished     critic          [launch>drafting>critic] review_draft critic_call_3
- 71 message           critic          [launch>drafting>critic] tool
- 72 model.started     critic          [launch>drafting>critic]
- 73 model.finished    critic          [launch>drafting>critic]
- 74 message           critic          [launch>drafting>critic] assistant
- 75 tool.started      critic          [launch>drafting>critic] approve_draft critic_call_4
- 76 tool.finished     critic          [launch>drafting>critic] approve_draft critic_call_4
- 77 message           critic          [launch>drafting>critic] tool
- 78 session.set       copywriter      [launch>drafting>copywriter] approved_draft set by copywriter
+ 27 agent.started     drafting        [launch>scouting>drafting] via workflow
+ 28 agent.started     copywriter      [launch>scouting>drafting>copywriter] via workflow
+ 29 model.started     copywriter      [launch>scouting>drafting>copywriter]
+ 30 model.finished    copywriter      [launch>scouting>drafting>copywriter]
+ 31 message           copywriter      [launch>scouting>drafting>copywriter] assistant
+ 32 agent.finished    copywriter      [launch>scouting>drafting>copywriter]
+ 33 agent.started     critic          [launch>scouting>drafting>copywriter>critic] via workflow
+ 34 model.started     critic          [launch>scouting>drafting>copywriter>critic]
+ 35 model.finished    critic          [launch>scouting>drafting>copywriter>critic]
+ 36 message           critic          [launch>scouting>drafting>copywriter>critic] assistant
+ 37 tool.started      critic          [launch>scouting>drafting>copywriter>critic] review_draft critic_call_1
+ 38 tool.finished     critic          [launch>scouting>drafting>copywriter>critic] review_draft critic_call_1
+ 39 message           critic          [launch>scouting>drafting>copywriter>critic] tool
+ 40 model.started     critic          [launch>scouting>drafting>copywriter>critic]
+ 41 model.finished    critic          [launch>scouting>drafting>copywriter>critic]
+ 42 message           critic          [launch>scouting>drafting>copywriter>critic] assistant
+ 43 agent.finished    critic          [launch>scouting>drafting>copywriter>critic]
+ 44 agent.started     copywriter      [launch>scouting>drafting>copywriter>critic>copywriter] via workflow
+ 45 model.started     copywriter      [launch>scouting>drafting>copywriter>critic>copywriter]
+ 46 model.finished    copywriter      [launch>scouting>drafting>copywriter>critic>copywriter]
+ 47 message           copywriter      [launch>scouting>drafting>copywriter>critic>copywriter] assistant
+ 48 agent.finished    copywriter      [launch>scouting>drafting>copywriter>critic>copywriter]
+ 49 agent.started     critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic] via workflow
+ 50 model.started     critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic]
+ 51 model.finished    critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic]
+ 52 message           critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic] assistant
+ 53 tool.started      critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic] review_draft critic_call_2
+ 54 tool.finished     critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic] review_draft critic_call_2
+ 55 message           critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic] tool
+ 56 model.started     critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic]
+ 57 model.finished    critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic]
+ 58 message           critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic] assistant
+ 59 agent.finished    critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic]
+ 60 agent.started     copywriter      [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter] via workflow
+ 61 model.started     copywriter      [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter]
+ 62 model.finished    copywriter      [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter]
+ 63 message           copywriter      [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter] assistant
+ 64 agent.finished    copywriter      [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter]
+ 65 agent.started     critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] via workflow
+ 66 model.started     critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic]
+ 67 model.finished    critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic]
+ 68 message           critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] assistant
+ 69 tool.started      critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] review_draft critic_call_3
+ 70 tool.finished     critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] review_draft critic_call_3
+ 71 message           critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] tool
+ 72 model.started     critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic]
+ 73 model.finished    critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic]
+ 74 message           critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] assistant
+ 75 tool.started      critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] approve_draft critic_call_4
+ 76 tool.finished     critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] approve_draft critic_call_4
+ 77 message           critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] tool
+ 78 session.set       critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] approved_draft set by critic
  79 breakloop         critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic]
- 80 agent.finished    critic          [launch>drafting>critic]
- 81 agent.finished    drafting        [launch>drafting]
- 82 agent.started     announcer       [launch>announcer] via workflow
- 83 model.started     announcer       [launch>announcer]
- 84 model.finished    announcer       [launch>announcer]
- 85 message           announcer       [launch>announcer] assistant
- 86 agent.finished    announcer       [launch>announcer]
+ 80 agent.finished    critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic]
+ 81 agent.finished    drafting        [launch>scouting>drafting]
+ 82 agent.started     announcer       [launch>scouting>drafting>announcer] via workflow
+ 83 model.started     announcer       [launch>scouting>drafting>announcer]
+ 84 model.finished    announcer       [launch>scouting>drafting>announcer]
+ 85 message           announcer       [launch>scouting>drafting>announcer] assistant
+ 86 agent.finished    announcer       [launch>scouting>drafting>announcer]
  87 agent.finished    launch          [launch]
  88 run.finished                      [] completed

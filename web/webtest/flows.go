@@ -114,4 +114,19 @@ func FailedTransfer() traces.Trace {
 	return b.End(traces.StatusFailed, msg)
 }
 
+// RefusedTransfer is FailedTransfer as the recorder writes it now: the transfer itself says it
+// failed, in the recorder's words (eino's stream was not read), then the run's error follows.
+func RefusedTransfer() traces.Trace {
+	b := New("r-tr3", "transfer", "Refund my order", TransferAgents()...)
+	user := Msg("user", "Refund my order")
+	b.Start("router", "run", user)
+	b.Model("router", []traces.Message{user}, []string{"transfer_to_agent"}, Call("call_1", "transfer_to_agent", `{"agent_name":"billing_agent"}`), 90)
+	msg := `transfer to "billing_agent" failed: the agent never started`
+	b.Add(traces.Event{Kind: traces.KindTransfer, Agent: "router", Transfer: &traces.Transfer{From: "router", To: "billing_agent",
+		Mode: traces.TransferLLM, CallID: "call_1", Outcome: traces.TransferFailed, Error: msg}})
+	b.Add(traces.Event{Kind: traces.KindError, Agent: "router", Error: &traces.ErrorDetail{Message: msg}})
+	b.Finish("router")
+	return b.End(traces.StatusFailed, msg)
+}
+
 func ptr[T any](v T) *T { return &v }
