@@ -16,8 +16,8 @@ type Options struct {
 	Pace *Pace
 	// Streaming makes agents stream their replies.
 	Streaming bool
-	// Models overrides the scripted models (for a real LLM); nil means the flow's scripts.
-	Models ModelFor
+	// Model is the chat model the agents run on; nil means the flow's scripts.
+	Model *Model
 }
 
 // RunFlow runs flow on input, records every event into rec, finishes rec with the run's final
@@ -30,18 +30,21 @@ func RunFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 }
 
 func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *traces.Recording) (traces.Status, string) {
-	models := opts.Models
-	if models == nil {
-		models = flow.ScriptedModels(opts.Pace)
+	if err := opts.Model.Ready(); err != nil {
+		return fail(rec, "", traces.ErrorMessage(err))
 	}
+	models, unplayed := opts.Model.forRun(flow, opts.Pace)
 	root, err := flow.Build(ctx, models)
 	if err != nil {
-		msg := "build flow " + flow.Name + ": " + err.Error()
-		rec.Emit(traces.Event{Kind: traces.KindError, Error: &traces.ErrorDetail{Message: msg}})
-		return traces.StatusFailed, msg
+		return fail(rec, "", "build flow "+flow.Name+": "+err.Error())
 	}
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: opts.Streaming})
-	recorder := attach.NewRecorder(rec, flow.Name, flow.Agents)
+	var sink attach.Sink = rec
+	checked := &checkedSink{Recording: rec, check: unplayed}
+	if unplayed != nil {
+		sink = checked
+	}
+	recorder := attach.NewRecorder(sink, flow.Name, flow.Agents)
 	events := recorder.Run(ctx, runner, []adk.Message{schema.UserMessage(input)}, flow.RunOptions...)
 	for {
 		if _, ok := events.Next(); !ok {
@@ -49,5 +52,32 @@ func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 		}
 	}
 	<-recorder.Done()
+	if checked.diverged != nil {
+		return traces.StatusFailed, checked.diverged.Error()
+	}
 	return recorder.Outcome()
+}
+
+// checkedSink is a replay's recording: a run that completes leaving recorded calls unplayed
+// diverged, and fails with an error event before its run.finished.
+type checkedSink struct {
+	*traces.Recording
+	check    func() *Divergence
+	diverged *Divergence // set by Finish
+}
+
+// Finish implements attach.Sink.
+func (s *checkedSink) Finish(status traces.Status, errMsg string) {
+	if status == traces.StatusCompleted {
+		if s.diverged = s.check(); s.diverged != nil {
+			status, errMsg = fail(s.Recording, s.diverged.Agent, s.diverged.Error())
+		}
+	}
+	s.Recording.Finish(status, errMsg)
+}
+
+// fail records an error event blamed on agent ("" for none) and returns a failed status with msg.
+func fail(rec *traces.Recording, agent, msg string) (traces.Status, string) {
+	rec.Emit(traces.Event{Kind: traces.KindError, Agent: agent, Error: &traces.ErrorDetail{Message: msg}})
+	return traces.StatusFailed, msg
 }
