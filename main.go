@@ -1,9 +1,11 @@
 // Command baton is a live, browser-based debugger for multi-agent flows built with Eino ADK.
 //
-//	baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
-//	baton flows                                               list the built-in flows
-//	baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless, one line per event
-//	baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
+//	baton [serve] [--addr HOST:PORT] [--token T] [--pace D] [--stream] [--model M]...   serve the live page (default)
+//	baton flows                                                           list the built-in flows
+//	baton run FLOW [--input TEXT] [--out FILE] [--stream] [--model M]     run a flow headless, one line per event
+//	baton open FILE [--addr HOST:PORT] [--token T]                        serve a saved trace
+//
+// A model M is scripted, openai:NAME (OPENAI_API_KEY, OPENAI_BASE_URL) or replay:TRACE_FILE.
 package main
 
 import (
@@ -66,10 +68,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 const tokenHelp = `access token, at least 32 characters such as the output of "openssl rand -hex 16" (generated when the address is not loopback and none is given)`
 
 const usage = `usage:
-  baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
-  baton flows                                               list the built-in flows
-  baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless
-  baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace`
+  baton [serve] [--addr HOST:PORT] [--token T] [--pace D] [--stream] [--model M]...   serve the live page (default)
+  baton flows                                                           list the built-in flows
+  baton run FLOW [--input TEXT] [--out FILE] [--stream] [--model M]     run a flow headless
+  baton open FILE [--addr HOST:PORT] [--token T]                        serve a saved trace
+A model M is scripted (the default), openai:NAME (reads OPENAI_API_KEY and OPENAI_BASE_URL)
+or replay:TRACE_FILE (answers with the model replies recorded in a trace).`
+
+// modelHelp describes the --model flag.
+const modelHelp = "chat model: scripted, openai:NAME (with OPENAI_API_KEY, OPENAI_BASE_URL) or replay:TRACE_FILE"
+
+// modelFlags collects the --model flags of serve, which may repeat.
+type modelFlags []*agents.Model
+
+func (f *modelFlags) String() string { return fmt.Sprint(len(*f)) }
+
+func (f *modelFlags) Set(spec string) error {
+	m, err := agents.ParseModel(spec, agents.ProviderEnvFromOS())
+	if err != nil {
+		return errors.New(traces.ErrorMessage(err))
+	}
+	*f = append(*f, m)
+	return nil
+}
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -78,12 +99,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	token := fs.String("token", "", tokenHelp)
 	pace := fs.Duration("pace", 600*time.Millisecond, "default delay of the scripted model before each reply")
 	stream := fs.Bool("stream", false, "let agents stream their replies")
+	var models modelFlags
+	fs.Var(&models, "model", modelHelp+"; repeat it to offer several (the first is the default)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	srv, err := server.New(server.Config{Addr: *addr, Token: *token, DefaultPace: *pace, Streaming: *stream})
+	srv, err := server.New(server.Config{Addr: *addr, Token: *token, DefaultPace: *pace, Streaming: *stream, Models: models})
 	if err != nil {
 		return err
+	}
+	for _, m := range models {
+		if err := m.Ready(); err != nil {
+			fmt.Fprintln(stderr, "baton:", traces.ErrorMessage(err))
+		}
 	}
 	ln, err := srv.Listen(ctx)
 	if err != nil {
@@ -173,6 +201,8 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("out", "", "write the trace JSON to this file")
 	stream := fs.Bool("stream", false, "let agents stream their replies")
 	pace := fs.Duration("pace", 0, "delay of the scripted model before each reply")
+	var models modelFlags
+	fs.Var(&models, "model", modelHelp)
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -180,16 +210,30 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return errors.New(traces.ErrorMessage(err))
 	}
+	model := agents.Scripted()
+	switch len(models) {
+	case 0:
+	case 1:
+		model = models[0]
+	default:
+		return errors.New("run takes one --model")
+	}
+	if err := model.Ready(); err != nil {
+		return errors.New(traces.ErrorMessage(err))
+	}
 	if *input == "" {
 		*input = flow.DefaultInput
+		if replayed, recorded, ok := model.Replays(); ok && replayed == flow.Name {
+			*input = recorded // the input the recorded replies answer
+		}
 	}
-	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: *input, Model: "scripted"}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: *input, Model: model.Name()}, flow.Agents, 0)
 	printed := make(chan struct{})
 	go func() {
 		defer close(printed)
 		printEvents(rec, stdout)
 	}()
-	status := agents.RunFlow(ctx, flow, *input, agents.Options{Pace: agents.NewPace(*pace), Streaming: *stream}, rec)
+	status := agents.RunFlow(ctx, flow, *input, agents.Options{Pace: agents.NewPace(*pace), Streaming: *stream, Model: model}, rec)
 	<-printed
 	if *out != "" {
 		if err := writeTrace(*out, rec.Snapshot()); err != nil {

@@ -37,7 +37,9 @@ func fakeModel(t *testing.T, fake *agentstest.FakeOpenAI, key string, timeout ti
 	return m
 }
 
-func call(name, args string) agentstest.FakeToolCall { return agentstest.FakeToolCall{Name: name, Arguments: args} }
+func call(name, args string) agentstest.FakeToolCall {
+	return agentstest.FakeToolCall{Name: name, Arguments: args}
+}
 
 // supervisorReplies drive the supervisor flow: research, then math, then the answer.
 func supervisorReplies() []agentstest.FakeReply {

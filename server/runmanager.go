@@ -21,8 +21,7 @@ type runManagerConfig struct {
 	broker     *traces.Broker
 	queue      int
 	maxRunning int
-	model      string
-	options    agents.Options // Models and Streaming; Pace is per run
+	streaming  bool
 	log        *slog.Logger
 }
 
@@ -54,10 +53,10 @@ func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
 		live: make(map[string]*liveRun), ended: make(map[string]time.Duration)}
 }
 
-// start registers a new run of flow in the broker and starts it in the background; the run is
-// visible to every reader of the broker when start returns. It fails with CodeUnavailable when
-// too many runs go on or the server is shutting down.
-func (m *runManager) start(flow agents.Flow, input string, pace time.Duration) (traces.Run, error) {
+// start registers a new run of flow on model in the broker and starts it in the background; the
+// run is visible to every reader of the broker when start returns. It fails with CodeUnavailable
+// when too many runs go on or the server is shutting down.
+func (m *runManager) start(flow agents.Flow, input string, model *agents.Model, pace time.Duration) (traces.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
@@ -67,24 +66,23 @@ func (m *runManager) start(flow agents.Flow, input string, pace time.Duration) (
 		return traces.Run{}, traces.Errorf(traces.CodeUnavailable,
 			"%d runs are already going on, the most this server allows; try again when one has finished", len(m.live))
 	}
-	rec, err := m.register(flow, input)
+	rec, err := m.register(flow, input, model.Name())
 	if err != nil {
 		return traces.Run{}, err
 	}
 	lr := &liveRun{pace: agents.NewPace(pace), changed: make(chan struct{})}
 	m.live[rec.ID()] = lr
 	ctx, cancel := context.WithCancel(m.ctx)
-	opts := m.cfg.options
-	opts.Pace = lr.pace
+	opts := agents.Options{Pace: lr.pace, Streaming: m.cfg.streaming, Model: model}
 	m.wg.Add(1)
 	go m.execute(ctx, cancel, m.run, flow, input, opts, rec)
 	return rec.Run(), nil
 }
 
-// register adds a recording of a run of flow under a fresh id.
-func (m *runManager) register(flow agents.Flow, input string) (*traces.Recording, error) {
+// register adds a recording of a run of flow on the model named model under a fresh id.
+func (m *runManager) register(flow agents.Flow, input, model string) (*traces.Recording, error) {
 	return addFresh(m.cfg.broker, func(id string) *traces.Recording {
-		return traces.NewRecording(traces.Run{ID: id, Flow: flow.Name, Input: input, Model: m.cfg.model}, flow.Agents, m.cfg.queue)
+		return traces.NewRecording(traces.Run{ID: id, Flow: flow.Name, Input: input, Model: model}, flow.Agents, m.cfg.queue)
 	})
 }
 

@@ -1,7 +1,7 @@
 // The run page: the timeline's filters and selection, the inspector, tabs, keys, the tree's fit
 // and the run controls, kept current by the live socket (live.js).
 
-import { postJSON, setupPace, showError, showPace, pace, startRun, withToken } from "./common.js";
+import { postJSON, postRun, setupPace, showError, showPace, pace, startRun, withToken } from "./common.js";
 import { applyFragment, follow, runClock } from "./live.js";
 
 const body = document.body;
@@ -397,6 +397,9 @@ export function initRun() {
 
   document.getElementById("run-again").addEventListener("click", (ev) => {
     startRun(body.dataset.flow || "", body.dataset.input || "", document.getElementById("form-error"), ev.currentTarget);
+  });
+  document.getElementById("replay").addEventListener("click", (ev) => {
+    postRun("/api/runs/" + encodeURIComponent(body.dataset.runId) + "/replay", {}, document.getElementById("form-error"), ev.currentTarget);
   });
   document.addEventListener("click", onClick);
   document.addEventListener("change", (ev) => {
