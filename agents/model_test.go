@@ -45,7 +45,8 @@ func call(name, args string) agentstest.FakeToolCall {
 func supervisorReplies() []agentstest.FakeReply {
 	return []agentstest.FakeReply{
 		{Text: "Research first.", ToolCalls: []agentstest.FakeToolCall{call("transfer_to_agent", `{"agent_name":"research_agent"}`)}},
-		{ToolCalls: []agentstest.FakeToolCall{call("search", `{"query":"US GDP 2024"}`), call("search", `{"query":"New York GDP 2024"}`)}},
+		{ToolCalls: []agentstest.FakeToolCall{call("search", `{"query":"US GDP 2024"}`), call("search", `{"query":"New York GDP 2024"}`),
+			call("search", `{"query":"population of California"}`)}},
 		{Text: "US: 29.18 trillion USD. New York: 2.297 trillion USD."},
 		{ToolCalls: []agentstest.FakeToolCall{call("transfer_to_agent", `{"agent_name":"math_agent"}`)}},
 		{ToolCalls: []agentstest.FakeToolCall{call("divide", `{"a":2.297,"b":29.18}`)}},
@@ -93,14 +94,23 @@ func TestRealModelRunsSupervisor(t *testing.T) {
 				t.Errorf("requests = %+v", reqs)
 			}
 			var divided string
+			var found []string
 			var tokens int
 			for _, e := range tr.Events {
 				if e.Kind == traces.KindToolFinished && e.Tool.Name == "divide" {
 					divided = e.Tool.Result
 				}
+				if e.Kind == traces.KindToolFinished && e.Tool.Name == "search" {
+					found = append(found, strings.Fields(e.Tool.Result)[0]+" "+strings.Fields(e.Tool.Result)[1])
+				}
 				if e.Kind == traces.KindModelFinished && e.Model.Usage != nil {
 					tokens += e.Model.Usage.TotalTokens
 				}
+			}
+			// The search answers each query from its corpus (which has no population of
+			// California: its best match is California's GDP).
+			if want := []string{"United States", "New York", "California GDP"}; !slices.Equal(found, want) {
+				t.Errorf("search found %q, want %q", found, want)
 			}
 			if divided != "0.078718" {
 				t.Errorf("divide returned %q, want the real quotient 0.078718", divided)
@@ -131,8 +141,21 @@ func TestRealModelRunsTransfer(t *testing.T) {
 			if last.Agent != "chat_agent" || !strings.Contains(last.Message.Content, "keep an eye on the mouse") {
 				t.Errorf("last message = %s %+v", last.Agent, last.Message)
 			}
+			if joke := toolResult(tr, "tell_joke"); !strings.Contains(joke, "mouse") {
+				t.Errorf("tell_joke about cats answered %q", joke)
+			}
 		})
 	}
+}
+
+// toolResult is the result of the trace's first call of tool.
+func toolResult(tr traces.Trace, tool string) string {
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindToolFinished && e.Tool.Name == tool {
+			return e.Tool.Result
+		}
+	}
+	return ""
 }
 
 // lastAssistant is the trace's last assistant message event.
