@@ -18,6 +18,8 @@ type Options struct {
 	Streaming bool
 	// Model is the chat model the agents run on; nil means the flow's scripts.
 	Model *Model
+	// Typing, when set and Streaming is, is told of each streamed reply while it arrives.
+	Typing Typing
 }
 
 // RunFlow runs flow on input, records every event into rec, finishes rec with the run's final
@@ -34,6 +36,9 @@ func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 		return fail(rec, "", traces.ErrorMessage(err))
 	}
 	models, unplayed := opts.Model.forRun(flow, opts.Pace)
+	if opts.Streaming && opts.Typing != nil {
+		models = withTyping(models, opts.Typing)
+	}
 	root, err := flow.Build(ctx, models)
 	if err != nil {
 		return fail(rec, "", "build flow "+flow.Name+": "+err.Error())

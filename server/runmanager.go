@@ -45,6 +45,7 @@ type runManager struct {
 // liveRun is what the manager keeps of a run while it goes on.
 type liveRun struct {
 	pace    *agents.Pace
+	typing  *typing // its replies being streamed
 	changed chan struct{} // closed, and replaced, when the pace changes; guarded by runManager.mu
 }
 
@@ -70,10 +71,10 @@ func (m *runManager) start(flow agents.Flow, input string, model *agents.Model, 
 	if err != nil {
 		return traces.Run{}, err
 	}
-	lr := &liveRun{pace: agents.NewPace(pace), changed: make(chan struct{})}
+	lr := &liveRun{pace: agents.NewPace(pace), typing: newTyping(), changed: make(chan struct{})}
 	m.live[rec.ID()] = lr
 	ctx, cancel := context.WithCancel(m.ctx)
-	opts := agents.Options{Pace: lr.pace, Streaming: m.cfg.streaming, Model: model}
+	opts := agents.Options{Pace: lr.pace, Streaming: m.cfg.streaming, Model: model, Typing: lr.typing.set}
 	m.wg.Add(1)
 	go m.execute(ctx, cancel, m.run, flow, input, opts, rec)
 	return rec.Run(), nil
@@ -176,6 +177,16 @@ func (m *runManager) pace(id string) (runPace, <-chan struct{}) {
 	}
 	d, ok := m.ended[id]
 	return runPace{d: d, known: ok}, nil
+}
+
+// typing returns the replies being streamed of run id, or nil when it is not running here.
+func (m *runManager) typing(id string) *typing {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if lr, ok := m.live[id]; ok {
+		return lr.typing
+	}
+	return nil
 }
 
 // wait refuses new runs and waits for the running ones to end; cancel the manager's context

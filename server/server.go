@@ -192,6 +192,7 @@ func (s *Server) routes() *echo.Echo {
 	s.runRoutes(e)
 	s.eventRoutes(e)
 	s.liveRoutes(e)
+	s.typingRoutes(e)
 	s.ingestRoutes(e)
 	return e
 }
