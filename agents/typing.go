@@ -39,7 +39,9 @@ var _ components.Checker = (*typingModel)(nil)
 
 // IsCallbacksEnabled reports what the wrapped model does, so eino treats the pair as it treats
 // the model alone.
-func (m *typingModel) IsCallbacksEnabled() bool { return components.IsCallbacksEnabled(m.ToolCallingChatModel) }
+func (m *typingModel) IsCallbacksEnabled() bool {
+	return components.IsCallbacksEnabled(m.ToolCallingChatModel)
+}
 
 // GetType is the wrapped model's type.
 func (m *typingModel) GetType() string {

@@ -45,7 +45,7 @@ type runManager struct {
 // liveRun is what the manager keeps of a run while it goes on.
 type liveRun struct {
 	pace    *agents.Pace
-	typing  *typing // its replies being streamed
+	typing  *typing       // its replies being streamed
 	changed chan struct{} // closed, and replaced, when the pace changes; guarded by runManager.mu
 }
 
