@@ -3,7 +3,6 @@ package agents
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -31,8 +30,6 @@ type ProviderEnv struct {
 	BaseURL string // empty: OpenAI's own endpoint
 	// Timeout bounds one model request; DefaultModelTimeout when zero.
 	Timeout time.Duration
-	// HTTPClient, when set, sends the requests (its own timeout then applies instead of Timeout).
-	HTTPClient *http.Client
 }
 
 // ProviderEnvFromOS reads OPENAI_API_KEY and OPENAI_BASE_URL from the environment.
@@ -72,7 +69,7 @@ func ParseModel(spec string, env ProviderEnv) (*Model, error) {
 			timeout = DefaultModelTimeout
 		}
 		return &Model{spec: spec, name: spec, openai: &openai.ChatModelConfig{
-			APIKey: env.APIKey, BaseURL: env.BaseURL, Model: name, Timeout: timeout, HTTPClient: env.HTTPClient,
+			APIKey: env.APIKey, BaseURL: env.BaseURL, Model: name, Timeout: timeout,
 		}}, nil
 	case strings.HasPrefix(spec, specReplay):
 		file := strings.TrimPrefix(spec, specReplay)

@@ -120,6 +120,13 @@ func TestReplayDivergence(t *testing.T) {
 			if !slices.Equal(blamed, []string{c.agent}) {
 				t.Errorf("error events blame %q, want exactly %q (where the page marks the divergence)", blamed, c.agent)
 			}
+			// A call that diverged is itself marked failed; a run that ended early has no such call.
+			failedCall := slices.ContainsFunc(replayed.Events, func(e traces.Event) bool {
+				return e.Kind == traces.KindModelFinished && e.Agent == c.agent && strings.Contains(e.Model.Error, c.want)
+			})
+			if failedCall != !strings.HasPrefix(c.name, "fewer") {
+				t.Errorf("a model.finished of %s failed with the divergence: %v", c.agent, failedCall)
+			}
 		})
 	}
 }
