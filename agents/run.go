@@ -45,8 +45,9 @@ func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 	}
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: opts.Streaming})
 	var sink attach.Sink = rec
-	checked := &checkedSink{Recording: rec, check: unplayed}
+	var checked *checkedSink
 	if unplayed != nil {
+		checked = &checkedSink{Recording: rec, check: unplayed}
 		sink = checked
 	}
 	recorder := attach.NewRecorder(sink, flow.Name, flow.Agents)
@@ -57,7 +58,7 @@ func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 		}
 	}
 	<-recorder.Done()
-	if checked.diverged != nil {
+	if checked != nil && checked.diverged != nil { // read after Done: Finish has returned
 		return traces.StatusFailed, checked.diverged.Error()
 	}
 	return recorder.Outcome()
