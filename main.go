@@ -1,12 +1,13 @@
 // Command baton is a live, browser-based debugger for multi-agent flows built with Eino ADK.
 //
-//	baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
-//	baton flows                                               list the built-in flows
-//	baton run FLOW [--input TEXT] [--out FILE] [--stream] [--approve | --reject REASON]
-//	                                                          run a flow headless, one line per event
-//	baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
-//	baton compare FLOW... [--input TEXT] [--out DIR]          run one task under several flows, compare
+//	baton [serve] [--addr HOST:PORT] [--token T] [--pace D] [--stream] [--model M]...   serve the live page (default)
+//	baton flows                                                           list the built-in flows
+//	baton run FLOW [--input TEXT] [--out FILE] [--stream] [--model M] [--approve | --reject REASON]
+//	                                                                      run a flow headless, one line per event
+//	baton open FILE [--addr HOST:PORT] [--token T]                        serve a saved trace
+//	baton compare FLOW... [--input TEXT] [--out DIR]                      run one task under several flows, compare
 //
+// A model M is scripted, openai:NAME (OPENAI_API_KEY, OPENAI_BASE_URL) or replay:TRACE_FILE.
 // serve and run also take --otlp-endpoint URL [--otlp-content]: send each run to an
 // OpenTelemetry collector.
 package main
@@ -75,13 +76,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 const tokenHelp = `access token, at least 32 characters such as the output of "openssl rand -hex 16" (generated when the address is not loopback and none is given)`
 
 const usage = `usage:
-  baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
-  baton flows                                               list the built-in flows
-  baton run FLOW [--input TEXT] [--out FILE] [--stream] [--approve | --reject REASON]
-                                                            run a flow headless
-  baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
-  baton compare FLOW... [--input TEXT] [--out DIR]          run one task under several flows, compare
-serve and run also take --otlp-endpoint URL [--otlp-content]`
+  baton [serve] [--addr HOST:PORT] [--token T] [--pace D] [--stream] [--model M]...   serve the live page (default)
+  baton flows                                                           list the built-in flows
+  baton run FLOW [--input TEXT] [--out FILE] [--stream] [--model M] [--approve | --reject REASON]
+                                                                        run a flow headless
+  baton open FILE [--addr HOST:PORT] [--token T]                        serve a saved trace
+  baton compare FLOW... [--input TEXT] [--out DIR]                      run one task under several flows, compare
+serve and run also take --otlp-endpoint URL [--otlp-content].
+A model M is scripted (the default), openai:NAME (reads OPENAI_API_KEY and OPENAI_BASE_URL)
+or replay:TRACE_FILE (answers with the model replies recorded in a trace).`
+
+// modelHelp describes the --model flag.
+const modelHelp = "chat model: scripted, openai:NAME (with OPENAI_API_KEY, OPENAI_BASE_URL) or replay:TRACE_FILE"
+
+// modelFlags collects the --model flags of serve, which may repeat.
+type modelFlags []*agents.Model
+
+func (f *modelFlags) String() string { return fmt.Sprint(len(*f)) }
+
+func (f *modelFlags) Set(spec string) error {
+	m, err := agents.ParseModel(spec, agents.ProviderEnvFromOS())
+	if err != nil {
+		return errors.New(traces.ErrorMessage(err))
+	}
+	*f = append(*f, m)
+	return nil
+}
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -91,6 +111,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pace := fs.Duration("pace", 600*time.Millisecond, "default delay of the scripted model before each reply")
 	stream := fs.Bool("stream", false, "let agents stream their replies")
 	otlpEndpoint, otlpContent := otlpFlags(fs)
+	var models modelFlags
+	fs.Var(&models, "model", modelHelp+"; repeat it to offer several (the first is the default)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -103,9 +125,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if exp != nil {
 		export = exp.Watch
 	}
-	srv, err := server.New(server.Config{Addr: *addr, Token: *token, DefaultPace: *pace, Streaming: *stream, Export: export})
+	srv, err := server.New(server.Config{Addr: *addr, Token: *token, DefaultPace: *pace, Streaming: *stream, Models: models, Export: export})
 	if err != nil {
 		return err
+	}
+	for _, m := range models {
+		if err := m.Ready(); err != nil {
+			fmt.Fprintln(stderr, "baton:", traces.ErrorMessage(err))
+		}
 	}
 	ln, err := srv.Listen(ctx)
 	if err != nil {
@@ -198,6 +225,8 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	otlpEndpoint, otlpContent := otlpFlags(fs)
 	approve := fs.Bool("approve", false, "approve what the run asks when it stops for approval, and resume it")
 	reject := fs.String("reject", "", "reject what the run asks when it stops for approval, for this reason, and resume it")
+	var models modelFlags
+	fs.Var(&models, "model", modelHelp)
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -208,14 +237,28 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return errors.New(traces.ErrorMessage(err))
 	}
+	model := agents.Scripted()
+	switch len(models) {
+	case 0:
+	case 1:
+		model = models[0]
+	default:
+		return errors.New("run takes one --model")
+	}
+	if err := model.Ready(); err != nil {
+		return errors.New(traces.ErrorMessage(err))
+	}
 	exp, err := startExport(*otlpEndpoint, *otlpContent, stderr)
 	if err != nil {
 		return err
 	}
 	if *input == "" {
 		*input = flow.DefaultInput
+		if replayed, recorded, ok := model.Replays(); ok && replayed == flow.Name {
+			*input = recorded // the input the recorded replies answer
+		}
 	}
-	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: *input, Model: "scripted"}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: *input, Model: model.Name()}, flow.Agents, 0)
 	if exp != nil {
 		exp.Watch(rec)
 	}
@@ -225,7 +268,7 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		printEvents(rec, stdout, 0)
 	}()
 	var paused *agents.Pause // set by Paused, in RunFlow's and Resume's goroutine
-	opts := agents.Options{Pace: agents.NewPace(*pace), Streaming: *stream, Paused: func(p *agents.Pause) { paused = p }}
+	opts := agents.Options{Pace: agents.NewPace(*pace), Streaming: *stream, Model: model, Paused: func(p *agents.Pause) { paused = p }}
 	status := agents.RunFlow(ctx, flow, *input, opts, rec)
 	for paused != nil && (*approve || *reject != "") {
 		<-printed // the printer ends with the interrupted run; it follows the resumed part anew

@@ -132,12 +132,18 @@ type searchArg struct {
 	Query string `json:"query" jsonschema:"description=what to search for"`
 }
 
-// webSearch answers canned results about rate limiting, whatever the query.
+// webSearch answers the three best matches in engineeringCorpus.
 func webSearch(_ context.Context, in searchArg) (string, error) {
-	return fmt.Sprintf("Results for %q:\n"+
-		"1. golang.org/x/time/rate: rate.NewLimiter(r, b) implements a token bucket; Allow() reports whether an event may happen now.\n"+
-		"2. RFC 6585 §4: 429 Too Many Requests; servers may include a Retry-After header.\n"+
-		"3. Best practice: limit per API key rather than per IP, and start generous (e.g. 10 req/s, burst 20).", in.Query), nil
+	found := engineeringCorpus.search(in.Query, 3)
+	if len(found) == 0 {
+		return fmt.Sprintf("No results for %q.", in.Query), nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Results for %q:", in.Query)
+	for i, f := range found {
+		fmt.Fprintf(&b, "\n%d. %s", i+1, f)
+	}
+	return b.String(), nil
 }
 
 // fileArg is write_file's argument.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/prebuilt/planexecute"
@@ -12,8 +13,11 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// eurToUSD is convert_currency's canned rate.
-const eurToUSD = 1.08
+// usdPer is convert_currency's table: what one unit of each currency is worth in US dollars.
+var usdPer = map[string]float64{"USD": 1, "EUR": 1.08, "GBP": 1.27, "CHF": 1.13, "JPY": 0.0066}
+
+// currencySigns are the signs convert_currency writes amounts with; other currencies get their code.
+var currencySigns = map[string]string{"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
 
 func init() {
 	register(Flow{
@@ -100,10 +104,17 @@ type moneyArg struct {
 	To     string  `json:"to" jsonschema:"description=the currency wanted, e.g. USD"`
 }
 
-// convertCurrency converts euros to US dollars at the canned rate.
+// convertCurrency converts between the currencies of usdPer.
 func convertCurrency(_ context.Context, in moneyArg) (string, error) {
-	if in.From != "EUR" || in.To != "USD" {
-		return "", fmt.Errorf("convert_currency: only EUR to USD is known, not %s to %s", in.From, in.To)
+	from, to := strings.ToUpper(in.From), strings.ToUpper(in.To)
+	rateFrom, ok1 := usdPer[from]
+	rateTo, ok2 := usdPer[to]
+	if !ok1 || !ok2 {
+		return "", fmt.Errorf("convert_currency: cannot convert %s to %s; known currencies: USD, EUR, GBP, CHF, JPY", in.From, in.To)
 	}
-	return "$" + strconv.FormatFloat(in.Amount*eurToUSD, 'f', 2, 64), nil
+	sign, ok := currencySigns[to]
+	if !ok {
+		sign = to + " "
+	}
+	return sign + strconv.FormatFloat(in.Amount*rateFrom/rateTo, 'f', 2, 64), nil
 }

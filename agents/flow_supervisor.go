@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/adk/prebuilt/supervisor"
@@ -103,10 +102,10 @@ func buildSupervisor(ctx context.Context, models ModelFor) (adk.Agent, error) {
 	return root, nil
 }
 
-// newResearchAgent builds research_agent with its canned search tool.
+// newResearchAgent builds research_agent with its search tool.
 func newResearchAgent(ctx context.Context, models ModelFor) (adk.Agent, error) {
 	var box toolBox
-	addTool(&box, "search", "Search the web and return the most relevant snippets.", searchCanned)
+	addTool(&box, "search", "Search the web and return the most relevant snippets.", searchEconomy)
 	if box.err != nil {
 		return nil, box.err
 	}
@@ -161,38 +160,12 @@ type searchQuery struct {
 	Query string `json:"query" jsonschema:"description=what to search for"`
 }
 
-// searchCanned answers from a small canned index: the first entry whose keywords all occur in the query.
-func searchCanned(_ context.Context, q searchQuery) (string, error) {
-	query := strings.ToLower(q.Query)
-	for _, e := range searchIndex {
-		if hasAllWords(query, e.keywords) {
-			return e.result, nil
-		}
+// searchEconomy answers the best match in economyCorpus.
+func searchEconomy(_ context.Context, q searchQuery) (string, error) {
+	if found := economyCorpus.search(q.Query, 1); len(found) > 0 {
+		return found[0], nil
 	}
 	return fmt.Sprintf("No results for %q.", q.Query), nil
-}
-
-// searchIndex is the search tool's canned web, most specific entries first.
-var searchIndex = []struct {
-	keywords []string
-	result   string
-}{
-	{[]string{"new york", "gdp"}, "New York State GDP 2024: 2.297 trillion USD (current dollars). " +
-		"Source: U.S. Bureau of Economic Analysis, GDP by State, 2024."},
-	{[]string{"ny", "gdp"}, "New York State GDP 2024: 2.297 trillion USD (current dollars). " +
-		"Source: U.S. Bureau of Economic Analysis, GDP by State, 2024."},
-	{[]string{"us", "gdp"}, "United States GDP 2024: 29.18 trillion USD (current dollars). " +
-		"Source: U.S. Bureau of Economic Analysis, National Accounts, 2024."},
-}
-
-// hasAllWords reports whether s contains every word.
-func hasAllWords(s string, words []string) bool {
-	for _, w := range words {
-		if !strings.Contains(s, w) {
-			return false
-		}
-	}
-	return true
 }
 
 // percentOfLastResult is math_agent's second move: multiply the quotient its divide call

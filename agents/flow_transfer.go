@@ -142,9 +142,26 @@ type topicArg struct {
 	Topic string `json:"topic" jsonschema:"description=what the joke or fact is about"`
 }
 
-// tellJoke answers a canned joke; the topic only decorates it.
+// jokes is tell_joke's collection: the first whose key occurs in the topic; the last is the
+// one told when none does.
+var jokes = []struct{ key, joke string }{
+	{"cat", "Why did the cat sit on the computer? To keep an eye on the mouse."},
+	{"dog", "Why did the dog sit in the shade? It didn't want to be a hot dog."},
+	{"coffee", "How does a coffee feel after a long day? Depresso."},
+	{"math", "Why was six afraid of seven? Because seven eight nine."},
+	{"weather", "What did one cloud say to the other? You're on cloud nine, I'm just overcast."},
+	{"", "Why do programmers prefer dark mode? Because light attracts bugs."},
+}
+
+// tellJoke tells the joke about the topic, or its default one.
 func tellJoke(_ context.Context, in topicArg) (string, error) {
-	return "Why do programmers prefer dark mode? Because light attracts bugs.", nil
+	topic := strings.ToLower(in.Topic)
+	for _, j := range jokes[:len(jokes)-1] {
+		if strings.Contains(topic, j.key) {
+			return j.joke, nil
+		}
+	}
+	return jokes[len(jokes)-1].joke, nil
 }
 
 // facts is lookup_fact's canned encyclopedia: the first entry whose key occurs in the topic.

@@ -17,8 +17,10 @@ type Options struct {
 	Pace *Pace
 	// Streaming makes agents stream their replies.
 	Streaming bool
-	// Models overrides the scripted models (for a real LLM); nil means the flow's scripts.
-	Models ModelFor
+	// Model is the chat model the agents run on; nil means the flow's scripts.
+	Model *Model
+	// Typing, when set and Streaming is, is told of each streamed reply while it arrives.
+	Typing Typing
 	// Paused, when set, is called when a run ends interrupted (before RunFlow or Pause.Resume
 	// returns), with what resumes it.
 	Paused func(*Pause)
@@ -35,19 +37,23 @@ func RunFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 }
 
 func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *traces.Recording) (traces.Status, string) {
-	models := opts.Models
-	if models == nil {
-		models = flow.ScriptedModels(opts.Pace)
+	if err := opts.Model.Ready(); err != nil {
+		return fail(rec, "", traces.ErrorMessage(err))
+	}
+	models, unplayed := opts.Model.forRun(flow, opts.Pace)
+	if opts.Streaming && opts.Typing != nil {
+		models = withTyping(models, opts.Typing)
 	}
 	root, err := flow.Build(ctx, models)
 	if err != nil {
-		msg := "build flow " + flow.Name + ": " + err.Error()
-		rec.Emit(traces.Event{Kind: traces.KindError, Error: &traces.ErrorDetail{Message: msg}})
-		return traces.StatusFailed, msg
+		return fail(rec, "", "build flow "+flow.Name+": "+err.Error())
 	}
 	p := &Pause{flow: flow, opts: opts, checkPoint: rec.ID(),
 		runner: adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: opts.Streaming, CheckPointStore: newCheckPoints()})}
-	recorder := attach.NewRecorder(rec, flow.Name, flow.Agents)
+	if unplayed != nil {
+		p.checked = &checkedSink{Recording: rec, check: unplayed}
+	}
+	recorder := attach.NewRecorder(p.sink(rec), flow.Name, flow.Agents)
 	runOpts := append([]adk.AgentRunOption{adk.WithCheckPointID(p.checkPoint)}, flow.RunOptions...)
 	return p.follow(recorder, recorder.Run(ctx, p.runner, []adk.Message{schema.UserMessage(input)}, runOpts...))
 }
@@ -59,6 +65,7 @@ type Pause struct {
 	opts       Options
 	runner     *adk.Runner
 	checkPoint string
+	checked    *checkedSink // a replay's: checks that the run played every recorded call
 	// Interrupt is eino's root cause of the interrupt, as the trace records it: ID is what a
 	// resume targets, Info what it asks.
 	Interrupt traces.Interrupt
@@ -76,7 +83,7 @@ type Decision struct {
 // reopened by the caller with rec.Resume. A run that interrupts again is handed to opts.Paused
 // anew; a Pause is resumed at most once.
 func (p *Pause) Resume(ctx context.Context, d Decision, rec *traces.Recording) traces.Status {
-	recorder := attach.NewRecorder(rec, p.flow.Name, p.flow.Agents)
+	recorder := attach.NewRecorder(p.sink(rec), p.flow.Name, p.flow.Agents)
 	events, err := recorder.Resume(ctx, p.runner, p.checkPoint,
 		&adk.ResumeParams{Targets: map[string]any{p.Interrupt.ID: d}}, p.flow.RunOptions...)
 	if err != nil {
@@ -105,6 +112,9 @@ func (p *Pause) follow(recorder *attach.Recorder, events *adk.AsyncIterator[*adk
 		}
 	}
 	<-recorder.Done()
+	if p.checked != nil && p.checked.diverged != nil { // read after Done: Finish has returned
+		return traces.StatusFailed, p.checked.diverged.Error()
+	}
 	status, errMsg := recorder.Outcome()
 	if status == traces.StatusInterrupted && cause != nil && p.opts.Paused != nil {
 		next := *p
@@ -150,4 +160,36 @@ func (s *checkPoints) Set(_ context.Context, id string, b []byte) error {
 	defer s.mu.Unlock()
 	s.data[id] = b
 	return nil
+}
+
+// sink is what the run records into: rec, or a replay's check of it.
+func (p *Pause) sink(rec *traces.Recording) attach.Sink {
+	if p.checked != nil {
+		return p.checked
+	}
+	return rec
+}
+
+// checkedSink is a replay's recording: a run that completes leaving recorded calls unplayed
+// diverged, and fails with an error event before its run.finished.
+type checkedSink struct {
+	*traces.Recording
+	check    func() *Divergence
+	diverged *Divergence // set by Finish
+}
+
+// Finish implements attach.Sink.
+func (s *checkedSink) Finish(status traces.Status, errMsg string) {
+	if status == traces.StatusCompleted {
+		if s.diverged = s.check(); s.diverged != nil {
+			status, errMsg = fail(s.Recording, s.diverged.Agent, s.diverged.Error())
+		}
+	}
+	s.Recording.Finish(status, errMsg)
+}
+
+// fail records an error event blamed on agent ("" for none) and returns a failed status with msg.
+func fail(rec *traces.Recording, agent, msg string) (traces.Status, string) {
+	rec.Emit(traces.Event{Kind: traces.KindError, Agent: agent, Error: &traces.ErrorDetail{Message: msg}})
+	return traces.StatusFailed, msg
 }

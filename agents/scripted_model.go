@@ -40,43 +40,65 @@ const scriptedModelName = "scripted"
 // It never panics on a short script: once the steps are used up it answers the script's Exhausted
 // text. WithTools returns a copy that shares the script position and the call numbering.
 func NewScriptedModel(agent string, script Script, pace *Pace) model.ToolCallingChatModel {
-	return &scriptedModel{agent: agent, script: script, pace: pace, pos: &scriptPosition{}}
+	pos := &scriptPosition{}
+	return &cannedModel{typ: ScriptedModelType, name: scriptedModelName, pace: pace,
+		next: func(input []*schema.Message, tools []*schema.ToolInfo) (*schema.Message, error) {
+			r := pos.nextReply(agent, script, input)
+			first := pos.reserveCallIDs(len(r.ToolCalls))
+			msg := &schema.Message{Role: schema.Assistant, Content: r.Text}
+			for i, tc := range r.ToolCalls {
+				msg.ToolCalls = append(msg.ToolCalls, schema.ToolCall{
+					ID:       agent + "_call_" + strconv.Itoa(first+i),
+					Type:     "function",
+					Function: schema.FunctionCall{Name: tc.Name, Arguments: tc.Arguments},
+				})
+			}
+			finish := "stop"
+			if len(msg.ToolCalls) > 0 {
+				finish = "tool_calls"
+			}
+			msg.ResponseMeta = &schema.ResponseMeta{FinishReason: finish, Usage: countUsage(input, tools, msg)}
+			return msg, nil
+		}}
 }
 
-// scriptedModel is the model.ToolCallingChatModel behind NewScriptedModel.
-type scriptedModel struct {
-	agent  string
-	script Script
-	pace   *Pace
-	tools  []*schema.ToolInfo // from WithTools; a model.WithTools option overrides them per call
-	pos    *scriptPosition    // shared by the copies WithTools makes
+// cannedModel is a model.ToolCallingChatModel whose replies come from next instead of an LLM: the
+// scripted model's and the replay model's common part. It behaves like a real provider: it
+// fires its own callbacks, waits pace before each reply, and streams a reply in chunks.
+type cannedModel struct {
+	typ, name string // GetType, and the model name in callbacks' config
+	pace      *Pace
+	tools     []*schema.ToolInfo // from WithTools; a model.WithTools option overrides them per call
+	// next gives the reply to one call, given the tools offered; an error fails the call. It is
+	// shared by the copies WithTools makes and must be safe for concurrent use.
+	next func(input []*schema.Message, tools []*schema.ToolInfo) (*schema.Message, error)
 }
 
-// scriptPosition is how far a model (and its WithTools copies) got in its script.
+// scriptPosition is how far a scripted model (and its WithTools copies) got in its script.
 type scriptPosition struct {
 	mu    sync.Mutex
 	next  int // index of the next step
 	calls int // tool calls issued so far, for ids
 }
 
-var _ components.Checker = (*scriptedModel)(nil)
+var _ components.Checker = (*cannedModel)(nil)
 
 // GetType implements components.Typer.
-func (m *scriptedModel) GetType() string { return ScriptedModelType }
+func (m *cannedModel) GetType() string { return m.typ }
 
 // IsCallbacksEnabled implements components.Checker: the model fires its own callbacks, so eino
 // does not wrap it in its callback injector (which could not see tools or usage).
-func (m *scriptedModel) IsCallbacksEnabled() bool { return true }
+func (m *cannedModel) IsCallbacksEnabled() bool { return true }
 
 // WithTools implements model.ToolCallingChatModel.
-func (m *scriptedModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingChatModel, error) {
+func (m *cannedModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingChatModel, error) {
 	c := *m
 	c.tools = append([]*schema.ToolInfo(nil), tools...)
 	return &c, nil
 }
 
 // Generate implements model.BaseChatModel.
-func (m *scriptedModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+func (m *cannedModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
 	ctx, in := m.start(ctx, input, opts)
 	msg, err := m.answer(ctx, input, in.Tools)
 	if err != nil {
@@ -93,7 +115,7 @@ func (m *scriptedModel) Generate(ctx context.Context, input []*schema.Message, o
 
 // Stream implements model.BaseChatModel. The stream is ready when Stream returns (the pace wait
 // happens before), so reading it never blocks.
-func (m *scriptedModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+func (m *cannedModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
 	ctx, in := m.start(ctx, input, opts)
 	msg, err := m.answer(ctx, input, in.Tools)
 	if err != nil {
@@ -120,13 +142,13 @@ func (m *scriptedModel) Stream(ctx context.Context, input []*schema.Message, opt
 
 // start fires OnStart, after making sure ctx has a RunInfo (a model used outside a graph has
 // none), and returns the context to end the callbacks with.
-func (m *scriptedModel) start(ctx context.Context, input []*schema.Message, opts []model.Option) (context.Context, *model.CallbackInput) {
+func (m *cannedModel) start(ctx context.Context, input []*schema.Message, opts []model.Option) (context.Context, *model.CallbackInput) {
 	o := model.GetCommonOptions(&model.Options{Tools: m.tools}, opts...)
 	in := &model.CallbackInput{
 		Messages:   input,
 		Tools:      o.Tools,
 		ToolChoice: o.ToolChoice,
-		Config:     &model.Config{Model: scriptedModelName},
+		Config:     &model.Config{Model: m.name},
 	}
 	if o.Model != nil {
 		in.Config.Model = *o.Model
@@ -135,51 +157,44 @@ func (m *scriptedModel) start(ctx context.Context, input []*schema.Message, opts
 	return callbacks.OnStart(ctx, in), in
 }
 
-// answer waits the pace, then builds the next reply as a message with usage.
-func (m *scriptedModel) answer(ctx context.Context, input []*schema.Message, tools []*schema.ToolInfo) (*schema.Message, error) {
+// answer waits the pace, then asks next for the reply. A reply without response meta gets one
+// (finish reason, no usage), so callers may rely on it.
+func (m *cannedModel) answer(ctx context.Context, input []*schema.Message, tools []*schema.ToolInfo) (*schema.Message, error) {
 	if err := awaitPace(ctx, m.pace.Get()); err != nil {
 		return nil, err
 	}
-	r := m.nextReply(input)
-	first := m.reserveCallIDs(len(r.ToolCalls))
-	msg := &schema.Message{Role: schema.Assistant, Content: r.Text}
-	for i, tc := range r.ToolCalls {
-		msg.ToolCalls = append(msg.ToolCalls, schema.ToolCall{
-			ID:       m.agent + "_call_" + strconv.Itoa(first+i),
-			Type:     "function",
-			Function: schema.FunctionCall{Name: tc.Name, Arguments: tc.Arguments},
-		})
+	msg, err := m.next(input, tools)
+	if err != nil {
+		return nil, err
 	}
-	finish := "stop"
-	if len(msg.ToolCalls) > 0 {
-		finish = "tool_calls"
+	if msg.ResponseMeta == nil {
+		msg.ResponseMeta = &schema.ResponseMeta{FinishReason: "stop"}
 	}
-	msg.ResponseMeta = &schema.ResponseMeta{FinishReason: finish, Usage: countUsage(input, tools, msg)}
 	return msg, nil
 }
 
-// nextReply takes the next step of the script (or the exhausted text) and resolves it for input.
-func (m *scriptedModel) nextReply(input []*schema.Message) Reply {
-	m.pos.mu.Lock()
-	i := m.pos.next
-	m.pos.next++
-	m.pos.mu.Unlock()
-	if i < len(m.script.Steps) {
+// nextReply takes the next step of script (or the exhausted text) and resolves it for input.
+func (p *scriptPosition) nextReply(agent string, script Script, input []*schema.Message) Reply {
+	p.mu.Lock()
+	i := p.next
+	p.next++
+	p.mu.Unlock()
+	if i < len(script.Steps) {
 		// Resolved outside the lock: Step.Func is caller code.
-		return m.script.Steps[i].reply(input)
+		return script.Steps[i].reply(input)
 	}
-	if m.script.Exhausted != "" {
-		return Reply{Text: m.script.Exhausted}
+	if script.Exhausted != "" {
+		return Reply{Text: script.Exhausted}
 	}
-	return Reply{Text: fmt.Sprintf("(%s has nothing more to say: its script ended after %d replies.)", m.agent, len(m.script.Steps))}
+	return Reply{Text: fmt.Sprintf("(%s has nothing more to say: its script ended after %d replies.)", agent, len(script.Steps))}
 }
 
 // reserveCallIDs returns the number of the first of n new tool calls.
-func (m *scriptedModel) reserveCallIDs(n int) int {
-	m.pos.mu.Lock()
-	defer m.pos.mu.Unlock()
-	first := m.pos.calls + 1
-	m.pos.calls += n
+func (p *scriptPosition) reserveCallIDs(n int) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	first := p.calls + 1
+	p.calls += n
 	return first
 }
 

@@ -139,7 +139,7 @@ func TestReloadMidRun(t *testing.T) {
 	t.Parallel()
 	b := startBaton(t)
 	tb := newTab(t, nil) // first: it may have to start the browser
-	id := b.startRun(t, "supervisor", 250*time.Millisecond)
+	id := b.startRun(t, "supervisor", 400*time.Millisecond)
 	tb.open(t, b.base+"/runs/"+id)
 	tb.waitFor(t, "a first transfer edge", `document.querySelectorAll('[data-testid=transfer-edge]').length >= 1`)
 	before := tb.state(t)

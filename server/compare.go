@@ -77,7 +77,11 @@ func (s *Server) comparePage(c echo.Context) error {
 // runToEnd starts flow on input without pace and returns its trace once it has ended. When ctx
 // ends first the run goes on in the background, like any other run.
 func (s *Server) runToEnd(ctx context.Context, flow agents.Flow, input string) (traces.Trace, error) {
-	run, err := s.runs.start(flow, input, 0)
+	model, err := s.pickModel("", flow) // the server's default model
+	if err != nil {
+		return traces.Trace{}, err
+	}
+	run, err := s.runs.start(flow, input, model, 0)
 	if err != nil {
 		return traces.Trace{}, err
 	}

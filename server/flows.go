@@ -48,13 +48,13 @@ func (s *Server) flowInfos() []web.FlowInfo {
 	return out
 }
 
-// inputNote is f's note on how its scripted answers follow the input, when this server runs the
-// scripts; a real model follows any input.
+// inputNote is f's note on how its scripted answers follow the input; when the server offers
+// real models too, it says that it holds for the scripted one only (a real model follows any input).
 func (s *Server) inputNote(f agents.Flow) string {
-	if s.cfg.Models != nil {
-		return ""
+	if f.InputNote == "" || len(s.cfg.Models) == 0 {
+		return f.InputNote
 	}
-	return f.InputNote
+	return "With the scripted model: " + f.InputNote
 }
 
 // lookupFlow returns the configured flow named name, or a CodeInvalid error listing the known

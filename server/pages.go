@@ -37,7 +37,7 @@ func (s *Server) pageOptions(id string) templates.PageOptions {
 
 // indexPage serves GET /: the flows to start and the runs so far.
 func (s *Server) indexPage(c echo.Context) error {
-	idx := web.Index{Flows: s.flowInfos(), Runs: s.broker.Runs()}
+	idx := web.Index{Flows: s.flowInfos(), Models: s.modelInfos(), Runs: s.broker.Runs()}
 	return render(c, http.StatusOK, templates.IndexPage(idx, s.pageOptions("")))
 }
 

@@ -21,8 +21,7 @@ type runManagerConfig struct {
 	broker     *traces.Broker
 	queue      int
 	maxRunning int
-	model      string
-	options    agents.Options // Models and Streaming; Pace is per run
+	streaming  bool
 	log        *slog.Logger
 
 	export func(*traces.Recording) // Config.Export; nil for none
@@ -51,16 +50,18 @@ type runManager struct {
 // liveRun is what the manager keeps of a run while it goes on.
 type liveRun struct {
 	pace    *agents.Pace
+	typing  *typing       // its replies being streamed
 	changed chan struct{} // closed, and replaced, when the pace changes; guarded by runManager.mu
 	// paused is what resumes the run once it has ended interrupted; guarded by runManager.mu.
 	paused *agents.Pause
 }
 
 // pausedRun is a run that ended interrupted, waiting for a decision: what resumes it, and the
-// pace its agents were built with.
+// pace and typing its agents were built with.
 type pausedRun struct {
-	pause *agents.Pause
-	pace  *agents.Pace
+	pause  *agents.Pause
+	pace   *agents.Pace
+	typing *typing
 }
 
 func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
@@ -68,26 +69,25 @@ func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
 		live: make(map[string]*liveRun), ended: make(map[string]time.Duration), paused: make(map[string]pausedRun)}
 }
 
-// start registers a new run of flow in the broker and starts it in the background; the run is
-// visible to every reader of the broker when start returns. It fails with CodeUnavailable when
-// too many runs go on or the server is shutting down.
-func (m *runManager) start(flow agents.Flow, input string, pace time.Duration) (traces.Run, error) {
+// start registers a new run of flow on model in the broker and starts it in the background; the
+// run is visible to every reader of the broker when start returns. It fails with CodeUnavailable
+// when too many runs go on or the server is shutting down.
+func (m *runManager) start(flow agents.Flow, input string, model *agents.Model, pace time.Duration) (traces.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.canStartLocked(); err != nil {
 		return traces.Run{}, err
 	}
-	rec, err := m.register(flow, input)
+	rec, err := m.register(flow, input, model.Name())
 	if err != nil {
 		return traces.Run{}, err
 	}
 	if m.cfg.export != nil {
 		m.cfg.export(rec)
 	}
-	lr := &liveRun{pace: agents.NewPace(pace), changed: make(chan struct{})}
-	opts := m.cfg.options
-	opts.Pace = lr.pace
-	opts.Paused = m.keepPaused(lr)
+	lr := &liveRun{pace: agents.NewPace(pace), typing: newTyping(), changed: make(chan struct{})}
+	opts := agents.Options{Pace: lr.pace, Streaming: m.cfg.streaming, Model: model, Typing: lr.typing.set,
+		Paused: m.keepPaused(lr)}
 	run := m.run
 	m.launchLocked(rec, lr, flow.Name, func(ctx context.Context) traces.Status { return run(ctx, flow, input, opts, rec) })
 	return rec.Run(), nil
@@ -156,17 +156,17 @@ func (m *runManager) resume(id string, d agents.Decision) error {
 	if m.cfg.export != nil {
 		m.cfg.export(rec) // the exporter follows the resumed part into the same trace
 	}
-	lr := &liveRun{pace: pr.pace, changed: make(chan struct{})}
+	lr := &liveRun{pace: pr.pace, typing: pr.typing, changed: make(chan struct{})}
 	m.launchLocked(rec, lr, rec.Run().Flow, func(ctx context.Context) traces.Status {
 		return pr.pause.Resume(ctx, d, rec)
 	})
 	return nil
 }
 
-// register adds a recording of a run of flow under a fresh id.
-func (m *runManager) register(flow agents.Flow, input string) (*traces.Recording, error) {
+// register adds a recording of a run of flow on the model named model under a fresh id.
+func (m *runManager) register(flow agents.Flow, input, model string) (*traces.Recording, error) {
 	return addFresh(m.cfg.broker, func(id string) *traces.Recording {
-		return traces.NewRecording(traces.Run{ID: id, Flow: flow.Name, Input: input, Model: m.cfg.model}, flow.Agents, m.cfg.queue)
+		return traces.NewRecording(traces.Run{ID: id, Flow: flow.Name, Input: input, Model: model}, flow.Agents, m.cfg.queue)
 	})
 }
 
@@ -219,7 +219,7 @@ func (m *runManager) forget(id string, lr *liveRun) {
 	m.ended[id] = lr.pace.Get()
 	delete(m.live, id)
 	if lr.paused != nil {
-		m.paused[id] = pausedRun{pause: lr.paused, pace: lr.pace}
+		m.paused[id] = pausedRun{pause: lr.paused, pace: lr.pace, typing: lr.typing}
 	}
 	for old := range m.ended {
 		if _, err := m.cfg.broker.Get(old); err != nil {
@@ -267,6 +267,16 @@ func (m *runManager) pace(id string) (runPace, <-chan struct{}) {
 	}
 	d, ok := m.ended[id]
 	return runPace{d: d, known: ok}, nil
+}
+
+// typing returns the replies being streamed of run id, or nil when it is not running here.
+func (m *runManager) typing(id string) *typing {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if lr, ok := m.live[id]; ok {
+		return lr.typing
+	}
+	return nil
 }
 
 // wait refuses new runs and waits for the running ones to end; cancel the manager's context

@@ -20,6 +20,7 @@ func (s *Server) runRoutes(e *echo.Echo) {
 	e.GET("/api/runs/:id/trace", s.getTrace)
 	e.POST("/api/runs/:id/pace", s.setPace)
 	e.POST("/api/runs/:id/resume", s.resumeRun)
+	e.POST("/api/runs/:id/replay", s.replayRun)
 }
 
 // maxComment bounds a reviewer's comment, in bytes.
@@ -61,20 +62,22 @@ type createdRun struct {
 	URL string `json:"url"`
 }
 
-// createRun serves POST /api/runs {"flow", "input", "pace_ms"}: it starts a run in the background
-// and answers 201 {"id", "url"} once the run is registered, so the URL works at once.
+// createRun serves POST /api/runs {"flow", "input", "model", "pace_ms"}: it starts a run in the
+// background and answers 201 {"id", "url"} once the run is registered, so the URL works at once.
 //
-// "flow" is required. Leaving "input" out (or null) runs the flow's default input; an "input"
+// "flow" is required. "model" is one of the server's models (see pickModel), its default when
+// left out. Leaving "input" out (or null) runs the flow's default input; an "input"
 // that is empty or only white space is a mistake and refused. "pace_ms" (0 to MaxPace) is the
 // scripted model's delay before each reply; Config.DefaultPace when left out.
 func (s *Server) createRun(c echo.Context) error {
 	var req struct {
-		flow, input string
-		paceMS      int64
+		flow, input, model string
+		paceMS             int64
 	}
 	present, err := decodeJSON(c,
 		jsonField{"flow", &req.flow, "a string"},
 		jsonField{"input", &req.input, "a string"},
+		jsonField{"model", &req.model, "a string"},
 		jsonField{"pace_ms", &req.paceMS, "an integer number of milliseconds"},
 	)
 	if err != nil {
@@ -84,7 +87,14 @@ func (s *Server) createRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	model, err := s.pickModel(req.model, flow)
+	if err != nil {
+		return err
+	}
 	input := flow.DefaultInput
+	if _, replayed, ok := model.Replays(); ok {
+		input = replayed // the input the recorded replies answer
+	}
 	if present["input"] {
 		if strings.TrimSpace(req.input) == "" {
 			return traces.Errorf(traces.CodeInvalid,
@@ -98,13 +108,11 @@ func (s *Server) createRun(c echo.Context) error {
 			return err
 		}
 	}
-	run, err := s.runs.start(flow, input, pace)
+	run, err := s.runs.start(flow, input, model, pace)
 	if err != nil {
 		return err
 	}
-	url := "/runs/" + run.ID
-	c.Response().Header().Set(echo.HeaderLocation, url)
-	return c.JSON(http.StatusCreated, createdRun{ID: run.ID, URL: url})
+	return created(c, run)
 }
 
 // paceOf checks a pace in milliseconds.

@@ -54,7 +54,7 @@ func TestCreateRunRejectsBadInput(t *testing.T) {
 		{"empty body", ``, "", 400, "request body is empty"},
 		{"blank body", "  \n", "", 400, "request body is empty"},
 		{"data after object", `{"flow":"echo"} {}`, "", 400, "data after the closing brace"},
-		{"unknown field", `{"flow":"echo","inptu":"x"}`, "", 400, `unknown field "inptu": known fields are "flow", "input", "pace_ms"`},
+		{"unknown field", `{"flow":"echo","inptu":"x"}`, "", 400, `unknown field "inptu": known fields are "flow", "input", "model", "pace_ms"`},
 		{"flow not a string", `{"flow": 3}`, "", 400, `field "flow" must be a string, not 3`},
 		{"input not a string", `{"flow": "echo", "input": ["a"]}`, "", 400, `field "input" must be a string`},
 		{"no flow", `{}`, "", 400, "flow is required; known flows: echo, pair"},

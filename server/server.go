@@ -42,10 +42,9 @@ type Config struct {
 	Flows []agents.Flow
 	// DefaultPace is the pace of a run whose request gives no pace_ms.
 	DefaultPace time.Duration
-	// Models, when set, replaces the flows' scripted models (a real LLM); Model names it in the
-	// run's metadata ("scripted" when Models is nil and Model empty).
-	Models agents.ModelFor
-	Model  string
+	// Models are the chat models a run may pick ("model" of POST /api/runs) besides the scripted
+	// one; the first is used by a run that names none, the scripted model when there is none.
+	Models []*agents.Model
 	// Streaming makes agents stream their replies.
 	Streaming bool
 	// Logger receives internal errors and lifecycle messages; slog.Default() when nil.
@@ -97,6 +96,7 @@ type Server struct {
 	echo   *echo.Echo
 	broker *traces.Broker
 	flows  []agents.Flow
+	models []*agents.Model // the choices of a run, the default first; the scripted model is among them
 	runs   *runManager
 	feeds  feeds // what the viewers of each followed run share
 	ingest *ingestion
@@ -137,8 +137,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DefaultPace < 0 || cfg.DefaultPace > MaxPace*time.Millisecond {
 		return nil, traces.Errorf(traces.CodeInvalid, "default pace %s is not between 0 and %dms", cfg.DefaultPace, MaxPace)
 	}
-	if cfg.Model == "" && cfg.Models == nil {
-		cfg.Model = "scripted"
+	models, err := modelChoices(cfg.Models)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Broker == nil {
 		cfg.Broker = traces.NewBroker(0)
@@ -159,6 +160,7 @@ func New(cfg Config) (*Server, error) {
 		log:    cfg.Logger,
 		broker: cfg.Broker,
 		flows:  cfg.Flows,
+		models: models,
 		token:  token,
 	}
 	s.runsCtx, s.endRuns = context.WithCancel(context.Background())
@@ -169,8 +171,7 @@ func New(cfg Config) (*Server, error) {
 		broker:     cfg.Broker,
 		queue:      cfg.Queue,
 		maxRunning: cfg.MaxRunning,
-		model:      cfg.Model,
-		options:    agents.Options{Models: cfg.Models, Streaming: cfg.Streaming},
+		streaming:  cfg.Streaming,
 		log:        cfg.Logger,
 		export:     cfg.Export,
 	})
@@ -198,6 +199,7 @@ func (s *Server) routes() *echo.Echo {
 	s.runRoutes(e)
 	s.eventRoutes(e)
 	s.liveRoutes(e)
+	s.typingRoutes(e)
 	s.ingestRoutes(e)
 	return e
 }

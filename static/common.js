@@ -58,14 +58,22 @@ export function setupPace(onChange) {
   input.addEventListener("change", () => { if (onChange) onChange(Number(input.value)); });
 }
 
-// startRun starts a run of flow at the slider's pace (the server's default without a slider)
-// and navigates to its page, or shows the API's error in errEl.
-export async function startRun(flow, input, errEl, button) {
+// startRun starts a run of flow on model (the server's default when empty) at the slider's pace
+// (the server's default without a slider) and navigates to its page, or shows the API's error in
+// errEl.
+export async function startRun(flow, input, errEl, button, model) {
+  const req = { flow: flow, input: input };
+  if (model) req.model = model;
+  return postRun("/api/runs", req, errEl, button);
+}
+
+// postRun posts req (with the slider's pace) to url, a route that starts a run, and navigates to
+// the run's page, or shows the API's error in errEl.
+export async function postRun(url, req, errEl, button) {
   showError(errEl, "");
   if (button) button.disabled = true;
-  const req = { flow: flow, input: input };
   if (pace() !== null) req.pace_ms = pace();
-  const r = await postJSON("/api/runs", req);
+  const r = await postJSON(url, req);
   if (button) button.disabled = false;
   if (r.ok && r.data && typeof r.data.url === "string" && r.data.url.startsWith("/")) {
     location.assign(withToken(r.data.url));

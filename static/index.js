@@ -17,7 +17,8 @@ export function initIndex() {
       input.focus();
       return;
     }
-    startRun(form.dataset.flow, input ? input.value : "", errEl, form.querySelector("button[type=submit]"));
+    const model = form.querySelector("select[name=model]");
+    startRun(form.dataset.flow, input ? input.value : "", errEl, form.querySelector("button[type=submit]"), model ? model.value : "");
   });
   watchRuns();
 }

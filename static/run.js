@@ -1,7 +1,7 @@
 // The run page: the timeline's filters and selection, the inspector, tabs, keys, the tree's fit
 // and the run controls, kept current by the live socket (live.js).
 
-import { postJSON, setupPace, showError, showPace, pace, startRun, withToken } from "./common.js";
+import { postJSON, postRun, setupPace, showError, showPace, pace, startRun, withToken } from "./common.js";
 import { applyFragment, follow, runClock } from "./live.js";
 
 const body = document.body;
@@ -437,6 +437,10 @@ export function initRun() {
   document.getElementById("run-again").addEventListener("click", (ev) => {
     startRun(body.dataset.flow || "", body.dataset.input || "", document.getElementById("form-error"), ev.currentTarget);
   });
+  if (!isFinal(S.status)) watchTyping();
+  document.getElementById("replay").addEventListener("click", (ev) => {
+    postRun("/api/runs/" + encodeURIComponent(body.dataset.runId) + "/replay", {}, document.getElementById("form-error"), ev.currentTarget);
+  });
   document.addEventListener("click", onClick);
   document.addEventListener("submit", decide);
   document.addEventListener("change", (ev) => {
@@ -465,4 +469,34 @@ export function initRun() {
     runClock(() => isFinal(S.status));
     S.resumeNow = follow(S.runId, () => S.seq, () => isFinal(S.status), mayResume, applyMessage);
   }
+}
+
+// watchTyping shows the replies being streamed, token by token, from the run's typing socket
+// until it closes (the run ended); each reply reaches the timeline once complete.
+function watchTyping() {
+  const box = document.getElementById("typing");
+  if (!box || !("WebSocket" in window)) return;
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  let ws;
+  try {
+    ws = new WebSocket(withToken(proto + "//" + location.host + "/runs/" + encodeURIComponent(S.runId) + "/typing"));
+  } catch (e) { return; }
+  ws.onmessage = (msg) => {
+    let replies = [];
+    try { replies = JSON.parse(msg.data); } catch (e) { return; }
+    box.replaceChildren(...replies.map((r) => {
+      const row = document.createElement("p");
+      row.className = "typing-reply";
+      row.dataset.testid = "typing-reply";
+      row.dataset.agent = r.agent;
+      const who = document.createElement("strong");
+      who.textContent = r.agent + " ";
+      const text = document.createElement("span");
+      text.textContent = r.text; // text, never markup
+      row.append(who, text);
+      return row;
+    }));
+    box.hidden = replies.length === 0;
+  };
+  ws.onclose = () => { box.replaceChildren(); box.hidden = true; };
 }

@@ -11,14 +11,14 @@ import (
 
 func shapes() map[string]traces.Trace {
 	return map[string]traces.Trace{
-		"supervisor":      webtest.Supervisor(),
-		"transfer":        webtest.Transfer(),
-		"failed transfer": webtest.FailedTransfer(),
+		"supervisor":       webtest.Supervisor(),
+		"transfer":         webtest.Transfer(),
+		"failed transfer":  webtest.FailedTransfer(),
 		"refused transfer": webtest.RefusedTransfer(),
-		"agenttool":       webtest.AgentTool(),
-		"wide 12":         webtest.Wide(12),
-		"empty":           {Run: traces.Run{ID: "r-empty", Status: traces.StatusRunning}},
-		"undeclared only": webtest.New("r-u", "x", "in").Trace,
+		"agenttool":        webtest.AgentTool(),
+		"wide 12":          webtest.Wide(12),
+		"empty":            {Run: traces.Run{ID: "r-empty", Status: traces.StatusRunning}},
+		"undeclared only":  webtest.New("r-u", "x", "in").Trace,
 	}
 }
 

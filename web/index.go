@@ -14,9 +14,17 @@ type FlowInfo struct {
 	Agents    []traces.Agent
 }
 
-// Index is what the index page draws: the flows one can start and the runs of this process,
-// newest first (the caller's order is kept).
+// ModelInfo is a chat model a run may pick, as the index page offers it.
+type ModelInfo struct {
+	Spec    string // "scripted", "openai:gpt-4o-mini", "replay:t.json"
+	Problem string // why runs cannot use it yet (what to set), "" when they can
+	Flow    string // the only flow it runs (a replay), "" for any
+}
+
+// Index is what the index page draws: the flows one can start, the models they may run on (the
+// default first) and the runs of this process, newest first (the caller's order is kept).
 type Index struct {
-	Flows []FlowInfo
-	Runs  []traces.Run
+	Flows  []FlowInfo
+	Models []ModelInfo
+	Runs   []traces.Run
 }

@@ -11,6 +11,7 @@ import (
 type Stats struct {
 	RunID     string
 	Flow      string
+	Model     string // the model the run ran on, as its metadata names it
 	Input     string
 	Status    traces.Status // as of the trace's last event
 	Error     string
@@ -41,7 +42,7 @@ func NewStats(tr traces.Trace) Stats {
 func newStats(a *analysis) Stats {
 	tr := a.tr
 	s := Stats{
-		RunID: tr.Run.ID, Flow: a.flow, Input: a.input, Status: a.status, Error: a.runError(),
+		RunID: tr.Run.ID, Flow: a.flow, Model: tr.Run.Model, Input: a.input, Status: a.status, Error: a.runError(),
 		StartedAt: tr.Run.StartedAt, Ended: a.status.Ended(), Events: len(tr.Events), LastSeq: a.lastSeq,
 		Agents: len(a.roster.list), ModelCalls: a.models, ToolCalls: a.tools,
 		Transfers: len(a.transfers), Errors: a.errors, Tokens: a.tokens,

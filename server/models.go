@@ -1,0 +1,116 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+)
+
+// modelChoices are the models a run may pick: configured, the first being the default, then the
+// scripted one unless configured. Two models with one spec are a CodeInvalid error.
+func modelChoices(configured []*agents.Model) ([]*agents.Model, error) {
+	var out []*agents.Model
+	seen := map[string]bool{}
+	for _, m := range append(configured, agents.Scripted()) {
+		if m == nil {
+			continue
+		}
+		if seen[m.Spec()] {
+			if m.Spec() == agents.SpecScripted {
+				continue
+			}
+			return nil, traces.Errorf(traces.CodeInvalid, "model %s is given twice", m.Spec())
+		}
+		seen[m.Spec()] = true
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// pickModel returns the model spec names for a run of flow: the default when spec is "". An
+// unknown model, a real one without its key, and a replay of another flow are CodeInvalid
+// errors saying what to do.
+func (s *Server) pickModel(spec string, flow agents.Flow) (*agents.Model, error) {
+	var m *agents.Model
+	specs := make([]string, len(s.models))
+	for i, c := range s.models {
+		specs[i] = c.Spec()
+		if c.Spec() == spec || (spec == "" && i == 0) {
+			m = c
+		}
+	}
+	if m == nil {
+		return nil, traces.Errorf(traces.CodeInvalid, "unknown model %q; this server offers %s (start it with --model to offer more)",
+			clip(spec, 60), strings.Join(specs, ", "))
+	}
+	if err := m.Ready(); err != nil {
+		return nil, err
+	}
+	if replayed, _, ok := m.Replays(); ok && replayed != flow.Name {
+		return nil, traces.Errorf(traces.CodeInvalid, "model %s replays a run of flow %s, not %s: pick that flow", m.Spec(), replayed, flow.Name)
+	}
+	return m, nil
+}
+
+// modelInfos are the model choices as the index page draws them.
+func (s *Server) modelInfos() []web.ModelInfo {
+	out := make([]web.ModelInfo, len(s.models))
+	for i, m := range s.models {
+		out[i] = web.ModelInfo{Spec: m.Spec()}
+		if err := m.Ready(); err != nil {
+			out[i].Problem = traces.ErrorMessage(err)
+		}
+		out[i].Flow, _, _ = m.Replays()
+	}
+	return out
+}
+
+// replayRun serves POST /api/runs/:id/replay {"pace_ms"}: a new run of the run's flow and input
+// whose model replays the run's recorded model calls; 201 {"id", "url"} as POST /api/runs. 409
+// while the run goes on; 400 when this server does not run its flow or it made no model call.
+func (s *Server) replayRun(c echo.Context) error {
+	rec, err := s.broker.Get(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	var ms int64
+	present, err := decodeJSON(c, jsonField{"pace_ms", &ms, "an integer number of milliseconds"})
+	if err != nil {
+		return err
+	}
+	pace := s.cfg.DefaultPace
+	if present["pace_ms"] {
+		if pace, err = paceOf(ms); err != nil {
+			return err
+		}
+	}
+	tr := rec.Snapshot()
+	if !tr.Run.Status.Ended() {
+		return traces.Errorf(traces.CodeConflict, "run %s is still going on: replay it once it has ended", tr.Run.ID)
+	}
+	flow, err := s.lookupFlow(tr.Run.Flow)
+	if err != nil {
+		return traces.Errorf(traces.CodeInvalid, "run %s is of flow %q, which this server does not run, so it cannot be replayed here", tr.Run.ID, clip(tr.Run.Flow, 60))
+	}
+	m, err := agents.ReplayOf(tr)
+	if err != nil {
+		return err
+	}
+	run, err := s.runs.start(flow, tr.Run.Input, m, pace)
+	if err != nil {
+		return err
+	}
+	return created(c, run)
+}
+
+// created answers 201 {"id", "url"} for a run just started, with its page as Location.
+func created(c echo.Context, run traces.Run) error {
+	url := "/runs/" + run.ID
+	c.Response().Header().Set(echo.HeaderLocation, url)
+	return c.JSON(http.StatusCreated, createdRun{ID: run.ID, URL: url})
+}
