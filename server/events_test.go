@@ -1,9 +1,15 @@
 package server_test
 
 import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -104,10 +110,11 @@ func TestWebsocketRoutesAnswerJSON(t *testing.T) {
 // TestSlowViewerIsDropped: a viewer that stops reading is cut by the write timeout while the run
 // and the other viewers go on unharmed; resuming after the last event it got loses nothing.
 func TestSlowViewerIsDropped(t *testing.T) {
-	ts := mustOpenServer(t, server.Config{WriteTimeout: time.Second})
+	logs := &lockedBuffer{}
+	ts := mustOpenServer(t, server.Config{WriteTimeout: time.Second, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	rec := ts.addRecording(t, "r-slow", 0)
 
-	slow := ts.mustDial(t, "/api/runs/r-slow/events")
+	slow := ts.dialSmallBuffer(t, "/api/runs/r-slow/events")
 	healthy := ts.mustDial(t, "/api/runs/r-slow/events")
 	healthySeqs := make(chan int64, 1)
 	healthyClose := make(chan *websocket.CloseError, 1)
@@ -128,7 +135,8 @@ func TestSlowViewerIsDropped(t *testing.T) {
 		}
 	}()
 
-	// 16 MiB: more than the socket buffers hold for a viewer that reads nothing.
+	// 16 MiB: more than the socket buffers hold for a viewer that reads nothing (its receive
+	// buffer is fixed small; the server's send buffer grows to net.ipv4.tcp_wmem's 4 MiB at most).
 	const n = 32
 	big := strings.Repeat("x", 512<<10)
 	var healthyGot []int64
@@ -151,6 +159,8 @@ func TestSlowViewerIsDropped(t *testing.T) {
 		t.Errorf("healthy viewer closed with %v", ce)
 	}
 
+	// The server gives up on it within twice the write timeout, and says so.
+	eventually(t, "the server cuts the slow viewer", func() bool { return strings.Contains(logs.String(), "websocket viewer cut") })
 	// It reads nothing, so no close frame reaches it: the socket is cut (1006). A viewer that is
 	// late but reads gets CloseTooSlow with where to resume (TestLateViewerGetsResumeHint).
 	got, closed := readEvents(t, slow)
@@ -185,4 +195,42 @@ func TestClientMessageOverLimit(t *testing.T) {
 	if _, _, err := conn.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseMessageTooBig) {
 		t.Errorf("after an 8 KiB message: %v, want close 1009 (message too big)", err)
 	}
+}
+
+// dialSmallBuffer opens a websocket to path whose receive buffer is fixed at 64 KiB: Linux would
+// otherwise grow it up to net.ipv4.tcp_rmem's maximum (32 MiB here), enough to swallow everything
+// a test sends to a viewer that reads nothing.
+func (ts *testServer) dialSmallBuffer(tb testing.TB, path string) *websocket.Conn {
+	tb.Helper()
+	nd := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		var soErr error
+		err := c.Control(func(fd uintptr) {
+			soErr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
+		})
+		return errors.Join(err, soErr)
+	}}
+	d := &websocket.Dialer{HandshakeTimeout: 10 * time.Second, NetDialContext: nd.DialContext}
+	conn, res, err := dialWith(tb, d, "ws://"+ts.Host+path, nil)
+	if err != nil {
+		tb.Fatalf("dial %s: %v (status %d: %s)", path, err, res.status, res.body)
+	}
+	return conn
+}
+
+// lockedBuffer is a log destination that the test reads while the server writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -44,6 +45,7 @@ var upgrader = websocket.Upgrader{
 type socket struct {
 	conn       *websocket.Conn
 	writeWait  time.Duration
+	log        *slog.Logger
 	ctx        context.Context // ends when the peer leaves: with the request or the reader
 	cancel     context.CancelFunc
 	away       <-chan struct{} // closed when the server closes its websockets on shutdown
@@ -85,6 +87,7 @@ func (s *Server) openSocket(c echo.Context) (*socket, error) {
 	sk := &socket{
 		conn:      conn,
 		writeWait: s.cfg.WriteTimeout,
+		log:       s.log,
 		ctx:       ctx,
 		cancel:    cancel,
 		away:      s.goingAway.Done(),
@@ -125,13 +128,17 @@ func (sk *socket) send(data []byte) error {
 	if err := sk.conn.SetWriteDeadline(start.Add(2 * sk.writeWait)); err != nil {
 		return err
 	}
-	if err := sk.conn.WriteMessage(websocket.TextMessage, data); err != nil {
-		return err
+	err := sk.conn.WriteMessage(websocket.TextMessage, data)
+	if err == nil && time.Since(start) > sk.writeWait {
+		err = errTooSlow
 	}
-	if time.Since(start) > sk.writeWait {
-		return errTooSlow
+	if err != nil && sk.ctx.Err() == nil {
+		// The peer is still there but did not keep up: worth a line, for whoever wonders why a
+		// page reconnected.
+		sk.log.Info("websocket viewer cut: it did not take a message within the write timeout",
+			"remote", sk.conn.RemoteAddr().String(), "timeout", sk.writeWait, "error", err)
 	}
-	return nil
+	return err
 }
 
 // ping sends a ping; the peer's pong extends the read deadline.
