@@ -295,3 +295,10 @@ type SlowError struct{ Resume int64 }
 func (e *SlowError) Error() string {
 	return "subscriber fell too far behind the run and was dropped; resume after event " + itoa(e.Resume)
 }
+
+// Agents returns a copy of the agent tree as it stands.
+func (r *Recording) Agents() []Agent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return cloneAgents(r.trace.Agents)
+}
