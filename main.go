@@ -4,6 +4,8 @@
 //	baton flows                                               list the built-in flows
 //	baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless, one line per event
 //	baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
+//	baton export RUN [--out FILE] [--db PATH]                 write a stored run as a trace file
+//	baton import FILE [--db PATH]                             add a trace file to the stored runs
 package main
 
 import (
@@ -12,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"os/signal"
@@ -21,6 +24,7 @@ import (
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/traces/sqlite"
 	"github.com/baton-dev/baton/web"
 )
 
@@ -46,6 +50,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runFlow(ctx, args, stdout, stderr)
 	case "open":
 		err = openTrace(ctx, args, stdout, stderr)
+	case "export":
+		err = exportRun(args, stdout, stderr)
+	case "import":
+		err = importTrace(args, stdout, stderr)
 	case "help":
 		fmt.Fprintln(stdout, usage)
 		return 0
@@ -66,10 +74,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 const tokenHelp = `access token, at least 32 characters such as the output of "openssl rand -hex 16" (generated when the address is not loopback and none is given)`
 
 const usage = `usage:
-  baton [serve] [--addr HOST:PORT] [--token T] [--pace D]   serve the live page (default)
+  baton [serve] [--addr HOST:PORT] [--token T] [--pace D] [--db PATH] [--keep N]
+                                                            serve the live page (default)
   baton flows                                               list the built-in flows
   baton run FLOW [--input TEXT] [--out FILE] [--stream]     run a flow headless
-  baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace`
+  baton open FILE [--addr HOST:PORT] [--token T]            serve a saved trace
+  baton export RUN [--out FILE] [--db PATH]                 write a stored run as a trace file
+  baton import FILE [--db PATH]                             add a trace file to the stored runs`
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -78,10 +89,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	token := fs.String("token", "", tokenHelp)
 	pace := fs.Duration("pace", 600*time.Millisecond, "default delay of the scripted model before each reply")
 	stream := fs.Bool("stream", false, "let agents stream their replies")
+	db := dbFlag(fs)
+	keep := fs.Int("keep", sqlite.DefaultKeep, "how many runs the database keeps; the oldest added that have ended go first")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	srv, err := server.New(server.Config{Addr: *addr, Token: *token, DefaultPace: *pace, Streaming: *stream})
+	broker, closeStore, err := storedBroker(ctx, *db, *keep, slog.Default())
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	srv, err := server.New(server.Config{Addr: *addr, Token: *token, DefaultPace: *pace, Streaming: *stream, Broker: broker})
 	if err != nil {
 		return err
 	}
@@ -90,7 +108,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "Baton is serving on %s\n", srv.URL()) // the real port, also for :0
-	return srv.Serve(ctx, ln)
+	return errors.Join(srv.Serve(ctx, ln), closeStore())
 }
 
 // openTrace serves a trace file like any finished run, after traces.Unmarshal accepted it, and

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"net/url"
 	"strconv"
 	"strings"
@@ -180,4 +181,29 @@ func nameWidth(nd web.Node) float64 {
 		return 0
 	}
 	return room
+}
+
+// flowNames are the flows the list's filter offers: the catalogue's, and the one filtered on
+// when it is another (an app's runs).
+func flowNames(idx web.Index) []string {
+	names := make([]string, 0, len(idx.Flows)+1)
+	for _, f := range idx.Flows {
+		names = append(names, f.Name)
+	}
+	if q := idx.Query.Flow; q != "" && !slices.Contains(names, q) {
+		names = append(names, q)
+	}
+	return names
+}
+
+// listQuery is the query string of the list's filters, without its page: what the script polls
+// GET /api/runs with.
+func listQuery(q traces.RunQuery) string {
+	v := url.Values{}
+	for name, val := range map[string]string{"flow": q.Flow, "status": string(q.Status), "q": q.Text} {
+		if val != "" {
+			v.Set(name, val)
+		}
+	}
+	return v.Encode()
 }

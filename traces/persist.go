@@ -247,3 +247,19 @@ func (b *Broker) Close(ctx context.Context) error {
 		return errors.New("close broker: runs still being written: " + ctx.Err().Error())
 	}
 }
+
+// Import adds tr, a trace read from a file, as an ended run (see NewRecordingOf): under its own
+// id, or under a fresh one when that is taken here or in the store.
+func (b *Broker) Import(tr Trace) (*Recording, error) {
+	rec := NewRecordingOf(tr)
+	err := b.Add(rec)
+	for try := 0; ErrorCode(err) == CodeConflict && try < 5; try++ {
+		tr.Run.ID = NewRunID()
+		rec = NewRecordingOf(tr)
+		err = b.Add(rec)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
