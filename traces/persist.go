@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -172,8 +173,8 @@ func (b *Broker) Delete(id string) error {
 	return b.store.Delete(id)
 }
 
-// List returns one page of run summaries, newest first: from the store when there is one, else
-// from the runs in memory.
+// List returns one page of run summaries: from the store when there is one, else from the runs
+// in memory, newest first.
 func (b *Broker) List(q RunQuery) (RunPage, error) {
 	if err := q.Check(); err != nil {
 		return RunPage{}, err
@@ -181,13 +182,16 @@ func (b *Broker) List(q RunQuery) (RunPage, error) {
 	if b.store != nil {
 		return b.store.List(q)
 	}
-	startedNanos, after, _ := ParseCursor(q.After)
+	startedNanos, after, err := parseCursor(q.After)
+	if err != nil {
+		return RunPage{}, err
+	}
 	text := strings.ToLower(q.Text)
 	var page RunPage
 	for _, run := range b.Runs() {
 		if (q.Flow != "" && run.Flow != q.Flow) || (q.Status != "" && run.Status != q.Status) ||
 			(q.Conversation != "" && run.Conversation != q.Conversation) ||
-			(q.After != "" && !Older(run, startedNanos, after)) {
+			(q.After != "" && !older(run, startedNanos, after)) {
 			continue
 		}
 		rec, err := b.Get(run.ID)
@@ -199,12 +203,37 @@ func (b *Broker) List(q RunQuery) (RunPage, error) {
 			continue
 		}
 		if len(page.Runs) == q.Limit {
-			page.Next = Cursor(page.Runs[len(page.Runs)-1].Run)
+			page.Next = cursor(page.Runs[len(page.Runs)-1].Run)
 			break
 		}
 		page.Runs = append(page.Runs, Summarize(tr))
 	}
 	return page, nil
+}
+
+// cursor returns the After of the page that follows run r in a list of the runs in memory,
+// sorted newest first, ties broken by id, descending.
+func cursor(r Run) string {
+	return strconv.FormatInt(r.StartedAt.UnixNano(), 10) + "." + r.ID
+}
+
+// parseCursor reads a cursor made by cursor: the start time and id of the last run of a page.
+func parseCursor(c string) (startedNanos int64, id string, err error) {
+	if c == "" {
+		return 0, "", nil
+	}
+	ns, id, ok := strings.Cut(c, ".")
+	n, perr := strconv.ParseInt(ns, 10, 64)
+	if !ok || perr != nil || id == "" {
+		return 0, "", BadCursor(c)
+	}
+	return n, id, nil
+}
+
+// older reports whether run r comes after the cursor position (startedNanos, id).
+func older(r Run, startedNanos int64, id string) bool {
+	n := r.StartedAt.UnixNano()
+	return n < startedNanos || (n == startedNanos && r.ID < id)
 }
 
 // traceContains reports whether tr's input or any SearchText of its events contains text, which

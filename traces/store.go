@@ -1,7 +1,6 @@
 package traces
 
 import (
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -23,7 +22,7 @@ type Store interface {
 	Save(run Run, tally Tally, agents []Agent, events []Event) error
 	// Load returns the trace of run id as saved so far.
 	Load(id string) (Trace, error)
-	// List returns one page of run summaries, newest first (see RunQuery).
+	// List returns one page of run summaries, the most recently added first (see RunQuery).
 	List(q RunQuery) (RunPage, error)
 	// Delete removes run id and its events.
 	Delete(id string) error
@@ -46,7 +45,8 @@ type RunQuery struct {
 	// Text, when set, keeps runs whose input or any message contains it, case folded. It needs
 	// at least MinSearch characters.
 	Text string
-	// After is the Next of the previous page; empty for the first page.
+	// After is the Next of the previous page, "" for the first page. What it holds is the
+	// lister's own business.
 	After string
 	// Limit is the page size: DefaultPageSize when 0, at most MaxPageSize.
 	Limit int
@@ -71,13 +71,15 @@ func (q *RunQuery) Check() error {
 	if q.Limit == 0 {
 		q.Limit = DefaultPageSize
 	}
-	if _, _, err := ParseCursor(q.After); err != nil {
-		return err
-	}
 	return nil
 }
 
-// RunPage is one page of a list of runs.
+// BadCursor is the error for an After that its list did not make.
+func BadCursor(after string) error {
+	return Errorf(CodeInvalid, "after %q is not a cursor: pass the \"next\" of the previous page as it was given", clip(after, 40))
+}
+
+// RunPage is one page of a list of runs, the most recently added first.
 type RunPage struct {
 	Runs []RunSummary `json:"runs"`
 	// Next is the After of the next page, "" on the last one.
@@ -108,32 +110,6 @@ func FirstLine(s string) string {
 		s = string([]rune(s)[:maxInputLine-1]) + "…"
 	}
 	return s
-}
-
-// Cursor returns the After of the page that follows run r in a list, newest first.
-func Cursor(r Run) string {
-	return strconv.FormatInt(r.StartedAt.UnixNano(), 10) + "." + r.ID
-}
-
-// ParseCursor reads a cursor made by Cursor: the start time and id of the last run of a page.
-// "" is the start of the list (a zero time).
-func ParseCursor(c string) (startedNanos int64, id string, err error) {
-	if c == "" {
-		return 0, "", nil
-	}
-	ns, id, ok := strings.Cut(c, ".")
-	n, perr := strconv.ParseInt(ns, 10, 64)
-	if !ok || perr != nil || id == "" {
-		return 0, "", Errorf(CodeInvalid, "after %q is not a cursor: pass the \"next\" of the previous page as it was given", clip(c, 40))
-	}
-	return n, id, nil
-}
-
-// Older reports whether run r comes after the cursor position (startedNanos, id) in a list
-// sorted newest first, ties broken by id, descending.
-func Older(r Run, startedNanos int64, id string) bool {
-	n := r.StartedAt.UnixNano()
-	return n < startedNanos || (n == startedNanos && r.ID < id)
 }
 
 // clip cuts s to n bytes for an error message.

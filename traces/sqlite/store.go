@@ -55,9 +55,9 @@ CREATE TABLE IF NOT EXISTS runs (
 	events         INTEGER NOT NULL,
 	last_interrupt TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS runs_by_start ON runs(started_at DESC, id DESC);
-CREATE INDEX IF NOT EXISTS runs_by_flow ON runs(flow, started_at DESC, id DESC);
-CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status, started_at DESC, id DESC);
+-- Lists go by key, most recently added first; an index holds the key after its columns.
+CREATE INDEX IF NOT EXISTS runs_by_flow ON runs(flow);
+CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);
 CREATE INDEX IF NOT EXISTS runs_by_conversation ON runs(conversation) WHERE conversation != '';
 CREATE INDEX IF NOT EXISTS runs_by_interrupt ON runs(last_interrupt) WHERE status = 'interrupted';
 CREATE TABLE IF NOT EXISTS events (

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -21,7 +22,10 @@ func TestMain(m *testing.M) {
 	if childMain() {
 		return
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		closeFilled()
+		os.Exit(code)
+	}))
 }
 
 // mustOpen opens a store in a fresh file of the test's; cleanup closes it.
@@ -269,7 +273,7 @@ func TestRetentionKeepsTheNewestAdded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(ids(p)); got != "[r-2 r-3 r-4]" {
+	if got := fmt.Sprint(ids(p)); got != "[r-4 r-3 r-2]" {
 		t.Errorf("kept %s, want the last 3 added", got)
 	}
 	if _, err := store.Load("r-0"); traces.ErrorCode(err) != traces.CodeNotFound {
