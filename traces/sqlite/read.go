@@ -183,6 +183,7 @@ func (s *Store) matches(match string, below int64, n int) ([]int64, error) {
 	}
 	return keys, rows.Err()
 }
+
 // Interrupted returns the id of the newest run that ended interrupted at interruptID, or "".
 func (s *Store) Interrupted(interruptID string) (string, error) {
 	var id string
