@@ -38,7 +38,7 @@ type runManager struct {
 	// live holds the runs still going, by id; guarded by mu.
 	live map[string]*liveRun
 	// ended holds the last pace of the runs that ended here, by id, for as long as the broker
-	// keeps them; guarded by mu.
+	// holds them in memory; guarded by mu.
 	ended  map[string]time.Duration
 	closed bool // set once ctx is done: no more runs; guarded by mu
 }
@@ -138,7 +138,7 @@ func (m *runManager) forget(id string) {
 		delete(m.live, id)
 	}
 	for old := range m.ended {
-		if _, err := m.cfg.broker.Get(old); err != nil {
+		if !m.cfg.broker.Holds(old) {
 			delete(m.ended, old)
 		}
 	}

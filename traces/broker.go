@@ -135,7 +135,16 @@ func (b *Broker) Get(id string) (*Recording, error) {
 	return rec, nil
 }
 
-// Runs returns the metadata of every run, newest first.
+// Holds reports whether the broker holds run id in memory: a run it added or loaded, and has not
+// forgotten since.
+func (b *Broker) Holds(id string) bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	_, ok := b.runs[id]
+	return ok
+}
+
+// Runs returns the metadata of every run held in memory, newest first.
 func (b *Broker) Runs() []Run {
 	b.mu.RLock()
 	recs := make([]*Recording, 0, len(b.runs))
