@@ -195,15 +195,3 @@ func flowNames(idx web.Index) []string {
 	}
 	return names
 }
-
-// listQuery is the query string of the list's filters, without its page: what the script polls
-// GET /api/runs with.
-func listQuery(q traces.RunQuery) string {
-	v := url.Values{}
-	for name, val := range map[string]string{"flow": q.Flow, "status": string(q.Status), "q": q.Text} {
-		if val != "" {
-			v.Set(name, val)
-		}
-	}
-	return v.Encode()
-}

@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/agents/agentstest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/traces/sqlite"
 )
@@ -126,4 +129,37 @@ func BenchmarkList10k(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkRecordStored runs a 300-tool-call eino flow with a model that answers at once, recorded
+// in memory and recorded into a store; "stored+written" also waits until the store has every
+// event. The run itself should not notice the store: its writes happen off the run's goroutine.
+//
+//	go test ./traces/sqlite -run x -bench RecordStored -count 5
+func BenchmarkRecordStored(b *testing.B) {
+	flow := agentstest.Long(300)
+	store, err := sqlite.Open(filepath.Join(b.TempDir(), "baton.db"), -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	run := func(b *testing.B, broker *traces.Broker, wait bool) {
+		for b.Loop() {
+			rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents, 0)
+			if err := broker.Add(rec); err != nil {
+				b.Fatal(err)
+			}
+			agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{Pace: agents.NewPace(0)}, rec)
+			if wait {
+				if err := broker.Close(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.StopTimer()
+		broker.Close(context.Background())
+	}
+	b.Run("memory", func(b *testing.B) { run(b, traces.NewBroker(0), false) })
+	b.Run("stored", func(b *testing.B) { run(b, traces.NewStoredBroker(0, store, nil), false) })
+	b.Run("stored+written", func(b *testing.B) { run(b, traces.NewStoredBroker(0, store, nil), true) })
 }
