@@ -11,7 +11,7 @@ import (
 // without a reload, and the run is gone from the API.
 func TestIndexListFiltersSearchesAndDeletes(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
+	b := startStoredBaton(t)
 	super := b.startRun(t, "supervisor", 0)
 	transfer := b.startRun(t, "transfer", 0)
 	b.waitRunEnded(t, super, 20*time.Second)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,18 +29,34 @@ type baton struct {
 }
 
 // startBaton serves the built-in flows, agentstest.Hostile and extra on 127.0.0.1:0 until t
-// ends, keeping its runs in a database of the test's, as serve does. Runs without pace_ms get no
-// pace. An error the server logs fails t.
+// ends, keeping its runs in memory. Runs without pace_ms get no pace. An error the server logs
+// fails t.
 func startBaton(t *testing.T, extra ...agents.Flow) *baton {
 	t.Helper()
-	flows := append(agents.Catalogue(), agentstest.Hostile())
-	flows = append(flows, extra...)
-	logs := &logRecorder{}
+	return startBatonOn(t, nil, extra...)
+}
+
+// startStoredBaton is startBaton keeping its runs in a database of the test's, as serve does.
+func startStoredBaton(t *testing.T, extra ...agents.Flow) *baton {
+	t.Helper()
 	store, err := sqlite.Open(filepath.Join(t.TempDir(), "baton.db"), 0)
 	if err != nil {
 		t.Fatalf("open the store: %v", err)
 	}
-	broker := traces.NewStoredBroker(0, store, slog.New(logs))
+	return startBatonOn(t, store, extra...)
+}
+
+// startBatonOn is startBaton with its runs in store, or in memory when store is nil; it closes
+// store when t ends.
+func startBatonOn(t *testing.T, store *sqlite.Store, extra ...agents.Flow) *baton {
+	t.Helper()
+	flows := append(agents.Catalogue(), agentstest.Hostile())
+	flows = append(flows, extra...)
+	logs := &logRecorder{}
+	broker := traces.NewBroker(0)
+	if store != nil {
+		broker = traces.NewStoredBroker(0, store, slog.New(logs))
+	}
 	srv, err := server.New(server.Config{
 		Addr:   "127.0.0.1:0",
 		Flows:  flows,
@@ -70,8 +85,11 @@ func startBaton(t *testing.T, extra ...agents.Flow) *baton {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := errors.Join(broker.Close(ctx), store.Close()); err != nil {
-			t.Errorf("close the store: %v", err)
+		if err := broker.Close(ctx); err != nil {
+			t.Errorf("close the broker: %v", err)
+		}
+		if store != nil {
+			store.Close()
 		}
 		for _, r := range logs.records() {
 			if r.level >= slog.LevelError {
