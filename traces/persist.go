@@ -6,15 +6,20 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
-// maxBatch bounds how many events one Store.Save writes.
-const maxBatch = 512
+// maxBatch bounds how many events one Store.Save writes, and batchWindow how long a batch waits
+// for more events after its first: a commit costs far more than an event, so a fast run is
+// written in few large transactions, and a slow one's events reach the disk within the window.
+const (
+	maxBatch    = 512
+	batchWindow = 10 * time.Millisecond
+)
 
 // persist starts the goroutine that writes rec's events after tally.Events to the store, as they
-// are recorded: each batch is what has queued up since the last write, so a fast run makes few
-// large transactions and a slow one small prompt ones. It ends once the run has finished and
-// everything is written. The caller holds b.mu.
+// are recorded, in batches (see nextBatch). It ends once the run has finished and everything is
+// written. The caller holds b.mu.
 func (b *Broker) persist(rec *Recording, tally Tally) {
 	id, done := rec.ID(), make(chan struct{})
 	b.writing[id] = done
@@ -66,14 +71,16 @@ func (b *Broker) write(rec *Recording, tally Tally) error {
 	}
 }
 
-// nextBatch waits for one event of ch, then takes what else is queued, up to maxBatch. open is
-// false once ch has closed.
+// nextBatch waits for one event of ch, then takes what else arrives within batchWindow, up to
+// maxBatch. open is false once ch has closed.
 func nextBatch(ch <-chan Event, batch []Event) (_ []Event, open bool) {
 	e, ok := <-ch
 	if !ok {
 		return batch, false
 	}
 	batch = append(batch, e)
+	window := time.NewTimer(batchWindow)
+	defer window.Stop()
 	for len(batch) < maxBatch {
 		select {
 		case e, ok := <-ch:
@@ -81,7 +88,7 @@ func nextBatch(ch <-chan Event, batch []Event) (_ []Event, open bool) {
 				return batch, false
 			}
 			batch = append(batch, e)
-		default:
+		case <-window.C:
 			return batch, true
 		}
 	}
