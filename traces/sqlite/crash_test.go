@@ -52,7 +52,7 @@ func childMain() bool {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{Pace: agents.NewPace(2 * time.Millisecond)}, rec)
+	agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{Pace: agents.NewPace(10 * time.Millisecond)}, rec)
 	os.Exit(3) // never reached: the run is far longer than the test waits
 	return true
 }
