@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -61,6 +62,14 @@ func exportRun(args []string, stdout, stderr io.Writer) error {
 	id, err := parseWithArg(fs, args, "export needs a run id")
 	if err != nil {
 		return err
+	}
+	if *db == "" {
+		if *db, err = sqlite.DefaultPath(); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Stat(*db); *db != sqlite.Memory && err != nil {
+		return fmt.Errorf("no database of runs at %s (choose one with --db): %w", *db, err)
 	}
 	store, err := openStore(*db, -1)
 	if err != nil {

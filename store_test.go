@@ -214,6 +214,13 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Errorf("export of an unknown run: exit %d, %q", code, stderr.String())
 	}
 	stderr.Reset()
+	if code := run(context.Background(), []string{"export", id, "--db", filepath.Join(dir, "none.db")}, &bytes.Buffer{}, &stderr); code == 0 || !strings.Contains(stderr.String(), "no database of runs at") {
+		t.Errorf("export from a missing database: exit %d, %q", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none.db")); !os.IsNotExist(err) {
+		t.Errorf("export created the database it was asked to read: %v", err)
+	}
+	stderr.Reset()
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"format":"baton.trace","version":1,"run":{"id":""}}`), 0o644)
 	if code := run(context.Background(), []string{"import", bad, "--db", db}, &bytes.Buffer{}, &stderr); code == 0 || !strings.Contains(stderr.String(), "run.id is empty") {
