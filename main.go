@@ -1,11 +1,14 @@
 // Command baton is a live, browser-based debugger for multi-agent flows built with Eino ADK.
 //
-//	baton [serve] [--addr HOST:PORT] [--token T] [--pace D] [--stream] [--model M]...   serve the live page (default)
+//	baton [serve] [--addr HOST:PORT] [--token T] [--pace D] [--stream] [--model M]... [--db PATH] [--keep N]
+//	                                                                      serve the live page (default)
 //	baton flows                                                           list the built-in flows
 //	baton run FLOW [--input TEXT] [--out FILE] [--stream] [--model M] [--approve | --reject REASON]
 //	                                                                      run a flow headless, one line per event
 //	baton open FILE [--addr HOST:PORT] [--token T]                        serve a saved trace
 //	baton compare FLOW... [--input TEXT] [--out DIR]                      run one task under several flows, compare
+//	baton export RUN [--out FILE] [--db PATH]                             write a stored run as a trace file
+//	baton import FILE [--db PATH]                                         add a trace file to the stored runs
 //
 // A model M is scripted, openai:NAME (OPENAI_API_KEY, OPENAI_BASE_URL) or replay:TRACE_FILE.
 // serve and run also take --otlp-endpoint URL [--otlp-content]: send each run to an
@@ -29,6 +32,7 @@ import (
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/traces/otlp"
+	"github.com/baton-dev/baton/traces/sqlite"
 	"github.com/baton-dev/baton/web"
 )
 
@@ -56,6 +60,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = openTrace(ctx, args, stdout, stderr)
 	case "compare":
 		err = compareFlows(ctx, args, stdout, stderr)
+	case "export":
+		err = exportRun(args, stdout, stderr)
+	case "import":
+		err = importTrace(args, stdout, stderr)
 	case "help":
 		fmt.Fprintln(stdout, usage)
 		return 0
@@ -76,12 +84,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 const tokenHelp = `access token, at least 32 characters such as the output of "openssl rand -hex 16" (generated when the address is not loopback and none is given)`
 
 const usage = `usage:
-  baton [serve] [--addr HOST:PORT] [--token T] [--pace D] [--stream] [--model M]...   serve the live page (default)
+  baton [serve] [--addr HOST:PORT] [--token T] [--pace D] [--stream] [--model M]... [--db PATH] [--keep N]
+                                                                        serve the live page (default)
   baton flows                                                           list the built-in flows
   baton run FLOW [--input TEXT] [--out FILE] [--stream] [--model M] [--approve | --reject REASON]
                                                                         run a flow headless
   baton open FILE [--addr HOST:PORT] [--token T]                        serve a saved trace
   baton compare FLOW... [--input TEXT] [--out DIR]                      run one task under several flows, compare
+  baton export RUN [--out FILE] [--db PATH]                             write a stored run as a trace file
+  baton import FILE [--db PATH]                                         add a trace file to the stored runs
 serve and run also take --otlp-endpoint URL [--otlp-content].
 A model M is scripted (the default), openai:NAME (reads OPENAI_API_KEY and OPENAI_BASE_URL)
 or replay:TRACE_FILE (answers with the model replies recorded in a trace).`
@@ -113,9 +124,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	otlpEndpoint, otlpContent := otlpFlags(fs)
 	var models modelFlags
 	fs.Var(&models, "model", modelHelp+"; repeat it to offer several (the first is the default)")
+	db := dbFlag(fs)
+	keep := fs.Int("keep", sqlite.DefaultKeep, "how many runs the database keeps; the oldest added that have ended go first")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	broker, closeStore, err := storedBroker(ctx, *db, *keep, slog.Default())
+	if err != nil {
+		return err
+	}
+	defer closeStore()
 	exp, err := startExport(*otlpEndpoint, *otlpContent, stderr)
 	if err != nil {
 		return err
@@ -125,7 +143,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if exp != nil {
 		export = exp.Watch
 	}
-	srv, err := server.New(server.Config{Addr: *addr, Token: *token, DefaultPace: *pace, Streaming: *stream, Models: models, Export: export})
+	srv, err := server.New(server.Config{Addr: *addr, Token: *token, DefaultPace: *pace, Streaming: *stream, Models: models, Export: export, Broker: broker})
 	if err != nil {
 		return err
 	}
@@ -139,7 +157,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "Baton is serving on %s\n", srv.URL()) // the real port, also for :0
-	return srv.Serve(ctx, ln)
+	return errors.Join(srv.Serve(ctx, ln), closeStore())
 }
 
 // openTrace serves a trace file like any finished run, after traces.Unmarshal accepted it, and

@@ -28,7 +28,15 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	// Tests name their databases; should one not, it lands here, never in the user's own.
+	dir, err := os.MkdirTemp("", "baton-data-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_DATA_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 var servingLine = regexp.MustCompile(`Baton is serving on (http://\S+)`)
@@ -39,7 +47,7 @@ var servingLine = regexp.MustCompile(`Baton is serving on (http://\S+)`)
 // its OpenTelemetry collector.
 func TestServeExitsZeroOnSIGTERM(t *testing.T) {
 	rcv := otlptest.NewReceiver(t)
-	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--pace", "5s", "--otlp-endpoint", rcv.URL)
+	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--pace", "5s", "--otlp-endpoint", rcv.URL, "--db", t.TempDir()+"/baton.db")
 	cmd.Env = append(os.Environ(), runMainEnv+"=1")
 	var stdout, stderr lockedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

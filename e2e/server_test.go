@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/baton-dev/baton/agents/agentstest"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/traces/sqlite"
 )
 
 // baton is a Baton server running in process on a loopback port.
@@ -27,16 +29,39 @@ type baton struct {
 }
 
 // startBaton serves the built-in flows, agentstest.Hostile and extra on 127.0.0.1:0 until t
-// ends. Runs without pace_ms get no pace. An error the server logs fails t.
+// ends, keeping its runs in memory. Runs without pace_ms get no pace. An error the server logs
+// fails t.
 func startBaton(t *testing.T, extra ...agents.Flow) *baton {
+	t.Helper()
+	return startBatonOn(t, nil, extra...)
+}
+
+// startStoredBaton is startBaton keeping its runs in a database of the test's, as serve does.
+func startStoredBaton(t *testing.T, extra ...agents.Flow) *baton {
+	t.Helper()
+	store, err := sqlite.Open(filepath.Join(t.TempDir(), "baton.db"), 0)
+	if err != nil {
+		t.Fatalf("open the store: %v", err)
+	}
+	return startBatonOn(t, store, extra...)
+}
+
+// startBatonOn is startBaton with its runs in store, or in memory when store is nil; it closes
+// store when t ends.
+func startBatonOn(t *testing.T, store *sqlite.Store, extra ...agents.Flow) *baton {
 	t.Helper()
 	flows := append(agents.Catalogue(), agentstest.Hostile())
 	flows = append(flows, extra...)
 	logs := &logRecorder{}
+	broker := traces.NewBroker(0)
+	if store != nil {
+		broker = traces.NewStoredBroker(0, store, slog.New(logs))
+	}
 	srv, err := server.New(server.Config{
 		Addr:   "127.0.0.1:0",
 		Flows:  flows,
 		Logger: slog.New(logs),
+		Broker: broker,
 	})
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
@@ -57,6 +82,14 @@ func startBaton(t *testing.T, extra ...agents.Flow) *baton {
 			}
 		case <-time.After(20 * time.Second):
 			t.Errorf("the server did not shut down within 20s")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := broker.Close(ctx); err != nil {
+			t.Errorf("close the broker: %v", err)
+		}
+		if store != nil {
+			store.Close()
 		}
 		for _, r := range logs.records() {
 			if r.level >= slog.LevelError {

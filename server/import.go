@@ -29,9 +29,9 @@ func (s *Server) importTrace(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rec, err := addImported(s.broker, tr)
+	rec, err := s.broker.Import(tr)
 	if err != nil {
-		return err
+		return fmt.Errorf("import run %s: %w", tr.Run.ID, err)
 	}
 	out := importedTrace{ID: rec.ID(), URL: "/runs/" + rec.ID()}
 	if out.ID != tr.Run.ID {
@@ -39,21 +39,4 @@ func (s *Server) importTrace(c echo.Context) error {
 	}
 	c.Response().Header().Set(echo.HeaderLocation, out.URL)
 	return c.JSON(http.StatusCreated, out)
-}
-
-// addImported adds a finished run of tr to broker, under tr's own id unless it is taken, else
-// under a fresh one.
-func addImported(broker *traces.Broker, tr traces.Trace) (*traces.Recording, error) {
-	rec := traces.NewRecordingOf(tr)
-	err := broker.Add(rec)
-	if err == nil {
-		return rec, nil
-	}
-	if traces.ErrorCode(err) != traces.CodeConflict {
-		return nil, fmt.Errorf("import run %s: %w", tr.Run.ID, err)
-	}
-	return addFresh(broker, func(id string) *traces.Recording {
-		tr.Run.ID = id
-		return traces.NewRecordingOf(tr)
-	})
 }

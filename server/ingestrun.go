@@ -80,31 +80,14 @@ func (in *ingestion) start(req ingestStart) (rec *traces.Recording, resumed bool
 	return rec, false, nil
 }
 
-// resume reopens the newest run that ended interrupted at interrupt id, or returns nil.
+// resume reopens the newest run that ended interrupted at interrupt id, or returns nil; with a
+// store, also a run of an earlier process.
 func (in *ingestion) resume(id string) *traces.Recording {
-	for _, run := range in.broker.Runs() {
-		if run.Status != traces.StatusInterrupted {
-			continue
-		}
-		rec, err := in.broker.Get(run.ID)
-		if err != nil || lastInterrupt(rec.Snapshot()) != id {
-			continue
-		}
-		if rec.Resume() == nil {
-			return rec
-		}
+	rec, err := in.broker.Interrupted(id)
+	if err != nil || rec == nil || in.broker.Resume(rec) != nil {
+		return nil
 	}
-	return nil
-}
-
-// lastInterrupt returns the id of tr's last interrupted event, or "".
-func lastInterrupt(tr traces.Trace) string {
-	for i := len(tr.Events) - 1; i >= 0; i-- {
-		if e := tr.Events[i]; e.Kind == traces.KindInterrupted && e.Interrupt != nil {
-			return e.Interrupt.ID
-		}
-	}
-	return ""
+	return rec
 }
 
 // open registers a session on rec, which resumes the interrupt resumes when that is not empty, and

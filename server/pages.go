@@ -2,7 +2,7 @@ package server
 
 import (
 	"net/http"
-	"slices"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -35,9 +35,23 @@ func (s *Server) pageOptions(id string) templates.PageOptions {
 	return opts
 }
 
-// indexPage serves GET /: the flows to start and the runs so far.
+// indexPage serves GET /?flow=&status=&q=&after=: the flows to start and one page of the runs
+// the query selects (as GET /api/runs lists them).
 func (s *Server) indexPage(c echo.Context) error {
-	idx := web.Index{Flows: s.flowInfos(), Models: s.modelInfos(), Runs: s.broker.Runs()}
+	q, err := runQuery(c)
+	if err != nil {
+		return err
+	}
+	page, err := s.broker.List(q)
+	if err != nil {
+		return err
+	}
+	idx := web.Index{Flows: s.flowInfos(), Models: s.modelInfos(), Runs: web.NewRunRows(page.Runs, time.Now()), Query: q}
+	if page.Next != "" {
+		next := c.Request().URL.Query()
+		next.Set("after", page.Next)
+		idx.Next = next.Encode()
+	}
 	return render(c, http.StatusOK, templates.IndexPage(idx, s.pageOptions("")))
 }
 
@@ -61,13 +75,15 @@ func (s *Server) conversation(id string) []traces.Run {
 	if id == "" {
 		return nil
 	}
-	var runs []traces.Run
-	for _, r := range s.broker.Runs() { // newest first
-		if r.Conversation == id {
-			runs = append(runs, r)
-		}
+	page, err := s.broker.List(traces.RunQuery{Conversation: id, Limit: traces.MaxPageSize})
+	if err != nil {
+		s.log.Error("list the runs of a conversation", "conversation", id, "err", err)
+		return nil
 	}
-	slices.Reverse(runs)
+	runs := make([]traces.Run, len(page.Runs))
+	for i, r := range page.Runs { // newest first
+		runs[len(runs)-1-i] = r.Run
+	}
 	return runs
 }
 

@@ -39,7 +39,7 @@ type runManager struct {
 	// live holds the runs still going, by id; guarded by mu.
 	live map[string]*liveRun
 	// ended holds the last pace of the runs that ended here, by id, for as long as the broker
-	// keeps them; guarded by mu.
+	// holds them in memory; guarded by mu.
 	ended map[string]time.Duration
 	// paused holds the runs that ended interrupted here, by id, until they are resumed or the
 	// broker drops them; guarded by mu.
@@ -222,7 +222,7 @@ func (m *runManager) forget(id string, lr *liveRun) {
 		m.paused[id] = pausedRun{pause: lr.paused, pace: lr.pace, typing: lr.typing}
 	}
 	for old := range m.ended {
-		if _, err := m.cfg.broker.Get(old); err != nil {
+		if !m.cfg.broker.Holds(old) {
 			delete(m.ended, old)
 		}
 	}

@@ -18,6 +18,7 @@ func (s *Server) runRoutes(e *echo.Echo) {
 	e.GET("/api/runs", s.listRuns)
 	e.POST("/api/runs", s.createRun)
 	e.GET("/api/runs/:id/trace", s.getTrace)
+	e.DELETE("/api/runs/:id", s.deleteRun)
 	e.POST("/api/runs/:id/pace", s.setPace)
 	e.POST("/api/runs/:id/resume", s.resumeRun)
 	e.POST("/api/runs/:id/replay", s.replayRun)
@@ -148,13 +149,62 @@ func (s *Server) setPace(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// listRuns serves GET /api/runs: every run's metadata, newest first.
+// runItem is a run as GET /api/runs lists it: its summary and how long it ran (so far).
+type runItem struct {
+	traces.RunSummary
+	DurationMS int64 `json:"duration_ms"`
+}
+
+// listRuns serves GET /api/runs?flow=&status=&q=&conversation=&limit=&after=: one page of run
+// summaries, newest first, as a JSON array. When more follow, the Link header names the next
+// page (rel="next"), which is the same query with after set.
 func (s *Server) listRuns(c echo.Context) error {
-	runs := s.broker.Runs()
-	if runs == nil {
-		runs = []traces.Run{}
+	q, err := runQuery(c)
+	if err != nil {
+		return err
 	}
-	return c.JSON(http.StatusOK, runs)
+	page, err := s.broker.List(q)
+	if err != nil {
+		return err
+	}
+	items := make([]runItem, len(page.Runs))
+	now := time.Now()
+	for i, r := range page.Runs {
+		end := now
+		if r.EndedAt != nil {
+			end = *r.EndedAt
+		}
+		items[i] = runItem{RunSummary: r, DurationMS: max(0, end.Sub(r.StartedAt).Milliseconds())}
+	}
+	if page.Next != "" {
+		next := c.Request().URL.Query()
+		next.Set("after", page.Next)
+		c.Response().Header().Set("Link", fmt.Sprintf(`</api/runs?%s>; rel="next"`, next.Encode()))
+	}
+	return c.JSON(http.StatusOK, items)
+}
+
+// runQuery reads the list query of GET /api/runs and of the index page.
+func runQuery(c echo.Context) (traces.RunQuery, error) {
+	q := traces.RunQuery{Flow: c.QueryParam("flow"), Status: traces.Status(c.QueryParam("status")),
+		Text: c.QueryParam("q"), Conversation: c.QueryParam("conversation"), After: c.QueryParam("after")}
+	if v := c.QueryParam("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return q, traces.Errorf(traces.CodeInvalid, "limit must be a number of runs, 1 to %d, not %q", traces.MaxPageSize, clip(v, 20))
+		}
+		q.Limit = n
+	}
+	return q, q.Check()
+}
+
+// deleteRun serves DELETE /api/runs/:id: 204 once the run is gone, here and from the store; 409
+// while it goes on.
+func (s *Server) deleteRun(c echo.Context) error {
+	if err := s.broker.Delete(c.Param("id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
 }
 
 // getTrace serves GET /api/runs/:id/trace: the trace so far in the trace file format;

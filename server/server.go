@@ -56,8 +56,9 @@ type Config struct {
 	// Queue is how many events a viewer of a run this server starts may fall behind before it is
 	// dropped; traces.DefaultQueue when 0.
 	Queue int
-	// Broker holds the runs the server shows; a new one when nil. Recordings added to it by others
-	// are shown and streamed like the server's own runs, but cannot be paced.
+	// Broker holds the runs the server shows; a new one, in memory only, when nil
+	// (traces.NewStoredBroker keeps them in a database). Recordings added to it by others are
+	// shown and streamed like the server's own runs, but cannot be paced.
 	Broker *traces.Broker
 	// Export, when set, is handed the recording of every run as it starts or resumes: the
 	// server's own runs and those apps stream in, not imported traces. It must return at once

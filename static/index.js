@@ -20,21 +20,40 @@ export function initIndex() {
     const model = form.querySelector("select[name=model]");
     startRun(form.dataset.flow, input ? input.value : "", errEl, form.querySelector("button[type=submit]"), model ? model.value : "");
   });
+  document.addEventListener("click", async (ev) => {
+    const btn = ev.target.closest("button.delete-run");
+    if (!btn) return;
+    btn.disabled = true;
+    let msg = "";
+    try {
+      const res = await fetch(withToken("/api/runs/" + encodeURIComponent(btn.dataset.runId)), { method: "DELETE" });
+      if (!res.ok) msg = ((await res.json().catch(() => ({}))).error) || "the run could not be deleted";
+    } catch (e) {
+      msg = "cannot reach the server";
+    }
+    if (msg) {
+      btn.disabled = false;
+      showError(document.querySelector("[data-testid=runs-error]"), msg);
+      return;
+    }
+    await refreshRunList();
+  });
   watchRuns();
 }
 
-// watchRuns keeps the list of runs current without a reload: it polls GET /api/runs, every
-// second while a listed run is running and every 5 s otherwise, and when a status changed or a
-// run came or went it swaps in the list as the server renders it.
+// watchRuns keeps the list of runs current without a reload: it polls GET /api/runs with the
+// page's own query (filters and page), every second while a listed run is running and every 5 s
+// otherwise, and when a status changed or a run came or went it swaps in the list as the server
+// renders it.
 function watchRuns() {
   const listed = () => Array.from(document.querySelectorAll("[data-testid=run-row]"));
   const poll = async () => {
     if (!document.hidden) {
       try {
-        const res = await fetch(withToken("/api/runs"), { headers: { "Accept": "application/json" } });
+        const res = await fetch(withToken("/api/runs" + location.search), { headers: { "Accept": "application/json" } });
         const runs = res.ok ? await res.json() : null;
-        const shown = new Map(listed().map((r) => [r.dataset.runId, r.dataset.status]));
-        if (Array.isArray(runs) && (runs.length !== shown.size || runs.some((r) => shown.get(r.id) !== r.status))) {
+        const shown = listed().map((r) => r.dataset.runId + " " + r.dataset.status).join();
+        if (Array.isArray(runs) && runs.map((r) => r.id + " " + r.status).join() !== shown) {
           await refreshRunList();
         }
       } catch (e) { /* the server is away for now: try again at the next tick */ }
@@ -46,11 +65,12 @@ function watchRuns() {
 
 // refreshRunList replaces the list of runs with the one in a freshly rendered index page.
 async function refreshRunList() {
-  const res = await fetch(withToken("/"), { headers: { "Accept": "text/html" } });
+  const res = await fetch(withToken("/" + location.search), { headers: { "Accept": "text/html" } });
   if (!res.ok) return;
   // Server-rendered HTML in which all run data is escaped; DOMParser runs no script.
   const doc = new DOMParser().parseFromString(await res.text(), "text/html");
   const fresh = doc.querySelector("[data-testid=runs]");
   const old = document.querySelector("[data-testid=runs]");
   if (fresh && old) old.replaceWith(document.adoptNode(fresh));
+  showError(document.querySelector("[data-testid=runs-error]"), "");
 }

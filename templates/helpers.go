@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -189,4 +190,17 @@ func howDetail(m web.FedMessage) string {
 		return ""
 	}
 	return m.How
+}
+
+// flowNames are the flows the list's filter offers: the catalogue's, and the one filtered on
+// when it is another (an app's runs).
+func flowNames(idx web.Index) []string {
+	names := make([]string, 0, len(idx.Flows)+1)
+	for _, f := range idx.Flows {
+		names = append(names, f.Name)
+	}
+	if q := idx.Query.Flow; q != "" && !slices.Contains(names, q) {
+		names = append(names, q)
+	}
+	return names
 }

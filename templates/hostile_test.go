@@ -3,8 +3,10 @@ package templates_test
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -99,7 +101,9 @@ func TestHostileStringsAreEscaped(t *testing.T) {
 	}
 	idx := web.Index{
 		Flows: []web.FlowInfo{{Name: xss, Title: xss, Description: xss, DefaultInput: xss, Agents: tr.Agents}},
-		Runs:  []traces.Run{tr.Run},
+		Runs:  web.NewRunRows([]traces.RunSummary{{Run: traces.Run{ID: tr.Run.ID, Flow: xss, Input: xss, Error: xss, Status: traces.StatusFailed}}}, time.Now()),
+		Query: traces.RunQuery{Flow: xss, Text: xss},
+		Next:  url.Values{"after": {xss}}.Encode(),
 	}
 	assertInert(t, "index", renderString(t, templates.IndexPage(idx, templates.PageOptions{})))
 	assertInert(t, "not found", renderString(t, templates.NotFoundPage(xss)))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
@@ -242,9 +243,37 @@ func TestTimesSayUTC(t *testing.T) {
 func TestIndexAndNotFound(t *testing.T) {
 	idx := web.Index{
 		Flows: []web.FlowInfo{{Name: "supervisor", Title: "Supervisor", Description: "d", DefaultInput: "What?", Agents: webtest.SupervisorAgents()}},
-		Runs:  []traces.Run{{ID: "r-1", Flow: "supervisor", Status: traces.StatusRunning, StartedAt: webtest.T0}},
+		Runs: web.NewRunRows([]traces.RunSummary{
+			{Run: traces.Run{ID: "r-1", Flow: "supervisor", Status: traces.StatusRunning, StartedAt: webtest.T0, Input: "What?"}},
+			{Run: traces.Run{ID: "r-0", Flow: "supervisor", Status: traces.StatusFailed, StartedAt: webtest.T0.Add(-time.Minute),
+				EndedAt: &webtest.T0, Error: "tool broke\nat line 3"}, Transfers: 4, Tokens: 1234, Agents: 3},
+		}, webtest.T0.Add(2*time.Second)),
+		Query: traces.RunQuery{Flow: "app", Status: traces.StatusFailed},
+		Next:  "after=1.r-0",
 	}
 	doc := mustDoc(t, templates.IndexPage(idx, templates.PageOptions{}))
+	rows := byTestID(doc, "run-row")
+	if rows.Length() != 2 {
+		t.Fatalf("%d run rows, want 2", rows.Length())
+	}
+	cells := func(i int) []string {
+		return rows.Eq(i).Find("td").Map(func(_ int, s *goquery.Selection) string { return strings.TrimSpace(s.Text()) })
+	}
+	if got, want := strings.Join(cells(1)[4:8], " "), "01:00.0 3 4 1.2k"; got != want {
+		t.Errorf("ended run's duration, agents, transfers, tokens: %q, want %q", got, want)
+	}
+	if got := cells(1)[8]; !strings.Contains(got, "tool broke") || strings.Contains(got, "line 3") {
+		t.Errorf("ended run's input and error cell %q: want the first line of the error", got)
+	}
+	if rows.Eq(0).Find(`[data-testid="delete-run"]`).Length() != 0 || rows.Eq(1).Find(`[data-testid="delete-run"]`).Length() != 1 {
+		t.Errorf("only an ended run has a delete button")
+	}
+	if got := byTestID(doc, "filter-flow").Find("option[selected]").AttrOr("value", ""); got != "app" {
+		t.Errorf("flow filter shows %q, want the query's own flow app", got)
+	}
+	if got := byTestID(doc, "older-runs").AttrOr("href", ""); got != "/?after=1.r-0" {
+		t.Errorf("older runs link %q", got)
+	}
 	f := byTestID(doc, "flow-supervisor")
 	if f.Length() != 1 || f.Find(`[data-testid="run-button"]`).Length() != 1 || f.Find("textarea").Text() != "What?" {
 		t.Errorf("flow card: %d, input %q", f.Length(), f.Find("textarea").Text())

@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,13 +12,18 @@ import (
 const DefaultKeep = 500
 
 // Broker holds the recordings of this process by run id: the in-memory source of live runs and
-// their recent history. It is safe for concurrent use.
+// their recent history. With a Store (NewStoredBroker) it also writes every run to the store as
+// it goes on and reads back the runs it no longer holds. It is safe for concurrent use.
 type Broker struct {
-	keep int
+	keep  int
+	store Store // nil: runs live in memory only
+	log   *slog.Logger
 
-	mu    sync.RWMutex
-	runs  map[string]*Recording
-	added []string // run ids, oldest first
+	mu      sync.RWMutex
+	runs    map[string]*Recording
+	added   []string                 // run ids, oldest first
+	writing map[string]chan struct{} // closed when the run's store writer ends; guarded by mu
+	writers sync.WaitGroup
 }
 
 // NewBroker returns an empty broker that holds up to keep runs (DefaultKeep when keep <= 0):
@@ -26,15 +32,54 @@ func NewBroker(keep int) *Broker {
 	if keep <= 0 {
 		keep = DefaultKeep
 	}
-	return &Broker{keep: keep, runs: make(map[string]*Recording)}
+	return &Broker{keep: keep, runs: make(map[string]*Recording), writing: make(map[string]chan struct{})}
+}
+
+// NewStoredBroker is NewBroker backed by store: every run added is created in the store at once,
+// and its events are written to it as they are recorded, batched, by a goroutine of the broker's
+// (see Close); Get, List, Delete and Interrupted also see the runs only the store holds. log
+// receives the store's errors: a run whose events cannot be written goes on in memory only.
+func NewStoredBroker(keep int, store Store, log *slog.Logger) *Broker {
+	b := NewBroker(keep)
+	b.store, b.log = store, log
+	if b.log == nil {
+		b.log = slog.Default()
+	}
+	return b
 }
 
 // Add registers rec under its run id, then forgets the oldest ended runs beyond what the broker
-// keeps. It fails with CodeConflict when the id is taken.
+// keeps. It fails with CodeConflict when the id is taken, in memory or in the store. With a
+// store, what rec holds so far is saved before Add returns, and the rest follows as recorded.
 func (b *Broker) Add(rec *Recording) error {
+	id := rec.ID()
+	b.mu.RLock()
+	_, taken := b.runs[id]
+	b.mu.RUnlock()
+	if taken {
+		return Errorf(CodeConflict, "run %q already exists", id)
+	}
+	if b.store != nil {
+		tr := rec.Snapshot()
+		var tally Tally
+		for _, e := range tr.Events {
+			tally.Add(e)
+		}
+		if err := b.store.Create(tally.Apply(tr.Run), tally, tr.Agents, tr.Events); err != nil {
+			return err
+		}
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.runs[id] = rec
+		b.added = append(b.added, id)
+		if !tr.Run.Status.Ended() {
+			b.persist(rec, tally)
+		}
+		b.forget()
+		return nil
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	id := rec.ID()
 	if _, ok := b.runs[id]; ok {
 		return Errorf(CodeConflict, "run %q already exists", id)
 	}
@@ -62,18 +107,44 @@ func (b *Broker) forget() {
 	b.added = kept
 }
 
-// Get returns the recording of run id, or an error with CodeNotFound.
+// Get returns the recording of run id, or an error with CodeNotFound. A run only the store
+// holds is loaded as an ended recording and held from then on.
 func (b *Broker) Get(id string) (*Recording, error) {
 	b.mu.RLock()
-	defer b.mu.RUnlock()
 	rec, ok := b.runs[id]
-	if !ok {
+	b.mu.RUnlock()
+	if ok {
+		return rec, nil
+	}
+	if b.store == nil {
 		return nil, Errorf(CodeNotFound, "run %q not found", id)
 	}
+	tr, err := b.store.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if rec, ok := b.runs[id]; ok { // loaded meanwhile
+		return rec, nil
+	}
+	rec = NewRecordingOf(tr)
+	b.runs[id] = rec
+	b.added = append(b.added, id)
+	b.forget()
 	return rec, nil
 }
 
-// Runs returns the metadata of every run, newest first.
+// Holds reports whether the broker holds run id in memory: a run it added or loaded, and has not
+// forgotten since.
+func (b *Broker) Holds(id string) bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	_, ok := b.runs[id]
+	return ok
+}
+
+// Runs returns the metadata of every run held in memory, newest first.
 func (b *Broker) Runs() []Run {
 	b.mu.RLock()
 	recs := make([]*Recording, 0, len(b.runs))

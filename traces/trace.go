@@ -1,7 +1,8 @@
 // Package traces is Baton's domain: a trace is the ordered record of one agent run, with the
 // agent tree it ran on. It also holds the versioned JSON format, the live Recording that assigns
-// sequence numbers and fans events out to subscribers, and the domain error type. It imports
-// nothing but the standard library.
+// sequence numbers and fans events out to subscribers, the Broker that holds a process's runs,
+// the Store contract that keeps them beyond it (with the run list's query and tally), and the
+// domain error type. It imports nothing but the standard library.
 package traces
 
 import (

@@ -1,6 +1,10 @@
 package web
 
-import "github.com/baton-dev/baton/traces"
+import (
+	"time"
+
+	"github.com/baton-dev/baton/traces"
+)
 
 // FlowInfo is one flow of the catalogue as the index page shows it: the server fills it from
 // agents.Flow so that web does not import eino.
@@ -21,10 +25,34 @@ type ModelInfo struct {
 	Flow    string // the only flow it runs (a replay), "" for any
 }
 
-// Index is what the index page draws: the flows one can start, the models they may run on (the
-// default first) and the runs of this process, newest first (the caller's order is kept).
+// Index is what the index page draws: the flows one can start, the models they may run on, and one page of the runs the
+// query selects, newest first (the caller's order is kept).
 type Index struct {
 	Flows  []FlowInfo
-	Models []ModelInfo
-	Runs   []traces.Run
+	Models []ModelInfo // the models a run may pick, the default first
+	Runs   []RunRow
+	// Query is the list's filters, as the form shows them.
+	Query traces.RunQuery
+	// Next is the query string of the next page ("flow=...&after=..."), "" on the last one.
+	Next string
+}
+
+// RunRow is one run of the index page's list.
+type RunRow struct {
+	traces.RunSummary
+	DurationText string // how long it ran, or has run so far: "00:04.2"
+	TokensText   string // 950, 1.2k, 34k
+}
+
+// NewRunRows returns the rows of runs as of now.
+func NewRunRows(runs []traces.RunSummary, now time.Time) []RunRow {
+	rows := make([]RunRow, len(runs))
+	for i, r := range runs {
+		end := now
+		if r.EndedAt != nil {
+			end = *r.EndedAt
+		}
+		rows[i] = RunRow{RunSummary: r, DurationText: Clock(max(0, end.Sub(r.StartedAt))), TokensText: compact(r.Tokens)}
+	}
+	return rows
 }

@@ -1,0 +1,301 @@
+package traces
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxBatch bounds how many events one Store.Save writes, and batchWindow how long a batch waits
+// for more events after its first: a commit costs far more than an event, so a fast run is
+// written in few large transactions, and a slow one's events reach the disk within the window.
+const (
+	maxBatch    = 512
+	batchWindow = 10 * time.Millisecond
+)
+
+// persist starts the goroutine that writes rec's events after tally.Events to the store, as they
+// are recorded, in batches (see nextBatch). It ends once the run has finished and everything is
+// written. The caller holds b.mu.
+func (b *Broker) persist(rec *Recording, tally Tally) {
+	id, done := rec.ID(), make(chan struct{})
+	b.writing[id] = done
+	b.writers.Add(1)
+	go func() {
+		defer b.writers.Done()
+		if err := b.write(rec, tally); err != nil {
+			b.log.Error("store: the run goes on in memory only", "run", id, "err", err)
+		}
+		b.mu.Lock()
+		if b.writing[id] == done {
+			delete(b.writing, id)
+		}
+		b.mu.Unlock()
+		close(done)
+	}()
+}
+
+// write copies rec's events after tally.Events to the store until the run finishes.
+func (b *Broker) write(rec *Recording, tally Tally) error {
+	var saved []Agent
+	batch := make([]Event, 0, 64)
+	for {
+		sub := rec.Subscribe(tally.Events)
+		for open := true; open; {
+			batch, open = nextBatch(sub.C(), batch[:0])
+			if len(batch) == 0 {
+				continue
+			}
+			for _, e := range batch {
+				tally.Add(e)
+			}
+			agents := rec.Agents()
+			if slices.EqualFunc(agents, saved, agentEqual) {
+				agents = nil // unchanged: not written again
+			} else {
+				saved = agents
+			}
+			if err := b.store.Save(tally.Apply(rec.Run()), tally, agents, batch); err != nil {
+				sub.Cancel()
+				return err
+			}
+		}
+		var slow *SlowError
+		if !errors.As(sub.Err(), &slow) {
+			return nil
+		}
+		// Fell a queue behind the run: the recording still holds what was missed.
+	}
+}
+
+// nextBatch waits for one event of ch, then takes what else arrives within batchWindow, up to
+// maxBatch. open is false once ch has closed.
+func nextBatch(ch <-chan Event, batch []Event) (_ []Event, open bool) {
+	e, ok := <-ch
+	if !ok {
+		return batch, false
+	}
+	batch = append(batch, e)
+	window := time.NewTimer(batchWindow)
+	defer window.Stop()
+	for len(batch) < maxBatch {
+		select {
+		case e, ok := <-ch:
+			if !ok {
+				return batch, false
+			}
+			batch = append(batch, e)
+		case <-window.C:
+			return batch, true
+		}
+	}
+	return batch, true
+}
+
+func agentEqual(a, b Agent) bool {
+	return a.Name == b.Name && a.Description == b.Description && a.Kind == b.Kind && a.Parent == b.Parent &&
+		a.Relation == b.Relation && a.OutputKey == b.OutputKey && slices.Equal(a.Tools, b.Tools)
+}
+
+// Resume reopens rec, a run of this broker that ended interrupted (see Recording.Resume), and with
+// a store writes the resumed part too.
+func (b *Broker) Resume(rec *Recording) error {
+	if b.store == nil {
+		return rec.Resume()
+	}
+	b.mu.RLock()
+	done := b.writing[rec.ID()]
+	b.mu.RUnlock()
+	if done != nil {
+		<-done // the writer of the first part ends promptly: its run has ended
+	}
+	var tally Tally
+	for _, e := range rec.Snapshot().Events {
+		tally.Add(e)
+	}
+	if err := rec.Resume(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.persist(rec, tally)
+	return nil
+}
+
+// Interrupted returns the newest run that ended interrupted at interruptID (its last interrupted
+// event has that id), or nil.
+func (b *Broker) Interrupted(interruptID string) (*Recording, error) {
+	for _, run := range b.Runs() {
+		if run.Status != StatusInterrupted {
+			continue
+		}
+		if rec, err := b.Get(run.ID); err == nil && lastInterrupt(rec.Snapshot()) == interruptID {
+			return rec, nil
+		}
+	}
+	if b.store == nil {
+		return nil, nil
+	}
+	id, err := b.store.Interrupted(interruptID)
+	if err != nil || id == "" {
+		return nil, err
+	}
+	return b.Get(id)
+}
+
+// lastInterrupt returns the id of tr's last interrupted event, or "".
+func lastInterrupt(tr Trace) string {
+	for i := len(tr.Events) - 1; i >= 0; i-- {
+		if e := tr.Events[i]; e.Kind == KindInterrupted && e.Interrupt != nil {
+			return e.Interrupt.ID
+		}
+	}
+	return ""
+}
+
+// Delete forgets run id, in memory and in the store. It fails with CodeNotFound for an unknown
+// run and CodeConflict for one still going on.
+func (b *Broker) Delete(id string) error {
+	rec, err := b.Get(id)
+	if err != nil {
+		return err
+	}
+	if !rec.Run().Status.Ended() {
+		return Errorf(CodeConflict, "run %s is still going on: delete it once it has ended", id)
+	}
+	b.mu.Lock()
+	done := b.writing[id]
+	delete(b.runs, id)
+	b.added = slices.DeleteFunc(b.added, func(x string) bool { return x == id })
+	b.mu.Unlock()
+	if b.store == nil {
+		return nil
+	}
+	if done != nil {
+		<-done // its last events are being written: delete them too
+	}
+	return b.store.Delete(id)
+}
+
+// List returns one page of run summaries: from the store when there is one, else from the runs
+// in memory, newest first.
+func (b *Broker) List(q RunQuery) (RunPage, error) {
+	if err := q.Check(); err != nil {
+		return RunPage{}, err
+	}
+	if b.store != nil {
+		return b.store.List(q)
+	}
+	startedNanos, after, err := parseCursor(q.After)
+	if err != nil {
+		return RunPage{}, err
+	}
+	text := strings.ToLower(q.Text)
+	var page RunPage
+	for _, run := range b.Runs() {
+		if (q.Flow != "" && run.Flow != q.Flow) || (q.Status != "" && run.Status != q.Status) ||
+			(q.Conversation != "" && run.Conversation != q.Conversation) ||
+			(q.After != "" && !older(run, startedNanos, after)) {
+			continue
+		}
+		rec, err := b.Get(run.ID)
+		if err != nil {
+			continue // forgotten meanwhile
+		}
+		tr := rec.Snapshot()
+		if text != "" && !traceContains(tr, text) {
+			continue
+		}
+		if len(page.Runs) == q.Limit {
+			page.Next = cursor(page.Runs[len(page.Runs)-1].Run)
+			break
+		}
+		page.Runs = append(page.Runs, Summarize(tr))
+	}
+	return page, nil
+}
+
+// cursor returns the After of the page that follows run r in a list of the runs in memory,
+// sorted newest first, ties broken by id, descending.
+func cursor(r Run) string {
+	return strconv.FormatInt(r.StartedAt.UnixNano(), 10) + "." + r.ID
+}
+
+// parseCursor reads a cursor made by cursor: the start time and id of the last run of a page.
+func parseCursor(c string) (startedNanos int64, id string, err error) {
+	if c == "" {
+		return 0, "", nil
+	}
+	ns, id, ok := strings.Cut(c, ".")
+	n, perr := strconv.ParseInt(ns, 10, 64)
+	if !ok || perr != nil || id == "" {
+		return 0, "", BadCursor(c)
+	}
+	return n, id, nil
+}
+
+// older reports whether run r comes after the cursor position (startedNanos, id).
+func older(r Run, startedNanos int64, id string) bool {
+	n := r.StartedAt.UnixNano()
+	return n < startedNanos || (n == startedNanos && r.ID < id)
+}
+
+// traceContains reports whether tr's input or any SearchText of its events contains text, which
+// is lower case.
+func traceContains(tr Trace, text string) bool {
+	if strings.Contains(strings.ToLower(tr.Run.Input), text) {
+		return true
+	}
+	for _, e := range tr.Events {
+		if strings.Contains(strings.ToLower(SearchText(e)), text) {
+			return true
+		}
+	}
+	return false
+}
+
+// Summarize returns tr as a list shows it.
+func Summarize(tr Trace) RunSummary {
+	var tally Tally
+	for _, e := range tr.Events {
+		tally.Add(e)
+	}
+	run := tr.Run
+	run.Input = FirstLine(run.Input)
+	return RunSummary{Run: run, Agents: tally.Agents, Transfers: tally.Transfers, Tokens: tally.Tokens, Events: tally.Events}
+}
+
+// Close waits until every run's events are written to the store, or ctx ends. End the runs
+// first; the store is the caller's to close after.
+func (b *Broker) Close(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		b.writers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return errors.New("close broker: runs still being written: " + ctx.Err().Error())
+	}
+}
+
+// Import adds tr, a trace read from a file, as an ended run (see NewRecordingOf): under its own
+// id, or under a fresh one when that is taken here or in the store.
+func (b *Broker) Import(tr Trace) (*Recording, error) {
+	rec := NewRecordingOf(tr)
+	err := b.Add(rec)
+	for try := 0; ErrorCode(err) == CodeConflict && try < 5; try++ {
+		tr.Run.ID = NewRunID()
+		rec = NewRecordingOf(tr)
+		err = b.Add(rec)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}

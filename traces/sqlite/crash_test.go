@@ -1,0 +1,135 @@
+package sqlite_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/traces/sqlite"
+)
+
+// childEnv makes the test binary a writer process instead of running the tests: it records a
+// long eino run into the database named by the variable until it is killed.
+const childEnv = "BATON_TEST_STORE_WRITER"
+
+// announcing is the store the writer process uses: after each Save commits, it prints the last
+// seq saved, so the test knows what was committed when it kills the process.
+type announcing struct{ *sqlite.Store }
+
+func (a announcing) Save(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) error {
+	err := a.Store.Save(run, tally, agents, events)
+	if err == nil {
+		fmt.Printf("saved %d\n", events[len(events)-1].Seq)
+	}
+	return err
+}
+
+// childMain runs the writer process when childEnv is set, and reports whether it did.
+func childMain() bool {
+	path := os.Getenv(childEnv)
+	if path == "" {
+		return false
+	}
+	store, err := sqlite.Open(path, 0)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	b := traces.NewStoredBroker(0, announcing{store}, slog.New(slog.DiscardHandler))
+	flow := agentstest.Long(100_000)
+	rec := traces.NewRecording(traces.Run{ID: "r-killed", Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents, 0)
+	if err := b.Add(rec); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{Pace: agents.NewPace(10 * time.Millisecond)}, rec)
+	os.Exit(3) // never reached: the run is far longer than the test waits
+	return true
+}
+
+// A process writing a run is killed with SIGKILL mid-run. Reopened, the database has every event
+// the process had committed, numbered with no gap, and once recovered the run is interrupted: a
+// valid trace that ends with a run.finished saying so.
+func TestKilledWriterLosesNoCommittedEvent(t *testing.T) {
+	path := t.TempDir() + "/baton.db"
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+path)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+
+	// Kill it once it has committed a few hundred events, in several transactions.
+	var committed int64
+	saves := 0
+	lines := bufio.NewScanner(stdout)
+	deadline := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+	defer deadline.Stop()
+	for committed < 300 && lines.Scan() {
+		n, err := strconv.ParseInt(strings.TrimPrefix(lines.Text(), "saved "), 10, 64)
+		if err != nil {
+			t.Fatalf("writer said %q", lines.Text())
+		}
+		committed, saves = n, saves+1
+	}
+	if committed < 300 {
+		t.Fatalf("the writer stopped after committing %d events; stderr:\n%s", committed, stderr.String())
+	}
+	if err := cmd.Process.Signal(os.Kill); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	t.Logf("killed after %d commits, the last through event %d", saves, committed)
+
+	store, err := sqlite.Open(path, 0)
+	if err != nil {
+		t.Fatalf("reopen after the kill: %v", err)
+	}
+	defer store.Close()
+	before, err := store.Load("r-killed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(before.Events)) < committed || before.Run.Status != traces.StatusRunning {
+		t.Fatalf("after the kill: %d events, status %s; want at least the %d committed, running", len(before.Events), before.Run.Status, committed)
+	}
+	n, err := store.Recover(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("Recover: %d runs, %v; want 1", n, err)
+	}
+	tr, err := store.Load("r-killed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := traces.Validate(tr); err != nil {
+		t.Errorf("the recovered trace is not valid: %v", err)
+	}
+	last := tr.Events[len(tr.Events)-1]
+	if tr.Run.Status != traces.StatusInterrupted || tr.Run.EndedAt == nil || len(tr.Events) != len(before.Events)+1 ||
+		last.Kind != traces.KindRunFinished || last.Run.Status != traces.StatusInterrupted {
+		t.Errorf("recovered run %+v ends with %+v; want interrupted, ended by a run.finished after the %d saved events", tr.Run, last, len(before.Events))
+	}
+	page, err := store.List(traces.RunQuery{Status: traces.StatusInterrupted})
+	if err != nil || len(page.Runs) != 1 || page.Runs[0].Events != int64(len(tr.Events)) {
+		t.Errorf("listed interrupted runs %+v, %v", page.Runs, err)
+	}
+	if n, err := store.Recover(context.Background()); n != 0 || err != nil {
+		t.Errorf("second Recover: %d, %v; want nothing left to recover", n, err)
+	}
+}

@@ -1,0 +1,230 @@
+// Package sqlite is Baton's traces.Store on an embedded SQLite database (modernc.org/sqlite, pure
+// Go, so the binary stays static). One file holds every run: its metadata and tally in runs, its
+// events in events, and a trigram full-text index of its input and messages in search. The
+// database is in WAL mode with a busy timeout, so that `baton export` and `baton import` work on
+// it while `baton serve` writes.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// Memory is the path that opens a database that lives in memory only.
+const Memory = ":memory:"
+
+// DefaultKeep is how many runs a store keeps by default: adding one more deletes the oldest
+// added runs that have ended.
+const DefaultKeep = 1000
+
+// schemaVersion is the database's PRAGMA user_version once its tables exist.
+const schemaVersion = 1
+
+// seqBits is how many low bits of a search row's id hold the seq of the event it indexes (0 for
+// the run's input); the high bits are the run's key. A run's rows are one id range.
+const seqBits = 24
+
+const schema = `
+CREATE TABLE IF NOT EXISTS runs (
+	key            INTEGER PRIMARY KEY AUTOINCREMENT,
+	id             TEXT NOT NULL UNIQUE,
+	meta           BLOB NOT NULL, -- the traces.Run as JSON, as Load returns it
+	tree           BLOB NOT NULL, -- the agents as JSON
+	flow           TEXT NOT NULL,
+	model          TEXT NOT NULL,
+	status         TEXT NOT NULL,
+	conversation   TEXT NOT NULL,
+	started_at     INTEGER NOT NULL, -- Unix nanoseconds
+	ended_at       INTEGER,          -- Unix nanoseconds
+	error          TEXT NOT NULL,
+	input_line     TEXT NOT NULL,
+	agents         INTEGER NOT NULL,
+	transfers      INTEGER NOT NULL,
+	tokens         INTEGER NOT NULL,
+	events         INTEGER NOT NULL,
+	last_interrupt TEXT NOT NULL
+);
+-- Lists go by key, most recently added first; an index holds the key after its columns.
+CREATE INDEX IF NOT EXISTS runs_by_flow ON runs(flow);
+CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);
+CREATE INDEX IF NOT EXISTS runs_by_conversation ON runs(conversation) WHERE conversation != '';
+CREATE INDEX IF NOT EXISTS runs_by_interrupt ON runs(last_interrupt) WHERE status = 'interrupted';
+CREATE TABLE IF NOT EXISTS events (
+	run  INTEGER NOT NULL,
+	seq  INTEGER NOT NULL,
+	data BLOB NOT NULL,
+	PRIMARY KEY (run, seq)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, tokenize = 'trigram');
+`
+
+// Store is a traces.Store on one SQLite database. It is safe for concurrent use; writes of one
+// process are serialized, and other processes wait for them up to the busy timeout.
+type Store struct {
+	db   *sql.DB
+	keep int
+
+	mu       sync.Mutex          // serializes writes
+	encoders map[string]*encoder // of the runs being written; guarded by mu
+}
+
+var _ traces.Store = (*Store)(nil)
+
+// Open opens the database at path, creating it and its directory when missing, or one in memory
+// for Memory. keep is how many runs it keeps (DefaultKeep when 0; negative keeps all).
+func Open(path string, keep int) (*Store, error) {
+	if keep == 0 {
+		keep = DefaultKeep
+	}
+	dsn := "file::memory:"
+	if path != Memory {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, fmt.Errorf("open store %s: %w", path, err)
+		}
+		if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+			return nil, fmt.Errorf("open store: %w", err)
+		}
+		dsn = "file:" + (&url.URL{Path: abs}).EscapedPath()
+	}
+	// BEGIN IMMEDIATE: a transaction that will write takes the lock up front, so it waits for
+	// another process's writer instead of failing half-way.
+	dsn += "?_txlock=immediate&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"
+	if path != Memory {
+		dsn += "&_pragma=journal_mode(WAL)"
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	if path == Memory {
+		db.SetMaxOpenConns(1) // each connection to :memory: is a database of its own
+	}
+	s := &Store{db: db, keep: keep, encoders: make(map[string]*encoder)}
+	if err := s.migrate(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// migrate creates the tables of a new database and refuses one of a later schema.
+func (s *Store) migrate() error {
+	var version int
+	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
+		return err
+	}
+	if version > schemaVersion {
+		return fmt.Errorf("the database has schema version %d; this Baton knows up to %d", version, schemaVersion)
+	}
+	if version == schemaVersion {
+		return nil
+	}
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(schema); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DefaultPath returns where serve keeps its database by default: baton/baton.db in the user's data
+// directory ($XDG_DATA_HOME, else ~/.local/share; on macOS and Windows the per-user application
+// data directory).
+func DefaultPath() (string, error) {
+	dir := os.Getenv("XDG_DATA_HOME")
+	var err error
+	switch {
+	case dir != "":
+	case runtime.GOOS == "darwin" || runtime.GOOS == "windows":
+		dir, err = os.UserConfigDir()
+	default:
+		dir, err = os.UserHomeDir()
+		dir = filepath.Join(dir, ".local", "share")
+	}
+	if err != nil {
+		return "", fmt.Errorf("find the data directory: %w; choose a file with --db", err)
+	}
+	return filepath.Join(dir, "baton", "baton.db"), nil
+}
+
+// Recover ends the runs left running by a process that stopped without ending them (a crash, a
+// kill): each is marked interrupted, with a run.finished saying so after its last saved event.
+// Only the process that writes runs calls it, at its start. It returns how many runs it ended.
+func (s *Store) Recover(ctx context.Context) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM runs WHERE status = 'running'`)
+	if err != nil {
+		return 0, fmt.Errorf("recover runs: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("recover runs: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("recover runs: %w", err)
+	}
+	for _, id := range ids {
+		if err := s.recoverRun(ctx, id); err != nil {
+			return 0, err
+		}
+	}
+	return len(ids), nil
+}
+
+// interruptedByStop is the error of a run that was going on when Baton stopped.
+const interruptedByStop = "Baton stopped while this run was going on; the trace ends with the last event it had saved"
+
+// recoverRun ends run id interrupted after its last saved event. The caller holds s.mu.
+func (s *Store) recoverRun(ctx context.Context, id string) error {
+	tr, err := s.Load(id)
+	if err != nil {
+		return fmt.Errorf("recover run %s: %w", id, err)
+	}
+	var tally traces.Tally
+	for _, e := range tr.Events {
+		tally.Add(e)
+	}
+	at := tr.Run.StartedAt
+	if n := len(tr.Events); n > 0 {
+		at = tr.Events[n-1].Time
+	}
+	end := traces.Event{Seq: tally.Events + 1, Time: at, Kind: traces.KindRunFinished,
+		Run: &traces.RunMark{Status: traces.StatusInterrupted, Error: interruptedByStop}}
+	tally.Add(end)
+	s.encoders[id] = newEncoder(tr.Events)
+	return s.saveLocked(ctx, tally.Apply(tr.Run), tally, nil, []traces.Event{end})
+}
+
+// notFound is the error for an unknown run id.
+func notFound(id string) error { return traces.Errorf(traces.CodeNotFound, "run %q not found", id) }
+
+// isNoRows reports whether err says a query found nothing.
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

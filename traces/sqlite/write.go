@@ -1,0 +1,237 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// Create records a new run with its agents and events so far. It fails with CodeConflict when
+// the id is taken. Then it deletes the oldest added ended runs beyond what the store keeps.
+func (s *Store) Create(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx := context.Background()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("create run %s: %w", run.ID, err)
+	}
+	defer tx.Rollback()
+	var taken int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id = ?`, run.ID).Scan(&taken); err != nil {
+		return fmt.Errorf("create run %s: %w", run.ID, err)
+	}
+	if taken > 0 {
+		return traces.Errorf(traces.CodeConflict, "run %q already exists", run.ID)
+	}
+	meta, tree, err := metaOf(run, agents)
+	if err != nil {
+		return err
+	}
+	if tree == nil {
+		tree = []byte("[]")
+	}
+	var key int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO runs (id, meta, tree, flow, model, status, conversation, started_at,
+		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING key`,
+		run.ID, meta, tree, run.Flow, run.Model, string(run.Status), run.Conversation, run.StartedAt.UnixNano(),
+		endNanos(run), run.Error, traces.FirstLine(run.Input), tally.Agents, tally.Transfers, tally.Tokens, tally.Events,
+		tally.LastInterrupt).Scan(&key)
+	if err != nil {
+		return fmt.Errorf("create run %s: %w", run.ID, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO search (rowid, body) VALUES (?, ?)`, key<<seqBits, run.Input); err != nil {
+		return fmt.Errorf("create run %s: %w", run.ID, err)
+	}
+	enc := newEncoder(nil)
+	if err := insertEvents(ctx, tx, key, enc, events); err != nil {
+		return fmt.Errorf("create run %s: %w", run.ID, err)
+	}
+	if err := s.retain(ctx, tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("create run %s: %w", run.ID, err)
+	}
+	if !run.Status.Ended() {
+		s.encoders[run.ID] = enc
+	}
+	return nil
+}
+
+// Save records the next events of a created run, with its metadata and tally as of them, and its
+// agents when agents is not nil.
+func (s *Store) Save(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.saveLocked(context.Background(), run, tally, agents, events)
+}
+
+// saveLocked is Save for a caller that holds s.mu.
+func (s *Store) saveLocked(ctx context.Context, run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) (err error) {
+	enc := s.encoders[run.ID]
+	defer func() {
+		if err != nil || run.Status.Ended() {
+			// A failed write leaves the encoder's state ahead of the database: rebuild it
+			// next time. An ended run needs it no more (a resume rebuilds it).
+			delete(s.encoders, run.ID)
+		}
+	}()
+	if enc == nil {
+		tr, err := s.Load(run.ID)
+		if err != nil {
+			return err
+		}
+		enc = newEncoder(tr.Events)
+		s.encoders[run.ID] = enc
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("save run %s: %w", run.ID, err)
+	}
+	defer tx.Rollback()
+	meta, tree, err := metaOf(run, agents)
+	if err != nil {
+		return err
+	}
+	var key int64
+	err = tx.QueryRowContext(ctx, `UPDATE runs SET meta = ?, tree = coalesce(?, tree), status = ?, ended_at = ?,
+		error = ?, agents = ?, transfers = ?, tokens = ?, events = ?, last_interrupt = ? WHERE id = ? RETURNING key`,
+		meta, tree, string(run.Status), endNanos(run), run.Error, tally.Agents, tally.Transfers, tally.Tokens,
+		tally.Events, tally.LastInterrupt, run.ID).Scan(&key)
+	if isNoRows(err) {
+		return notFound(run.ID)
+	} else if err != nil {
+		return fmt.Errorf("save run %s: %w", run.ID, err)
+	}
+	if err := insertEvents(ctx, tx, key, enc, events); err != nil {
+		return fmt.Errorf("save run %s: %w", run.ID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("save run %s: %w", run.ID, err)
+	}
+	return nil
+}
+
+// endNanos is run's end as stored: Unix nanoseconds, or NULL while it runs.
+func endNanos(run traces.Run) any {
+	if run.EndedAt == nil {
+		return nil
+	}
+	return run.EndedAt.UnixNano()
+}
+
+// metaOf returns the stored forms of run and agents (nil for nil agents).
+func metaOf(run traces.Run, agents []traces.Agent) (meta, tree []byte, err error) {
+	if meta, err = json.Marshal(run); err != nil {
+		return nil, nil, fmt.Errorf("save run %s: %w", run.ID, err)
+	}
+	if agents != nil {
+		if tree, err = json.Marshal(agents); err != nil {
+			return nil, nil, fmt.Errorf("save run %s: %w", run.ID, err)
+		}
+	}
+	return meta, tree, nil
+}
+
+// insertEvents stores events of run key, encoded by enc, and indexes their text for search.
+func insertEvents(ctx context.Context, tx *sql.Tx, key int64, enc *encoder, events []traces.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (run, seq, data) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	idx, err := tx.PrepareContext(ctx, `INSERT INTO search (rowid, body) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	for _, e := range events {
+		data, err := enc.encode(e)
+		if err != nil {
+			return err
+		}
+		if _, err := ins.ExecContext(ctx, key, e.Seq, data); err != nil {
+			return fmt.Errorf("insert event %d: %w", e.Seq, err)
+		}
+		if text := traces.SearchText(e); text != "" && e.Seq < 1<<seqBits {
+			if _, err := idx.ExecContext(ctx, key<<seqBits|e.Seq, text); err != nil {
+				return fmt.Errorf("index event %d: %w", e.Seq, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Delete removes run id and its events.
+func (s *Store) Delete(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx := context.Background()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("delete run %s: %w", id, err)
+	}
+	defer tx.Rollback()
+	var key int64
+	if err := tx.QueryRowContext(ctx, `SELECT key FROM runs WHERE id = ?`, id).Scan(&key); isNoRows(err) {
+		return notFound(id)
+	} else if err != nil {
+		return fmt.Errorf("delete run %s: %w", id, err)
+	}
+	if err := deleteRun(ctx, tx, key); err != nil {
+		return fmt.Errorf("delete run %s: %w", id, err)
+	}
+	delete(s.encoders, id)
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("delete run %s: %w", id, err)
+	}
+	return nil
+}
+
+// deleteRun removes run key, its events and its search rows.
+func deleteRun(ctx context.Context, tx *sql.Tx, key int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE run = ?`, key); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM search WHERE rowid BETWEEN ? AND ?`, key<<seqBits, (key+1)<<seqBits-1); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE key = ?`, key)
+	return err
+}
+
+// retain deletes the oldest added runs that have ended beyond the newest s.keep.
+func (s *Store) retain(ctx context.Context, tx *sql.Tx) error {
+	if s.keep < 0 {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT key FROM (SELECT key, status FROM runs ORDER BY key DESC LIMIT -1 OFFSET ?)
+		WHERE status != 'running'`, s.keep)
+	if err != nil {
+		return fmt.Errorf("retain runs: %w", err)
+	}
+	var keys []int64
+	for rows.Next() {
+		var k int64
+		if err := rows.Scan(&k); err != nil {
+			rows.Close()
+			return fmt.Errorf("retain runs: %w", err)
+		}
+		keys = append(keys, k)
+	}
+	rows.Close()
+	for _, k := range keys {
+		if err := deleteRun(ctx, tx, k); err != nil {
+			return fmt.Errorf("retain runs: %w", err)
+		}
+	}
+	return nil
+}

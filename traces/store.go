@@ -1,0 +1,190 @@
+package traces
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Store keeps runs beyond the life of the process. A Broker given one (NewStoredBroker) writes
+// every run it holds into it while the run goes on, and reads back from it the runs it no longer
+// holds in memory. Implementations are safe for concurrent use, also by other processes on the
+// same database. Problems of the caller's making are *Error values (CodeNotFound, CodeInvalid);
+// anything else is internal.
+type Store interface {
+	// Create records a new run with its agents and its events so far, in one transaction; run's
+	// Status, EndedAt and Error are what its tally of those events says (Tally.Apply). It fails
+	// with CodeConflict when run.ID is taken.
+	Create(run Run, tally Tally, agents []Agent, events []Event) error
+	// Save records, in one transaction, a created run's metadata and tally as of events, the
+	// run's next events in order, and its agents when agents is not nil. Nothing of a failed
+	// Save is kept.
+	Save(run Run, tally Tally, agents []Agent, events []Event) error
+	// Load returns the trace of run id as saved so far.
+	Load(id string) (Trace, error)
+	// List returns one page of run summaries, the most recently added first (see RunQuery).
+	List(q RunQuery) (RunPage, error)
+	// Delete removes run id and its events.
+	Delete(id string) error
+	// Interrupted returns the id of the newest run that ended interrupted at interruptID (the id
+	// of its last interrupted event), or "" when there is none.
+	Interrupted(interruptID string) (string, error)
+}
+
+// DefaultPageSize and MaxPageSize bound RunQuery.Limit.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 500
+)
+
+// RunQuery selects runs for a list. Empty fields select everything.
+type RunQuery struct {
+	Flow         string
+	Status       Status
+	Conversation string
+	// Text, when set, keeps runs whose input or any message contains it, case folded. It needs
+	// at least MinSearch characters.
+	Text string
+	// After is the Next of the previous page, "" for the first page. What it holds is the
+	// lister's own business.
+	After string
+	// Limit is the page size: DefaultPageSize when 0, at most MaxPageSize.
+	Limit int
+}
+
+// MinSearch is the fewest characters RunQuery.Text may have: shorter text matches too much to
+// index.
+const MinSearch = 3
+
+// Check validates q and fills in its defaults; problems are *Error with CodeInvalid.
+func (q *RunQuery) Check() error {
+	if q.Status != "" && !q.Status.Valid() {
+		return Errorf(CodeInvalid, "status %q is not one of running, completed, failed, interrupted, canceled", q.Status)
+	}
+	q.Text = strings.TrimSpace(q.Text)
+	if q.Text != "" && utf8.RuneCountInString(q.Text) < MinSearch {
+		return Errorf(CodeInvalid, "search text %q is too short: give at least %d characters", q.Text, MinSearch)
+	}
+	if q.Limit < 0 || q.Limit > MaxPageSize {
+		return Errorf(CodeInvalid, "limit %d is not between 1 and %d", q.Limit, MaxPageSize)
+	}
+	if q.Limit == 0 {
+		q.Limit = DefaultPageSize
+	}
+	return nil
+}
+
+// BadCursor is the error for an After that its list did not make.
+func BadCursor(after string) error {
+	return Errorf(CodeInvalid, "after %q is not a cursor: pass the \"next\" of the previous page as it was given", clip(after, 40))
+}
+
+// RunPage is one page of a list of runs, the most recently added first.
+type RunPage struct {
+	Runs []RunSummary `json:"runs"`
+	// Next is the After of the next page, "" on the last one.
+	Next string `json:"next,omitempty"`
+}
+
+// RunSummary is a run as a list shows it: its metadata, with only the first line of its input,
+// and its tally.
+type RunSummary struct {
+	Run
+	Agents    int   `json:"agents"`
+	Transfers int   `json:"transfers"`
+	Tokens    int   `json:"tokens"`
+	Events    int64 `json:"events"`
+}
+
+// maxInputLine bounds the input a summary shows.
+const maxInputLine = 200
+
+// FirstLine returns the first non-blank line of s, cut to 200 characters with an ellipsis: the
+// input a summary shows.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if utf8.RuneCountInString(s) > maxInputLine {
+		s = string([]rune(s)[:maxInputLine-1]) + "…"
+	}
+	return s
+}
+
+// clip cuts s to n bytes for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// Tally is what a list shows of a run's events, kept up as they are recorded: Add each event in
+// order. It also knows how the run stands as of its last event, which is what a store records,
+// so that a store never says more than the events it holds.
+type Tally struct {
+	Agents    int   // distinct agents that started
+	Transfers int   // transfer events
+	Tokens    int   // total tokens of the model calls
+	Events    int64 // the last event's seq
+	// Status, EndedAt and Error are the run's as of its last event: running until a run.finished,
+	// and again after a resumed.
+	Status  Status
+	EndedAt *time.Time
+	Error   string
+	// LastInterrupt is the id of the last interrupted event, which a resume names.
+	LastInterrupt string
+
+	seen map[string]bool
+}
+
+// Add counts e, the event after the last one added.
+func (t *Tally) Add(e Event) {
+	t.Events = e.Seq
+	if t.Status == "" {
+		t.Status = StatusRunning
+	}
+	switch {
+	case e.Kind == KindAgentStarted && e.Agent != "" && !t.seen[e.Agent]:
+		if t.seen == nil {
+			t.seen = make(map[string]bool)
+		}
+		t.seen[e.Agent] = true
+		t.Agents++
+	case e.Kind == KindTransfer:
+		t.Transfers++
+	case e.Kind == KindModelFinished && e.Model != nil && e.Model.Usage != nil:
+		t.Tokens += e.Model.Usage.TotalTokens
+	case e.Kind == KindInterrupted && e.Interrupt != nil:
+		t.LastInterrupt = e.Interrupt.ID
+	case e.Kind == KindResumed:
+		t.Status, t.EndedAt, t.Error = StatusRunning, nil, ""
+	case e.Kind == KindRunFinished && e.Run != nil:
+		at := e.Time
+		t.Status, t.EndedAt, t.Error = e.Run.Status, &at, e.Run.Error
+	}
+}
+
+// Apply returns run with the status, end and error the tally has seen.
+func (t *Tally) Apply(run Run) Run {
+	run.Status, run.EndedAt, run.Error = t.Status, t.EndedAt, t.Error
+	if run.Status == "" {
+		run.Status = StatusRunning
+	}
+	return run
+}
+
+// SearchText returns the text of e that a search over runs looks at: a message's content, a
+// model's reply, an error. Model inputs are left out: they repeat earlier messages.
+func SearchText(e Event) string {
+	switch {
+	case e.Message != nil:
+		return e.Message.Content
+	case e.Model != nil && e.Model.Output != nil:
+		return e.Model.Output.Content
+	case e.Error != nil:
+		return e.Error.Message
+	}
+	return ""
+}
