@@ -168,7 +168,11 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		return ctx // work outside any agent of a recorded run
 	case info.Component == components.ComponentOfChatModel:
 		v.outputs.wait()
-		c.modelID = v.rec.modelStarted(ctx, v, model.ConvCallbackInput(in))
+		mi := model.ConvCallbackInput(in)
+		if s := v.rec.handOff(ctx, v, at, mi); s != nil {
+			c.v = s // a host multi-agent's specialist: a visit of its own
+		}
+		c.modelID = v.rec.modelStarted(ctx, c.v, mi)
 	case info.Component == components.ComponentOfTool:
 		v.outputs.wait()
 		v.rec.toolStarted(v, info, at, tool.ConvCallbackInput(in))
@@ -272,6 +276,9 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 	if isModel || isTool {
 		v.expectEcho(isTool) // the echo may reach the event copy before we finish reading
 		work = &v.outputs
+	}
+	if v.handedTo {
+		work = &v.parent.outputs // the specialist's reply streams on as its host's answer
 	}
 	work.add()
 	r.streams.add()

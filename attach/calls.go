@@ -52,6 +52,7 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 		mc.Output = ptr(traceMessage(msg))
 		mc.Usage = traceUsage(msg)
 		c.v.lastReply = msg.Content
+		c.v.calls, c.v.handedOff = msg.ToolCalls, false
 	}
 	if usage != nil {
 		mc.Usage = &traces.Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}
@@ -59,6 +60,10 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 	r.emit(traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.v.path, Model: mc})
 	if msg != nil {
 		r.emit(traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.v.path, Message: mc.Output})
+	}
+	if c.v.handedTo {
+		c.v.ownDone = true // a specialist's work is its one model call
+		r.finishVisit(c.v)
 	}
 }
 
@@ -71,6 +76,7 @@ func (r *Recorder) toolStarted(v *visit, info *callbacks.RunInfo, at place, in *
 	defer r.mu.Unlock()
 	r.commit(v)
 	r.toolCalls++
+	v.calls = nil // its model's calls run as tools, not as a host's handoffs
 	r.openTools[at.toolCallID] = openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, order: r.toolCalls}
 	r.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path,
 		Tool: &traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}})

@@ -23,6 +23,9 @@ type place struct {
 	boundaryCallID string
 	// runnable is true when the address ends in the owning agent's own compose runnable.
 	runnable bool
+	// node is the graph node the address ends in, if it does: for a model inside eino's host
+	// multi-agent, the specialist (or "host") it runs as.
+	node string
 }
 
 // placeOf reads the place of a callback in ctx. Its path is known, the path of the visit the
@@ -57,11 +60,15 @@ func placeOf(ctx context.Context, known []string) place {
 				p.boundaryCallID = lastToolID
 			}
 			lastToolName, lastToolID, p.toolCallID = "", "", ""
-			p.runnable = false
+			p.runnable, p.node = false, ""
 		case compose.AddressSegmentTool:
 			lastToolName, lastToolID, p.toolCallID = seg.ID, seg.SubID, seg.SubID
 		case compose.AddressSegmentRunnable:
 			p.runnable = i == len(addr)-1 && len(p.path) > 0 && seg.ID == p.path[len(p.path)-1]
+		case compose.AddressSegmentNode:
+			if i == len(addr)-1 {
+				p.node = seg.ID
+			}
 		}
 	}
 	return p

@@ -133,6 +133,11 @@ type visit struct {
 	modelOutputs, toolResults int
 	echoedModel, echoedTool   int
 	lastReply                 string // its latest reply's text: eino stores it under OutputKey
+	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
+	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
+	// them started (see handOff).
+	calls               []schema.ToolCall
+	handedOff, handedTo bool
 	// lastInput is the visit's latest model input and converted its trace form: the next call's
 	// input usually extends it, and then shares its converted messages.
 	lastInput []*schema.Message

@@ -149,7 +149,8 @@ type ToolCallSpec struct {
 
 // Transfer modes.
 const (
-	// TransferLLM: the model chose the target by calling transfer_to_agent.
+	// TransferLLM: the model chose the target by calling transfer_to_agent, or, in eino's host
+	// multi-agent, the tool named after the specialist (a handoff).
 	TransferLLM = "llm"
 	// TransferDeterministic: a deterministic-transfer wrapper sent control on by construction.
 	TransferDeterministic = "deterministic"

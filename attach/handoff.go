@@ -1,0 +1,66 @@
+package attach
+
+import (
+	"context"
+	"slices"
+
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// handOff starts, when a model call inside v is a specialist of eino's host multi-agent
+// (flow/agent/multiagent/host) that v's host model handed off to, the specialist's visit, and
+// returns it; otherwise nil.
+//
+// The host multi-agent is a compose graph, not an ADK agent: an app runs it inside an agent of
+// its own, whose visit v is. Its host model calls one tool per specialist it picks, named after
+// the specialist; no tool runs them: each is the graph node of that name, and its model call
+// fires at that node. These tool calls are exactly what host's OnHandOff reports (host derives it
+// from the host model's reply), so they are recorded as transfers chosen by the model (mode llm,
+// the tool call's id), all of one reply at once and in its order, as OnHandOff fires, before the
+// first specialist starts: specialists picked together run at once. A specialist's visit is its
+// one model call, via transfer, below v.
+func (r *Recorder) handOff(ctx context.Context, v *visit, at place, in *model.CallbackInput) *visit {
+	if at.node == "" {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := slices.IndexFunc(v.calls, func(tc schema.ToolCall) bool { return tc.Function.Name == at.node })
+	if i < 0 {
+		return nil
+	}
+	if !v.handedOff {
+		v.handedOff = true
+		// host.MultiAgent returns only its answer: the reply that picked never reaches v's events.
+		v.modelOutputs--
+		for _, tc := range v.calls {
+			r.emit(traces.Event{Kind: traces.KindTransfer, Agent: v.agent, RunPath: v.path,
+				Transfer: &traces.Transfer{From: v.agent, To: tc.Function.Name, Mode: traces.TransferLLM, CallID: tc.ID}})
+			r.tree.transfer(v.agent, tc.Function.Name)
+		}
+	}
+	s := &visit{rec: r, agent: at.node, kind: "ChatModel", via: viaTransfer, parent: v, handedTo: true, startCtx: ctx,
+		finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
+	s.path = append(slices.Clone(v.path), s.agent)
+	s.addr = pathKey(s.path)
+	if in != nil {
+		s.fedInput = traceMessages(withoutSystem(in.Messages))
+	}
+	r.order = append(r.order, s)
+	r.tree.visit(s)
+	r.putAgents()
+	r.commit(s)
+	return s
+}
+
+// withoutSystem returns msgs without the leading system prompt: what an agent was fed, beside
+// its instruction.
+func withoutSystem(msgs []*schema.Message) []*schema.Message {
+	if len(msgs) > 0 && msgs[0] != nil && msgs[0].Role == schema.System {
+		return msgs[1:]
+	}
+	return msgs
+}
