@@ -28,8 +28,7 @@ func (r *Recorder) handOff(ctx context.Context, v *visit, at place, in *model.Ca
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	i := slices.IndexFunc(v.calls, func(tc schema.ToolCall) bool { return tc.Function.Name == at.node })
-	if i < 0 {
+	if !slices.ContainsFunc(v.calls, func(tc schema.ToolCall) bool { return tc.Function.Name == at.node }) {
 		return nil
 	}
 	if !v.handedOff {
