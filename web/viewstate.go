@@ -54,15 +54,12 @@ func (v *ViewState) Rows(after int64, limit int) []Row {
 }
 
 // At returns the view state as it was right after event seq, replayed from this one's events:
-// it costs a pass over the events up to seq.
+// it costs a pass over the events up to seq. Before the newest event the run is running (as
+// Prefix has it), whatever it became later.
 func (v *ViewState) At(seq int64) *ViewState {
-	w := NewViewState(v.a.tr.Run, v.a.tr.Agents)
-	for _, e := range v.a.tr.Events {
-		if e.Seq > seq {
-			break
-		}
-		w.a.add(e)
-	}
+	tr := Prefix(v.a.tr, seq)
+	w := NewViewState(tr.Run, tr.Agents)
+	w.Add(tr.Events...)
 	return w
 }
 
@@ -81,3 +78,14 @@ func (v *ViewState) Events(after int64, limit int) []traces.Event {
 
 // Agents returns every agent the state knows, with its colour index, in colour order.
 func (v *ViewState) Agents() []AgentRef { return v.a.agentRefs() }
+
+// Redraw returns an Update that redraws the header, outcome, tree and session panels as of the
+// newest event, whatever the page showed before: what a page needs to jump to this point of the
+// run. It leaves out the rows and the agent filter, which a page keeps for the whole run.
+func (v *ViewState) Redraw() Update {
+	a := v.a
+	return Update{
+		From: a.lastSeq, Seq: a.lastSeq, Changed: true, Stats: newStats(a), Graph: newGraph(a),
+		ValuesChanged: true, HistoriesChanged: true, Session: newSession(a),
+	}
+}
