@@ -28,7 +28,7 @@ var statusOf = map[traces.Code]int{
 const retryAfter = 5
 
 // handleError is Echo's HTTPErrorHandler: every error a handler or middleware returns ends here.
-// The API, the websockets and the inspector fragment get {"error": message}, pages get an HTML
+// The API, the websockets and the inspector and time-travel fragments get {"error": message}, pages get an HTML
 // page; a 503 says when to try again; internal errors are logged and shown as "internal error".
 func (s *Server) handleError(err error, c echo.Context) {
 	status, msg := s.describe(err, c.Request())
@@ -42,7 +42,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	switch {
 	case c.Request().Method == http.MethodHead:
 		werr = c.NoContent(status)
-	case isAPI(c.Request()) || c.Path() == inspectorRoute || c.Path() == liveRoute:
+	case isAPI(c.Request()) || c.Path() == inspectorRoute || c.Path() == liveRoute || c.Path() == travelRoute:
 		// The inspector is a fragment the page fetches and the live route a websocket: their
 		// clients are scripts, which read {"error"} like the API's.
 		werr = c.JSON(status, map[string]string{"error": msg})
