@@ -25,6 +25,12 @@ func TestTimeTravel(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{Flows: agents.Catalogue()})
 	server.SetRunner(ts.Server, agents.RunFlow)
 	id := ts.createRun(t, `{"flow": "supervisor", "pace_ms": 0}`)
+	// Steps taken while the run goes on replay its events as they arrive: -race watches.
+	for range 20 {
+		if res := ts.do(t, request{path: "/runs/" + id + "/at/1"}); res.status != http.StatusOK && res.status != http.StatusBadRequest {
+			t.Fatalf("at 1 mid-run: status %d: %s", res.status, res.body)
+		}
+	}
 	if _, closed := readEvents(t, ts.mustDial(t, "/api/runs/"+id+"/events")); closed.Code != websocket.CloseNormalClosure {
 		t.Fatalf("events socket closed with %v", closed)
 	}
