@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -73,6 +74,11 @@ func (s *Server) describe(err error, r *http.Request) (int, string) {
 		case he.Code < http.StatusInternalServerError:
 			msg = fmt.Sprint(he.Message)
 		}
+	}
+	// A client that left mid-request (a page aborting a fetch it no longer wants) is no fault of
+	// Baton's, and there is nobody to answer.
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		return status, "request canceled"
 	}
 	// 503 is the one server-side status whose message is for the user: busy, try again.
 	if status >= http.StatusInternalServerError && status != http.StatusServiceUnavailable {
