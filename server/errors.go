@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -28,7 +29,7 @@ var statusOf = map[traces.Code]int{
 const retryAfter = 5
 
 // handleError is Echo's HTTPErrorHandler: every error a handler or middleware returns ends here.
-// The API, the websockets and the inspector fragment get {"error": message}, pages get an HTML
+// The API, the websockets and the inspector and time-travel fragments get {"error": message}, pages get an HTML
 // page; a 503 says when to try again; internal errors are logged and shown as "internal error".
 func (s *Server) handleError(err error, c echo.Context) {
 	status, msg := s.describe(err, c.Request())
@@ -42,7 +43,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	switch {
 	case c.Request().Method == http.MethodHead:
 		werr = c.NoContent(status)
-	case isAPI(c.Request()) || c.Path() == inspectorRoute || c.Path() == liveRoute:
+	case isAPI(c.Request()) || c.Path() == inspectorRoute || c.Path() == liveRoute || c.Path() == travelRoute:
 		// The inspector is a fragment the page fetches and the live route a websocket: their
 		// clients are scripts, which read {"error"} like the API's.
 		werr = c.JSON(status, map[string]string{"error": msg})
@@ -73,6 +74,11 @@ func (s *Server) describe(err error, r *http.Request) (int, string) {
 		case he.Code < http.StatusInternalServerError:
 			msg = fmt.Sprint(he.Message)
 		}
+	}
+	// A client that left mid-request (a page aborting a fetch it no longer wants) is no fault of
+	// Baton's, and there is nobody to answer.
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		return status, "request canceled"
 	}
 	// 503 is the one server-side status whose message is for the user: busy, try again.
 	if status >= http.StatusInternalServerError && status != http.StatusServiceUnavailable {

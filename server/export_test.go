@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/traces"
@@ -12,3 +13,6 @@ import (
 func SetRunner(s *Server, run func(ctx context.Context, flow agents.Flow, input string, opts agents.Options, rec *traces.Recording) traces.Status) {
 	s.runs.setRunner(run)
 }
+
+// Describe is s.describe: the status and message err gets, logging what is Baton's fault.
+func Describe(s *Server, err error, r *http.Request) (int, string) { return s.describe(err, r) }

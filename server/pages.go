@@ -19,6 +19,7 @@ func (s *Server) pageRoutes(e *echo.Echo) {
 	e.GET("/", s.indexPage)
 	e.GET("/runs/:id", s.runPage)
 	e.GET(inspectorRoute, s.inspector)
+	e.GET(travelRoute, s.travelStep)
 	e.GET("/compare", s.comparePage)
 	e.StaticFS("/static/", static.FS)
 }
@@ -55,18 +56,22 @@ func (s *Server) indexPage(c echo.Context) error {
 	return render(c, http.StatusOK, templates.IndexPage(idx, s.pageOptions("")))
 }
 
-// runPage serves GET /runs/:id: the run as it stands; the page's script follows it live.
+// runPage serves GET /runs/:id: the run as it stands, or with ?at=SEQ as of event SEQ; the
+// page's script follows it live.
 func (s *Server) runPage(c echo.Context) error {
 	rec, err := s.broker.Get(c.Param("id"))
 	if err != nil {
 		return err
 	}
+	opts := s.pageOptions(rec.ID())
+	opts.Conversation = s.conversation(rec.Run().Conversation)
+	if c.QueryParams().Has("at") {
+		return s.runPageAt(c, rec, opts)
+	}
 	// The run's feed holds its view state, shared with the page's websocket and other viewers.
 	f := s.feeds.acquire(rec)
 	v := f.page()
 	s.feeds.release(f)
-	opts := s.pageOptions(rec.ID())
-	opts.Conversation = s.conversation(rec.Run().Conversation)
 	return render(c, http.StatusOK, templates.RunView(v, opts))
 }
 

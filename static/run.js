@@ -3,6 +3,7 @@
 
 import { postJSON, postRun, setupPace, showError, showPace, pace, startRun, withToken } from "./common.js";
 import { applyFragment, follow, runClock } from "./live.js";
+import { away, hold, initTravel, onNews, step } from "./travel.js";
 
 const body = document.body;
 const FIT_KEY = "baton.fit";
@@ -230,9 +231,14 @@ function following() {
 
 // applyMessage brings the page up to a live socket message: fragments, seq, status and pace.
 function applyMessage(msg) {
+  if (hold(msg)) return; // returning to the head: after its parts
   const atHead = following();
   let added = [];
-  for (const f of msg.fragments || []) added = added.concat(applyFragment(f));
+  for (const f of msg.fragments || []) {
+    // Away from the head the page shows an earlier event: only the timeline grows.
+    if (away() && f.swap !== "append") continue;
+    added = added.concat(applyFragment(f));
+  }
   if (typeof msg.seq === "number" && msg.seq > S.seq) {
     S.seq = msg.seq;
     body.dataset.seq = String(S.seq);
@@ -251,6 +257,7 @@ function applyMessage(msg) {
   }
   syncFilterInputs();
   applyFilters(added);
+  onNews(added);
   if (S.selected) select(S.selected, {});
   const btn = document.getElementById("follow");
   if (added.length > 0 && atHead) rowsEl().scrollTop = rowsEl().scrollHeight;
@@ -351,8 +358,11 @@ function onKey(ev) {
     case "k": move(-1); break;
     case "ArrowDown": if (!inTimeline) return; move(1); break;
     case "ArrowUp": if (!inTimeline) return; move(-1); break;
-    case "Home": if (!inTimeline) return; move(-Infinity); break;
-    case "End": if (!inTimeline) return; move(Infinity); break;
+    // In the timeline Home and End move the selection; elsewhere they travel, like ← and →.
+    case "Home": if (inTimeline) move(-Infinity); else step(-Infinity); break;
+    case "End": if (inTimeline) move(Infinity); else step(Infinity); break;
+    case "ArrowLeft": step(-1); break;
+    case "ArrowRight": step(1); break;
     case "/": {
       const t = document.getElementById("filter-text");
       if (S.tab !== "timeline") showTab("timeline");
@@ -420,8 +430,14 @@ export function initRun() {
   syncFilterInputs();
   applyFilters();
   showTab(S.tab);
+  // Time travel: each step selects and inspects its event. A page opened at an event (?at=)
+  // inspects it unless the address names another.
+  const at = Number(body.dataset.at) || 0;
+  initTravel(S.runId, at, () => S.seq, (seq) => inspect(seq), applyMessage);
   if (S.selected) {
     inspect(S.selected);
+  } else if (at) {
+    inspect(at);
   } else if (S.status === "failed") {
     inspectError();
   } else if (!isFinal(S.status)) {

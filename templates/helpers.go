@@ -4,6 +4,7 @@
 package templates
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -34,10 +35,38 @@ type PageOptions struct {
 	// Conversation lists the runs of the run's conversation (the run itself included), oldest
 	// first; empty when the run has none.
 	Conversation []traces.Run
+	// Travel, when set, places a run page at one event of its run (GET /runs/:id?at=SEQ): the
+	// page's view is the run as of that event, its timeline still the whole run.
+	Travel *Travel
+}
+
+// Travel places a run page at one event of its run.
+type Travel struct {
+	At     int64         // the event the page shows the run as of
+	Head   int64         // the run's newest event: the page's script follows the run from there
+	Status traces.Status // the run's status as of Head
+}
+
+// travel returns where a run page of v stands (at), the run's newest event (head) and status:
+// opts.Travel, or the newest event of v when it is not set.
+func travel(v web.View, opts PageOptions) (at, head int64, status traces.Status) {
+	if t := opts.Travel; t != nil {
+		return t.At, t.Head, t.Status
+	}
+	return v.Stats.LastSeq, v.Stats.LastSeq, v.Stats.Status
+}
+
+// kindAt returns the kind of the timeline row of event seq, "" when there is none.
+func kindAt(rows []web.Row, seq int64) string {
+	i, ok := slices.BinarySearchFunc(rows, seq, func(r web.Row, s int64) int { return cmp.Compare(r.Seq, s) })
+	if !ok {
+		return ""
+	}
+	return string(rows[i].Kind)
 }
 
 // clientModules are the modules static/app.js imports, directly or not; each page preloads them.
-var clientModules = []string{"index.js", "run.js", "common.js", "live.js"}
+var clientModules = []string{"index.js", "run.js", "common.js", "live.js", "travel.js"}
 
 // n formats a viewBox coordinate: at most one decimal, no trailing zeros.
 func n(f float64) string {

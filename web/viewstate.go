@@ -53,17 +53,26 @@ func (v *ViewState) Rows(after int64, limit int) []Row {
 	return rows
 }
 
-// At returns the view state as it was right after event seq, replayed from this one's events:
-// it costs a pass over the events up to seq.
-func (v *ViewState) At(seq int64) *ViewState {
-	w := NewViewState(v.a.tr.Run, v.a.tr.Agents)
-	for _, e := range v.a.tr.Events {
-		if e.Seq > seq {
-			break
-		}
-		w.a.add(e)
-	}
+// At returns the view state as it was right after event seq: ViewAt of the state's trace.
+func (v *ViewState) At(seq int64) *ViewState { return ViewAt(v.Trace(), seq) }
+
+// ViewAt returns the view state of tr as it was right after event seq, replayed from tr's events:
+// it costs a pass over the events up to seq. Before tr's last event the run is running (as Prefix
+// has it), whatever it became later. The state shares tr's payloads: do not change them.
+func ViewAt(tr traces.Trace, seq int64) *ViewState {
+	tr = Prefix(tr, seq)
+	w := NewViewState(tr.Run, tr.Agents)
+	w.Add(tr.Events...)
 	return w
+}
+
+// Trace returns the run, agents and events the state took in. Its events are shared and capped:
+// read them, never change them; they stay valid while more events are added, so a caller that
+// guards the state may read them after letting go of it.
+func (v *ViewState) Trace() traces.Trace {
+	tr := v.a.tr
+	tr.Events = tr.Events[:len(tr.Events):len(tr.Events)]
+	return tr
 }
 
 // Events returns the events after seq after that the state took in, at most limit of them (all
@@ -81,3 +90,14 @@ func (v *ViewState) Events(after int64, limit int) []traces.Event {
 
 // Agents returns every agent the state knows, with its colour index, in colour order.
 func (v *ViewState) Agents() []AgentRef { return v.a.agentRefs() }
+
+// Redraw returns an Update that redraws the header, outcome, tree and session panels as of the
+// newest event, whatever the page showed before: what a page needs to jump to this point of the
+// run. It leaves out the rows and the agent filter, which a page keeps for the whole run.
+func (v *ViewState) Redraw() Update {
+	a := v.a
+	return Update{
+		From: a.lastSeq, Seq: a.lastSeq, Changed: true, Stats: newStats(a), Graph: newGraph(a),
+		ValuesChanged: true, HistoriesChanged: true, Session: newSession(a),
+	}
+}

@@ -1,0 +1,97 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// TestTimeTravel: on the finished pipeline run, the keys step the page back to just before its
+// first transfer, where the tree has no transfer edge and the session no value; one step on
+// draws the edge, End returns to the whole run, and ?at= opens right where the steps led.
+func TestTimeTravel(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	var run struct{ ID string }
+	if err := json.Unmarshal(b.post(t, "/api/runs", map[string]any{"flow": "pipeline", "pace_ms": 0}, 201), &run); err != nil {
+		t.Fatal(err)
+	}
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+run.ID)
+	tb.waitStatus(t, "completed")
+	head := tb.state(t)
+	if len(head.Edges) < 2 || len(head.Values) == 0 {
+		t.Fatalf("the finished pipeline run shows edges %v, values %v: want transfers and session values", head.Edges, head.Values)
+	}
+	first := int(head.Edges[0].Seq)
+	before := first - 1
+
+	// At the head the scrubber sits at the last event; Home goes to the first, → steps on.
+	tb.do(t, "step to the first event and on to just before the first transfer",
+		chromedp.KeyEvent(kb.Home), chromedp.KeyEvent(strings.Repeat(kb.ArrowRight, before-1)))
+	tb.waitFor(t, "the page as of #"+itoa(before), `document.body.dataset.at === `+jsString(itoa(before)))
+	checkBefore := func(where string) {
+		t.Helper()
+		s := tb.state(t)
+		if len(s.Edges) != 0 || len(s.Values) != 0 {
+			t.Errorf("%s: edges %v, values %v: want none before the first transfer", where, s.Edges, s.Values)
+		}
+		if slices.Contains(s.Histories, head.Edges[0].To) {
+			t.Errorf("%s: %s has a history before it was transferred to", where, head.Edges[0].To)
+		}
+		if s.Status != "running" || len(s.Seqs) != len(head.Seqs) {
+			t.Errorf("%s: status %s with %d rows, want running with the whole run's %d", where, s.Status, len(s.Seqs), len(head.Seqs))
+		}
+		tb.waitFor(t, where+": the scrubber and the inspector on #"+itoa(before),
+			`document.getElementById('scrub-range').value === `+jsString(itoa(before))+
+				` && document.querySelector('[data-testid=inspection]')?.dataset.seq === `+jsString(itoa(before))+
+				` && document.querySelector('[data-testid=follow-head]').checkVisibility()`)
+	}
+	checkBefore("stepped back")
+
+	tb.do(t, "step onto the transfer", chromedp.KeyEvent(kb.ArrowRight))
+	tb.waitFor(t, "the first transfer edge", `document.body.dataset.at === `+jsString(itoa(first))+
+		` && document.querySelectorAll('#graph [data-testid=transfer-edge]').length === 1`)
+
+	tb.do(t, "return to the head", chromedp.KeyEvent(kb.End))
+	tb.waitFor(t, "the whole run again", `!document.body.hasAttribute('data-at') && !location.search.includes('at=')`+
+		` && document.querySelectorAll('#graph [data-testid=transfer-edge]').length === `+itoa(len(head.Edges)))
+	if s := tb.state(t); s.Status != "completed" || len(s.Values) != len(head.Values) {
+		t.Errorf("back at the head: status %s, values %v, want completed with %v", s.Status, s.Values, head.Values)
+	}
+
+	tb.open(t, b.base+"/runs/"+run.ID+"?at="+itoa(before))
+	checkBefore("opened with ?at=")
+}
+
+// TestTimeTravelLive: stepping back on a live run keeps the page at its point while the rest of
+// the run arrives in the timeline; Follow returns to the newest event, finished, with every edge.
+func TestTimeTravelLive(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	var run struct{ ID string }
+	if err := json.Unmarshal(b.post(t, "/api/runs", map[string]any{"flow": "pipeline", "pace_ms": 250}, 201), &run); err != nil {
+		t.Fatal(err)
+	}
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+run.ID)
+	tb.waitFor(t, "the first transfer, live", `document.querySelectorAll('#graph [data-testid=transfer-edge]').length >= 1`)
+	if s := tb.state(t); s.Status != "running" {
+		t.Skipf("the run was over (%s) before the page could step back: the machine is too slow for this pace", s.Status)
+	}
+	rows := len(tb.state(t).Seqs)
+	tb.do(t, "step back to the first event", chromedp.KeyEvent(kb.Home))
+	tb.waitFor(t, "the page as of #1", `document.body.dataset.at === '1' && document.querySelectorAll('#graph [data-testid=transfer-edge]').length === 0`)
+	tb.waitFor(t, "the rest of the run in the timeline, dimmed", `document.querySelector('[data-testid=timeline-row][data-kind="run.finished"]')?.classList.contains('future')`)
+	if s := tb.state(t); len(s.Edges) != 0 || s.Status != "running" || len(s.Seqs) <= rows || s.URL == "" || !strings.Contains(s.URL, "at=1") {
+		t.Errorf("after the run ended, away from the head: edges %v, status %s, %d rows (%d before), url %s: want the page still at #1 with new rows", s.Edges, s.Status, len(s.Seqs), rows, s.URL)
+	}
+	tb.click(t, "[data-testid=follow-head]")
+	tb.waitStatus(t, "completed")
+	tb.waitFor(t, "the whole run after Follow", `!document.body.hasAttribute('data-at') && !document.querySelector('.row.future')`+
+		` && document.querySelectorAll('#graph [data-testid=transfer-edge]').length >= 2 && !document.querySelector('[data-testid=follow-head]').checkVisibility()`)
+}

@@ -1,0 +1,32 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/baton-dev/baton/server"
+)
+
+// TestCanceledRequestIsNotLogged: a render that failed because the page aborted its request
+// (stepping through a run aborts the inspector it no longer wants) is not logged as Baton's
+// error; the same failure with the client still there is.
+func TestCanceledRequestIsNotLogged(t *testing.T) {
+	logs := &lockedBuffer{}
+	ts := mustOpenServer(t, server.Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	err := fmt.Errorf("render /runs/r/inspector: %w", context.Canceled)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	server.Describe(ts.Server, err, httptest.NewRequest("GET", "/runs/r/inspector", nil).WithContext(ctx))
+	if got := logs.String(); got != "" {
+		t.Errorf("a request its client canceled was logged: %s", got)
+	}
+	status, msg := server.Describe(ts.Server, err, httptest.NewRequest("GET", "/runs/r/inspector", nil))
+	if status != 500 || msg != "internal error" || !strings.Contains(logs.String(), "request failed") {
+		t.Errorf("with the client there: %d %q, logs %q; want a logged internal error", status, msg, logs.String())
+	}
+}

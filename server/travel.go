@@ -1,0 +1,97 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+)
+
+// travelRoute serves the run page's parts as of one event, for the page's scrubber: a script's
+// request, so its errors are JSON.
+const travelRoute = "/runs/:id/at/:seq"
+
+// travelStep is the answer of travelRoute: the fragments that put the run page as of event Seq
+// (the same the live socket swaps: header, outcome, tree, session), and the run's newest event.
+type travelStep struct {
+	Seq       int64                `json:"seq"`
+	Head      int64                `json:"head"`
+	Fragments []templates.Fragment `json:"fragments"`
+}
+
+// travelStep serves GET /runs/:id/at/:seq.
+func (s *Server) travelStep(c echo.Context) error {
+	rec, err := s.broker.Get(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	seq, err := parseSeq(c.Param("seq"))
+	if err != nil {
+		return err
+	}
+	f := s.feeds.acquire(rec)
+	at, _, head, _, err := f.at(seq, false)
+	s.feeds.release(f)
+	if err != nil {
+		return err
+	}
+	frags, err := templates.Parts(c.Request().Context(), at.Redraw())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, travelStep{Seq: seq, Head: head, Fragments: frags})
+}
+
+// runPageAt serves GET /runs/:id?at=SEQ: the run page as of event SEQ, with the whole run's
+// timeline; the page's script follows the run from its newest event without showing it.
+func (s *Server) runPageAt(c echo.Context, rec *traces.Recording, opts templates.PageOptions) error {
+	seq, err := parseSeq(c.QueryParam("at"))
+	if err != nil {
+		return err
+	}
+	f := s.feeds.acquire(rec)
+	at, rows, head, status, err := f.at(seq, true)
+	s.feeds.release(f)
+	if err != nil {
+		return err
+	}
+	v := at.View()
+	v.Timeline = rows
+	opts.Travel = &templates.Travel{At: seq, Head: head, Status: status}
+	return render(c, http.StatusOK, templates.RunView(v, opts))
+}
+
+// parseSeq reads the seq of an event to travel to.
+func parseSeq(v string) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1 {
+		return 0, traces.Errorf(traces.CodeInvalid, "at must be the seq of an event of the run, an integer from 1, not %q", clip(v, 40))
+	}
+	return n, nil
+}
+
+// at returns the run as of event seq: the view state replayed up to it, with (when rows) the
+// timeline rows of the whole run, and the run's newest event and status. A seq past the newest
+// event is refused: the page would claim a state the run has not reached. The replay, which costs
+// a pass over the events up to seq, runs without holding the feed, so live viewers never wait
+// for it.
+func (f *feed) at(seq int64, rows bool) (at *web.ViewState, all []web.Row, head int64, status traces.Status, err error) {
+	f.mu.Lock()
+	head, status = f.view.Seq(), f.view.Status()
+	tr := f.view.Trace()
+	if rows && seq <= head {
+		all = f.view.Rows(0, 0)
+	}
+	f.mu.Unlock()
+	if head == 0 {
+		return nil, nil, 0, status, traces.Errorf(traces.CodeInvalid, "at=%d: the run has no events yet; open the page without at", seq)
+	}
+	if seq > head {
+		return nil, nil, 0, status, traces.Errorf(traces.CodeInvalid, "at=%d is past the run's last event: choose 1 to %d", seq, head)
+	}
+	return web.ViewAt(tr, seq), all, head, status, nil
+}

@@ -1,0 +1,148 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/gorilla/websocket"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+)
+
+// TestTimeTravel runs the real supervisor flow, then puts its page at every event, by the
+// fragment route the scrubber uses and by ?at=: each shows what a full render of the trace cut
+// at that event shows. Bad seqs get a 400 that says which are valid.
+func TestTimeTravel(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{Flows: agents.Catalogue()})
+	server.SetRunner(ts.Server, agents.RunFlow)
+	id := ts.createRun(t, `{"flow": "supervisor", "pace_ms": 0}`)
+	// Steps taken while the run goes on replay its events as they arrive: -race watches.
+	for range 20 {
+		if res := ts.do(t, request{path: "/runs/" + id + "/at/1"}); res.status != http.StatusOK && res.status != http.StatusBadRequest {
+			t.Fatalf("at 1 mid-run: status %d: %s", res.status, res.body)
+		}
+	}
+	if _, closed := readEvents(t, ts.mustDial(t, "/api/runs/"+id+"/events")); closed.Code != websocket.CloseNormalClosure {
+		t.Fatalf("events socket closed with %v", closed)
+	}
+	tr := ts.trace(t, id)
+	last := tr.Events[len(tr.Events)-1].Seq
+	parts := []string{"run-summary", "run-outcome", "graph", "session-values", "session-histories"}
+
+	for _, e := range tr.Events {
+		want := renderCut(t, tr, e.Seq)
+		res := ts.do(t, request{path: "/runs/" + id + "/at/" + itoa(e.Seq)})
+		if res.status != http.StatusOK {
+			t.Fatalf("at %d: status %d: %s", e.Seq, res.status, res.body)
+		}
+		var step struct {
+			Seq, Head int64
+			Fragments []templates.Fragment
+		}
+		if err := json.Unmarshal(res.body, &step); err != nil {
+			t.Fatal(err)
+		}
+		if step.Seq != e.Seq || step.Head != last || len(step.Fragments) != len(parts) {
+			t.Fatalf("at %d: seq %d head %d, %d fragments, want %d %d %d", e.Seq, step.Seq, step.Head, len(step.Fragments), e.Seq, last, len(parts))
+		}
+		for _, f := range step.Fragments {
+			if f.Swap != templates.SwapReplace {
+				t.Errorf("at %d: %s swaps %q", e.Seq, f.Target, f.Swap)
+			}
+			if got := outer(t, docOf(t, f.HTML), f.Target); got != outer(t, want, f.Target) {
+				t.Fatalf("at %d: fragment %s differs from the cut trace's page:\n%s\nwant\n%s", e.Seq, f.Target, got, outer(t, want, f.Target))
+			}
+		}
+		// The page opened there: the same parts, the whole run's timeline, the run's head to follow.
+		res = ts.do(t, request{path: "/runs/" + id + "?at=" + itoa(e.Seq)})
+		if res.status != http.StatusOK {
+			t.Fatalf("?at=%d: status %d", e.Seq, res.status)
+		}
+		doc := page(t, res)
+		for _, p := range parts {
+			if got := outer(t, doc, p); got != outer(t, want, p) {
+				t.Fatalf("?at=%d: %s differs from the cut trace's page:\n%s\nwant\n%s", e.Seq, p, got, outer(t, want, p))
+			}
+		}
+		body := doc.Find("body")
+		if body.AttrOr("data-at", "") != itoa(e.Seq) || body.AttrOr("data-seq", "") != itoa(last) || body.AttrOr("data-status", "") != "completed" {
+			t.Errorf("?at=%d: body data-at %q data-seq %q data-status %q", e.Seq, body.AttrOr("data-at", ""), body.AttrOr("data-seq", ""), body.AttrOr("data-status", ""))
+		}
+		if n := doc.Find(`[data-testid="timeline-row"]`).Length(); n != len(tr.Events) {
+			t.Errorf("?at=%d: %d timeline rows, want the whole run's %d", e.Seq, n, len(tr.Events))
+		}
+		if got := doc.Find(`[data-testid="scrub-range"]`).AttrOr("value", ""); got != itoa(e.Seq) {
+			t.Errorf("?at=%d: scrubber at %q", e.Seq, got)
+		}
+		if got := doc.Find(`[data-testid="scrub-kind"]`).Text(); got != string(e.Kind) {
+			t.Errorf("?at=%d: scrubber names %q, want %q", e.Seq, got, e.Kind)
+		}
+	}
+
+	bad := []struct{ path, want string }{
+		{"/runs/" + id + "/at/0", "integer from 1"},
+		{"/runs/" + id + "/at/x", "integer from 1"},
+		{"/runs/" + id + "/at/" + itoa(last+1), "choose 1 to " + itoa(last)},
+		{"/runs/" + id + "?at=-3", "integer from 1"},
+		{"/runs/" + id + "?at=" + itoa(last+5), "choose 1 to " + itoa(last)},
+		{"/runs/nope/at/1", "not found"},
+	}
+	for _, b := range bad {
+		res := ts.do(t, request{path: b.path})
+		if res.status/100 != 4 {
+			t.Errorf("%s: status %d, want 4xx", b.path, res.status)
+			continue
+		}
+		msg := ""
+		if strings.Contains(b.path, "/at/") {
+			msg = res.apiError(t)
+		} else {
+			msg = page(t, res).Find(`[data-testid="error-message"]`).Text()
+		}
+		if !strings.Contains(msg, b.want) {
+			t.Errorf("%s: %d %q, want it to say %q", b.path, res.status, msg, b.want)
+		}
+	}
+}
+
+// renderCut renders the run page of tr cut right after event seq.
+func renderCut(t *testing.T, tr traces.Trace, seq int64) *goquery.Document {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := templates.RunPage(web.Prefix(tr, seq), templates.PageOptions{}).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	return docOf(t, buf.String())
+}
+
+func docOf(t *testing.T, html string) *goquery.Document {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(html))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// outer returns the HTML of the element with id, as the parser reads it.
+func outer(t *testing.T, doc *goquery.Document, id string) string {
+	t.Helper()
+	sel := doc.Find("#" + id)
+	if sel.Length() != 1 {
+		t.Fatalf("%d elements #%s", sel.Length(), id)
+	}
+	html, err := goquery.OuterHtml(sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return html
+}
