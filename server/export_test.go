@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"time"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/traces"
@@ -12,3 +13,7 @@ import (
 func SetRunner(s *Server, run func(ctx context.Context, flow agents.Flow, input string, opts agents.Options, rec *traces.Recording) traces.Status) {
 	s.runs.setRunner(run)
 }
+
+// SetLiveWindow sets how long s holds a run page's update to gather events into it (0: none,
+// an update per event); call it before any viewer connects.
+func SetLiveWindow(s *Server, d time.Duration) { s.feeds.window = d }
