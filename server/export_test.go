@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/traces"
@@ -16,3 +17,7 @@ func SetRunner(s *Server, run func(ctx context.Context, flow agents.Flow, input 
 
 // Describe is s.describe: the status and message err gets, logging what is Baton's fault.
 func Describe(s *Server, err error, r *http.Request) (int, string) { return s.describe(err, r) }
+
+// SetLiveWindow sets how long s holds a run page's update to gather events into it (0: none,
+// an update per event); call it before any viewer connects.
+func SetLiveWindow(s *Server, d time.Duration) { s.feeds.window = d }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
@@ -18,10 +19,17 @@ import (
 // more when a single one is larger).
 const maxFrame = 256 << 10
 
+// liveWindow is how long a run's page parts stay as rendered before news renders them again: at
+// 1,000 events a second, a page gets one update every few events with all their rows rather than
+// one per event, and the server renders the tree, header and session once per window, not once
+// per event. An event after a quiet spell is rendered at once.
+const liveWindow = 2 * time.Millisecond
+
 // feeds holds one feed per run that a page or a websocket follows.
 type feeds struct {
-	mu sync.Mutex
-	m  map[*traces.Recording]*feed
+	mu     sync.Mutex
+	m      map[*traces.Recording]*feed
+	window time.Duration // liveWindow, unless a benchmark compares another
 }
 
 // feed is what a run's viewers share: one subscription to the recording, one view state fed by
@@ -40,11 +48,21 @@ type feed struct {
 	done   bool           // the run ended: no events until it is resumed
 	wake   chan struct{}  // closed, and replaced, when events arrive or done is set
 
+	// Run pages wait on live, closed and replaced at most once per window: at once when news
+	// comes after a quiet spell, else by a timer (armed) at the window's end.
+	window time.Duration
+	live   chan struct{}
+	armed  bool
+
 	encoded  map[int64][]byte // event JSON by seq, made on first demand
 	rows     map[int64][]byte // timeline row HTML by seq as JSON string content, made on first demand
 	amends   []amend          // rows drawn again: a viewer past seq, not past at, needs them
 	parts    []part           // the latest render of each replaceable part
 	rendered int64            // the seq the parts were rendered at
+	shown    traces.Status    // the run's status as of rendered
+	lastDraw time.Time        // when the parts were last rendered
+	draws    int              // renders so far
+	msg      *liveMsg         // the live message built last, for the next page at its place
 }
 
 // part is the latest render of one replaceable fragment of the run page, as JSON, with the seq
@@ -67,7 +85,8 @@ func (fs *feeds) acquire(rec *traces.Recording) *feed {
 	}
 	f := fs.m[rec]
 	if f == nil {
-		f = &feed{rec: rec, wake: make(chan struct{}), encoded: make(map[int64][]byte), rows: make(map[int64][]byte)}
+		f = &feed{rec: rec, wake: make(chan struct{}), live: make(chan struct{}), window: fs.window,
+			encoded: make(map[int64][]byte), rows: make(map[int64][]byte)}
 		// The run's metadata before its events: the events then say how it went on.
 		run := rec.Run()
 		f.agents = rec.Agents()
@@ -200,7 +219,7 @@ func (f *feed) addLocked(events []traces.Event) {
 		f.view.Add(old.Events(0, 0)...)
 		// Colours and the tree may have changed: render everything again.
 		clear(f.rows)
-		f.rendered = 0
+		f.rendered, f.msg = 0, nil
 	}
 	f.view.Add(events...)
 	f.signalLocked()
@@ -211,10 +230,38 @@ func sameAgent(a, b traces.Agent) bool {
 		a.Relation == b.Relation && a.OutputKey == b.OutputKey && slices.Equal(a.Tools, b.Tools)
 }
 
-// signalLocked wakes the viewers. The caller holds f.mu.
+// signalLocked wakes the events viewers now and the run pages when their window allows. The
+// caller holds f.mu.
 func (f *feed) signalLocked() {
 	close(f.wake)
 	f.wake = make(chan struct{})
+	f.scheduleLocked()
+}
+
+// scheduleLocked makes sure the run pages are woken once the parts may be rendered again: at once
+// when the window since the last render has passed, else by a timer at its end. The caller holds
+// f.mu.
+func (f *feed) scheduleLocked() {
+	if f.armed {
+		return
+	}
+	wait := f.window - time.Since(f.lastDraw)
+	if wait <= 0 {
+		f.wakeLiveLocked()
+		return
+	}
+	f.armed = true
+	time.AfterFunc(wait, func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.armed = false
+		f.wakeLiveLocked()
+	})
+}
+
+func (f *feed) wakeLiveLocked() {
+	close(f.live)
+	f.live = make(chan struct{})
 }
 
 // page returns the run page's model as it stands.
@@ -262,36 +309,89 @@ func (f *feed) events(after int64) (msg []byte, last int64, over bool, wake <-ch
 
 // liveMessage returns the next message of a run page that shows page, or nil when the page is up
 // to date (pace is the run's pace, nil when unknown); see liveUpdate for its shape. It returns the
-// page as the message leaves it. A page far behind gets the timeline rows in parts of about
-// maxFrame, the other parts with the last of them. over is set once the run has ended and the
-// page has it all; wake is closed when there may be more.
+// page as the message leaves it. The page is brought to the seq the parts were last rendered at,
+// which is the newest event, or one at most a window old: all events since then come in the next
+// message, woken by wake. A page far behind gets the timeline rows in parts of about maxFrame,
+// the other parts with the last of them. over is set once the run has ended and the page has it
+// all.
 func (f *feed) liveMessage(ctx context.Context, page pageState, pace *int64) (msg []byte, next pageState, over bool, wake <-chan struct{}, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	head, status := f.view.Seq(), f.view.Status()
-	wake = f.wake
-	if head <= page.seq && status == page.status && (pace == nil || *pace == page.paceMS) {
+	head := f.view.Seq()
+	wake = f.live
+	paced := pace == nil || *pace == page.paceMS
+	if head <= page.seq && f.view.Status() == page.status && paced {
 		return nil, page, f.done, wake, nil
 	}
-	if err := f.renderLocked(ctx, page.seq); err != nil {
-		return nil, page, false, wake, err
+	if f.parts == nil || f.rendered < head && time.Since(f.lastDraw) >= f.window {
+		if err := f.renderLocked(ctx, page.seq); err != nil {
+			return nil, page, false, wake, err
+		}
 	}
+	shown := f.rendered
+	if shown <= page.seq && f.shown == page.status && paced {
+		if shown < head {
+			f.scheduleLocked() // the news waits for the window's end
+		}
+		return nil, page, false, wake, nil
+	}
+	// Pages at the same place (the usual case: every page follows the run) share one message.
+	key := liveKey{page: page, pace: -1, draws: f.draws}
+	if pace != nil {
+		key.pace = *pace
+	}
+	if f.msg == nil || f.msg.key != key {
+		m, err := f.buildLocked(ctx, page, pace)
+		if err != nil {
+			return nil, page, false, wake, err
+		}
+		m.key = key
+		f.msg = m
+	}
+	m := f.msg
+	return m.data, m.next, f.done && m.caughtUp && shown >= head, wake, nil
+}
+
+// liveKey says what a live message was built for: the page it starts from, the pace it tells
+// (-1: none) and the render it carries.
+type liveKey struct {
+	page  pageState
+	pace  int64
+	draws int
+}
+
+// liveMsg is a live message built once for every page at its key's place.
+type liveMsg struct {
+	key      liveKey
+	data     []byte
+	next     pageState
+	caughtUp bool // the page has every row of the render, and its parts
+}
+
+// buildLocked builds the live message that brings page to the render (see liveMessage). The
+// caller holds f.mu.
+func (f *feed) buildLocked(ctx context.Context, page pageState, pace *int64) (*liveMsg, error) {
+	shown := f.rendered
 	var rows []byte
 	for _, a := range f.amends {
 		if a.seq <= page.seq && a.at > page.seq {
 			r, err := f.rowLocked(ctx, a.seq)
 			if err != nil {
-				return nil, page, false, wake, err
+				return nil, err
 			}
 			rows = append(rows, r...)
 		}
 	}
 	seq := page.seq
-	for len(rows) < maxFrame && seq < head {
+scan:
+	for len(rows) < maxFrame && seq < shown {
 		for _, e := range f.view.Events(seq, 64) {
+			if e.Seq > shown {
+				break scan
+			}
 			r, err := f.rowLocked(ctx, e.Seq)
 			if err != nil {
-				return nil, page, false, wake, err
+				return nil, err
 			}
 			rows, seq = append(rows, r...), e.Seq
 			if len(rows) >= maxFrame {
@@ -299,18 +399,22 @@ func (f *feed) liveMessage(ctx context.Context, page pageState, pace *int64) (ms
 			}
 		}
 	}
-	// A page at or past the newest event (after may be beyond it) has the rows: it gets the
-	// status and parts now; else the rest, and those with it, come next.
-	caughtUp := seq >= head
-	next = pageState{seq: seq, status: page.status, paceMS: page.paceMS}
+	// A page at or past the render (after may be beyond it) has the rows: it gets the status and
+	// parts now; else the rest, and those with it, come next.
+	caughtUp := seq >= shown
+	next := pageState{seq: seq, status: page.status, paceMS: page.paceMS}
 	if caughtUp {
-		next.status = status
+		next.status = f.shown
 	}
 	if pace != nil {
 		next.paceMS = *pace
 	}
 	// {"seq":N,"status":"S","pace_ms":P,"fragments":[...]}, each piece encoded once for all pages.
-	msg = fmt.Appendf(make([]byte, 0, len(rows)+4096), `{"seq":%d,"status":%q`, next.seq, next.status)
+	size := len(rows) + 256
+	for _, p := range f.parts {
+		size += len(p.json) + 1
+	}
+	msg := fmt.Appendf(make([]byte, 0, size), `{"seq":%d,"status":%q`, next.seq, next.status)
 	if pace != nil {
 		msg = fmt.Appendf(msg, `,"pace_ms":%d`, *pace)
 	}
@@ -336,7 +440,7 @@ func (f *feed) liveMessage(ctx context.Context, page pageState, pace *int64) (ms
 		add(rowsHead, rows, []byte(`"}`))
 	}
 	msg = append(msg, "]}"...)
-	return msg, next, f.done && caughtUp, wake, nil
+	return &liveMsg{data: msg, next: next, caughtUp: caughtUp}, nil
 }
 
 // rowsHead opens the fragment that appends timeline rows; its html follows.
@@ -350,6 +454,7 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 	if f.rendered >= head && f.parts != nil {
 		return nil
 	}
+	f.lastDraw = time.Now()
 	u := f.view.Update(f.rendered)
 	if f.rendered == 0 {
 		// The first render, or the tree changed: every part, the agent filter included.
@@ -378,7 +483,8 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 		delete(f.rows, r.Seq)
 		f.amends = append(f.amends, amend{seq: r.Seq, at: head})
 	}
-	f.rendered = head
+	f.rendered, f.shown = head, f.view.Status()
+	f.draws++
 	return nil
 }
 

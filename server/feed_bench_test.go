@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,18 +22,30 @@ import (
 // the message that carries it, on the events socket and the run page's, with 1 and 10 viewers
 // that joined at event 100 or 100,000 of a supervisor-shaped run, while the run records 1,000
 // events a second (b.N events, at least 500). It reports the median and the 99th percentile over
-// every event and viewer, and the CPU the server took per event.
+// every event and viewer, and the process's CPU time per event (the viewers' reading included).
+// The run page's socket is measured with its updates gathered over the
+// server's window (2ms) and, for comparison in the same process, with one update per event
+// (window=0s); -count interleaves the rounds.
 //
 //	go test ./server -run x -bench EventToFrame -benchtime 1000x -count 3
 func BenchmarkEventToFrame(b *testing.B) {
 	const rate = time.Millisecond // 1,000 events a second
 	// A supervisor handing work out over and over, repeated: transfers and all, as a long run has.
 	shape := webtest.Big(300).Events[1:]
-	for _, route := range []string{"events", "live"} {
+	for _, route := range []string{"events", "live/window=0s", "live/window=2ms"} {
+		route, window, _ := strings.Cut(route, "/window=")
 		for _, viewers := range []int{1, 10} {
 			for _, at := range []int{100, 100_000} {
-				b.Run(fmt.Sprintf("route=%s/viewers=%d/at=%d", route, viewers, at), func(b *testing.B) {
+				name := fmt.Sprintf("route=%s/viewers=%d/at=%d", route, viewers, at)
+				if window != "" {
+					name = fmt.Sprintf("route=%s/window=%s/viewers=%d/at=%d", route, window, viewers, at)
+				}
+				b.Run(name, func(b *testing.B) {
 					ts := mustOpenServer(b, server.Config{})
+					if window != "" {
+						d, _ := time.ParseDuration(window)
+						server.SetLiveWindow(ts.Server, d)
+					}
 					rec := ts.addRecording(b, "r-bench", 0)
 					for i := range at {
 						e := shape[i%len(shape)]
@@ -73,6 +87,7 @@ func BenchmarkEventToFrame(b *testing.B) {
 					}
 					runtime.GC() // not to pay for the sub-benchmark before
 					b.ResetTimer()
+					cpu := cpuTime()
 					tick := time.NewTicker(rate)
 					for i := range n {
 						<-tick.C
@@ -86,6 +101,7 @@ func BenchmarkEventToFrame(b *testing.B) {
 					tick.Stop()
 					rec.Finish(traces.StatusCompleted, "")
 					wg.Wait()
+					cpu = cpuTime() - cpu
 					b.StopTimer()
 					slices.Sort(lat)
 					if len(lat) == 0 {
@@ -95,6 +111,7 @@ func BenchmarkEventToFrame(b *testing.B) {
 					b.ReportMetric(q(0.5), "p50-ms")
 					b.ReportMetric(q(0.99), "p99-ms")
 					b.ReportMetric(q(1), "max-ms")
+					b.ReportMetric(cpu*1e6/float64(n), "cpu-us/event")
 				})
 			}
 		}
@@ -145,4 +162,78 @@ func readFrames(b *testing.B, conn *websocket.Conn, route string, from int64, re
 		}
 		last = max(last, seq)
 	}
+}
+
+// BenchmarkLiveBurst measures what a run recording as fast as it can (10,000 events at once, as a
+// run with a model that answers at once does) costs the server with 10 run pages open, with their
+// updates gathered over the server's window and with one update per wake (window=0s): the time
+// until every page has the whole run, the process's CPU time, and the messages a page got.
+//
+//	go test ./server -run x -bench LiveBurst -benchtime 3x -count 5
+func BenchmarkLiveBurst(b *testing.B) {
+	const events, viewers = 10_000, 10
+	shape := webtest.Big(300).Events[1:]
+	for _, window := range []time.Duration{0, 2 * time.Millisecond} {
+		b.Run("window="+window.String(), func(b *testing.B) {
+			var ms, cpu, msgs []float64
+			for i := 0; b.Loop(); i++ {
+				ts := mustOpenServer(b, server.Config{})
+				server.SetLiveWindow(ts.Server, window)
+				id := "r-burst-" + itoa(int64(i))
+				rec := ts.addRecording(b, id, events+10)
+				rec.Emit(shape[0])
+				var wg sync.WaitGroup
+				var mu sync.Mutex
+				got := 0
+				ready := make(chan struct{}, viewers)
+				for range viewers {
+					conn := ts.mustDial(b, "/runs/"+id+"/live?after=0")
+					wg.Go(func() {
+						n := 0
+						for {
+							_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+							if _, _, err := conn.ReadMessage(); err != nil {
+								break
+							}
+							if n++; n == 1 {
+								ready <- struct{}{}
+							}
+						}
+						mu.Lock()
+						got += n
+						mu.Unlock()
+					})
+				}
+				for range viewers {
+					<-ready
+				}
+				start, c := time.Now(), cpuTime()
+				for j := range events {
+					e := shape[(j+1)%len(shape)]
+					e.Seq, e.Time = 0, time.Time{}
+					rec.Emit(e)
+				}
+				rec.Finish(traces.StatusCompleted, "")
+				wg.Wait()
+				ms = append(ms, float64(time.Since(start))/1e6)
+				cpu = append(cpu, (cpuTime()-c)*1e3)
+				msgs = append(msgs, float64(got)/viewers)
+			}
+			report := func(unit string, v []float64) {
+				slices.Sort(v)
+				b.ReportMetric(v[len(v)/2], unit)
+			}
+			report("ms", ms)
+			report("cpu-ms", cpu)
+			report("msgs/page", msgs)
+		})
+	}
+}
+
+func cpuTime() float64 {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano()).Seconds()
 }

@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +191,53 @@ func TestLivePageUnknownRun(t *testing.T) {
 	_, res, err := ts.dial(t, "/runs/r-nothere/live", nil)
 	if err == nil || res.status != 404 {
 		t.Errorf("dial unknown run: %v, status %d", err, res.status)
+	}
+}
+
+// TestLivePageGathersEvents: events that arrive within one window reach every page as one update
+// that carries all their rows, once each, with the parts and status as of the last of them.
+func TestLivePageGathersEvents(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	// Long enough that the burst below surely falls within one window, short enough to wait out.
+	server.SetLiveWindow(ts.Server, time.Second)
+	rec := ts.addRecording(t, "r-burst", 0)
+	emitMessages(rec, 2, "before")
+
+	pages := []*websocket.Conn{ts.mustDial(t, "/runs/r-burst/live?after=0"), ts.mustDial(t, "/runs/r-burst/live?after=0")}
+	for _, conn := range pages {
+		// The first update comes at once, whatever the window.
+		if m := readLive(t, conn, func(liveMessage) bool { return true }); *m[0].Seq != 2 {
+			t.Fatalf("first update at seq %d, want 2", *m[0].Seq)
+		}
+	}
+	// In bursts, each taken in by the run's feed (its events socket has it) before the next: one
+	// update per event or burst would show here.
+	events := ts.mustDial(t, "/api/runs/r-burst/events?after=2")
+	for range 10 {
+		emitMessages(rec, 5, "burst")
+		readN(t, events, 5)
+	}
+	rec.Finish(traces.StatusCompleted, "")
+
+	var want []string
+	for i := 3; i <= 53; i++ {
+		want = append(want, "ev-"+strconv.Itoa(i))
+	}
+	for i, conn := range pages {
+		msgs := readLive(t, conn, func(liveMessage) bool { return true })
+		m := msgs[0]
+		if *m.Seq != 53 || m.Status != traces.StatusCompleted {
+			t.Errorf("page %d: update at seq %d, status %q; want all 51 events in one update: seq 53, completed", i, *m.Seq, m.Status)
+		}
+		if got := rowIDs(t, msgs); !slices.Equal(got, want) {
+			t.Errorf("page %d: rows %v, want %v", i, got, want)
+		}
+		if !slices.ContainsFunc(m.Fragments, func(f fragment) bool { return f.Target != "timeline-rows" }) {
+			t.Errorf("page %d: the update has rows but no other part (tree, header): %+v", i, m.Fragments)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, _, err := conn.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+			t.Errorf("page %d after the burst: %v, want a normal close (nothing left to send)", i, err)
+		}
 	}
 }

@@ -163,6 +163,7 @@ func New(cfg Config) (*Server, error) {
 		flows:  cfg.Flows,
 		models: models,
 		token:  token,
+		feeds:  feeds{window: liveWindow},
 	}
 	s.runsCtx, s.endRuns = context.WithCancel(context.Background())
 	s.goingAway, s.goAway = context.WithCancel(context.Background())
