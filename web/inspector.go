@@ -26,6 +26,12 @@ type Inspection struct {
 	Messages      []FedMessage
 	MessagesTitle string
 	Links         []Ref // related events: the other half of a call, the error that failed a transfer...
+	// Decision is, for a transfer, the seq of the event that made it (the model.finished whose
+	// reply called it, or a deterministic wrapper's call), 0 when the trace has none; DecisionText
+	// says who decided. Received is the target's agent.started, whose input is Messages.
+	Decision     int64
+	DecisionText string
+	Received     int64
 }
 
 // Fact is a short labelled value. Colour is an agent's colour index when Value names an agent,
