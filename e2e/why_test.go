@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -41,4 +42,70 @@ func TestTransferWhy(t *testing.T) {
 	}
 	tb.click(t, `#inspector .related .seq-link[data-seq="`+transfer+`"]`)
 	tb.waitInspected(t, transfer)
+}
+
+// timelineCount is what the timeline's filters show.
+type timelineCount struct {
+	Count  string   `json:"count"`
+	Empty  bool     `json:"empty"` // the "no match" line is visible
+	Shown  int      `json:"shown"`
+	Groups []string `json:"groups"` // data-group of the visible rows
+}
+
+const timelineCountJS = `(() => {
+  const rows = Array.from(document.querySelectorAll('[data-testid=timeline-row]')).filter(r => r.checkVisibility());
+  return {count: document.querySelector('[data-testid=filter-count]').textContent,
+    empty: !!document.querySelector('[data-testid=filter-empty]')?.checkVisibility(),
+    shown: rows.length, groups: rows.map(r => r.dataset.group)};
+})()`
+
+// TestTimelineSearchAndKinds: a search looks in the events' whole content ("For context" is in
+// the agents' inputs, never in a row's summary) and counts its matches; a search that matches
+// nothing says so; checking two kinds shows the rows of both and only those.
+func TestTimelineSearchAndKinds(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	id := b.startRun(t, "supervisor", 0)
+	b.waitRunEnded(t, id, waitTimeout)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+id)
+
+	// search types text into the search box, as a user's typing does: one input event.
+	search := func(text string) {
+		t.Helper()
+		tb.click(t, "#filter-text")
+		evalJS[bool](t, tb, `(() => { const i = document.getElementById('filter-text'); i.value = `+jsString(text)+`;
+		  i.dispatchEvent(new Event('input', {bubbles: true})); return true; })()`)
+		tb.waitFor(t, "the hash to keep the search", `(new URLSearchParams(location.hash.slice(1)).get('q') || '') === `+jsString(text))
+	}
+	search("For context")
+	c := evalJS[timelineCount](t, tb, timelineCountJS)
+	if c.Shown == 0 || c.Empty || !strings.HasPrefix(c.Count, fmt.Sprint(c.Shown)+" of ") {
+		t.Errorf("searching For context: %+v, want matches counted", c)
+	}
+	if evalJS[int](t, tb, `Array.from(document.querySelectorAll('[data-testid=timeline-row]')).filter(r => r.checkVisibility() && !r.querySelector('.row-summary').textContent.includes('For context')).length`) == 0 {
+		t.Errorf("every row found by For context has it in its summary: the search does not look past summaries")
+	}
+
+	search("no such words anywhere")
+	c = evalJS[timelineCount](t, tb, timelineCountJS)
+	if c.Shown != 0 || !c.Empty || !strings.HasPrefix(c.Count, "0 of ") {
+		t.Errorf("a search with no match: %+v, want 0 rows and the no-match line", c)
+	}
+	if txt := evalJS[string](t, tb, `document.querySelector('[data-testid=filter-empty]').textContent`); !strings.Contains(txt, "no such words anywhere") {
+		t.Errorf("the no-match line %q does not name the search", txt)
+	}
+
+	search("")
+	tb.click(t, `#filter-kind input[value=transfer]`)
+	tb.click(t, `#filter-kind input[value=tool]`)
+	tb.waitFor(t, "the timeline filtered to transfers and tools", `location.hash.includes('kind=tool%2Ctransfer')`)
+	c = evalJS[timelineCount](t, tb, timelineCountJS)
+	seen := map[string]bool{}
+	for _, g := range c.Groups {
+		seen[g] = true
+	}
+	if !seen["transfer"] || !seen["tool"] || len(seen) != 2 {
+		t.Errorf("kinds transfer and tool checked: rows of %v shown", seen)
+	}
 }

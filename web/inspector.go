@@ -63,6 +63,12 @@ func NewInspection(tr traces.Trace, seq int64) (Inspection, error) {
 		Title: fmt.Sprintf("#%d %s", e.Seq, e.Kind), Summary: oneLine(Summary(*e)),
 	}
 	(&inspector{a: a, in: &in, i: i}).fill()
+	if m := a.echoedBy[e.Seq]; m > 0 {
+		in.Links = append(in.Links, Ref{Label: "its message (folded into this row)", Seq: m})
+	}
+	if c := a.echoOf[e.Seq]; c > 0 {
+		in.Links = append(in.Links, Ref{Label: "the call it repeats", Seq: c})
+	}
 	return in, nil
 }
 
