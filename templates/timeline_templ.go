@@ -36,7 +36,7 @@ func timelineFilters(agents []web.AgentRef) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<label class=\"quick\"><input type=\"checkbox\" id=\"filter-failed\" data-testid=\"filter-failed\"> failed only</label> <button type=\"button\" id=\"first-error\" data-testid=\"first-error\">First error</button> <label class=\"visually-hidden\" for=\"filter-text\">Search</label> <input type=\"search\" id=\"filter-text\" data-testid=\"filter-text\" placeholder=\"search all content  ( / )\" autocomplete=\"off\"> <span class=\"filter-count\" id=\"filter-count\" data-testid=\"filter-count\" aria-live=\"polite\"></span> <abbr class=\"tz\" data-testid=\"timeline-zone\" title=\"Event times are in UTC (Coordinated Universal Time); hover a time for its date\">UTC</abbr><fieldset id=\"filter-kind\" class=\"kind-chips\" data-testid=\"filter-kind\"><legend class=\"visually-hidden\">Kinds (none checked: all but folded messages)</legend> ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<label class=\"quick\"><input type=\"checkbox\" id=\"filter-failed\" data-testid=\"filter-failed\"> failed only</label> <button type=\"button\" id=\"first-error\" data-testid=\"first-error\">First error</button><fieldset id=\"filter-kind\" class=\"kind-chips\" data-testid=\"filter-kind\"><legend class=\"visually-hidden\">Kinds (none checked: all but folded messages)</legend> ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -84,7 +84,7 @@ func timelineFilters(agents []web.AgentRef) templ.Component {
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(g).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 17, Col: 73}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 13, Col: 73}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
 			if templ_7745c5c3_Err != nil {
@@ -97,7 +97,7 @@ func timelineFilters(agents []web.AgentRef) templ.Component {
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(g)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 17, Col: 81}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/timeline.templ`, Line: 13, Col: 81}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 			if templ_7745c5c3_Err != nil {
@@ -108,7 +108,7 @@ func timelineFilters(agents []web.AgentRef) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</fieldset></div><p class=\"filter-empty\" id=\"filter-empty\" data-testid=\"filter-empty\" role=\"status\" hidden></p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</fieldset><label class=\"visually-hidden\" for=\"filter-text\">Search</label> <input type=\"search\" id=\"filter-text\" data-testid=\"filter-text\" placeholder=\"search all content  ( / )\" autocomplete=\"off\"> <span class=\"filter-count\" id=\"filter-count\" data-testid=\"filter-count\" aria-live=\"polite\"></span> <abbr class=\"tz\" data-testid=\"timeline-zone\" title=\"Event times are in UTC (Coordinated Universal Time); hover a time for its date\">UTC</abbr></div><p class=\"filter-empty\" id=\"filter-empty\" data-testid=\"filter-empty\" role=\"status\" hidden></p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
