@@ -77,6 +77,9 @@ func BenchmarkTimelineLong(b *testing.B) {
 		if e.Model != nil && e.Kind == traces.KindModelStarted {
 			for _, m := range e.Model.Input {
 				whole += len(m.Content)
+				for _, c := range m.ToolCalls {
+					whole += len(c.Name) + len(c.Arguments)
+				}
 			}
 		}
 	}
