@@ -109,3 +109,30 @@ func TestTimelineSearchAndKinds(t *testing.T) {
 		t.Errorf("kinds transfer and tool checked: rows of %v shown", seen)
 	}
 }
+
+// TestFailedTransferAndFirstError: on a run whose transfer eino refused, "failed only" keeps the
+// failed rows alone, "First error" inspects the first of them, and the refused transfer's
+// inspector shows eino's error.
+func TestFailedTransferAndFirstError(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	id := b.startRun(t, "transfer-unknown", 0)
+	b.waitRunEnded(t, id, waitTimeout)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+id)
+
+	tb.click(t, "#filter-failed")
+	tb.waitFor(t, "only failed rows shown", `location.hash.includes('failed=1')`)
+	c := evalJS[timelineCount](t, tb, timelineCountJS)
+	if c.Shown == 0 || evalJS[int](t, tb, `Array.from(document.querySelectorAll('[data-testid=timeline-row]')).filter(r => r.checkVisibility() && r.dataset.failed !== 'true').length`) != 0 {
+		t.Errorf("failed only: %+v, want the failed rows alone", c)
+	}
+	first := evalJS[string](t, tb, `document.querySelector('[data-testid=timeline-row][data-failed=true]').dataset.seq`)
+	tb.click(t, "#ev-"+evalJS[string](t, tb, `Array.from(document.querySelectorAll('[data-testid=timeline-row][data-failed=true]')).pop().dataset.seq`))
+	tb.click(t, "[data-testid=first-error]")
+	tb.waitInspected(t, first)
+
+	tb.click(t, `[data-testid=timeline-row][data-kind=transfer].failed`)
+	tb.waitFor(t, "the refused transfer's inspector with eino's error", `(() => { const i = document.querySelector('[data-testid=inspection]');
+	  return i?.dataset.kind === 'transfer' && i.innerText.includes('not found'); })()`)
+}
