@@ -139,3 +139,37 @@ func hasLink(in web.Inspection, seq int64) bool {
 	}
 	return false
 }
+
+// TestTransferWhyCatalogue runs the catalogue's transfer flows on real eino agents and checks
+// that every transfer finds the call that made it and, when its target then ran, what it received.
+func TestTransferWhyCatalogue(t *testing.T) {
+	for _, name := range []string{"supervisor", "transfer", "transfer-noreturn", "transfer-skip", "transfer-rewriter", "pipeline"} {
+		t.Run(name, func(t *testing.T) {
+			tr := runFlow(t, name, "")
+			n := 0
+			for _, e := range tr.Events {
+				if e.Kind != traces.KindTransfer {
+					continue
+				}
+				n++
+				in, err := web.NewInspection(tr, e.Seq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := traces.KindMessage
+				if e.Transfer.Mode == traces.TransferLLM {
+					want = traces.KindModelFinished
+				}
+				if in.Decision == 0 || tr.Events[in.Decision-1].Kind != want {
+					t.Errorf("%s transfer #%d %s → %s: decision #%d, want a %s", e.Transfer.Mode, e.Seq, e.Transfer.From, e.Transfer.To, in.Decision, want)
+				}
+				if in.Received == 0 || tr.Events[in.Received-1].Agent != e.Transfer.To {
+					t.Errorf("transfer #%d → %s: received #%d", e.Seq, e.Transfer.To, in.Received)
+				}
+			}
+			if n == 0 {
+				t.Errorf("%s made no transfer", name)
+			}
+		})
+	}
+}
