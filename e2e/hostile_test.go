@@ -44,6 +44,9 @@ func TestHostileMarkupStaysText(t *testing.T) {
 			tb.waitStatus(t, "completed")
 			checkNoInjection(t, tb, "run page")
 
+			// Every kind checked: messages folded into their calls' rows show too.
+			evalJS[bool](t, tb, `(() => { document.querySelectorAll('#filter-kind input').forEach(c => { c.checked = true; });
+			  document.querySelector('#filter-kind input').dispatchEvent(new Event('change', {bubbles: true})); return true; })()`)
 			// Each case: the nth row of a kind, and what its inspector must show as text.
 			for _, c := range []struct {
 				kind string

@@ -57,6 +57,7 @@ type filterState struct {
 	Select    string   `json:"select"`
 	Shown     []string `json:"shown"`  // data-agent of the visible rows
 	Hidden    int      `json:"hidden"` // rows hidden by the filter
+	Folded    int      `json:"folded"` // research_agent's message rows folded into their calls' rows
 	Inspected string   `json:"inspected"`
 }
 
@@ -65,6 +66,7 @@ const filterStateJS = `(() => {
   return {hash: location.hash, select: document.getElementById('filter-agent').value,
     shown: rows.filter(r => r.checkVisibility()).map(r => r.dataset.agent),
     hidden: rows.filter(r => !r.checkVisibility()).length,
+    folded: rows.filter(r => r.dataset.echoOf && r.dataset.agent === 'research_agent').length,
     inspected: document.querySelector('[data-testid=inspection]')?.dataset.seq || ''};
 })()`
 
@@ -141,7 +143,8 @@ func TestInspectorAndFilters(t *testing.T) {
 	checkFiltered(t, "after the reload", after, b.trace(t, id).Events)
 }
 
-// checkFiltered checks that the timeline shows research_agent's rows, all of them, and only them.
+// checkFiltered checks that the timeline shows research_agent's rows, all of them but the
+// messages folded into their calls' rows, and only them.
 func checkFiltered(t *testing.T, when string, fs filterState, events []traces.Event) {
 	t.Helper()
 	want := 0
@@ -150,6 +153,7 @@ func checkFiltered(t *testing.T, when string, fs filterState, events []traces.Ev
 			want++
 		}
 	}
+	want -= fs.Folded
 	if len(fs.Shown) != want || fs.Hidden != len(events)-want {
 		t.Errorf("%s: %d rows shown and %d hidden, want research_agent's %d of %d", when, len(fs.Shown), fs.Hidden, want, len(events))
 	}

@@ -12,7 +12,7 @@ const S = {
   runId: body.dataset.runId || "",
   seq: Number(body.dataset.seq) || 0,
   status: body.dataset.status || "running",
-  agent: "", kind: "", text: "",
+  agent: "", kinds: [], failed: false, text: "",
   selected: 0,   // seq of the selected timeline row
   inspected: 0,  // seq shown in the inspector
   tab: "timeline",
@@ -28,13 +28,14 @@ const allRows = () => Array.from(rowsEl().children);
 const visibleRows = () => allRows().filter((r) => !r.hidden);
 const rowOf = (seq) => document.getElementById("ev-" + seq);
 
-// ---- URL: #seq=12&agent=math_agent&kind=transfer&q=text&tab=session
+// ---- URL: #seq=12&agent=math_agent&kind=transfer,tool&failed=1&q=text&tab=session
 
 function readHash() {
   const p = new URLSearchParams(location.hash.slice(1));
   S.selected = Number(p.get("seq")) || 0;
   S.agent = p.get("agent") || "";
-  S.kind = p.get("kind") || "";
+  S.kinds = (p.get("kind") || "").split(",").filter(Boolean);
+  S.failed = p.get("failed") === "1";
   S.text = p.get("q") || "";
   S.tab = p.get("tab") === "session" ? "session" : "timeline";
 }
@@ -43,7 +44,8 @@ function writeHash() {
   const p = new URLSearchParams();
   if (S.selected) p.set("seq", String(S.selected));
   if (S.agent) p.set("agent", S.agent);
-  if (S.kind) p.set("kind", S.kind);
+  if (S.kinds.length) p.set("kind", S.kinds.join(","));
+  if (S.failed) p.set("failed", "1");
   if (S.text) p.set("q", S.text);
   if (S.tab !== "timeline") p.set("tab", S.tab);
   const h = p.toString();
@@ -52,12 +54,19 @@ function writeHash() {
 
 // ---- filters
 
-function matches(row) {
+// matches reports whether row passes the filters. Rows carry their whole content, lower-cased,
+// in data-search: a search reads attributes, never layout, so it stays fast over 10,000 rows.
+// A message that repeats a call's reply is folded into that call's row unless messages are
+// asked for by kind.
+function matches(row, text) {
   if (S.agent && row.dataset.agent !== S.agent) return false;
-  if (S.kind && row.dataset.group !== S.kind) return false;
-  if (S.text && !row.textContent.toLowerCase().includes(S.text.toLowerCase())) return false;
+  if (S.kinds.length ? !S.kinds.includes(row.dataset.group) : row.dataset.echoOf) return false;
+  if (S.failed && row.dataset.failed !== "true") return false;
+  if (text && !(row.dataset.search || "").includes(text)) return false;
   return true;
 }
+
+const filtering = () => S.agent || S.kinds.length || S.failed || S.text;
 
 function syncFilterInputs() {
   const a = document.getElementById("filter-agent");
@@ -70,21 +79,51 @@ function syncFilterInputs() {
     }
     a.value = S.agent;
   }
-  const k = document.getElementById("filter-kind");
-  if (k) k.value = S.kind;
+  for (const c of document.querySelectorAll("#filter-kind input")) c.checked = S.kinds.includes(c.value);
+  const f = document.getElementById("filter-failed");
+  if (f) f.checked = S.failed;
   const t = document.getElementById("filter-text");
   if (t && t.value !== S.text) t.value = S.text;
 }
 
 function applyFilters(rows) {
-  for (const r of rows || allRows()) r.hidden = !matches(r);
-  const count = document.getElementById("filter-count");
-  if (count) {
-    const all = allRows().length;
-    const shown = visibleRows().length;
-    count.textContent = S.agent || S.kind || S.text ? shown + " of " + all : "";
-  }
+  const text = S.text.trim().toLowerCase();
+  for (const r of rows || allRows()) r.hidden = !matches(r, text);
+  showFilterCount();
   markGraph();
+}
+
+// showFilterCount says how many events the filters keep, and says so plainly when none.
+function showFilterCount() {
+  const count = document.getElementById("filter-count");
+  const empty = document.getElementById("filter-empty");
+  const all = allRows();
+  const shown = all.filter((r) => !r.hidden).length;
+  if (count) count.textContent = filtering() ? shown + " of " + all.length + " events" : "";
+  if (empty) {
+    empty.hidden = !filtering() || shown > 0;
+    empty.textContent = S.text.trim()
+      ? "No event matches \u201c" + S.text.trim() + "\u201d with these filters."
+      : "No event matches these filters.";
+  }
+}
+
+// revealRow clears the filters that hide row, so that a jump to it shows it.
+function revealRow(row) {
+  if (!row || !row.hidden) return;
+  setFilters({ agent: "", kinds: row.dataset.echoOf ? ["message"] : [], failed: false, text: "" });
+}
+
+// firstError inspects the run's first failed row, whatever the filters.
+function firstError() {
+  const row = rowsEl().querySelector('.row[data-failed="true"]');
+  const btn = document.getElementById("first-error");
+  if (!row) {
+    if (btn) btn.textContent = "No error";
+    return;
+  }
+  revealRow(row);
+  inspect(Number(row.dataset.seq));
 }
 
 function setFilters(f) {
@@ -374,7 +413,7 @@ function onKey(ev) {
       if (inGraph && onGraphActivate(ev.target)) break;
       if (ev.key === "Enter" && !ev.target.closest("button, a") && S.selected) { inspect(S.selected); break; }
       return;
-    case "Escape": setFilters({ agent: "", kind: "", text: "" }); break;
+    case "Escape": setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
     default: return;
   }
   ev.preventDefault();
@@ -385,8 +424,7 @@ function onClick(ev) {
   const link = ev.target.closest(".seq-link");
   if (link) {
     // A jump shows its row: clear the filters that hide it.
-    const row = rowOf(link.dataset.seq);
-    if (row && row.hidden) setFilters({ agent: "", kind: "", text: "" });
+    revealRow(rowOf(link.dataset.seq));
     inspect(Number(link.dataset.seq));
     return;
   }
@@ -394,6 +432,7 @@ function onClick(ev) {
   if (only) { setFilters({ agent: only.dataset.filterAgent }); return; }
   const tab = ev.target.closest("[role=tab][data-tab]");
   if (tab) { showTab(tab.dataset.tab); return; }
+  if (ev.target.closest("#first-error")) { firstError(); return; }
   if (ev.target.closest("#graph")) { onGraphActivate(ev.target); return; }
   const row = ev.target.closest("#timeline-rows .row");
   if (row) { inspect(Number(row.dataset.seq)); return; }
@@ -461,7 +500,10 @@ export function initRun() {
   document.addEventListener("submit", decide);
   document.addEventListener("change", (ev) => {
     if (ev.target.id === "filter-agent") setFilters({ agent: ev.target.value });
-    if (ev.target.id === "filter-kind") setFilters({ kind: ev.target.value });
+    if (ev.target.closest("#filter-kind")) {
+      setFilters({ kinds: Array.from(document.querySelectorAll("#filter-kind input:checked")).map((c) => c.value) });
+    }
+    if (ev.target.id === "filter-failed") setFilters({ failed: ev.target.checked });
   });
   document.addEventListener("input", (ev) => {
     if (ev.target.id === "filter-text") setFilters({ text: ev.target.value });

@@ -59,3 +59,30 @@ func BenchmarkComparison4(b *testing.B) {
 		web.NewComparison(trs)
 	}
 }
+
+// BenchmarkTimelineLong: every timeline row of the long run (3,307 events), search text
+// included. It reports the search text's size against what it would be if each input carried
+// its whole history (which repeats all earlier messages: quadratic in the run's length).
+func BenchmarkTimelineLong(b *testing.B) {
+	tr := longTrace(b, 1000)
+	var rows []web.Row
+	for b.Loop() {
+		rows = web.NewTimeline(tr, 0)
+	}
+	search, whole := 0, 0
+	for i, r := range rows {
+		search += len(r.Search)
+		e := tr.Events[i]
+		whole += len(r.Search)
+		if e.Model != nil && e.Kind == traces.KindModelStarted {
+			for _, m := range e.Model.Input {
+				whole += len(m.Content)
+				for _, c := range m.ToolCalls {
+					whole += len(c.Name) + len(c.Arguments)
+				}
+			}
+		}
+	}
+	b.ReportMetric(float64(search)/1e6, "MB-search")
+	b.ReportMetric(float64(whole)/1e6, "MB-whole-inputs")
+}

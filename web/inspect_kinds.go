@@ -64,6 +64,11 @@ func (s *inspector) model(e *traces.Event) {
 		s.in.Failed = m.Error != ""
 		if m.Output != nil {
 			s.message("output", *m.Output)
+			for _, c := range m.Output.ToolCalls {
+				if c.Name == TransferTool {
+					s.link("transfer it made", s.a.madeTransfer(s.i, c.ID))
+				}
+			}
 		}
 	} else {
 		s.link("result", s.find(1, sameCall(traces.KindModelFinished)))
@@ -135,9 +140,7 @@ func (s *inspector) transfer(e *traces.Event) {
 			s.link("error", x.failSeq)
 		}
 	}
-	s.link(t.To+" started", s.find(1, func(o *traces.Event) bool {
-		return o.Kind == traces.KindAgentStarted && o.Agent == t.To
-	}))
+	s.transferWhy(e)
 }
 
 func (s *inspector) agentTool(e *traces.Event) {

@@ -26,6 +26,12 @@ type Inspection struct {
 	Messages      []FedMessage
 	MessagesTitle string
 	Links         []Ref // related events: the other half of a call, the error that failed a transfer...
+	// Decision is, for a transfer, the seq of the event that made it (the model.finished whose
+	// reply called it, or a deterministic wrapper's call), 0 when the trace has none; DecisionText
+	// says who decided. Received is the target's agent.started, whose input is Messages.
+	Decision     int64
+	DecisionText string
+	Received     int64
 }
 
 // Fact is a short labelled value. Colour is an agent's colour index when Value names an agent,
@@ -57,6 +63,12 @@ func NewInspection(tr traces.Trace, seq int64) (Inspection, error) {
 		Title: fmt.Sprintf("#%d %s", e.Seq, e.Kind), Summary: oneLine(Summary(*e)),
 	}
 	(&inspector{a: a, in: &in, i: i}).fill()
+	if m := a.echoedBy[e.Seq]; m > 0 {
+		in.Links = append(in.Links, Ref{Label: "its message (folded into this row)", Seq: m})
+	}
+	if c := a.echoOf[e.Seq]; c > 0 {
+		in.Links = append(in.Links, Ref{Label: "the call it repeats", Seq: c})
+	}
 	return in, nil
 }
 

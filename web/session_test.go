@@ -104,7 +104,8 @@ func TestInspection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(in.Messages) != 2 || in.Messages[0].How != "instruction" || len(in.Links) != 1 || in.Links[0].Label != "call" {
+	if len(in.Messages) != 2 || in.Messages[0].How != "instruction" || len(in.Links) != 2 || in.Links[0].Label != "call" ||
+		tr.Events[in.Links[1].Seq-1].Kind != traces.KindMessage {
 		t.Errorf("model.finished inspection = %+v", in)
 	}
 	if len(in.Blocks) == 0 || !in.Blocks[0].JSON || !strings.Contains(in.Blocks[0].Text, "\n  \"a\": 29.18") {

@@ -90,6 +90,13 @@ type analysis struct {
 	histories map[string]*started
 	sources   *sourceIndex // grown as agents start, to classify what each was fed
 
+	// For the timeline's search and folding (search.go): each agent's newest agent and model input, where an
+	// input event's new messages begin, and the call each echoing message event repeats.
+	inputs    map[string][]traces.Message
+	freshFrom map[int64]int
+	echoOf    map[int64]int64
+	echoedBy  map[int64]int64 // the reverse of echoOf
+
 	// The seq of the event that last changed each part of the page; amended lists transfer
 	// rows drawn again because a later error failed them.
 	valuesSeq, historiesSeq, agentsSeq int64
@@ -139,6 +146,8 @@ func newAnalysis(run traces.Run, agents []traces.Agent) *analysis {
 		pairs:      make(map[[2]string]*pairTransfers),
 		metaStatus: run.Status, flow: run.Flow, input: run.Input,
 		valueAt: make(map[string]int), histories: make(map[string]*started), sources: newSourceIndex(),
+		inputs: make(map[string][]traces.Message), freshFrom: make(map[int64]int), echoOf: make(map[int64]int64),
+		echoedBy: make(map[int64]int64),
 	}
 	if !a.metaStatus.Valid() {
 		a.metaStatus = traces.StatusRunning
@@ -168,6 +177,7 @@ func (a *analysis) step(i int) {
 	a.note(ev)
 	a.notePause(ev)
 	a.noteSession(i)
+	a.noteSearch(i)
 }
 
 // note keeps what the header, the outcome and the session need from e.

@@ -24,6 +24,12 @@ type Row struct {
 	Summary string // one line, at most summaryLen runes
 	Order   int    // a transfer's order number, 0 for other kinds
 	Failed  bool   // an error, a failed model or tool call, or a transfer that failed
+	// Search is the lower-cased text a search looks in: the row's words and the event's whole
+	// content; an input carries only the messages it adds to the agent's previous input.
+	Search string
+	// EchoOf is, for a message event that repeats a model or tool call's reply, that call's seq:
+	// the timeline folds the message into the call's row.
+	EchoOf int64
 }
 
 const summaryLen = 160
@@ -48,8 +54,9 @@ func (a *analysis) row(e *traces.Event) Row {
 	r := Row{
 		Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Agent: e.Agent,
 		Colour: a.roster.colour(e.Agent), Kind: e.Kind, Group: KindGroup(e.Kind),
-		Summary: shorten(oneLine(Summary(*e)), summaryLen),
+		Summary: shorten(oneLine(Summary(*e)), summaryLen), EchoOf: a.echoOf[e.Seq],
 	}
+	r.Search = a.searchText(e, r.Summary)
 	if t := a.transferAt[e.Seq]; t != nil && e.Kind == traces.KindTransfer {
 		r.Order, r.Failed = t.order, t.failed
 	}

@@ -1,0 +1,71 @@
+package web_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+)
+
+// TestTimelineSearchAndEchoes checks on a recorded real supervisor run that rows carry their
+// full content for search ("For context" is in agents' inputs, not in any summary), that an
+// input's search text holds only what it adds to the agent's previous input, and that every
+// message event repeating a call's reply is folded into that call's row.
+func TestTimelineSearchAndEchoes(t *testing.T) {
+	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := traces.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := web.NewTimeline(tr, 0)
+	context, inSummary, echoes := 0, 0, 0
+	for _, r := range rows {
+		if strings.Contains(r.Search, "for context") {
+			context++
+		}
+		if strings.Contains(strings.ToLower(r.Summary), "for context") {
+			inSummary++
+		}
+		if r.Search != strings.ToLower(r.Search) {
+			t.Errorf("row #%d: search text is not lower-cased", r.Seq)
+		}
+		e := tr.Events[r.Seq-1]
+		if r.EchoOf == 0 {
+			continue
+		}
+		echoes++
+		c := tr.Events[r.EchoOf-1]
+		if e.Kind != traces.KindMessage || c.Agent != e.Agent || c.Seq >= e.Seq ||
+			c.Kind != traces.KindModelFinished && c.Kind != traces.KindToolFinished {
+			t.Errorf("row #%d %s folds into #%d %s of %s", r.Seq, e.Kind, c.Seq, c.Kind, c.Agent)
+		}
+	}
+	if context == 0 || inSummary != 0 {
+		t.Errorf("\"for context\" is in %d rows' search text and %d summaries, want some and none", context, inSummary)
+	}
+	messages := 0
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindMessage {
+			messages++
+		}
+	}
+	if echoes == 0 || echoes > messages {
+		t.Errorf("%d of %d message events folded", echoes, messages)
+	}
+
+	// The supervisor's second model call repeats its first input: its search text must not.
+	var starts []web.Row
+	for _, r := range rows {
+		if r.Kind == traces.KindModelStarted && r.Agent == "supervisor" {
+			starts = append(starts, r)
+		}
+	}
+	if len(starts) < 2 || strings.Contains(starts[1].Search, "decision rule") || !strings.Contains(starts[0].Search, "decision rule") {
+		t.Errorf("the supervisor's model calls' search texts repeat its instruction or lack it: %d calls", len(starts))
+	}
+}
