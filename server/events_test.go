@@ -111,7 +111,7 @@ func TestWebsocketRoutesAnswerJSON(t *testing.T) {
 // and the other viewers go on unharmed; resuming after the last event it got loses nothing.
 func TestSlowViewerIsDropped(t *testing.T) {
 	logs := &lockedBuffer{}
-	ts := mustOpenServer(t, server.Config{WriteTimeout: time.Second, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	ts := mustOpenServer(t, server.Config{WriteTimeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	rec := ts.addRecording(t, "r-slow", 0)
 
 	slow := ts.dialSmallBuffer(t, "/api/runs/r-slow/events")
@@ -135,10 +135,11 @@ func TestSlowViewerIsDropped(t *testing.T) {
 		}
 	}()
 
-	// 16 MiB: more than the socket buffers hold for a viewer that reads nothing (its receive
+	// 12 MiB, in messages small enough for a reading viewer to take each well within the write
+	// timeout on a loaded machine: more than the socket buffers hold for a viewer that reads nothing (its receive
 	// buffer is fixed small; the server's send buffer grows to net.ipv4.tcp_wmem's 4 MiB at most).
-	const n = 32
-	big := strings.Repeat("x", 512<<10)
+	const n = 48
+	big := strings.Repeat("x", 256<<10)
 	var healthyGot []int64
 	for range n {
 		emitMessages(rec, 1, big)
