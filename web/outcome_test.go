@@ -3,6 +3,7 @@ package web_test
 import (
 	"testing"
 
+	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 	"github.com/baton-dev/baton/web/webtest"
@@ -101,5 +102,27 @@ func TestPausedAt(t *testing.T) {
 	}
 	if got := web.NewStats(webtest.Supervisor()).Outcome.Paused; got != nil {
 		t.Errorf("a completed run is paused at %+v", got)
+	}
+}
+
+// TestInterruptedAgentsStayInterrupted: in a real run paused for approval, the agents stopped at
+// the interrupt are drawn interrupted, not done, and the resumed run wakes them.
+func TestInterruptedAgentsStayInterrupted(t *testing.T) {
+	flow, err := agents.Lookup("approval")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := traces.NewRecording(traces.Run{ID: "r-approval", Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents, 0)
+	if status := agentsRun(flow, rec); status != traces.StatusInterrupted {
+		t.Fatalf("approval ended %s, want interrupted", status)
+	}
+	states := map[string]web.State{}
+	for _, n := range web.NewGraph(rec.Snapshot()).Nodes {
+		states[n.Name] = n.State
+	}
+	for _, name := range []string{"support_agent", "billing_agent"} {
+		if states[name] != web.StateInterrupted {
+			t.Errorf("%s is drawn %q, want %q", name, states[name], web.StateInterrupted)
+		}
 	}
 }

@@ -276,7 +276,11 @@ func (a *analysis) apply(i int) {
 		a.touch(e.Agent, e.Seq, a.stateOf(e.Agent).state == StateIdle)
 	case traces.KindAgentFinished:
 		a.touch(e.Agent, e.Seq, false)
-		a.settle(e.Agent, StateDone)
+		if e.AgentRun.Interrupted {
+			a.settle(e.Agent, StateInterrupted) // paused at an interrupt, not done: a resume wakes it
+		} else {
+			a.settle(e.Agent, StateDone)
+		}
 		if x := a.act(e.Agent); x != nil && e.AgentRun.Error != "" {
 			x.state, x.err = StateFailed, e.AgentRun.Error
 		}
@@ -398,7 +402,9 @@ func (a *analysis) agentTool(e *traces.Event) {
 	}
 	call.exit, call.result = e.Seq, c.Result
 	a.touch(c.Callee, e.Seq, false)
-	a.settle(c.Callee, StateDone)
+	if x := a.act(c.Callee); x == nil || x.state != StateInterrupted { // a paused callee stays paused
+		a.settle(c.Callee, StateDone)
+	}
 }
 
 // openCall returns the newest call of c's callee that has not exited, preferring the same id.
