@@ -19,6 +19,7 @@ func (s *Server) pageRoutes(e *echo.Echo) {
 	e.GET("/", s.indexPage)
 	e.GET("/runs/:id", s.runPage)
 	e.GET(inspectorRoute, s.inspector)
+	e.GET(reportRoute, s.report)
 	e.GET("/compare", s.comparePage)
 	e.StaticFS("/static/", static.FS)
 }
