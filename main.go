@@ -7,7 +7,7 @@
 //	                                                                      run a flow headless, one line per event
 //	baton open FILE [--addr HOST:PORT] [--token T]                        serve a saved trace
 //	baton compare FLOW... [--input TEXT] [--out DIR]                      run one task under several flows, compare
-//	baton export RUN [--out FILE] [--db PATH]                             write a stored run as a trace file
+//	baton export RUN [--html] [--out FILE] [--db PATH]                    write a stored run as a trace file (or an HTML report)
 //	baton import FILE [--db PATH]                                         add a trace file to the stored runs
 //
 // A model M is scripted, openai:NAME (OPENAI_API_KEY, OPENAI_BASE_URL) or replay:TRACE_FILE.
@@ -91,7 +91,7 @@ const usage = `usage:
                                                                         run a flow headless
   baton open FILE [--addr HOST:PORT] [--token T]                        serve a saved trace
   baton compare FLOW... [--input TEXT] [--out DIR]                      run one task under several flows, compare
-  baton export RUN [--out FILE] [--db PATH]                             write a stored run as a trace file
+  baton export RUN [--html] [--out FILE] [--db PATH]                    write a stored run as a trace file (or an HTML report)
   baton import FILE [--db PATH]                                         add a trace file to the stored runs
 serve and run also take --otlp-endpoint URL [--otlp-content].
 A model M is scripted (the default), openai:NAME (reads OPENAI_API_KEY and OPENAI_BASE_URL)
@@ -321,20 +321,24 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
-// writeTrace writes the trace next to path and renames it into place, so a reader never sees a
-// half-written file.
+// writeTrace writes the trace to path; a reader never sees a half-written file.
 func writeTrace(path string, t traces.Trace) error {
 	data, err := traces.Marshal(t)
 	if err != nil {
 		return err
 	}
+	return writeWhole(path, data)
+}
+
+// writeWhole writes data next to path and renames it into place.
+func writeWhole(path string, data []byte) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("write trace: %w", err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write trace: %w", err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

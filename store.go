@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/traces/sqlite"
 )
@@ -53,12 +55,14 @@ func storedBroker(ctx context.Context, path string, keep int, log *slog.Logger) 
 	}), nil
 }
 
-// exportRun writes a run of the database as a trace file, or to stdout.
+// exportRun writes a run of the database as a trace file or, with --html, as its report; to
+// stdout without --out.
 func exportRun(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	db := dbFlag(fs)
 	out := fs.String("out", "", "write the trace to this file instead of stdout")
+	html := fs.Bool("html", false, "write the self-contained HTML report (opens offline, in any browser) instead of the trace JSON")
 	id, err := parseWithArg(fs, args, "export needs a run id")
 	if err != nil {
 		return err
@@ -80,6 +84,9 @@ func exportRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return errors.New(traces.ErrorMessage(err))
 	}
+	if *html {
+		return writeReport(*out, tr, stdout)
+	}
 	if *out != "" {
 		return writeTrace(*out, tr)
 	}
@@ -89,6 +96,19 @@ func exportRun(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = stdout.Write(data)
 	return err
+}
+
+// writeReport writes tr's HTML report to the file out, or to stdout when out is empty.
+func writeReport(out string, tr traces.Trace, stdout io.Writer) error {
+	var buf bytes.Buffer
+	if err := templates.Report(context.Background(), &buf, tr); err != nil {
+		return err
+	}
+	if out == "" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	return writeWhole(out, buf.Bytes())
 }
 
 // importTrace adds a trace file to the database, after traces.Unmarshal accepted it, under its

@@ -240,3 +240,49 @@ func listStored(t *testing.T, db string) []traces.RunSummary {
 	defer b.kill()
 	return b.runs(t, "")
 }
+
+// export --html writes the run's report: a page of the trace's timeline that embeds the trace
+// file itself, with a CSP that allows nothing remote.
+func TestExportHTMLReport(t *testing.T) {
+	const file = "traces/testdata/v2/supervisor.trace.json"
+	dir := t.TempDir()
+	db := filepath.Join(dir, "baton.db")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"import", file, "--db", db}, &stdout, &stderr); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, stderr.String())
+	}
+	want, err := readTrace(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "report.html")
+	if code := run(context.Background(), []string{"export", want.Run.ID, "--html", "--out", out, "--db", db}, &stdout, &stderr); code != 0 {
+		t.Fatalf("export --html: exit %d: %s", code, stderr.String())
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := goquery.NewDocumentFromReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := doc.Find(`[data-testid=timeline-row]`).Length(); n != len(want.Events) {
+		t.Errorf("%d timeline rows, want %d", n, len(want.Events))
+	}
+	if n := doc.Find(`#report-inspections template[data-seq]`).Length(); n != len(want.Events) {
+		t.Errorf("%d inspections, want one per event (%d)", n, len(want.Events))
+	}
+	got, err := traces.Unmarshal([]byte(doc.Find("#report-trace").Text()))
+	if err != nil {
+		t.Fatalf("the embedded trace does not read back: %v", err)
+	}
+	if got.Run.ID != want.Run.ID || len(got.Events) != len(want.Events) {
+		t.Errorf("the embedded trace is run %s with %d events, want %s with %d", got.Run.ID, len(got.Events), want.Run.ID, len(want.Events))
+	}
+	csp, _ := doc.Find(`meta[http-equiv="Content-Security-Policy"]`).Attr("content")
+	if !strings.HasPrefix(csp, "default-src 'none';") || strings.Contains(csp, "http") || strings.Contains(csp, "unsafe") {
+		t.Errorf("CSP %q: want default-src 'none' and only hashes", csp)
+	}
+}

@@ -20,6 +20,7 @@ func (s *Server) pageRoutes(e *echo.Echo) {
 	e.GET("/runs/:id", s.runPage)
 	e.GET(inspectorRoute, s.inspector)
 	e.GET(travelRoute, s.travelStep)
+	e.GET(reportRoute, s.report)
 	e.GET("/compare", s.comparePage)
 	e.StaticFS("/static/", static.FS)
 }

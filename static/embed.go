@@ -5,7 +5,7 @@ package static
 import "embed"
 
 // FS holds app.css and the client's modules at its root; app.js is the one a page loads, the
-// others are what it imports.
+// others are what it imports, except report.js: the classic script a report file inlines.
 //
 //go:embed app.css *.js
 var FS embed.FS

@@ -38,7 +38,42 @@ export function initIndex() {
     }
     await refreshRunList();
   });
+  const file = document.getElementById("import-file");
+  if (file) file.addEventListener("change", () => importTrace(file));
   watchRuns();
+}
+
+// importTrace posts the chosen trace file to POST /api/traces, whose one importer checks it: the
+// run joins the list, or the importer's message says what is wrong with the file.
+async function importTrace(input) {
+  const f = input.files && input.files[0];
+  if (!f) return;
+  const errEl = document.querySelector("[data-testid=import-error]");
+  const noteEl = document.querySelector("[data-testid=import-note]");
+  showError(errEl, "");
+  showError(noteEl, "");
+  input.disabled = true;
+  let reply = {}, ok = false;
+  try {
+    const res = await fetch(withToken("/api/traces"), {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Accept": "application/json" },
+      body: f,
+    });
+    ok = res.ok;
+    reply = (await res.json().catch(() => ({}))) || {};
+    if (!ok && !reply.error) reply.error = "HTTP " + res.status;
+  } catch (e) {
+    reply = { error: "cannot reach the server" };
+  }
+  input.disabled = false;
+  input.value = "";
+  if (!ok) {
+    showError(errEl, f.name + ": " + reply.error);
+    return;
+  }
+  showError(noteEl, "Imported " + f.name + " as run " + reply.id + (reply.note ? " (" + reply.note + ")" : ""));
+  await refreshRunList();
 }
 
 // watchRuns keeps the list of runs current without a reload: it polls GET /api/runs with the

@@ -34,3 +34,34 @@ func BenchmarkRunPage(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReport measures the self-contained report of a 10,000-event run (every inspection
+// rendered in advance, the trace embedded) beside the run page of the same run, interleaved:
+// compare their ns/op and MB.
+func BenchmarkReport(b *testing.B) {
+	tr := webtest.Big(10000)
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name   string
+		render func(w io.Writer) error
+	}{
+		{"page", func(w io.Writer) error { return templates.RunPage(tr, templates.PageOptions{}).Render(ctx, w) }},
+		{"report", func(w io.Writer) error { return templates.Report(ctx, w, tr) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var n countWriter
+			for b.Loop() {
+				n = 0
+				if err := bc.render(&n); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)/1e6, "MB")
+		})
+	}
+}
+
+// countWriter counts the bytes written to it.
+type countWriter int
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }

@@ -106,6 +106,11 @@ func itoa(i int64) string { return strconv.FormatInt(i, 10) }
 // runURL returns the path of a run page.
 func runURL(id string) templ.SafeURL { return templ.URL("/runs/" + url.PathEscape(id)) }
 
+// reportURL returns the path that downloads a run's self-contained HTML report.
+func reportURL(id string) templ.SafeURL {
+	return templ.URL("/runs/" + url.PathEscape(id) + "/report.html")
+}
+
 // downloadURL returns the path that downloads a run's trace JSON.
 func downloadURL(id string) templ.SafeURL {
 	return templ.URL("/api/runs/" + url.PathEscape(id) + "/trace?download=1")

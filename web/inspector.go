@@ -55,8 +55,12 @@ func NewInspection(tr traces.Trace, seq int64) (Inspection, error) {
 	if i < 0 {
 		return Inspection{}, traces.Errorf(traces.CodeNotFound, "run %s has no event %d", tr.Run.ID, seq)
 	}
-	a := analyse(tr)
-	e := &tr.Events[i]
+	return analyse(tr).inspection(i), nil
+}
+
+// inspection returns the inspector for the event at index i of the analysed trace.
+func (a *analysis) inspection(i int) Inspection {
+	e := &a.tr.Events[i]
 	in := Inspection{
 		Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Kind: e.Kind,
 		Agent: e.Agent, Colour: a.roster.colour(e.Agent), RunPath: collapse(e.RunPath),
@@ -69,7 +73,7 @@ func NewInspection(tr traces.Trace, seq int64) (Inspection, error) {
 	if c := a.echoOf[e.Seq]; c > 0 {
 		in.Links = append(in.Links, Ref{Label: "the call it repeats", Seq: c})
 	}
-	return in, nil
+	return in
 }
 
 // eventIndex returns the index of event seq in tr.Events, or -1.
