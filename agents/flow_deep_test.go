@@ -40,14 +40,17 @@ func TestDeepFlow(t *testing.T) {
 		for _, e := range f.of(traces.KindAgentToolEnter, "pricing_lead") {
 			frames = append(frames, e.AgentTool.Callee)
 			// The callee's model sees its instruction and the task's description, nothing of
-			// the lead's history. (The frame's request is the task call's arguments: the
-			// recorder reads a "request" argument, which task does not have.)
+			// the lead's history; the frame shows that description as the request it received.
 			var task struct {
 				Description  string `json:"description"`
 				SubagentType string `json:"subagent_type"`
 			}
-			if err := json.Unmarshal([]byte(e.AgentTool.Request), &task); err != nil || task.SubagentType != e.AgentTool.Callee {
-				t.Fatalf("the frame of %s shows request %q, want the task call's arguments", e.AgentTool.Callee, e.AgentTool.Request)
+			if err := json.Unmarshal([]byte(f.toolArgs(e.AgentTool.CallID)), &task); err != nil || task.SubagentType != e.AgentTool.Callee {
+				t.Fatalf("the task call %s has arguments %q, want %s as its subagent_type", e.AgentTool.CallID, f.toolArgs(e.AgentTool.CallID), e.AgentTool.Callee)
+			}
+			if e.AgentTool.Request != task.Description || e.AgentTool.InputMode != traces.AgentToolInputRequest {
+				t.Errorf("the frame of %s shows request %q (%s), want the task's description %q (request)",
+					e.AgentTool.Callee, e.AgentTool.Request, e.AgentTool.InputMode, task.Description)
 			}
 			in := f.modelInputs(e.AgentTool.Callee)[0]
 			if len(in) != 2 || in[1].Role != "user" || in[1].Content != task.Description || contextFrom(in, "pricing_lead") {

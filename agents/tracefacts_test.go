@@ -160,3 +160,13 @@ func joined(msgs []traces.Message) string {
 	}
 	return b.String()
 }
+
+// toolArgs returns the arguments of the tool call callID, "" when no tool.started has that id.
+func (f facts) toolArgs(callID string) string {
+	for _, e := range f.of(traces.KindToolStarted, "") {
+		if e.Tool.CallID == callID {
+			return e.Tool.Arguments
+		}
+	}
+	return ""
+}

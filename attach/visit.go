@@ -2,6 +2,7 @@ package attach
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -121,6 +122,7 @@ func (r *Recorder) commit(v *visit) {
 	v.started = true
 	r.commit(v.parent)
 	if v.enter != nil {
+		v.enter.Request = receivedRequest(v.enter.Request, v.fedInput)
 		v.enter.InputMode = inputMode(v.enter.Request, v.fedInput)
 		r.emit(traces.Event{Kind: traces.KindAgentToolEnter, Agent: v.enter.Caller, RunPath: v.parent.path, AgentTool: v.enter})
 	}
@@ -292,6 +294,26 @@ func (r *Recorder) noticeSession(ctx context.Context, v *visit, byWork bool) {
 
 // inputMode tells what eino fed an AgentTool's callee: the request alone, as one user message, or
 // (adk.WithFullChatHistoryAsInput) the caller's history without it; "" on resume.
+// receivedRequest is the request an AgentTool's callee received. requestOf reads the "request"
+// argument of adk.NewAgentTool; a typed AgentTool (the deep agent's task tool, say) takes other
+// JSON arguments and hands the callee one of them as its only user message: when the callee was
+// fed exactly one user message that is a string argument of the call, that message is the request.
+func receivedRequest(request string, fed []traces.Message) string {
+	if len(fed) != 1 || fed[0].Role != string(schema.User) || fed[0].Content == request {
+		return request
+	}
+	var args map[string]any
+	if json.Unmarshal([]byte(request), &args) != nil {
+		return request
+	}
+	for _, a := range args {
+		if s, ok := a.(string); ok && s == fed[0].Content {
+			return s
+		}
+	}
+	return request
+}
+
 func inputMode(request string, fed []traces.Message) string {
 	if len(fed) == 0 {
 		return "" // resumed: eino hands it its interrupt, not an input
