@@ -190,16 +190,6 @@ type AgentRef struct {
 	Colour int
 }
 
-// Agents returns every agent of tr (declared, then discovered in events) with its colour index,
-// in colour order.
-func Agents(tr traces.Trace) []AgentRef {
-	r := newRoster(tr.Agents)
-	for i := range tr.Events {
-		r.discover(&tr.Events[i], i)
-	}
-	return (&analysis{roster: r}).agentRefs()
-}
-
 // depth returns how many parents name has up to its root (0 for a root or an unknown agent).
 func (r *roster) depth(name string) int {
 	d := 0

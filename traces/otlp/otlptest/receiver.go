@@ -122,23 +122,6 @@ func (r *Receiver) Spans() []Span {
 	return append([]Span(nil), r.spans...)
 }
 
-// WaitFor returns the spans received once done says they are complete, failing the test when that
-// takes longer than 10 seconds.
-func (r *Receiver) WaitFor(tb testing.TB, done func([]Span) bool) []Span {
-	tb.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		spans := r.Spans()
-		if done(spans) {
-			return spans
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("the OTLP receiver did not get what was expected within 10s; it has %d spans", len(spans))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func flatten(s *tracepb.Span, res map[string]any) Span {
 	out := Span{
 		TraceID:       hex.EncodeToString(s.GetTraceId()),
