@@ -1,8 +1,11 @@
 package web_test
 
 import (
+	"os"
+	"reflect"
 	"testing"
 
+	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 	"github.com/baton-dev/baton/web/webtest"
 )
@@ -39,5 +42,36 @@ func TestReportInspectsEveryEvent(t *testing.T) {
 	}
 	if capped == 0 {
 		t.Errorf("no run path was long enough to be capped: the test checks nothing")
+	}
+}
+
+// The report's inspections share one index of message sources, read ahead of the event when a
+// transfer shows what its target then received: each is still exactly what NewInspection, on a
+// fresh analysis, says of its event.
+func TestReportInspectionsMatchOneByOne(t *testing.T) {
+	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := traces.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tr := range map[string]traces.Trace{"recorded supervisor": recorded, "agenttool": webtest.AgentTool()} {
+		r := web.NewReport(tr)
+		fed := 0
+		for i, in := range r.Inspections {
+			one, err := web.NewInspection(tr, tr.Events[i].Seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(in, one) {
+				t.Errorf("%s: the report's inspection of #%d differs from NewInspection's:\n%+v\n%+v", name, one.Seq, in, one)
+			}
+			fed += len(in.Messages)
+		}
+		if fed == 0 {
+			t.Errorf("%s: no inspection shows fed messages: the test checks nothing", name)
+		}
 	}
 }

@@ -88,7 +88,8 @@ type analysis struct {
 	values    []SessionValue
 	valueAt   map[string]int
 	histories map[string]*started
-	sources   *sourceIndex // grown as agents start, to classify what each was fed
+	sources   *sourceIndex // grown as agents start (and inspections ask), to classify what each was fed
+	counts    tokenCache   // the inspections' token counts
 
 	// For the timeline's search and folding (search.go): each agent's newest agent and model input, where an
 	// input event's new messages begin, and the call each echoing message event repeats.
@@ -145,7 +146,7 @@ func newAnalysis(run traces.Run, agents []traces.Agent) *analysis {
 		acts: make(map[string]*activity), transferAt: make(map[int64]*transfer),
 		pairs:      make(map[[2]string]*pairTransfers),
 		metaStatus: run.Status, flow: run.Flow, input: run.Input,
-		valueAt: make(map[string]int), histories: make(map[string]*started), sources: newSourceIndex(),
+		valueAt: make(map[string]int), histories: make(map[string]*started), sources: newSourceIndex(), counts: tokenCache{},
 		inputs: make(map[string][]traces.Message), freshFrom: make(map[int64]int), echoOf: make(map[int64]int64),
 		echoedBy: make(map[int64]int64),
 	}
