@@ -75,3 +75,37 @@ func TestReportInspectionsMatchOneByOne(t *testing.T) {
 		}
 	}
 }
+
+// The report's frames are the page as of their events, as time travel on the run page draws it:
+// every event of a short run, ReportFrames spread over a long one, the last event last.
+func TestReportFrames(t *testing.T) {
+	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := traces.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := webtest.Big(3 * web.ReportFrames)
+	for name, tc := range map[string]struct {
+		tr   traces.Trace
+		want int
+	}{"recorded supervisor": {recorded, len(recorded.Events)}, "long": {long, web.ReportFrames}} {
+		frames := web.NewReport(tc.tr).Frames
+		if len(frames) != tc.want {
+			t.Fatalf("%s: %d frames, want %d", name, len(frames), tc.want)
+		}
+		if last := tc.tr.Events[len(tc.tr.Events)-1].Seq; frames[len(frames)-1].Seq != last {
+			t.Errorf("%s: the last frame is #%d, want the last event #%d", name, frames[len(frames)-1].Seq, last)
+		}
+		for i, f := range frames {
+			if i > 0 && f.Seq <= frames[i-1].Seq {
+				t.Fatalf("%s: frame %d is #%d, after #%d", name, i, f.Seq, frames[i-1].Seq)
+			}
+			if want := web.ViewAt(tc.tr, f.Seq).Redraw(); !reflect.DeepEqual(f, want) {
+				t.Fatalf("%s: the frame as of #%d differs from time travel's", name, f.Seq)
+			}
+		}
+	}
+}
