@@ -262,9 +262,9 @@ func (q query) classify(agent string, m traces.Message) Source {
 		own, injected := splitInstruction(m.Content)
 		return Source{Origin: OriginInstruction, How: "instruction", Instruction: own, Injected: injected}
 	case "assistant":
-		return Source{Origin: OriginOwnTurn, Agent: agent, How: "own turn", Seq: q.take("own\x00"+ownKey(agent, m))}
+		return Source{Origin: OriginOwnTurn, Agent: agent, How: "own turn", Seq: q.take("own\x00" + ownKey(agent, m))}
 	case "tool":
-		s := Source{Origin: OriginToolResult, Agent: agent, How: "tool result", Seq: q.take("result\x00"+m.ToolName+"\x00"+m.ToolCallID)}
+		s := Source{Origin: OriginToolResult, Agent: agent, How: "tool result", Seq: q.take("result\x00" + m.ToolName + "\x00" + m.ToolCallID)}
 		if first, ok := x.callees[m.ToolName]; ok && first < q.before {
 			s.Agent, s.How = m.ToolName, "AgentTool answer"
 		}
@@ -272,14 +272,14 @@ func (q query) classify(agent string, m traces.Message) Source {
 	}
 	if m.Content == "For context:" {
 		// eino's rewrite of another agent's empty message: it does not name the agent.
-		return Source{Origin: OriginContext, How: "empty message", Seq: q.take("context\x00"+m.Content)}
+		return Source{Origin: OriginContext, How: "empty message", Seq: q.take("context\x00" + m.Content)}
 	}
 	if rest, ok := strings.CutPrefix(m.Content, forContext); ok {
 		if name, tail, ok := strings.Cut(rest, "]"); ok && name != "" {
-			return Source{Origin: OriginContext, Agent: name, How: contextHow(tail), Seq: q.take("context\x00"+m.Content)}
+			return Source{Origin: OriginContext, Agent: name, How: contextHow(tail), Seq: q.take("context\x00" + m.Content)}
 		}
 	}
-	if seq := q.take("request\x00"+agent+"\x00"+m.Content); seq > 0 {
+	if seq := q.take("request\x00" + agent + "\x00" + m.Content); seq > 0 {
 		return Source{Origin: OriginAgentToolRequest, Agent: x.callers[seq], How: "AgentTool request", Seq: seq}
 	}
 	s := Source{Origin: OriginUserInput, How: "input"}
