@@ -44,6 +44,7 @@ type feed struct {
 	users  int                  // guarded by feeds.mu
 	sub    *traces.Subscription // nil once stopped or done
 	view   *web.ViewState
+	travel *web.Travel    // the run as of an event, for time travel: safe for concurrent use, never replaced
 	agents []traces.Agent // the tree view was built on
 	done   bool           // the run ended: no events until it is resumed
 	wake   chan struct{}  // closed, and replaced, when events arrive or done is set
@@ -91,6 +92,7 @@ func (fs *feeds) acquire(rec *traces.Recording) *feed {
 		run := rec.Run()
 		f.agents = rec.Agents()
 		f.view = web.NewViewState(run, f.agents)
+		f.travel = web.NewTravel()
 		fs.m[rec] = f
 	}
 	f.users++

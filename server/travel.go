@@ -76,9 +76,9 @@ func parseSeq(v string) (int64, error) {
 
 // at returns the run as of event seq: the view state replayed up to it, with (when rows) the
 // timeline rows of the whole run, and the run's newest event and status. A seq past the newest
-// event is refused: the page would claim a state the run has not reached. The replay, which costs
-// a pass over the events up to seq, runs without holding the feed, so live viewers never wait
-// for it.
+// event is refused: the page would claim a state the run has not reached. The replay, from the
+// feed's Travel copy nearest before seq, runs without holding the feed, so live viewers never
+// wait for it.
 func (f *feed) at(seq int64, rows bool) (at *web.ViewState, all []web.Row, head int64, status traces.Status, err error) {
 	f.mu.Lock()
 	head, status = f.view.Seq(), f.view.Status()
@@ -93,5 +93,5 @@ func (f *feed) at(seq int64, rows bool) (at *web.ViewState, all []web.Row, head 
 	if seq > head {
 		return nil, nil, 0, status, traces.Errorf(traces.CodeInvalid, "at=%d is past the run's last event: choose 1 to %d", seq, head)
 	}
-	return web.ViewAt(tr, seq), all, head, status, nil
+	return f.travel.At(tr, seq), all, head, status, nil
 }

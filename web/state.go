@@ -78,6 +78,7 @@ type analysis struct {
 	endedAt     *time.Time // tr.Run.EndedAt when the run had ended before any event was added
 	runErr      string     // of the newest run.finished that has one
 	finishedSeq int64      // the newest run.finished
+	settled     bool       // a run.finished with a valid status came: the status no longer is the run's own
 	errorSeq    int64      // the newest error event
 	exit        Outcome    // the newest exit with a final result
 	words       Outcome    // the newest words-only assistant message of the shallowest agent
@@ -195,7 +196,7 @@ func (a *analysis) note(e *traces.Event) {
 	}
 	switch {
 	case e.Kind == traces.KindRunFinished && e.Run != nil && e.Run.Status.Valid():
-		a.status, a.finishedSeq = e.Run.Status, e.Seq
+		a.status, a.finishedSeq, a.settled = e.Run.Status, e.Seq, true
 		if e.Run.Error != "" {
 			a.runErr = e.Run.Error
 		}
