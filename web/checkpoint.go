@@ -11,10 +11,10 @@ import (
 
 // CheckpointEvery is how many events apart a Travel keeps copies of a run's analysis, so that
 // the state as of any event is a copy of the nearest one before it plus at most this many
-// events, wherever the event is in the run. A copy holds what the analysis holds by then (some
-// of its maps grow with the events): 100,000 events keep 6, holding together about as much
-// as the run's own view state; a step then costs one copy and at most this many events.
-const CheckpointEvery = 16384
+// events, wherever the event is in the run. The copies share the run's events; each holds the
+// analysis's indexes as they were (some grow with the events): 100,000 events keep 12, about a
+// quarter of what the run's own view state holds.
+const CheckpointEvery = 8192
 
 // Travel answers ViewAt for one run as its trace grows, from copies of the analysis kept every
 // CheckpointEvery events (made as steps need them), so that a step costs about the same at the
@@ -39,9 +39,7 @@ func (t *Travel) At(tr traces.Trace, seq int64) *ViewState {
 	run := tr.Run
 	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, "" // before its last event, as Prefix has it
 	a := t.from(tr, run, n)
-	for _, e := range tr.Events[len(a.tr.Events):n] {
-		a.add(e)
-	}
+	a.takeUpTo(tr, n)
 	if n == len(tr.Events) {
 		a.endAs(tr.Run)
 	}
@@ -63,15 +61,23 @@ func (t *Travel) from(tr traces.Trace, run traces.Run, n int) *analysis {
 		} else {
 			a = newAnalysis(run, tr.Agents)
 		}
-		for _, e := range tr.Events[len(a.tr.Events) : (len(t.cps)+1)*t.every] {
-			a.add(e)
-		}
+		a.takeUpTo(tr, (len(t.cps)+1)*t.every)
 		t.cps = append(t.cps, a)
 	}
 	if k := n / t.every; k > 0 {
 		return t.cps[k-1].clone()
 	}
 	return newAnalysis(run, tr.Agents)
+}
+
+// takeUpTo takes in tr's events up to index n (excluded), past those a has, sharing tr's array
+// (capped, so that a later add copies) rather than copying it event by event.
+func (a *analysis) takeUpTo(tr traces.Trace, n int) {
+	from := len(a.tr.Events)
+	a.tr.Events = capped(tr.Events[:n])
+	for i := from; i < n; i++ {
+		a.step(i)
+	}
 }
 
 // endAs gives a, made on its run as running, the run's own metadata once it has taken in the
