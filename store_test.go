@@ -16,6 +16,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -259,22 +260,26 @@ func TestExportHTMLReport(t *testing.T) {
 	if code := run(context.Background(), []string{"export", want.Run.ID, "--html", "--out", out, "--db", db}, &stdout, &stderr); code != 0 {
 		t.Fatalf("export --html: exit %d: %s", code, stderr.String())
 	}
-	f, err := os.Open(out)
+	html, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	doc, err := goquery.NewDocumentFromReader(f)
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(html))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := doc.Find(`[data-testid=timeline-row]`).Length(); n != len(want.Events) {
-		t.Errorf("%d timeline rows, want %d", n, len(want.Events))
+	packed := map[string]int{}
+	doc.Find(`[data-testid=report-pack]`).Each(func(_ int, p *goquery.Selection) {
+		var keys []string
+		if err := json.Unmarshal([]byte(p.AttrOr("data-keys", "")), &keys); err != nil {
+			t.Errorf("a pack's keys %q: %v", p.AttrOr("data-keys", ""), err)
+		}
+		packed[p.AttrOr("data-kind", "")] += len(keys)
+	})
+	if packed["inspection"] != len(want.Events) || packed["rows"] == 0 || packed["frame"] != len(want.Events) {
+		t.Errorf("packs of %v, want an inspection and a frame per event (%d), and rows", packed, len(want.Events))
 	}
-	if n := doc.Find(`#report-inspections template[data-seq]`).Length(); n != len(want.Events) {
-		t.Errorf("%d inspections, want one per event (%d)", n, len(want.Events))
-	}
-	got, err := traces.Unmarshal([]byte(doc.Find("#report-trace").Text()))
+	got, err := templates.ReadReportTrace(html)
 	if err != nil {
 		t.Fatalf("the embedded trace does not read back: %v", err)
 	}

@@ -13,8 +13,10 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -42,6 +44,7 @@ func TestReportOffline(t *testing.T) {
 			tr := b.waitRunEnded(t, created.ID, waitTimeout)
 			file := downloadReport(t, b, tr)
 			tb, requests := openOffline(t, "file://"+file)
+			waitReportReady(t, tb)
 
 			if got := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=timeline-row]').length`); got != len(tr.Events) {
 				t.Errorf("the timeline has %d rows, want the trace's %d events", got, len(tr.Events))
@@ -58,9 +61,13 @@ func TestReportOffline(t *testing.T) {
 			if got := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=transfer-edge]').length`); got != len(transfers) {
 				t.Errorf("the tree draws %d transfers, want %d", got, len(transfers))
 			}
-			embedded := evalJS[string](t, tb, `JSON.parse(document.getElementById('report-trace').textContent).run.input`)
-			if embedded != tr.Run.Input {
-				t.Errorf("the embedded trace's input is %q, want %q", embedded, tr.Run.Input)
+			html, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if embedded, err := templates.ReadReportTrace(html); err != nil || embedded.Run.Input != tr.Run.Input || len(embedded.Events) != len(tr.Events) {
+				t.Errorf("the embedded trace reads back as input %q with %d events (%v), want %q with %d",
+					embedded.Run.Input, len(embedded.Events), err, tr.Run.Input, len(tr.Events))
 			}
 
 			// Click the first row, then step with the keys.
@@ -161,22 +168,96 @@ func openOffline(t *testing.T, url string) (*tab, func() []string) {
 }
 
 // checkReportClean fails t when hostile text ran or became markup in the report: window.__xss
-// set, a script beside the embedded trace and the report's own, an <img src=x> or a <b>.
+// set, a script beside the packs, the embedded trace and the report's own, an <img src=x> or a
+// <b>.
 func checkReportClean(t *testing.T, tb *tab) {
 	t.Helper()
 	got := evalJS[struct {
 		XSS     string   `json:"xss"`
 		Scripts []string `json:"scripts"`
 		Marks   int      `json:"marks"`
-	}](t, tb, `({xss: typeof window.__xss, scripts: Array.from(document.querySelectorAll('script')).map(s => s.id || s.getAttribute('src') || 'inline'),
+	}](t, tb, `({xss: typeof window.__xss, scripts: Array.from(document.querySelectorAll('script:not(.report-pack)')).map(s => s.id || s.getAttribute('src') || 'inline'),
 	  marks: document.querySelectorAll('img[src="x"], b').length})`)
 	if got.XSS != "undefined" {
 		t.Errorf("window.__xss is %s: the payload ran", got.XSS)
 	}
 	if strings.Join(got.Scripts, " ") != "report-trace inline" {
-		t.Errorf("scripts %q, want the embedded trace and the report's own", got.Scripts)
+		t.Errorf("scripts %q beside the packs, want the embedded trace and the report's own", got.Scripts)
 	}
 	if got.Marks != 0 {
 		t.Errorf("%d <img src=x> or <b> elements: markup from the trace became elements", got.Marks)
 	}
+}
+
+// waitReportReady waits until the report has put its rows in and gone where its address says.
+func waitReportReady(t *testing.T, tb *tab) {
+	t.Helper()
+	tb.waitFor(t, "the report's rows", `document.body.dataset.ready === 'true'`)
+}
+
+// TestReportTimeTravel: in the report of the finished pipeline run, opened from file:// with the
+// network off, the keys step back to just before its first transfer, where the tree has no
+// transfer edge and the session no value; one step on draws the edge, End returns to the whole
+// run, and #at= opens right where the steps led.
+func TestReportTimeTravel(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	var created struct{ ID string }
+	if err := json.Unmarshal(b.post(t, "/api/runs", map[string]any{"flow": "pipeline", "pace_ms": 0}, http.StatusCreated), &created); err != nil {
+		t.Fatal(err)
+	}
+	tr := b.waitRunEnded(t, created.ID, waitTimeout)
+	file := downloadReport(t, b, tr)
+	tb, requests := openOffline(t, "file://"+file)
+	waitReportReady(t, tb)
+	head := tb.state(t)
+	if len(head.Edges) < 2 || len(head.Values) == 0 {
+		t.Fatalf("the finished pipeline run's report shows edges %v, values %v: want transfers and session values", head.Edges, head.Values)
+	}
+	first := int(head.Edges[0].Seq)
+	before := first - 1
+
+	tb.do(t, "step to the first event and on to just before the first transfer",
+		chromedp.KeyEvent(kb.Home), chromedp.KeyEvent(strings.Repeat(kb.ArrowRight, before-1)))
+	tb.waitFor(t, "the report as of #"+itoa(before), `document.body.dataset.at === `+jsString(itoa(before)))
+	checkBefore := func(where string) {
+		t.Helper()
+		tb.waitFor(t, where+": the scrubber and the inspector on #"+itoa(before),
+			`document.getElementById('scrub-range').value === `+jsString(itoa(before))+
+				` && document.querySelector('[data-testid=scrub-seq]').textContent === `+jsString(itoa(before))+
+				` && document.querySelector('#inspector [data-testid=inspection]')?.dataset.seq === `+jsString(itoa(before))+
+				` && document.querySelector('[data-testid=follow-head]').checkVisibility()`)
+		s := tb.state(t)
+		if len(s.Edges) != 0 || len(s.Values) != 0 {
+			t.Errorf("%s: edges %v, values %v: want none before the first transfer", where, s.Edges, s.Values)
+		}
+		if s.Nodes[head.Edges[0].To] != "idle" {
+			t.Errorf("%s: %s is %q, want idle before it was transferred to", where, head.Edges[0].To, s.Nodes[head.Edges[0].To])
+		}
+		if s.Status != "running" || len(s.Seqs) != len(head.Seqs) {
+			t.Errorf("%s: status %s with %d rows, want running with the whole run's %d", where, s.Status, len(s.Seqs), len(head.Seqs))
+		}
+		if n := evalJS[int](t, tb, `document.querySelectorAll('#timeline-rows .row.future').length`); n != len(head.Seqs)-before {
+			t.Errorf("%s: %d rows dimmed, want the %d after #%d", where, n, len(head.Seqs)-before, before)
+		}
+	}
+	checkBefore("stepped back")
+
+	tb.do(t, "step onto the transfer", chromedp.KeyEvent(kb.ArrowRight))
+	tb.waitFor(t, "the first transfer edge", `document.body.dataset.at === `+jsString(itoa(first))+
+		` && document.querySelectorAll('#graph [data-testid=transfer-edge]').length === 1`)
+
+	tb.do(t, "return to the last event", chromedp.KeyEvent(kb.End))
+	tb.waitFor(t, "the whole run again", `!document.body.hasAttribute('data-at') && !document.querySelector('.row.future')`+
+		` && document.querySelectorAll('#graph [data-testid=transfer-edge]').length === `+itoa(len(head.Edges)))
+	if s := tb.state(t); s.Status != "completed" || len(s.Values) != len(head.Values) {
+		t.Errorf("back at the end: status %s, values %v, want completed with %v", s.Status, s.Values, head.Values)
+	}
+	if got := requests(); len(got) != 0 {
+		t.Errorf("the report made requests: %q", got)
+	}
+
+	tb.open(t, "file://"+file+"#at="+itoa(before))
+	waitReportReady(t, tb)
+	checkBefore("opened with #at=")
 }

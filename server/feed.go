@@ -27,9 +27,35 @@ const liveWindow = 2 * time.Millisecond
 
 // feeds holds one feed per run that a page or a websocket follows.
 type feeds struct {
-	mu     sync.Mutex
-	m      map[*traces.Recording]*feed
-	window time.Duration // liveWindow, unless a benchmark compares another
+	mu      sync.Mutex
+	m       map[*traces.Recording]*feed
+	window  time.Duration // liveWindow, unless a benchmark compares another
+	travels []travelOf    // the runs travelled in last, newest first, at most keptTravels
+}
+
+// travelOf is a run's time-travel copies (web.Travel).
+type travelOf struct {
+	rec    *traces.Recording
+	travel *web.Travel
+}
+
+// keptTravels is how many runs keep their time-travel copies: those of the runs travelled in
+// last, whether a page still follows them or not (a finished run's page holds no feed).
+const keptTravels = 4
+
+// travel returns rec's web.Travel, made when rec is not one of the runs travelled in last.
+func (fs *feeds) travel(rec *traces.Recording) *web.Travel {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	i := slices.IndexFunc(fs.travels, func(t travelOf) bool { return t.rec == rec })
+	t := travelOf{rec: rec, travel: web.NewTravel()}
+	if i >= 0 {
+		t = fs.travels[i]
+		fs.travels = slices.Delete(fs.travels, i, i+1)
+	}
+	fs.travels = slices.Insert(fs.travels, 0, t)
+	fs.travels = fs.travels[:min(len(fs.travels), keptTravels)]
+	return t.travel
 }
 
 // feed is what a run's viewers share: one subscription to the recording, one view state fed by

@@ -30,7 +30,7 @@ func (s *inspector) agentRun(e *traces.Event) {
 		s.fact("resumed", "yes")
 	}
 	if e.Kind == traces.KindAgentStarted {
-		s.in.Messages = s.a.fed(newSourceIndex(), s.i, e.Agent, r.Input)
+		s.in.Messages = s.a.fed(s.a.sources, s.i, e.Agent, r.Input)
 		s.in.MessagesTitle = fmt.Sprintf("History %s was fed (%s)", e.Agent, plural(len(r.Input), "message"))
 		s.link("previous start", s.find(-1, func(o *traces.Event) bool {
 			return o.Kind == traces.KindAgentStarted && o.Agent == e.Agent
@@ -75,12 +75,12 @@ func (s *inspector) model(e *traces.Event) {
 	}
 	s.fact("tools offered", strings.Join(tools, ", "))
 	if len(input) > 0 {
-		pc := promptCall(s.a.tr, at, 0, nil, tokenCache{}, newSourceIndex())
+		pc := promptCall(s.a.tr, at, 0, nil, s.a.counts, s.a.sources)
 		s.fact("prompt by origin", byOriginText(pc.ByOrigin)+" ("+Estimator+")")
 		if e.Kind == traces.KindModelFinished && m.Usage == nil {
 			s.fact("tokens", fmt.Sprintf("prompt %d (%s); the model reported none", pc.Estimate, Estimator))
 		}
-		s.in.Messages = s.a.fed(newSourceIndex(), at, e.Agent, input)
+		s.in.Messages = s.a.fed(s.a.sources, at, e.Agent, input)
 		s.in.MessagesTitle = fmt.Sprintf("Input (%s)", plural(len(input), "message"))
 	}
 }

@@ -2,6 +2,8 @@ package web
 
 import (
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 
 	"github.com/baton-dev/baton/traces"
@@ -93,14 +95,17 @@ func Sources(tr traces.Trace, i int, agent string, msgs []traces.Message) []Sour
 	return newSourceIndex().sources(tr, i, agent, msgs)
 }
 
-// sources is Sources on an index that callers classifying several inputs in trace order share:
-// it only reads the events it has not read yet.
+// sources is Sources on an index that callers share: it only reads the events it has not read
+// yet, and one that has read past i answers as of i, so inputs can be classified in any order.
 func (x *sourceIndex) sources(tr traces.Trace, i int, agent string, msgs []traces.Message) []Source {
 	x.advance(tr, i)
-	used := make(map[string]int)
+	q := query{x: x, used: make(map[string]int), before: math.MaxInt64}
+	if i < len(tr.Events) {
+		q.before = tr.Events[i].Seq
+	}
 	out := make([]Source, len(msgs))
 	for k, m := range msgs {
-		out[k] = x.classify(used, agent, m)
+		out[k] = q.classify(agent, m)
 	}
 	return out
 }
@@ -167,7 +172,7 @@ func ownKey(agent string, m traces.Message) string {
 // messages.
 type sourceIndex struct {
 	primary, echo map[string][]int64
-	callees       map[string]bool  // agents that ran as AgentTools
+	callees       map[string]int64 // agents that ran as AgentTools: the seq of their first call
 	callers       map[int64]string // the caller of each agenttool.entered
 	runInput      string
 	runSeq        int64
@@ -176,7 +181,7 @@ type sourceIndex struct {
 
 func newSourceIndex() *sourceIndex {
 	return &sourceIndex{primary: map[string][]int64{}, echo: map[string][]int64{},
-		callees: map[string]bool{}, callers: map[int64]string{}}
+		callees: map[string]int64{}, callers: map[int64]string{}}
 }
 
 func (x *sourceIndex) add(primary bool, key string, seq int64) {
@@ -187,19 +192,31 @@ func (x *sourceIndex) add(primary bool, key string, seq int64) {
 	}
 }
 
-// take returns the event for the next copy of key, counting copies in used, or 0.
-func (x *sourceIndex) take(used map[string]int, key string) int64 {
-	seqs := x.primary[key]
-	if len(seqs) == 0 {
-		seqs = x.echo[key]
+// query classifies the messages of one input against the index's events before seq before,
+// counting in used the copies of each message it has met.
+type query struct {
+	x      *sourceIndex
+	used   map[string]int
+	before int64
+}
+
+// take returns the event for the next copy of key, or 0.
+func (q query) take(key string) int64 {
+	seqs := q.x.primary[key]
+	if !q.has(seqs) {
+		seqs = q.x.echo[key]
 	}
-	if len(seqs) == 0 {
+	if !q.has(seqs) {
 		return 0
 	}
-	n := used[key]
-	used[key] = n + 1
+	seqs = seqs[:sort.Search(len(seqs), func(k int) bool { return seqs[k] >= q.before })]
+	n := q.used[key]
+	q.used[key] = n + 1
 	return seqs[min(n, len(seqs)-1)]
 }
+
+// has reports whether seqs (ascending) holds an event before q.before.
+func (q query) has(seqs []int64) bool { return len(seqs) > 0 && seqs[0] < q.before }
 
 // advance reads the events of tr up to index end (excluded).
 func (x *sourceIndex) advance(tr traces.Trace, end int) {
@@ -216,7 +233,9 @@ func (x *sourceIndex) advance(tr traces.Trace, end int) {
 			m := traces.Message{Role: "tool", Content: e.Tool.Result, ToolName: e.Tool.Name, ToolCallID: e.Tool.CallID}
 			x.addMessage(true, e.Agent, m, e.Seq)
 		case e.Kind == traces.KindAgentToolEnter && e.AgentTool != nil:
-			x.callees[e.AgentTool.Callee] = true
+			if _, ok := x.callees[e.AgentTool.Callee]; !ok {
+				x.callees[e.AgentTool.Callee] = e.Seq
+			}
 			x.add(true, "request\x00"+e.AgentTool.Callee+"\x00"+e.AgentTool.Request, e.Seq)
 			x.callers[e.Seq] = e.AgentTool.Caller
 		}
@@ -236,34 +255,35 @@ func (x *sourceIndex) addMessage(primary bool, agent string, m traces.Message, s
 }
 
 // classify says where m, received by agent, came from.
-func (x *sourceIndex) classify(used map[string]int, agent string, m traces.Message) Source {
+func (q query) classify(agent string, m traces.Message) Source {
+	x := q.x
 	switch m.Role {
 	case "system":
 		own, injected := splitInstruction(m.Content)
 		return Source{Origin: OriginInstruction, How: "instruction", Instruction: own, Injected: injected}
 	case "assistant":
-		return Source{Origin: OriginOwnTurn, Agent: agent, How: "own turn", Seq: x.take(used, "own\x00"+ownKey(agent, m))}
+		return Source{Origin: OriginOwnTurn, Agent: agent, How: "own turn", Seq: q.take("own\x00" + ownKey(agent, m))}
 	case "tool":
-		s := Source{Origin: OriginToolResult, Agent: agent, How: "tool result", Seq: x.take(used, "result\x00"+m.ToolName+"\x00"+m.ToolCallID)}
-		if x.callees[m.ToolName] {
+		s := Source{Origin: OriginToolResult, Agent: agent, How: "tool result", Seq: q.take("result\x00" + m.ToolName + "\x00" + m.ToolCallID)}
+		if first, ok := x.callees[m.ToolName]; ok && first < q.before {
 			s.Agent, s.How = m.ToolName, "AgentTool answer"
 		}
 		return s
 	}
 	if m.Content == "For context:" {
 		// eino's rewrite of another agent's empty message: it does not name the agent.
-		return Source{Origin: OriginContext, How: "empty message", Seq: x.take(used, "context\x00"+m.Content)}
+		return Source{Origin: OriginContext, How: "empty message", Seq: q.take("context\x00" + m.Content)}
 	}
 	if rest, ok := strings.CutPrefix(m.Content, forContext); ok {
 		if name, tail, ok := strings.Cut(rest, "]"); ok && name != "" {
-			return Source{Origin: OriginContext, Agent: name, How: contextHow(tail), Seq: x.take(used, "context\x00"+m.Content)}
+			return Source{Origin: OriginContext, Agent: name, How: contextHow(tail), Seq: q.take("context\x00" + m.Content)}
 		}
 	}
-	if seq := x.take(used, "request\x00"+agent+"\x00"+m.Content); seq > 0 {
+	if seq := q.take("request\x00" + agent + "\x00" + m.Content); seq > 0 {
 		return Source{Origin: OriginAgentToolRequest, Agent: x.callers[seq], How: "AgentTool request", Seq: seq}
 	}
 	s := Source{Origin: OriginUserInput, How: "input"}
-	if m.Content == x.runInput {
+	if m.Content == x.runInput && x.runSeq < q.before {
 		s.Seq = x.runSeq
 	}
 	return s

@@ -7,12 +7,19 @@ import (
 )
 
 // Report is what the self-contained HTML report of a trace draws: the run page's view after the
-// last event, and the inspector of every event and every agent, so that the file needs no server.
+// last event, the inspector of every event and every agent, and the page's parts as of some of
+// its events (Frames) for its scrubber, so that the file needs no server.
 type Report struct {
 	View        View
 	Inspections []Inspection
 	Agents      []AgentSummary
+	Frames      []Update // Redraws as of each event, or of ReportFrames events spread over a longer run
 }
+
+// ReportFrames is how many events of a run a report can show the tree, header and session as of:
+// every event of a run up to this long, else this many spread evenly over it (the last one
+// included). A step to an event between two shows the earlier, and says so.
+const ReportFrames = 256
 
 // ReportMessages is how many of the messages fed to an agent or a model a report's inspection
 // shows: the latest.
@@ -39,6 +46,7 @@ func NewReport(tr traces.Trace) Report {
 		}
 		r.Inspections[i] = in
 	}
+	r.Frames = frames(tr)
 	for _, ref := range r.View.Agents {
 		// One pass per agent: a run has a handful, and the summary has its own single pass.
 		if s, err := NewAgentSummary(tr, ref.Name); err == nil {
@@ -46,4 +54,29 @@ func NewReport(tr traces.Trace) Report {
 		}
 	}
 	return r
+}
+
+// frames returns the redraws of tr as of the events ReportFrames chooses, in one pass: each is
+// what ViewAt(tr, seq).Redraw() returns.
+func frames(tr traces.Trace) []Update {
+	n := len(tr.Events)
+	if n == 0 {
+		return nil
+	}
+	k := min(n, ReportFrames)
+	run := tr.Run
+	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, "" // before its last event, as Prefix has it
+	v := NewViewState(run, tr.Agents)
+	out := make([]Update, 0, k)
+	next := 1 // frame next is at index ceil(next·n/k)-1; the k-th, the last event, is the whole run's
+	for i, e := range tr.Events[:n-1] {
+		v.Add(e)
+		if i == (next*n+k-1)/k-1 {
+			out = append(out, v.Redraw())
+			next++
+		}
+	}
+	whole := NewViewState(tr.Run, tr.Agents)
+	whole.Add(tr.Events...)
+	return append(out, whole.Redraw())
 }

@@ -1,8 +1,11 @@
 package web_test
 
 import (
+	"os"
+	"reflect"
 	"testing"
 
+	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 	"github.com/baton-dev/baton/web/webtest"
 )
@@ -39,5 +42,70 @@ func TestReportInspectsEveryEvent(t *testing.T) {
 	}
 	if capped == 0 {
 		t.Errorf("no run path was long enough to be capped: the test checks nothing")
+	}
+}
+
+// The report's inspections share one index of message sources, read ahead of the event when a
+// transfer shows what its target then received: each is still exactly what NewInspection, on a
+// fresh analysis, says of its event.
+func TestReportInspectionsMatchOneByOne(t *testing.T) {
+	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := traces.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tr := range map[string]traces.Trace{"recorded supervisor": recorded, "agenttool": webtest.AgentTool()} {
+		r := web.NewReport(tr)
+		fed := 0
+		for i, in := range r.Inspections {
+			one, err := web.NewInspection(tr, tr.Events[i].Seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(in, one) {
+				t.Errorf("%s: the report's inspection of #%d differs from NewInspection's:\n%+v\n%+v", name, one.Seq, in, one)
+			}
+			fed += len(in.Messages)
+		}
+		if fed == 0 {
+			t.Errorf("%s: no inspection shows fed messages: the test checks nothing", name)
+		}
+	}
+}
+
+// The report's frames are the page as of their events, as time travel on the run page draws it:
+// every event of a short run, ReportFrames spread over a long one, the last event last.
+func TestReportFrames(t *testing.T) {
+	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := traces.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := webtest.Big(3 * web.ReportFrames)
+	for name, tc := range map[string]struct {
+		tr   traces.Trace
+		want int
+	}{"recorded supervisor": {recorded, len(recorded.Events)}, "long": {long, web.ReportFrames}} {
+		frames := web.NewReport(tc.tr).Frames
+		if len(frames) != tc.want {
+			t.Fatalf("%s: %d frames, want %d", name, len(frames), tc.want)
+		}
+		if last := tc.tr.Events[len(tc.tr.Events)-1].Seq; frames[len(frames)-1].Seq != last {
+			t.Errorf("%s: the last frame is #%d, want the last event #%d", name, frames[len(frames)-1].Seq, last)
+		}
+		for i, f := range frames {
+			if i > 0 && f.Seq <= frames[i-1].Seq {
+				t.Fatalf("%s: frame %d is #%d, after #%d", name, i, f.Seq, frames[i-1].Seq)
+			}
+			if want := web.ViewAt(tc.tr, f.Seq).Redraw(); !reflect.DeepEqual(f, want) {
+				t.Fatalf("%s: the frame as of #%d differs from time travel's", name, f.Seq)
+			}
+		}
 	}
 }

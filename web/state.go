@@ -78,6 +78,7 @@ type analysis struct {
 	endedAt     *time.Time // tr.Run.EndedAt when the run had ended before any event was added
 	runErr      string     // of the newest run.finished that has one
 	finishedSeq int64      // the newest run.finished
+	settled     bool       // a run.finished with a valid status came: the status no longer is the run's own
 	errorSeq    int64      // the newest error event
 	exit        Outcome    // the newest exit with a final result
 	words       Outcome    // the newest words-only assistant message of the shallowest agent
@@ -88,7 +89,8 @@ type analysis struct {
 	values    []SessionValue
 	valueAt   map[string]int
 	histories map[string]*started
-	sources   *sourceIndex // grown as agents start, to classify what each was fed
+	sources   *sourceIndex // grown as agents start (and inspections ask), to classify what each was fed
+	counts    tokenCache   // the inspections' token counts
 
 	// For the timeline's search and folding (search.go): each agent's newest agent and model input, where an
 	// input event's new messages begin, and the call each echoing message event repeats.
@@ -145,7 +147,7 @@ func newAnalysis(run traces.Run, agents []traces.Agent) *analysis {
 		acts: make(map[string]*activity), transferAt: make(map[int64]*transfer),
 		pairs:      make(map[[2]string]*pairTransfers),
 		metaStatus: run.Status, flow: run.Flow, input: run.Input,
-		valueAt: make(map[string]int), histories: make(map[string]*started), sources: newSourceIndex(),
+		valueAt: make(map[string]int), histories: make(map[string]*started), sources: newSourceIndex(), counts: tokenCache{},
 		inputs: make(map[string][]traces.Message), freshFrom: make(map[int64]int), echoOf: make(map[int64]int64),
 		echoedBy: make(map[int64]int64),
 	}
@@ -194,7 +196,7 @@ func (a *analysis) note(e *traces.Event) {
 	}
 	switch {
 	case e.Kind == traces.KindRunFinished && e.Run != nil && e.Run.Status.Valid():
-		a.status, a.finishedSeq = e.Run.Status, e.Seq
+		a.status, a.finishedSeq, a.settled = e.Run.Status, e.Seq, true
 		if e.Run.Error != "" {
 			a.runErr = e.Run.Error
 		}

@@ -106,6 +106,6 @@ func (s *inspector) transferWhy(e *traces.Event) {
 	re := &s.a.tr.Events[r]
 	s.in.Received = re.Seq
 	s.link(t.To+" received", re.Seq)
-	s.in.Messages = s.a.fed(newSourceIndex(), r, t.To, re.AgentRun.Input)
+	s.in.Messages = s.a.fed(s.a.sources, r, t.To, re.AgentRun.Input)
 	s.in.MessagesTitle = fmt.Sprintf("What %s then received (%s)", t.To, plural(len(re.AgentRun.Input), "message"))
 }

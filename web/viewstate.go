@@ -53,7 +53,8 @@ func (v *ViewState) Rows(after int64, limit int) []Row {
 	return rows
 }
 
-// At returns the view state as it was right after event seq: ViewAt of the state's trace.
+// At returns the view state as it was right after event seq: ViewAt of the state's trace. It
+// replays the events up to seq; a Travel keeps copies to step from instead.
 func (v *ViewState) At(seq int64) *ViewState { return ViewAt(v.Trace(), seq) }
 
 // ViewAt returns the view state of tr as it was right after event seq, replayed from tr's events:

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -39,8 +40,10 @@ func BenchmarkViewStateUpdate(b *testing.B) {
 }
 
 // BenchmarkViewStateAt measures one step of time travel on a finished supervisor-shaped run of
-// 1,000, 10,000 and 100,000 events: the state as of its next-to-last event (a replay of the
-// events up to it, the dearest step) and the redraw the page swaps in.
+// 1,000, 10,000 and 100,000 events: the state as of its next-to-last event (the dearest step for
+// a replay from the first event) and the redraw the page swaps in, replayed from the start
+// ("replay", ViewState.At) and from a Travel's nearest copy ("travel", what the server does),
+// interleaved. "MB-kept" is the heap the Travel's copies hold.
 //
 //	go test ./web -run x -bench ViewStateAt -count 5
 func BenchmarkViewStateAt(b *testing.B) {
@@ -52,11 +55,34 @@ func BenchmarkViewStateAt(b *testing.B) {
 			e.Seq, e.Time = int64(i+1), time.Unix(int64(i), 0)
 			vs.Add(e)
 		}
-		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				vs.At(int64(n - 1)).Redraw()
-			}
-		})
+		tr := vs.Trace()
+		before := heap()
+		travel := web.NewTravel()
+		travel.At(tr, int64(n-1)) // makes its copies
+		kept := (float64(heap()) - float64(before)) / 1e6 // can be below 0 by noise, when it is small
+		for _, name := range []string{"replay", "travel"} {
+			b.Run(fmt.Sprintf("events=%d/%s", n, name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if name == "replay" {
+						vs.At(int64(n - 1)).Redraw()
+					} else {
+						travel.At(tr, int64(n-1)).Redraw()
+					}
+				}
+				if name == "travel" {
+					b.ReportMetric(kept, "MB-kept")
+				}
+			})
+		}
+		runtime.KeepAlive(travel)
 	}
+}
+
+// heap returns the bytes the heap holds after a collection.
+func heap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
+	"github.com/baton-dev/baton/web/webtest"
 )
 
 // TestViewStateAt steps a recorded real run back to every event: the state as of an event, and
@@ -38,6 +39,47 @@ func TestViewStateAt(t *testing.T) {
 		}
 		if e.Seq < tr.Events[len(tr.Events)-1].Seq && u.Stats.Status != traces.StatusRunning {
 			t.Errorf("as of #%d the run is %s, want running: it finished later", e.Seq, u.Stats.Status)
+		}
+	}
+}
+
+// A Travel steps from copies of the analysis it keeps every few events: the state as of each
+// event, asked for in any order, is exactly the replay's, on recorded, failed and refused runs
+// and a long one that a copy in the middle of a transfer's aftermath must not disturb.
+func TestTravelAt(t *testing.T) {
+	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := traces.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := webtest.Big(200)
+	// A run whose process died: it ended interrupted with no run.finished to say so.
+	died := webtest.Big(60)
+	end := died.Events[len(died.Events)-1].Time
+	died.Run.Status, died.Run.EndedAt, died.Run.Error = traces.StatusInterrupted, &end, "the process ended"
+	for name, tr := range map[string]traces.Trace{
+		"recorded supervisor": recorded, "failed transfer": webtest.FailedTransfer(),
+		"refused transfer": webtest.RefusedTransfer(), "agenttool": webtest.AgentTool(), "long, running": running,
+		"died": died,
+	} {
+		travel := web.NewTravelEvery(7)
+		n := len(tr.Events)
+		// Back from the end, then forth from the start: every copy is stepped from twice.
+		for k := range 2 * n {
+			i := n - 1 - k
+			if k >= n {
+				i = k - n
+			}
+			seq := tr.Events[i].Seq
+			want, got := web.ViewAt(tr, seq), travel.At(tr, seq)
+			if !reflect.DeepEqual(got.View(), want.View()) || !reflect.DeepEqual(got.Redraw(), want.Redraw()) {
+				t.Fatalf("%s: the travel's state as of #%d differs from the replay's", name, seq)
+			}
+			// What the caller adds to its state does not reach the copies.
+			got.Add(tr.Events[i+1:]...)
 		}
 	}
 }

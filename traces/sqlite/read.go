@@ -67,13 +67,7 @@ func (s *Store) List(q traces.RunQuery) (traces.RunPage, error) {
 		}
 		below = k
 	}
-	var got listed
-	var err error
-	if q.Text == "" {
-		err = s.summaries(&got, q, "key < ?", []any{below}, q.Limit+1)
-	} else {
-		err = s.search(&got, q, below)
-	}
+	got, err := s.summaries(q, below)
 	if err != nil {
 		return traces.RunPage{}, fmt.Errorf("list runs: %w", err)
 	}
@@ -94,29 +88,56 @@ type listed struct {
 	keys []int64
 }
 
-// summaries adds to out up to limit runs, key descending, that pass q's filters and where.
-func (s *Store) summaries(out *listed, q traces.RunQuery, where string, args []any, limit int) error {
-	conds := []string{where}
+// summaryColumns are the columns of runs (as r) that a summary reads, in summaries' Scan order.
+const summaryColumns = `r.key, r.id, r.flow, r.model, r.status, r.conversation, r.started_at, r.ended_at, r.error,
+	r.input_line, r.agents, r.transfers, r.tokens, r.events`
+
+// summaries returns up to q.Limit+1 runs with a key below below that pass q's filters, key
+// descending. With a text, it walks the search index from the most recent row down, joined to
+// each row's run, and stops at the run after the page: a common text reads a page's worth of
+// rows, a rare one (or one that few runs of a flow hold) one pass over its matches, never more.
+func (s *Store) summaries(q traces.RunQuery, below int64) (listed, error) {
+	var out listed
+	var conds []string
+	var args []any
 	for _, f := range []struct{ col, val string }{{"flow", q.Flow}, {"status", string(q.Status)}, {"conversation", q.Conversation}} {
 		if f.val != "" {
-			conds, args = append(conds, f.col+" = ?"), append(args, f.val)
+			conds, args = append(conds, "r."+f.col+" = ?"), append(args, f.val)
 		}
 	}
-	rows, err := s.db.QueryContext(context.Background(), `SELECT key, id, flow, model, status, conversation, started_at,
-		ended_at, error, input_line, agents, transfers, tokens, events FROM runs WHERE `+strings.Join(conds, " AND ")+
-		` ORDER BY key DESC LIMIT ?`, append(args, limit)...)
+	query := `SELECT ` + summaryColumns + ` FROM runs r WHERE ` + strings.Join(append(conds, "r.key < ?"), " AND ") +
+		` ORDER BY r.key DESC LIMIT ?`
+	args = append(args, below, q.Limit+1)
+	if q.Text != "" {
+		// A trigram phrase matches the text anywhere, case folded; quotes make any text a
+		// phrase. CROSS JOIN keeps the index outside (SQLite never reorders it), and a unary
+		// plus keeps each filter off its column's index: a run is looked up by its key.
+		match := `"` + strings.ReplaceAll(q.Text, `"`, `""`) + `"`
+		for i := range conds {
+			conds[i] = "+" + conds[i]
+		}
+		query = `SELECT ` + summaryColumns + ` FROM search CROSS JOIN runs r ON r.key = search.rowid >> ` +
+			strconv.Itoa(seqBits) + ` WHERE ` + strings.Join(append(conds, "search MATCH ?", "search.rowid < ?"), " AND ") +
+			` ORDER BY search.rowid DESC`
+		args = append(args[:len(conds)], match, below<<seqBits)
+	}
+	rows, err := s.db.QueryContext(context.Background(), query, args...)
 	if err != nil {
-		return err
+		return out, err
 	}
 	defer rows.Close()
-	for rows.Next() {
+	for rows.Next() && len(out.runs) <= q.Limit {
 		var key, started int64
 		var ended sql.NullInt64
 		var sum traces.RunSummary
 		r := &sum.Run
 		if err := rows.Scan(&key, &r.ID, &r.Flow, &r.Model, &r.Status, &r.Conversation, &started, &ended, &r.Error,
 			&r.Input, &sum.Agents, &sum.Transfers, &sum.Tokens, &sum.Events); err != nil {
-			return err
+			return out, err
+		}
+		// A run's search rows are one id range: its matches come one after another.
+		if n := len(out.keys); n > 0 && out.keys[n-1] == key {
+			continue
 		}
 		r.StartedAt = time.Unix(0, started).UTC()
 		if ended.Valid {
@@ -125,63 +146,7 @@ func (s *Store) summaries(out *listed, q traces.RunQuery, where string, args []a
 		}
 		out.runs, out.keys = append(out.runs, sum), append(out.keys, key)
 	}
-	return rows.Err()
-}
-
-// firstChunk is how many matching runs search looks at first; each next chunk is 4 times larger.
-const firstChunk = 64
-
-// search adds to out up to q.Limit+1 runs with a key below below whose input or messages hold
-// q.Text and that pass q's filters. It walks the index from the most recent run down, a chunk
-// of matching runs at a time, so a common text stops after a page of runs instead of collecting
-// every match, and a rare one reads only its few matches.
-func (s *Store) search(out *listed, q traces.RunQuery, below int64) error {
-	// A trigram phrase matches the text anywhere, case folded; quotes make any text a phrase.
-	match := `"` + strings.ReplaceAll(q.Text, `"`, `""`) + `"`
-	for chunk := firstChunk; ; chunk *= 4 {
-		keys, err := s.matches(match, below, chunk)
-		if err != nil || len(keys) == 0 {
-			return err
-		}
-		in := strings.TrimSuffix(strings.Repeat("?,", len(keys)), ",")
-		args := make([]any, len(keys))
-		for i, k := range keys {
-			args[i] = k
-		}
-		if err := s.summaries(out, q, "key IN ("+in+")", args, q.Limit+1-len(out.runs)); err != nil {
-			return err
-		}
-		if len(out.runs) > q.Limit || len(keys) < chunk {
-			return nil
-		}
-		below = keys[len(keys)-1]
-	}
-}
-
-// matches returns up to n distinct keys of runs below below with a search row that matches,
-// descending.
-func (s *Store) matches(match string, below int64, n int) ([]int64, error) {
-	rows, err := s.db.QueryContext(context.Background(),
-		`SELECT rowid FROM search WHERE search MATCH ? AND rowid < ? ORDER BY rowid DESC`, match, below<<seqBits)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var keys []int64
-	for rows.Next() {
-		var rowid int64
-		if err := rows.Scan(&rowid); err != nil {
-			return nil, err
-		}
-		// A run's rows are one id range: its matches come one after another.
-		if key := rowid >> seqBits; len(keys) == 0 || keys[len(keys)-1] != key {
-			if len(keys) == n {
-				break
-			}
-			keys = append(keys, key)
-		}
-	}
-	return keys, rows.Err()
+	return out, rows.Err()
 }
 
 // Interrupted returns the id of the newest run that ended interrupted at interruptID, or "".

@@ -1,0 +1,5 @@
+package web
+
+// NewTravelEvery returns a Travel that keeps a copy every n events, so that tests of short runs
+// step from copies.
+func NewTravelEvery(n int) *Travel { return &Travel{every: n} }
