@@ -36,7 +36,7 @@ func nodeWidth(name string) float64 {
 // nameLabel is name as a box of width w shows it: whole, or cut with "…" when even the widest
 // box is too narrow (the node's title and accessible name then carry it whole).
 func nameLabel(name string, w float64) string {
-	return shorten(name, int((w-NameX-12)/nameCharW))
+	return shorten(name, int((w-NameX-12)/nameCharW+1e-9)) // the box was sized by the same sum
 }
 
 // footer is how much a frame adds under what it holds for lines of caption and note.
