@@ -84,6 +84,8 @@ func TestBigTreeZoomPanAndBundles(t *testing.T) {
 		t.Errorf("names not drawn whole, or missing from the title or accessible name: %v", names)
 	}
 
+	tb.checkAxe(t, "8 specialists, transfers bundled")
+
 	zoom := func() float64 { return evalJS[legibility](t, tb, legibleJS).Scale }
 	z0 := zoom()
 	tb.click(t, "#zoom-in")
