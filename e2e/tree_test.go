@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
@@ -141,6 +142,11 @@ func TestBigTreeZoomPanAndBundles(t *testing.T) {
 	if got := evalJS[string](t, tb, `document.querySelector('`+badge+`').textContent.trim()`); got != "×4" {
 		t.Errorf("the bundle's badge says %q, want ×4", got)
 	}
+	// The bundle, reached by keyboard, inspects its newest transfer, which lists them all.
+	evalJS[bool](t, tb, `(document.querySelector('[data-testid=transfer-bundle][data-bundle=`+key+`]').focus(), true)`)
+	tb.press(t, kb.Enter)
+	tb.waitFor(t, "the bundle's newest transfer inspected, listing them all", inspectedJS+` === '`+strconv.FormatInt(bundle.Seq, 10)+`'`+
+		` && document.querySelectorAll('[data-testid=pair-transfers] .seq-link').length === `+itoa(bundle.Count))
 	edgeSel := `[data-testid=transfer-edge][data-order="` + itoa(bundle.Orders[0]) + `"]`
 	if evalJS[bool](t, tb, `drawn(document.querySelector('`+edgeSel+`'))`) {
 		t.Errorf("a bundled edge is drawn before its bundle is expanded")
@@ -151,9 +157,16 @@ func TestBigTreeZoomPanAndBundles(t *testing.T) {
 	if len(shown) != len(bundle.Orders) || evalJS[bool](t, tb, `drawn(document.querySelector('`+badge+`'))`) {
 		t.Errorf("expanded, the bundle shows edges %v (want %v) and its badge is visible: %v", shown, bundle.Orders, evalJS[bool](t, tb, `drawn(document.querySelector('`+badge+`'))`))
 	}
-	// Its newest edge's number, clicked, inspects that transfer.
-	tb.click(t, `.transfer-badge[data-seq="`+strconv.FormatInt(bundle.Seq, 10)+`"]`)
-	tb.waitFor(t, "the transfer's inspector listing its bundle", `document.querySelectorAll('[data-testid=pair-transfers] .seq-link').length === `+itoa(bundle.Count))
+	// Its oldest drawn edge's number, clicked, inspects that transfer, which lists them all too.
+	var oldest int64
+	for _, e := range g.Transfers {
+		if e.Order == bundle.Orders[0] {
+			oldest = e.Seq
+		}
+	}
+	tb.click(t, `.transfer-badge[data-seq="`+strconv.FormatInt(oldest, 10)+`"] text:not(.earlier)`) // its number: the group also holds the far "+1"
+	tb.waitFor(t, "that transfer's inspector listing its bundle", inspectedJS+` === '`+strconv.FormatInt(oldest, 10)+`'`+
+		` && document.querySelectorAll('[data-testid=pair-transfers] .seq-link').length === `+itoa(bundle.Count))
 
 	tb.click(t, "#expand-transfers")
 	tb.waitFor(t, "every drawn transfer shown", `Array.from(document.querySelectorAll('[data-testid=transfer-edge]')).filter(e => drawn(e)).length === `+itoa(len(g.Transfers))+
