@@ -104,8 +104,9 @@ function showRoot() {
 
 // refresh re-applies the view to a #graph the server just replaced.
 function refresh() {
-  // A fitted tree keeps fitting as it grows; a zoomed one keeps its zoom.
-  apply(V.fit ? fitZoom() : V.zoom);
+  // A fitted tree keeps fitting as it grows, its root in view; one the reader zoomed or moved
+  // stays as they left it.
+  if (V.fit) fit(); else apply(V.zoom);
   showBundles();
 }
 
@@ -139,6 +140,10 @@ function setupPan(b) {
   let drag = null;
   b.addEventListener("pointerdown", (ev) => {
     if (ev.button !== 0 || ev.pointerType === "touch") return;
+    if (ev.target === b && (ev.offsetX >= b.clientWidth || ev.offsetY >= b.clientHeight)) {
+      V.fit = false; // a scrollbar: the browser moves the tree
+      return;
+    }
     drag = { x: ev.clientX, y: ev.clientY, left: b.scrollLeft, top: b.scrollTop, moved: false, id: ev.pointerId };
   });
   b.addEventListener("pointermove", (ev) => {
@@ -147,6 +152,7 @@ function setupPan(b) {
     if (!drag.moved && Math.hypot(dx, dy) < 5) return;
     if (!drag.moved) {
       drag.moved = true;
+      V.fit = false;
       b.classList.add("panning");
       b.setPointerCapture(ev.pointerId);
     }
@@ -167,7 +173,7 @@ function setupPan(b) {
   b.addEventListener("pointerup", end);
   b.addEventListener("pointercancel", end);
   b.addEventListener("wheel", (ev) => {
-    if (!ev.ctrlKey && !ev.metaKey) return; // a plain wheel scrolls
+    if (!ev.ctrlKey && !ev.metaKey) { V.fit = false; return; } // a plain wheel scrolls
     ev.preventDefault();
     zoomAt(V.zoom * Math.exp(-ev.deltaY * 0.002), ev.clientX, ev.clientY);
   }, { passive: false });
@@ -176,6 +182,7 @@ function setupPan(b) {
 function onKey(ev) {
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
   if (!ev.target.closest || !ev.target.closest("#graph-scroll, .graph-zoom")) return;
+  if (ev.key.startsWith("Arrow") || ev.key.startsWith("Page")) V.fit = false; // the browser scrolls
   switch (ev.key) {
     case "+": case "=": zoomBy(STEP); break;
     case "-": case "_": zoomBy(1 / STEP); break;
@@ -205,5 +212,5 @@ export function initGraph() {
   // Live updates and time travel replace #graph: keep the view.
   new MutationObserver(refresh).observe(b, { childList: true });
   // A panel that changes size keeps a fitted tree fitted.
-  new ResizeObserver(() => { if (V.fit) apply(fitZoom()); }).observe(b);
+  new ResizeObserver(() => { if (V.fit) fit(); }).observe(b);
 }
