@@ -200,3 +200,19 @@ func TestRepeatedTransfersBundle(t *testing.T) {
 		t.Errorf("transfer %d, alone in its direction, lists %v (%v)", alone.Order, in.Pair, err)
 	}
 }
+
+// BenchmarkGraphGenerated measures drawing the generated trees from their traces: analysing the
+// events, laying out and routing the tree, bundling the transfers.
+//
+//	go test ./web -run x -bench GraphGenerated -count 5
+func BenchmarkGraphGenerated(b *testing.B) {
+	for _, name := range []string{"tree 10 depth 5", "tree 20 depth 5", "fan 8 22"} {
+		tr := generated()[name]
+		b.Run(strings.ReplaceAll(name, " ", "_"), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				web.NewGraph(tr)
+			}
+		})
+	}
+}
