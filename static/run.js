@@ -1,12 +1,12 @@
-// The run page: the timeline's filters and selection, the inspector, tabs, keys, the tree's fit
-// and the run controls, kept current by the live socket (live.js).
+// The run page: the timeline's filters and selection, the inspector, tabs, keys and the run
+// controls, kept current by the live socket (live.js); the tree's pan and zoom are graph.js's.
 
 import { postJSON, postRun, setupPace, showError, showPace, pace, startRun, withToken } from "./common.js";
+import { activateGraph, initGraph } from "./graph.js";
 import { applyFragment, follow, runClock } from "./live.js";
 import { away, hold, initTravel, onNews, step } from "./travel.js";
 
 const body = document.body;
-const FIT_KEY = "baton.fit";
 
 const S = {
   runId: body.dataset.runId || "",
@@ -333,40 +333,12 @@ function inspectError() {
   if (jump) inspect(Number(jump.dataset.seq));
 }
 
-// ---- graph fit
-
-function setupFit() {
-  const box = document.getElementById("graph-scroll");
-  const btn = document.getElementById("fit-toggle");
-  if (!box || !btn) return;
-  const set = (fit) => {
-    box.classList.toggle("fit", fit);
-    btn.setAttribute("aria-pressed", fit ? "true" : "false");
-    btn.textContent = fit ? "Fit" : "1:1";
-    // At 1:1 a wide tree pans: start with its root (drawn centred on top) in view.
-    if (!fit) box.scrollLeft = (box.scrollWidth - box.clientWidth) / 2;
-  };
-  let fit = localStorage.getItem(FIT_KEY);
-  if (fit === null) {
-    // Fit unless that would shrink the tree's 15px text below about 10px.
-    const g = document.getElementById("graph");
-    const w = g ? Number(g.dataset.width) : 0;
-    const h = g ? Number(g.dataset.height) : 0;
-    const scale = Math.min(w ? box.clientWidth / w : 1, h ? box.clientHeight / h : 1);
-    fit = scale > 0.65 ? "1" : "0";
-  }
-  set(fit === "1");
-  btn.addEventListener("click", () => {
-    const next = !box.classList.contains("fit");
-    localStorage.setItem(FIT_KEY, next ? "1" : "0");
-    set(next);
-  });
-}
-
 // ---- events
 
 function onGraphActivate(target) {
-  const edge = target.closest(".transfer, .transfer-badge, .at-arrow.seen");
+  if (activateGraph(target)) return true;
+  // A bundle inspects its newest transfer, whose inspector lists the others.
+  const edge = target.closest(".transfer, .transfer-badge, .transfer-bundle, .at-arrow.seen");
   if (edge && Number(edge.dataset.seq) > 0) {
     inspect(Number(edge.dataset.seq));
     return true;
@@ -483,7 +455,7 @@ export function initRun() {
     // Joining a live run: follow its head, as if one had watched from the start.
     rowsEl().scrollTop = rowsEl().scrollHeight;
   }
-  setupFit();
+  initGraph();
   setupPace(sendPace);
   if (isFinal(S.status)) fixPace(); // the run may have ended just as the page was rendered
   const dl = document.getElementById("download-json");

@@ -66,7 +66,7 @@ func kindAt(rows []web.Row, seq int64) string {
 }
 
 // clientModules are the modules static/app.js imports, directly or not; each page preloads them.
-var clientModules = []string{"index.js", "run.js", "common.js", "live.js", "travel.js"}
+var clientModules = []string{"index.js", "run.js", "common.js", "live.js", "travel.js", "graph.js"}
 
 // n formats a viewBox coordinate: at most one decimal, no trailing zeros.
 func n(f float64) string {
@@ -193,6 +193,20 @@ func transferTitle(t web.TransferEdge) string {
 	return s
 }
 
+func bundleTitle(b web.TransferBundle) string {
+	s := fmt.Sprintf("%d transfers: %s → %s (%s)", b.Count, b.From, b.To, b.Mode)
+	if b.Failed > 0 {
+		s += fmt.Sprintf(", %d failed", b.Failed)
+	}
+	return s + "; inspect the newest, which lists them all"
+}
+
+// atTitle is the accessible name of an AgentTool frame's call or result arrow: its word as
+// drawn, then the callee and the call's order among the run's AgentTool calls.
+func atTitle(word string, b web.Boundary) string {
+	return fmt.Sprintf("%s: %s, AgentTool call %d", word, b.Callee, b.Order)
+}
+
 // preview returns the head of a long text for a folded view.
 func preview(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 && i < 200 {
@@ -202,19 +216,6 @@ func preview(s string) string {
 		s = string(r[:199])
 	}
 	return s + "…"
-}
-
-// nameX is where an agent's name starts in its box, right of the state shape.
-const nameX = 36.0
-
-// nameWidth returns the width to squeeze an agent's name into when it would overflow its box
-// (estimating 9.4px per character of the 15px bold name), or 0 when it fits.
-func nameWidth(nd web.Node) float64 {
-	room := nd.Box.W - nameX - 10
-	if float64(len([]rune(nd.Label)))*9.4 <= room {
-		return 0
-	}
-	return room
 }
 
 // howDetail is what a fed message's How adds to its origin label: nothing for an instruction, an

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -10,17 +11,18 @@ import (
 // Graph is the agent tree as the run page draws it: an SVG whose viewBox is 0 0 Width Height.
 type Graph struct {
 	Width, Height float64
-	Nodes         []Node         // preorder of the tree
-	Links         []Link         // parent to sub-agent
-	Boundaries    []Boundary     // one per AgentTool callee
-	Transfers     []TransferEdge // those the tree draws (see TransferEdge), in order
-	TransferCount int            // all the transfers of the run
+	Nodes         []Node           // preorder of the tree
+	Links         []Link           // parent to sub-agent
+	Boundaries    []Boundary       // one per AgentTool callee
+	Transfers     []TransferEdge   // those the tree draws (see TransferEdge), in order
+	Bundles       []TransferBundle // one per direction between two agents with several transfers
+	TransferCount int              // all the transfers of the run
 }
 
 // Node is one agent of the tree.
 type Node struct {
 	Name        string
-	Label       string // Name shortened to fit the box
+	Label       string // Name, or its head and "…" when the widest box cannot hold it
 	Description string
 	Kind        traces.AgentKind
 	Parent      string
@@ -66,16 +68,24 @@ type Boundary struct {
 	Lines          []FrameText // CaptionLines then NoteLines, where they are drawn: under what the frame holds
 	Text           Rect        // what Lines cover, by a generous estimate of their width
 	Calls          int
-	Running        bool // entered and not exited yet
-	CallSeq        int64
-	ResultSeq      int64
-	Call, Result   Route
+	// Order is the place of the newest call in the run's AgentTool calls (1..n, by when they
+	// entered), 0 when none: the number the call and result arrows' badges show.
+	Order        int
+	Running      bool // entered and not exited yet
+	CallSeq      int64
+	ResultSeq    int64
+	Call, Result Route
 	// CallLabel and ResultLabel are where the arrows' words sit, inside the frame's top, beside
 	// the arrows where they run down to the callee: "result" on the left, "call" on the right;
 	// CallAnchor and ResultAnchor are their SVG text-anchor.
 	CallLabel, ResultLabel   Point
 	CallAnchor, ResultAnchor string
+	// CallBadge and ResultBadge are the centres of the order badges, beside the words.
+	CallBadge, ResultBadge Point
 }
+
+// AtBadgeR is the radius of an AgentTool arrow's order badge.
+const AtBadgeR = 9.0
 
 // FrameText is one line of an AgentTool frame's text, with the baseline's left end.
 type FrameText struct {
@@ -106,10 +116,35 @@ type TransferEdge struct {
 	Path    string
 	Label   Point
 	Earlier int
+	// Bundled is set when a TransferBundle stands for this edge's direction: the page shows the
+	// bundle, and this edge once the bundle is expanded.
+	Bundled bool
 
 	EarlierAt     Point
 	EarlierAnchor string
 }
+
+// TransferBundle is the transfers of one direction between two agents, when there are several,
+// drawn as one line with a count badge: along the newest drawn edge's route, its badge where that
+// edge's order badge sits, so that the collapsed tree shows a subset of what the expanded one
+// does. Seq is the newest transfer's event (inspecting it lists them all), Orders the order
+// numbers of the edges drawn for it (the newest Lanes), Failed how many failed, Mode their mode
+// or ModeMixed.
+type TransferBundle struct {
+	From, To string
+	Count    int
+	Failed   int
+	Mode     string
+	Seq      int64
+	Orders   []int
+	Current  bool
+	Route    Route
+	Path     string
+	Label    Point
+}
+
+// ModeMixed is the Mode of a bundle holding both llm and deterministic transfers.
+const ModeMixed = "mixed"
 
 // Lanes is how many transfers of one direction between two agents the tree draws.
 const Lanes = 3
@@ -150,6 +185,7 @@ func newGraph(a *analysis) Graph {
 	var drawn []bool
 	g.Transfers, drawn = a.transferEdges(boxes)
 	g.route(slots, drawn)
+	g.Bundles = a.bundles(g.Transfers)
 	for _, t := range g.Transfers {
 		// A transfer within a row dips below it: make room for the lowest such dip.
 		if t.Path != "" {
@@ -162,7 +198,7 @@ func newGraph(a *analysis) Graph {
 func (a *analysis) node(s *slot, depth int, caller bool) Node {
 	m, x := s.m, a.stateOf(s.m.Name)
 	n := Node{
-		Name: m.Name, Label: shorten(m.Name, 17), Description: m.Description, Kind: m.Kind,
+		Name: m.Name, Label: nameLabel(m.Name, s.box.W), Description: m.Description, Kind: m.Kind,
 		Parent: m.Parent, Relation: m.Relation, Depth: depth, Box: s.box, State: x.state,
 		Colour: m.colour, ModelCalls: x.modelCalls, ToolCalls: x.toolCalls, Tokens: x.tokens,
 		LastSeq: x.lastSeq, Error: x.err, Extra: m.extra, Missing: m.missing, Caller: caller,
@@ -189,13 +225,13 @@ func (a *analysis) boundary(s *slot) Boundary {
 		at := Point{s.text.X, s.text.Y + 12 + frameLine*float64(i)}
 		b.Lines = append(b.Lines, FrameText{Text: l, At: at, Note: i >= len(s.caption)})
 	}
-	for _, c := range a.calls {
+	for i, c := range a.calls {
 		if c.callee != b.Callee {
 			continue
 		}
 		if c.enter != 0 {
 			b.Calls++
-			b.CallSeq = c.enter
+			b.CallSeq, b.Order = c.enter, i+1
 		}
 		if c.exit != 0 {
 			b.ResultSeq = c.exit
@@ -231,6 +267,36 @@ func (a *analysis) transferEdges(boxes map[string]Rect) ([]TransferEdge, []bool)
 	return out, drawn
 }
 
+// bundles returns the bundles of the drawn edges es, newest last, and marks their edges
+// Bundled.
+func (a *analysis) bundles(es []TransferEdge) []TransferBundle {
+	at := make(map[[2]string]int) // index in out
+	var out []TransferBundle
+	for i := range es {
+		e := &es[i]
+		key := [2]string{e.From, e.To}
+		p := a.pairs[key]
+		if e.Path == "" || p.count < 2 {
+			continue
+		}
+		e.Bundled = true
+		j, ok := at[key]
+		if !ok {
+			j = len(out)
+			at[key] = j
+			out = append(out, TransferBundle{From: e.From, To: e.To, Count: p.count, Failed: p.failed, Mode: p.mode})
+		}
+		b := &out[j]
+		// es is in order: the last edge of a direction is its newest.
+		b.Seq, b.Current, b.Route, b.Path, b.Label = e.Seq, e.Current, e.Route, e.Path, e.Label
+		b.Orders = append(b.Orders, e.Order)
+	}
+	slices.SortFunc(out, func(x, y TransferBundle) int {
+		return cmp.Compare(x.Orders[len(x.Orders)-1], y.Orders[len(y.Orders)-1])
+	})
+	return out
+}
+
 // shorten cuts s to at most n runes, ending in "…" when it had to cut.
 func shorten(s string, n int) string {
 	r := []rune(s)
@@ -259,3 +325,27 @@ func compact(n int) string {
 	}
 	return fmt.Sprintf("%.1fM", float64(n)/1e6)
 }
+
+// CallWord is what the call arrow of b says: "call", or "call ×N" after several calls.
+func (b Boundary) CallWord() string {
+	if b.Calls > 1 {
+		return fmt.Sprintf("call ×%d", b.Calls)
+	}
+	return "call"
+}
+
+// BadgeW is the width of b's count badge: a pill as tall as an order badge, wide enough for
+// "×N" in its 14px bold text.
+func (b TransferBundle) BadgeW() float64 {
+	return max(2*BadgeR, 12+9*float64(len(fmt.Sprint(b.Count))+1))
+}
+
+// MinFont is the least size, in CSS pixels, at which the page shows text; SmallestFont is the
+// size of the smallest text the graph draws (app.css: a lane's count of earlier transfers), so
+// MinZoom is the least zoom at which the whole tree stays legible: the page opens and fits the
+// tree no smaller.
+const (
+	MinFont      = 11.0
+	SmallestFont = 13.0
+	MinZoom      = MinFont / SmallestFont
+)

@@ -17,6 +17,9 @@ func shapes() map[string]traces.Trace {
 		"refused transfer": webtest.RefusedTransfer(),
 		"agenttool":        webtest.AgentTool(),
 		"wide 12":          webtest.Wide(12),
+		"tree 10 depth 5":  webtest.Tree(10, 5),
+		"tree 20 depth 5":  webtest.Tree(20, 5),
+		"fan 8 22":         webtest.Fan(8, 22),
 		"empty":            {Run: traces.Run{ID: "r-empty", Status: traces.StatusRunning}},
 		"undeclared only":  webtest.New("r-u", "x", "in").Trace,
 	}

@@ -141,6 +141,26 @@ func (s *inspector) transfer(e *traces.Event) {
 		}
 	}
 	s.transferWhy(e)
+	s.pair(t)
+}
+
+// pair lists the transfers that took t's direction, when there were several.
+func (s *inspector) pair(t *traces.Transfer) {
+	p := s.a.pairs[[2]string{t.From, t.To}]
+	if p == nil || p.count < 2 {
+		return
+	}
+	for _, x := range s.a.transfers {
+		if x.t.From == t.From && x.t.To == t.To {
+			s.in.Pair = append(s.in.Pair, Ref{Label: fmt.Sprintf("transfer %d", x.order), Seq: x.seq})
+		}
+	}
+	n := len(s.in.Pair)
+	s.in.PairTitle = fmt.Sprintf("All %d transfers %s → %s", n, t.From, t.To)
+	if n > PairShown {
+		s.in.Pair = s.in.Pair[n-PairShown:]
+		s.in.PairTitle = fmt.Sprintf("The newest %d of %d transfers %s → %s", PairShown, n, t.From, t.To)
+	}
 }
 
 func (s *inspector) agentTool(e *traces.Event) {

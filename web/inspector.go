@@ -32,7 +32,15 @@ type Inspection struct {
 	Decision     int64
 	DecisionText string
 	Received     int64
+	// Pair lists, for a transfer whose direction between its two agents was taken more than
+	// once (a bundled edge of the tree), those transfers in order, the newest PairShown of them
+	// when there are more; PairTitle says which and how many.
+	Pair      []Ref
+	PairTitle string
 }
+
+// PairShown is how many transfers of one direction a transfer's inspector lists at most.
+const PairShown = 100
 
 // Fact is a short labelled value. Colour is an agent's colour index when Value names an agent,
 // -1 otherwise.

@@ -9,8 +9,11 @@ import (
 
 // Layout sizes, in viewBox units (CSS pixels when the graph is drawn 1:1).
 const (
-	NodeW = 184.0 // width of an agent box
-	NodeH = 76.0  // height of an agent box
+	NodeW     = 184.0 // least width of an agent box
+	MaxNodeW  = 320.0 // widest an agent box grows to show its whole name; longer names end in "…"
+	NodeH     = 76.0  // height of an agent box
+	NameX     = 36.0  // where an agent's name starts in its box, right of the state shape
+	nameCharW = 9.4   // a generous average width of one character of the 15px bold name
 
 	siblingGap = 28.0  // between neighbouring subtrees
 	rowGap     = 120.0 // between a parent's bottom and the next row's boxes when sub-agents are on it: room for transfer lanes and their numbers
@@ -23,6 +26,18 @@ const (
 	frameText  = 24.0  // horizontal padding of the frame's text
 	charW      = 8.0   // a generous average width of one character of the frame's 13.5px text
 )
+
+// nodeWidth is the width of the box of agent name: wide enough for the whole name, within
+// NodeW and MaxNodeW.
+func nodeWidth(name string) float64 {
+	return min(MaxNodeW, max(NodeW, NameX+float64(len([]rune(name)))*nameCharW+12))
+}
+
+// nameLabel is name as a box of width w shows it: whole, or cut with "…" when even the widest
+// box is too narrow (the node's title and accessible name then carry it whole).
+func nameLabel(name string, w float64) string {
+	return shorten(name, int((w-NameX-12)/nameCharW+1e-9)) // the box was sized by the same sum
+}
 
 // footer is how much a frame adds under what it holds for lines of caption and note.
 func footer(lines int) float64 { return 6 + frameLine*float64(lines) + 6 }
@@ -107,7 +122,7 @@ func layoutTree(r *roster, transfers func(from, to string) int) (order []*slot, 
 			s.kids = append(s.kids, k)
 			kidsW += k.footprint() + siblingGap
 		}
-		s.width = math.Max(NodeW, kidsW)
+		s.width = math.Max(nodeWidth(m.Name), kidsW)
 		if s.frame {
 			s.fitText(m.Parent)
 		}
@@ -204,9 +219,9 @@ func fanRoom(s *slot, transfers func(from, to string) int) float64 {
 		return max(toolGap, trackStep*float64(tracks+1))
 	}
 	tracks := (lines + lanes + 2*callees + 1) / 2
-	room := headRoom + float64(max(tracks-1, 0))*(2*badgeR+2) + headRoom
+	room := headRoom + float64(max(tracks-1, 0))*(2*BadgeR+2) + headRoom
 	if earlier {
-		room += earlierH + badgeR
+		room += earlierH + BadgeR
 	}
 	return max(rowGap, room)
 }
@@ -215,7 +230,8 @@ func fanRoom(s *slot, transfers func(from, to string) int) float64 {
 // bounds of everything it drew.
 func place(s *slot, left float64, d int, rows []float64) Rect {
 	inner := left + (s.footprint()-s.width)/2
-	s.box = Rect{inner + (s.width-NodeW)/2, rows[d], NodeW, NodeH}
+	w := nodeWidth(s.m.Name)
+	s.box = Rect{inner + (s.width-w)/2, rows[d], w, NodeH}
 	bounds := s.box
 	kidsW := -siblingGap
 	for _, k := range s.kids {

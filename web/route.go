@@ -23,7 +23,7 @@ const (
 	bundleGap = 1.6  // extra room between two bundles on the parent, in port steps
 	arrowGap  = 4.0  // between an arrowhead's end of a line and the box edge: clear of the thickest box stroke
 	cornerR   = 10.0 // radius of a line's turns
-	badgeR    = 12.0 // radius of a transfer's order badge, as graph.templ draws it
+	BadgeR    = 12.0 // radius of a transfer's order badge, and half the height of a bundle's count
 	headRoom  = 16.0 // least straight run into a box at a line's ends, for its arrowhead
 	earlierH  = 16.0 // room for a line of 13px text: the count of transfers a lane does not draw
 )
@@ -103,7 +103,7 @@ func (g *Graph) bundles(p *slot, pairs map[[2]string][]int) ([][]fanLine, float6
 		b := bundle(k, pairs[[2]string{k.m.Name, p.m.Name}], pairs[[2]string{p.m.Name, k.m.Name}])
 		for _, l := range b {
 			if l.transfer() && g.Transfers[l.edge].Earlier > 0 {
-				reserve = earlierH + badgeR
+				reserve = earlierH + BadgeR
 			}
 		}
 		if len(b) > 0 {
@@ -219,7 +219,7 @@ func tracks(y0 float64, lines []fanLine, reserve float64) {
 			// turns along the run so that they do not cover each other. The runs of a side
 			// nest, each a port further in than the one above, so the turns go outward.
 			f := 0.5
-			if step < 2*badgeR+2 {
+			if step < 2*BadgeR+2 {
 				f = []float64{0.75, 0.5, 0.25}[i%3]
 			}
 			l.badge = Point{l.a + (l.b-l.a)*f, l.track}
@@ -342,11 +342,15 @@ func (g *Graph) draw(l fanLine, links map[string]*Link, bounds map[string]*Bound
 		}
 		// The words sit beside the lines where they run down into the frame: "result" left of
 		// the pair, "call" right of it.
+		// Each word's order badge sits just past its end.
 		at := Point{l.b, l.child.box.Y - 7}
+		mid := l.child.box.Y - frameTop/2
 		if l.kind == lineCall {
 			b.Call, b.CallLabel, b.CallAnchor = l.route, at.add(Point{9, 0}), "start"
+			b.CallBadge = Point{b.CallLabel.X + atLabelW(b.CallWord()) + 4 + AtBadgeR, mid}
 		} else {
 			b.Result, b.ResultLabel, b.ResultAnchor = l.route, at.add(Point{-6, 0}), "end"
+			b.ResultBadge = Point{b.ResultLabel.X - atLabelW("result") - 4 - AtBadgeR, mid}
 		}
 	case lineUp, lineDown:
 		e := &g.Transfers[l.edge]
@@ -359,6 +363,9 @@ func (g *Graph) draw(l fanLine, links map[string]*Link, bounds map[string]*Bound
 		}
 	}
 }
+
+// atLabelW is a generous estimate of the width of an AgentTool arrow's 14px word.
+func atLabelW(word string) float64 { return float64(len([]rune(word))) * charW }
 
 // transferRoute routes the k-th newest drawn transfer from box a to box b when they are not
 // parent and child, and returns where its badge sits. Between rows it bows to the left of

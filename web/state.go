@@ -107,8 +107,9 @@ type analysis struct {
 
 // pairTransfers is the transfers of one direction between two agents.
 type pairTransfers struct {
-	count  int
-	newest []*transfer // at most Lanes, oldest first
+	count, failed int
+	mode          string      // the transfers' mode, "mixed" when they differ
+	newest        []*transfer // at most Lanes, oldest first
 }
 
 // started is an agent's newest agent.started, with the seqs of its newest starts and how many
@@ -363,6 +364,12 @@ func (a *analysis) transfer(e *traces.Event) {
 		p = &pairTransfers{}
 		a.pairs[[2]string{t.From, t.To}] = p
 	}
+	switch {
+	case p.count == 0:
+		p.mode = t.Mode
+	case p.mode != t.Mode:
+		p.mode = ModeMixed
+	}
 	if p.count++; len(p.newest) == Lanes {
 		p.newest = append(p.newest[:0], p.newest[1:]...)
 	}
@@ -381,6 +388,7 @@ func (a *analysis) transfer(e *traces.Event) {
 // never saw it otherwise).
 func (a *analysis) failTransfer(t *transfer, seq int64, msg string) {
 	t.failed, t.failSeq, t.err = true, seq, msg
+	a.pairs[[2]string{t.t.From, t.t.To}].failed++
 	if m, x := a.roster.byName[t.t.To], a.acts[t.t.To]; m != nil && m.extra && (x == nil || x.lastSeq <= t.seq) {
 		m.missing = true
 	}

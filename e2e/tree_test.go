@@ -1,0 +1,183 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+	"github.com/baton-dev/baton/web/webtest"
+)
+
+// legibleJS measures the tree as drawn: the zoom (drawn width over the viewBox's), and the
+// smallest rendered text of the SVG in screen pixels, with what it says.
+const legibleJS = `(() => {
+  const svg = document.querySelector('#graph svg');
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  let least = 1e9, which = '';
+  for (const t of svg.querySelectorAll('text')) {
+    if (t.getBoundingClientRect().width === 0 || !t.textContent.trim()) continue; // drawn text only
+    const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+    if (px < least) { least = px; which = t.textContent; }
+  }
+  return {scale, least, which, minZoom: Number(document.getElementById('graph').dataset.minZoom)};
+})()`
+
+type legibility struct {
+	Scale, Least, MinZoom float64
+	Which                 string
+}
+
+// importTrace adds tr to b through POST /api/traces and returns its run's id.
+func importTrace(t *testing.T, b *baton, tr traces.Trace) string {
+	t.Helper()
+	data, err := traces.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.Post(b.base+"/api/traces", "application/json", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct{ ID string }
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil || res.StatusCode != http.StatusCreated && res.StatusCode != http.StatusOK {
+		t.Fatalf("import: %d %v", res.StatusCode, err)
+	}
+	return out.ID
+}
+
+// TestBigTreeZoomPanAndBundles: a run with 8 specialists and 22 transfers, imported, opens with
+// its tree too wide for the panel drawn at the legible zoom, not shrunk: no text under
+// web.MinFont px, every name whole. The buttons, Ctrl+wheel and the keyboard zoom; a drag pans
+// without inspecting what it started on; a bundle's count expands it into its numbered edges,
+// one of which inspects to the list of the bundle's transfers; "Show every transfer" draws
+// them all; and axe-core finds nothing.
+func TestBigTreeZoomPanAndBundles(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	tr := webtest.Fan(8, 22)
+	g := web.NewGraph(tr)
+	id := importTrace(t, b, tr)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+id)
+	tb.waitVisible(t, "[data-testid=bundle-badge]")
+	// checkVisibility says an SVG group hidden by display: none is visible: ask for its box.
+	evalJS[bool](t, tb, `(window.drawn = (el) => !!el && el.getBoundingClientRect().width > 0, true)`)
+
+	l := evalJS[legibility](t, tb, legibleJS)
+	if math.Abs(l.Scale-l.MinZoom) > 0.01 || l.Least < web.MinFont-0.01 {
+		t.Errorf("opened at zoom %.3f (legible from %.3f), smallest text %.1fpx (%q)", l.Scale, l.MinZoom, l.Least, l.Which)
+	}
+	names := evalJS[[]string](t, tb, `Array.from(document.querySelectorAll('#graph .node')).filter(n =>
+	  n.querySelector('.node-name').textContent !== n.dataset.agent || !n.getAttribute('aria-label').startsWith(n.dataset.agent) ||
+	  !n.querySelector('title').textContent.startsWith(n.dataset.agent)).map(n => n.dataset.agent)`)
+	if len(names) > 0 {
+		t.Errorf("names not drawn whole, or missing from the title or accessible name: %v", names)
+	}
+
+	tb.checkAxe(t, "8 specialists, transfers bundled")
+
+	zoom := func() float64 { return evalJS[legibility](t, tb, legibleJS).Scale }
+	z0 := zoom()
+	tb.click(t, "#zoom-in")
+	tb.waitFor(t, "zoomed in by the button", `document.getElementById('zoom-level').textContent === '106%'`)
+	if z := zoom(); math.Abs(z-z0*1.25) > 0.01 {
+		t.Errorf("zoom %.3f after +, want %.3f", z, z0*1.25)
+	}
+	box := evalJS[struct{ X, Y float64 }](t, tb, `(() => { const r = document.getElementById('graph-scroll').getBoundingClientRect();
+	  return {x: r.left + r.width / 2, y: r.top + r.height / 2}; })()`)
+	tb.do(t, "Ctrl+wheel out over the tree", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		return mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseWheel, X: box.X, Y: box.Y, DeltaX: 1e-6, DeltaY: 300, Modifiers: 2}) // Ctrl; a zero DeltaX would be left out, which Chromium refuses
+	}))
+	tb.waitFor(t, "zoomed out by the wheel", `Number(document.getElementById('graph').dataset.zoom) < 1.0`)
+	tb.click(t, "#zoom-fit")
+	tb.waitFor(t, "fitted again", `Math.abs(Number(document.getElementById('graph').dataset.zoom) - `+jsFloat(l.MinZoom)+`) < 0.001`)
+	tb.do(t, "focus the tree", chromedp.Focus(chromedp.ID("graph-scroll")))
+	tb.press(t, "+")
+	tb.waitFor(t, "zoomed in by the key", `document.getElementById('zoom-level').textContent === '106%'`)
+	tb.press(t, "0")
+	tb.waitFor(t, "reset to 1:1", `document.getElementById('zoom-level').textContent === '100%'`)
+
+	// Drag from the supervisor's box to the right: the tree pans left by as much, and the
+	// click that ends the drag summarises nothing.
+	from := evalJS[struct{ X, Y, Left float64 }](t, tb, `(() => { const r = document.querySelector('[data-testid=node-supervisor] .node-box').getBoundingClientRect();
+	  return {x: r.left + r.width / 2, y: r.top + r.height / 2, left: document.getElementById('graph-scroll').scrollLeft}; })()`)
+	tb.do(t, "drag the tree", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		if err := mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMousePressed, X: from.X, Y: from.Y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1}); err != nil {
+			return err
+		}
+		for _, dx := range []float64{10, 60, 120} {
+			if err := mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: from.X + dx, Y: from.Y, Button: input.MouseButtonLeft, Buttons: 1}); err != nil {
+				return err
+			}
+		}
+		return mouse(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseReleased, X: from.X + 120, Y: from.Y, Button: input.MouseButtonLeft, ClickCount: 1})
+	}))
+	if left := evalJS[float64](t, tb, `document.getElementById('graph-scroll').scrollLeft`); math.Abs(from.Left-120-left) > 2 {
+		t.Errorf("scrolled to %.0f after a 120px drag from %.0f", left, from.Left)
+	}
+	if evalJS[bool](t, tb, `!!document.querySelector('[data-testid=agent-summary]')`) {
+		t.Errorf("the drag summarised the agent it started on")
+	}
+
+	// The bundle to network_specialist: ×4, expanded into its three newest numbered edges.
+	var bundle web.TransferBundle
+	for _, x := range g.Bundles {
+		if x.From == "supervisor" {
+			bundle = x
+		}
+	}
+	key := jsString(bundle.From + "→" + bundle.To)
+	badge := `[data-testid=bundle-badge][data-bundle=` + key + `]`
+	if got := evalJS[string](t, tb, `document.querySelector('`+badge+`').textContent.trim()`); got != "×4" {
+		t.Errorf("the bundle's badge says %q, want ×4", got)
+	}
+	// The bundle, reached by keyboard, inspects its newest transfer, which lists them all.
+	evalJS[bool](t, tb, `(document.querySelector('[data-testid=transfer-bundle][data-bundle=`+key+`]').focus(), true)`)
+	tb.press(t, kb.Enter)
+	tb.waitFor(t, "the bundle's newest transfer inspected, listing them all", inspectedJS+` === '`+strconv.FormatInt(bundle.Seq, 10)+`'`+
+		` && document.querySelectorAll('[data-testid=pair-transfers] .seq-link').length === `+itoa(bundle.Count))
+	edgeSel := `[data-testid=transfer-edge][data-order="` + itoa(bundle.Orders[0]) + `"]`
+	if evalJS[bool](t, tb, `drawn(document.querySelector('`+edgeSel+`'))`) {
+		t.Errorf("a bundled edge is drawn before its bundle is expanded")
+	}
+	tb.click(t, badge)
+	tb.waitFor(t, "the bundle expanded", `drawn(document.querySelector('`+edgeSel+`'))`)
+	shown := evalJS[[]int](t, tb, `Array.from(document.querySelectorAll('[data-testid=transfer-edge][data-bundle=`+key+`]')).filter(e => drawn(e)).map(e => Number(e.dataset.order))`)
+	if len(shown) != len(bundle.Orders) || evalJS[bool](t, tb, `drawn(document.querySelector('`+badge+`'))`) {
+		t.Errorf("expanded, the bundle shows edges %v (want %v) and its badge is visible: %v", shown, bundle.Orders, evalJS[bool](t, tb, `drawn(document.querySelector('`+badge+`'))`))
+	}
+	// Its oldest drawn edge's number, clicked, inspects that transfer, which lists them all too.
+	var oldest int64
+	for _, e := range g.Transfers {
+		if e.Order == bundle.Orders[0] {
+			oldest = e.Seq
+		}
+	}
+	tb.click(t, `.transfer-badge[data-seq="`+strconv.FormatInt(oldest, 10)+`"] text:not(.earlier)`) // its number: the group also holds the far "+1"
+	tb.waitFor(t, "that transfer's inspector listing its bundle", inspectedJS+` === '`+strconv.FormatInt(oldest, 10)+`'`+
+		` && document.querySelectorAll('[data-testid=pair-transfers] .seq-link').length === `+itoa(bundle.Count))
+
+	tb.click(t, "#expand-transfers")
+	tb.waitFor(t, "every drawn transfer shown", `Array.from(document.querySelectorAll('[data-testid=transfer-edge]')).filter(e => drawn(e)).length === `+itoa(len(g.Transfers))+
+		` && !drawn(document.querySelector('[data-testid=transfer-bundle]'))`)
+	tb.checkAxe(t, "8 specialists, every transfer shown")
+}
+
+// mouse dispatches one mouse event to the tab of ctx.
+func mouse(ctx context.Context, p input.DispatchMouseEventParams) error {
+	_, err := chromedp.Call(ctx, input.DispatchMouseEvent, p)
+	return err
+}
+
+func jsFloat(f float64) string { b, _ := json.Marshal(f); return string(b) }

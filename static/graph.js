@@ -1,0 +1,216 @@
+// The agent tree's view: pan and zoom, and the expansion of bundled transfers. The server draws
+// the tree 1:1 in CSS pixels (graph.templ); this module only sizes the SVG to a zoom, scrolls the
+// panel and toggles classes, so that the state survives the live updates that replace #graph.
+//
+// The tree opens fitted to the panel, but never below the zoom at which its smallest text is
+// legible (#graph's data-min-zoom): a tree too big for that opens with its root in view and pans.
+// Drag pans; Ctrl+wheel, the buttons and + / - (0 resets) zoom; zooming out by hand may go
+// further, for an overview.
+
+const LEAST = 0.4; // the furthest one may zoom out by hand
+const MOST = 2.5;
+const STEP = 1.25; // one press of + or -
+
+const V = {
+  zoom: 1,
+  fit: true,          // follow the panel's size and the tree's growth, as Fit does
+  all: false,         // every bundle expanded
+  open: new Set(),    // bundles expanded one by one, by data-bundle
+};
+
+const box = () => document.getElementById("graph-scroll");
+const svg = () => box()?.querySelector("#graph svg");
+const graph = () => document.getElementById("graph");
+
+// legible is the least zoom at which the tree's text stays readable.
+function legible() {
+  return Number(graph()?.dataset.minZoom) || 1;
+}
+
+// size returns the tree's drawing size at 1:1.
+function size() {
+  const g = graph();
+  return { w: Number(g?.dataset.width) || 0, h: Number(g?.dataset.height) || 0 };
+}
+
+// fitZoom is the zoom that shows the whole tree in the panel, at most 1:1 and never less than
+// legible.
+function fitZoom() {
+  const b = box(), { w, h } = size();
+  if (!b || !w || !h) return 1;
+  const pad = 12; // the panel's padding, both sides
+  const z = Math.min(1, (b.clientWidth - pad) / w, (b.clientHeight - pad) / h);
+  return Math.max(z, legible());
+}
+
+// apply sizes the SVG to zoom z and shows the level.
+function apply(z) {
+  V.zoom = z;
+  const s = svg(), { w, h } = size();
+  if (s && w && h) {
+    s.setAttribute("width", String(Math.round(w * z)));
+    s.setAttribute("height", String(Math.round(h * z)));
+  }
+  const out = document.getElementById("zoom-level");
+  if (out) out.textContent = Math.round(z * 100) + "%";
+  const el = graph();
+  if (el) el.dataset.zoom = String(z);
+}
+
+// zoomAt zooms to z keeping the drawing's point under (cx, cy), client coordinates, in place.
+function zoomAt(z, cx, cy) {
+  const s = svg();
+  if (!s) return;
+  z = Math.min(MOST, Math.max(Math.min(LEAST, legible()), z));
+  const before = s.getBoundingClientRect();
+  const px = (cx - before.left) / V.zoom, py = (cy - before.top) / V.zoom;
+  V.fit = false;
+  apply(z);
+  const after = s.getBoundingClientRect();
+  const b = box();
+  b.scrollLeft += after.left + px * z - cx;
+  b.scrollTop += after.top + py * z - cy;
+}
+
+// zoomBy zooms by factor k about the panel's centre.
+function zoomBy(k) {
+  const r = box().getBoundingClientRect();
+  zoomAt(V.zoom * k, r.left + r.width / 2, r.top + r.height / 2);
+}
+
+// fit shows the tree as it opens: fitted, or at the legible zoom with its root in view.
+function fit() {
+  V.fit = true;
+  apply(fitZoom());
+  showRoot();
+}
+
+// reset shows the tree 1:1 with its root in view.
+function reset() {
+  V.fit = false;
+  apply(1);
+  showRoot();
+}
+
+// showRoot scrolls the panel to the top, centred on the first root agent.
+function showRoot() {
+  const b = box(), s = svg();
+  const root = s?.querySelector(".node .node-box");
+  b.scrollTop = 0;
+  if (!root) return;
+  const r = root.getBoundingClientRect(), p = b.getBoundingClientRect();
+  b.scrollLeft += r.left + r.width / 2 - (p.left + p.width / 2);
+}
+
+// refresh re-applies the view to a #graph the server just replaced.
+function refresh() {
+  // A fitted tree keeps fitting as it grows, its root in view; one the reader zoomed or moved
+  // stays as they left it.
+  if (V.fit) fit(); else apply(V.zoom);
+  showBundles();
+}
+
+// showBundles marks the expanded bundles' elements and offers the toggle when there are any.
+function showBundles() {
+  const b = box();
+  b.classList.toggle("expanded", V.all);
+  for (const el of b.querySelectorAll("[data-bundle]")) el.classList.toggle("open", V.open.has(el.dataset.bundle));
+  const btn = document.getElementById("expand-transfers");
+  if (btn) {
+    btn.hidden = !b.querySelector(".transfer-bundle");
+    btn.setAttribute("aria-pressed", V.all ? "true" : "false");
+  }
+}
+
+// activateGraph handles the activation (click, Enter, Space) of target if it is the tree's own
+// control, a bundle's count, which expands that bundle; it reports whether it did.
+export function activateGraph(target) {
+  const badge = target.closest && target.closest(".bundle-badge");
+  if (!badge) return false;
+  V.open.add(badge.dataset.bundle);
+  showBundles();
+  // Focus the newest of its edges, drawn where the count was.
+  const edges = Array.from(box().querySelectorAll(".transfer.in-bundle")).filter((e) => e.dataset.bundle === badge.dataset.bundle);
+  if (edges.length) edges[edges.length - 1].focus({ preventScroll: true });
+  return true;
+}
+
+// setupPan pans the panel while the pointer drags it; a drag is not a click.
+function setupPan(b) {
+  let drag = null;
+  b.addEventListener("pointerdown", (ev) => {
+    if (ev.button !== 0 || ev.pointerType === "touch") return;
+    if (ev.target === b && (ev.offsetX >= b.clientWidth || ev.offsetY >= b.clientHeight)) {
+      V.fit = false; // a scrollbar: the browser moves the tree
+      return;
+    }
+    drag = { x: ev.clientX, y: ev.clientY, left: b.scrollLeft, top: b.scrollTop, moved: false, id: ev.pointerId };
+  });
+  b.addEventListener("pointermove", (ev) => {
+    if (!drag || ev.pointerId !== drag.id) return;
+    const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 5) return;
+    if (!drag.moved) {
+      drag.moved = true;
+      V.fit = false;
+      b.classList.add("panning");
+      b.setPointerCapture(ev.pointerId);
+    }
+    b.scrollLeft = drag.left - dx;
+    b.scrollTop = drag.top - dy;
+  });
+  const end = () => {
+    if (!drag) return;
+    if (drag.moved) {
+      b.classList.remove("panning");
+      // The click that ends a drag selects nothing.
+      const swallow = (e) => { e.stopPropagation(); e.preventDefault(); };
+      b.addEventListener("click", swallow, { capture: true, once: true });
+      setTimeout(() => b.removeEventListener("click", swallow, { capture: true }), 0);
+    }
+    drag = null;
+  };
+  b.addEventListener("pointerup", end);
+  b.addEventListener("pointercancel", end);
+  b.addEventListener("wheel", (ev) => {
+    if (!ev.ctrlKey && !ev.metaKey) { V.fit = false; return; } // a plain wheel scrolls
+    ev.preventDefault();
+    zoomAt(V.zoom * Math.exp(-ev.deltaY * 0.002), ev.clientX, ev.clientY);
+  }, { passive: false });
+}
+
+function onKey(ev) {
+  if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (!ev.target.closest || !ev.target.closest("#graph-scroll, .graph-zoom")) return;
+  if (ev.key.startsWith("Arrow") || ev.key.startsWith("Page")) V.fit = false; // the browser scrolls
+  switch (ev.key) {
+    case "+": case "=": zoomBy(STEP); break;
+    case "-": case "_": zoomBy(1 / STEP); break;
+    case "0": reset(); break;
+    default: return;
+  }
+  ev.preventDefault();
+}
+
+// initGraph wires the tree's view; the run page calls it once.
+export function initGraph() {
+  const b = box();
+  if (!b) return;
+  fit();
+  showBundles();
+  setupPan(b);
+  document.getElementById("zoom-in")?.addEventListener("click", () => zoomBy(STEP));
+  document.getElementById("zoom-out")?.addEventListener("click", () => zoomBy(1 / STEP));
+  document.getElementById("zoom-fit")?.addEventListener("click", fit);
+  document.getElementById("zoom-reset")?.addEventListener("click", reset);
+  document.getElementById("expand-transfers")?.addEventListener("click", () => {
+    V.all = !V.all;
+    if (!V.all) V.open.clear();
+    showBundles();
+  });
+  document.addEventListener("keydown", onKey);
+  // Live updates and time travel replace #graph: keep the view.
+  new MutationObserver(refresh).observe(b, { childList: true });
+  // A panel that changes size keeps a fitted tree fitted.
+  new ResizeObserver(() => { if (V.fit) fit(); }).observe(b);
+}
