@@ -299,7 +299,8 @@ func TestRemoteSendsCompactInputs(t *testing.T) {
 	}
 	var mu sync.Mutex
 	refs := 0 // input references in the posted events
-	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }} // Host too
+	// SetURL sets the Host header too, which Baton checks.
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }}
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/ingest/") {
 			body, err := io.ReadAll(r.Body)

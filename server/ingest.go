@@ -106,7 +106,7 @@ func (s *Server) startIngest(c echo.Context) error {
 // earlier event of the session.
 type ingestBatch struct {
 	Events json.RawMessage `json:"events"`
-	Agents []traces.Agent `json:"agents"`
+	Agents []traces.Agent  `json:"agents"`
 	// Ending, when set, is how the run ends if the app goes quiet now: the status (and error) to
 	// finish it with at the timeout, instead of interrupted. A later post replaces it.
 	Ending *traces.RunMark `json:"ending"`

@@ -207,10 +207,10 @@ func TestIngestReadsCompactEvents(t *testing.T) {
 	}
 	post(`{"seq":1,`+at+`,"kind":"run.started","run":{"flow":"support","input":"hi","status":"running"}}`,
 		`{"seq":2,`+at+`,"kind":"agent.started","agent":"bot","agent_run":{"via":"run","input":[{"role":"user","content":"hi"}]}}`)
-	// Version 2: the model's input keeps the agent's one message and adds the instruction's reply.
+	// Version 2: the model's input keeps the agent's one message and adds a reply.
 	post(`{"seq":3,` + at + `,"kind":"model.started","agent":"bot","model":{"id":"m1","input_from":2,"input_keep":1,"input":[{"role":"assistant","content":"hello"}]}}`)
 	// Version 1, in full, in the same session.
-	post(`{"seq":4,` + at + `,"kind":"model.started","agent":"bot","model":{"id":"m2","input":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},{"role":"user","content":"bye"}]}}`,
+	post(`{"seq":4,`+at+`,"kind":"model.started","agent":"bot","model":{"id":"m2","input":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},{"role":"user","content":"bye"}]}}`,
 		`{"seq":5,`+at+`,"kind":"model.started","agent":"bot","model":{"id":"m3","input_from":4,"input_keep":2}}`)
 
 	tr := ts.recording(t, id).Snapshot()
