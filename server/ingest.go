@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"net/http"
 	"time"
 
@@ -105,8 +104,8 @@ func (s *Server) startIngest(c echo.Context) error {
 // in full (format version 1) or in the compact form of version 2, where an input may refer to an
 // earlier event of the session.
 type ingestBatch struct {
-	Events json.RawMessage `json:"events"`
-	Agents []traces.Agent  `json:"agents"`
+	Events traces.RawJSON `json:"events"`
+	Agents []traces.Agent `json:"agents"`
 	// Ending, when set, is how the run ends if the app goes quiet now: the status (and error) to
 	// finish it with at the timeout, instead of interrupted. A later post replaces it.
 	Ending *traces.RunMark `json:"ending"`

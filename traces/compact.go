@@ -239,6 +239,9 @@ func (st *eventState) extend(base []Message, keep int, tail []Message) []Message
 // concurrent use.
 type EventDecoder struct {
 	st *eventState
+	// What DecodeEvents reads into, kept for its next call.
+	events []Event
+	refs   [][2]inputRef
 }
 
 // NewEventDecoder returns a decoder expecting the run's first event.
@@ -262,15 +265,22 @@ func (dec *EventDecoder) Decode(data []byte) (Event, error) {
 	return e, nil
 }
 
+// RawJSON is a JSON value that DecodeJSON checks and keeps as written, sharing the data rather
+// than copying it: for a value another decoder reads on, such as the events of a request that
+// EventDecoder.DecodeEvents reads.
+type RawJSON []byte
+
 // DecodeEvents reads data, a JSON array of the run's next events (null for none), each as Decode
 // reads it, for a reader that gets a run's events in batches, such as an app's posts. check, when
 // not nil, sees the events first, their inputs as written (a reference not yet followed), and its
 // error refuses them. It reads all of them or none: after an error the decoder expects the
 // array's first event again. Problems are *Errors with CodeInvalid naming events[i] of the array.
+// The slice it returns is the decoder's, valid until its next call: copy the events to keep them.
 func (dec *EventDecoder) DecodeEvents(data []byte, check func([]Event) error) ([]Event, error) {
 	d := &decoder{data: data, what: "events", version: FormatVersion}
-	var events []Event
-	var refs [][2]inputRef
+	clear(dec.events) // not to hold on to the payloads of the last call
+	events, refs := dec.events[:0], dec.refs[:0]
+	defer func() { dec.events, dec.refs = events, refs }()
 	c, err := d.peek()
 	switch {
 	case err != nil:
