@@ -31,6 +31,9 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 	mc := &traces.ModelCall{ID: id}
 	if in != nil {
 		mc.Input = v.input(in.Messages)
+		if len(in.Tools) > 0 {
+			mc.Tools = make([]string, 0, len(in.Tools))
+		}
 		for _, t := range in.Tools {
 			if t != nil {
 				mc.Tools = append(mc.Tools, t.Name)
@@ -47,15 +50,25 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	mc := &traces.ModelCall{ID: c.modelID, DurationMS: millis(time.Since(c.started)), Error: errText(err)}
+	// The call, its reply and its usage, allocated together.
+	ended := &struct {
+		mc    traces.ModelCall
+		out   traces.Message
+		usage traces.Usage
+	}{mc: traces.ModelCall{ID: c.modelID, DurationMS: millis(time.Since(c.started)), Error: errText(err)}}
+	mc := &ended.mc
 	if msg != nil {
-		mc.Output = ptr(traceMessage(msg))
-		mc.Usage = traceUsage(msg)
+		ended.out = traceMessage(msg)
+		mc.Output = &ended.out
+		if u := traceUsage(msg); u != nil {
+			ended.usage, mc.Usage = *u, &ended.usage
+		}
 		c.v.lastReply = msg.Content
 		c.v.calls, c.v.handedOff = msg.ToolCalls, false
 	}
 	if usage != nil {
-		mc.Usage = &traces.Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}
+		ended.usage = traces.Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}
+		mc.Usage = &ended.usage
 	}
 	r.emit(traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.v.path, Model: mc})
 	if msg != nil {
@@ -98,18 +111,24 @@ func (r *Recorder) toolFinished(info *callbacks.RunInfo, c *call, result string,
 		delete(r.agentTools, callID)
 		r.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
 	}
-	tc := &traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(time.Since(c.started))}
-	if interrupted {
-		tc.Interrupted = true
-	} else {
-		tc.Error = errText(err)
+	// The end and the result's message, allocated together: a third of a run's events are these.
+	ended := &struct {
+		tc  traces.ToolCall
+		msg traces.Message
+	}{
+		tc:  traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(time.Since(c.started))},
+		msg: traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name},
 	}
-	r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.v.path, Tool: tc})
+	if interrupted {
+		ended.tc.Interrupted = true
+	} else {
+		ended.tc.Error = errText(err)
+	}
+	r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.v.path, Tool: &ended.tc})
 	if err != nil {
 		return
 	}
-	r.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.v.path,
-		Message: &traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}})
+	r.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.v.path, Message: &ended.msg})
 	if info.Name == transferToolName {
 		var target struct {
 			AgentName string `json:"agent_name"`

@@ -17,6 +17,9 @@ func traceMessage(m *schema.Message) traces.Message {
 		ToolCallID: m.ToolCallID,
 		ToolName:   m.ToolName,
 	}
+	if len(m.ToolCalls) > 0 {
+		out.ToolCalls = make([]traces.ToolCallSpec, 0, len(m.ToolCalls))
+	}
 	for _, tc := range m.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, traces.ToolCallSpec{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -419,15 +418,33 @@ func infoText(v any) string {
 
 // jsonValue renders a value as JSON, falling back to its printed form. Markup stays as written
 // (no \u003c): the value is data, and every view escapes it when it shows it.
+// Encoders are kept between calls, so that a value costs its encoding and its string only.
 func jsonValue(v any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		buf.Reset()
-		enc.Encode(fmt.Sprint(v))
+	je := jsonEncoders.Get().(*jsonEncoder)
+	defer func() {
+		if je.buf.Cap() <= 64<<10 { // a rare large value is not worth keeping memory for
+			jsonEncoders.Put(je)
+		}
+	}()
+	je.buf.Reset()
+	if je.enc.Encode(v) != nil {
+		je.buf.Reset()
+		je.enc.Encode(fmt.Sprint(v))
 	}
-	return strings.TrimSuffix(buf.String(), "\n")
+	return string(bytes.TrimSuffix(je.buf.Bytes(), []byte("\n")))
 }
+
+// jsonEncoder is a JSON encoder that leaves markup as written, with the buffer it writes to.
+type jsonEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var jsonEncoders = sync.Pool{New: func() any {
+	je := new(jsonEncoder)
+	je.enc = json.NewEncoder(&je.buf)
+	je.enc.SetEscapeHTML(false)
+	return je
+}}
 
 func ptr[T any](v T) *T { return &v }

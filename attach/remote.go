@@ -256,6 +256,7 @@ func agentsOf(qs []queuedAgent) []traces.Agent {
 // is delivered. It retries while the server is unreachable; a server that refuses the run ends it.
 func (s *remoteRun) send(first traces.Event) {
 	id := ""
+	var w wire
 	retry := retryMin
 	heartbeat := time.NewTimer(heartbeatEvery)
 	defer heartbeat.Stop()
@@ -269,8 +270,13 @@ func (s *remoteRun) send(first traces.Event) {
 				continue
 			}
 		} else {
-			err = s.c.post("/api/ingest/"+id, batch, nil)
+			if batch.Wire, err = w.array(batch.Events); err != nil {
+				err = &refusal{msg: "encode: " + err.Error()}
+			} else {
+				err = s.c.post("/api/ingest/"+id, batch, nil)
+			}
 			if err == nil {
+				w.sent(len(batch.Events))
 				s.sent(batch, agents)
 				if last {
 					return
@@ -338,10 +344,42 @@ type ingestLabels struct {
 
 // ingestBatch is the body of POST /api/ingest/:id.
 type ingestBatch struct {
-	Events []traces.Event  `json:"events"`
+	Events []traces.Event  `json:"-"`      // what the post delivers
+	Wire   json.RawMessage `json:"events"` // Events in the compact form (see wire)
 	Agents []traces.Agent  `json:"agents,omitempty"`
 	Ending *traces.RunMark `json:"ending,omitempty"`
 }
+
+// wire is the sender's encoding of a run's events in the compact form of the trace format's
+// current version, which the server reads: an input that extends an earlier event's refers to
+// it, so a growing conversation is sent in size linear in its messages. Each event is encoded
+// once, in order, and kept until delivered, so that a post sent again carries the same bytes.
+type wire struct {
+	enc     traces.EventEncoder
+	encoded [][]byte // the queue's first events, encoded
+}
+
+// array returns events, the queue's first ones, as a JSON array, encoding those not yet encoded.
+func (w *wire) array(events []traces.Event) ([]byte, error) {
+	out := []byte{'['}
+	for i, e := range events {
+		if i == len(w.encoded) {
+			data, err := w.enc.AppendEvent(nil, e)
+			if err != nil {
+				return nil, err
+			}
+			w.encoded = append(w.encoded, data)
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, w.encoded[i]...)
+	}
+	return append(out, ']'), nil
+}
+
+// sent drops the first n events, delivered.
+func (w *wire) sent(n int) { w.encoded = w.encoded[n:] }
 
 // create registers the run with the server, from its first event: run.started, or resumed when
 // it continues an interrupted run, which the server then reopens.

@@ -1,13 +1,18 @@
 package attach_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -281,4 +286,51 @@ func TestRemoteResumeIsOneStory(t *testing.T) {
 	if strings.Join(kinds, " ") != "interrupted run.finished resumed run.finished" {
 		t.Errorf("the trace reads %v, want interrupted, run.finished, resumed, run.finished", kinds)
 	}
+}
+
+// TestRemoteSendsCompactInputs: the stream to Baton carries model and agent inputs in the compact
+// form (an input that extends an earlier one refers to it), and Baton reads back the same story,
+// every input whole.
+func TestRemoteSendsCompactInputs(t *testing.T) {
+	base := startBaton(t, listen(t))
+	target, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	refs := 0 // input references in the posted events
+	// SetURL sets the Host header too, which Baton checks.
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }}
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/ingest/") {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			refs += strings.Count(string(body), `"input_from":`)
+			mu.Unlock()
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+
+	b := attach.New(attach.Config{URL: front.URL})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	runner, err := attachtest.Helpdesk(ctx, false, agents.NewPace(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, transfers := attachtest.Drain(t, runner.Query(ctx, attachtest.HelpdeskInput, b.Option()))
+	if err := b.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if refs == 0 {
+		t.Error("no posted event refers to an earlier input: the inputs went in full")
+	}
+	attachtest.CheckHelpdesk(t, trace(t, base, awaitRun(t, base)), transfers)
 }

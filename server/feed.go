@@ -82,7 +82,6 @@ type feed struct {
 
 	encoded  map[int64][]byte // event JSON by seq, made on first demand
 	rows     map[int64][]byte // timeline row HTML by seq as JSON string content, made on first demand
-	amends   []amend          // rows drawn again: a viewer past seq, not past at, needs them
 	parts    []part           // the latest render of each replaceable part
 	rendered int64            // the seq the parts were rendered at
 	shown    traces.Status    // the run's status as of rendered
@@ -98,8 +97,6 @@ type part struct {
 	json   []byte
 	at     int64
 }
-
-type amend struct{ seq, at int64 }
 
 // acquire returns rec's feed, started and holding every event recorded so far. Call release when
 // done with it.
@@ -399,14 +396,13 @@ type liveMsg struct {
 func (f *feed) buildLocked(ctx context.Context, page pageState, pace *int64) (*liveMsg, error) {
 	shown := f.rendered
 	var rows []byte
-	for _, a := range f.amends {
-		if a.seq <= page.seq && a.at > page.seq {
-			r, err := f.rowLocked(ctx, a.seq)
-			if err != nil {
-				return nil, err
-			}
-			rows = append(rows, r...)
+	// Rows the page has that were drawn again since: the view state keeps which, for the run's life.
+	for _, seq := range f.view.Amended(page.seq, shown) {
+		r, err := f.rowLocked(ctx, seq)
+		if err != nil {
+			return nil, err
 		}
+		rows = append(rows, r...)
 	}
 	seq := page.seq
 scan:
@@ -473,7 +469,7 @@ scan:
 var rowsHead = []byte(`{"target":"` + templates.RowsTarget + `","swap":"` + templates.SwapAppend + `","html":"`)
 
 // renderLocked renders the parts of the page that changed since they were last rendered, and
-// notes the rows drawn again since; a first render flashes the transfers after seq fresh. The
+// forgets the rows drawn again since; a first render flashes the transfers after seq fresh. The
 // caller holds f.mu.
 func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 	head := f.view.Seq()
@@ -506,8 +502,7 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 		}
 	}
 	for _, r := range u.Amended {
-		delete(f.rows, r.Seq)
-		f.amends = append(f.amends, amend{seq: r.Seq, at: head})
+		delete(f.rows, r.Seq) // rendered again on demand
 	}
 	f.rendered, f.shown = head, f.view.Status()
 	f.draws++

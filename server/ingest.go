@@ -100,9 +100,11 @@ func (s *Server) startIngest(c echo.Context) error {
 }
 
 // ingestBatch is one post of a session: events numbered by the app from the session's next seq
-// on, and agents discovered since the last post.
+// on, and agents discovered since the last post. The events are read by the session's decoder:
+// in full (format version 1) or in the compact form of version 2, where an input may refer to an
+// earlier event of the session.
 type ingestBatch struct {
-	Events []traces.Event `json:"events"`
+	Events traces.RawJSON `json:"events"`
 	Agents []traces.Agent `json:"agents"`
 	// Ending, when set, is how the run ends if the app goes quiet now: the status (and error) to
 	// finish it with at the timeout, instead of interrupted. A later post replaces it.
@@ -145,11 +147,19 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 	if err := traces.ValidateAgents(b.Agents); err != nil {
 		return 0, err
 	}
-	if err := checkBatch(b.Events, r.next, r.resumes != ""); err != nil {
-		return 0, err
-	}
 	if b.Ending != nil && !b.Ending.Status.Ended() {
 		return 0, traces.Errorf(traces.CodeInvalid, "ending.status %q is not a final status: want completed, failed, interrupted or canceled", b.Ending.Status)
+	}
+	var events []traces.Event
+	if len(b.Events) > 0 { // else a heartbeat
+		// Decoded last among the checks: the decoder keeps what it accepts.
+		var err error
+		events, err = r.dec.DecodeEvents(b.Events, func(events []traces.Event) error {
+			return checkBatch(events, r.next, r.resumes != "")
+		})
+		if err != nil {
+			return 0, err
+		}
 	}
 	r.ending = b.Ending
 	if b.Ending != nil {
@@ -161,7 +171,7 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 	for _, a := range b.Agents {
 		r.rec.PutAgent(a)
 	}
-	for _, e := range b.Events {
+	for _, e := range events {
 		r.next++
 		if e.Kind == traces.KindRunFinished {
 			r.endLocked(e.Time, e.Run.Status, e.Run.Error)

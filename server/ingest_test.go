@@ -191,6 +191,45 @@ func TestIngestStreamsARunLive(t *testing.T) {
 	}
 }
 
+// TestIngestReadsCompactEvents: an app may send model and agent inputs in the compact form of
+// the trace format's version 2, referring to an input of an earlier post, or in full (version
+// 1); the run holds every input whole either way.
+func TestIngestReadsCompactEvents(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	id := ts.startIngest(t, `{"agents":[{"name":"bot","kind":"chat_model"}]}`, nil, http.StatusCreated).ID
+	const at = `"time":"2026-05-01T12:00:00Z"`
+	post := func(events ...string) {
+		t.Helper()
+		res := ts.do(t, request{method: http.MethodPost, path: "/api/ingest/" + id, body: `{"events":[` + strings.Join(events, ",") + `]}`})
+		if res.status != http.StatusOK {
+			t.Fatalf("POST %s: %d %s", events, res.status, res.body)
+		}
+	}
+	post(`{"seq":1,`+at+`,"kind":"run.started","run":{"flow":"support","input":"hi","status":"running"}}`,
+		`{"seq":2,`+at+`,"kind":"agent.started","agent":"bot","agent_run":{"via":"run","input":[{"role":"user","content":"hi"}]}}`)
+	// Version 2: the model's input keeps the agent's one message and adds a reply.
+	post(`{"seq":3,` + at + `,"kind":"model.started","agent":"bot","model":{"id":"m1","input_from":2,"input_keep":1,"input":[{"role":"assistant","content":"hello"}]}}`)
+	// Version 1, in full, in the same session.
+	post(`{"seq":4,`+at+`,"kind":"model.started","agent":"bot","model":{"id":"m2","input":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},{"role":"user","content":"bye"}]}}`,
+		`{"seq":5,`+at+`,"kind":"model.started","agent":"bot","model":{"id":"m3","input_from":4,"input_keep":2}}`)
+
+	tr := ts.recording(t, id).Snapshot()
+	var inputs [][]string
+	for _, e := range tr.Events {
+		if e.Model != nil {
+			var words []string
+			for _, m := range e.Model.Input {
+				words = append(words, m.Content)
+			}
+			inputs = append(inputs, words)
+		}
+	}
+	want := [][]string{{"hi", "hello"}, {"hi", "hello", "bye"}, {"hi", "hello"}}
+	if !slices.EqualFunc(inputs, want, slices.Equal) {
+		t.Errorf("model inputs as stored: %q, want %q", inputs, want)
+	}
+}
+
 func TestIngestFlowDefaultsToApp(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
 	run := ts.startIngest(t, `{}`, nil, http.StatusCreated)
@@ -256,6 +295,8 @@ func TestIngestRefusesBadPosts(t *testing.T) {
 		{"seq ahead", nil, batchBody(t, appEvents(5, traces.KindMessage)), nil, 409, "expected event seq 3, got 5: resend from 3"},
 		{"seq replayed", nil, batchBody(t, appEvents(2, traces.KindAgentStarted, traces.KindMessage)), nil, 409, "expected event seq 3, got 2: resend from 3"},
 		{"gap inside a post", nil, batchBody(t, gap), nil, 400, "events[1].seq is 5, want 4"},
+		{"reference to an event with no input", nil, `{"events":[{"seq":3,"time":"2026-05-01T12:00:00Z","kind":"model.started","agent":"bot","model":{"id":"m1","input_from":2,"input_keep":1}}]}`, nil, 400,
+			"events[0].model.input_from is 2, but event 2 has no input"},
 		{"duplicate run.started", nil, batchBody(t, appEvents(3, traces.KindMessage, traces.KindRunStarted)), nil, 400,
 			"events[1] (run.started) is not the first event of a new run"},
 		{"run.finished not last", nil, batchBody(t, appEvents(3, traces.KindRunFinished, traces.KindMessage)), nil, 400,

@@ -93,7 +93,7 @@ func (in *ingestion) resume(id string) *traces.Recording {
 // open registers a session on rec, which resumes the interrupt resumes when that is not empty, and
 // starts its watcher. The caller holds in.mu.
 func (in *ingestion) open(rec *traces.Recording, resumes string) {
-	run := &ingestRun{in: in, rec: rec, resumes: resumes, next: 1, last: time.Now(), ended: make(chan struct{}), poke: make(chan struct{}, 1)}
+	run := &ingestRun{in: in, rec: rec, resumes: resumes, next: 1, dec: traces.NewEventDecoder(), last: time.Now(), ended: make(chan struct{}), poke: make(chan struct{}, 1)}
 	in.runs[rec.ID()] = run
 	if in.export != nil {
 		in.export(rec)
@@ -176,7 +176,9 @@ type ingestRun struct {
 	ended   chan struct{} // closed when the session ends
 
 	mu   sync.Mutex
-	next int64     // the seq the app's next event must have
+	next int64 // the seq the app's next event must have
+	// dec reads the app's events: those in the compact form refer to earlier ones of the session.
+	dec  *traces.EventDecoder
 	last time.Time // when the app last posted
 	over bool      // the session has ended
 	// ending is how the app said the run ends should nothing follow: posted at the run's last

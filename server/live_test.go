@@ -13,6 +13,7 @@ import (
 
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web/webtest"
 )
 
 // liveMessage is a message of the run page's websocket.
@@ -240,4 +241,61 @@ func TestLivePageGathersEvents(t *testing.T) {
 			t.Errorf("page %d after the burst: %v, want a normal close (nothing left to send)", i, err)
 		}
 	}
+}
+
+// TestLivePageRedrawsAmendedRow: a transfer row a page already shows is sent again, failed, when
+// a later error says eino refused that transfer; a page that joins after the error gets it once,
+// already failed.
+func TestLivePageRedrawsAmendedRow(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	tr := webtest.FailedTransfer()
+	rec := traces.NewRecording(traces.Run{ID: "r-amend", Flow: tr.Run.Flow}, tr.Agents, 0)
+	if err := ts.Broker.Add(rec); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(tr.Events, func(e traces.Event) bool { return e.Kind == traces.KindTransfer })
+	for _, e := range tr.Events[:i+1] {
+		rec.Emit(e)
+	}
+	transfer := "ev-" + strconv.Itoa(i+1)
+
+	conn := ts.mustDial(t, "/runs/r-amend/live?after=0")
+	before := readLive(t, conn, func(m liveMessage) bool { return *m.Seq == int64(i+1) })
+	rec.Emit(tr.Events[i+1]) // the error that fails it
+	after := readLive(t, conn, func(m liveMessage) bool { return *m.Seq == int64(i+2) })
+	if got := rowIDs(t, before); slices.Index(got, transfer) < 0 {
+		t.Fatalf("rows before the error %v lack the transfer's %s", got, transfer)
+	}
+	if got, want := rowIDs(t, after), []string{transfer, "ev-" + strconv.Itoa(i+2)}; !slices.Equal(got, want) {
+		t.Errorf("rows after the error: %v, want the transfer's again, then the error's: %v", got, want)
+	}
+	if failed := failedRows(t, after); !slices.Contains(failed, transfer) {
+		t.Errorf("rows marked failed after the error: %v, want the transfer's %s among them", failed, transfer)
+	}
+
+	late := ts.mustDial(t, "/runs/r-amend/live?after="+strconv.Itoa(i+2))
+	rec.Emit(traces.Event{Kind: traces.KindMessage, Agent: "router", Message: &traces.Message{Role: "assistant", Content: "later"}})
+	msgs := readLive(t, late, func(m liveMessage) bool { return *m.Seq == int64(i+3) })
+	if got, want := rowIDs(t, msgs), []string{"ev-" + strconv.Itoa(i+3)}; !slices.Equal(got, want) {
+		t.Errorf("a page joined after the error gets rows %v, want only the new one %v", got, want)
+	}
+}
+
+// failedRows returns the ids of the timeline rows the messages append that are marked failed.
+func failedRows(t *testing.T, msgs []liveMessage) []string {
+	t.Helper()
+	var ids []string
+	for _, m := range msgs {
+		for _, f := range m.Fragments {
+			if f.Target != "timeline-rows" {
+				continue
+			}
+			doc, err := goquery.NewDocumentFromReader(strings.NewReader("<ul>" + f.HTML + "</ul>"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc.Find(`[id^="ev-"][data-failed="true"]`).Each(func(_ int, s *goquery.Selection) { ids = append(ids, s.AttrOr("id", "")) })
+		}
+	}
+	return ids
 }

@@ -4,6 +4,7 @@
 package templates
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -149,13 +151,27 @@ func plural(n int, word string) string {
 }
 
 // render renders c to a string.
+// render renders c to a string. The live page renders its parts up to 500 times a second: each
+// render writes into a buffer kept from an earlier one, and only the result is allocated.
 func render(ctx context.Context, c templ.Component) (string, error) {
-	var b strings.Builder
-	if err := c.Render(ctx, &b); err != nil {
+	b := renderBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if b.Cap() <= maxPooledRender {
+			renderBuffers.Put(b)
+		}
+	}()
+	b.Reset()
+	if err := c.Render(ctx, b); err != nil {
 		return "", err
 	}
 	return b.String(), nil
 }
+
+var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledRender is the largest buffer kept for the next render: a rare big part is not worth
+// holding on to.
+const maxPooledRender = 1 << 20
 
 func nodeTitle(nd web.Node) string {
 	s := nd.Name + " (" + string(nd.Kind) + "): " + stateWord(nd)

@@ -168,6 +168,23 @@ func (st *eventState) accept(i int, e *Event, refs *[2]inputRef) error {
 	return nil
 }
 
+// mark is what rollback needs to take the state back to where it was.
+type mark struct {
+	n    int
+	prev Event
+}
+
+func (st *eventState) mark() mark { return mark{st.n, st.prev} }
+
+// rollback forgets the events accepted since m. Arrays their inputs extended stay registered
+// longer than the inputs left: extending those makes a copy, never changes what is kept.
+func (st *eventState) rollback(m mark) {
+	for seq := int64(m.n) + 1; seq <= int64(st.n); seq++ {
+		delete(st.bySeq, seq)
+	}
+	st.n, st.prev = m.n, m.prev
+}
+
 // resolve turns the input *in of the i-th event, numbered seq, read with the reference ref into
 // the full input.
 func (st *eventState) resolve(i int, seq int64, payload string, in *[]Message, ref inputRef) error {
@@ -222,6 +239,9 @@ func (st *eventState) extend(base []Message, keep int, tail []Message) []Message
 // concurrent use.
 type EventDecoder struct {
 	st *eventState
+	// What DecodeEvents reads into, kept for its next call.
+	events []Event
+	refs   [][2]inputRef
 }
 
 // NewEventDecoder returns a decoder expecting the run's first event.
@@ -243,4 +263,61 @@ func (dec *EventDecoder) Decode(data []byte) (Event, error) {
 		return Event{}, err
 	}
 	return e, nil
+}
+
+// RawJSON is a JSON value that DecodeJSON checks and keeps as written, sharing the data rather
+// than copying it: for a value another decoder reads on, such as the events of a request that
+// EventDecoder.DecodeEvents reads.
+type RawJSON []byte
+
+// DecodeEvents reads data, a JSON array of the run's next events (null for none), each as Decode
+// reads it, for a reader that gets a run's events in batches, such as an app's posts. check, when
+// not nil, sees the events first, their inputs as written (a reference not yet followed), and its
+// error refuses them. It reads all of them or none: after an error the decoder expects the
+// array's first event again. Problems are *Errors with CodeInvalid naming events[i] of the array.
+// The slice it returns is the decoder's, valid until its next call: copy the events to keep them.
+func (dec *EventDecoder) DecodeEvents(data []byte, check func([]Event) error) ([]Event, error) {
+	d := &decoder{data: data, what: "events", version: FormatVersion}
+	clear(dec.events) // not to hold on to the payloads of the last call
+	events, refs := dec.events[:0], dec.refs[:0]
+	defer func() { dec.events, dec.refs = events, refs }()
+	c, err := d.peek()
+	switch {
+	case err != nil:
+		return nil, err
+	case c == 'n':
+		err = d.literal("null")
+	case c != '[':
+		return nil, d.typeError(c, "an array")
+	default:
+		err = d.elements(func(i int) error {
+			d.path = append(d.path[:0], pathStep{name: "events"}, pathStep{index: i})
+			d.refs = [2]inputRef{}
+			var e Event
+			if err := d.value(reflectValue(&e)); err != nil {
+				return err
+			}
+			events, refs = append(events, e), append(refs, d.refs)
+			return nil
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.peek(); err == nil {
+		return nil, Errorf(CodeInvalid, "events have data after their closing bracket")
+	}
+	if check != nil {
+		if err := check(events); err != nil {
+			return nil, err
+		}
+	}
+	m := dec.st.mark()
+	for i := range events {
+		if err := dec.st.accept(i, &events[i], &refs[i]); err != nil {
+			dec.st.rollback(m)
+			return nil, err
+		}
+	}
+	return events, nil
 }

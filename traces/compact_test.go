@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +224,54 @@ func TestEventLinesAreWhatEncodingJSONWrites(t *testing.T) {
 		if got := string(line) + "\n"; got != want.String() {
 			t.Errorf("event %d:\n got: %s\nwant: %s", e.Seq, got, want.String())
 		}
+	}
+}
+
+// TestEventDecoderReadsBatches: a run's events read in arrays, as an app's posts bring them: an
+// input may refer to an event of an earlier array, and an array refused (by the decoder or by
+// the caller's check) leaves the decoder as it was, so the same array sent again is read.
+func TestEventDecoderReadsBatches(t *testing.T) {
+	tr := growingTrace(30)
+	var enc traces.EventEncoder
+	var rows [][]byte
+	for _, e := range tr.Events {
+		row, err := enc.AppendEvent(nil, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, row)
+	}
+	if !bytes.Contains(rows[len(rows)-3], []byte(`"input_from"`)) { // the last model call's
+		t.Fatal("the growing trace's rows refer to no earlier input: nothing to test")
+	}
+	array := func(rows [][]byte) []byte { return append(append([]byte("["), bytes.Join(rows, []byte(","))...), ']') }
+	dec := traces.NewEventDecoder()
+	var got []traces.Event
+	refuse := errors.New("refused by the caller")
+	for start := 0; start < len(rows); start += 7 {
+		batch := rows[start:min(start+7, len(rows))]
+		// Refused first: by the caller, then by the decoder (a reference to an event not read).
+		if _, err := dec.DecodeEvents(array(batch), func([]traces.Event) error { return refuse }); err != refuse {
+			t.Fatalf("batch at %d with a check that refuses: %v, want the check's error", start, err)
+		}
+		bad := bytes.Replace(batch[len(batch)-1], []byte(`"seq":`), []byte(`"seq":9`), 1)
+		if _, err := dec.DecodeEvents(array(append(slices.Clone(batch[:len(batch)-1]), bad)), nil); err == nil {
+			t.Fatalf("batch at %d with its last seq wrong was read", start)
+		}
+		evs, err := dec.DecodeEvents(array(batch), nil)
+		if err != nil {
+			t.Fatalf("batch at %d, sent again: %v", start, err)
+		}
+		got = append(got, evs...)
+	}
+	assertEqualTraces(t, traces.Trace{Events: got}, traces.Trace{Events: tr.Events})
+
+	if evs, err := traces.NewEventDecoder().DecodeEvents([]byte("null"), nil); err != nil || evs != nil {
+		t.Errorf("DecodeEvents(null) = %v, %v; want no events", evs, err)
+	}
+	_, err := traces.NewEventDecoder().DecodeEvents([]byte(`[{"seq":1,"time":"2026-01-02T03:04:05Z","kind":"model.started","agent":"a","model":{"id":"m1","input_from":1,"input_keep":1}}]`), nil)
+	var te *traces.Error
+	if !errors.As(err, &te) || te.Code != traces.CodeInvalid || !strings.Contains(err.Error(), "events[0].model.input_from is 1") {
+		t.Errorf("a reference to no earlier event: %v, want an invalid-input error naming events[0].model.input_from", err)
 	}
 }

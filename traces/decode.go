@@ -43,8 +43,9 @@ type pathStep struct {
 const maxDepth = 10000
 
 var (
-	timeType = reflect.TypeFor[time.Time]()
-	rawType  = reflect.TypeFor[json.RawMessage]()
+	timeType    = reflect.TypeFor[time.Time]()
+	rawType     = reflect.TypeFor[json.RawMessage]()
+	rawJSONType = reflect.TypeFor[RawJSON]()
 )
 
 // value reads the next JSON value into v.
@@ -62,6 +63,13 @@ func (d *decoder) value(v reflect.Value) error {
 			return err
 		}
 		v.SetBytes(compactValue(d.data[start:d.pos]))
+		return nil
+	case rawJSONType:
+		start := d.pos
+		if err := d.skip(); err != nil {
+			return err
+		}
+		v.SetBytes(d.data[start:d.pos])
 		return nil
 	}
 	if c == 'n' {

@@ -68,11 +68,9 @@ func (a *analysis) update(from int64) Update {
 	}
 	u.Changed = true
 	u.Stats, u.Graph = newStats(a), newGraph(a)
-	for _, m := range a.amended {
-		if m.At > from && m.Seq <= from && !slices.ContainsFunc(u.Amended, func(r Row) bool { return r.Seq == m.Seq }) {
-			if i := a.index(m.Seq); i >= 0 {
-				u.Amended = append(u.Amended, a.row(&a.tr.Events[i]))
-			}
+	for _, seq := range a.amendedSince(from, a.lastSeq) {
+		if i := a.index(seq); i >= 0 {
+			u.Amended = append(u.Amended, a.row(&a.tr.Events[i]))
 		}
 	}
 	u.ValuesChanged, u.HistoriesChanged = a.valuesSeq > from, a.historiesSeq > from
@@ -83,6 +81,22 @@ func (a *analysis) update(from int64) Update {
 		u.Agents = a.agentRefs()
 	}
 	return u
+}
+
+// amendedSince returns the seqs of the rows up to from that events after from, up to to, drew
+// again, each once. amended is in the order of its events, so this costs the rows it returns.
+func (a *analysis) amendedSince(from, to int64) []int64 {
+	i, _ := slices.BinarySearchFunc(a.amended, from+1, func(m amend, at int64) int { return cmp.Compare(m.At, at) })
+	var seqs []int64
+	for _, m := range a.amended[i:] {
+		if m.At > to {
+			break
+		}
+		if m.Seq <= from && !slices.Contains(seqs, m.Seq) {
+			seqs = append(seqs, m.Seq)
+		}
+	}
+	return seqs
 }
 
 // firstAfter returns the index of the first event with a seq above after (len when none).

@@ -53,6 +53,11 @@ func (v *ViewState) Rows(after int64, limit int) []Row {
 	return rows
 }
 
+// Amended returns the seqs of the timeline rows up to from that events after from, up to to,
+// drew again (a transfer that a later error failed): a page at from shown the rows as of to needs
+// them anew. It costs what it returns, not the run's length.
+func (v *ViewState) Amended(from, to int64) []int64 { return v.a.amendedSince(from, to) }
+
 // At returns the view state as it was right after event seq: ViewAt of the state's trace. It
 // replays the events up to seq; a Travel keeps copies to step from instead.
 func (v *ViewState) At(seq int64) *ViewState { return ViewAt(v.Trace(), seq) }
