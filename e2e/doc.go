@@ -3,4 +3,8 @@
 // They skip when chromium is missing, unless BATON_REQUIRE_BROWSER=1 or CI=true (./test.sh sets
 // the former and installs chromium). `go test -run TestMeasure -v ./e2e/` logs the page's
 // latency and load-time measurements.
+//
+// A test that needs a run still going on while the page acts holds it before a model reply
+// (gated, holdAt: agentstest.Gate) and opens the gate when done; a pace that must outlast the
+// page's actions fails on a loaded machine.
 package e2e

@@ -183,13 +183,16 @@ func screenshotOutPath() string {
 // the picture to the test's artifact directory (kept with -artifacts), and to -screenshot's file.
 func TestScreenshot(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
+	supervisor, gate := gated(t, "supervisor")
+	b := startBaton(t, supervisor)
 	tb := newTab(t, nil) // first: it may have to start the browser
 	id := b.startRun(t, "supervisor", 100*time.Millisecond)
+	holdAt(t, gate, 1) // the page opens on the run live, and follows it to its end
 	tb.open(t, b.base+"/runs/"+id)
 	if s := tb.state(t); s.Status != "running" {
-		t.Errorf("the run ended before its page loaded (status %s): the screenshot shows no live page", s.Status)
+		t.Errorf("the run held at its first reply shows status %s: the screenshot shows no live page", s.Status)
 	}
+	gate.Open()
 	tb.waitStatus(t, "completed")
 	if evalJS[bool](t, tb, `!document.getElementById('follow').hidden`) {
 		tb.click(t, "#follow") // "New events ↓" stays over the last row until clicked

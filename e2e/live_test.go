@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -38,10 +39,23 @@ func runFromIndex(t *testing.T, tb *tab, b *baton, flow string, paceSteps int) {
 // completed.
 func TestSupervisorLive(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
+	supervisor, gate := gated(t, "supervisor")
+	b := startBaton(t, supervisor)
 	tb := newTab(t, nil)
-	runFromIndex(t, tb, b, "supervisor", 6) // 300 ms per model reply: about 2.5 s in all
+	runFromIndex(t, tb, b, "supervisor", 2) // 100 ms per model reply
 	tb.startRecording(t)
+	// The run goes on one stage at a time, each shown before the next: the recording sees every
+	// stage whatever the machine's pace.
+	for _, stage := range []struct {
+		call, edges int
+		active      string
+	}{{2, 1, "research_agent"}, {4, 2, "supervisor"}, {5, 3, "math_agent"}} {
+		holdAt(t, gate, stage.call)
+		tb.waitFor(t, fmt.Sprintf("%d transfer edges and %s active", stage.edges, stage.active),
+			`document.querySelectorAll('[data-testid=transfer-edge]').length === `+itoa(stage.edges)+
+				` && document.querySelector('#graph [data-testid^="node-"]`+attrSel("data-agent", stage.active)+`')?.dataset.state === 'active'`)
+	}
+	gate.Open()
 	tb.waitStatus(t, "completed")
 	rec := tb.recording(t)
 	final := tb.state(t)
@@ -102,10 +116,13 @@ func TestSupervisorLive(t *testing.T) {
 // run goes on, set by research_agent.
 func TestAgentToolLive(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
+	agenttool, gate := gated(t, "agenttool")
+	b := startBaton(t, agenttool)
 	tb := newTab(t, nil)
-	runFromIndex(t, tb, b, "agenttool", 12) // research_notes arrives after about 2 s
+	runFromIndex(t, tb, b, "agenttool", 2) // 100 ms per model reply
+	// The run waits before its first reply until the recording is on.
 	tb.startRecording(t)
+	gate.Open()
 	tb.waitStatus(t, "completed")
 	rec := tb.recording(t)
 
@@ -137,14 +154,16 @@ func TestAgentToolLive(t *testing.T) {
 // run to its end with every event once.
 func TestReloadMidRun(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
+	supervisor, gate := gated(t, "supervisor")
+	b := startBaton(t, supervisor)
 	tb := newTab(t, nil) // first: it may have to start the browser
-	id := b.startRun(t, "supervisor", 400*time.Millisecond)
+	id := b.startRun(t, "supervisor", 100*time.Millisecond)
+	holdAt(t, gate, 4) // research_agent has handed back: two transfers done, two to come
 	tb.open(t, b.base+"/runs/"+id)
-	tb.waitFor(t, "a first transfer edge", `document.querySelectorAll('[data-testid=transfer-edge]').length >= 1`)
+	tb.waitFor(t, "the first two transfer edges", `document.querySelectorAll('[data-testid=transfer-edge]').length === 2`)
 	before := tb.state(t)
 	if before.Status != string(traces.StatusRunning) {
-		t.Fatalf("the run ended before the reload (status %s); raise its pace", before.Status)
+		t.Fatalf("the run held mid-way shows status %s, want running", before.Status)
 	}
 	tb.do(t, "reload", chromedp.Reload())
 	tb.waitFor(t, "the reloaded page", `document.readyState === 'complete' && document.body.dataset.page === 'run'`)
@@ -157,6 +176,7 @@ func TestReloadMidRun(t *testing.T) {
 	if !isSubset(edgeStrings(before.Edges), edgeStrings(after.Edges)) {
 		t.Errorf("edges after the reload %v lack some of before %v", after.Edges, before.Edges)
 	}
+	gate.Open()
 	tb.waitStatus(t, "completed")
 	final := tb.state(t)
 	tr := b.trace(t, id)
@@ -171,15 +191,18 @@ func TestReloadMidRun(t *testing.T) {
 // TestTwoViewers: two tabs on one run end up showing the same thing.
 func TestTwoViewers(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
+	supervisor, gate := gated(t, "supervisor")
+	b := startBaton(t, supervisor)
 	one := newTab(t, nil)
 	two := newTab(t, one)
-	id := b.startRun(t, "supervisor", 600*time.Millisecond) // about 5 s: two tabs open in time on a loaded machine
+	id := b.startRun(t, "supervisor", 100*time.Millisecond)
+	holdAt(t, gate, 4) // both tabs open on a run half done, then follow the rest
 	one.open(t, b.base+"/runs/"+id)
 	two.open(t, b.base+"/runs/"+id)
 	if s := two.state(t); s.Status != string(traces.StatusRunning) {
-		t.Fatalf("the run ended before the second viewer opened (status %s); raise its pace", s.Status)
+		t.Fatalf("the run held mid-way shows status %s, want running", s.Status)
 	}
+	gate.Open()
 	one.waitStatus(t, "completed")
 	two.waitStatus(t, "completed")
 	s1, s2 := one.state(t), two.state(t)

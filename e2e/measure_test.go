@@ -27,7 +27,10 @@ import (
 // in the page (DOM insertion, and the next animation frame after it), for runs followed live at
 // a demo pace. Both clocks are the machine's wall clock.
 func TestMeasureLatency(t *testing.T) {
-	b := startBaton(t)
+	supervisor, supervisorGate := gated(t, "supervisor")
+	agenttool, agenttoolGate := gated(t, "agenttool")
+	b := startBaton(t, supervisor, agenttool)
+	gates := map[string]*agentstest.Gate{"supervisor": supervisorGate, "agenttool": agenttoolGate}
 	tb := newTab(t, nil)
 	tb.do(t, "note websocket arrivals", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
 		_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: arrivalsJS})
@@ -40,6 +43,7 @@ func TestMeasureLatency(t *testing.T) {
 		id := b.startRun(t, flow, 150*time.Millisecond)
 		tb.open(t, b.base+"/runs/"+id)
 		tb.startRecording(t)
+		gates[flow].Open() // the run waited before its first reply until the page was ready
 		tb.waitStatus(t, "completed")
 		rec := tb.recording(t)
 		arrivals := evalJS[map[string]float64](t, tb, `window.__e2eArrivals`)

@@ -26,40 +26,43 @@ type paceView struct {
 // show its pace, fixed; "Run again" starts the next run at that pace.
 func TestPaceIsTheRunsOwn(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
+	supervisor, gate := gated(t, "supervisor")
+	b := startBaton(t, supervisor)
 	one := newTab(t, nil)
 	two := newTab(t, one)
-	id := b.startRun(t, "supervisor", 1000*time.Millisecond) // 8 replies: 8 s, time to act on a loaded machine
+	id := b.startRun(t, "supervisor", 200*time.Millisecond)
+	holdAt(t, gate, 1) // the run waits for its first reply while the tabs act
 	one.open(t, b.base+"/runs/"+id)
 	two.open(t, b.base+"/runs/"+id)
 	if s := two.state(t); s.Status != string(traces.StatusRunning) {
-		t.Fatalf("the run ended before the pace could change (status %s); raise its pace", s.Status)
+		t.Fatalf("the run held at its first reply shows status %s, want running", s.Status)
 	}
 	for i, tb := range []*tab{one, two} {
-		if got := evalJS[paceView](t, tb, paceJS); got.Value != 1000 || got.Disabled {
-			t.Fatalf("viewer %d: pace %+v, want the run's 1000 ms, movable", i+1, got)
+		if got := evalJS[paceView](t, tb, paceJS); got.Value != 200 || got.Disabled {
+			t.Fatalf("viewer %d: pace %+v, want the run's 200 ms, movable", i+1, got)
 		}
 	}
-	// Two steps left in the tab in front: 900 ms, which the server keeps and sends to the other.
+	// Two steps left in the tab in front: 100 ms, which the server keeps and sends to the other.
 	two.do(t, "move the pace slider", chromedp.Focus(chromedp.ID("pace")), chromedp.KeyEvent(kb.ArrowLeft+kb.ArrowLeft))
-	one.waitFor(t, "the other tab to show the new pace", `document.getElementById('pace').value === '900' &&
-	  document.getElementById('pace-value').textContent === '900 ms'`)
+	one.waitFor(t, "the other tab to show the new pace", `document.getElementById('pace').value === '100' &&
+	  document.getElementById('pace-value').textContent === '100 ms'`)
+	gate.Open() // the next run, "Run again", is not held
 
 	for _, tb := range []*tab{one, two} {
 		tb.waitStatus(t, "completed")
-		tb.waitFor(t, "the slider fixed at the run's pace", `document.getElementById('pace').disabled && document.getElementById('pace').value === '900'`)
+		tb.waitFor(t, "the slider fixed at the run's pace", `document.getElementById('pace').disabled && document.getElementById('pace').value === '100'`)
 	}
 	// A page opened on the finished run shows its pace, not the server's default (0).
 	three := newTab(t, one)
 	three.open(t, b.base+"/runs/"+id)
-	if got := evalJS[paceView](t, three, paceJS); got.Value != 900 || !got.Disabled || got.Label != "900 ms" {
-		t.Errorf("a page opened after the run: pace %+v, want 900 ms, fixed", got)
+	if got := evalJS[paceView](t, three, paceJS); got.Value != 100 || !got.Disabled || got.Label != "100 ms" {
+		t.Errorf("a page opened after the run: pace %+v, want 100 ms, fixed", got)
 	}
 
 	three.click(t, "#run-again")
 	three.waitFor(t, "the new run's page", `location.pathname !== `+jsString("/runs/"+id)+` && document.readyState === 'complete' && document.body.dataset.page === 'run'`)
-	if got := evalJS[paceView](t, three, paceJS); got.Value != 900 {
-		t.Errorf("Run again started a run at %d ms, want the original run's 900 ms", got.Value)
+	if got := evalJS[paceView](t, three, paceJS); got.Value != 100 {
+		t.Errorf("Run again started a run at %d ms, want the original run's 100 ms", got.Value)
 	}
 }
 
@@ -113,13 +116,20 @@ func TestFailedRunShowsWhy(t *testing.T) {
 // the supervisor's last words, with a link to their event.
 func TestFinalAnswerShows(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
+	supervisor, gate := gated(t, "supervisor")
+	b := startBaton(t, supervisor)
 	tb := newTab(t, nil)
-	id := b.startRun(t, "supervisor", 150*time.Millisecond)
+	id := b.startRun(t, "supervisor", 0)
+	holdAt(t, gate, 8) // before the supervisor's last reply, its answer
 	tb.open(t, b.base+"/runs/"+id)
-	if evalJS[bool](t, tb, `!!document.querySelector('[data-testid=final-answer]')`) && tb.state(t).Status == "running" {
+	tb.waitFor(t, "every transfer", `document.querySelectorAll('[data-testid=transfer-edge]').length === `+itoa(len(supervisorEdges)))
+	if s := tb.state(t); s.Status != string(traces.StatusRunning) {
+		t.Fatalf("the run held before its answer shows status %s, want running", s.Status)
+	}
+	if evalJS[bool](t, tb, `!!document.querySelector('[data-testid=final-answer]')`) {
 		t.Errorf("a final answer shows while the run goes on")
 	}
+	gate.Open()
 	tb.waitStatus(t, "completed")
 	tr := b.trace(t, id)
 	var want traces.Event

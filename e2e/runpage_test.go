@@ -87,9 +87,10 @@ func TestKeyboardMovesSelectionAndInspector(t *testing.T) {
 // lists a run started elsewhere, without a reload.
 func TestIndexFollowsRunStatus(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
+	supervisor, gate := gated(t, "supervisor")
+	b := startBaton(t, supervisor)
 	tb := newTab(t, nil)
-	id := b.startRun(t, "supervisor", 200*time.Millisecond)
+	id := b.startRun(t, "supervisor", 0) // held before its first reply until the page saw it running
 	tb.open(t, b.base+"/")
 	row := `[data-testid=run-row]` + attrSel("data-run-id", id)
 	if got := evalJS[string](t, tb, `document.querySelector('`+row+`')?.dataset.status || ''`); got != "running" {
@@ -98,6 +99,7 @@ func TestIndexFollowsRunStatus(t *testing.T) {
 	evalJS[bool](t, tb, `window.__sameDocument = true`)
 	other := b.startRun(t, "transfer", 0)
 	tb.waitFor(t, "the run started elsewhere to be listed", `!!document.querySelector('[data-testid=run-row]`+attrSel("data-run-id", other)+`')`)
+	gate.Open()
 	tb.waitFor(t, "the run to be listed as completed", `document.querySelector('`+row+`')?.dataset.status === 'completed'`)
 	if text := evalJS[string](t, tb, `document.querySelector('`+row+`').innerText`); !strings.Contains(text, "completed") {
 		t.Errorf("the row reads %q, want it to say completed", text)
@@ -111,23 +113,27 @@ func TestIndexFollowsRunStatus(t *testing.T) {
 // and keeps following them.
 func TestJoinLiveRunFollowsHead(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t, agentstest.Long(100)) // 11 replies: 4.4 s
+	gate := agentstest.NewGate()
+	b := startBaton(t, gate.Flow(agentstest.Long(100))) // 11 replies of 10 tool calls
 	tb := newTab(t, nil)
-	id := b.startRun(t, "long", 400*time.Millisecond)
+	id := b.startRun(t, "long", 100*time.Millisecond)
+	holdAt(t, gate, 4)      // 30 tool calls done: the page opens on a run going on
 	b.waitEvents(t, id, 40) // more rows than the timeline shows at once
 	tb.open(t, b.base+"/runs/"+id)
 	if s := tb.state(t); s.Status != string(traces.StatusRunning) {
-		t.Fatalf("the run ended before its page loaded (status %s); raise its pace", s.Status)
+		t.Fatalf("the run held mid-way shows status %s, want running", s.Status)
 	}
+	// The last row shown: a message folded into its call's row is in the list, hidden.
 	const lastRowInView = `(() => {
 	  const list = document.getElementById('timeline-rows');
-	  const rows = list.querySelectorAll('.row');
+	  const rows = Array.from(list.querySelectorAll('.row')).filter(r => r.checkVisibility());
 	  const l = list.getBoundingClientRect(), r = rows[rows.length - 1].getBoundingClientRect();
 	  return list.scrollHeight > list.clientHeight && r.bottom <= l.bottom + 1 && r.top >= l.top - 1; })()`
 	if !evalJS[bool](t, tb, lastRowInView) {
 		t.Errorf("the page opened away from the run's head: its last row is out of view")
 	}
 	first := len(tb.state(t).Seqs)
+	gate.Open()
 	tb.waitFor(t, "newer rows", `document.querySelectorAll('#timeline-rows .row').length > `+itoa(first))
 	tb.waitFor(t, "the newest row in view", lastRowInView)
 }
@@ -136,12 +142,16 @@ func TestJoinLiveRunFollowsHead(t *testing.T) {
 // a live run, sits beside the rows, not over them.
 func TestNewEventsButtonCoversNothing(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t, agentstest.Long(150)) // 16 replies: 6 s
+	gate := agentstest.NewGate()
+	b := startBaton(t, gate.Flow(agentstest.Long(150))) // 16 replies of 10 tool calls
 	tb := newTab(t, nil)
-	id := b.startRun(t, "long", 400*time.Millisecond)
+	id := b.startRun(t, "long", 0)
+	holdAt(t, gate, 4)
 	b.waitEvents(t, id, 40)
 	tb.open(t, b.base+"/runs/"+id)
 	evalJS[bool](t, tb, `(document.getElementById('timeline-rows').scrollTop = 0, true)`)
+	// One more reply's rows arrive while the run still goes on (the button is for live runs).
+	holdAt(t, gate, 5)
 	tb.waitVisible(t, "#follow")
 	overlap := evalJS[bool](t, tb, `(() => {
 	  const b = document.getElementById('follow').getBoundingClientRect();

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,8 +30,8 @@ type baton struct {
 }
 
 // startBaton serves the built-in flows, agentstest.Hostile and extra on 127.0.0.1:0 until t
-// ends, keeping its runs in memory. Runs without pace_ms get no pace. An error the server logs
-// fails t.
+// ends, keeping its runs in memory; a flow of extra replaces the built-in flow of its name (as a
+// gated flow does). Runs without pace_ms get no pace. An error the server logs fails t.
 func startBaton(t *testing.T, extra ...agents.Flow) *baton {
 	t.Helper()
 	return startBatonOn(t, nil, extra...)
@@ -51,7 +52,13 @@ func startStoredBaton(t *testing.T, extra ...agents.Flow) *baton {
 func startBatonOn(t *testing.T, store *sqlite.Store, extra ...agents.Flow) *baton {
 	t.Helper()
 	flows := append(agents.Catalogue(), agentstest.Hostile())
-	flows = append(flows, extra...)
+	for _, f := range extra {
+		if i := slices.IndexFunc(flows, func(g agents.Flow) bool { return g.Name == f.Name }); i >= 0 {
+			flows[i] = f
+		} else {
+			flows = append(flows, f)
+		}
+	}
 	logs := &logRecorder{}
 	broker := traces.NewBroker(0)
 	if store != nil {
@@ -100,6 +107,30 @@ func startBatonOn(t *testing.T, store *sqlite.Store, extra ...agents.Flow) *bato
 		}
 	})
 	return &baton{base: "http://" + ln.Addr().String(), logs: logs}
+}
+
+// gated returns the built-in flow name with its model replies held by a new gate, closed: a run
+// of it waits before its first reply until the test calls holdAt or the gate's Open. Pass the
+// flow to startBaton.
+func gated(t *testing.T, name string) (agents.Flow, *agentstest.Gate) {
+	t.Helper()
+	flow, err := agents.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := agentstest.NewGate()
+	return gate.Flow(flow), gate
+}
+
+// holdAt lets the gated run go on until it waits before its n-th model reply (see
+// agentstest.Gate.HoldAt), failing t after waitTimeout.
+func holdAt(t *testing.T, gate *agentstest.Gate, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if err := gate.HoldAt(ctx, n); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // startRun starts flow through POST /api/runs with its default input and pace, and returns the

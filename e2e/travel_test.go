@@ -72,20 +72,23 @@ func TestTimeTravel(t *testing.T) {
 // the run arrives in the timeline; Follow returns to the newest event, finished, with every edge.
 func TestTimeTravelLive(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
+	pipeline, gate := gated(t, "pipeline")
+	b := startBaton(t, pipeline)
 	var run struct{ ID string }
-	if err := json.Unmarshal(b.post(t, "/api/runs", map[string]any{"flow": "pipeline", "pace_ms": 250}, 201), &run); err != nil {
+	if err := json.Unmarshal(b.post(t, "/api/runs", map[string]any{"flow": "pipeline", "pace_ms": 50}, 201), &run); err != nil {
 		t.Fatal(err)
 	}
+	holdAt(t, gate, 4) // before editor's first reply: two transfers done, two to come
 	tb := newTab(t, nil)
 	tb.open(t, b.base+"/runs/"+run.ID)
 	tb.waitFor(t, "the first transfer, live", `document.querySelectorAll('#graph [data-testid=transfer-edge]').length >= 1`)
 	if s := tb.state(t); s.Status != "running" {
-		t.Skipf("the run was over (%s) before the page could step back: the machine is too slow for this pace", s.Status)
+		t.Fatalf("the run held mid-way shows status %s, want running", s.Status)
 	}
 	rows := len(tb.state(t).Seqs)
 	tb.do(t, "step back to the first event", chromedp.KeyEvent(kb.Home))
 	tb.waitFor(t, "the page as of #1", `document.body.dataset.at === '1' && document.querySelectorAll('#graph [data-testid=transfer-edge]').length === 0`)
+	gate.Open()
 	tb.waitFor(t, "the rest of the run in the timeline, dimmed", `document.querySelector('[data-testid=timeline-row][data-kind="run.finished"]')?.classList.contains('future')`)
 	if s := tb.state(t); len(s.Edges) != 0 || s.Status != "running" || len(s.Seqs) <= rows || s.URL == "" || !strings.Contains(s.URL, "at=1") {
 		t.Errorf("after the run ended, away from the head: edges %v, status %s, %d rows (%d before), url %s: want the page still at #1 with new rows", s.Edges, s.Status, len(s.Seqs), rows, s.URL)

@@ -92,7 +92,10 @@ func (s *Server) describe(err error, r *http.Request) (int, string) {
 func (s *Server) renderError(c echo.Context, status int, msg string) error {
 	var buf bytes.Buffer
 	if err := templates.NotFoundPage(msg).Render(c.Request().Context(), &buf); err != nil {
-		s.log.Error("render error page", "error", err)
+		// A client that left cancels the render as well: nobody to answer, nothing of Baton's.
+		if c.Request().Context().Err() == nil {
+			s.log.Error("render error page", "error", err)
+		}
 		return c.String(status, msg)
 	}
 	return c.HTMLBlob(status, buf.Bytes())

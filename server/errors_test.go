@@ -30,3 +30,18 @@ func TestCanceledRequestIsNotLogged(t *testing.T) {
 		t.Errorf("with the client there: %d %q, logs %q; want a logged internal error", status, msg, logs.String())
 	}
 }
+
+// TestLeftPageIsNotLogged: the error page of a request whose client left (a tab navigating away
+// while its page loads) fails to render for want of a reader; that is not Baton's error either.
+func TestLeftPageIsNotLogged(t *testing.T) {
+	logs := &lockedBuffer{}
+	ts := mustOpenServer(t, server.Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequest("GET", "/runs/r-nowhere", nil).WithContext(ctx)
+	req.Host = ts.Host
+	ts.Handler().ServeHTTP(httptest.NewRecorder(), req)
+	if got := logs.String(); strings.Contains(got, "level=ERROR") {
+		t.Errorf("a page its client left was logged as an error: %s", got)
+	}
+}

@@ -387,16 +387,18 @@ func TestIngestTimesOut(t *testing.T) {
 }
 
 func TestIngestHeartbeatsKeepARunAlive(t *testing.T) {
-	const timeout = 500 * time.Millisecond
+	// Heartbeats a tenth of the timeout apart, for twice the timeout: only a stall of the test
+	// of most of a second (loaded machine, -race) would let the run end between two of them.
+	const timeout = time.Second
 	ts := mustOpenServer(t, server.Config{IngestTimeout: timeout})
 	id := ts.startIngest(t, `{}`, nil, http.StatusCreated).ID
 	rec := ts.recording(t, id)
-	for range 15 { // three times the timeout, a heartbeat every fifth of it
+	for range 20 {
 		ts.postEvents(t, id, nil, 1)
 		select {
 		case <-rec.Done():
 			t.Fatalf("the run ended while heartbeats came: %+v", rec.Run())
-		case <-time.After(timeout / 5):
+		case <-time.After(timeout / 10):
 		}
 	}
 	receive(t, rec.Done()) // and without them, it ends

@@ -2,4 +2,5 @@
 // runs, as net/http/httptest does for HTTP: Hostile (markup everywhere a user sees text),
 // FailingTool (a tool error and a tool panic) and Long (thousands of events, for benchmarks).
 // They run on real eino agents driven by agents.NewScriptedModel, and none is in the catalogue.
+// A Gate holds any flow's run before a given model reply, for tests that must act while it goes on.
 package agentstest
