@@ -76,11 +76,15 @@ type analysis struct {
 	firstTime   time.Time
 	lastTime    time.Time
 	endedAt     *time.Time // tr.Run.EndedAt when the run had ended before any event was added
-	runErr      string     // of the newest run.finished that has one
-	finishedSeq int64      // the newest run.finished
-	errorSeq    int64      // the newest error event
-	exit        Outcome    // the newest exit with a final result
-	words       Outcome    // the newest words-only assistant message of the shallowest agent
+	// idle is the time the run spent stopped between a run.finished and the resume after it;
+	// stoppedAt the time of a run.finished not yet followed by anything.
+	idle        time.Duration
+	stoppedAt   time.Time
+	runErr      string  // of the newest run.finished that has one
+	finishedSeq int64   // the newest run.finished
+	errorSeq    int64   // the newest error event
+	exit        Outcome // the newest exit with a final result
+	words       Outcome // the newest words-only assistant message of the shallowest agent
 	wordsDepth  int
 	paused      *Paused // where an interrupted run waits
 	pausedTool  string  // the interrupted tool call before the interrupted event
@@ -191,6 +195,13 @@ func (a *analysis) note(e *traces.Event) {
 	}
 	if e.Time.After(a.lastTime) {
 		a.lastTime = e.Time
+	}
+	if !a.stoppedAt.IsZero() && e.Kind != traces.KindRunFinished {
+		a.idle += max(0, e.Time.Sub(a.stoppedAt))
+		a.stoppedAt = time.Time{}
+	}
+	if e.Kind == traces.KindRunFinished {
+		a.stoppedAt = e.Time
 	}
 	switch {
 	case e.Kind == traces.KindRunFinished && e.Run != nil && e.Run.Status.Valid():
