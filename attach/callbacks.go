@@ -167,6 +167,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 	case v == nil:
 		return ctx // work outside any agent of a recorded run
 	case info.Component == components.ComponentOfChatModel:
+		v.awaitDecisions()
 		v.outputs.wait()
 		mi := model.ConvCallbackInput(in)
 		if s := v.rec.handOff(ctx, v, at, mi); s != nil {
@@ -174,9 +175,11 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		}
 		c.modelID = v.rec.modelStarted(ctx, c.v, mi)
 	case info.Component == components.ComponentOfTool:
+		v.awaitDecisions()
 		v.outputs.wait()
 		v.rec.toolStarted(v, info, at, tool.ConvCallbackInput(in))
 	case at.runnable && at.agent() == v.agent:
+		v.awaitDecisions()
 		v.outputs.wait()
 		v.rec.runnableStarted(v)
 	default:
@@ -224,10 +227,11 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 			result = o.Response
 		}
 		r.expectEcho(c.v, true)
-		r.toolFinished(info, c, result, nil)
-		r.noticeSession(ctx, c.v, true)
+		c.v.awaitDecisions()
+		r.toolFinished(ctx, info, c, result, nil)
 		return ctx
 	default:
+		c.v.awaitDecisions()
 		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
 		r.runnableEnded(c.v, nil)
 		r.ending(c.v)
@@ -247,10 +251,11 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 	case components.ComponentOfChatModel:
 		r.modelFinished(c, nil, nil, err)
 	case components.ComponentOfTool:
-		r.toolFinished(info, c, "", err)
-		r.noticeSession(ctx, c.v, true)
+		c.v.awaitDecisions()
+		r.toolFinished(ctx, info, c, "", err)
 		return ctx
 	default:
+		c.v.awaitDecisions()
 		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
 		r.runnableEnded(c.v, err)
 		r.ending(c.v)
@@ -292,8 +297,7 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 			r.modelFinished(c, reply, usage, err)
 		case isTool:
 			result, err := readToolStream(out)
-			r.toolFinished(info, c, result, err)
-			r.noticeSession(ctx, v, true)
+			r.toolFinished(ctx, info, c, result, err)
 		default:
 			_, err := readToolStream(out) // nothing in it is needed but its end
 			// The agent's work ends after the replies and results it streamed on the way.
