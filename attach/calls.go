@@ -61,7 +61,7 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 	if msg != nil {
 		r.emit(traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.v.path, Message: mc.Output})
 	}
-	if c.v.handedTo {
+	if c.v.handedTo && !c.v.lambda {
 		c.v.ownDone = true // a specialist's work is its one model call
 		r.finishVisit(c.v)
 	}

@@ -139,6 +139,7 @@ type visit struct {
 	// them started (see handOff).
 	calls               []schema.ToolCall
 	handedOff, handedTo bool
+	lambda              bool // a specialist run as a lambda: its end is the lambda's, not a model call's
 	// lastInput is the visit's latest model input and converted its trace form: the next call's
 	// input usually extends it, and then shares its converted messages.
 	lastInput []*schema.Message
