@@ -76,7 +76,7 @@ func printComparison(w io.Writer, c web.Comparison) {
 	for _, m := range c.Rows {
 		crossed := 0
 		for _, a := range m.Actions {
-			if a.Crossed {
+			if a.Crossed && !a.Ended {
 				crossed++
 			}
 		}
@@ -96,7 +96,10 @@ func printComparison(w io.Writer, c web.Comparison) {
 		}
 		for _, a := range m.Actions {
 			where := "crossed"
-			if !a.Crossed {
+			switch {
+			case a.Ended:
+				where = "ended the run"
+			case !a.Crossed:
 				where = "stopped at its AgentTool boundary"
 			}
 			fmt.Fprintf(w, "  action        %s of %s, %s #%d\n", a.Kind, a.Agent, where, a.Seq)

@@ -183,3 +183,43 @@ func TestSupervisorAgentToolFlow(t *testing.T) {
 		}
 	})
 }
+
+// TestAgentToolInnerEvents: each AgentTool call's agenttool.exited says whether the Runner's
+// stream carried the callee's events (EmitInternalEvents on) or only callbacks showed them, and
+// the Runner's stream of the same flow, read here on its own, agrees call by call.
+func TestAgentToolInnerEvents(t *testing.T) {
+	want := map[string]string{ // what each flow is built with
+		"agenttool": traces.InnerEventsStream, "agenttool-silent": traces.InnerEventsCallbacks,
+		"supervisor-agenttool": traces.InnerEventsStream, "deep": traces.InnerEventsCallbacks,
+	}
+	for name, mark := range want {
+		t.Run(name, func(t *testing.T) {
+			flow := mustFlow(t, name)
+			modes(t, func(t *testing.T, streaming bool) {
+				seen := map[string]bool{} // run paths the Runner's stream carried
+				for _, e := range runStory(t, flow, flow.DefaultInput, streaming, nil) {
+					seen[e.Path] = true
+				}
+				f := recordFacts(t, name, streaming)
+				calls := 0
+				for _, e := range f.tr.Events {
+					if e.Kind != traces.KindAgentToolExit {
+						continue
+					}
+					calls++
+					inside := strings.Join(e.RunPath, ">") + ">" + e.AgentTool.Callee
+					onStream := false
+					for p := range seen {
+						onStream = onStream || p == inside || strings.HasPrefix(p, inside+">")
+					}
+					if got := e.AgentTool.InnerEvents; got != mark || (got == traces.InnerEventsStream) != onStream {
+						t.Errorf("#%d %s: inner events %q, want %q (the Runner's stream carried %s: %v)", e.Seq, e.AgentTool.CallID, got, mark, inside, onStream)
+					}
+				}
+				if calls == 0 {
+					t.Fatal("no AgentTool call recorded")
+				}
+			})
+		})
+	}
+}

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/flow/agent"
 	"github.com/cloudwego/eino/flow/agent/multiagent/host"
+	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/traces"
@@ -100,4 +102,76 @@ func TestHostFlow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHostLambdaSpecialists: a plain host multi-agent app whose specialists are given as an
+// Invokable and as a Streamable (not chat models) records each call as a visit of that
+// specialist, after its handoff edge: fed the user's messages, ending with its answer.
+func TestHostLambdaSpecialists(t *testing.T) {
+	const input = "My train was cancelled: refund me and rebook me."
+	answers := map[string]string{"refunds_desk": "Refunded 84 EUR.", "bookings_desk": "Rebooked on the 14:04, seat 42."}
+	var mu sync.Mutex
+	got := map[string][]*schema.Message{} // what each specialist was given
+	given := func(name string, in []*schema.Message) {
+		mu.Lock()
+		defer mu.Unlock()
+		got[name] = in
+	}
+	flow := agents.Flow{
+		Name: "host-lambdas", DefaultInput: input,
+		Scripts: map[string]agents.Script{"concierge": agents.NewScript(agents.Do(
+			agents.Call("refunds_desk", map[string]string{"reason": "refund"}),
+			agents.Call("bookings_desk", map[string]string{"reason": "rebook"})))},
+		Build: func(ctx context.Context, models agents.ModelFor) (adk.Agent, error) {
+			hm, err := models("concierge")
+			if err != nil {
+				return nil, err
+			}
+			ma, err := host.NewMultiAgent(ctx, &host.MultiAgentConfig{Name: "concierge", Host: host.Host{ToolCallingModel: hm},
+				Specialists: []*host.Specialist{{
+					AgentMeta: host.AgentMeta{Name: "refunds_desk", IntendedUse: "refunds"},
+					Invokable: func(_ context.Context, in []*schema.Message, _ ...agent.AgentOption) (*schema.Message, error) {
+						given("refunds_desk", in)
+						return schema.AssistantMessage(answers["refunds_desk"], nil), nil
+					},
+				}, {
+					AgentMeta: host.AgentMeta{Name: "bookings_desk", IntendedUse: "bookings"},
+					Streamable: func(_ context.Context, in []*schema.Message, _ ...agent.AgentOption) (*schema.StreamReader[*schema.Message], error) {
+						given("bookings_desk", in)
+						return schema.StreamReaderFromArray([]*schema.Message{
+							schema.AssistantMessage("Rebooked on the 14:04,", nil), schema.AssistantMessage(" seat 42.", nil)}), nil
+					},
+				}}})
+			if err != nil {
+				return nil, err
+			}
+			return agents.HostAgent("concierge", ma), nil
+		},
+	}
+	modes(t, func(t *testing.T, streaming bool) {
+		tr := recordInput(t, flow, input, streaming)
+		checkTrace(t, tr, traces.StatusCompleted)
+		f := facts{t: t, tr: tr}
+		assertEqual(t, "transfers", f.transfers(), []string{"concierge -> refunds_desk (llm)", "concierge -> bookings_desk (llm)"})
+		for desk, answer := range answers {
+			edge := f.index(traces.KindTransfer, "concierge", func(x traces.Event) bool { return x.Transfer.To == desk })
+			start := f.index(traces.KindAgentStarted, desk, nil)
+			said := f.index(traces.KindMessage, desk, func(x traces.Event) bool { return x.Message.Content == answer })
+			end := f.index(traces.KindAgentFinished, desk, nil)
+			if !(edge >= 0 && edge < start && start < said && said < end && end < f.index(traces.KindAgentFinished, "concierge", nil)) {
+				t.Errorf("%s: edge %d, visit %d..%d, answer %d: not in order inside concierge's", desk, edge, start, end, said)
+				continue
+			}
+			e := tr.Events[start]
+			if e.AgentRun.Via != "transfer" || fmt.Sprint(e.RunPath) != "[concierge "+desk+"]" {
+				t.Errorf("%s's visit: via %s, run path %v", desk, e.AgentRun.Via, e.RunPath)
+			}
+			mu.Lock()
+			in := got[desk]
+			mu.Unlock()
+			if len(e.AgentRun.Input) != len(in) || len(in) == 0 || e.AgentRun.Input[0].Content != in[0].Content {
+				t.Errorf("%s's visit says it was fed %s, it was given %v", desk, joined(e.AgentRun.Input), in)
+			}
+		}
+	})
 }

@@ -77,6 +77,9 @@ func traceStory(tr traces.Trace) string {
 			}
 		case e.AgentTool != nil:
 			fmt.Fprintf(&b, " %s -> %s %s", e.AgentTool.Caller, e.AgentTool.Callee, e.AgentTool.CallID)
+			if e.AgentTool.InnerEvents != "" {
+				fmt.Fprintf(&b, " inner events: %s", e.AgentTool.InnerEvents)
+			}
 		case e.Tool != nil:
 			fmt.Fprintf(&b, " %s %s", e.Tool.Name, e.Tool.CallID)
 		case e.Session != nil:

@@ -135,7 +135,7 @@ func (h *hub) Needed(_ context.Context, info *callbacks.RunInfo, _ callbacks.Cal
 		compose.ComponentOfChain, compose.ComponentOfGraph, compose.ComponentOfWorkflow:
 		return true
 	}
-	return false
+	return isSpecialist(info)
 }
 
 func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks.CallbackInput) context.Context {
@@ -167,16 +167,34 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 	case v == nil:
 		return ctx // work outside any agent of a recorded run
 	case info.Component == components.ComponentOfChatModel:
+		v.awaitDecisions()
 		v.outputs.wait()
 		mi := model.ConvCallbackInput(in)
-		if s := v.rec.handOff(ctx, v, at, mi); s != nil {
+		var fed []*schema.Message
+		if mi != nil {
+			fed = mi.Messages
+		}
+		if s := v.rec.handOff(ctx, v, at, fed, false); s != nil {
 			c.v = s // a host multi-agent's specialist: a visit of its own
 		}
 		c.modelID = v.rec.modelStarted(ctx, c.v, mi)
+	case isSpecialist(info):
+		// A host specialist given as an Invokable or a Streamable: its lambda is its visit, and
+		// what it runs inside (a model, say) belongs to it.
+		v.outputs.wait() // the host's streamed reply, which picked it
+		fed, _ := in.([]*schema.Message)
+		s := v.rec.handOff(ctx, v, at, fed, true)
+		if s == nil {
+			return ctx
+		}
+		c.v = s
+		ctx = context.WithValue(ctx, visitKey{}, s)
 	case info.Component == components.ComponentOfTool:
+		v.awaitDecisions()
 		v.outputs.wait()
 		v.rec.toolStarted(v, info, at, tool.ConvCallbackInput(in))
 	case at.runnable && at.agent() == v.agent:
+		v.awaitDecisions()
 		v.outputs.wait()
 		v.rec.runnableStarted(v)
 	default:
@@ -189,8 +207,27 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 // OnStartWithStreamInput handles a component started on a stream: in streaming runs, that is how
 // an agent's runnable starts. Nothing of the input is needed.
 func (h *hub) OnStartWithStreamInput(ctx context.Context, info *callbacks.RunInfo, in *schema.StreamReader[callbacks.CallbackInput]) context.Context {
+	if info != nil && isSpecialist(info) {
+		// A host specialist's input is the messages host kept for it, whole before it starts.
+		return h.OnStart(ctx, info, readMessages(in))
+	}
 	in.Close()
 	return h.OnStart(ctx, info, nil)
+}
+
+// readMessages joins a stream of message lists and closes it.
+func readMessages(in *schema.StreamReader[callbacks.CallbackInput]) []*schema.Message {
+	defer in.Close()
+	var msgs []*schema.Message
+	for {
+		chunk, err := in.Recv()
+		if err != nil {
+			return msgs
+		}
+		if m, ok := chunk.([]*schema.Message); ok {
+			msgs = append(msgs, m...)
+		}
+	}
 }
 
 func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.CallbackOutput) context.Context {
@@ -200,6 +237,10 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 	}
 	r := c.v.rec
 	switch {
+	case isSpecialist(info):
+		msg, _ := out.(*schema.Message)
+		r.specialistAnswered(c.v, msg, nil)
+		return ctx
 	case info.Component == adk.ComponentOfAgent:
 		// An agent's end fires as its work begins, with a copy of the events it will send.
 		var events *adk.AsyncIterator[*adk.AgentEvent]
@@ -224,10 +265,11 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 			result = o.Response
 		}
 		r.expectEcho(c.v, true)
-		r.toolFinished(info, c, result, nil)
-		r.noticeSession(ctx, c.v, true)
+		c.v.awaitDecisions()
+		r.toolFinished(ctx, info, c, result, nil)
 		return ctx
 	default:
+		c.v.awaitDecisions()
 		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
 		r.runnableEnded(c.v, nil)
 		r.ending(c.v)
@@ -243,14 +285,19 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 		return ctx // eino never fails an agent through callbacks: errors are events
 	}
 	r := c.v.rec
+	if isSpecialist(info) {
+		r.specialistAnswered(c.v, nil, err)
+		return ctx
+	}
 	switch info.Component {
 	case components.ComponentOfChatModel:
 		r.modelFinished(c, nil, nil, err)
 	case components.ComponentOfTool:
-		r.toolFinished(info, c, "", err)
-		r.noticeSession(ctx, c.v, true)
+		c.v.awaitDecisions()
+		r.toolFinished(ctx, info, c, "", err)
 		return ctx
 	default:
+		c.v.awaitDecisions()
 		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
 		r.runnableEnded(c.v, err)
 		r.ending(c.v)
@@ -271,6 +318,7 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 	}
 	r, v := c.v.rec, c.v
 	isModel, isTool := info.Component == components.ComponentOfChatModel, info.Component == components.ComponentOfTool
+	specialist := isSpecialist(info)
 	r.mu.Lock()
 	work := &v.closing
 	if isModel || isTool {
@@ -287,13 +335,15 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 		defer r.streams.done()
 		defer work.done()
 		switch {
+		case specialist:
+			answer, err := readAnswerStream(out)
+			r.specialistAnswered(v, answer, err)
 		case isModel:
 			reply, usage, err := readModelStream(out)
 			r.modelFinished(c, reply, usage, err)
 		case isTool:
 			result, err := readToolStream(out)
-			r.toolFinished(info, c, result, err)
-			r.noticeSession(ctx, v, true)
+			r.toolFinished(ctx, info, c, result, err)
 		default:
 			_, err := readToolStream(out) // nothing in it is needed but its end
 			// The agent's work ends after the replies and results it streamed on the way.
@@ -344,6 +394,25 @@ func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (*schem
 			if o.TokenUsage != nil {
 				usage = o.TokenUsage
 			}
+		}
+	}
+}
+
+// readAnswerStream joins a lambda specialist's streamed answer from the callback's copy of its
+// chunks.
+func readAnswerStream(out *schema.StreamReader[callbacks.CallbackOutput]) (*schema.Message, error) {
+	defer out.Close()
+	answer := streamedMessage{role: schema.Assistant}
+	for {
+		chunk, err := out.Recv()
+		if err == io.EOF {
+			return answer.message(), nil
+		}
+		if err != nil {
+			return answer.message(), err
+		}
+		if m, ok := chunk.(*schema.Message); ok {
+			answer.add(m)
 		}
 	}
 }

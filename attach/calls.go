@@ -74,7 +74,7 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 	if msg != nil {
 		r.emit(traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.v.path, Message: mc.Output})
 	}
-	if c.v.handedTo {
+	if c.v.handedTo && !c.v.lambda {
 		c.v.ownDone = true // a specialist's work is its one model call
 		r.finishVisit(c.v)
 	}
@@ -96,12 +96,21 @@ func (r *Recorder) toolStarted(v *visit, info *callbacks.RunInfo, at place, in *
 }
 
 // toolFinished records a tool's result, and what it meant: the end of an AgentTool call, or a
-// transfer chosen by the model. A tool that interrupts the run is not a failure.
-func (r *Recorder) toolFinished(info *callbacks.RunInfo, c *call, result string, err error) {
+// transfer chosen by the model; then the session values the call set (ctx is the tool's). A
+// tool that interrupts the run is not a failure. The end of an AgentTool call that returned is
+// parked until v's copy of events tells how its inner events were seen (see inner.go).
+func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c *call, result string, err error) {
 	r.awaitCallee(c.at.toolCallID)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	v, callID := c.v, c.at.toolCallID
+	var parked *parkedCall
+	defer func() {
+		r.diffSession(ctx, v, true)
+		if parked != nil {
+			r.unpark(v, parked)
+		}
+	}()
 	interrupted := isInterrupt(err)
 	args := r.openTools[callID].args
 	delete(r.openTools, callID)
@@ -109,6 +118,11 @@ func (r *Recorder) toolFinished(info *callbacks.RunInfo, c *call, result string,
 		call := open.AgentToolCall
 		call.Result = result
 		delete(r.agentTools, callID)
+		if err == nil {
+			if parked = r.park(v, callID, call.Callee); parked == nil {
+				call.InnerEvents = v.innerEvents(call.Callee)
+			}
+		}
 		r.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
 	}
 	// The end and the result's message, allocated together: a third of a run's events are these.

@@ -16,6 +16,9 @@ import (
 func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	r.mu.Lock()
 	own, out := r.ownEvent(v, ev)
+	if !own {
+		v.noteForwarded(ev)
+	}
 	echo := own && r.isEcho(v, ev)
 	r.mu.Unlock()
 	var msg *schema.Message
@@ -37,6 +40,9 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	v.outputs.wait() // what v streamed before this event is recorded before it
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if echo {
+		r.decideCall(v, ev)
+	}
 	path := v.path
 	if ev.Err != nil {
 		v.ownEnd(out)

@@ -4,7 +4,8 @@ import (
 	"context"
 	"slices"
 
-	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/callbacks"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/traces"
@@ -21,8 +22,10 @@ import (
 // from the host model's reply), so they are recorded as transfers chosen by the model (mode llm,
 // the tool call's id), all of one reply at once and in its order, as OnHandOff fires, before the
 // first specialist starts: specialists picked together run at once. A specialist's visit is its
-// one model call, via transfer, below v.
-func (r *Recorder) handOff(ctx context.Context, v *visit, at place, in *model.CallbackInput) *visit {
+// one model call, via transfer, below v; or, for a specialist given as an Invokable or
+// Streamable (lambda), the lambda's run, which ends with its answer (see specialistAnswered).
+// fed is what the specialist was given.
+func (r *Recorder) handOff(ctx context.Context, v *visit, at place, fed []*schema.Message, lambda bool) *visit {
 	if at.node == "" {
 		return nil
 	}
@@ -41,18 +44,42 @@ func (r *Recorder) handOff(ctx context.Context, v *visit, at place, in *model.Ca
 			r.tree.transfer(v.agent, tc.Function.Name)
 		}
 	}
-	s := &visit{rec: r, agent: at.node, kind: "ChatModel", via: viaTransfer, parent: v, handedTo: true, startCtx: ctx,
-		finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
+	s := &visit{rec: r, agent: at.node, kind: "ChatModel", via: viaTransfer, parent: v, handedTo: true, lambda: lambda,
+		startCtx: ctx, finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
+	if lambda {
+		s.kind = specialistLambda
+	}
 	s.path = append(slices.Clone(v.path), s.agent)
 	s.addr = pathKey(s.path)
-	if in != nil {
-		s.fedInput = traceMessages(withoutSystem(in.Messages))
-	}
+	s.fedInput = traceMessages(withoutSystem(fed))
 	r.order = append(r.order, s)
 	r.tree.visit(s)
 	r.putAgents()
 	r.commit(s)
 	return s
+}
+
+// specialistLambda is the lambda type eino's host gives a specialist run as an Invokable or a
+// Streamable.
+const specialistLambda = "Specialist"
+
+// isSpecialist reports whether info is the lambda of such a specialist.
+func isSpecialist(info *callbacks.RunInfo) bool {
+	return info.Component == compose.ComponentOfLambda && info.Type == specialistLambda
+}
+
+// specialistAnswered ends the visit of a lambda specialist with its answer, or its failure
+// (which fails the host's graph: the error is recorded from the host agent's events).
+func (r *Recorder) specialistAnswered(s *visit, msg *schema.Message, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if msg != nil {
+		s.lastReply = msg.Content
+		r.emit(traces.Event{Kind: traces.KindMessage, Agent: s.agent, RunPath: s.path, Message: ptr(traceMessage(msg))})
+	}
+	s.errMsg = errText(err)
+	s.ownDone = true
+	r.finishVisit(s)
 }
 
 // withoutSystem returns msgs without the leading system prompt: what an agent was fed, beside

@@ -81,10 +81,11 @@ type Recorder struct {
 	interrupt   bool
 	canceled    bool
 	status      traces.Status
-	streamDone  bool     // the Runner's stream has ended, or nobody reads it
-	rootDrained bool     // the root visit's copy of events has ended: so has the run
-	streams     inflight // streamed outputs being read
-	drains      inflight // copies of events being read
+	streamDone  bool        // the Runner's stream has ended, or nobody reads it
+	rootDrained bool        // the root visit's copy of events has ended: so has the run
+	holding     *parkedCall // while set, emit holds events back in it (see park)
+	streams     inflight    // streamed outputs being read
+	drains      inflight    // copies of events being read
 }
 
 // visit is one activation of one agent: created at the agent's start callback and carried in the
@@ -137,6 +138,7 @@ type visit struct {
 	// them started (see handOff).
 	calls               []schema.ToolCall
 	handedOff, handedTo bool
+	lambda              bool // a specialist run as a lambda: its end is the lambda's, not a model call's
 	// lastInput is the visit's latest model input and converted its trace form: the next call's
 	// input usually extends it, and then shares its converted messages.
 	lastInput []*schema.Message
@@ -144,6 +146,14 @@ type visit struct {
 	// outputs counts the visit's streamed replies and tool results still being read; closing, its
 	// runnable's streamed output, whose end is the end of the agent's work.
 	outputs, closing inflight
+	// forwarded counts, per callee, the events its copy of events carried from inside its
+	// AgentTool calls; parked holds the ends of its calls waiting for the copy to say so,
+	// undecided counts them, and echoedCalls is the calls whose result the copy carried before
+	// their end was recorded (see inner.go).
+	forwarded   map[string]int
+	parked      []*parkedCall
+	undecided   inflight
+	echoedCalls map[string]struct{}
 }
 
 // openTool is a tool call in progress.
@@ -300,6 +310,10 @@ func (r *Recorder) emit(e traces.Event) {
 	if e.Agent != "" {
 		r.lastAgent, r.lastPath = e.Agent, e.RunPath
 	}
+	if r.holding != nil {
+		r.holding.events = append(r.holding.events, e)
+		return
+	}
 	r.sink.Emit(e)
 }
 
@@ -355,6 +369,9 @@ func (r *Recorder) finish() {
 	defer r.mu.Unlock()
 	if r.status != "" {
 		return
+	}
+	for _, v := range r.order {
+		r.releaseAll(v)
 	}
 	// eino fires no end for a tool that panicked: close such calls so none stays open forever.
 	forgotten := slices.SortedFunc(maps.Values(r.openTools), func(a, b openTool) int { return a.order - b.order })

@@ -1,13 +1,16 @@
 package e2e_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
 )
 
 // TestApproveFromThePage: a run of the approval flow pauses at its refund tool; its page says
@@ -48,6 +51,18 @@ func TestApproveFromThePage(t *testing.T) {
 	if got := strings.Join(kinds, " "); got != "run.finished:interrupted resumed: run.finished:completed" {
 		t.Errorf("run %s: %s, want it interrupted, resumed and completed in one trace", id, got)
 	}
+	// The header's clock counts the run's active time: the wait for the decision is left out.
+	var stopped, resumed time.Time
+	for _, e := range tr.Events {
+		switch {
+		case e.Kind == traces.KindRunFinished && stopped.IsZero():
+			stopped = e.Time
+		case e.Kind == traces.KindResumed:
+			resumed = e.Time
+		}
+	}
+	active := tr.Events[len(tr.Events)-1].Time.Sub(tr.Run.StartedAt) - resumed.Sub(stopped)
+	tb.waitFor(t, "the active time in the header", `document.querySelector('[data-testid=elapsed]')?.textContent === `+strconv.Quote(web.Clock(active)))
 	// The page's rows are the whole trace: it followed the resumed part live.
 	if rows := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=timeline-row]').length`); rows != len(tr.Events) {
 		t.Errorf("the page shows %d rows, the trace has %d events", rows, len(tr.Events))

@@ -98,12 +98,13 @@ function clock(ms) {
 }
 
 // runClock counts the header's elapsed time every tenth of a second until isOver() or the
-// server marks the time ended.
-export function runClock(isOver) {
+// server marks the time ended. While mayResume() it only pauses: a resumed run counts on from
+// its active time (the server moves data-started on by the wait).
+export function runClock(isOver, mayResume) {
   const timer = setInterval(() => {
     const el = document.getElementById("elapsed");
     if (!el || isOver() || el.dataset.ended) {
-      if (isOver()) clearInterval(timer);
+      if (isOver() && !mayResume()) clearInterval(timer);
       return;
     }
     const started = Date.parse(el.dataset.started || "");

@@ -496,7 +496,7 @@ export function initRun() {
 
   const mayResume = () => S.status === "interrupted";
   if (!isFinal(S.status) || mayResume()) {
-    runClock(() => isFinal(S.status));
+    runClock(() => isFinal(S.status), mayResume);
     S.resumeNow = follow(S.runId, () => S.seq, () => isFinal(S.status), mayResume, applyMessage);
   }
 }

@@ -119,6 +119,7 @@ func (w *eventWriter) payloads(e *Event) {
 		w.optStr("request", a.Request)
 		w.optStr("input_mode", a.InputMode)
 		w.optStr("result", a.Result)
+		w.optStr("inner_events", a.InnerEvents)
 		w.close()
 	}
 	if s := e.Session; s != nil {

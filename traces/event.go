@@ -180,17 +180,30 @@ const (
 	AgentToolInputFullHistory = "full-history"
 )
 
+// How the recorder learnt of the events inside an AgentTool call (AgentToolCall.InnerEvents).
+const (
+	// InnerEventsStream: from callbacks, and the caller's event stream carried them too (eino's
+	// ToolsConfig.EmitInternalEvents).
+	InnerEventsStream = "stream"
+	// InnerEventsCallbacks: from callbacks only; the caller's event stream showed just the call
+	// and its result.
+	InnerEventsCallbacks = "callbacks"
+)
+
 // AgentToolCall is the payload of agenttool.entered (Request, InputMode) and agenttool.exited
-// (Result): Caller's model ran Callee as a tool, in a history of its own. InputMode says what
-// the callee was fed (its agent.started input holds it): the Request, or, with full-history, the
-// caller's history without it.
+// (Result, InnerEvents): Caller's model ran Callee as a tool, in a history of its own. InputMode
+// says what the callee was fed (its agent.started input holds it): the Request, or, with
+// full-history, the caller's history without it. InnerEvents says whether the call's inner
+// events were on the caller's event stream or known from callbacks only; empty when the
+// recorder could not tell (the call failed or was interrupted).
 type AgentToolCall struct {
-	Caller    string `json:"caller"`
-	Callee    string `json:"callee"`
-	CallID    string `json:"call_id"`
-	Request   string `json:"request,omitempty"`
-	InputMode string `json:"input_mode,omitempty"`
-	Result    string `json:"result,omitempty"`
+	Caller      string `json:"caller"`
+	Callee      string `json:"callee"`
+	CallID      string `json:"call_id"`
+	Request     string `json:"request,omitempty"`
+	InputMode   string `json:"input_mode,omitempty"`
+	Result      string `json:"result,omitempty"`
+	InnerEvents string `json:"inner_events,omitempty"`
 }
 
 // SessionSet is the payload of session.set: Key now holds Value, set by SetBy.

@@ -44,7 +44,7 @@ func richTrace() traces.Trace {
 			Outcome: traces.TransferFailed, Error: "transfer failed: agent 'ghost' not found when transferring from 'planner'"}},
 		{Kind: traces.KindAgentStarted, Agent: "writer", AgentRun: &traces.AgentRun{Via: "transfer"}},
 		{Kind: traces.KindAgentToolEnter, Agent: "writer", AgentTool: &traces.AgentToolCall{Caller: "writer", Callee: "critic", CallID: "call_3", Request: "review the draft", InputMode: traces.AgentToolInputRequest}},
-		{Kind: traces.KindAgentToolExit, Agent: "writer", AgentTool: &traces.AgentToolCall{Caller: "writer", Callee: "critic", CallID: "call_3", Result: "Looks good."}},
+		{Kind: traces.KindAgentToolExit, Agent: "writer", AgentTool: &traces.AgentToolCall{Caller: "writer", Callee: "critic", CallID: "call_3", Result: "Looks good.", InnerEvents: traces.InnerEventsCallbacks}},
 		{Kind: traces.KindSessionSet, Agent: "writer", Session: &traces.SessionSet{Key: "draft", Value: json.RawMessage(`{"days":2,"stops":["zoo","louvre"],"note":null}`), SetBy: "writer"}},
 		{Kind: traces.KindToolFinished, Agent: "writer", Tool: &traces.ToolCall{Name: "book_hotel", CallID: "call_4", Interrupted: true}},
 		{Kind: traces.KindInterrupted, Agent: "writer", Interrupt: &traces.Interrupt{ID: "int-1", Address: "planner;writer;tool:book_hotel", Info: "needs approval to book"}},

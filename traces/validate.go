@@ -104,6 +104,9 @@ func ValidateEvent(i int, e Event) error {
 	if m := e.AgentTool; m != nil && m.InputMode != "" && m.InputMode != AgentToolInputRequest && m.InputMode != AgentToolInputFullHistory {
 		return Errorf(CodeInvalid, "events[%d].agenttool.input_mode %q is not %q or %q", i, m.InputMode, AgentToolInputRequest, AgentToolInputFullHistory)
 	}
+	if m := e.AgentTool; m != nil && m.InnerEvents != "" && m.InnerEvents != InnerEventsStream && m.InnerEvents != InnerEventsCallbacks {
+		return Errorf(CodeInvalid, "events[%d].agenttool.inner_events %q is not %q or %q", i, m.InnerEvents, InnerEventsStream, InnerEventsCallbacks)
+	}
 	if e.Lost != nil && e.Lost.Count < 1 {
 		return Errorf(CodeInvalid, "events[%d].lost.count is %d: a lost event stands for at least 1 dropped event", i, e.Lost.Count)
 	}

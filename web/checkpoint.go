@@ -122,11 +122,12 @@ func (a *analysis) clone() *analysis {
 	}
 	c.pairs = make(map[[2]string]*pairTransfers, len(a.pairs))
 	for k, p := range a.pairs {
-		q := &pairTransfers{count: p.count, newest: make([]*transfer, len(p.newest))}
+		q := *p
+		q.newest = make([]*transfer, len(p.newest))
 		for i, t := range p.newest {
 			q.newest[i] = copied[t]
 		}
-		c.pairs[k] = q
+		c.pairs[k] = &q
 	}
 	c.calls = make([]*agentToolCall, len(a.calls))
 	for i, k := range a.calls {
@@ -144,6 +145,7 @@ func (a *analysis) clone() *analysis {
 	c.counts = tokenCache{}
 	c.inputs = maps.Clone(a.inputs) // each replaced whole, never changed
 	c.freshFrom, c.echoOf, c.echoedBy = maps.Clone(a.freshFrom), maps.Clone(a.echoOf), maps.Clone(a.echoedBy)
+	c.callbacksOnly = maps.Clone(a.callbacksOnly)
 	return &c
 }
 

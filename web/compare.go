@@ -63,11 +63,13 @@ type Handoff struct {
 }
 
 // Action is one event carrying an eino action. Crossed is false when the action stopped at an
-// AgentTool boundary (an exit or transfer inside an agent called as a tool).
+// AgentTool boundary (an exit or transfer inside an agent called as a tool). Ended is set on an
+// exit that ended the run: it crossed, and no agent, model or tool started after it.
 type Action struct {
 	Kind    traces.Kind
 	Agent   string
 	Crossed bool
+	Ended   bool
 	Seq     int64
 }
 
@@ -188,8 +190,13 @@ func (m *Mechanism) crossings(tr traces.Trace) {
 // routes fills Handoffs, ByModel, ByCode and Actions.
 func (m *Mechanism) routes(tr traces.Trace) {
 	var frames []traces.AgentToolCall // AgentTool calls under way
+	var lastWork int64                // the newest agent, model or tool start
 	for i := range tr.Events {
 		e := &tr.Events[i]
+		switch e.Kind {
+		case traces.KindAgentStarted, traces.KindModelStarted, traces.KindToolStarted:
+			lastWork = e.Seq
+		}
 		switch {
 		case e.Kind == traces.KindTransfer && e.Transfer != nil:
 			by := "model"
@@ -218,6 +225,10 @@ func (m *Mechanism) routes(tr traces.Trace) {
 			inside := len(frames) > 0 && e.Agent != frames[0].Caller && e.Kind != traces.KindInterrupted
 			m.Actions = append(m.Actions, Action{Kind: e.Kind, Agent: e.Agent, Crossed: !inside, Seq: e.Seq})
 		}
+	}
+	for i := range m.Actions {
+		a := &m.Actions[i]
+		a.Ended = a.Kind == traces.KindExit && a.Crossed && a.Seq > lastWork
 	}
 }
 

@@ -1,11 +1,16 @@
 package web_test
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+
+	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -171,5 +176,63 @@ func TestComparisonEstimatesWhereNoUsage(t *testing.T) {
 	row := c.Rows[0]
 	if !c.Estimated || row.PromptTokens.N != want || !strings.Contains(row.PromptTokens.Text, web.Estimator) {
 		t.Errorf("estimated %v, prompt %+v, want %d", c.Estimated, row.PromptTokens, want)
+	}
+}
+
+// TestComparisonTellsAnExitThatEndedTheRun: on a plain eino app whose root calls an agent that
+// exits (the exit stops at the AgentTool boundary) and then exits itself (ending the run), the
+// table tells the two apart; the catalogue's flows, none of which ends by an exit, have no such
+// action.
+func TestComparisonTellsAnExitThatEndedTheRun(t *testing.T) {
+	flow := agents.Flow{
+		Name: "exits", DefaultInput: "Refund order 7.",
+		Scripts: map[string]agents.Script{
+			"desk":   agents.NewScript(agents.Do(agents.Ask("refund", "refund order 7")), agents.Do(agents.Exit("Refunded, case closed."))),
+			"refund": agents.NewScript(agents.Do(agents.Exit("Refund R-7 done."))),
+		},
+		Build: func(ctx context.Context, models agents.ModelFor) (adk.Agent, error) {
+			refund, err := agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "refund", Description: "Refunds.", Instruction: "Refund, then exit.", Exit: adk.ExitTool{}})
+			if err != nil {
+				return nil, err
+			}
+			var conf adk.ToolsConfig
+			conf.Tools = []tool.BaseTool{adk.NewAgentTool(ctx, refund)}
+			return agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "desk", Description: "Front desk.", Instruction: "Call refund, then exit.", ToolsConfig: conf, Exit: adk.ExitTool{}})
+		},
+	}
+	rec := traces.NewRecording(traces.Run{ID: "r-exits", Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, nil, 0)
+	if status := agentsRun(flow, rec); status != traces.StatusCompleted {
+		t.Fatalf("the exits app ended %s", status)
+	}
+	tr := rec.Snapshot()
+	// From the trace alone: which exit has no start of any agent, model or tool after it.
+	var exits []traces.Event
+	lastStart := int64(0)
+	for _, e := range tr.Events {
+		switch e.Kind {
+		case traces.KindExit:
+			exits = append(exits, e)
+		case traces.KindAgentStarted, traces.KindModelStarted, traces.KindToolStarted:
+			lastStart = e.Seq
+		}
+	}
+	if len(exits) != 2 || exits[0].Agent != "refund" || exits[1].Agent != "desk" || exits[0].Seq > lastStart || exits[1].Seq < lastStart {
+		t.Fatalf("exits %+v, last start #%d: want refund's inside the run, desk's after all work", exits, lastStart)
+	}
+	row := web.NewComparison([]traces.Trace{tr}).Rows[0]
+	want := []web.Action{
+		{Kind: traces.KindExit, Agent: "refund", Crossed: false, Seq: exits[0].Seq},
+		{Kind: traces.KindExit, Agent: "desk", Crossed: true, Ended: true, Seq: exits[1].Seq},
+	}
+	if !slices.Equal(row.Actions, want) {
+		t.Errorf("actions %+v, want %+v", row.Actions, want)
+	}
+
+	for _, name := range []string{"supervisor", "agenttool-exit", "workflow"} {
+		for _, a := range web.NewComparison([]traces.Trace{runFlow(t, name, "")}).Rows[0].Actions {
+			if a.Ended {
+				t.Errorf("%s: %s of %s (#%d) said to end the run", name, a.Kind, a.Agent, a.Seq)
+			}
+		}
 	}
 }

@@ -70,11 +70,14 @@ type Boundary struct {
 	Calls          int
 	// Order is the place of the newest call in the run's AgentTool calls (1..n, by when they
 	// entered), 0 when none: the number the call and result arrows' badges show.
-	Order        int
-	Running      bool // entered and not exited yet
-	CallSeq      int64
-	ResultSeq    int64
-	Call, Result Route
+	Order   int
+	Running bool // entered and not exited yet
+	// CallbacksOnly: the newest call's inner events were seen through callbacks only, the
+	// caller's event stream showing just the call and its result.
+	CallbacksOnly bool
+	CallSeq       int64
+	ResultSeq     int64
+	Call, Result  Route
 	// CallLabel and ResultLabel are where the arrows' words sit, inside the frame's top, beside
 	// the arrows where they run down to the callee: "result" on the left, "call" on the right;
 	// CallAnchor and ResultAnchor are their SVG text-anchor.
@@ -217,8 +220,9 @@ func (a *analysis) node(s *slot, depth int, caller bool) Node {
 func (a *analysis) boundary(s *slot) Boundary {
 	b := Boundary{
 		Caller: s.m.Parent, Callee: s.m.Name, CallerColour: a.roster.colour(s.m.Parent),
-		Frame: s.outer, Caption: "AgentTool of " + s.m.Parent + ":", Note: frameNote,
-		CaptionLines: s.caption, NoteLines: s.note, Text: s.text,
+		Frame: s.outer, Caption: "AgentTool of " + s.m.Parent + ":", Note: noteOf(s.m),
+		CallbacksOnly: s.m.callbacksOnly,
+		CaptionLines:  s.caption, NoteLines: s.note, Text: s.text,
 	}
 	for i, l := range append(slices.Clone(s.caption), s.note...) {
 		// 13.5px text: its baseline 12 below the top of its line.

@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton/traces"
@@ -335,5 +337,68 @@ func TestManyTransfersDrawOnlyRecentLanes(t *testing.T) {
 	}
 	if total != g.TransferCount || !g.Transfers[len(g.Transfers)-1].Current || g.Transfers[len(g.Transfers)-1].Path == "" {
 		t.Errorf("drawn %d + earlier != %d transfers, or the current one is not drawn", total, g.TransferCount)
+	}
+}
+
+// TestCallbacksOnlyMark: in the agenttool-silent flow (EmitInternalEvents off) every event
+// inside the callees' frames is marked as seen through callbacks only, in its row, its
+// inspection and the frame; a live page gets those rows drawn again when the call exits. With
+// internal events on (agenttool) nothing is marked.
+func TestCallbacksOnlyMark(t *testing.T) {
+	tr := runFlow(t, "agenttool-silent", "")
+	live := web.NewViewState(traces.Run{ID: tr.Run.ID, Status: traces.StatusRunning}, tr.Agents)
+	amended := map[int64]bool{}
+	for _, e := range tr.Events {
+		from := live.Seq()
+		live.Add(e)
+		for _, r := range live.Update(from).Amended {
+			amended[r.Seq] = r.CallbacksOnly
+		}
+	}
+	inside := func(e traces.Event) bool { return len(e.RunPath) > 1 && e.RunPath[0] == "trip_planner" }
+	marked := 0
+	for _, r := range live.Rows(0, 0) {
+		e := tr.Events[r.Seq-1]
+		if r.CallbacksOnly != inside(e) {
+			t.Errorf("#%d %s of %s: callbacks only %v", r.Seq, e.Kind, e.Agent, r.CallbacksOnly)
+		}
+		if !r.CallbacksOnly {
+			continue
+		}
+		marked++
+		if !amended[r.Seq] {
+			t.Errorf("#%d: the live page was not told to draw its row again", r.Seq)
+		}
+		in, err := web.NewInspection(tr, r.Seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(in.Facts, func(f web.Fact) bool { return f.Label == "seen" && strings.Contains(f.Value, "callbacks only") }) {
+			t.Errorf("#%d's inspection does not say it was seen through callbacks only: %+v", r.Seq, in.Facts)
+		}
+	}
+	if marked == 0 {
+		t.Fatal("no event marked")
+	}
+	g := live.View().Graph
+	if len(g.Boundaries) != 2 {
+		t.Fatalf("%d frames, want flight_agent's and hotel_agent's", len(g.Boundaries))
+	}
+	for _, b := range g.Boundaries {
+		if !b.CallbacksOnly || !strings.Contains(strings.Join(b.NoteLines, " "), "seen through callbacks only") {
+			t.Errorf("frame of %s: callbacks only %v, note %q", b.Callee, b.CallbacksOnly, b.NoteLines)
+		}
+	}
+
+	streamed := runFlow(t, "agenttool", "")
+	for _, r := range web.NewTimeline(streamed, 0) {
+		if r.CallbacksOnly {
+			t.Errorf("agenttool (internal events on): #%d marked callbacks only", r.Seq)
+		}
+	}
+	for _, b := range web.NewGraph(streamed).Boundaries {
+		if b.CallbacksOnly {
+			t.Errorf("agenttool: frame of %s marked callbacks only", b.Callee)
+		}
 	}
 }

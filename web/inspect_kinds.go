@@ -163,6 +163,9 @@ func (s *inspector) pair(t *traces.Transfer) {
 	}
 }
 
+// callbacksOnlyFact is what the inspector says of an event seen through callbacks only.
+const callbacksOnlyFact = "through callbacks only: inside an AgentTool call whose caller's event stream did not carry it"
+
 func (s *inspector) agentTool(e *traces.Event) {
 	c := e.AgentTool
 	s.agentFact("caller", c.Caller)
@@ -187,6 +190,12 @@ func (s *inspector) agentTool(e *traces.Event) {
 		s.block("request", c.Request)
 		s.link("result", s.find(1, pair(traces.KindAgentToolExit)))
 		return
+	}
+	switch c.InnerEvents {
+	case traces.InnerEventsCallbacks:
+		s.fact("inner events", "seen through callbacks only: the caller's event stream showed just the call and its result")
+	case traces.InnerEventsStream:
+		s.fact("inner events", "on the caller's event stream too")
 	}
 	s.block("result", c.Result)
 	s.link("call", s.find(-1, pair(traces.KindAgentToolEnter)))

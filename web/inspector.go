@@ -75,6 +75,9 @@ func (a *analysis) inspection(i int) Inspection {
 		Title: fmt.Sprintf("#%d %s", e.Seq, e.Kind), Summary: oneLine(Summary(*e)),
 	}
 	(&inspector{a: a, in: &in, i: i}).fill()
+	if a.callbacksOnly[e.Seq] {
+		in.Facts = append(in.Facts, Fact{Label: "seen", Value: callbacksOnlyFact, Colour: -1})
+	}
 	if m := a.echoedBy[e.Seq]; m > 0 {
 		in.Links = append(in.Links, Ref{Label: "its message (folded into this row)", Seq: m})
 	}

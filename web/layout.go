@@ -57,8 +57,20 @@ type slot struct {
 	text          Rect // where caption and note are drawn, by the charW estimate
 }
 
-// frameNote is what every AgentTool frame says about the callee's run.
-const frameNote = "own history, shared session values"
+// frameNote is what every AgentTool frame says about the callee's run; callbacksNote is added
+// when the caller's event stream did not carry the callee's events.
+const (
+	frameNote     = "own history, shared session values"
+	callbacksNote = ", seen through callbacks only"
+)
+
+// noteOf is the note of m's frame.
+func noteOf(m *member) string {
+	if m.callbacksOnly {
+		return frameNote + callbacksNote
+	}
+	return frameNote
+}
 
 // textWidth estimates how wide the frame's text lines are.
 func textWidth(lines []string) float64 {
@@ -101,7 +113,7 @@ func (s *slot) footprint() float64 {
 func (s *slot) fitText(caller string) {
 	room := s.width + 2*framePad - frameText
 	s.caption = wrapTo("AgentTool of "+caller+":", room)
-	s.note = wrapTo(frameNote, room)
+	s.note = wrapTo(noteOf(s.m), room)
 }
 
 // layoutTree places every member of r and returns the slots in preorder with the drawing's size.

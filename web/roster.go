@@ -22,6 +22,9 @@ type member struct {
 	extra, missing bool
 	// since is the index of the event that made the agent known, -1 for declared agents.
 	since int
+	// callbacksOnly says the agent's newest AgentTool call was seen through callbacks only: the
+	// caller's event stream did not carry its inner events.
+	callbacksOnly bool
 }
 
 // roster holds a trace's agents in colour order: the declared tree in preorder, then the agents

@@ -204,3 +204,46 @@ func TestInspectionOfAnAgentToolInputMode(t *testing.T) {
 		t.Errorf("links %+v lack the callee's agent.started", in.Links)
 	}
 }
+
+// TestElapsedIsActiveTime: a run interrupted, then resumed a minute later in the same trace,
+// shows its active time, not the minute it waited: stopped at the interrupt, counting on from
+// there once resumed (ClockFrom moves on by the wait, for the page's own clock).
+func TestElapsedIsActiveTime(t *testing.T) {
+	b := webtest.New("r-resume", "approval", "refund me")
+	b.Start("billing_agent", "run")
+	b.Add(traces.Event{Kind: traces.KindInterrupted, Agent: "billing_agent", Interrupt: &traces.Interrupt{ID: "i1", Info: "approve?"}})
+	stop := b.Add(traces.Event{Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: traces.StatusInterrupted}})
+	resume := b.Add(traces.Event{Kind: traces.KindResumed, Agent: "billing_agent", Interrupt: &traces.Interrupt{ID: "i1"}})
+	b.Finish("billing_agent")
+	tr := b.End(traces.StatusCompleted, "")
+	const wait = time.Minute
+	for i := range tr.Events {
+		if tr.Events[i].Seq >= resume {
+			tr.Events[i].Time = tr.Events[i].Time.Add(wait)
+		}
+	}
+	*tr.Run.EndedAt = tr.Events[len(tr.Events)-1].Time
+	at := func(seq int64) time.Time { return tr.Events[seq-1].Time }
+	waited := at(resume).Sub(at(stop))
+
+	live := tr.Run // as the page of the live run sees it
+	live.Status, live.EndedAt = traces.StatusRunning, nil
+	vs := web.NewViewState(live, tr.Agents)
+	for _, e := range tr.Events {
+		vs.Add(e)
+		s := vs.View().Stats
+		want := at(e.Seq).Sub(tr.Run.StartedAt)
+		if e.Seq >= resume {
+			want -= waited
+		}
+		if s.Elapsed != want || s.ElapsedText != web.Clock(want) {
+			t.Errorf("after #%d (%s): elapsed %v %q, want %v", e.Seq, e.Kind, s.Elapsed, s.ElapsedText, want)
+		}
+		if e.Seq >= resume && !s.ClockFrom.Equal(tr.Run.StartedAt.Add(waited)) {
+			t.Errorf("after #%d: the clock counts from %v, want the start moved on by %v", e.Seq, s.ClockFrom, waited)
+		}
+	}
+	if s := web.NewStats(tr); s.Elapsed >= wait || !s.Ended {
+		t.Errorf("finished run: elapsed %v (ended %v), want its active time, under the %v it waited", s.Elapsed, s.Ended, wait)
+	}
+}

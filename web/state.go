@@ -2,6 +2,7 @@ package web
 
 import (
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/baton-dev/baton/traces"
@@ -46,6 +47,7 @@ type agentToolCall struct {
 	callID          string
 	enter, exit     int64
 	request, result string
+	inner           string // its exit's inner_events
 }
 
 // analysis is what the events of a trace say, built one event at a time (add) and never
@@ -76,12 +78,16 @@ type analysis struct {
 	firstTime   time.Time
 	lastTime    time.Time
 	endedAt     *time.Time // tr.Run.EndedAt when the run had ended before any event was added
-	runErr      string     // of the newest run.finished that has one
-	finishedSeq int64      // the newest run.finished
-	settled     bool       // a run.finished with a valid status came: the status no longer is the run's own
-	errorSeq    int64      // the newest error event
-	exit        Outcome    // the newest exit with a final result
-	words       Outcome    // the newest words-only assistant message of the shallowest agent
+	// idle is the time the run spent stopped between a run.finished and the resume after it;
+	// stoppedAt the time of a run.finished not yet followed by anything.
+	idle        time.Duration
+	stoppedAt   time.Time
+	runErr      string  // of the newest run.finished that has one
+	finishedSeq int64   // the newest run.finished
+	settled     bool    // a run.finished with a valid status came: the status no longer is the run's own
+	errorSeq    int64   // the newest error event
+	exit        Outcome // the newest exit with a final result
+	words       Outcome // the newest words-only assistant message of the shallowest agent
 	wordsDepth  int
 	paused      *Paused // where an interrupted run waits
 	pausedTool  string  // the interrupted tool call before the interrupted event
@@ -103,6 +109,9 @@ type analysis struct {
 	// rows drawn again because a later error failed them.
 	valuesSeq, historiesSeq, agentsSeq int64
 	amended                            []amend
+	// callbacksOnly holds the events inside AgentTool calls whose inner events the caller's
+	// event stream did not carry: the recorder saw them through callbacks only.
+	callbacksOnly map[int64]bool
 }
 
 // pairTransfers is the transfers of one direction between two agents.
@@ -194,6 +203,13 @@ func (a *analysis) note(e *traces.Event) {
 	}
 	if e.Time.After(a.lastTime) {
 		a.lastTime = e.Time
+	}
+	if !a.stoppedAt.IsZero() && e.Kind != traces.KindRunFinished {
+		a.idle += max(0, e.Time.Sub(a.stoppedAt))
+		a.stoppedAt = time.Time{}
+	}
+	if e.Kind == traces.KindRunFinished {
+		a.stoppedAt = e.Time
 	}
 	switch {
 	case e.Kind == traces.KindRunFinished && e.Run != nil && e.Run.Status.Valid():
@@ -410,10 +426,35 @@ func (a *analysis) agentTool(e *traces.Event) {
 		call = &agentToolCall{caller: c.Caller, callee: c.Callee, callID: c.CallID}
 		a.calls = append(a.calls, call)
 	}
-	call.exit, call.result = e.Seq, c.Result
+	call.exit, call.result, call.inner = e.Seq, c.Result, c.InnerEvents
+	a.markInner(e, call)
 	a.touch(c.Callee, e.Seq, false)
 	if x := a.act(c.Callee); x == nil || x.state != StateInterrupted { // a paused callee stays paused
 		a.settle(c.Callee, StateDone)
+	}
+}
+
+// markInner notes, at the exit e of call, whether its inner events were seen through callbacks
+// only; if so it marks each of them (the events between its entry and e that ran inside the
+// callee), and a live page draws their rows again.
+func (a *analysis) markInner(e *traces.Event, call *agentToolCall) {
+	if m := a.roster.byName[call.callee]; m != nil && call.inner != "" {
+		m.callbacksOnly = call.inner == traces.InnerEventsCallbacks
+	}
+	if call.inner != traces.InnerEventsCallbacks || call.enter == 0 {
+		return
+	}
+	inside := append(slices.Clone(e.RunPath), call.callee)
+	for i := a.index(call.enter) + 1; i >= 1 && i < len(a.tr.Events) && a.tr.Events[i].Seq < e.Seq; i++ {
+		o := &a.tr.Events[i]
+		if len(o.RunPath) < len(inside) || !slices.Equal(o.RunPath[:len(inside)], inside) {
+			continue
+		}
+		if a.callbacksOnly == nil {
+			a.callbacksOnly = make(map[int64]bool)
+		}
+		a.callbacksOnly[o.Seq] = true
+		a.amended = append(a.amended, amend{Seq: o.Seq, At: e.Seq})
 	}
 }
 

@@ -17,8 +17,11 @@ type Stats struct {
 	Error     string
 	StartedAt time.Time
 	// Ended is set when the run has finished; Elapsed then runs to its end, otherwise to the last
-	// event (the page keeps counting on the client).
+	// event (the page keeps counting on the client). Elapsed is the run's active time: the time
+	// it waited between an interrupt and its resume is left out. ClockFrom is StartedAt moved
+	// on by that wait, so that now - ClockFrom is the active time while the run goes on.
 	Ended       bool
+	ClockFrom   time.Time
 	Elapsed     time.Duration
 	ElapsedText string // "00:04.2"
 	LastSeq     int64
@@ -59,8 +62,9 @@ func newStats(a *analysis) Stats {
 	if s.Ended && a.endedAt != nil && a.endedAt.After(end) {
 		end = *a.endedAt
 	}
-	if !end.IsZero() && end.After(s.StartedAt) {
-		s.Elapsed = end.Sub(s.StartedAt)
+	s.ClockFrom = s.StartedAt.Add(a.idle)
+	if !end.IsZero() && end.After(s.ClockFrom) {
+		s.Elapsed = end.Sub(s.ClockFrom)
 	}
 	s.ElapsedText = Clock(s.Elapsed)
 	s.TokensText = compact(s.Tokens)

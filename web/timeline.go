@@ -30,6 +30,9 @@ type Row struct {
 	// EchoOf is, for a message event that repeats a model or tool call's reply, that call's seq:
 	// the timeline folds the message into the call's row.
 	EchoOf int64
+	// CallbacksOnly: the event happened inside an AgentTool call whose caller's event stream
+	// did not carry it; the recorder saw it through callbacks only.
+	CallbacksOnly bool
 }
 
 const summaryLen = 160
@@ -55,6 +58,7 @@ func (a *analysis) row(e *traces.Event) Row {
 		Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Agent: e.Agent,
 		Colour: a.roster.colour(e.Agent), Kind: e.Kind, Group: KindGroup(e.Kind),
 		Summary: shorten(oneLine(Summary(*e)), summaryLen), EchoOf: a.echoOf[e.Seq],
+		CallbacksOnly: a.callbacksOnly[e.Seq],
 	}
 	r.Search = a.searchText(e, r.Summary)
 	if t := a.transferAt[e.Seq]; t != nil && e.Kind == traces.KindTransfer {

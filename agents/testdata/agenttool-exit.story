@@ -20,7 +20,7 @@
  20 message           refund_agent    [concierge>refund_agent] tool
  21 exit              refund_agent    [concierge>refund_agent]
  22 agent.finished    refund_agent    [concierge>refund_agent]
- 23 agenttool.exited  concierge       [concierge] concierge -> refund_agent concierge_call_1
+ 23 agenttool.exited  concierge       [concierge] concierge -> refund_agent concierge_call_1 inner events: stream
  24 tool.finished     concierge       [concierge] refund_agent concierge_call_1
  25 message           concierge       [concierge] tool
  26 model.started     concierge       [concierge]
@@ -48,7 +48,7 @@
  48 model.finished    shipping_agent  [concierge>orders_desk>shipping_agent]
  49 message           shipping_agent  [concierge>orders_desk>shipping_agent] assistant
  50 agent.finished    shipping_agent  [concierge>orders_desk>shipping_agent]
- 51 agenttool.exited  concierge       [concierge] concierge -> orders_desk concierge_call_2
+ 51 agenttool.exited  concierge       [concierge] concierge -> orders_desk concierge_call_2 inner events: stream
  52 tool.finished     concierge       [concierge] orders_desk concierge_call_2
  53 message           concierge       [concierge] tool
  54 model.started     concierge       [concierge]

@@ -22,7 +22,7 @@
  22 model.finished    escalation_agent [support_lead>escalation_agent]
  23 message           escalation_agent [support_lead>escalation_agent] assistant
  24 agent.finished    escalation_agent [support_lead>escalation_agent]
- 25 agenttool.exited  support_lead    [support_lead] support_lead -> escalation_agent support_lead_call_2
+ 25 agenttool.exited  support_lead    [support_lead] support_lead -> escalation_agent support_lead_call_2 inner events: stream
  26 tool.finished     support_lead    [support_lead] escalation_agent support_lead_call_2
  27 message           support_lead    [support_lead] tool
  28 model.started     support_lead    [support_lead]

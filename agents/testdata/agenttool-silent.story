@@ -16,7 +16,7 @@
  16 model.finished    flight_agent    [trip_planner>flight_agent]
  17 message           flight_agent    [trip_planner>flight_agent] assistant
  18 agent.finished    flight_agent    [trip_planner>flight_agent]
- 19 agenttool.exited  trip_planner    [trip_planner] trip_planner -> flight_agent trip_planner_call_1
+ 19 agenttool.exited  trip_planner    [trip_planner] trip_planner -> flight_agent trip_planner_call_1 inner events: callbacks
  20 tool.finished     trip_planner    [trip_planner] flight_agent trip_planner_call_1
  21 message           trip_planner    [trip_planner] tool
  22 model.started     trip_planner    [trip_planner]
@@ -35,7 +35,7 @@
  35 model.finished    hotel_agent     [trip_planner>hotel_agent]
  36 message           hotel_agent     [trip_planner>hotel_agent] assistant
  37 agent.finished    hotel_agent     [trip_planner>hotel_agent]
- 38 agenttool.exited  trip_planner    [trip_planner] trip_planner -> hotel_agent trip_planner_call_2
+ 38 agenttool.exited  trip_planner    [trip_planner] trip_planner -> hotel_agent trip_planner_call_2 inner events: callbacks
  39 tool.finished     trip_planner    [trip_planner] hotel_agent trip_planner_call_2
  40 message           trip_planner    [trip_planner] tool
  41 model.started     trip_planner    [trip_planner]

@@ -16,7 +16,7 @@
  16 model.finished    research_agent  [project_manager>research_agent]
  17 message           research_agent  [project_manager>research_agent] assistant
  18 agent.finished    research_agent  [project_manager>research_agent]
- 19 agenttool.exited  project_manager [project_manager] project_manager -> research_agent project_manager_call_1
+ 19 agenttool.exited  project_manager [project_manager] project_manager -> research_agent project_manager_call_1 inner events: stream
  20 tool.finished     project_manager [project_manager] research_agent project_manager_call_1
  21 message           project_manager [project_manager] tool
  22 session.set       research_agent  [project_manager>research_agent] research_notes set by research_agent
@@ -37,7 +37,7 @@
  37 model.finished    code_agent      [project_manager>code_agent]
  38 message           code_agent      [project_manager>code_agent] assistant
  39 agent.finished    code_agent      [project_manager>code_agent]
- 40 agenttool.exited  project_manager [project_manager] project_manager -> code_agent project_manager_call_2
+ 40 agenttool.exited  project_manager [project_manager] project_manager -> code_agent project_manager_call_2 inner events: stream
  41 tool.finished     project_manager [project_manager] code_agent project_manager_call_2
  42 message           project_manager [project_manager] tool
  43 model.started     project_manager [project_manager]
@@ -56,7 +56,7 @@
  56 model.finished    review_agent    [project_manager>review_agent]
  57 message           review_agent    [project_manager>review_agent] assistant
  58 agent.finished    review_agent    [project_manager>review_agent]
- 59 agenttool.exited  project_manager [project_manager] project_manager -> review_agent project_manager_call_3
+ 59 agenttool.exited  project_manager [project_manager] project_manager -> review_agent project_manager_call_3 inner events: stream
  60 tool.finished     project_manager [project_manager] review_agent project_manager_call_3
  61 message           project_manager [project_manager] tool
  62 model.started     project_manager [project_manager]

@@ -36,7 +36,7 @@
  36 model.finished    billing_agent   [support_agent>billing_agent]
  37 message           billing_agent   [support_agent>billing_agent] assistant
  38 agent.finished    billing_agent   [support_agent>billing_agent]
- 39 agenttool.exited  support_agent   [support_agent] support_agent -> billing_agent support_agent_call_1
+ 39 agenttool.exited  support_agent   [support_agent] support_agent -> billing_agent support_agent_call_1 inner events: stream
  40 tool.finished     support_agent   [support_agent] billing_agent support_agent_call_1
  41 message           support_agent   [support_agent] tool
  42 model.started     support_agent   [support_agent]

@@ -23,7 +23,7 @@
  23 model.finished    market_researcher [pricing_lead>market_researcher]
  24 message           market_researcher [pricing_lead>market_researcher] assistant
  25 agent.finished    market_researcher [pricing_lead>market_researcher]
- 26 agenttool.exited  pricing_lead    [pricing_lead] pricing_lead -> market_researcher pricing_lead_call_2
+ 26 agenttool.exited  pricing_lead    [pricing_lead] pricing_lead -> market_researcher pricing_lead_call_2 inner events: callbacks
  27 tool.finished     pricing_lead    [pricing_lead] task pricing_lead_call_2
  28 message           pricing_lead    [pricing_lead] tool
  29 model.started     pricing_lead    [pricing_lead]
@@ -49,7 +49,7 @@
  49 model.finished    pricing_analyst [pricing_lead>pricing_analyst]
  50 message           pricing_analyst [pricing_lead>pricing_analyst] assistant
  51 agent.finished    pricing_analyst [pricing_lead>pricing_analyst]
- 52 agenttool.exited  pricing_lead    [pricing_lead] pricing_lead -> pricing_analyst pricing_lead_call_4
+ 52 agenttool.exited  pricing_lead    [pricing_lead] pricing_lead -> pricing_analyst pricing_lead_call_4 inner events: callbacks
  53 tool.finished     pricing_lead    [pricing_lead] task pricing_lead_call_4
  54 message           pricing_lead    [pricing_lead] tool
  55 model.started     pricing_lead    [pricing_lead]

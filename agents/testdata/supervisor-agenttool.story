@@ -19,7 +19,7 @@
  19 model.finished    research_agent  [supervisor>research_agent]
  20 message           research_agent  [supervisor>research_agent] assistant
  21 agent.finished    research_agent  [supervisor>research_agent]
- 22 agenttool.exited  supervisor      [supervisor] supervisor -> research_agent supervisor_call_1
+ 22 agenttool.exited  supervisor      [supervisor] supervisor -> research_agent supervisor_call_1 inner events: stream
  23 tool.finished     supervisor      [supervisor] research_agent supervisor_call_1
  24 message           supervisor      [supervisor] tool
  25 model.started     supervisor      [supervisor]
@@ -44,7 +44,7 @@
  44 model.finished    math_agent      [supervisor>math_agent]
  45 message           math_agent      [supervisor>math_agent] assistant
  46 agent.finished    math_agent      [supervisor>math_agent]
- 47 agenttool.exited  supervisor      [supervisor] supervisor -> math_agent supervisor_call_2
+ 47 agenttool.exited  supervisor      [supervisor] supervisor -> math_agent supervisor_call_2 inner events: stream
  48 tool.finished     supervisor      [supervisor] math_agent supervisor_call_2
  49 message           supervisor      [supervisor] tool
  50 model.started     supervisor      [supervisor]
