@@ -58,7 +58,7 @@ func BenchmarkViewStateAt(b *testing.B) {
 		tr := vs.Trace()
 		before := heap()
 		travel := web.NewTravel()
-		travel.At(tr, int64(n-1)) // makes its copies
+		travel.At(tr, int64(n-1))                         // makes its copies
 		kept := (float64(heap()) - float64(before)) / 1e6 // can be below 0 by noise, when it is small
 		for _, name := range []string{"replay", "travel"} {
 			b.Run(fmt.Sprintf("events=%d/%s", n, name), func(b *testing.B) {
