@@ -435,12 +435,34 @@ scan:
 				add(p.json)
 			}
 		}
+		if shown > page.seq {
+			// The sequence view's delta depends on what the page has, so it is made per page
+			// place rather than per render; it costs what it holds.
+			seq, err := sequenceFragment(ctx, f.view.Sequence(page.seq))
+			if err != nil {
+				return nil, err
+			}
+			add(seq)
+		}
 	}
 	if len(rows) > 0 {
 		add(rowsHead, rows, []byte(`"}`))
 	}
 	msg = append(msg, "]}"...)
 	return &liveMsg{data: msg, next: next, caughtUp: caughtUp}, nil
+}
+
+// sequenceFragment renders the sequence view's data fragment, as JSON.
+func sequenceFragment(ctx context.Context, s web.Sequence) ([]byte, error) {
+	fr, err := templates.Sequence(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(fr)
+	if err != nil {
+		return nil, fmt.Errorf("encode fragment %s: %w", fr.Target, err)
+	}
+	return data, nil
 }
 
 // rowsHead opens the fragment that appends timeline rows; its html follows.
