@@ -435,15 +435,16 @@ scan:
 				add(p.json)
 			}
 		}
-		if shown > page.seq {
-			// The sequence view's delta depends on what the page has, so it is made per page
-			// place rather than per render; it costs what it holds.
-			seq, err := sequenceFragment(ctx, f.view.Sequence(page.seq))
-			if err != nil {
-				return nil, err
-			}
-			add(seq)
+	}
+	if seq > page.seq {
+		// The sequence view's delta depends on what the page has, so it is made per page place
+		// rather than per render; it costs what it holds. It goes with every message that moves
+		// the page on, caught up or not, or what the skipped events changed would never arrive.
+		data, err := sequenceFragment(ctx, f.view.Sequence(page.seq))
+		if err != nil {
+			return nil, err
 		}
+		add(data)
 	}
 	if len(rows) > 0 {
 		add(rowsHead, rows, []byte(`"}`))

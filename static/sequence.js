@@ -44,8 +44,13 @@ function take(el) {
   if (s.full) { Q.bars.clear(); Q.arrows.clear(); }
   Q.lanes = s.lanes;
   const name = (i) => (s.lanes[i] ? s.lanes[i].agent : "");
-  for (const b of s.bars || []) { b.agent = name(b.lane); Q.bars.set(b.id, b); }
-  for (const a of s.arrows || []) { a.fromAgent = name(a.from); a.toAgent = name(a.to); Q.arrows.set(a.id, a); }
+  // Bars and arrows come as arrays (web.SeqBar and web.SeqArrow say the order).
+  for (const [id, lane, kind, nm, seq, end, t0, t1, tokens, failed, parent] of s.bars || []) {
+    Q.bars.set(id, { id, agent: name(lane), kind, name: nm, seq, end, t0, t1, tokens, failed, parent });
+  }
+  for (const [id, kind, order, from, to, seq, t, mode, failed] of s.arrows || []) {
+    Q.arrows.set(id, { id, kind, order, fromAgent: name(from), toAgent: name(to), seq, t, mode, failed });
+  }
   if (s.full || s.head > Q.head) { Q.head = s.head; Q.now = s.now; }
   Q.ticks = null;
   schedule();

@@ -2,7 +2,9 @@ package web
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/baton-dev/baton/traces"
@@ -44,17 +46,17 @@ const (
 // the span is open (T1 is then its start). Parent is the visit a model or tool call nests in, -1
 // for visits and for calls made outside any visit.
 type SeqBar struct {
-	ID     int     `json:"id"`
-	Lane   int     `json:"lane"`
-	Kind   string  `json:"kind"`
-	Name   string  `json:"name,omitempty"` // the tool's name, the model call's id
-	Seq    int64   `json:"seq"`
-	End    int64   `json:"end"`
-	T0     float64 `json:"t0"`
-	T1     float64 `json:"t1"`
-	Tokens int     `json:"tokens,omitempty"`
-	Failed bool    `json:"failed,omitempty"`
-	Parent int     `json:"parent"`
+	ID     int
+	Lane   int
+	Kind   string
+	Name   string // the tool's name, the model call's id
+	Seq    int64
+	End    int64
+	T0     float64
+	T1     float64
+	Tokens int
+	Failed bool
+	Parent int
 }
 
 // Arrow kinds.
@@ -67,15 +69,54 @@ const (
 // SeqArrow is one arrow between lanes at event Seq. Order numbers transfers as the tree's edges
 // do (1..n, TransferEdge.Order), and AgentTool calls and their returns by call (1..n).
 type SeqArrow struct {
-	ID     int     `json:"id"`
-	Kind   string  `json:"kind"`
-	Order  int     `json:"order"`
-	From   int     `json:"from"`
-	To     int     `json:"to"`
-	Seq    int64   `json:"seq"`
-	T      float64 `json:"t"`
-	Mode   string  `json:"mode,omitempty"` // transfers: llm or deterministic
-	Failed bool    `json:"failed,omitempty"`
+	ID     int
+	Kind   string
+	Order  int
+	From   int
+	To     int
+	Seq    int64
+	T      float64
+	Mode   string // transfers: llm or deterministic
+	Failed bool
+}
+
+// MarshalJSON writes b as an array, [id, lane, kind, name, seq, end, t0, t1, tokens, failed,
+// parent]: a run's bars are its bulk, and names of fields repeated thousands of times (then
+// escaped into an HTML attribute) would be most of it.
+func (b SeqBar) MarshalJSON() ([]byte, error) {
+	out := make([]byte, 0, 64)
+	out = append(strconv.AppendInt(append(out, '['), int64(b.ID), 10), ',')
+	out = append(strconv.AppendInt(out, int64(b.Lane), 10), ',')
+	out = append(appendString(out, b.Kind), ',')
+	out = append(appendString(out, b.Name), ',')
+	out = append(strconv.AppendInt(out, b.Seq, 10), ',')
+	out = append(strconv.AppendInt(out, b.End, 10), ',')
+	out = append(strconv.AppendFloat(out, b.T0, 'f', -1, 64), ',')
+	out = append(strconv.AppendFloat(out, b.T1, 'f', -1, 64), ',')
+	out = append(strconv.AppendInt(out, int64(b.Tokens), 10), ',')
+	out = append(strconv.AppendBool(out, b.Failed), ',')
+	return append(strconv.AppendInt(out, int64(b.Parent), 10), ']'), nil
+}
+
+// MarshalJSON writes a as an array, [id, kind, order, from, to, seq, t, mode, failed], as SeqBar
+// does.
+func (a SeqArrow) MarshalJSON() ([]byte, error) {
+	out := make([]byte, 0, 48)
+	out = append(strconv.AppendInt(append(out, '['), int64(a.ID), 10), ',')
+	out = append(appendString(out, a.Kind), ',')
+	out = append(strconv.AppendInt(out, int64(a.Order), 10), ',')
+	out = append(strconv.AppendInt(out, int64(a.From), 10), ',')
+	out = append(strconv.AppendInt(out, int64(a.To), 10), ',')
+	out = append(strconv.AppendInt(out, a.Seq, 10), ',')
+	out = append(strconv.AppendFloat(out, a.T, 'f', -1, 64), ',')
+	out = append(appendString(out, a.Mode), ',')
+	return append(strconv.AppendBool(out, a.Failed), ']'), nil
+}
+
+// appendString appends s as a JSON string.
+func appendString(out []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always encodes
+	return append(out, q...)
 }
 
 // sequence is the sequence view built one event at a time: the bars and arrows so far, what is
