@@ -227,7 +227,7 @@ function drawArrows(svg, x0, x1) {
     const down = y2 > y1;
     const name = a.kind === "transfer"
       ? "Transfer " + a.order + ": " + a.fromAgent + " → " + a.toAgent + " (" + (a.mode || "llm") + (a.failed ? ", failed" : "") + ")"
-      : "AgentTool " + (a.kind === "call" ? "call " : "return ") + a.order + ": " + a.fromAgent + " → " + a.toAgent;
+      : "AgentTool " + (a.kind === "call" ? "call c" : "return r") + a.order + ": " + a.fromAgent + " → " + a.toAgent;
     const g = el("g", {
       class: "seq-arrow seq-link kind-" + a.kind + " mode-" + (a.mode || "none") + (a.failed ? " failed" : "") +
         (a.seq === selected ? " selected" : ""),
@@ -242,6 +242,7 @@ function drawArrows(svg, x0, x1) {
     el("path", { d: "M" + (x - 4) + " " + (tip + (down ? -6 : 6)) + " L" + x + " " + (tip + (down ? 5 : -5)) + " L" + (x + 4) + " " + (tip + (down ? -6 : 6)) + " Z", class: "seq-head" }, g);
     if (x - lastLabel >= 16) {
       lastLabel = x;
+      // The accessible name holds this label: "Transfer 3", "call c1", "return r1".
       const label = (a.kind === "transfer" ? "" : a.kind === "call" ? "c" : "r") + a.order;
       el("text", { x: x + 3, y: (y1 + y2) / 2 + 4, class: "seq-order", "aria-hidden": "true" }, g).textContent = label;
     }
