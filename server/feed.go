@@ -438,9 +438,10 @@ scan:
 	}
 	if seq > page.seq {
 		// The sequence view's delta depends on what the page has, so it is made per page place
-		// rather than per render; it costs what it holds. It goes with every message that moves
-		// the page on, caught up or not, or what the skipped events changed would never arrive.
-		data, err := sequenceFragment(ctx, f.view.Sequence(page.seq))
+		// rather than per render: what the events this message moves the page over changed. It
+		// goes with every message that moves the page on, caught up or not, so that a page fed
+		// its rows in parts gets each part's share once, and what it costs is what it holds.
+		data, err := sequenceFragment(ctx, f.view.Sequence(page.seq, seq))
 		if err != nil {
 			return nil, err
 		}

@@ -88,7 +88,7 @@ func BenchmarkSequenceFragment(b *testing.B) {
 				var size int
 				b.ReportAllocs()
 				for b.Loop() {
-					f, err := templates.Sequence(ctx, vs.Sequence(bc.after))
+					f, err := templates.Sequence(ctx, vs.Sequence(bc.after, vs.Seq()))
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -16,8 +16,8 @@ import (
 // in view. Times are milliseconds since the run's first event.
 //
 // A Sequence is either Full (every bar and arrow as of Head) or a delta: the bars and arrows that
-// events after some seq created or changed, in their state as of Head, which the client puts in
-// place of its copies by ID. Lanes are always whole, and bars and arrows name lanes by index in
+// the events of a range of seqs created or changed, in their state as of Head, which the client
+// puts in place of its copies by ID. Lanes are always whole, and bars and arrows name lanes by index in
 // them: the client resolves them to agents as it takes a Sequence in.
 type Sequence struct {
 	Full   bool       `json:"full"`
@@ -310,17 +310,20 @@ func (a *analysis) laneName(lane int) string {
 }
 
 // sequence returns the sequence view: whole when after <= 0, else what the events after seq
-// after created or changed. A delta costs what it holds, not a pass over the run.
-func (a *analysis) sequence(after int64) Sequence {
+// after, up to seq through, created or changed (in its state now). A delta costs what it holds,
+// not a pass over the run.
+func (a *analysis) sequence(after, through int64) Sequence {
 	s := a.spans
 	out := Sequence{Full: after <= 0, Head: a.lastSeq, Now: a.ms(a.lastTime), Lanes: a.lanes()}
 	if out.Full {
 		out.Bars, out.Arrows = slices.Clone(s.bars), slices.Clone(s.arrows)
 		return out
 	}
-	i, _ := slices.BinarySearchFunc(s.log, after+1, func(t seqTouch, seq int64) int { return cmp.Compare(t.seq, seq) })
+	bySeq := func(t seqTouch, seq int64) int { return cmp.Compare(t.seq, seq) }
+	i, _ := slices.BinarySearchFunc(s.log, after+1, bySeq)
+	j, _ := slices.BinarySearchFunc(s.log, through+1, bySeq)
 	seenBar, seenArrow := map[int]bool{}, map[int]bool{}
-	for _, t := range s.log[i:] {
+	for _, t := range s.log[i:max(i, j)] {
 		switch {
 		case t.arrow && !seenArrow[t.id]:
 			seenArrow[t.id] = true

@@ -17,7 +17,7 @@ func checkSequence(t *testing.T, tr traces.Trace) web.Sequence {
 	t.Helper()
 	v := web.NewViewState(tr.Run, tr.Agents)
 	v.Add(tr.Events...)
-	s := v.Sequence(0)
+	s := v.Sequence(0, v.Seq())
 	if !s.Full || s.Head != tr.Events[len(tr.Events)-1].Seq {
 		t.Fatalf("full %v head %d, want a whole view as of the last event", s.Full, s.Head)
 	}
@@ -144,12 +144,19 @@ func TestSequenceFailedTransfer(t *testing.T) {
 	}
 	v := web.NewViewState(tr.Run, tr.Agents)
 	v.Add(tr.Events[:transferSeq]...)
-	if d := v.Sequence(transferSeq - 1); len(d.Arrows) != 1 || d.Arrows[0].Failed {
+	if d := v.Sequence(transferSeq-1, v.Seq()); len(d.Arrows) != 1 || d.Arrows[0].Failed {
 		t.Fatalf("as of the transfer: %+v, want it alone and not failed yet", d.Arrows)
 	}
 	v.Add(tr.Events[transferSeq:]...)
-	if d := v.Sequence(transferSeq); len(d.Arrows) != 1 || !d.Arrows[0].Failed || d.Full {
+	if d := v.Sequence(transferSeq, v.Seq()); len(d.Arrows) != 1 || !d.Arrows[0].Failed || d.Full {
 		t.Errorf("the delta after the transfer: %+v, want its arrow again, failed", d.Arrows)
+	}
+	// A delta of some events holds what they touched alone: the run's end closes the visit.
+	if d := v.Sequence(transferSeq+1, transferSeq+2); len(d.Arrows) != 0 || len(d.Bars) != 1 || d.Bars[0].Kind != web.BarVisit {
+		t.Errorf("the delta of the run's end: %+v %+v, want the visit it closes alone", d.Bars, d.Arrows)
+	}
+	if d := v.Sequence(transferSeq, transferSeq+1); len(d.Arrows) != 1 || len(d.Bars) != 0 {
+		t.Errorf("the delta of the error: %+v %+v, want the arrow it failed alone", d.Bars, d.Arrows)
 	}
 }
 
@@ -163,7 +170,7 @@ func TestSequenceDeltas(t *testing.T) {
 		var seen int64
 		for i := 0; i < len(tr.Events); i += stride {
 			v.Add(tr.Events[i:min(i+stride, len(tr.Events))]...)
-			d := v.Sequence(seen)
+			d := v.Sequence(seen, v.Seq())
 			for _, b := range d.Bars {
 				bars[b.ID] = b
 			}
@@ -172,7 +179,7 @@ func TestSequenceDeltas(t *testing.T) {
 			}
 			seen = d.Head
 		}
-		whole := v.Sequence(0)
+		whole := v.Sequence(0, v.Seq())
 		if !equalByID(bars, whole.Bars) {
 			t.Errorf("stride %d: the deltas' bars differ from the whole view's", stride)
 		}

@@ -25,7 +25,7 @@ func NewView(tr traces.Trace) View {
 func (a *analysis) view() View {
 	return View{
 		Stats: newStats(a), Graph: newGraph(a), Agents: a.agentRefs(),
-		Timeline: newTimeline(a, 0), Session: newSession(a), Sequence: a.sequence(0),
+		Timeline: newTimeline(a, 0), Session: newSession(a), Sequence: a.sequence(0, a.lastSeq),
 	}
 }
 
@@ -60,7 +60,7 @@ func NewUpdate(tr traces.Trace, from int64) Update {
 	u := a.update(from)
 	if u.Changed {
 		u.Rows = newTimeline(a, from)
-		s := a.sequence(from)
+		s := a.sequence(from, a.lastSeq)
 		u.Sequence = &s
 	}
 	return u

@@ -89,8 +89,9 @@ func (v *ViewState) Events(after int64, limit int) []traces.Event {
 }
 
 // Sequence returns the sequence view: whole when after <= 0, else a delta of what the events
-// after seq after created or changed (see Sequence). A delta costs what it holds.
-func (v *ViewState) Sequence(after int64) Sequence { return v.a.sequence(after) }
+// after seq after, up to seq through, created or changed (see Sequence). A delta costs what it
+// holds.
+func (v *ViewState) Sequence(after, through int64) Sequence { return v.a.sequence(after, through) }
 
 // Agents returns every agent the state knows, with its colour index, in colour order.
 func (v *ViewState) Agents() []AgentRef { return v.a.agentRefs() }
@@ -100,7 +101,7 @@ func (v *ViewState) Agents() []AgentRef { return v.a.agentRefs() }
 // run. It leaves out the rows and the agent filter, which a page keeps for the whole run.
 func (v *ViewState) Redraw() Update {
 	a := v.a
-	seq := a.sequence(0)
+	seq := a.sequence(0, a.lastSeq)
 	return Update{
 		From: a.lastSeq, Seq: a.lastSeq, Changed: true, Stats: newStats(a), Graph: newGraph(a),
 		ValuesChanged: true, HistoriesChanged: true, Session: newSession(a), Sequence: &seq,
