@@ -68,7 +68,7 @@ func (tb *tab) view(t *testing.T, width, height int64, scheme string) {
 }
 
 // TestAccessibility runs every axe-core rule on the index page, a completed run with the
-// inspector open on an event and on an agent, the compare page and a failed run, light at 1280 px and dark at 800 and 1920 px (the colours do
+// inspector open on an event and on an agent, with the sequence view open, the compare page and a failed run, light at 1280 px and dark at 800 and 1920 px (the colours do
 // not change with the width); any violation fails. Layout and colours change in place, so each
 // page loads once.
 func TestAccessibility(t *testing.T) {
@@ -93,6 +93,7 @@ func TestAccessibility(t *testing.T) {
 			tb.click(t, `[data-testid="node-supervisor"]`)
 			tb.waitFor(t, "the supervisor's prompt chart", `document.querySelector('[data-testid=agent-summary] [data-testid=prompt-chart]') !== null`)
 		}},
+		{"completed run, sequence view open", "/runs/" + done, func() { openSequence(t, tb, 4) }},
 		{"compare", "/compare?flows=supervisor,supervisor-agenttool", func() {}},
 		{"failed run", "/runs/" + failed, func() {
 			tb.waitFor(t, "the error inspected", `document.querySelector('[data-testid=inspection]')?.dataset.kind === 'error'`)

@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -234,4 +235,57 @@ func summarize(ms []float64) string {
 	slices.Sort(s)
 	q := func(p float64) float64 { return s[min(len(s)-1, int(p*float64(len(s))))] }
 	return fmt.Sprintf("median %.1f ms, p95 %.1f ms, max %.1f ms (n=%d)", q(0.5), q(0.95), s[len(s)-1], len(s))
+}
+
+// seqTicks is the tick calls of TestMeasureSequence's run: 1,000 (3,300 events) in the suite,
+// 3,000 (9,900 events) for the README's figure.
+var seqTicks = flag.Int("seqticks", 1000, "tick calls of TestMeasureSequence's run (3000: about 10,000 events)")
+
+// TestMeasureSequence measures the Sequence view of a long run (agentstest.LongTurns(n, 10),
+// -seqticks n): the time each redraw takes inside its animation frame while the view scrolls by
+// half a screen at a time, zoomed in and zoomed out, and how many SVG elements it keeps (only
+// those in view, with half a screen either side).
+func TestMeasureSequence(t *testing.T) {
+	b := startBaton(t, agentstest.LongTurns(*seqTicks, 10))
+	id := b.startRun(t, "long", 0)
+	tr := b.waitRunEnded(t, id, 90*time.Second)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/")
+	evalJS[bool](t, tb, `(localStorage.setItem('baton.view', 'sequence'), true)`)
+	// The page of a long run takes its time to load on a loaded machine: allow it more.
+	ctx, cancel := context.WithTimeout(tb.ctx, 2*time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(b.base+"/runs/"+id)); err != nil {
+		t.Fatalf("load the run page: %v", err)
+	}
+	tb.waitFor(t, "the sequence drawn", `document.querySelectorAll('[data-testid=seq-bar]').length > 0`)
+	// Each redraw's cost: from its frame's start to a frame callback queued after it.
+	const scrollJS = `(async () => {
+	  const box = document.getElementById('seq-scroll');
+	  const costs = [];
+	  box.scrollLeft = 0;
+	  for (let i = 0; i < 30; i++) {
+	    const done = new Promise((res) => box.addEventListener('scroll', () => requestAnimationFrame((ts) => res(performance.now() - ts)), {once: true}));
+	    box.scrollLeft += box.clientWidth / 2;
+	    costs.push(await done);
+	    if (box.scrollLeft + box.clientWidth >= box.scrollWidth - 2) box.scrollLeft = 0;
+	  }
+	  return {costs, nodes: box.querySelectorAll('svg *').length, width: box.scrollWidth};
+	})()`
+	type result struct {
+		Costs []float64 `json:"costs"`
+		Nodes int       `json:"nodes"`
+		Width int       `json:"width"`
+	}
+	for _, z := range []string{"in", "out"} {
+		for range 4 {
+			tb.click(t, `[data-zoom=`+z+`]`)
+		}
+		r, err := chromedpRun(tb, chromedp.Evaluate[result](scrollJS, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("sequence of %d events, zoomed %s (%d px wide): a redraw while scrolling %s; %d SVG elements kept",
+			len(tr.Events), z, r.Width, summarize(r.Costs), r.Nodes)
+	}
 }

@@ -458,11 +458,35 @@ scan:
 			}
 		}
 	}
+	if seq > page.seq {
+		// The sequence view's delta depends on what the page has, so it is made per page place
+		// rather than per render: what the events this message moves the page over changed. It
+		// goes with every message that moves the page on, caught up or not, so that a page fed
+		// its rows in parts gets each part's share once, and what it costs is what it holds.
+		data, err := sequenceFragment(ctx, f.view.Sequence(page.seq, seq))
+		if err != nil {
+			return nil, err
+		}
+		add(data)
+	}
 	if len(rows) > 0 {
 		add(rowsHead, rows, []byte(`"}`))
 	}
 	msg = append(msg, "]}"...)
 	return &liveMsg{data: msg, next: next, caughtUp: caughtUp}, nil
+}
+
+// sequenceFragment renders the sequence view's data fragment, as JSON.
+func sequenceFragment(ctx context.Context, s web.Sequence) ([]byte, error) {
+	fr, err := templates.Sequence(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(fr)
+	if err != nil {
+		return nil, fmt.Errorf("encode fragment %s: %w", fr.Target, err)
+	}
+	return data, nil
 }
 
 // rowsHead opens the fragment that appends timeline rows; its html follows.

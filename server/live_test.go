@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -298,4 +299,81 @@ func failedRows(t *testing.T, msgs []liveMessage) []string {
 		}
 	}
 	return ids
+}
+
+// seqData returns the bars and arrows of the seq-data fragments of msgs, by id, the later in
+// place of the earlier, as the page takes them in.
+func seqData(t *testing.T, frags []fragment) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	for _, f := range frags {
+		if f.Target != "seq-data" {
+			continue
+		}
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(f.HTML))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			Full         bool
+			Bars, Arrows []json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(doc.Find("#seq-data").AttrOr("data-json", "")), &s); err != nil {
+			t.Fatalf("seq-data: %v", err)
+		}
+		if s.Full {
+			clear(got)
+		}
+		for kind, items := range map[string][]json.RawMessage{"bar": s.Bars, "arrow": s.Arrows} {
+			for _, it := range items {
+				var row []any
+				if err := json.Unmarshal(it, &row); err != nil || len(row) == 0 {
+					t.Fatalf("seq-data %s %s: %v", kind, it, err)
+				}
+				got[kind+strconv.FormatFloat(row[0].(float64), 'f', -1, 64)] = string(it)
+			}
+		}
+	}
+	return got
+}
+
+// TestLivePageSequence: a page far behind, whose rows come in several messages, ends with the
+// sequence view of the run from the deltas alone: every message that moves it on carries what
+// its events changed.
+func TestLivePageSequence(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	rec := ts.addRecording(t, "r-seq", 0)
+	big := strings.Repeat("x", 100<<10) // rows of about 100 KiB: several messages' worth
+	for i := range 6 {
+		id := "c" + strconv.Itoa(i)
+		rec.Emit(traces.Event{Kind: traces.KindToolStarted, Agent: "echo_agent", Tool: &traces.ToolCall{Name: "echo", CallID: id}})
+		rec.Emit(traces.Event{Kind: traces.KindToolFinished, Agent: "echo_agent", Tool: &traces.ToolCall{Name: "echo", CallID: id, Result: big}})
+	}
+	rec.Finish(traces.StatusCompleted, "")
+
+	conn := ts.mustDial(t, "/runs/r-seq/live?after=0")
+	msgs := readLive(t, conn, func(m liveMessage) bool { return m.Status == traces.StatusCompleted })
+	var frags []fragment
+	withRows := 0
+	for _, m := range msgs {
+		frags = append(frags, m.Fragments...)
+		if slices.ContainsFunc(m.Fragments, func(f fragment) bool { return f.Target == "timeline-rows" }) {
+			withRows++
+		}
+	}
+	if withRows < 2 {
+		t.Fatalf("the rows came in %d message(s): too few to test a page fed in parts", withRows)
+	}
+	res := ts.do(t, request{path: "/runs/r-seq/at/" + strconv.FormatInt(*msgs[len(msgs)-1].Seq, 10)})
+	var step struct{ Fragments []fragment }
+	if err := json.Unmarshal(res.body, &step); err != nil {
+		t.Fatal(err)
+	}
+	got, want := seqData(t, frags), seqData(t, step.Fragments)
+	if len(want) != 7 { // echo_agent's visit and its six tool calls
+		t.Fatalf("the whole view has %d bars and arrows, want 7: %v", len(want), want)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("the live deltas add up to\n%v\nwant the whole view\n%v", got, want)
+	}
 }

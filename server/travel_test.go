@@ -36,7 +36,7 @@ func TestTimeTravel(t *testing.T) {
 	}
 	tr := ts.trace(t, id)
 	last := tr.Events[len(tr.Events)-1].Seq
-	parts := []string{"run-summary", "run-outcome", "graph", "session-values", "session-histories"}
+	parts := []string{"run-summary", "run-outcome", "graph", "session-values", "session-histories", "seq-data"}
 
 	for _, e := range tr.Events {
 		want := renderCut(t, tr, e.Seq)

@@ -5,6 +5,7 @@ import { postJSON, postRun, setupPace, showError, showPace, pace, startRun, with
 import { activateGraph, initGraph } from "./graph.js";
 import { applyFragment, follow, runClock } from "./live.js";
 import { away, hold, initTravel, onNews, step } from "./travel.js";
+import { initSequence, markSequence } from "./sequence.js";
 
 const body = document.body;
 
@@ -164,6 +165,7 @@ function select(seq, opts) {
     if (opts && opts.focus) row.focus({ preventScroll: true });
   }
   markGraph();
+  markSequence(seq);
   writeHash();
 }
 
@@ -456,6 +458,7 @@ export function initRun() {
     rowsEl().scrollTop = rowsEl().scrollHeight;
   }
   initGraph();
+  initSequence();
   setupPace(sendPace);
   if (isFinal(S.status)) fixPace(); // the run may have ended just as the page was rendered
   const dl = document.getElementById("download-json");

@@ -2,12 +2,14 @@ package templates_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/web"
 	"github.com/baton-dev/baton/web/webtest"
 )
 
@@ -81,3 +83,35 @@ func cpuTime() time.Duration {
 type countWriter int
 
 func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+// BenchmarkSequenceFragment measures the sequence view's data fragment of a supervisor-shaped
+// run of 1,000 and 10,000 events: whole (what a page load and a time-travel step carry) and the
+// delta of one live update (the newest event). Compare ns/op and KB across sizes: a delta should
+// cost the same at both.
+//
+//	go test ./templates -run x -bench SequenceFragment -count 5
+func BenchmarkSequenceFragment(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{1_000, 10_000} {
+		tr := webtest.Big(n)
+		vs := web.NewViewState(tr.Run, tr.Agents)
+		vs.Add(tr.Events...)
+		for _, bc := range []struct {
+			name  string
+			after int64
+		}{{"whole", 0}, {"delta", vs.Seq() - 1}} {
+			b.Run(fmt.Sprintf("events=%d/%s", n, bc.name), func(b *testing.B) {
+				var size int
+				b.ReportAllocs()
+				for b.Loop() {
+					f, err := templates.Sequence(ctx, vs.Sequence(bc.after, vs.Seq()))
+					if err != nil {
+						b.Fatal(err)
+					}
+					size = len(f.HTML)
+				}
+				b.ReportMetric(float64(size)/1e3, "KB")
+			})
+		}
+	}
+}

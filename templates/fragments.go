@@ -53,8 +53,8 @@ const RowsTarget = "timeline-rows"
 
 // Parts renders the parts of the run page that u changes, rows aside: the header summary, the
 // outcome and the tree on every change (transfers after u.From flash), the session panels only
-// when a session.set or agent.started arrived, the agent filter only when a new agent appeared.
-// It returns nil when u changes nothing.
+// when a session.set or agent.started arrived, the agent filter only when a new agent appeared,
+// the sequence view's data when u carries it. It returns nil when u changes nothing.
 func Parts(ctx context.Context, u web.Update) ([]Fragment, error) {
 	if !u.Changed {
 		return nil, nil
@@ -77,6 +77,9 @@ func Parts(ctx context.Context, u web.Update) ([]Fragment, error) {
 	if u.AgentsChanged {
 		parts = append(parts, part{"filter-agent", agentFilter(u.Agents)})
 	}
+	if u.Sequence != nil {
+		parts = append(parts, part{SequenceTarget, sequenceData(*u.Sequence)})
+	}
 	out := make([]Fragment, 0, len(parts))
 	for _, p := range parts {
 		html, err := render(ctx, p.c)
@@ -86,6 +89,19 @@ func Parts(ctx context.Context, u web.Update) ([]Fragment, error) {
 		out = append(out, Fragment{Target: p.target, Swap: SwapReplace, HTML: html})
 	}
 	return out, nil
+}
+
+// SequenceTarget is the element that holds the sequence view's data; a fragment replaces it
+// with the whole view (time travel, a first render) or what changed (live).
+const SequenceTarget = "seq-data"
+
+// Sequence renders the sequence view's data fragment for s.
+func Sequence(ctx context.Context, s web.Sequence) (Fragment, error) {
+	html, err := render(ctx, sequenceData(s))
+	if err != nil {
+		return Fragment{}, fmt.Errorf("render fragment %s: %w", SequenceTarget, err)
+	}
+	return Fragment{Target: SequenceTarget, Swap: SwapReplace, HTML: html}, nil
 }
 
 // Rows renders timeline rows, one HTML string each, to be appended to RowsTarget.

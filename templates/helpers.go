@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/url"
@@ -68,7 +69,7 @@ func kindAt(rows []web.Row, seq int64) string {
 }
 
 // clientModules are the modules static/app.js imports, directly or not; each page preloads them.
-var clientModules = []string{"index.js", "run.js", "common.js", "live.js", "travel.js", "graph.js"}
+var clientModules = []string{"index.js", "run.js", "common.js", "live.js", "travel.js", "graph.js", "sequence.js"}
 
 // n formats a viewBox coordinate: at most one decimal, no trailing zeros.
 func n(f float64) string {
@@ -254,4 +255,14 @@ func flowNames(idx web.Index) []string {
 		names = append(names, q)
 	}
 	return names
+}
+
+// sequenceJSON encodes s for sequenceData. A web.Sequence is plain data, finite numbers and
+// strings, so it always encodes; were it not to, the view would show nothing rather than break.
+func sequenceJSON(s web.Sequence) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
 }

@@ -130,9 +130,10 @@ func (a *analysis) clone() *analysis {
 		c.pairs[k] = &q
 	}
 	c.calls = make([]*agentToolCall, len(a.calls))
+	callCopies := make(map[*agentToolCall]*agentToolCall, len(a.calls))
 	for i, k := range a.calls {
 		l := *k
-		c.calls[i] = &l
+		c.calls[i], callCopies[k] = &l, &l
 	}
 	c.values, c.valueAt = slices.Clone(a.values), maps.Clone(a.valueAt)
 	c.histories = make(map[string]*started, len(a.histories))
@@ -146,6 +147,21 @@ func (a *analysis) clone() *analysis {
 	c.inputs = maps.Clone(a.inputs) // each replaced whole, never changed
 	c.freshFrom, c.echoOf, c.echoedBy = maps.Clone(a.freshFrom), maps.Clone(a.echoOf), maps.Clone(a.echoedBy)
 	c.callbacksOnly = maps.Clone(a.callbacksOnly)
+	c.spans = a.spans.clone(callCopies)
+	return &c
+}
+
+// clone copies s, its open bars and arrows being changed in place; calls maps the AgentTool
+// calls s knows to their copies.
+func (s *sequence) clone(calls map[*agentToolCall]*agentToolCall) *sequence {
+	c := *s
+	c.bars, c.arrows, c.log = slices.Clone(s.bars), slices.Clone(s.arrows), capped(s.log)
+	c.visit, c.model, c.tool = maps.Clone(s.visit), maps.Clone(s.model), maps.Clone(s.tool)
+	c.open, c.arrow = maps.Clone(s.open), maps.Clone(s.arrow)
+	c.calls = make(map[*agentToolCall]int, len(s.calls))
+	for k, v := range s.calls {
+		c.calls[calls[k]] = v
+	}
 	return &c
 }
 

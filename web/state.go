@@ -97,6 +97,7 @@ type analysis struct {
 	histories map[string]*started
 	sources   *sourceIndex // grown as agents start (and inspections ask), to classify what each was fed
 	counts    tokenCache   // the inspections' token counts
+	spans     *sequence    // the sequence view (sequence.go)
 
 	// For the timeline's search and folding (search.go): each agent's newest agent and model input, where an
 	// input event's new messages begin, and the call each echoing message event repeats.
@@ -157,7 +158,7 @@ func newAnalysis(run traces.Run, agents []traces.Agent) *analysis {
 		acts: make(map[string]*activity), transferAt: make(map[int64]*transfer),
 		pairs:      make(map[[2]string]*pairTransfers),
 		metaStatus: run.Status, flow: run.Flow, input: run.Input,
-		valueAt: make(map[string]int), histories: make(map[string]*started), sources: newSourceIndex(), counts: tokenCache{},
+		valueAt: make(map[string]int), histories: make(map[string]*started), sources: newSourceIndex(), counts: tokenCache{}, spans: newSequence(),
 		inputs: make(map[string][]traces.Message), freshFrom: make(map[int64]int), echoOf: make(map[int64]int64),
 		echoedBy: make(map[int64]int64),
 	}
@@ -190,6 +191,7 @@ func (a *analysis) step(i int) {
 	a.notePause(ev)
 	a.noteSession(i)
 	a.noteSearch(i)
+	a.noteSequence(i)
 }
 
 // note keeps what the header, the outcome and the session need from e.
@@ -405,6 +407,7 @@ func (a *analysis) transfer(e *traces.Event) {
 func (a *analysis) failTransfer(t *transfer, seq int64, msg string) {
 	t.failed, t.failSeq, t.err = true, seq, msg
 	a.pairs[[2]string{t.t.From, t.t.To}].failed++
+	a.failSequence(t, seq)
 	if m, x := a.roster.byName[t.t.To], a.acts[t.t.To]; m != nil && m.extra && (x == nil || x.lastSeq <= t.seq) {
 		m.missing = true
 	}

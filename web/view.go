@@ -11,6 +11,7 @@ import (
 type View struct {
 	Stats    Stats
 	Graph    Graph
+	Sequence Sequence
 	Agents   []AgentRef
 	Timeline []Row
 	Session  Session
@@ -24,7 +25,7 @@ func NewView(tr traces.Trace) View {
 func (a *analysis) view() View {
 	return View{
 		Stats: newStats(a), Graph: newGraph(a), Agents: a.agentRefs(),
-		Timeline: newTimeline(a, 0), Session: newSession(a),
+		Timeline: newTimeline(a, 0), Session: newSession(a), Sequence: a.sequence(0, a.lastSeq),
 	}
 }
 
@@ -48,6 +49,10 @@ type Update struct {
 	Session          Session
 	AgentsChanged    bool // the events named an agent the page did not know yet
 	Agents           []AgentRef
+	// Sequence is the sequence view: whole from ViewState.Redraw, what changed after From from
+	// NewUpdate. ViewState.Update leaves it out: a live page's delta depends on what that page
+	// has (ViewState.Sequence).
+	Sequence *Sequence
 }
 
 // NewUpdate returns what the events of tr with Seq > from change. tr is the whole trace so far.
@@ -56,6 +61,8 @@ func NewUpdate(tr traces.Trace, from int64) Update {
 	u := a.update(from)
 	if u.Changed {
 		u.Rows = newTimeline(a, from)
+		s := a.sequence(from, a.lastSeq)
+		u.Sequence = &s
 	}
 	return u
 }

@@ -94,16 +94,22 @@ func (v *ViewState) Events(after int64, limit int) []traces.Event {
 	return ev[i:end:end]
 }
 
+// Sequence returns the sequence view: whole when after <= 0, else a delta of what the events
+// after seq after, up to seq through, created or changed (see Sequence). A delta costs what it
+// holds.
+func (v *ViewState) Sequence(after, through int64) Sequence { return v.a.sequence(after, through) }
+
 // Agents returns every agent the state knows, with its colour index, in colour order.
 func (v *ViewState) Agents() []AgentRef { return v.a.agentRefs() }
 
-// Redraw returns an Update that redraws the header, outcome, tree and session panels as of the
+// Redraw returns an Update that redraws the header, outcome, tree, sequence and session panels as of the
 // newest event, whatever the page showed before: what a page needs to jump to this point of the
 // run. It leaves out the rows and the agent filter, which a page keeps for the whole run.
 func (v *ViewState) Redraw() Update {
 	a := v.a
+	seq := a.sequence(0, a.lastSeq)
 	return Update{
 		From: a.lastSeq, Seq: a.lastSeq, Changed: true, Stats: newStats(a), Graph: newGraph(a),
-		ValuesChanged: true, HistoriesChanged: true, Session: newSession(a),
+		ValuesChanged: true, HistoriesChanged: true, Session: newSession(a), Sequence: &seq,
 	}
 }

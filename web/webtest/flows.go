@@ -130,3 +130,38 @@ func RefusedTransfer() traces.Trace {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Specialists builds a completed run shaped like eino's prebuilt supervisor, hub, with n
+// specialists (specialist_01 ...): hub hands work to them in turn, handoffs times, and each
+// does one model call and one tool call and hands back deterministically: 2 × handoffs
+// transfers. Specialists(8, 11) is 8 specialists and 22 transfers.
+func Specialists(n, handoffs int) traces.Trace {
+	agents := []traces.Agent{{Name: "hub", Kind: traces.AgentSupervisor, Tools: []string{"transfer_to_agent"}}}
+	for i := range n {
+		agents = append(agents, traces.Agent{Name: fmt.Sprintf("specialist_%02d", i+1), Kind: traces.AgentChatModel,
+			Parent: "hub", Relation: traces.RelationSubAgent, Tools: []string{"lookup"}})
+	}
+	b := New("r-specialists", "specialists", "go", agents...)
+	user := Msg("user", "go")
+	for i := range handoffs {
+		target := fmt.Sprintf("specialist_%02d", i%n+1)
+		via := "transfer"
+		if i == 0 {
+			via = "run"
+		}
+		b.Start("hub", via, user)
+		b.Model("hub", []traces.Message{user}, []string{"transfer_to_agent"},
+			Call(fmt.Sprintf("h%d", i), "transfer_to_agent", fmt.Sprintf(`{"agent_name":%q}`, target)), 120)
+		b.Transfer("hub", target, traces.TransferLLM, fmt.Sprintf("h%d", i))
+		b.Finish("hub")
+		b.Start(target, "transfer", user)
+		b.Model(target, []traces.Message{user}, []string{"lookup"}, Call(fmt.Sprintf("l%d", i), "lookup", `{}`), 80)
+		b.Tool(target, "lookup", fmt.Sprintf("l%d", i), `{}`, "found")
+		b.Transfer(target, "hub", traces.TransferDeterministic, fmt.Sprintf("d%d", i))
+		b.Finish(target)
+	}
+	b.Start("hub", "transfer", user)
+	b.Model("hub", []traces.Message{user}, nil, Msg("assistant", "done"), 50)
+	b.Finish("hub")
+	return b.End(traces.StatusCompleted, "")
+}

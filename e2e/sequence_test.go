@@ -1,0 +1,135 @@
+package e2e_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/traces"
+)
+
+// seqArrow is a transfer arrow as the sequence view draws it.
+type seqArrow struct {
+	Order  int    `json:"order"`
+	Mode   string `json:"mode"`
+	Seq    int64  `json:"seq"`
+	Failed string `json:"failed"`
+}
+
+const seqArrowsJS = `Array.from(document.querySelectorAll('[data-testid=sequence] [data-testid=seq-arrow][data-kind=transfer]'))
+  .map(a => ({order: Number(a.dataset.order), mode: a.dataset.mode, seq: Number(a.dataset.seq), failed: a.dataset.failed}))`
+
+// transfersOf returns the transfers of tr as the sequence view must number them: in order, from 1.
+func transfersOf(tr traces.Trace) []seqArrow {
+	var out []seqArrow
+	for _, e := range tr.Events {
+		if e.Transfer != nil {
+			out = append(out, seqArrow{Order: len(out) + 1, Mode: e.Transfer.Mode, Seq: e.Seq, Failed: "false"})
+		}
+	}
+	return out
+}
+
+// openSequence opens the Sequence tab of the run page tb shows and waits until it draws n
+// transfer arrows.
+func openSequence(t *testing.T, tb *tab, n int) {
+	t.Helper()
+	tb.click(t, "[data-testid=view-sequence]")
+	tb.waitFor(t, fmt.Sprintf("the sequence view with %d transfer arrows", n),
+		`document.querySelectorAll('[data-testid=sequence] [data-testid=seq-arrow][data-kind=transfer]').length === `+itoa(n))
+}
+
+// TestSequenceView: on the supervisor flow and on 8 specialists with 22 transfers, all run on
+// real eino agents, the Sequence tab draws a lane per agent and an arrow per transfer numbered
+// as the tree's edges, with bars nested in the lanes; clicking an arrow inspects that transfer;
+// the tab is remembered on reload.
+func TestSequenceView(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t, agentstest.Specialists(8, 11))
+	for _, c := range []struct {
+		flow  string
+		lanes int
+	}{{"supervisor", 3}, {"specialists", 9}} {
+		t.Run(c.flow, func(t *testing.T) {
+			id := b.startRun(t, c.flow, 0)
+			tr := b.waitRunEnded(t, id, waitTimeout)
+			want := transfersOf(tr)
+			tb := newTab(t, nil)
+			tb.open(t, b.base+"/runs/"+id)
+			openSequence(t, tb, len(want))
+			if got := evalJS[[]seqArrow](t, tb, seqArrowsJS); !slices.Equal(got, want) {
+				t.Errorf("transfer arrows %+v, want %+v", got, want)
+			}
+			// The tree numbers the same transfers the same way.
+			tree := evalJS[[]seqArrow](t, tb, `Array.from(document.querySelectorAll('[data-testid=transfer-edge]'))
+			  .map(a => ({order: Number(a.dataset.order), mode: a.dataset.mode, seq: Number(a.dataset.seq), failed: a.dataset.failed}))`)
+			if !isSubset(tree, want) || len(tree) == 0 {
+				t.Errorf("the tree's edges %+v are not among the sequence's arrows %+v", tree, want)
+			}
+			if n := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=seq-lane]').length`); n != c.lanes {
+				t.Errorf("%d lanes, want %d", n, c.lanes)
+			}
+			// Each model and tool bar lies inside a visit bar of its lane.
+			if bad := evalJS[[]string](t, tb, `(() => {
+			  const bars = Array.from(document.querySelectorAll('[data-testid=sequence] [data-testid=seq-bar]'));
+			  const visits = bars.filter(b => b.dataset.kind === 'agent').map(b => b.getBoundingClientRect());
+			  return bars.filter(b => b.dataset.kind !== 'agent').filter(b => { const r = b.getBoundingClientRect();
+			    return !visits.some(v => r.left >= v.left - 0.5 && r.right <= v.right + 0.5 && r.top >= v.top && r.bottom <= v.bottom); })
+			    .map(b => b.dataset.kind + ' #' + b.dataset.seq); })()`); len(bad) > 0 {
+				t.Errorf("bars outside any visit: %v", bad)
+			}
+			if n := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=sequence] [data-testid=seq-bar][data-kind=model]').length`); n == 0 {
+				t.Errorf("no model call bars")
+			}
+			pick := want[len(want)/2]
+			tb.click(t, fmt.Sprintf(`[data-testid=seq-arrow][data-order="%d"][data-kind=transfer]`, pick.Order))
+			tb.waitInspected(t, itoa(int(pick.Seq)))
+			if k := evalJS[string](t, tb, `document.querySelector('[data-testid=inspection]').dataset.kind`); k != "transfer" {
+				t.Errorf("clicking arrow %d inspected a %s", pick.Order, k)
+			}
+			tb.open(t, b.base+"/runs/"+id)
+			tb.waitFor(t, "the Sequence tab kept on reload", `document.querySelector('[data-testid=view-sequence]').getAttribute('aria-selected') === 'true'`)
+		})
+	}
+}
+
+// TestSequenceLiveAndTravel: a page that watches the specialists' run from its start with the
+// Sequence tab open ends with what a page opened afterwards draws, from the live socket's deltas
+// alone; a page opened as of an event draws only the transfers up to it, and following the run
+// again draws them all.
+func TestSequenceLiveAndTravel(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t, agentstest.Specialists(8, 11))
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/")
+	evalJS[bool](t, tb, `(localStorage.setItem('baton.view', 'sequence'), true)`)
+	id := b.startRun(t, "specialists", 15*time.Millisecond)
+	tb.open(t, b.base+"/runs/"+id)
+	tr := b.waitRunEnded(t, id, waitTimeout)
+	want := transfersOf(tr)
+	tb.waitFor(t, "the run's end", `document.body.dataset.status === 'completed'`)
+	// Zoomed to fit, the whole run is in view: every transfer is drawn.
+	tb.click(t, `[data-zoom=fit]`)
+	tb.waitFor(t, "every transfer drawn live", `document.querySelectorAll('[data-testid=sequence] [data-testid=seq-arrow][data-kind=transfer]').length === `+itoa(len(want)))
+	const barsJS = `Array.from(document.querySelectorAll('[data-testid=sequence] [data-testid=seq-bar]')).map(b => b.dataset.kind + b.dataset.seq + (b.classList.contains('open') ? ' open' : '')).sort().join(',')`
+	live := evalJS[string](t, tb, barsJS)
+	fresh := newTab(t, nil)
+	fresh.open(t, b.base+"/")
+	evalJS[bool](t, fresh, `(localStorage.setItem('baton.view', 'sequence'), true)`)
+	fresh.open(t, b.base+"/runs/"+id)
+	fresh.waitFor(t, "the sequence drawn", `document.querySelectorAll('[data-testid=seq-arrow][data-kind=transfer]').length === `+itoa(len(want)))
+	if got := evalJS[string](t, fresh, barsJS); got != live {
+		t.Errorf("the live page's bars differ from a fresh page's:\nlive  %s\nfresh %s", live, got)
+	}
+
+	at := want[2].Seq
+	fresh.open(t, fmt.Sprintf("%s/runs/%s?at=%d", b.base, id, at))
+	fresh.waitFor(t, "three transfers as of the third", `document.querySelectorAll('[data-testid=seq-arrow][data-kind=transfer]').length === 3`)
+	if n := evalJS[int](t, fresh, `document.querySelectorAll('[data-testid=seq-bar].open').length`); n == 0 {
+		t.Errorf("as of #%d no bar is open, though the run went on", at)
+	}
+	fresh.click(t, "[data-testid=follow-head]")
+	fresh.waitFor(t, "every transfer again at the head", `document.querySelectorAll('[data-testid=seq-arrow][data-kind=transfer]').length === `+itoa(len(want)))
+}

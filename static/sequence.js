@@ -1,0 +1,335 @@
+// The tree panel's Sequence view: one lane per agent over time, a bar per agent visit with its
+// model and tool calls nested in it, an arrow per transfer and AgentTool call or return. The
+// server sends the view's data (web.Sequence) in the #seq-data fragment, whole or as a delta,
+// over the live socket and with each time-travel step; this module keeps it by id and draws only
+// what is in view, so that a run of 10,000 events scrolls as smoothly as one of 60.
+//
+// The time axis is the events' times with a floor: each event the view shows is at least one
+// step after the one before, so a burst of events a microsecond apart stays readable and a long
+// model call stays long. Clicking a bar or an arrow inspects its event the way a timeline row
+// does (run.js handles .seq-link).
+
+const VIEW_KEY = "baton.view";
+const LABEL_W = 150;  // the sticky lane labels' column
+const AXIS_H = 20;    // the time axis on top
+const LANE_H = 36;
+const RATE = 1 / 50;  // steps per millisecond: 50 ms of a call take as much room as one event
+const MIN_ZOOM = 2, MAX_ZOOM = 80; // px per step
+const SVGNS = "http://www.w3.org/2000/svg";
+
+const Q = {
+  lanes: [],          // {agent, colour, depth}, in lane order
+  bars: new Map(),    // id -> bar, with .agent
+  arrows: new Map(),  // id -> arrow, with .fromAgent, .toAgent
+  head: 0, now: 0,
+  ticks: null,        // {seqs, xs, ts}: where each event the view shows sits, in steps
+  zoom: 0,            // px per step
+  fitted: true,       // zoom to fit the whole run as it grows, until the reader zooms
+  width: 0,           // of the time area, in px
+  frame: 0,           // the pending redraw
+  follow: true,       // keep the newest event in view as the run goes on
+  selected: 0,        // the event the page has selected
+};
+
+const scroller = () => document.getElementById("seq-scroll");
+const shown = () => { const p = document.getElementById("view-sequence"); return p && !p.hidden; };
+
+// take takes in the data of the #seq-data element el, once.
+function take(el) {
+  if (!el || el.dataset.taken) return;
+  el.dataset.taken = "1";
+  let s;
+  try { s = JSON.parse(el.dataset.json || "{}"); } catch (e) { return; }
+  if (!Array.isArray(s.lanes)) return;
+  if (s.full) { Q.bars.clear(); Q.arrows.clear(); }
+  Q.lanes = s.lanes;
+  const name = (i) => (s.lanes[i] ? s.lanes[i].agent : "");
+  // Bars and arrows come as arrays (web.SeqBar and web.SeqArrow say the order).
+  for (const [id, lane, kind, nm, seq, end, t0, t1, tokens, failed, parent] of s.bars || []) {
+    Q.bars.set(id, { id, agent: name(lane), kind, name: nm, seq, end, t0, t1, tokens, failed, parent });
+  }
+  for (const [id, kind, order, from, to, seq, t, mode, failed] of s.arrows || []) {
+    Q.arrows.set(id, { id, kind, order, fromAgent: name(from), toAgent: name(to), seq, t, mode, failed });
+  }
+  if (s.full || s.head > Q.head) { Q.head = s.head; Q.now = s.now; }
+  Q.ticks = null;
+  schedule();
+}
+
+// layout places every event the view shows on the time axis, in steps.
+function layout() {
+  const at = new Map(); // seq -> time
+  const put = (seq, t) => { if (seq > 0 && !at.has(seq)) at.set(seq, t); };
+  for (const b of Q.bars.values()) { put(b.seq, b.t0); if (b.end) put(b.end, b.t1); }
+  for (const a of Q.arrows.values()) put(a.seq, a.t);
+  put(Q.head, Q.now);
+  const seqs = Array.from(at.keys()).sort((x, y) => x - y);
+  const xs = new Float64Array(seqs.length), ts = new Float64Array(seqs.length);
+  for (let i = 0; i < seqs.length; i++) {
+    ts[i] = at.get(seqs[i]);
+    xs[i] = i === 0 ? 0.5 : xs[i - 1] + Math.max(1, (ts[i] - ts[i - 1]) * RATE);
+  }
+  Q.ticks = { seqs, xs, ts, index: new Map(seqs.map((s, i) => [s, i])) };
+}
+
+// xOf returns where event seq sits, in px of the time area.
+function xOf(seq) {
+  const i = Q.ticks.index.get(seq);
+  return i === undefined ? 0 : Q.ticks.xs[i] * Q.zoom;
+}
+
+// timeAt returns the run's time (ms) at px x of the time area.
+function timeAt(x) {
+  const { xs, ts } = Q.ticks;
+  if (xs.length === 0) return 0;
+  const s = x / Q.zoom;
+  let lo = 0, hi = xs.length - 1;
+  while (lo < hi) { const m = (lo + hi + 1) >> 1; if (xs[m] <= s) lo = m; else hi = m - 1; }
+  if (lo >= xs.length - 1 || s <= xs[lo]) return ts[lo];
+  return ts[lo] + (ts[lo + 1] - ts[lo]) * (s - xs[lo]) / (xs[lo + 1] - xs[lo]);
+}
+
+const steps = () => (Q.ticks.xs.length ? Q.ticks.xs[Q.ticks.xs.length - 1] + 1 : 1);
+
+// fitZoom is the zoom that shows the whole run in the scroller, within the zoom's bounds.
+function fitZoom() {
+  const box = scroller();
+  const room = Math.max(100, (box ? box.clientWidth : 600) - LABEL_W - 24);
+  return Math.max(MIN_ZOOM, Math.min(MAX_ZOOM / 2, room / steps()));
+}
+
+function schedule() {
+  if (Q.frame || !shown()) return;
+  Q.frame = requestAnimationFrame(() => { Q.frame = 0; draw(); });
+}
+
+function el(tag, attrs, parent) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+function titled(e, text) { el("title", {}, e).textContent = text; return e; }
+
+function ms(v) { return v < 1000 ? (Math.round(v * 10) / 10) + " ms" : (v / 1000).toFixed(2) + " s"; }
+
+const laneY = (i) => AXIS_H + i * LANE_H;
+
+// draw lays the view out again when needed and draws what is in view, with half a screen on
+// either side.
+function draw() {
+  const box = scroller();
+  if (!box) return;
+  if (!Q.ticks) layout();
+  if (Q.fitted || !Q.zoom) Q.zoom = fitZoom();
+  const atEnd = box.scrollLeft + box.clientWidth >= box.scrollWidth - 4;
+  let canvas = box.querySelector(".seq-canvas");
+  if (!canvas) {
+    canvas = document.createElement("div");
+    canvas.className = "seq-canvas";
+    canvas.append(document.createElement("div"), el("svg", { class: "seq-svg" }));
+    canvas.firstChild.className = "seq-labels";
+    box.appendChild(canvas);
+  }
+  Q.width = steps() * Q.zoom + 24;
+  const height = laneY(Q.lanes.length) + 4;
+  canvas.style.width = LABEL_W + Q.width + "px";
+  canvas.style.height = height + "px";
+  drawLabels(canvas.firstChild, height);
+  if (Q.follow && atEnd) box.scrollLeft = box.scrollWidth;
+  const x0 = Math.max(0, box.scrollLeft - LABEL_W - box.clientWidth / 2);
+  const x1 = Math.min(Q.width, box.scrollLeft - LABEL_W + box.clientWidth * 1.5);
+  const svg = canvas.lastChild;
+  svg.setAttribute("width", String(Math.max(1, x1 - x0)));
+  svg.setAttribute("height", String(height));
+  svg.setAttribute("viewBox", x0 + " 0 " + Math.max(1, x1 - x0) + " " + height);
+  svg.style.left = LABEL_W + x0 + "px";
+  svg.replaceChildren();
+  drawAxis(svg, x0, x1, height);
+  drawBars(svg, x0, x1);
+  drawArrows(svg, x0, x1);
+  const scale = document.getElementById("seq-scale");
+  if (scale) scale.textContent = ms(timeAt(Math.max(0, box.scrollLeft - LABEL_W))) + " – " +
+    ms(timeAt(box.scrollLeft - LABEL_W + box.clientWidth)) + " in view";
+}
+
+function drawLabels(box, height) {
+  box.style.height = height + "px";
+  if (box.childElementCount === Q.lanes.length &&
+      Q.lanes.every((l, i) => box.children[i].dataset.agent === l.agent)) return;
+  box.replaceChildren(...Q.lanes.map((l, i) => {
+    const d = document.createElement("div");
+    d.className = "seq-lane agent-c" + (l.colour % 10);
+    d.dataset.testid = "seq-lane";
+    d.dataset.agent = l.agent;
+    d.title = l.agent; // the whole name, however narrow the column
+    d.style.top = laneY(i) + "px";
+    d.style.paddingLeft = 6 + Math.min(l.depth, 4) * 8 + "px";
+    d.textContent = l.agent;
+    return d;
+  }));
+}
+
+function drawAxis(svg, x0, x1, height) {
+  const g = el("g", { class: "seq-axis", "aria-hidden": "true" }, svg);
+  for (let i = 0; i < Q.lanes.length; i++) {
+    el("line", { x1: x0, x2: x1, y1: laneY(i + 1), y2: laneY(i + 1), class: "seq-rule" }, g);
+  }
+  for (let x = Math.ceil(x0 / 120) * 120; x < x1; x += 120) {
+    el("line", { x1: x, x2: x, y1: AXIS_H - 4, y2: height, class: "seq-tick" }, g);
+    el("text", { x: x + 3, y: AXIS_H - 6 }, g).textContent = ms(timeAt(x));
+  }
+}
+
+const laneOf = (agent) => Q.lanes.findIndex((l) => l.agent === agent);
+
+function drawBars(svg, x0, x1) {
+  const lanes = new Map(Q.lanes.map((l, i) => [l.agent, i]));
+  const layer = el("g", { class: "seq-bars" }, svg);
+  const seen = new Map(); // lane and kind -> the right end drawn so far: what adds no pixel is left out
+  const selected = selectedSeq();
+  for (const b of Q.bars.values()) {
+    const lane = lanes.get(b.agent);
+    if (lane === undefined) continue;
+    const a = xOf(b.seq), z = b.end ? xOf(b.end) : xOf(Q.head);
+    if (z < x0 || a > x1) continue;
+    const key = lane + b.kind;
+    const w = Math.max(2, z - a);
+    if (a + w <= (seen.get(key) || -1) + 1) continue;
+    seen.set(key, Math.max(seen.get(key) || 0, a + w));
+    const y = laneY(lane);
+    const top = b.kind === "agent" ? y + 4 : (b.kind === "model" ? y + 9 : y + 20);
+    const h = b.kind === "agent" ? LANE_H - 8 : 9;
+    const dur = b.end ? ms(b.t1 - b.t0) : "running";
+    const what = b.kind === "agent" ? "visit" : b.kind + " call" + (b.name ? " " + b.name : "");
+    const r = el("rect", {
+      x: a, y: top, width: w, height: h, rx: 2,
+      class: "seq-bar seq-link kind-" + b.kind + " agent-c" + ((Q.lanes[lane].colour || 0) % 10) +
+        (b.failed ? " failed" : "") + (b.end ? "" : " open") + (b.seq === selected ? " selected" : ""),
+      "data-testid": "seq-bar", "data-kind": b.kind, "data-seq": b.seq, "data-agent": b.agent,
+    }, layer);
+    titled(r, b.agent + " · " + what + " · " + dur + (b.tokens ? " · " + b.tokens + " tokens" : "") +
+      (b.failed ? " · failed" : "") + " (#" + b.seq + (b.end ? "–#" + b.end : "") + ")");
+  }
+}
+
+function drawArrows(svg, x0, x1) {
+  const layer = el("g", { class: "seq-arrows" }, svg);
+  let lastLabel = -Infinity;
+  const selected = selectedSeq();
+  const sorted = Array.from(Q.arrows.values()).sort((p, q) => p.seq - q.seq || p.id - q.id);
+  for (const a of sorted) {
+    const from = laneOf(a.fromAgent), to = laneOf(a.toAgent);
+    const x = xOf(a.seq);
+    if (x < x0 || x > x1 || from < 0 || to < 0) continue;
+    const y1 = laneY(from) + LANE_H / 2, y2 = laneY(to) + LANE_H / 2;
+    const down = y2 > y1;
+    const name = a.kind === "transfer"
+      ? "Transfer " + a.order + ": " + a.fromAgent + " → " + a.toAgent + " (" + (a.mode || "llm") + (a.failed ? ", failed" : "") + ")"
+      : "AgentTool " + (a.kind === "call" ? "call c" : "return r") + a.order + ": " + a.fromAgent + " → " + a.toAgent;
+    const g = el("g", {
+      class: "seq-arrow seq-link kind-" + a.kind + " mode-" + (a.mode || "none") + (a.failed ? " failed" : "") +
+        (a.seq === selected ? " selected" : ""),
+      "data-testid": "seq-arrow", "data-kind": a.kind, "data-order": a.order, "data-mode": a.mode || "",
+      "data-failed": a.failed ? "true" : "false", "data-seq": a.seq,
+      tabindex: "0", role: "button", "aria-label": name,
+    }, layer);
+    titled(g, name + " (#" + a.seq + ")");
+    const tip = y2 + (down ? -5 : 5);
+    el("line", { x1: x, x2: x, y1: y1, y2: tip, class: "seq-hit" }, g);
+    el("line", { x1: x, x2: x, y1: y1, y2: tip, class: "seq-line" }, g);
+    el("path", { d: "M" + (x - 4) + " " + (tip + (down ? -6 : 6)) + " L" + x + " " + (tip + (down ? 5 : -5)) + " L" + (x + 4) + " " + (tip + (down ? -6 : 6)) + " Z", class: "seq-head" }, g);
+    if (x - lastLabel >= 16) {
+      lastLabel = x;
+      // The accessible name holds this label: "Transfer 3", "call c1", "return r1".
+      const label = (a.kind === "transfer" ? "" : a.kind === "call" ? "c" : "r") + a.order;
+      el("text", { x: x + 3, y: (y1 + y2) / 2 + 4, class: "seq-order", "aria-hidden": "true" }, g).textContent = label;
+    }
+  }
+}
+
+const selectedSeq = () => Q.selected;
+
+// markSequence shows event seq as the page's selection (run.js calls it as it selects).
+export function markSequence(seq) {
+  if (seq === Q.selected) return;
+  Q.selected = seq;
+  schedule();
+}
+
+// zoom sets px per step to z, keeping the time at px x of the scroller where it is.
+function zoom(z, x) {
+  const box = scroller();
+  if (!box || !Q.ticks) return;
+  z = Math.max(MIN_ZOOM, Math.min(MAX_ZOOM, z));
+  Q.fitted = false;
+  const at = x === undefined ? box.clientWidth / 2 : x;
+  const step = (box.scrollLeft + at - LABEL_W) / Q.zoom;
+  Q.zoom = z;
+  draw();
+  box.scrollLeft = step * z - at + LABEL_W;
+  Q.follow = box.scrollLeft + box.clientWidth >= box.scrollWidth - 4;
+  draw();
+}
+
+// showView shows the tree or the sequence and remembers the choice.
+function showView(name, focus) {
+  for (const b of document.querySelectorAll("[role=tab][data-view]")) {
+    const on = b.dataset.view === name;
+    b.setAttribute("aria-selected", on ? "true" : "false");
+    b.tabIndex = on ? 0 : -1;
+    const panel = document.getElementById(b.getAttribute("aria-controls"));
+    if (panel) panel.hidden = !on;
+    if (on && focus) b.focus();
+  }
+  const zoom = document.querySelector(".graph-zoom");
+  if (zoom) zoom.hidden = name !== "tree"; // it zooms the tree; the sequence has its own
+  try { localStorage.setItem(VIEW_KEY, name); } catch (e) { /* storage may be off */ }
+  if (name === "sequence") schedule();
+}
+
+// initSequence wires the Sequence view and takes in the data the page came with; each
+// #seq-data fragment swapped in later is taken in as it lands.
+export function initSequence() {
+  const panel = document.getElementById("view-sequence");
+  const box = scroller();
+  if (!panel || !box) return;
+  take(document.getElementById("seq-data"));
+  new MutationObserver(() => take(document.getElementById("seq-data"))).observe(panel, { childList: true });
+  let view = "tree";
+  try { view = localStorage.getItem(VIEW_KEY) === "sequence" ? "sequence" : "tree"; } catch (e) { /* off */ }
+  showView(view);
+  for (const b of document.querySelectorAll("[role=tab][data-view]")) {
+    b.addEventListener("click", () => showView(b.dataset.view));
+    b.addEventListener("keydown", (ev) => {
+      if (ev.key !== "ArrowLeft" && ev.key !== "ArrowRight") return;
+      ev.preventDefault();
+      ev.stopPropagation(); // not a step in time
+      showView(b.dataset.view === "tree" ? "sequence" : "tree", true);
+    });
+  }
+  panel.querySelector(".seq-tools").addEventListener("click", (ev) => {
+    const z = ev.target.closest("[data-zoom]");
+    if (!z) return;
+    if (z.dataset.zoom === "fit") { Q.follow = Q.fitted = true; draw(); }
+    else zoom(Q.zoom * (z.dataset.zoom === "in" ? 1.5 : 1 / 1.5));
+  });
+  box.addEventListener("wheel", (ev) => {
+    if (!ev.ctrlKey) return;
+    ev.preventDefault();
+    zoom(Q.zoom * (ev.deltaY < 0 ? 1.25 : 0.8), ev.clientX - box.getBoundingClientRect().left);
+  }, { passive: false });
+  box.addEventListener("scroll", () => {
+    Q.follow = box.scrollLeft + box.clientWidth >= box.scrollWidth - 4;
+    schedule();
+  });
+  box.addEventListener("keydown", (ev) => {
+    const link = ev.target.closest && ev.target.closest(".seq-link");
+    if (!link || (ev.key !== "Enter" && ev.key !== " ")) return;
+    ev.preventDefault();
+    ev.stopPropagation(); // run.js would inspect the old selection
+    link.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+  });
+  window.addEventListener("resize", schedule);
+}

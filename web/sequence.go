@@ -1,0 +1,345 @@
+package web
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// Sequence is the handoff sequence view's model: one lane per agent over time, a bar per agent
+// visit with its model and tool calls nested in it, and an arrow per transfer and per AgentTool
+// call and return. The client draws it (static/sequence.js) from this compact form, only the part
+// in view. Times are milliseconds since the run's first event.
+//
+// A Sequence is either Full (every bar and arrow as of Head) or a delta: the bars and arrows that
+// the events of a range of seqs created or changed, in their state as of Head, which the client
+// puts in place of its copies by ID. Lanes are always whole, and bars and arrows name lanes by index in
+// them: the client resolves them to agents as it takes a Sequence in.
+type Sequence struct {
+	Full   bool       `json:"full"`
+	Head   int64      `json:"head"` // the newest event taken in
+	Now    float64    `json:"now"`  // the newest event's time: where open bars end for now
+	Lanes  []SeqLane  `json:"lanes"`
+	Bars   []SeqBar   `json:"bars"`
+	Arrows []SeqArrow `json:"arrows"`
+}
+
+// SeqLane is one agent's lane.
+type SeqLane struct {
+	Agent  string `json:"agent"`
+	Colour int    `json:"colour"`
+	Depth  int    `json:"depth"` // in the agent tree, for the label's indent
+}
+
+// Bar kinds.
+const (
+	BarVisit = "agent" // an agent's visit: from its agent.started (or first own work) to its agent.finished
+	BarModel = "model" // a model call: model.started to model.finished
+	BarTool  = "tool"  // a tool call: tool.started to tool.finished
+)
+
+// SeqBar is one span of work on a lane, from event Seq at T0 to event End at T1. End is 0 while
+// the span is open (T1 is then its start). Parent is the visit a model or tool call nests in, -1
+// for visits and for calls made outside any visit.
+type SeqBar struct {
+	ID     int
+	Lane   int
+	Kind   string
+	Name   string // the tool's name, the model call's id
+	Seq    int64
+	End    int64
+	T0     float64
+	T1     float64
+	Tokens int
+	Failed bool
+	Parent int
+}
+
+// Arrow kinds.
+const (
+	ArrowTransfer = "transfer" // control handed from one agent to another
+	ArrowCall     = "call"     // an AgentTool call, caller to callee
+	ArrowReturn   = "return"   // its result, callee to caller
+)
+
+// SeqArrow is one arrow between lanes at event Seq. Order numbers transfers as the tree's edges
+// do (1..n, TransferEdge.Order), and AgentTool calls and their returns by call (1..n).
+type SeqArrow struct {
+	ID     int
+	Kind   string
+	Order  int
+	From   int
+	To     int
+	Seq    int64
+	T      float64
+	Mode   string // transfers: llm or deterministic
+	Failed bool
+}
+
+// MarshalJSON writes b as an array, [id, lane, kind, name, seq, end, t0, t1, tokens, failed,
+// parent]: a run's bars are its bulk, and names of fields repeated thousands of times (then
+// escaped into an HTML attribute) would be most of it.
+func (b SeqBar) MarshalJSON() ([]byte, error) {
+	out := make([]byte, 0, 64)
+	out = append(strconv.AppendInt(append(out, '['), int64(b.ID), 10), ',')
+	out = append(strconv.AppendInt(out, int64(b.Lane), 10), ',')
+	out = append(appendString(out, b.Kind), ',')
+	out = append(appendString(out, b.Name), ',')
+	out = append(strconv.AppendInt(out, b.Seq, 10), ',')
+	out = append(strconv.AppendInt(out, b.End, 10), ',')
+	out = append(strconv.AppendFloat(out, b.T0, 'f', -1, 64), ',')
+	out = append(strconv.AppendFloat(out, b.T1, 'f', -1, 64), ',')
+	out = append(strconv.AppendInt(out, int64(b.Tokens), 10), ',')
+	out = append(strconv.AppendBool(out, b.Failed), ',')
+	return append(strconv.AppendInt(out, int64(b.Parent), 10), ']'), nil
+}
+
+// MarshalJSON writes a as an array, [id, kind, order, from, to, seq, t, mode, failed], as SeqBar
+// does.
+func (a SeqArrow) MarshalJSON() ([]byte, error) {
+	out := make([]byte, 0, 48)
+	out = append(strconv.AppendInt(append(out, '['), int64(a.ID), 10), ',')
+	out = append(appendString(out, a.Kind), ',')
+	out = append(strconv.AppendInt(out, int64(a.Order), 10), ',')
+	out = append(strconv.AppendInt(out, int64(a.From), 10), ',')
+	out = append(strconv.AppendInt(out, int64(a.To), 10), ',')
+	out = append(strconv.AppendInt(out, a.Seq, 10), ',')
+	out = append(strconv.AppendFloat(out, a.T, 'f', -1, 64), ',')
+	out = append(appendString(out, a.Mode), ',')
+	return append(strconv.AppendBool(out, a.Failed), ']'), nil
+}
+
+// appendString appends s as a JSON string.
+func appendString(out []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always encodes
+	return append(out, q...)
+}
+
+// sequence is the sequence view built one event at a time: the bars and arrows so far, what is
+// open, and a log of which bar or arrow each event touched, so that a delta costs what it holds.
+type sequence struct {
+	bars   []SeqBar
+	arrows []SeqArrow
+	visit  map[string]int         // each agent's open visit
+	model  map[string]int         // open model calls, by agent and id
+	tool   map[string]int         // open tool calls, by agent and call id (else name)
+	open   map[int]bool           // every open bar
+	arrow  map[int]int            // a transfer's arrow, by its order
+	calls  map[*agentToolCall]int // each AgentTool call's order
+	log    []seqTouch
+}
+
+// seqTouch says that event seq created or changed a bar (arrow false) or an arrow.
+type seqTouch struct {
+	seq   int64
+	id    int
+	arrow bool
+}
+
+func newSequence() *sequence {
+	return &sequence{visit: map[string]int{}, model: map[string]int{}, tool: map[string]int{},
+		open: map[int]bool{}, arrow: map[int]int{}, calls: map[*agentToolCall]int{}}
+}
+
+// ms returns t as milliseconds since the run's first event.
+func (a *analysis) ms(t time.Time) float64 {
+	return float64(t.Sub(a.firstTime).Microseconds()) / 1000
+}
+
+// noteSequence takes event i into the sequence view. It runs after apply and note, so
+// transfers and the run's first time are known.
+func (a *analysis) noteSequence(i int) {
+	e := &a.tr.Events[i]
+	if !hasPayload(e) {
+		return
+	}
+	s := a.spans
+	switch e.Kind {
+	case traces.KindAgentStarted:
+		if v, ok := s.visit[e.Agent]; ok {
+			a.closeBar(v, e, false) // a visit with no agent.finished: the next one ends it
+		}
+		a.openVisit(e)
+	case traces.KindAgentFinished:
+		if v, ok := s.visit[e.Agent]; ok {
+			a.closeBar(v, e, e.AgentRun.Error != "")
+		}
+	case traces.KindModelStarted:
+		s.model[e.Agent+"\x00"+e.Model.ID] = a.openBar(e, BarModel, e.Model.ID)
+	case traces.KindModelFinished:
+		k := e.Agent + "\x00" + e.Model.ID
+		b, ok := s.model[k]
+		if !ok {
+			b = a.openBar(e, BarModel, e.Model.ID) // a trace cut before the call's start
+		}
+		delete(s.model, k)
+		if u := e.Model.Usage; u != nil {
+			s.bars[b].Tokens = u.TotalTokens
+		}
+		a.closeBar(b, e, e.Model.Error != "")
+	case traces.KindToolStarted:
+		s.tool[e.Agent+"\x00"+firstNonEmpty(e.Tool.CallID, e.Tool.Name)] = a.openBar(e, BarTool, e.Tool.Name)
+	case traces.KindToolFinished:
+		k := e.Agent + "\x00" + firstNonEmpty(e.Tool.CallID, e.Tool.Name)
+		b, ok := s.tool[k]
+		if !ok {
+			b = a.openBar(e, BarTool, e.Tool.Name)
+		}
+		delete(s.tool, k)
+		a.closeBar(b, e, e.Tool.Error != "")
+	case traces.KindTransfer:
+		t := a.transferAt[e.Seq]
+		s.arrow[t.order] = a.addArrow(e, ArrowTransfer, t.order, t.t.From, t.t.To, t.t.Mode, t.failed)
+	case traces.KindAgentToolEnter:
+		order := len(s.calls) + 1
+		s.calls[a.calls[len(a.calls)-1]] = order // agentTool appended it
+		a.addArrow(e, ArrowCall, order, e.AgentTool.Caller, e.AgentTool.Callee, "", false)
+	case traces.KindAgentToolExit:
+		// agentTool paired it with its call, if it had one: the newest call exited here.
+		order := 0
+		for i := len(a.calls) - 1; i >= 0 && order == 0; i-- {
+			if a.calls[i].exit == e.Seq {
+				order = s.calls[a.calls[i]]
+			}
+		}
+		a.addArrow(e, ArrowReturn, order, e.AgentTool.Callee, e.AgentTool.Caller, "", false)
+	case traces.KindRunFinished:
+		for _, b := range a.openBars() {
+			a.closeBar(b, e, false)
+		}
+	}
+}
+
+// openBars returns the open bars, innermost (newest) first.
+func (a *analysis) openBars() []int {
+	ids := make([]int, 0, len(a.spans.open))
+	for id := range a.spans.open {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(x, y int) int { return cmp.Compare(y, x) })
+	return ids
+}
+
+func (a *analysis) openVisit(e *traces.Event) int {
+	id := a.newBar(e, BarVisit, "", -1)
+	a.spans.visit[e.Agent] = id
+	return id
+}
+
+// openBar opens a model or tool bar of e's agent inside its visit, opening a visit first when
+// the agent has none (a trace without agent events).
+func (a *analysis) openBar(e *traces.Event, kind, name string) int {
+	v, ok := a.spans.visit[e.Agent]
+	if !ok && e.Agent != "" {
+		v, ok = a.openVisit(e), true
+	}
+	if !ok {
+		v = -1
+	}
+	return a.newBar(e, kind, name, v)
+}
+
+func (a *analysis) newBar(e *traces.Event, kind, name string, parent int) int {
+	s := a.spans
+	id := len(s.bars)
+	t := a.ms(e.Time)
+	s.bars = append(s.bars, SeqBar{ID: id, Lane: a.lane(e.Agent), Kind: kind, Name: name, Seq: e.Seq,
+		T0: t, T1: t, Parent: parent})
+	s.open[id] = true
+	s.log = append(s.log, seqTouch{seq: e.Seq, id: id})
+	return id
+}
+
+// closeBar ends bar id at e (its calls still open end with it) and forgets it as open.
+func (a *analysis) closeBar(id int, e *traces.Event, failed bool) {
+	s := a.spans
+	if !s.open[id] {
+		return
+	}
+	b := &s.bars[id]
+	b.End, b.T1, b.Failed = e.Seq, max(b.T0, a.ms(e.Time)), b.Failed || failed
+	delete(s.open, id)
+	s.log = append(s.log, seqTouch{seq: e.Seq, id: id})
+	if b.Kind != BarVisit {
+		return
+	}
+	if s.visit[a.laneName(b.Lane)] == id {
+		delete(s.visit, a.laneName(b.Lane))
+	}
+	for _, c := range a.openBars() {
+		if s.bars[c].Parent == id {
+			a.closeBar(c, e, false)
+		}
+	}
+}
+
+func (a *analysis) addArrow(e *traces.Event, kind string, order int, from, to, mode string, failed bool) int {
+	s := a.spans
+	id := len(s.arrows)
+	s.arrows = append(s.arrows, SeqArrow{ID: id, Kind: kind, Order: order, From: a.lane(from), To: a.lane(to),
+		Seq: e.Seq, T: a.ms(e.Time), Mode: mode, Failed: failed})
+	s.log = append(s.log, seqTouch{seq: e.Seq, id: id, arrow: true})
+	return id
+}
+
+// failSequence marks transfer t's arrow failed, at event seq (an error after it said so).
+func (a *analysis) failSequence(t *transfer, seq int64) {
+	if id, ok := a.spans.arrow[t.order]; ok && !a.spans.arrows[id].Failed {
+		a.spans.arrows[id].Failed = true
+		a.spans.log = append(a.spans.log, seqTouch{seq: seq, id: id, arrow: true})
+	}
+}
+
+// lane returns agent name's lane: its index in the roster, -1 for none.
+func (a *analysis) lane(name string) int {
+	if m := a.roster.byName[name]; m != nil {
+		return slices.Index(a.roster.list, m)
+	}
+	return -1
+}
+
+func (a *analysis) laneName(lane int) string {
+	if lane < 0 || lane >= len(a.roster.list) {
+		return ""
+	}
+	return a.roster.list[lane].Name
+}
+
+// sequence returns the sequence view: whole when after <= 0, else what the events after seq
+// after, up to seq through, created or changed (in its state now). A delta costs what it holds,
+// not a pass over the run.
+func (a *analysis) sequence(after, through int64) Sequence {
+	s := a.spans
+	out := Sequence{Full: after <= 0, Head: a.lastSeq, Now: a.ms(a.lastTime), Lanes: a.lanes()}
+	if out.Full {
+		out.Bars, out.Arrows = slices.Clone(s.bars), slices.Clone(s.arrows)
+		return out
+	}
+	bySeq := func(t seqTouch, seq int64) int { return cmp.Compare(t.seq, seq) }
+	i, _ := slices.BinarySearchFunc(s.log, after+1, bySeq)
+	j, _ := slices.BinarySearchFunc(s.log, through+1, bySeq)
+	seenBar, seenArrow := map[int]bool{}, map[int]bool{}
+	for _, t := range s.log[i:max(i, j)] {
+		switch {
+		case t.arrow && !seenArrow[t.id]:
+			seenArrow[t.id] = true
+			out.Arrows = append(out.Arrows, s.arrows[t.id])
+		case !t.arrow && !seenBar[t.id]:
+			seenBar[t.id] = true
+			out.Bars = append(out.Bars, s.bars[t.id])
+		}
+	}
+	return out
+}
+
+func (a *analysis) lanes() []SeqLane {
+	out := make([]SeqLane, len(a.roster.list))
+	for i, m := range a.roster.list {
+		out[i] = SeqLane{Agent: m.Name, Colour: m.colour, Depth: a.roster.depth(m.Name)}
+	}
+	return out
+}
