@@ -4,6 +4,7 @@
 import { postJSON, postRun, setupPace, showError, showPace, pace, startRun, withToken } from "./common.js";
 import { applyFragment, follow, runClock } from "./live.js";
 import { away, hold, initTravel, onNews, step } from "./travel.js";
+import { closeDrawer, initLayout, openDrawer } from "./layout.js";
 
 const body = document.body;
 const FIT_KEY = "baton.fit";
@@ -123,6 +124,7 @@ function firstError() {
     return;
   }
   revealRow(row);
+  openDrawer();
   inspect(Number(row.dataset.seq));
 }
 
@@ -244,6 +246,7 @@ function move(dir) {
   } else {
     i = Math.max(0, Math.min(rows.length - 1, i + dir));
   }
+  openDrawer();
   inspect(Number(rows[i].dataset.seq), { focus: true });
 }
 
@@ -366,6 +369,7 @@ function setupFit() {
 // ---- events
 
 function onGraphActivate(target) {
+  openDrawer();
   const edge = target.closest(".transfer, .transfer-badge, .at-arrow.seen");
   if (edge && Number(edge.dataset.seq) > 0) {
     inspect(Number(edge.dataset.seq));
@@ -411,9 +415,10 @@ function onKey(ev) {
     case "Enter":
     case " ":
       if (inGraph && onGraphActivate(ev.target)) break;
-      if (ev.key === "Enter" && !ev.target.closest("button, a") && S.selected) { inspect(S.selected); break; }
+      if (ev.key === "Enter" && !ev.target.closest("button, a") && S.selected) { openDrawer(); inspect(S.selected); break; }
       return;
-    case "Escape": setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
+    // Esc closes the inspector's drawer first, then clears the filters.
+    case "Escape": if (!closeDrawer()) setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
     default: return;
   }
   ev.preventDefault();
@@ -425,6 +430,7 @@ function onClick(ev) {
   if (link) {
     // A jump shows its row: clear the filters that hide it.
     revealRow(rowOf(link.dataset.seq));
+    openDrawer();
     inspect(Number(link.dataset.seq));
     return;
   }
@@ -435,7 +441,7 @@ function onClick(ev) {
   if (ev.target.closest("#first-error")) { firstError(); return; }
   if (ev.target.closest("#graph")) { onGraphActivate(ev.target); return; }
   const row = ev.target.closest("#timeline-rows .row");
-  if (row) { inspect(Number(row.dataset.seq)); return; }
+  if (row) { openDrawer(); inspect(Number(row.dataset.seq)); return; }
   if (ev.target.closest("#follow")) {
     rowsEl().scrollTop = rowsEl().scrollHeight;
     ev.target.closest("#follow").hidden = true;
@@ -484,6 +490,7 @@ export function initRun() {
     rowsEl().scrollTop = rowsEl().scrollHeight;
   }
   setupFit();
+  initLayout();
   setupPace(sendPace);
   if (isFinal(S.status)) fixPace(); // the run may have ended just as the page was rendered
   const dl = document.getElementById("download-json");

@@ -66,7 +66,7 @@ func kindAt(rows []web.Row, seq int64) string {
 }
 
 // clientModules are the modules static/app.js imports, directly or not; each page preloads them.
-var clientModules = []string{"index.js", "run.js", "common.js", "live.js", "travel.js"}
+var clientModules = []string{"index.js", "run.js", "common.js", "live.js", "travel.js", "layout.js"}
 
 // n formats a viewBox coordinate: at most one decimal, no trailing zeros.
 func n(f float64) string {
