@@ -43,9 +43,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	switch {
 	case c.Request().Method == http.MethodHead:
 		werr = c.NoContent(status)
-	case isAPI(c.Request()) || c.Path() == inspectorRoute || c.Path() == liveRoute || c.Path() == travelRoute:
-		// The inspector is a fragment the page fetches and the live route a websocket: their
-		// clients are scripts, which read {"error"} like the API's.
+	case isAPI(c.Request()) || c.Path() == inspectorRoute || c.Path() == liveRoute || c.Path() == travelRoute || c.Path() == rowsRoute:
+		// The inspector and the rows are fragments the page fetches, the live route a websocket:
+		// their clients are scripts, which read {"error"} like the API's.
 		werr = c.JSON(status, map[string]string{"error": msg})
 	default:
 		werr = s.renderError(c, status, msg)

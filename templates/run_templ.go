@@ -241,7 +241,7 @@ func RunView(v web.View, opts PageOptions) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = scrubber(at, last, kindAt(v.Timeline, at)).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = scrubber(at, last, scrubKind(v, opts, at)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
