@@ -21,20 +21,32 @@ func (f RowFilter) Active() bool {
 	return f.Agent != "" || len(f.Groups) > 0 || f.Failed || strings.TrimSpace(f.Text) != ""
 }
 
-// matcher returns the test f makes of a row.
-func (f RowFilter) matcher() func(*Row) bool {
-	text := strings.ToLower(strings.TrimSpace(f.Text))
-	return func(r *Row) bool {
-		switch {
-		case f.Agent != "" && r.Agent != f.Agent:
-			return false
-		case len(f.Groups) > 0 && !slices.Contains(f.Groups, r.Group), len(f.Groups) == 0 && r.EchoOf > 0:
-			return false
-		case f.Failed && !r.Failed:
-			return false
-		}
-		return text == "" || strings.Contains(r.Search, text)
+// passes reports whether event i's row passes f, whose Text is lower-cased and trimmed. It
+// builds no row, and reads the event's search text from the cache (filling it) only when f has
+// a text.
+func (a *analysis) passes(f RowFilter, i int) bool {
+	e := &a.tr.Events[i]
+	switch {
+	case f.Agent != "" && e.Agent != f.Agent:
+		return false
+	case len(f.Groups) > 0 && !slices.Contains(f.Groups, KindGroup(e.Kind)), len(f.Groups) == 0 && a.echoOf[e.Seq] > 0:
+		return false
+	case f.Failed && !a.failed(e):
+		return false
 	}
+	return f.Text == "" || strings.Contains(a.searchOf(i), f.Text)
+}
+
+// searchOf returns the search text of event i, from the cache.
+func (a *analysis) searchOf(i int) string {
+	if len(a.searches) <= i {
+		a.searches = append(a.searches, make([]string, len(a.tr.Events)-len(a.searches))...)
+	}
+	if a.searches[i] == "" {
+		e := &a.tr.Events[i]
+		a.searches[i] = a.searchText(e, shorten(oneLine(Summary(*e)), summaryLen))
+	}
+	return a.searches[i]
 }
 
 // RowPage is one page of the timeline's rows that pass a filter, for a page that holds only
@@ -47,16 +59,17 @@ type RowPage struct {
 	Reached int64
 }
 
-// CountRows returns how many rows of the run pass f, and how many rows there are. With f active
-// it reads every row's content: what it costs grows with the run.
+// CountRows returns how many rows of the run pass f, and how many rows there are. With a text
+// it reads every event's search text, once (they are kept for the next search, whose cost is
+// then a pass over them).
 func (v *ViewState) CountRows(f RowFilter) (matches, rows int) {
 	ev := v.a.tr.Events
 	if !f.Active() {
 		return len(ev) - len(v.a.echoOf), len(ev) // every row but the folded messages
 	}
-	match := f.matcher()
+	f.Text = strings.ToLower(strings.TrimSpace(f.Text))
 	for i := range ev {
-		if r := v.a.row(&ev[i]); match(&r) {
+		if v.a.passes(f, i) {
 			matches++
 		}
 	}
@@ -65,7 +78,8 @@ func (v *ViewState) CountRows(f RowFilter) (matches, rows int) {
 
 // FindRows returns at most limit rows (1 or more) that pass f among the events with seq in
 // (after, before), before 0 meaning to the newest: the first ones with forward, else the last
-// ones. It reads the rows it passes over: a filter that few rows pass costs a scan of the range.
+// ones. It reads the events it passes over: a filter that few rows pass costs a scan of the
+// range (with a text, as CountRows says).
 func (v *ViewState) FindRows(f RowFilter, after, before int64, limit int, forward bool) RowPage {
 	a := v.a
 	ev := a.tr.Events
@@ -75,15 +89,14 @@ func (v *ViewState) FindRows(f RowFilter, after, before int64, limit int, forwar
 	}
 	var p RowPage
 	limit = max(limit, 1)
-	match := f.matcher()
+	f.Text = strings.ToLower(strings.TrimSpace(f.Text))
 	step, i, end := 1, lo, hi
 	if !forward {
 		step, i, end = -1, hi-1, lo-1
 	}
 	for ; i != end && len(p.Rows) < limit; i += step {
-		r := a.row(&ev[i])
-		if match(&r) {
-			p.Rows = append(p.Rows, r)
+		if a.passes(f, i) {
+			p.Rows = append(p.Rows, a.row(&ev[i]))
 		}
 	}
 	switch {
