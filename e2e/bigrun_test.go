@@ -1,8 +1,12 @@
 package e2e_test
 
 import (
+	"encoding/json"
+	"flag"
+	"net/http"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -85,3 +89,65 @@ func TestBigRunTimeline(t *testing.T) {
 	}
 }
 
+
+var measureBig = flag.Bool("measure-big", false, "run TestMeasureBigPage: the run page of real runs of 1k, 10k and 100k events (minutes)")
+
+// TestMeasureBigPage measures the run page of finished real runs of about 1,000, 10,000 and
+// 100,000 events (agentstest.LongTurns, 300 tool calls a reply): its HTML's size, the time from
+// navigation until the page is interactive (loaded, its script run, the newest row present),
+// then a click on a row until the inspector shows it, and a search of the whole run until its
+// count is shown, in headless Chromium. Only with -measure-big:
+//
+//	go test ./e2e -run TestMeasureBigPage -measure-big -v
+func TestMeasureBigPage(t *testing.T) {
+	if !*measureBig {
+		t.Skip("a measurement: run with -measure-big")
+	}
+	for _, ticks := range []int{300, 3_000, 33_300} {
+		b := startBaton(t, agentstest.LongTurns(ticks, 300))
+		id := b.startRun(t, "long", 0)
+		readyBy := time.Now().Add(5 * time.Minute)
+		for b.runStatus(t, id) == traces.StatusRunning {
+			if time.Now().After(readyBy) {
+				t.Fatalf("LongTurns(%d) still runs after 5 minutes", ticks)
+			}
+			time.Sleep(100 * time.Millisecond) // a measurement's setup: wait for the run to end
+		}
+		var list []struct {
+			ID     string `json:"id"`
+			Events int    `json:"events"`
+		}
+		res, err := http.Get(b.base + "/api/runs")
+		if err != nil || json.NewDecoder(res.Body).Decode(&list) != nil || len(list) == 0 || list[0].ID != id {
+			t.Fatalf("the run list: %v %+v", err, list)
+		}
+		res.Body.Close()
+		n := list[0].Events
+		size := htmlSize(t, b.base+"/runs/"+id)
+		tb := newTab(t, nil)
+		var loads, clicks, searches []float64
+		for i := range 3 {
+			t0 := time.Now()
+			tb.do(t, "navigate", chromedp.Navigate(b.base+"/runs/"+id+"?load="+strconv.Itoa(i)))
+			tb.waitForWithin(t, "the page interactive", `document.readyState === 'complete' && document.body.dataset.page === 'run' && !!document.getElementById('ev-`+strconv.Itoa(n)+`')`, time.Minute)
+			loads = append(loads, float64(time.Since(t0).Microseconds())/1000)
+			t1 := time.Now()
+			tb.inspect(t, "#ev-"+strconv.Itoa(n-1))
+			clicks = append(clicks, float64(time.Since(t1).Microseconds())/1000)
+			q := []string{`"n":17}`, "no such text", `"n":23}`}[i]
+			took, err := chromedpRun(tb, chromedp.Evaluate[float64](`new Promise((done) => {
+			  const el = document.getElementById('filter-text'), count = document.getElementById('filter-count');
+			  const t0 = performance.now(); el.value = `+jsString(q)+`; el.dispatchEvent(new Event('input', {bubbles: true}));
+			  const look = () => / of \d+ events$/.test(count.textContent) &&
+			    count.textContent.startsWith('0 ') === `+strconv.FormatBool(q == "no such text")+` ? done(performance.now() - t0) : requestAnimationFrame(look);
+			  look();
+			})`, chromedp.EvalAwaitPromise))
+			if err != nil {
+				t.Fatalf("search %q: %v", q, err)
+			}
+			searches = append(searches, took)
+		}
+		t.Logf("LongTurns(%d), %d events: page HTML %d bytes; interactive after %s; click to inspector %s; search to its count %s",
+			ticks, n, size, summarize(loads), summarize(clicks), summarize(searches))
+	}
+}
