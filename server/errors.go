@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"syscall"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -43,9 +44,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	switch {
 	case c.Request().Method == http.MethodHead:
 		werr = c.NoContent(status)
-	case isAPI(c.Request()) || c.Path() == inspectorRoute || c.Path() == liveRoute || c.Path() == travelRoute:
-		// The inspector is a fragment the page fetches and the live route a websocket: their
-		// clients are scripts, which read {"error"} like the API's.
+	case isAPI(c.Request()) || c.Path() == inspectorRoute || c.Path() == liveRoute || c.Path() == travelRoute || c.Path() == rowsRoute:
+		// The inspector and the rows are fragments the page fetches, the live route a websocket:
+		// their clients are scripts, which read {"error"} like the API's.
 		werr = c.JSON(status, map[string]string{"error": msg})
 	default:
 		werr = s.renderError(c, status, msg)
@@ -75,9 +76,9 @@ func (s *Server) describe(err error, r *http.Request) (int, string) {
 			msg = fmt.Sprint(he.Message)
 		}
 	}
-	// A client that left mid-request (a page aborting a fetch it no longer wants) is no fault of
-	// Baton's, and there is nobody to answer.
-	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+	// A client that left mid-request (a page aborting a fetch it no longer wants, its answer then
+	// written to a closed connection) is no fault of Baton's, and there is nobody to answer.
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
 		return status, "request canceled"
 	}
 	// 503 is the one server-side status whose message is for the user: busy, try again.

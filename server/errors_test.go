@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/baton-dev/baton/server"
@@ -28,6 +30,20 @@ func TestCanceledRequestIsNotLogged(t *testing.T) {
 	status, msg := server.Describe(ts.Server, err, httptest.NewRequest("GET", "/runs/r/inspector", nil))
 	if status != 500 || msg != "internal error" || !strings.Contains(logs.String(), "request failed") {
 		t.Errorf("with the client there: %d %q, logs %q; want a logged internal error", status, msg, logs.String())
+	}
+}
+
+// TestClosedConnectionIsNotLogged: an answer written to a connection its client closed (a page
+// that stopped wanting the rows it asked for) fails with a broken pipe, which is not Baton's error.
+func TestClosedConnectionIsNotLogged(t *testing.T) {
+	logs := &lockedBuffer{}
+	ts := mustOpenServer(t, server.Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	for _, errno := range []syscall.Errno{syscall.EPIPE, syscall.ECONNRESET} {
+		err := fmt.Errorf("write tcp 127.0.0.1:1->127.0.0.1:2: %w", &os.SyscallError{Syscall: "write", Err: errno})
+		server.Describe(ts.Server, err, httptest.NewRequest("GET", "/runs/r/rows", nil))
+	}
+	if got := logs.String(); got != "" {
+		t.Errorf("a write to a closed connection was logged: %s", got)
 	}
 }
 

@@ -287,11 +287,11 @@ func (f *feed) wakeLiveLocked() {
 	f.live = make(chan struct{})
 }
 
-// page returns the run page's model as it stands.
-func (f *feed) page() web.View {
+// page returns the run page's model as it stands, with the rows of its newest rows events.
+func (f *feed) page(rows int) web.View {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.view.View()
+	return f.view.Page(rows)
 }
 
 // events returns the next message of an events viewer that has every event up to seq after: a JSON
@@ -554,4 +554,17 @@ func (f *feed) rowLocked(ctx context.Context, seq int64) ([]byte, error) {
 	r := data[1 : len(data)-1] // JSON escapes each character alone: escaped pieces concatenate
 	f.rows[seq] = r
 	return r, nil
+}
+
+// findRows returns the timeline rows ViewState.FindRows finds, with (when count) the matches of
+// the whole run that ViewState.CountRows counts.
+func (f *feed) findRows(filter web.RowFilter, after, before int64, limit int, forward, count bool) rowsAnswer {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := f.view.FindRows(filter, after, before, limit, forward)
+	ans := rowsAnswer{Reached: p.Reached, Head: f.view.Seq(), rows: p.Rows}
+	if count {
+		ans.Matches, ans.Events = f.view.CountRows(filter)
+	}
+	return ans
 }

@@ -20,6 +20,7 @@ func (s *Server) pageRoutes(e *echo.Echo) {
 	e.GET("/runs/:id", s.runPage)
 	e.GET(inspectorRoute, s.inspector)
 	e.GET(travelRoute, s.travelStep)
+	e.GET(rowsRoute, s.rows)
 	e.GET(reportRoute, s.report)
 	e.GET("/compare", s.comparePage)
 	e.StaticFS("/static/", static.FS)
@@ -71,7 +72,7 @@ func (s *Server) runPage(c echo.Context) error {
 	}
 	// The run's feed holds its view state, shared with the page's websocket and other viewers.
 	f := s.feeds.acquire(rec)
-	v := f.page()
+	v := f.page(pageRows)
 	s.feeds.release(f)
 	return render(c, http.StatusOK, templates.RunView(v, opts))
 }

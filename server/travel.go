@@ -34,7 +34,7 @@ func (s *Server) travelStep(c echo.Context) error {
 		return err
 	}
 	f := s.feeds.acquire(rec)
-	at, _, head, _, err := f.at(s.feeds.travel(rec), seq, false)
+	at, _, head, _, err := f.at(s.feeds.travel(rec), seq, 0)
 	s.feeds.release(f)
 	if err != nil {
 		return err
@@ -47,21 +47,23 @@ func (s *Server) travelStep(c echo.Context) error {
 }
 
 // runPageAt serves GET /runs/:id?at=SEQ: the run page as of event SEQ, with the whole run's
-// timeline; the page's script follows the run from its newest event without showing it.
+// timeline (its newest rows, as on the page at the head: the script loads the rows around SEQ);
+// the page's script follows the run from its newest event without showing it.
 func (s *Server) runPageAt(c echo.Context, rec *traces.Recording, opts templates.PageOptions) error {
 	seq, err := parseSeq(c.QueryParam("at"))
 	if err != nil {
 		return err
 	}
 	f := s.feeds.acquire(rec)
-	at, rows, head, status, err := f.at(s.feeds.travel(rec), seq, true)
+	at, rows, head, status, err := f.at(s.feeds.travel(rec), seq, pageRows)
 	s.feeds.release(f)
 	if err != nil {
 		return err
 	}
 	v := at.View()
 	v.Timeline = rows
-	opts.Travel = &templates.Travel{At: seq, Head: head, Status: status}
+	ev := at.Trace().Events
+	opts.Travel = &templates.Travel{At: seq, Head: head, Status: status, Kind: ev[len(ev)-1].Kind}
 	return render(c, http.StatusOK, templates.RunView(v, opts))
 }
 
@@ -74,17 +76,21 @@ func parseSeq(v string) (int64, error) {
 	return n, nil
 }
 
-// at returns the run as of event seq: the view state replayed up to it, with (when rows) the
-// timeline rows of the whole run, and the run's newest event and status. A seq past the newest
+// at returns the run as of event seq: the view state replayed up to it, with the timeline rows of
+// the run's newest rows events, and the run's newest event and status. A seq past the newest
 // event is refused: the page would claim a state the run has not reached. The replay, from
 // travel's copy nearest before seq, runs without holding the feed, so live viewers never wait
 // for it.
-func (f *feed) at(travel *web.Travel, seq int64, rows bool) (at *web.ViewState, all []web.Row, head int64, status traces.Status, err error) {
+func (f *feed) at(travel *web.Travel, seq int64, rows int) (at *web.ViewState, all []web.Row, head int64, status traces.Status, err error) {
 	f.mu.Lock()
 	head, status = f.view.Seq(), f.view.Status()
 	tr := f.view.Trace()
-	if rows && seq <= head {
-		all = f.view.Rows(0, 0)
+	if rows > 0 && seq <= head {
+		var after int64
+		if ev := f.view.Events(0, 0); len(ev) > rows {
+			after = ev[len(ev)-rows-1].Seq
+		}
+		all = f.view.Rows(after, 0)
 	}
 	f.mu.Unlock()
 	if head == 0 {

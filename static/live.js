@@ -15,7 +15,13 @@ export function applyFragment(f) {
     const added = [];
     for (const el of Array.from(tpl.content.children)) {
       const old = el.id ? document.getElementById(el.id) : null;
-      if (old) old.replaceWith(el); else target.appendChild(el);
+      if (old) {
+        old.replaceWith(el);
+      } else if (Number(el.dataset.seq) <= Number(target.lastElementChild?.dataset.seq)) {
+        continue; // a changed row of events the page has not loaded (rows.js): it loads as changed
+      } else {
+        target.appendChild(el);
+      }
       added.push(el);
     }
     return added;

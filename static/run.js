@@ -4,8 +4,10 @@
 import { postJSON, postRun, setupPace, showError, showPace, pace, startRun, withToken } from "./common.js";
 import { activateGraph, initGraph } from "./graph.js";
 import { applyFragment, follow, runClock } from "./live.js";
-import { away, hold, initTravel, onNews, step } from "./travel.js";
+import { away, dim, hold, initTravel, onNews, step } from "./travel.js";
 import { initSequence, markSequence } from "./sequence.js";
+import { complete, ensure, fill, first, gapNext, gapOf, holds, initRows, reload } from "./rows.js";
+import { closeDrawer, initLayout, openDrawer } from "./layout.js";
 
 const body = document.body;
 
@@ -20,12 +22,14 @@ const S = {
   paceMS: pace(),   // the run's pace as the server last told it
   paceWanted: null, // a pace this page is sending or will send next
   fetch: null,      // the inspector's request in flight
+  counts: null,     // {matches, events, head}: the server's count of the filters' matches, for a
+                    // timeline that does not hold every row (rows.js)
   resumeNow: () => {}, // looks at once whether the run was resumed (set while following it)
 };
 
 const isFinal = (status) => status !== "" && status !== "running";
 const rowsEl = () => document.getElementById("timeline-rows");
-const allRows = () => Array.from(rowsEl().children);
+const allRows = () => Array.from(rowsEl().querySelectorAll(":scope > .row"));
 const visibleRows = () => allRows().filter((r) => !r.hidden);
 const rowOf = (seq) => document.getElementById("ev-" + seq);
 
@@ -69,6 +73,16 @@ function matches(row, text) {
 
 const filtering = () => S.agent || S.kinds.length || S.failed || S.text;
 
+// filterQuery returns the filters as GET /runs/:id/rows takes them.
+function filterQuery() {
+  const q = new URLSearchParams();
+  if (S.agent) q.set("agent", S.agent);
+  if (S.kinds.length) q.set("kind", S.kinds.join(","));
+  if (S.failed) q.set("failed", "1");
+  if (S.text.trim()) q.set("q", S.text);
+  return q;
+}
+
 function syncFilterInputs() {
   const a = document.getElementById("filter-agent");
   if (a) {
@@ -87,11 +101,35 @@ function syncFilterInputs() {
   if (t && t.value !== S.text) t.value = S.text;
 }
 
+// applyFilters hides the rows that do not pass the filters: rows, or with none the whole list
+// after the filters changed. A list that does not hold every row is reloaded with the rows that
+// pass them, found by the server over the whole run; the promise resolves once it is.
 function applyFilters(rows) {
   const text = S.text.trim().toLowerCase();
+  let done = Promise.resolve();
+  if (!rows && !complete() && !holds(filterQuery())) {
+    done = reload().then((counts) => {
+      if (counts) S.counts = counts;
+      showFilterCount();
+    }).catch((e) => { if (e.name !== "AbortError") showError(document.getElementById("form-error"), "timeline: " + e.message); });
+  }
   for (const r of rows || allRows()) r.hidden = !matches(r, text);
   showFilterCount();
   markGraph();
+  return done;
+}
+
+// countLive adds the rows that arrived live after the server's count to it.
+function countLive(added) {
+  const c = S.counts;
+  if (!c) return;
+  for (const r of added) {
+    const seq = Number(r.dataset.seq);
+    if (seq <= c.head) continue;
+    c.head = seq;
+    c.events++;
+    if (!r.hidden) c.matches++;
+  }
 }
 
 // showFilterCount says how many events the filters keep, and says so plainly when none.
@@ -99,8 +137,9 @@ function showFilterCount() {
   const count = document.getElementById("filter-count");
   const empty = document.getElementById("filter-empty");
   const all = allRows();
-  const shown = all.filter((r) => !r.hidden).length;
-  if (count) count.textContent = filtering() ? shown + " of " + all.length + " events" : "";
+  let shown = all.filter((r) => !r.hidden).length, total = all.length;
+  if (!complete() && S.counts) ({ matches: shown, events: total } = S.counts);
+  if (count) count.textContent = filtering() ? shown + " of " + total + " events" : "";
   if (empty) {
     empty.hidden = !filtering() || shown > 0;
     empty.textContent = S.text.trim()
@@ -109,29 +148,42 @@ function showFilterCount() {
   }
 }
 
-// revealRow clears the filters that hide row, so that a jump to it shows it.
+// revealRow clears the filters that hide row (an element, in the list or not), so that a jump
+// to it shows it; the promise resolves once the list is filtered again.
 function revealRow(row) {
-  if (!row || !row.hidden) return;
-  setFilters({ agent: "", kinds: row.dataset.echoOf ? ["message"] : [], failed: false, text: "" });
+  if (!row || matches(row, S.text.trim().toLowerCase())) return Promise.resolve();
+  return setFilters({ agent: "", kinds: row.dataset.echoOf ? ["message"] : [], failed: false, text: "" });
 }
 
-// firstError inspects the run's first failed row, whatever the filters.
-function firstError() {
-  const row = rowsEl().querySelector('.row[data-failed="true"]');
+// firstError inspects the run's first failed row, whatever the filters: the list's, or the
+// server's when the list does not hold every row.
+async function firstError() {
+  let row = rowsEl().querySelector('.row[data-failed="true"]');
+  if (!complete()) {
+    try {
+      row = await first({ failed: "1" });
+    } catch (e) {
+      showError(document.getElementById("form-error"), "first error: " + e.message);
+      return;
+    }
+  }
   const btn = document.getElementById("first-error");
   if (!row) {
     if (btn) btn.textContent = "No error";
     return;
   }
-  revealRow(row);
-  inspect(Number(row.dataset.seq));
+  const seq = Number(row.dataset.seq);
+  await revealRow(row);
+  openDrawer();
+  inspect(seq);
 }
 
 function setFilters(f) {
   Object.assign(S, f);
   syncFilterInputs();
-  applyFilters();
+  const done = applyFilters();
   writeHash();
+  return done;
 }
 
 // markGraph highlights what is selected in the tree: the summarised (else the filtered) agent,
@@ -163,6 +215,9 @@ function select(seq, opts) {
     row.setAttribute("aria-current", "true");
     if (opts && opts.scroll) scrollToRow(row);
     if (opts && opts.focus) row.focus({ preventScroll: true });
+  } else if (gapOf(seq)) {
+    // The list has not loaded its row yet: load it, then select it if it is still wanted.
+    ensure(seq).then(() => { if (S.selected === seq && rowOf(seq)) select(seq, opts); });
   }
   markGraph();
   markSequence(seq);
@@ -232,11 +287,21 @@ function errorLine(msg) {
 }
 
 // move selects and inspects the visible row dir rows away from the selection; dir may be
-// -Infinity or Infinity for the first or last.
-function move(dir) {
+// -Infinity or Infinity for the first or last. Past the rows the list holds, it loads the gap
+// beyond them first.
+async function move(dir, loaded) {
   const rows = visibleRows();
   if (rows.length === 0) return;
   let i = rows.findIndex((r) => Number(r.dataset.seq) === S.selected);
+  const edge = !Number.isFinite(dir) ? rows[dir > 0 ? rows.length - 1 : 0]
+    : (i >= 0 && (i + dir < 0 || i + dir >= rows.length) ? rows[i] : null);
+  const g = !loaded && edge && gapNext(edge, dir > 0 ? 1 : -1);
+  if (g) {
+    // Down, or to the very first row: the gap's first rows; up: its last ones.
+    const forward = dir > 0 || dir === -Infinity;
+    await fill(g, forward, !forward);
+    return move(dir, true);
+  }
   if (!Number.isFinite(dir)) {
     i = dir > 0 ? rows.length - 1 : 0;
   } else if (i < 0) {
@@ -246,6 +311,7 @@ function move(dir) {
   } else {
     i = Math.max(0, Math.min(rows.length - 1, i + dir));
   }
+  openDrawer();
   inspect(Number(rows[i].dataset.seq), { focus: true });
 }
 
@@ -298,6 +364,8 @@ function applyMessage(msg) {
   }
   syncFilterInputs();
   applyFilters(added);
+  countLive(added);
+  showFilterCount();
   onNews(added);
   if (S.selected) select(S.selected, {});
   const btn = document.getElementById("follow");
@@ -339,6 +407,7 @@ function inspectError() {
 
 function onGraphActivate(target) {
   if (activateGraph(target)) return true;
+  openDrawer();
   // A bundle inspects its newest transfer, whose inspector lists the others.
   const edge = target.closest(".transfer, .transfer-badge, .transfer-bundle, .at-arrow.seen");
   if (edge && Number(edge.dataset.seq) > 0) {
@@ -385,9 +454,10 @@ function onKey(ev) {
     case "Enter":
     case " ":
       if (inGraph && onGraphActivate(ev.target)) break;
-      if (ev.key === "Enter" && !ev.target.closest("button, a") && S.selected) { inspect(S.selected); break; }
+      if (ev.key === "Enter" && !ev.target.closest("button, a") && S.selected) { openDrawer(); inspect(S.selected); break; }
       return;
-    case "Escape": setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
+    // Esc closes the inspector's drawer first, then clears the filters.
+    case "Escape": if (!closeDrawer()) setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
     default: return;
   }
   ev.preventDefault();
@@ -399,6 +469,7 @@ function onClick(ev) {
   if (link) {
     // A jump shows its row: clear the filters that hide it.
     revealRow(rowOf(link.dataset.seq));
+    openDrawer();
     inspect(Number(link.dataset.seq));
     return;
   }
@@ -407,9 +478,10 @@ function onClick(ev) {
   const tab = ev.target.closest("[role=tab][data-tab]");
   if (tab) { showTab(tab.dataset.tab); return; }
   if (ev.target.closest("#first-error")) { firstError(); return; }
+  if (ev.target.closest("#timeline-rows .gap")) return; // rows.js loads it
   if (ev.target.closest("#graph")) { onGraphActivate(ev.target); return; }
   const row = ev.target.closest("#timeline-rows .row");
-  if (row) { inspect(Number(row.dataset.seq)); return; }
+  if (row) { openDrawer(); inspect(Number(row.dataset.seq)); return; }
   if (ev.target.closest("#follow")) {
     rowsEl().scrollTop = rowsEl().scrollHeight;
     ev.target.closest("#follow").hidden = true;
@@ -437,10 +509,23 @@ async function decide(ev) {
   S.resumeNow();
 }
 
+// onRows is told of the rows a gap or a reload put in the list: it filters them, dims those
+// after the event the page shows, and marks the selection.
+function onRows(rows) {
+  applyFilters(rows);
+  dim(rows);
+  const sel = rowOf(S.selected);
+  if (sel && rows.includes(sel)) {
+    sel.classList.add("selected");
+    sel.setAttribute("aria-current", "true");
+  }
+}
+
 // initRun wires the run page and, while the run goes on, follows it live.
 export function initRun() {
   readHash();
   syncFilterInputs();
+  initRows(S.runId, filterQuery, onRows);
   applyFilters();
   showTab(S.tab);
   // Time travel: each step selects and inspects its event. A page opened at an event (?at=)
@@ -453,12 +538,14 @@ export function initRun() {
     inspect(at);
   } else if (S.status === "failed") {
     inspectError();
-  } else if (!isFinal(S.status)) {
-    // Joining a live run: follow its head, as if one had watched from the start.
+  } else if (!isFinal(S.status) || !complete()) {
+    // Joining a live run: follow its head, as if one had watched from the start. A big run's
+    // page holds its newest rows: it opens on them.
     rowsEl().scrollTop = rowsEl().scrollHeight;
   }
   initGraph();
   initSequence();
+  initLayout();
   setupPace(sendPace);
   if (isFinal(S.status)) fixPace(); // the run may have ended just as the page was rendered
   const dl = document.getElementById("download-json");

@@ -58,6 +58,15 @@ export function onNews(added) {
   else for (const row of added) row.classList.add("future");
 }
 
+// dim marks the rows the timeline just loaded that come after the event the page shows.
+export function dim(rows) {
+  const shown = T.want || T.at;
+  for (const row of rows) {
+    row.classList.toggle("future", T.at !== 0 && Number(row.dataset.seq) > T.at);
+    if (Number(row.dataset.seq) === shown) label(shown);
+  }
+}
+
 // step moves dir events from the one shown or asked for (Infinity: the head, -Infinity: the
 // first).
 export function step(dir) {
@@ -117,9 +126,10 @@ function label(seq) {
   if (r && Number(r.value) !== seq) r.value = String(seq);
   const row = document.getElementById("ev-" + seq);
   const n = document.querySelector("[data-testid=scrub-seq]");
-  if (n) n.textContent = String(seq);
   const kind = document.querySelector("[data-testid=scrub-kind]");
-  if (kind) kind.textContent = row ? row.dataset.kind || "" : "";
+  // A big run's timeline may not have loaded the row yet: dim names its kind once it has.
+  if (kind && (row || !n || n.textContent !== String(seq))) kind.textContent = row ? row.dataset.kind || "" : "";
+  if (n) n.textContent = String(seq);
 }
 
 // show puts the scrubber, the timeline's dimming and the address on event seq, once the page

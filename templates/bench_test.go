@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 	"github.com/baton-dev/baton/web/webtest"
 )
@@ -113,5 +114,61 @@ func BenchmarkSequenceFragment(b *testing.B) {
 				b.ReportMetric(float64(size)/1e3, "KB")
 			})
 		}
+	}
+}
+
+// BenchmarkRunPageBig measures, on finished supervisor-shaped runs of 1,000, 10,000 and 100,000
+// events, what a run page costs the server: rendering it with its newest 400 rows (as
+// GET /runs/:id does) beside the whole timeline (1k and 10k only: 100k would be some 60 MB),
+// and one live update (an event added, what it changed computed and its fragments rendered).
+// The MB metric is the page's size.
+//
+//	go test ./templates -run x -bench RunPageBig -count 3
+func BenchmarkRunPageBig(b *testing.B) {
+	shape := webtest.Big(300).Events[1:]
+	next := func(i int) traces.Event {
+		e := shape[i%len(shape)]
+		e.Seq, e.Time = int64(i+1), time.Unix(int64(i), 0)
+		return e
+	}
+	ctx := context.Background()
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		vs := web.NewViewState(traces.Run{ID: "r-bench", Flow: "supervisor", Status: traces.StatusRunning}, webtest.SupervisorAgents())
+		for i := range n {
+			vs.Add(next(i))
+		}
+		page := func(rows int) func(b *testing.B) {
+			return func(b *testing.B) {
+				var size countWriter
+				b.ReportAllocs()
+				for b.Loop() {
+					size = 0
+					if err := templates.RunView(vs.Page(rows), templates.PageOptions{}).Render(ctx, &size); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(size)/1e6, "MB")
+			}
+		}
+		b.Run(fmt.Sprintf("events=%d/page", n), page(400))
+		if n <= 10_000 {
+			b.Run(fmt.Sprintf("events=%d/whole", n), page(0))
+		}
+		b.Run(fmt.Sprintf("events=%d/live", n), func(b *testing.B) {
+			i := n
+			b.ReportAllocs()
+			for b.Loop() {
+				from := vs.Seq()
+				vs.Add(next(i))
+				i++
+				u := vs.Update(from)
+				if _, err := templates.Parts(ctx, u); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := templates.Rows(ctx, append(u.Amended, vs.Rows(from, 0)...)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -48,6 +48,7 @@ type Travel struct {
 	At     int64         // the event the page shows the run as of
 	Head   int64         // the run's newest event: the page's script follows the run from there
 	Status traces.Status // the run's status as of Head
+	Kind   traces.Kind   // the kind of event At, which the page may not have a row of
 }
 
 // travel returns where a run page of v stands (at), the run's newest event (head) and status:
@@ -57,6 +58,14 @@ func travel(v web.View, opts PageOptions) (at, head int64, status traces.Status)
 		return t.At, t.Head, t.Status
 	}
 	return v.Stats.LastSeq, v.Stats.LastSeq, v.Stats.Status
+}
+
+// scrubKind returns the kind of the event the page shows: opts.Travel's, or its row's.
+func scrubKind(v web.View, opts PageOptions, at int64) string {
+	if opts.Travel != nil && opts.Travel.Kind != "" {
+		return string(opts.Travel.Kind)
+	}
+	return kindAt(v.Timeline, at)
 }
 
 // kindAt returns the kind of the timeline row of event seq, "" when there is none.
@@ -69,7 +78,7 @@ func kindAt(rows []web.Row, seq int64) string {
 }
 
 // clientModules are the modules static/app.js imports, directly or not; each page preloads them.
-var clientModules = []string{"index.js", "run.js", "common.js", "live.js", "travel.js", "graph.js", "sequence.js"}
+var clientModules = []string{"index.js", "run.js", "common.js", "live.js", "travel.js", "graph.js", "sequence.js", "layout.js", "rows.js"}
 
 // n formats a viewBox coordinate: at most one decimal, no trailing zeros.
 func n(f float64) string {

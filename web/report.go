@@ -31,7 +31,7 @@ const ReportRunPath = 8
 // NewReport returns the report of tr, analysed once for all its inspections.
 func NewReport(tr traces.Trace) Report {
 	a := analyse(tr)
-	r := Report{View: a.view(), Inspections: make([]Inspection, len(tr.Events))}
+	r := Report{View: a.view(0), Inspections: make([]Inspection, len(tr.Events))}
 	for i := range a.tr.Events {
 		in := a.inspection(i)
 		// A fed history grows with the run: whole in every inspection, a long run's report

@@ -104,7 +104,10 @@ type analysis struct {
 	inputs    map[string][]traces.Message
 	freshFrom map[int64]int
 	echoOf    map[int64]int64
-	echoedBy  map[int64]int64 // the reverse of echoOf
+	// searches caches the search text of each event a search of the whole run read, by index
+	// ("" when not read yet): a run's second search costs a pass over strings, not over events.
+	searches []string
+	echoedBy map[int64]int64 // the reverse of echoOf
 
 	// The seq of the event that last changed each part of the page; amended lists transfer
 	// rows drawn again because a later error failed them.

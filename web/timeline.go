@@ -62,11 +62,19 @@ func (a *analysis) row(e *traces.Event) Row {
 	}
 	r.Search = a.searchText(e, r.Summary)
 	if t := a.transferAt[e.Seq]; t != nil && e.Kind == traces.KindTransfer {
-		r.Order, r.Failed = t.order, t.failed
+		r.Order = t.order
 	}
-	r.Failed = r.Failed || e.Kind == traces.KindError ||
-		e.Model != nil && e.Model.Error != "" || e.Tool != nil && e.Tool.Error != ""
+	r.Failed = a.failed(e)
 	return r
+}
+
+// failed reports whether e's row shows a failure: an error, a failed model or tool call, or a
+// transfer that failed.
+func (a *analysis) failed(e *traces.Event) bool {
+	if t := a.transferAt[e.Seq]; t != nil && e.Kind == traces.KindTransfer && t.failed {
+		return true
+	}
+	return e.Kind == traces.KindError || e.Model != nil && e.Model.Error != "" || e.Tool != nil && e.Tool.Error != ""
 }
 
 // KindGroup returns the family of a kind: the part before the dot, with interrupted and resumed

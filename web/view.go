@@ -19,13 +19,18 @@ type View struct {
 
 // NewView returns the whole run page's model for tr after its last event.
 func NewView(tr traces.Trace) View {
-	return analyse(tr).view()
+	return analyse(tr).view(0)
 }
 
-func (a *analysis) view() View {
+// view returns the page's model with the rows of the newest limit events (all when limit <= 0).
+func (a *analysis) view(limit int) View {
+	var after int64
+	if n := len(a.tr.Events); limit > 0 && n > limit {
+		after = a.tr.Events[n-limit-1].Seq
+	}
 	return View{
 		Stats: newStats(a), Graph: newGraph(a), Agents: a.agentRefs(),
-		Timeline: newTimeline(a, 0), Session: newSession(a), Sequence: a.sequence(0, a.lastSeq),
+		Timeline: newTimeline(a, after), Session: newSession(a), Sequence: a.sequence(0, a.lastSeq),
 	}
 }
 

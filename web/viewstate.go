@@ -31,7 +31,7 @@ func (v *ViewState) Seq() int64 { return v.a.lastSeq }
 func (v *ViewState) Status() traces.Status { return v.a.status }
 
 // View returns the whole run page's model as of the newest event.
-func (v *ViewState) View() View { return v.a.view() }
+func (v *ViewState) View() View { return v.a.view(0) }
 
 // Update returns what the events after from changed, as Update says, without the new rows:
 // ask Rows for those.

@@ -86,3 +86,41 @@ func heap() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
 }
+
+// BenchmarkFindRows measures the server's search of a partial timeline on a finished
+// supervisor-shaped run of 1,000, 10,000 and 100,000 events: the newest 400 rows holding a text
+// and the count of all that hold it (what a search in a big run's page asks), and the next 400
+// rows of a gap without filters. The first search of a run, which fills the cache of search
+// texts, is reported apart (first-ms).
+//
+//	go test ./web -run x -bench FindRows -count 3
+func BenchmarkFindRows(b *testing.B) {
+	shape := webtest.Big(300).Events[1:]
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		vs := web.NewViewState(traces.Run{ID: "r-bench", Status: traces.StatusCompleted}, webtest.SupervisorAgents())
+		for i := range n {
+			e := shape[i%len(shape)]
+			e.Seq, e.Time = int64(i+1), time.Unix(int64(i), 0)
+			vs.Add(e)
+		}
+		search := web.RowFilter{Text: "result 17"}
+		b.Run(fmt.Sprintf("events=%d/search", n), func(b *testing.B) {
+			// The first search reads every event's search text and keeps it: timed apart.
+			t0 := time.Now()
+			vs.CountRows(search)
+			first := time.Since(t0)
+			b.ReportAllocs()
+			for b.Loop() {
+				vs.FindRows(search, 0, 0, 400, false)
+				vs.CountRows(search)
+			}
+			b.ReportMetric(float64(first.Microseconds())/1000, "first-ms")
+		})
+		b.Run(fmt.Sprintf("events=%d/gap", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				vs.FindRows(web.RowFilter{}, 0, int64(n/2), 400, false)
+			}
+		})
+	}
+}

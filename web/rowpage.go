@@ -1,0 +1,123 @@
+package web
+
+import (
+	"slices"
+	"strings"
+)
+
+// RowFilter is the timeline's filters, as the run page sets them: a row passes when it is the
+// agent's (any agent when ""), of one of Groups (none: every group, messages folded into their
+// call's row left out), failed when Failed, and its Search text holds Text (lower-cased and
+// trimmed before matching). static/run.js's matches applies the same rules in the page.
+type RowFilter struct {
+	Agent  string
+	Groups []string
+	Failed bool
+	Text   string
+}
+
+// Active reports whether f leaves out any row but folded messages.
+func (f RowFilter) Active() bool {
+	return f.Agent != "" || len(f.Groups) > 0 || f.Failed || strings.TrimSpace(f.Text) != ""
+}
+
+// passes reports whether event i's row passes f, whose Text is lower-cased and trimmed. It
+// builds no row, and reads the event's search text from the cache (filling it) only when f has
+// a text.
+func (a *analysis) passes(f RowFilter, i int) bool {
+	e := &a.tr.Events[i]
+	switch {
+	case f.Agent != "" && e.Agent != f.Agent:
+		return false
+	case len(f.Groups) > 0 && !slices.Contains(f.Groups, KindGroup(e.Kind)), len(f.Groups) == 0 && a.echoOf[e.Seq] > 0:
+		return false
+	case f.Failed && !a.failed(e):
+		return false
+	}
+	return f.Text == "" || strings.Contains(a.searchOf(i), f.Text)
+}
+
+// searchOf returns the search text of event i, from the cache.
+func (a *analysis) searchOf(i int) string {
+	if len(a.searches) <= i {
+		a.searches = append(a.searches, make([]string, len(a.tr.Events)-len(a.searches))...)
+	}
+	if a.searches[i] == "" {
+		e := &a.tr.Events[i]
+		a.searches[i] = a.searchText(e, shorten(oneLine(Summary(*e)), summaryLen))
+	}
+	return a.searches[i]
+}
+
+// RowPage is one page of the timeline's rows that pass a filter, for a page that holds only
+// some of them.
+type RowPage struct {
+	Rows []Row // oldest first
+	// Reached is how far the scan went: rows with seq in (after, Reached] (forward) or
+	// [Reached, before) (backward) that pass the filter are all in Rows. It is the bound itself
+	// when the scan covered the whole range.
+	Reached int64
+}
+
+// CountRows returns how many rows of the run pass f, and how many rows there are. With a text
+// it reads every event's search text, once (they are kept for the next search, whose cost is
+// then a pass over them).
+func (v *ViewState) CountRows(f RowFilter) (matches, rows int) {
+	ev := v.a.tr.Events
+	if !f.Active() {
+		return len(ev) - len(v.a.echoOf), len(ev) // every row but the folded messages
+	}
+	f.Text = strings.ToLower(strings.TrimSpace(f.Text))
+	for i := range ev {
+		if v.a.passes(f, i) {
+			matches++
+		}
+	}
+	return matches, len(ev)
+}
+
+// FindRows returns at most limit rows (1 or more) that pass f among the events with seq in
+// (after, before), before 0 meaning to the newest: the first ones with forward, else the last
+// ones. It reads the events it passes over: a filter that few rows pass costs a scan of the
+// range (with a text, as CountRows says).
+func (v *ViewState) FindRows(f RowFilter, after, before int64, limit int, forward bool) RowPage {
+	a := v.a
+	ev := a.tr.Events
+	lo, hi := a.firstAfter(after), len(ev)
+	if before > 0 {
+		hi = a.firstAfter(before - 1)
+	}
+	var p RowPage
+	limit = max(limit, 1)
+	f.Text = strings.ToLower(strings.TrimSpace(f.Text))
+	step, i, end := 1, lo, hi
+	if !forward {
+		step, i, end = -1, hi-1, lo-1
+	}
+	for ; i != end && len(p.Rows) < limit; i += step {
+		if a.passes(f, i) {
+			p.Rows = append(p.Rows, a.row(&ev[i]))
+		}
+	}
+	switch {
+	case i == end && forward:
+		p.Reached = before
+	case i == end:
+		p.Reached = after
+	case forward:
+		p.Reached = ev[i-1].Seq
+	default:
+		p.Reached = ev[i+1].Seq
+	}
+	if !forward {
+		slices.Reverse(p.Rows)
+	}
+	return p
+}
+
+// Page returns the run page's model as of the newest event, View's, with only the timeline rows
+// of the newest limit events (all when limit <= 0): a page fetches earlier ones on demand
+// (FindRows).
+func (v *ViewState) Page(limit int) View {
+	return v.a.view(limit)
+}
