@@ -39,7 +39,7 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	case parent != nil && isWorkflow(parent.kind):
 		via = viaWorkflow
 		if parent.kind != "Parallel" {
-			r.awaitSteps(parent) // parallel branches run as they run
+			r.awaitInside(parent) // one step runs after another; parallel branches run as they run
 		}
 	case r.rootVisit() == nil || (resumed && parent == nil):
 		via = viaRun
@@ -153,18 +153,19 @@ func (r *Recorder) rootVisit() *visit {
 	return r.root
 }
 
-// awaitSteps waits until the earlier steps of a sequence or loop have finished: one step runs
-// after another, so it is recorded after them.
-func (r *Recorder) awaitSteps(workflow *visit) {
+// awaitInside waits until the visits started inside outer so far have finished: the earlier
+// steps of a sequence or loop before the next, or a wrapped team before its wrapper's own events.
+// In eino they have ended; their copies of events may still be being read.
+func (r *Recorder) awaitInside(outer *visit) {
 	r.mu.Lock()
-	var steps []*visit
+	var inside []*visit
 	for _, v := range r.order {
-		if v.parent == workflow {
-			steps = append(steps, v)
+		if v.parent == outer {
+			inside = append(inside, v)
 		}
 	}
 	r.mu.Unlock()
-	for _, v := range steps {
+	for _, v := range inside {
 		v.await()
 	}
 }
