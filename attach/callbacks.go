@@ -265,8 +265,7 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 			result = o.Response
 		}
 		r.expectEcho(c.v, true)
-		c.v.awaitDecisions()
-		r.toolFinished(ctx, info, c, result, nil)
+		r.toolFinished(ctx, info, c, result, nil) // parked behind v's undecided calls, if any
 		return ctx
 	default:
 		c.v.awaitDecisions()
@@ -293,7 +292,6 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 	case components.ComponentOfChatModel:
 		r.modelFinished(c, nil, nil, err)
 	case components.ComponentOfTool:
-		c.v.awaitDecisions()
 		r.toolFinished(ctx, info, c, "", err)
 		return ctx
 	default:

@@ -15,18 +15,25 @@ import (
 // its events: eino forwards them there, on a goroutine of its own, before the call's tool result.
 // So the end of an AgentTool call (agenttool.exited, tool.finished, the tool message and the
 // session values the call set) is parked until that result reaches the copy, and recorded then,
-// saying which it was; whatever the caller does next waits for it, so the story keeps its order.
+// saying which it was. The ends of the caller's other tool calls that come meanwhile (calls of the
+// same model turn, run in parallel) are parked behind it, and recorded after it; whatever the
+// caller does next waits for them all, so the story keeps its order.
+//
+// A ReturnDirectly tool's result reaches the copy only once every call of its turn has ended:
+// parking the ends of the others behind it, rather than waiting for it, is what lets them end.
 
-// parkedCall is the recorded end of an AgentTool call, held until the caller's copy of events
-// says whether it carried the call's inner events.
+// parkedCall is the recorded end of a tool call of a visit, held until it can be recorded: for an
+// AgentTool call (callee set), until the caller's copy of events says whether it carried the
+// call's inner events; for any other, until the calls parked before it are recorded.
 type parkedCall struct {
 	callID, callee string
-	events         []traces.Event // agenttool.exited first
+	decided        bool           // it may be recorded once those before it are
+	events         []traces.Event // agenttool.exited first, for an AgentTool call
 }
 
-// parkWait bounds how long a caller's next step waits for a parked call to be decided: normally
-// the time the caller's copy takes to catch up; longer only if eino sent no tool result event
-// for the call (a tool run outside a chat model agent).
+// parkWait bounds how long a caller's next step waits for its parked calls to be recorded:
+// normally the time the caller's copy takes to catch up; longer only if eino sent no tool result
+// event for an AgentTool call (a tool run outside a chat model agent).
 const parkWait = causeWait
 
 // noteForwarded counts ev, an event of v's copy that is not v's own, when eino forwarded it from
@@ -52,39 +59,47 @@ func (v *visit) innerEvents(callee string) string {
 	return traces.InnerEventsCallbacks
 }
 
-// park starts holding v's events for the AgentTool call callID: until unpark, what the recorder
-// emits goes to the returned call. It returns nil when the call can be decided now: v's copy
-// already carried its result. (eino hands v's copy over on a goroutine of its own, which may
-// start late; every visit's copy is read to its end, which decides what is left.)
-// Callers hold r.mu.
+// park starts holding the end of v's tool call callID, an AgentTool call of callee or, with
+// callee "", any other: until unpark, what the recorder emits goes to the returned call. It
+// returns nil when the end can be recorded now: nothing of v is parked before it, and it is no
+// AgentTool call, or v's copy already carried its result (eino hands v's copy over on a goroutine
+// of its own, which may start late; every visit's copy is read to its end, which decides what is
+// left). Callers hold r.mu.
 func (r *Recorder) park(v *visit, callID, callee string) *parkedCall {
-	if _, seen := v.echoedCalls[callID]; seen {
+	decided := callee == ""
+	if _, seen := v.echoedCalls[callID]; seen && !decided {
 		delete(v.echoedCalls, callID)
+		decided = true
+	}
+	if decided && len(v.parked) == 0 {
 		return nil
 	}
-	p := &parkedCall{callID: callID, callee: callee}
+	p := &parkedCall{callID: callID, callee: callee, decided: decided}
 	r.holding = p
 	return p
 }
 
-// unpark stops holding and leaves p to be decided by v's copy. Callers hold r.mu.
+// unpark stops holding and leaves p to be recorded in its turn. Callers hold r.mu.
 func (r *Recorder) unpark(v *visit, p *parkedCall) {
 	r.holding = nil
 	v.parked = append(v.parked, p)
 	v.undecided.add()
 }
 
-// decideCall records the parked call callID of v, now that v's copy carried its tool result:
-// every event forwarded from inside it came before. Callers hold r.mu.
+// decideCall decides v's parked AgentTool call whose result ev carries, now that every event
+// forwarded from inside it came before, and records what may be recorded. Callers hold r.mu.
 func (r *Recorder) decideCall(v *visit, ev *adk.AgentEvent) {
 	mo := messageOf(ev)
 	if mo == nil || mo.Role != schema.Tool || mo.Message == nil || mo.Message.ToolCallID == "" {
 		return
 	}
 	callID := mo.Message.ToolCallID
-	for i, p := range v.parked {
-		if p.callID == callID {
-			r.release(v, i)
+	for _, p := range v.parked {
+		if p.callID == callID && !p.decided {
+			p.decided = true
+			for len(v.parked) > 0 && v.parked[0].decided {
+				r.releaseFirst(v)
+			}
 			return
 		}
 	}
@@ -98,15 +113,17 @@ func (r *Recorder) decideCall(v *visit, ev *adk.AgentEvent) {
 // ended, or the run has. Callers hold r.mu.
 func (r *Recorder) releaseAll(v *visit) {
 	for len(v.parked) > 0 {
-		r.release(v, 0)
+		r.releaseFirst(v)
 	}
 }
 
-// release records v's parked call i. Callers hold r.mu.
-func (r *Recorder) release(v *visit, i int) {
-	p := v.parked[i]
-	v.parked = append(v.parked[:i], v.parked[i+1:]...)
-	p.events[0].AgentTool.InnerEvents = v.innerEvents(p.callee)
+// releaseFirst records v's first parked call. Callers hold r.mu.
+func (r *Recorder) releaseFirst(v *visit) {
+	p := v.parked[0]
+	v.parked = v.parked[1:]
+	if p.callee != "" {
+		p.events[0].AgentTool.InnerEvents = v.innerEvents(p.callee)
+	}
 	for _, e := range p.events {
 		r.emit(e)
 	}

@@ -147,9 +147,9 @@ type visit struct {
 	// runnable's streamed output, whose end is the end of the agent's work.
 	outputs, closing inflight
 	// forwarded counts, per callee, the events its copy of events carried from inside its
-	// AgentTool calls; parked holds the ends of its calls waiting for the copy to say so,
-	// undecided counts them, and echoedCalls is the calls whose result the copy carried before
-	// their end was recorded (see inner.go).
+	// AgentTool calls; parked holds, in order, the ends of its calls waiting for the copy to say
+	// so and of its other calls behind them, undecided counts them, and echoedCalls is the calls
+	// whose result the copy carried before their end was recorded (see inner.go).
 	forwarded   map[string]int
 	parked      []*parkedCall
 	undecided   inflight

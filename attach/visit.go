@@ -32,10 +32,17 @@ func isWorkflow(kind string) bool {
 // loop before it. parent is the visit the agent runs inside, if any.
 func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at place, parent *visit, in *adk.AgentCallbackInput) *visit {
 	resumed := in != nil && in.ResumeInfo != nil
+	local := einoRunPath(ctx)
+	// An agent started inside a visit on a run of its own (eino's run path starts again at it), with
+	// no tool call around it: the visit's own code ran it, as a custom agent that calls an
+	// AgentTool's InvokableRun itself does. Nothing transfers to it.
+	ownRun := parent != nil && at.callerTool == "" && len(local) == 1 && len(collapse(at.path)) > 1
 	via := viaTransfer
 	switch {
 	case at.callerTool != "":
 		via = viaAgentTool
+	case ownRun:
+		via = viaWorkflow
 	case parent != nil && isWorkflow(parent.kind):
 		via = viaWorkflow
 		if parent.kind != "Parallel" {
@@ -56,7 +63,10 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	}
 	v := &visit{rec: r, agent: at.agent(), kind: info.Type, via: via, parent: parent, addr: pathKey(at.path),
 		resumed: resumed, startCtx: ctx, finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
-	r.setPath(v, at, einoRunPath(ctx))
+	r.setPath(v, at, local)
+	if ownRun {
+		v.path = append(slices.Clone(parent.path), local...) // as the events of an AgentTool's callee
+	}
 	if r.root == nil {
 		r.root = v
 	}
