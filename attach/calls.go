@@ -98,35 +98,22 @@ func (r *Recorder) toolStarted(v *visit, info *callbacks.RunInfo, at place, in *
 // toolFinished records a tool's result, and what it meant: the end of an AgentTool call, or a
 // transfer chosen by the model; then the session values the call set (ctx is the tool's). A
 // tool that interrupts the run is not a failure. The end of an AgentTool call that returned is
-// parked until v's copy of events tells how its inner events were seen, and the ends of v's other
-// calls behind it (see inner.go).
+// parked until v's copy of events tells how its inner events were seen (see inner.go).
 func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c *call, result string, err error) {
 	r.awaitCallee(c.at.toolCallID)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	v, callID := c.v, c.at.toolCallID
-	var parked *parkedCall
-	defer func() {
-		r.diffSession(ctx, v, true)
-		if parked != nil {
-			r.unpark(v, parked)
-		}
-	}()
+	defer r.diffSession(ctx, v, true)
 	interrupted := isInterrupt(err)
 	args := r.openTools[callID].args
 	delete(r.openTools, callID)
-	open, isAgentTool := r.agentTools[callID]
-	callee := "" // the inner events of a call that returned are decided by v's copy
-	if isAgentTool && err == nil {
-		callee = open.Callee
-	}
-	parked = r.park(v, callID, callee)
-	if isAgentTool {
+	if open, ok := r.agentTools[callID]; ok {
 		call := open.AgentToolCall
 		call.Result = result
 		delete(r.agentTools, callID)
-		if parked == nil && callee != "" {
-			call.InnerEvents = v.innerEvents(callee)
+		if err == nil && !r.park(v, callID, call.Callee) {
+			call.InnerEvents = v.innerEvents(call.Callee)
 		}
 		r.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
 	}

@@ -83,21 +83,27 @@ func TestCustomAgentRunsAnAgentToolItself(t *testing.T) {
 	visitPaths(t, tr)
 }
 
-// TestReturnDirectlyAgentToolBesideAnotherCall: lead's model calls clock and helper, an AgentTool
-// that returns directly, in one turn, run in parallel. eino sends helper's result to lead's events
-// only once the whole turn has ended, so clock's end, which comes after helper's (a callback of
-// the app's own holds clock until then), is recorded behind helper's without waiting for it; and
+// TestReturnDirectlyAgentToolBesideAnotherCall: lead's model calls helper, an AgentTool that
+// returns directly, and clock in one turn. eino sends helper's result to lead's events only once
+// the whole turn has ended, so what lead records after helper's end (clock's end, or, run one
+// after the other, clock's start too) waits behind it for the sink without the run waiting; and
 // helper's exit says how its inner events were seen.
 func TestReturnDirectlyAgentToolBesideAnotherCall(t *testing.T) {
 	for _, tc := range []struct {
-		internal bool
-		want     string
-	}{{false, traces.InnerEventsCallbacks}, {true, traces.InnerEventsStream}} {
-		t.Run(tc.want, func(t *testing.T) {
-			tr := recordReturnDirectly(t, tc.internal)
+		name                 string
+		sequential, internal bool
+		want                 string
+	}{
+		{"parallel", false, false, traces.InnerEventsCallbacks},
+		{"parallel internal events", false, true, traces.InnerEventsStream},
+		{"sequential", true, false, traces.InnerEventsCallbacks},
+		{"sequential internal events", true, true, traces.InnerEventsStream},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := recordReturnDirectly(t, tc.sequential, tc.internal)
 			checkQuick(t, tr)
 			var order []string
-			exits := 0
+			exits, clockStarted, helperFinished := 0, 0, 0
 			for _, e := range tr.Events {
 				switch {
 				case e.Kind == traces.KindAgentToolExit:
@@ -106,7 +112,12 @@ func TestReturnDirectlyAgentToolBesideAnotherCall(t *testing.T) {
 						t.Errorf("agenttool.exited %+v, want inner_events %s and helper's answer", *e.AgentTool, tc.want)
 					}
 					order = append(order, "exited helper")
+				case e.Kind == traces.KindToolStarted && e.Tool.Name == "clock":
+					clockStarted = len(order)
 				case e.Kind == traces.KindToolFinished:
+					if e.Tool.Name == "helper" {
+						helperFinished = len(order)
+					}
 					order = append(order, "tool.finished "+e.Tool.Name)
 				case e.Kind == traces.KindAgentFinished:
 					order = append(order, "agent.finished "+e.Agent)
@@ -116,14 +127,17 @@ func TestReturnDirectlyAgentToolBesideAnotherCall(t *testing.T) {
 			if exits != 1 || !slices.Equal(order, want) {
 				t.Errorf("ends %q, want %q", order, want)
 			}
+			if tc.sequential && clockStarted <= helperFinished {
+				t.Errorf("clock started before helper's call ended (%q)", order)
+			}
 			visitPaths(t, tr)
 		})
 	}
 }
 
-// recordReturnDirectly runs lead (clock and helper in one turn, helper returning directly) with
-// attach's run option, and returns the trace.
-func recordReturnDirectly(t *testing.T, internal bool) traces.Trace {
+// recordReturnDirectly runs lead (helper, returning directly, and clock in one turn, one after the
+// other or at once) with attach's run option, and returns the trace.
+func recordReturnDirectly(t *testing.T, sequential, internal bool) traces.Trace {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -148,11 +162,12 @@ func recordReturnDirectly(t *testing.T, internal bool) traces.Trace {
 		t.Fatal(err)
 	}
 	lead, err := agents.NewChatAgent(ctx, attachtest.Scripted("lead", nil,
-		agents.Do(agents.Call("clock", map[string]string{}), agents.Ask("helper", "Where is order 7?")),
+		agents.Do(agents.Ask("helper", "Where is order 7?"), agents.Call("clock", map[string]string{})),
 		agents.Say("Never said: helper's answer is the last word.")),
 		adk.ChatModelAgentConfig{Name: "lead", Description: "Answers.", Instruction: "Answer.",
 			ToolsConfig: adk.ToolsConfig{
-				ToolsNodeConfig:    compose.ToolsNodeConfig{Tools: []tool.BaseTool{clock, adk.NewAgentTool(ctx, chat(t, "helper", agents.Say("Order 7 shipped.")))}},
+				ToolsNodeConfig: compose.ToolsNodeConfig{ExecuteSequentially: sequential,
+					Tools: []tool.BaseTool{clock, adk.NewAgentTool(ctx, chat(t, "helper", agents.Say("Order 7 shipped.")))}},
 				ReturnDirectly:     map[string]bool{"helper": true},
 				EmitInternalEvents: internal,
 			}})

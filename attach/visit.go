@@ -279,7 +279,7 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 		}
 		r.refuseTransfers(v)
 		r.mu.Lock()
-		r.releaseAll(v)
+		r.decideAll(v)
 		v.ownDone = true
 		r.finishVisit(v)
 		root := v == r.root
