@@ -3,6 +3,7 @@ package attach_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -47,6 +48,29 @@ func (d *dispatcher) Run(ctx context.Context, _ *adk.AgentInput, _ ...adk.AgentR
 	return iter
 }
 
+// toolRunner is a custom agent that runs an AgentTool through a tool node of its own, as a custom
+// agent built on compose does: the tool's callbacks fire, but its own events never carry the
+// call's result.
+type toolRunner struct{ tools *compose.ToolsNode }
+
+func (d *toolRunner) Name(context.Context) string        { return "dispatcher" }
+func (d *toolRunner) Description(context.Context) string { return "Asks helper, then answers." }
+func (d *toolRunner) Run(ctx context.Context, _ *adk.AgentInput, _ ...adk.AgentRunOption) *adk.AsyncIterator[*adk.AgentEvent] {
+	iter, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
+	go func() {
+		defer gen.Close()
+		call := schema.AssistantMessage("", []schema.ToolCall{{ID: "call_1", Type: "function",
+			Function: schema.FunctionCall{Name: "helper", Arguments: `{"request":"Where is order 7?"}`}}})
+		results, err := d.tools.Invoke(ctx, call)
+		if err != nil || len(results) != 1 {
+			gen.Send(&adk.AgentEvent{Err: fmt.Errorf("tools: %v (%d results)", err, len(results))})
+			return
+		}
+		gen.Send(adk.EventFromMessage(schema.AssistantMessage("Helper says: "+results[0].Content, nil), nil, schema.Assistant, ""))
+	}()
+	return iter
+}
+
 // checkQuick checks that tr validates, completed, and took far less than the recorder's hold.
 func checkQuick(t *testing.T, tr traces.Trace) {
 	t.Helper()
@@ -81,6 +105,32 @@ func TestCustomAgentRunsAnAgentToolItself(t *testing.T) {
 		}
 	}
 	visitPaths(t, tr)
+}
+
+// TestCustomAgentRunsAnAgentToolInItsToolNode: a call whose result the caller's events never
+// carry is decided when they end, seen through callbacks only, and recorded where it ended,
+// before the caller's answer, without the run waiting.
+func TestCustomAgentRunsAnAgentToolInItsToolNode(t *testing.T) {
+	ctx := context.Background()
+	tools, err := compose.NewToolNode(ctx, &compose.ToolsNodeConfig{Tools: []tool.BaseTool{
+		adk.NewAgentTool(ctx, chat(t, "helper", agents.Say("Order 7 shipped.")))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := recordWrapped(t, &toolRunner{tools: tools}, "Where is order 7?")
+	checkQuick(t, tr)
+	want := "run.started \nagent.started dispatcher\ntool.started dispatcher helper\nagenttool.entered dispatcher dispatcher->helper\n" +
+		"agent.started helper\nmodel.started helper\nmodel.finished helper\nmessage helper\nagent.finished helper\n" +
+		"agenttool.exited dispatcher dispatcher->helper\ntool.finished dispatcher helper\nmessage dispatcher\n" +
+		"message dispatcher\nagent.finished dispatcher\nrun.finished \n"
+	if got := attachtest.Story(tr); got != want {
+		t.Errorf("story:\n%s\nwant:\n%s", got, want)
+	}
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindAgentToolExit && e.AgentTool.InnerEvents != traces.InnerEventsCallbacks {
+			t.Errorf("agenttool.exited says inner_events %q, want %s", e.AgentTool.InnerEvents, traces.InnerEventsCallbacks)
+		}
+	}
 }
 
 // TestReturnDirectlyAgentToolBesideAnotherCall: lead's model calls helper, an AgentTool that
