@@ -167,7 +167,6 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 	case v == nil:
 		return ctx // work outside any agent of a recorded run
 	case info.Component == components.ComponentOfChatModel:
-		v.awaitDecisions()
 		v.outputs.wait()
 		mi := model.ConvCallbackInput(in)
 		var fed []*schema.Message
@@ -190,11 +189,9 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		c.v = s
 		ctx = context.WithValue(ctx, visitKey{}, s)
 	case info.Component == components.ComponentOfTool:
-		v.awaitDecisions()
 		v.outputs.wait()
 		v.rec.toolStarted(v, info, at, tool.ConvCallbackInput(in))
 	case at.runnable && at.agent() == v.agent:
-		v.awaitDecisions()
 		v.outputs.wait()
 		v.rec.runnableStarted(v)
 	default:
@@ -265,11 +262,9 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 			result = o.Response
 		}
 		r.expectEcho(c.v, true)
-		c.v.awaitDecisions()
 		r.toolFinished(ctx, info, c, result, nil)
 		return ctx
 	default:
-		c.v.awaitDecisions()
 		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
 		r.runnableEnded(c.v, nil)
 		r.ending(c.v)
@@ -293,11 +288,9 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 	case components.ComponentOfChatModel:
 		r.modelFinished(c, nil, nil, err)
 	case components.ComponentOfTool:
-		c.v.awaitDecisions()
 		r.toolFinished(ctx, info, c, "", err)
 		return ctx
 	default:
-		c.v.awaitDecisions()
 		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
 		r.runnableEnded(c.v, err)
 		r.ending(c.v)

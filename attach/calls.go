@@ -104,13 +104,7 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	v, callID := c.v, c.at.toolCallID
-	var parked *parkedCall
-	defer func() {
-		r.diffSession(ctx, v, true)
-		if parked != nil {
-			r.unpark(v, parked)
-		}
-	}()
+	defer r.diffSession(ctx, v, true)
 	interrupted := isInterrupt(err)
 	args := r.openTools[callID].args
 	delete(r.openTools, callID)
@@ -118,10 +112,8 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 		call := open.AgentToolCall
 		call.Result = result
 		delete(r.agentTools, callID)
-		if err == nil {
-			if parked = r.park(v, callID, call.Callee); parked == nil {
-				call.InnerEvents = v.innerEvents(call.Callee)
-			}
+		if err == nil && !r.park(v, callID, call.Callee) {
+			call.InnerEvents = v.innerEvents(call.Callee)
 		}
 		r.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
 	}

@@ -38,6 +38,10 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 		return
 	}
 	v.outputs.wait() // what v streamed before this event is recorded before it
+	if out {
+		// A wrapper sends its own events once the team it wraps has ended: every visit in it.
+		r.awaitInside(v)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if echo {

@@ -13,20 +13,25 @@ import (
 // Whether the caller's event stream carries the events inside an AgentTool call (eino's
 // ToolsConfig.EmitInternalEvents, which no callback reveals) is learnt from the caller's copy of
 // its events: eino forwards them there, on a goroutine of its own, before the call's tool result.
-// So the end of an AgentTool call (agenttool.exited, tool.finished, the tool message and the
-// session values the call set) is parked until that result reaches the copy, and recorded then,
-// saying which it was; whatever the caller does next waits for it, so the story keeps its order.
+// So the end of an AgentTool call (agenttool.exited first) is parked until that result reaches the
+// copy, and everything recorded after it waits behind it, in order, to reach the sink: the story
+// keeps its order, agenttool.exited says which it was, and the app never waits for the recorder.
+//
+// The copy may carry the result late, or never: a ReturnDirectly tool's result comes once its
+// whole turn has ended, and a custom agent that runs tools itself may send none. The caller's
+// copy ends with its visit, which decides what is left.
 
-// parkedCall is the recorded end of an AgentTool call, held until the caller's copy of events
-// says whether it carried the call's inner events.
+// parkedCall is the end of visit v's AgentTool call callID, whose inner events are not decided
+// yet, with every event recorded after it until the next parked call.
 type parkedCall struct {
+	v              *visit
 	callID, callee string
+	decided        bool
 	events         []traces.Event // agenttool.exited first
 }
 
-// parkWait bounds how long a caller's next step waits for a parked call to be decided: normally
-// the time the caller's copy takes to catch up; longer only if eino sent no tool result event
-// for the call (a tool run outside a chat model agent).
+// parkWait bounds how long the end of a run waits for its parked calls to reach the sink (see
+// Recorder.ending): normally the time the caller's copy takes to catch up.
 const parkWait = causeWait
 
 // noteForwarded counts ev, an event of v's copy that is not v's own, when eino forwarded it from
@@ -52,39 +57,30 @@ func (v *visit) innerEvents(callee string) string {
 	return traces.InnerEventsCallbacks
 }
 
-// park starts holding v's events for the AgentTool call callID: until unpark, what the recorder
-// emits goes to the returned call. It returns nil when the call can be decided now: v's copy
-// already carried its result. (eino hands v's copy over on a goroutine of its own, which may
-// start late; every visit's copy is read to its end, which decides what is left.)
-// Callers hold r.mu.
-func (r *Recorder) park(v *visit, callID, callee string) *parkedCall {
+// park parks the end of v's AgentTool call callID, recorded next, unless v's copy already
+// carried its result; it reports whether it did. Callers hold r.mu.
+func (r *Recorder) park(v *visit, callID, callee string) bool {
 	if _, seen := v.echoedCalls[callID]; seen {
 		delete(v.echoedCalls, callID)
-		return nil
+		return false
 	}
-	p := &parkedCall{callID: callID, callee: callee}
-	r.holding = p
-	return p
+	r.parked = append(r.parked, &parkedCall{v: v, callID: callID, callee: callee})
+	r.undecided.add()
+	return true
 }
 
-// unpark stops holding and leaves p to be decided by v's copy. Callers hold r.mu.
-func (r *Recorder) unpark(v *visit, p *parkedCall) {
-	r.holding = nil
-	v.parked = append(v.parked, p)
-	v.undecided.add()
-}
-
-// decideCall records the parked call callID of v, now that v's copy carried its tool result:
-// every event forwarded from inside it came before. Callers hold r.mu.
+// decideCall decides v's parked call whose tool result ev carries, now that every event forwarded
+// from inside it came before. Callers hold r.mu.
 func (r *Recorder) decideCall(v *visit, ev *adk.AgentEvent) {
 	mo := messageOf(ev)
 	if mo == nil || mo.Role != schema.Tool || mo.Message == nil || mo.Message.ToolCallID == "" {
 		return
 	}
 	callID := mo.Message.ToolCallID
-	for i, p := range v.parked {
-		if p.callID == callID {
-			r.release(v, i)
+	for _, p := range r.parked {
+		if p.v == v && p.callID == callID && !p.decided {
+			p.decided = true
+			r.releaseDecided()
 			return
 		}
 	}
@@ -94,29 +90,29 @@ func (r *Recorder) decideCall(v *visit, ev *adk.AgentEvent) {
 	v.echoedCalls[callID] = struct{}{} // its end is not recorded yet: it will be decided then
 }
 
-// releaseAll records every call of v still parked, decided by what v's copy carried: its copy has
-// ended, or the run has. Callers hold r.mu.
-func (r *Recorder) releaseAll(v *visit) {
-	for len(v.parked) > 0 {
-		r.release(v, 0)
+// decideAll decides the parked calls of v (of every visit when v is nil) by what the copies
+// carried so far: v's copy has ended, or the run has. Callers hold r.mu.
+func (r *Recorder) decideAll(v *visit) {
+	for _, p := range r.parked {
+		if v == nil || p.v == v {
+			p.decided = true
+		}
 	}
+	r.releaseDecided()
 }
 
-// release records v's parked call i. Callers hold r.mu.
-func (r *Recorder) release(v *visit, i int) {
-	p := v.parked[i]
-	v.parked = append(v.parked[:i], v.parked[i+1:]...)
-	p.events[0].AgentTool.InnerEvents = v.innerEvents(p.callee)
-	for _, e := range p.events {
-		r.emit(e)
+// releaseDecided hands the sink the parked calls, and what waited behind them, up to the first
+// undecided one. Callers hold r.mu.
+func (r *Recorder) releaseDecided() {
+	for len(r.parked) > 0 && r.parked[0].decided {
+		p := r.parked[0]
+		r.parked = r.parked[1:]
+		p.events[0].AgentTool.InnerEvents = p.v.innerEvents(p.callee)
+		for _, e := range p.events {
+			r.sink.Emit(e)
+		}
+		r.undecided.done()
 	}
-	v.undecided.done()
-}
-
-// awaitDecisions waits until v's parked calls are recorded, at most parkWait: what v does next
-// comes after them.
-func (v *visit) awaitDecisions() {
-	v.undecided.waitAtMost(parkWait)
 }
 
 // waitAtMost is wait, giving up after d.

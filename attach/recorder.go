@@ -81,11 +81,12 @@ type Recorder struct {
 	interrupt   bool
 	canceled    bool
 	status      traces.Status
-	streamDone  bool        // the Runner's stream has ended, or nobody reads it
-	rootDrained bool        // the root visit's copy of events has ended: so has the run
-	holding     *parkedCall // while set, emit holds events back in it (see park)
-	streams     inflight    // streamed outputs being read
-	drains      inflight    // copies of events being read
+	streamDone  bool          // the Runner's stream has ended, or nobody reads it
+	rootDrained bool          // the root visit's copy of events has ended: so has the run
+	parked      []*parkedCall // AgentTool calls not decided yet, and what waits behind them (see park)
+	undecided   inflight      // counts them
+	streams     inflight      // streamed outputs being read
+	drains      inflight      // copies of events being read
 }
 
 // visit is one activation of one agent: created at the agent's start callback and carried in the
@@ -147,12 +148,9 @@ type visit struct {
 	// runnable's streamed output, whose end is the end of the agent's work.
 	outputs, closing inflight
 	// forwarded counts, per callee, the events its copy of events carried from inside its
-	// AgentTool calls; parked holds the ends of its calls waiting for the copy to say so,
-	// undecided counts them, and echoedCalls is the calls whose result the copy carried before
-	// their end was recorded (see inner.go).
+	// AgentTool calls; echoedCalls is the calls whose result the copy carried before their end was
+	// recorded (see inner.go).
 	forwarded   map[string]int
-	parked      []*parkedCall
-	undecided   inflight
 	echoedCalls map[string]struct{}
 }
 
@@ -310,8 +308,11 @@ func (r *Recorder) emit(e traces.Event) {
 	if e.Agent != "" {
 		r.lastAgent, r.lastPath = e.Agent, e.RunPath
 	}
-	if r.holding != nil {
-		r.holding.events = append(r.holding.events, e)
+	if n := len(r.parked); n > 0 {
+		if e.Time.IsZero() {
+			e.Time = time.Now().UTC() // when it happened, though the sink gets it later
+		}
+		r.parked[n-1].events = append(r.parked[n-1].events, e)
 		return
 	}
 	r.sink.Emit(e)
@@ -333,6 +334,9 @@ func (r *Recorder) ending(v *visit) {
 	e, ok := r.sink.(ender)
 	if !ok {
 		return
+	}
+	if v.parent == nil {
+		r.undecided.waitAtMost(parkWait) // what is parked reaches the sink first
 	}
 	r.mu.Lock()
 	last := v.parent == nil && r.held == 0 && len(r.openTools) == 0 && len(r.agentTools) == 0
@@ -370,9 +374,7 @@ func (r *Recorder) finish() {
 	if r.status != "" {
 		return
 	}
-	for _, v := range r.order {
-		r.releaseAll(v)
-	}
+	r.decideAll(nil)
 	// eino fires no end for a tool that panicked: close such calls so none stays open forever.
 	forgotten := slices.SortedFunc(maps.Values(r.openTools), func(a, b openTool) int { return a.order - b.order })
 	for _, t := range forgotten {

@@ -32,14 +32,21 @@ func isWorkflow(kind string) bool {
 // loop before it. parent is the visit the agent runs inside, if any.
 func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at place, parent *visit, in *adk.AgentCallbackInput) *visit {
 	resumed := in != nil && in.ResumeInfo != nil
+	local := einoRunPath(ctx)
+	// An agent started inside a visit on a run of its own (eino's run path starts again at it), with
+	// no tool call around it: the visit's own code ran it, as a custom agent that calls an
+	// AgentTool's InvokableRun itself does. Nothing transfers to it.
+	ownRun := parent != nil && at.callerTool == "" && len(local) == 1 && len(collapse(at.path)) > 1
 	via := viaTransfer
 	switch {
 	case at.callerTool != "":
 		via = viaAgentTool
+	case ownRun:
+		via = viaWorkflow
 	case parent != nil && isWorkflow(parent.kind):
 		via = viaWorkflow
 		if parent.kind != "Parallel" {
-			r.awaitSteps(parent) // parallel branches run as they run
+			r.awaitInside(parent) // one step runs after another; parallel branches run as they run
 		}
 	case r.rootVisit() == nil || (resumed && parent == nil):
 		via = viaRun
@@ -56,7 +63,10 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	}
 	v := &visit{rec: r, agent: at.agent(), kind: info.Type, via: via, parent: parent, addr: pathKey(at.path),
 		resumed: resumed, startCtx: ctx, finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
-	r.setPath(v, at, einoRunPath(ctx))
+	r.setPath(v, at, local)
+	if ownRun {
+		v.path = append(slices.Clone(parent.path), local...) // as the events of an AgentTool's callee
+	}
 	if r.root == nil {
 		r.root = v
 	}
@@ -153,18 +163,19 @@ func (r *Recorder) rootVisit() *visit {
 	return r.root
 }
 
-// awaitSteps waits until the earlier steps of a sequence or loop have finished: one step runs
-// after another, so it is recorded after them.
-func (r *Recorder) awaitSteps(workflow *visit) {
+// awaitInside waits until the visits started inside outer so far have finished: the earlier
+// steps of a sequence or loop before the next, or a wrapped team before its wrapper's own events.
+// In eino they have ended; their copies of events may still be being read.
+func (r *Recorder) awaitInside(outer *visit) {
 	r.mu.Lock()
-	var steps []*visit
+	var inside []*visit
 	for _, v := range r.order {
-		if v.parent == workflow {
-			steps = append(steps, v)
+		if v.parent == outer {
+			inside = append(inside, v)
 		}
 	}
 	r.mu.Unlock()
-	for _, v := range steps {
+	for _, v := range inside {
 		v.await()
 	}
 }
@@ -268,7 +279,7 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 		}
 		r.refuseTransfers(v)
 		r.mu.Lock()
-		r.releaseAll(v)
+		r.decideAll(v)
 		v.ownDone = true
 		r.finishVisit(v)
 		root := v == r.root

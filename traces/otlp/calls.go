@@ -151,8 +151,12 @@ func (s *runSpans) enterAgentTool(e traces.Event) {
 	}
 }
 
-// exitAgentTool forgets a call whose agent never started, so that no later visit goes under it.
+// exitAgentTool says on the call's span how its inner events were seen, and forgets a call whose
+// agent never started, so that no later visit goes under it.
 func (s *runSpans) exitAgentTool(e traces.Event) {
+	if ts, ok := s.tools[e.AgentTool.CallID]; ok && e.AgentTool.InnerEvents != "" {
+		ts.span.SetAttributes(attribute.String("baton.agenttool.inner_events", e.AgentTool.InnerEvents))
+	}
 	calls := s.callees[e.AgentTool.Callee]
 	for i, ts := range calls {
 		if ts.callID == e.AgentTool.CallID {

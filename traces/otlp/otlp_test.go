@@ -217,6 +217,9 @@ func TestAgentToolVisitNestsUnderCallersToolSpan(t *testing.T) {
 		if visits[0].Attrs["baton.agent.via"] != "agenttool" || visits[0].Start.Before(call.Start) || visits[0].End.After(call.End) {
 			t.Errorf("%s's visit %v %s..%s is not inside its call %s..%s", callee, visits[0].Attrs, visits[0].Start, visits[0].End, call.Start, call.End)
 		}
+		if got := call.Attrs["baton.agenttool.inner_events"]; got != traces.InnerEventsStream {
+			t.Errorf("%s's call says inner_events %v, want %s: the flow emits internal events", callee, got, traces.InnerEventsStream)
+		}
 		if tools := named(spans, "execute_tool web_search"); callee == "research_agent" && (len(tools) != 1 || tools[0].Parent != visits[0].ID) {
 			t.Errorf("research_agent's own tool call is not under its visit")
 		}
@@ -236,6 +239,26 @@ func TestAgentToolVisitNestsUnderCallersToolSpan(t *testing.T) {
 	}
 	if !slices.Contains(keys, "research_notes") {
 		t.Errorf("session events %v, want research_notes", keys)
+	}
+}
+
+// TestAgentToolCallSaysItsInnerEventsWereCallbacksOnly: with internal events off, each AgentTool
+// call's span says its inner work was seen through callbacks only.
+func TestAgentToolCallSaysItsInnerEventsWereCallbacksOnly(t *testing.T) {
+	spans, tr := exported(t, "agenttool-silent", false)
+	calls := 0
+	for _, e := range tr.Events {
+		if e.Kind != traces.KindAgentToolExit {
+			continue
+		}
+		calls++
+		call := named(spans, "execute_tool "+e.AgentTool.Callee)
+		if len(call) != 1 || call[0].Attrs["baton.agenttool.inner_events"] != traces.InnerEventsCallbacks {
+			t.Errorf("the span of %s's call: %+v, want one with baton.agenttool.inner_events callbacks", e.AgentTool.Callee, call)
+		}
+	}
+	if calls == 0 {
+		t.Fatal("the flow made no AgentTool call")
 	}
 }
 
