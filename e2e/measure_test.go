@@ -274,8 +274,12 @@ func TestMeasureSequence(t *testing.T) {
 	  const box = document.getElementById('seq-scroll');
 	  const costs = [];
 	  box.scrollLeft = 0;
+	  // A view with nothing to scroll redraws on a resize instead.
+	  const still = box.scrollWidth <= box.clientWidth;
 	  for (let i = 0; i < 30; i++) {
-	    const done = new Promise((res) => box.addEventListener('scroll', () => requestAnimationFrame((ts) => res(performance.now() - ts)), {once: true}));
+	    const done = new Promise((res) => still
+	      ? (dispatchEvent(new Event('resize')), requestAnimationFrame((ts) => res(performance.now() - ts)))
+	      : box.addEventListener('scroll', () => requestAnimationFrame((ts) => res(performance.now() - ts)), {once: true}));
 	    box.scrollLeft += box.clientWidth / 2;
 	    costs.push(await done);
 	    if (box.scrollLeft + box.clientWidth >= box.scrollWidth - 2) box.scrollLeft = 0;
@@ -287,9 +291,17 @@ func TestMeasureSequence(t *testing.T) {
 		Nodes int       `json:"nodes"`
 		Width int       `json:"width"`
 	}
-	for _, z := range []string{"in", "out"} {
-		for range 4 {
-			tb.click(t, `[data-zoom=`+z+`]`)
+	// In: 10 px per event; out: 2 px (Fit's floor); whole: zoomed out until the run stops
+	// shrinking, the whole run in view.
+	for _, z := range []string{"in", "out", "whole"} {
+		if z == "whole" {
+			tb.waitFor(t, "the whole run zoomed out", `(() => { const box = document.getElementById('seq-scroll');
+			  for (let i = 0; i < 20; i++) { const w = box.scrollWidth; document.querySelector('[data-zoom=out]').click(); if (box.scrollWidth >= w) return true; }
+			  return false; })()`)
+		} else {
+			for range 4 {
+				tb.click(t, `[data-zoom=`+z+`]`)
+			}
 		}
 		r, err := chromedpRun(tb, chromedp.Evaluate[result](scrollJS, chromedp.EvalAwaitPromise))
 		if err != nil {
