@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,6 +84,12 @@ func TestSequenceView(t *testing.T) {
 			}
 			if n := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=sequence] [data-testid=seq-bar][data-kind=model]').length`); n == 0 {
 				t.Errorf("no model call bars")
+			}
+			// A bar's tooltip is written as the pointer comes over it.
+			tip := evalJS[string](t, tb, `(() => { const b = document.querySelector('[data-testid=sequence] [data-testid=seq-bar][data-kind=model]');
+			  b.dispatchEvent(new PointerEvent('pointerover', {bubbles: true})); return b.querySelector('title')?.textContent || ''; })()`)
+			if !strings.Contains(tip, "model call") || !strings.Contains(tip, " ms") {
+				t.Errorf("a model bar's tooltip is %q, want its kind and duration", tip)
 			}
 			pick := want[len(want)/2]
 			tb.click(t, fmt.Sprintf(`[data-testid=seq-arrow][data-order="%d"][data-kind=transfer]`, pick.Order))
