@@ -252,9 +252,9 @@ func summarize(ms []float64) string {
 var seqTicks = flag.Int("seqticks", 1000, "tick calls of TestMeasureSequence's run (3000: about 10,000 events)")
 
 // TestMeasureSequence measures the Sequence view of a long run (agentstest.LongTurns(n, 10),
-// -seqticks n): the time each redraw takes inside its animation frame while the view scrolls by
-// half a screen at a time, zoomed in and zoomed out, and how many SVG elements it keeps (only
-// those in view, with half a screen either side).
+// -seqticks n): the time each frame's redraw takes while the view scrolls by half a screen at a
+// time (all of them, and those that drew the SVG again), zoomed in, out, and out to the whole
+// run, and how many SVG elements it keeps (only those in view, with half a screen either side).
 func TestMeasureSequence(t *testing.T) {
 	b := startBaton(t, agentstest.LongTurns(*seqTicks, 10))
 	id := b.startRun(t, "long", 0)
@@ -274,29 +274,45 @@ func TestMeasureSequence(t *testing.T) {
 	  const box = document.getElementById('seq-scroll');
 	  const costs = [];
 	  box.scrollLeft = 0;
+	  // A view with nothing to scroll redraws on a resize instead.
+	  const still = box.scrollWidth <= box.clientWidth;
+	  const rebuilt = []; // the costs of the redraws that drew the SVG again (a scroll within what is drawn need not)
 	  for (let i = 0; i < 30; i++) {
-	    const done = new Promise((res) => box.addEventListener('scroll', () => requestAnimationFrame((ts) => res(performance.now() - ts)), {once: true}));
+	    const layer = box.querySelector('svg g');
+	    const done = new Promise((res) => still
+	      ? (dispatchEvent(new Event('resize')), requestAnimationFrame((ts) => res(performance.now() - ts)))
+	      : box.addEventListener('scroll', () => requestAnimationFrame((ts) => res(performance.now() - ts)), {once: true}));
 	    box.scrollLeft += box.clientWidth / 2;
 	    costs.push(await done);
+	    if (box.querySelector('svg g') !== layer) rebuilt.push(costs[costs.length - 1]);
 	    if (box.scrollLeft + box.clientWidth >= box.scrollWidth - 2) box.scrollLeft = 0;
 	  }
-	  return {costs, nodes: box.querySelectorAll('svg *').length, width: box.scrollWidth};
+	  return {costs, rebuilt, nodes: box.querySelectorAll('svg *').length, width: box.scrollWidth};
 	})()`
 	type result struct {
-		Costs []float64 `json:"costs"`
-		Nodes int       `json:"nodes"`
-		Width int       `json:"width"`
+		Costs   []float64 `json:"costs"`
+		Rebuilt []float64 `json:"rebuilt"`
+		Nodes   int       `json:"nodes"`
+		Width   int       `json:"width"`
 	}
-	for _, z := range []string{"in", "out"} {
-		for range 4 {
-			tb.click(t, `[data-zoom=`+z+`]`)
+	// In: 10 px per event; out: 2 px (Fit's floor); whole: zoomed out until the run stops
+	// shrinking, the whole run in view.
+	for _, z := range []string{"in", "out", "whole"} {
+		if z == "whole" {
+			tb.waitFor(t, "the whole run zoomed out", `(() => { const box = document.getElementById('seq-scroll');
+			  for (let i = 0; i < 20; i++) { const w = box.scrollWidth; document.querySelector('[data-zoom=out]').click(); if (box.scrollWidth >= w) return true; }
+			  return false; })()`)
+		} else {
+			for range 4 {
+				tb.click(t, `[data-zoom=`+z+`]`)
+			}
 		}
 		r, err := chromedpRun(tb, chromedp.Evaluate[result](scrollJS, chromedp.EvalAwaitPromise))
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("sequence of %d events, zoomed %s (%d px wide): a redraw while scrolling %s; %d SVG elements kept",
-			len(tr.Events), z, r.Width, summarize(r.Costs), r.Nodes)
+		t.Logf("sequence of %d events, zoomed %s (%d px wide): a frame while scrolling %s; of which drew again: %s; %d SVG elements kept",
+			len(tr.Events), z, r.Width, summarize(r.Costs), summarize(r.Rebuilt), r.Nodes)
 	}
 }
 

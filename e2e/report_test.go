@@ -3,10 +3,13 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -260,4 +263,46 @@ func TestReportTimeTravel(t *testing.T) {
 	tb.open(t, "file://"+file+"#at="+itoa(before))
 	waitReportReady(t, tb)
 	checkBefore("opened with #at=")
+}
+
+// TestReportSequenceAndZoom: the report of a finished supervisor run, opened from file:// with
+// the network off, has the run page's Sequence tab, drawn from its packed data: a lane per agent
+// and the transfers' arrows numbered as the tree's edges; clicking an arrow inspects that
+// transfer; and the tree's zoom buttons zoom it.
+func TestReportSequenceAndZoom(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	id := b.startRun(t, "supervisor", 0)
+	tr := b.waitRunEnded(t, id, waitTimeout)
+	want := transfersOf(tr)
+	tb, requests := openOffline(t, "file://"+downloadReport(t, b, tr))
+	waitReportReady(t, tb)
+
+	openSequence(t, tb, len(want))
+	if got := evalJS[[]seqArrow](t, tb, seqArrowsJS); !slices.Equal(got, want) {
+		t.Errorf("transfer arrows %+v, want %+v", got, want)
+	}
+	if n := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=seq-lane]').length`); n != len(tr.Agents) {
+		t.Errorf("%d lanes, want one per agent: %d", n, len(tr.Agents))
+	}
+	pick := want[len(want)/2]
+	tb.click(t, fmt.Sprintf(`[data-testid=seq-arrow][data-order="%d"][data-kind=transfer]`, pick.Order))
+	tb.waitFor(t, "the inspector on transfer "+itoa(pick.Order), `document.querySelector('#inspector [data-testid=inspection]')?.dataset.seq === `+jsString(itoa(int(pick.Seq)))+
+		` && document.querySelector('#inspector [data-testid=inspection]').dataset.kind === 'transfer'`)
+	tb.waitFor(t, "the arrow marked as the selection", fmt.Sprintf(`document.querySelector('[data-testid=seq-arrow][data-order="%d"][data-kind=transfer]').classList.contains('selected')`, pick.Order))
+
+	tb.click(t, "[data-testid=view-tree]")
+	zoom := func() float64 { return evalJS[float64](t, tb, `Number(document.getElementById('graph').dataset.zoom)`) }
+	z0 := zoom()
+	tb.click(t, "[data-testid=zoom-in]")
+	tb.waitFor(t, "the tree zoomed in", `Number(document.getElementById('graph').dataset.zoom) > `+strconv.FormatFloat(z0, 'f', -1, 64))
+	z1 := zoom()
+	tb.click(t, "[data-testid=zoom-out]")
+	tb.waitFor(t, "the tree zoomed out", `Number(document.getElementById('graph').dataset.zoom) < `+strconv.FormatFloat(z1, 'f', -1, 64))
+	if w := evalJS[string](t, tb, `document.querySelector('#graph svg').getAttribute('width')`); w != evalJS[string](t, tb, `String(Math.round(Number(document.getElementById('graph').dataset.width) * Number(document.getElementById('graph').dataset.zoom)))`) {
+		t.Errorf("the tree's SVG is %s px wide, not its width at the zoom shown", w)
+	}
+	if got := requests(); len(got) != 0 {
+		t.Errorf("the report made requests: %q", got)
+	}
 }

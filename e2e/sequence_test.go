@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +60,7 @@ func TestSequenceView(t *testing.T) {
 			tb := newTab(t, nil)
 			tb.open(t, b.base+"/runs/"+id)
 			openSequence(t, tb, len(want))
+			checkWholeRun(t, tb, tr, len(want))
 			if got := evalJS[[]seqArrow](t, tb, seqArrowsJS); !slices.Equal(got, want) {
 				t.Errorf("transfer arrows %+v, want %+v", got, want)
 			}
@@ -82,6 +84,12 @@ func TestSequenceView(t *testing.T) {
 			}
 			if n := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=sequence] [data-testid=seq-bar][data-kind=model]').length`); n == 0 {
 				t.Errorf("no model call bars")
+			}
+			// A bar's tooltip is written as the pointer comes over it.
+			tip := evalJS[string](t, tb, `(() => { const b = document.querySelector('[data-testid=sequence] [data-testid=seq-bar][data-kind=model]');
+			  b.dispatchEvent(new PointerEvent('pointerover', {bubbles: true})); return b.querySelector('title')?.textContent || ''; })()`)
+			if !strings.Contains(tip, "model call") || !strings.Contains(tip, " ms") {
+				t.Errorf("a model bar's tooltip is %q, want its kind and duration", tip)
 			}
 			pick := want[len(want)/2]
 			tb.click(t, fmt.Sprintf(`[data-testid=seq-arrow][data-order="%d"][data-kind=transfer]`, pick.Order))
@@ -132,4 +140,54 @@ func TestSequenceLiveAndTravel(t *testing.T) {
 	}
 	fresh.click(t, "[data-testid=follow-head]")
 	fresh.waitFor(t, "every transfer again at the head", `document.querySelectorAll('[data-testid=seq-arrow][data-kind=transfer]').length === `+itoa(len(want)))
+}
+
+// TestSequenceMerges: zoomed out to the whole of a run of 1,000 events in one lane, its 300 tool
+// calls, far narrower than a pixel each, are drawn as merged bars that still count every call.
+func TestSequenceMerges(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t, agentstest.LongTurns(300, 10))
+	id := b.startRun(t, "long", 0)
+	tr := b.waitRunEnded(t, id, waitTimeout)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+id)
+	openSequence(t, tb, 0)
+	tb.waitFor(t, "the bars drawn", `document.querySelectorAll('[data-testid=seq-bar]').length > 0`)
+	if merged := checkWholeRun(t, tb, tr, 0); merged == 0 {
+		t.Errorf("zoomed out to the whole run, no bar merges calls")
+	}
+}
+
+// checkWholeRun zooms the sequence view tb shows out as far as it goes and checks that the whole
+// run of tr is then in the panel, every transfer arrow drawn, and that its model and tool call
+// bars, merged or not, account for each of the run's calls once; it returns how many bars merge
+// calls.
+func checkWholeRun(t *testing.T, tb *tab, tr traces.Trace, transfers int) int {
+	t.Helper()
+	tb.waitFor(t, "the whole run zoomed out", `(() => { const box = document.getElementById('seq-scroll');
+	  for (let i = 0; i < 30; i++) { const w = box.scrollWidth; document.querySelector('[data-zoom=out]').click(); if (box.scrollWidth >= w) return true; }
+	  return false; })()`)
+	got := evalJS[struct {
+		Fits      bool `json:"fits"`
+		Transfers int  `json:"transfers"`
+		Calls     int  `json:"calls"`
+		Merged    int  `json:"merged"`
+	}](t, tb, `(() => { const box = document.getElementById('seq-scroll');
+	  const calls = Array.from(box.querySelectorAll('[data-testid=seq-bar]:not([data-kind=agent])'));
+	  return {fits: box.scrollWidth <= box.clientWidth,
+	    transfers: box.querySelectorAll('[data-testid=seq-arrow][data-kind=transfer]').length,
+	    calls: calls.reduce((n, b) => n + Number(b.dataset.count || 1), 0),
+	    merged: calls.filter(b => b.dataset.count).length}; })()`)
+	calls := 0
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindModelStarted || e.Kind == traces.KindToolStarted {
+			calls++
+		}
+	}
+	if !got.Fits || got.Transfers != transfers || got.Calls != calls {
+		t.Errorf("zoomed out to the whole run: fits %v, %d transfer arrows, bars for %d calls (%d merged bars); want it to fit, %d arrows, %d calls",
+			got.Fits, got.Transfers, got.Calls, got.Merged, transfers, calls)
+	}
+	tb.click(t, `[data-zoom=fit]`)
+	return got.Merged
 }

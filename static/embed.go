@@ -5,7 +5,8 @@ package static
 import "embed"
 
 // FS holds app.css and the client's modules at its root; app.js is the one a page loads, the
-// others are what it imports, except report.js: the classic script a report file inlines.
+// others are what it imports, except report.js: the report's module, which a report file inlines
+// with the modules it imports as one script.
 //
 //go:embed app.css *.js
 var FS embed.FS

@@ -192,10 +192,11 @@ function onKey(ev) {
   ev.preventDefault();
 }
 
-// initGraph wires the tree's view; the run page calls it once.
+// initGraph wires the tree's view; the run page and the report call it once.
 export function initGraph() {
   const b = box();
   if (!b) return;
+  V.all = b.classList.contains("expanded"); // a report opens with every transfer drawn
   fit();
   showBundles();
   setupPan(b);

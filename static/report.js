@@ -1,9 +1,14 @@
-// The report's client: a classic script inlined in the file (modules cannot load from file://).
-// Everything it shows is HTML the server rendered in advance, escaped, packed in the file's
-// report-pack elements (gzipped JSON in base64, opened when first needed): the timeline's rows,
-// every inspection and agent summary, and the tree, header and session as of the events the
-// scrubber can show. It moves the selection, filters the timeline, steps through time and puts
-// an inspection in.
+// The report's client. Everything it shows is HTML the server rendered in advance, escaped,
+// packed in the file's report-pack elements (gzipped JSON in base64, opened when first needed):
+// the timeline's rows, every inspection and agent summary, the tree, header and session as of the
+// events the scrubber can show, and the sequence view's data. It moves the selection, filters the
+// timeline, steps through time and puts an inspection in; the tree's pan and zoom and the
+// sequence view are the run page's own modules. A page opened from file:// cannot load modules,
+// so the report inlines this one with those it imports as one script (templates.reportScript).
+
+import { activateGraph, initGraph } from "./graph.js";
+import { initSequence, markSequence } from "./sequence.js";
+
 (function () {
   "use strict";
   const body = document.body;
@@ -147,6 +152,7 @@
       if (focus) row.focus({ preventScroll: true });
     }
     markGraph();
+    markSequence(seq);
     show("inspection", String(seq));
     writeHash();
   }
@@ -226,6 +232,7 @@
   // ---- events
 
   function onGraph(target) {
+    if (activateGraph(target)) return true;
     const edge = target.closest(".transfer, .transfer-badge, .at-arrow.seen");
     if (edge && Number(edge.dataset.seq) > 0) { inspect(Number(edge.dataset.seq)); return true; }
     const node = target.closest(".node");
@@ -291,6 +298,8 @@
 
   // ---- start: the rows first, then where the address says (#at=N, #seq=N)
 
+  initGraph();
+  initSequence();
   (async () => {
     for (const el of document.querySelectorAll('script.report-pack[data-kind="rows"]')) {
       const rows = await open(el);
@@ -300,6 +309,11 @@
     await goToHash();
     body.dataset.ready = "true";
     window.addEventListener("hashchange", goToHash);
+    // The sequence view's data, in its place: sequence.js takes it in as it lands.
+    let seq;
+    try { seq = await unpack("sequence", "0"); } catch (e) { seq = null; }
+    const slot = document.getElementById("seq-data");
+    if (typeof seq === "string" && slot) slot.replaceWith(fromHTML(seq));
   })();
 
   // goToHash goes where the address says: #at=N the page as of event N, #seq=N that event

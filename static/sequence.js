@@ -7,14 +7,21 @@
 // The time axis is the events' times with a floor: each event the view shows is at least one
 // step after the one before, so a burst of events a microsecond apart stays readable and a long
 // model call stays long. Clicking a bar or an arrow inspects its event the way a timeline row
-// does (run.js handles .seq-link).
+// does (run.js and report.js handle .seq-link).
+//
+// A redraw touches only what is in view: as data lands, bars are indexed per lane and kind by
+// where they start, with the furthest end reached so far, and arrows by where they are; a redraw
+// binary-searches both. Zoomed out below a pixel per call, a lane's neighbouring calls of a kind
+// are drawn as one merged bar instead of hundreds of rects on the same pixels.
 
 const VIEW_KEY = "baton.view";
 const LABEL_W = 150;  // the sticky lane labels' column
 const AXIS_H = 20;    // the time axis on top
 const LANE_H = 36;
 const RATE = 1 / 50;  // steps per millisecond: 50 ms of a call take as much room as one event
-const MIN_ZOOM = 2, MAX_ZOOM = 80; // px per step
+const MIN_ZOOM = 2, MAX_ZOOM = 80; // px per step; Fit stays at MIN_ZOOM or more, a hand may go
+                                   // down to the whole run (wholeZoom)
+const KINDS = ["agent", "model", "tool"]; // the bars' drawing order: calls over their visit
 const SVGNS = "http://www.w3.org/2000/svg";
 
 const Q = {
@@ -23,10 +30,14 @@ const Q = {
   arrows: new Map(),  // id -> arrow, with .fromAgent, .toAgent
   head: 0, now: 0,
   ticks: null,        // {seqs, xs, ts}: where each event the view shows sits, in steps
+  groups: [],         // the bars indexed for a redraw (see index), rebuilt with ticks
+  sorted: [],         // the arrows in time order, with .x: their step
   zoom: 0,            // px per step
   fitted: true,       // zoom to fit the whole run as it grows, until the reader zooms
   width: 0,           // of the time area, in px
   frame: 0,           // the pending redraw
+  drawn: null,        // {x0, x1, zoom}: the span of the time area the SVG holds
+  dirty: true,        // the SVG must be drawn again, wherever the view is
   follow: true,       // keep the newest event in view as the run goes on
   selected: 0,        // the event the page has selected
 };
@@ -53,6 +64,7 @@ function take(el) {
   }
   if (s.full || s.head > Q.head) { Q.head = s.head; Q.now = s.now; }
   Q.ticks = null;
+  Q.dirty = true;
   schedule();
 }
 
@@ -70,12 +82,52 @@ function layout() {
     xs[i] = i === 0 ? 0.5 : xs[i - 1] + Math.max(1, (ts[i] - ts[i - 1]) * RATE);
   }
   Q.ticks = { seqs, xs, ts, index: new Map(seqs.map((s, i) => [s, i])) };
+  index();
 }
 
-// xOf returns where event seq sits, in px of the time area.
-function xOf(seq) {
+// stepOf returns where event seq sits on the time axis, in steps.
+function stepOf(seq) {
   const i = Q.ticks.index.get(seq);
-  return i === undefined ? 0 : Q.ticks.xs[i] * Q.zoom;
+  return i === undefined ? 0 : Q.ticks.xs[i];
+}
+
+// index groups the bars by lane and kind, each group in order of its bars' starts (a, in steps)
+// with reach[i] the furthest end (z) of bars 0..i, and sorts the arrows by time: a redraw then
+// finds what is in view by binary search, and skips a lane's past at once.
+function index() {
+  const lanes = new Map(Q.lanes.map((l, i) => [l.agent, i]));
+  const head = stepOf(Q.head);
+  const byKey = new Map();
+  for (const b of Q.bars.values()) {
+    const lane = lanes.get(b.agent);
+    if (lane === undefined) continue;
+    b.lane = lane;
+    b.a = stepOf(b.seq);
+    b.z = b.end ? stepOf(b.end) : head;
+    const key = KINDS.indexOf(b.kind) * 1e6 + lane;
+    if (!byKey.has(key)) byKey.set(key, []);
+    byKey.get(key).push(b);
+  }
+  Q.groups = [];
+  for (const key of Array.from(byKey.keys()).sort((p, q) => p - q)) {
+    const bars = byKey.get(key).sort((p, q) => p.a - q.a || p.id - q.id);
+    const a = new Float64Array(bars.length), reach = new Float64Array(bars.length);
+    for (let i = 0; i < bars.length; i++) {
+      a[i] = bars[i].a;
+      reach[i] = Math.max(i ? reach[i - 1] : -Infinity, bars[i].z);
+    }
+    Q.groups.push({ bars, a, reach });
+  }
+  Q.sorted = Array.from(Q.arrows.values()).sort((p, q) => p.seq - q.seq || p.id - q.id);
+  for (const a of Q.sorted) a.x = stepOf(a.seq);
+}
+
+// firstAtLeast returns the first index of the ascending array arr whose value is >= v (by(x)
+// gives an element's value), arr.length if none.
+function firstAtLeast(arr, v, by) {
+  let lo = 0, hi = arr.length;
+  while (lo < hi) { const m = (lo + hi) >> 1; if ((by ? by(arr[m]) : arr[m]) < v) lo = m + 1; else hi = m; }
+  return lo;
 }
 
 // timeAt returns the run's time (ms) at px x of the time area.
@@ -93,9 +145,14 @@ const steps = () => (Q.ticks.xs.length ? Q.ticks.xs[Q.ticks.xs.length - 1] + 1 :
 
 // fitZoom is the zoom that shows the whole run in the scroller, within the zoom's bounds.
 function fitZoom() {
+  return Math.max(MIN_ZOOM, Math.min(MAX_ZOOM / 2, wholeZoom()));
+}
+
+// wholeZoom is the zoom that shows the whole run in the scroller: how far one may zoom out by
+// hand, calls too narrow for a pixel then merged.
+function wholeZoom() {
   const box = scroller();
-  const room = Math.max(100, (box ? box.clientWidth : 600) - LABEL_W - 24);
-  return Math.max(MIN_ZOOM, Math.min(MAX_ZOOM / 2, room / steps()));
+  return Math.max(100, (box ? box.clientWidth : 600) - LABEL_W - 24) / steps();
 }
 
 function schedule() {
@@ -112,12 +169,21 @@ function el(tag, attrs, parent) {
 
 function titled(e, text) { el("title", {}, e).textContent = text; return e; }
 
+// A bar's tooltip is written when the pointer first comes over it: a redraw makes hundreds of
+// bars, and their titles would double its elements.
+const tips = new WeakMap(); // bar element -> () => its tooltip's text
+
+function tipOnHover(ev) {
+  const f = tips.get(ev.target);
+  if (f) { tips.delete(ev.target); titled(ev.target, f()); }
+}
+
 function ms(v) { return v < 1000 ? (Math.round(v * 10) / 10) + " ms" : (v / 1000).toFixed(2) + " s"; }
 
 const laneY = (i) => AXIS_H + i * LANE_H;
 
 // draw lays the view out again when needed and draws what is in view, with half a screen on
-// either side.
+// either side; a scroll that stays within what was drawn draws nothing.
 function draw() {
   const box = scroller();
   if (!box) return;
@@ -138,6 +204,10 @@ function draw() {
   canvas.style.height = height + "px";
   drawLabels(canvas.firstChild, height);
   if (Q.follow && atEnd) box.scrollLeft = box.scrollWidth;
+  const d = Q.drawn, v0 = Math.max(0, box.scrollLeft - LABEL_W);
+  const v1 = Math.min(Q.width, box.scrollLeft - LABEL_W + box.clientWidth);
+  if (!Q.dirty && d && d.zoom === Q.zoom && v0 >= d.x0 && v1 <= d.x1) return scaleText(box);
+  Q.dirty = false;
   const x0 = Math.max(0, box.scrollLeft - LABEL_W - box.clientWidth / 2);
   const x1 = Math.min(Q.width, box.scrollLeft - LABEL_W + box.clientWidth * 1.5);
   const svg = canvas.lastChild;
@@ -149,6 +219,11 @@ function draw() {
   drawAxis(svg, x0, x1, height);
   drawBars(svg, x0, x1);
   drawArrows(svg, x0, x1);
+  Q.drawn = { x0, x1, zoom: Q.zoom };
+  scaleText(box);
+}
+
+function scaleText(box) {
   const scale = document.getElementById("seq-scale");
   if (scale) scale.textContent = ms(timeAt(Math.max(0, box.scrollLeft - LABEL_W))) + " – " +
     ms(timeAt(box.scrollLeft - LABEL_W + box.clientWidth)) + " in view";
@@ -182,47 +257,95 @@ function drawAxis(svg, x0, x1, height) {
   }
 }
 
-const laneOf = (agent) => Q.lanes.findIndex((l) => l.agent === agent);
-
+// drawBars draws the bars that reach into [x0, x1] (px), each lane's and kind's narrower than a
+// pixel merged with their neighbours.
 function drawBars(svg, x0, x1) {
-  const lanes = new Map(Q.lanes.map((l, i) => [l.agent, i]));
   const layer = el("g", { class: "seq-bars" }, svg);
-  const seen = new Map(); // lane and kind -> the right end drawn so far: what adds no pixel is left out
   const selected = selectedSeq();
-  for (const b of Q.bars.values()) {
-    const lane = lanes.get(b.agent);
-    if (lane === undefined) continue;
-    const a = xOf(b.seq), z = b.end ? xOf(b.end) : xOf(Q.head);
-    if (z < x0 || a > x1) continue;
-    const key = lane + b.kind;
-    const w = Math.max(2, z - a);
-    if (a + w <= (seen.get(key) || -1) + 1) continue;
-    seen.set(key, Math.max(seen.get(key) || 0, a + w));
-    const y = laneY(lane);
-    const top = b.kind === "agent" ? y + 4 : (b.kind === "model" ? y + 9 : y + 20);
-    const h = b.kind === "agent" ? LANE_H - 8 : 9;
-    const dur = b.end ? ms(b.t1 - b.t0) : "running";
-    const what = b.kind === "agent" ? "visit" : b.kind + " call" + (b.name ? " " + b.name : "");
-    const r = el("rect", {
-      x: a, y: top, width: w, height: h, rx: 2,
-      class: "seq-bar seq-link kind-" + b.kind + " agent-c" + ((Q.lanes[lane].colour || 0) % 10) +
-        (b.failed ? " failed" : "") + (b.end ? "" : " open") + (b.seq === selected ? " selected" : ""),
-      "data-testid": "seq-bar", "data-kind": b.kind, "data-seq": b.seq, "data-agent": b.agent,
-    }, layer);
-    titled(r, b.agent + " · " + what + " · " + dur + (b.tokens ? " · " + b.tokens + " tokens" : "") +
-      (b.failed ? " · failed" : "") + " (#" + b.seq + (b.end ? "–#" + b.end : "") + ")");
+  const s0 = x0 / Q.zoom, s1 = x1 / Q.zoom;
+  for (const g of Q.groups) {
+    // Every bar before lo ends before the view; every bar from hi on starts after it.
+    const lo = firstAtLeast(g.reach, s0), hi = firstAtLeast(g.a, s1 + 1e-9);
+    let run = null;        // neighbouring sub-pixel bars to draw as one
+    let right = -Infinity; // the right end drawn so far: a bar that adds no pixel is left out
+    for (let i = lo; i < hi; i++) {
+      const b = g.bars[i];
+      if (b.z < s0) continue;
+      const a = b.a * Q.zoom, z = b.z * Q.zoom;
+      if (z - a >= 1) {
+        if (Math.max(a + 2, z) <= right + 1 && b.seq !== selected) continue;
+        right = Math.max(right, drawRun(layer, run, selected), a + Math.max(2, z - a));
+        run = null;
+        drawBar(layer, b, a, z, selected);
+      } else if (run && a <= Math.max(run.z, run.lastA + 2) + 1) { // would touch it on screen
+        Object.assign(run, { z: Math.max(run.z, z), lastA: a, last: b, n: run.n + 1, failed: run.failed || b.failed,
+          open: run.open || !b.end, selected: run.selected || b.seq === selected });
+      } else {
+        right = Math.max(right, drawRun(layer, run, selected));
+        run = { a, z, lastA: a, first: b, last: b, n: 1, failed: b.failed, open: !b.end, selected: b.seq === selected };
+      }
+    }
+    drawRun(layer, run, selected);
   }
 }
 
+function barClass(b, failed, open, selected) {
+  return "seq-bar seq-link kind-" + b.kind + " agent-c" + ((Q.lanes[b.lane].colour || 0) % 10) +
+    (failed ? " failed" : "") + (open ? " open" : "") + (selected ? " selected" : "");
+}
+
+function barBox(b) {
+  const y = laneY(b.lane);
+  return b.kind === "agent" ? { y: y + 4, height: LANE_H - 8 } : { y: b.kind === "model" ? y + 9 : y + 20, height: 9 };
+}
+
+function drawBar(layer, b, a, z, selected) {
+  const dur = b.end ? ms(b.t1 - b.t0) : "running";
+  const what = b.kind === "agent" ? "visit" : b.kind + " call" + (b.name ? " " + b.name : "");
+  const r = el("rect", {
+    x: a, width: Math.max(2, z - a), ...barBox(b), rx: 2,
+    class: barClass(b, b.failed, !b.end, b.seq === selected),
+    "data-testid": "seq-bar", "data-kind": b.kind, "data-seq": b.seq, "data-agent": b.agent,
+  }, layer);
+  tips.set(r, () => b.agent + " · " + what + " · " + dur + (b.tokens ? " · " + b.tokens + " tokens" : "") +
+    (b.failed ? " · failed" : "") + " (#" + b.seq + (b.end ? "–#" + b.end : "") + ")");
+}
+
+// drawRun draws run: one bar as itself, more as one merged bar that inspects the first of them.
+// It returns the right end of what it drew.
+function drawRun(layer, run, selected) {
+  if (!run) return -Infinity;
+  const b = run.first;
+  if (run.n === 1) drawBar(layer, b, run.a, run.z, selected);
+  else drawMerged(layer, run);
+  return Math.max(run.z, run.lastA + 2);
+}
+
+function drawMerged(layer, run) {
+  const b = run.first;
+  const what = b.kind === "agent" ? "visits" : b.kind + " calls";
+  const r = el("rect", {
+    x: run.a, width: Math.max(run.z, run.lastA + 2) - run.a, ...barBox(b), rx: 2,
+    class: barClass(b, run.failed, run.open, run.selected) + " merged",
+    "data-testid": "seq-bar", "data-kind": b.kind, "data-seq": b.seq, "data-agent": b.agent, "data-count": run.n,
+  }, layer);
+  const last = run.last.end || run.last.seq;
+  tips.set(r, () => b.agent + " · " + run.n + " " + what + (run.failed ? ", some failed" : "") +
+    ", #" + b.seq + "–#" + last + ": zoom in to tell them apart");
+}
+
+// drawArrows draws the arrows in [x0, x1] (px).
 function drawArrows(svg, x0, x1) {
   const layer = el("g", { class: "seq-arrows" }, svg);
+  const lanes = new Map(Q.lanes.map((l, i) => [l.agent, i]));
   let lastLabel = -Infinity;
   const selected = selectedSeq();
-  const sorted = Array.from(Q.arrows.values()).sort((p, q) => p.seq - q.seq || p.id - q.id);
-  for (const a of sorted) {
-    const from = laneOf(a.fromAgent), to = laneOf(a.toAgent);
-    const x = xOf(a.seq);
-    if (x < x0 || x > x1 || from < 0 || to < 0) continue;
+  const end = firstAtLeast(Q.sorted, x1 / Q.zoom + 1e-9, (a) => a.x);
+  for (let i = firstAtLeast(Q.sorted, x0 / Q.zoom, (a) => a.x); i < end; i++) {
+    const a = Q.sorted[i];
+    const from = lanes.get(a.fromAgent), to = lanes.get(a.toAgent);
+    if (from === undefined || to === undefined) continue;
+    const x = a.x * Q.zoom;
     const y1 = laneY(from) + LANE_H / 2, y2 = laneY(to) + LANE_H / 2;
     const down = y2 > y1;
     const name = a.kind === "transfer"
@@ -255,6 +378,7 @@ const selectedSeq = () => Q.selected;
 export function markSequence(seq) {
   if (seq === Q.selected) return;
   Q.selected = seq;
+  Q.dirty = true;
   schedule();
 }
 
@@ -262,7 +386,7 @@ export function markSequence(seq) {
 function zoom(z, x) {
   const box = scroller();
   if (!box || !Q.ticks) return;
-  z = Math.max(MIN_ZOOM, Math.min(MAX_ZOOM, z));
+  z = Math.max(Math.min(MIN_ZOOM, wholeZoom()), Math.min(MAX_ZOOM, z));
   Q.fitted = false;
   const at = x === undefined ? box.clientWidth / 2 : x;
   const step = (box.scrollLeft + at - LABEL_W) / Q.zoom;
@@ -286,7 +410,7 @@ function showView(name, focus) {
   const zoom = document.querySelector(".graph-zoom");
   if (zoom) zoom.hidden = name !== "tree"; // it zooms the tree; the sequence has its own
   try { localStorage.setItem(VIEW_KEY, name); } catch (e) { /* storage may be off */ }
-  if (name === "sequence") schedule();
+  if (name === "sequence") { Q.dirty = true; schedule(); }
 }
 
 // initSequence wires the Sequence view and takes in the data the page came with; each
@@ -331,5 +455,6 @@ export function initSequence() {
     ev.stopPropagation(); // run.js would inspect the old selection
     link.dispatchEvent(new MouseEvent("click", { bubbles: true }));
   });
-  window.addEventListener("resize", schedule);
+  window.addEventListener("resize", () => { Q.dirty = true; schedule(); });
+  box.addEventListener("pointerover", tipOnHover);
 }

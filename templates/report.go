@@ -45,11 +45,12 @@ func Report(ctx context.Context, w io.Writer, tr traces.Trace) error {
 
 // A pack is a share of the report's pre-rendered HTML, kept small in the file and opened by
 // static/report.js only when it is shown: a JSON object from each key (an event's seq, an
-// agent's name) to its HTML (an inspection) or its fragments (a frame), gzipped, then base64.
+// agent's name) to its HTML (an inspection, the sequence view's #seq-data) or its fragments (a
+// frame), gzipped, then base64.
 // A long run's report would otherwise hold megabytes of markup per thousand events, most of it
 // the same from one inspection to the next.
 type pack struct {
-	Kind string   // inspection, agent or frame
+	Kind string   // rows, inspection, agent, frame or sequence
 	Keys []string // what it holds, in order
 	Data string   // base64 of the gzipped JSON
 }
@@ -62,7 +63,8 @@ const (
 	framesPerPack      = 16
 )
 
-// reportPacks renders r's timeline rows, inspections, agent summaries and frames into packs.
+// reportPacks renders r's timeline rows, inspections, agent summaries, frames and sequence view
+// into packs.
 func reportPacks(ctx context.Context, r web.Report) ([]pack, error) {
 	var out []pack
 	var p packer
@@ -102,7 +104,12 @@ func reportPacks(ctx context.Context, r web.Report) ([]pack, error) {
 			out = append(out, p.close("frame"))
 		}
 	}
-	return out, p.err
+	html, err := render(ctx, sequenceData(r.View.Sequence))
+	if err != nil {
+		return nil, fmt.Errorf("render the sequence view: %w", err)
+	}
+	p.add("0", html)
+	return append(out, p.close("sequence")), p.err
 }
 
 // packer gathers one pack's values.
@@ -166,9 +173,9 @@ func newReportAssets(tr traces.Trace) (reportAssets, error) {
 	if err != nil {
 		return reportAssets{}, fmt.Errorf("report: read app.css: %w", err)
 	}
-	js, err := fs.ReadFile(static.FS, "report.js")
+	js, err := reportScript()
 	if err != nil {
-		return reportAssets{}, fmt.Errorf("report: read report.js: %w", err)
+		return reportAssets{}, err
 	}
 	data, err := traces.Marshal(tr)
 	if err != nil {

@@ -11,10 +11,11 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import "github.com/baton-dev/baton/web"
 
-// sequencePanel is the tree panel's Sequence view: its zoom controls and the scroller that
-// static/sequence.js draws the lanes, bars and arrows in (only those in view), from the data of
-// sequenceData.
-func sequencePanel(s web.Sequence) templ.Component {
+// agentsPanel is the run page's and the report's Agents panel: the tabs Tree | Sequence, the
+// tree (static/graph.js pans and zooms it) and the sequence view. A page opens with its tree's
+// repeated transfers bundled, a report with them all drawn (expanded). s is nil in the report,
+// whose sequence data is packed and put in #seq-data when it opens.
+func agentsPanel(g web.Graph, s *web.Sequence, expanded bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -31,15 +32,118 @@ func sequencePanel(s web.Sequence) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<div id=\"view-sequence\" class=\"sequence-view\" role=\"tabpanel\" aria-labelledby=\"view-btn-sequence\" hidden><div class=\"seq-tools\" role=\"toolbar\" aria-label=\"Sequence zoom\"><button type=\"button\" class=\"small\" data-zoom=\"out\" title=\"Zoom out in time (ctrl + wheel)\" aria-label=\"Zoom out\">−</button> <button type=\"button\" class=\"small\" data-zoom=\"in\" title=\"Zoom in in time (ctrl + wheel)\" aria-label=\"Zoom in\">+</button> <button type=\"button\" class=\"small\" data-zoom=\"fit\" title=\"Fit the whole run\">Fit</button> <span class=\"seq-scale\" id=\"seq-scale\" aria-live=\"polite\"></span></div><div id=\"seq-scroll\" class=\"seq-scroll\" data-testid=\"sequence\" tabindex=\"0\" role=\"group\" aria-label=\"Handoff sequence: one lane per agent over time. Tab reaches the arrows; Enter inspects.\"></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"panel tree-panel\" aria-labelledby=\"tree-title\"><div class=\"panel-head\"><h2 id=\"tree-title\">Agents</h2><div class=\"view-tabs\" role=\"tablist\" aria-label=\"Agents view\"><button type=\"button\" role=\"tab\" id=\"view-btn-tree\" data-testid=\"view-tree\" data-view=\"tree\" aria-controls=\"graph-scroll\" aria-selected=\"true\">Tree</button> <button type=\"button\" role=\"tab\" id=\"view-btn-sequence\" data-testid=\"view-sequence\" data-view=\"sequence\" aria-controls=\"view-sequence\" aria-selected=\"false\" tabindex=\"-1\">Sequence</button></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = sequenceData(s).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = legend().Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = graphControls().Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "</div>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		{
+			templ_7745c5c3_ElementWriter := templ_7745c5c3_Buffer
+			templ_7745c5c3_Buffer := templ.GetBuffer()
+			var templ_7745c5c3_ElementScripts []templ.ComponentScript
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div class=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var2 = []any{"graph-scroll", templ.KV("expanded", expanded)}
+			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var2...)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var3 string
+			templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.CSSClasses(templ_7745c5c3_Var2).String()).Resolve(ctx)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/sequence.templ`, Line: 1, Col: 0}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" id=\"graph-scroll\" role=\"tabpanel\" tabindex=\"0\" aria-label=\"Agent tree: drag to pan, + and - zoom\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templ.RenderScriptItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_ElementScripts...)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteTo(templ_7745c5c3_ElementWriter)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ.ReleaseBuffer(templ_7745c5c3_Buffer)
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, ">")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = graphView(g, -1).Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</div>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = sequencePanel(s).Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</section>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+// sequencePanel is the Agents panel's Sequence view: its zoom controls and the scroller that
+// static/sequence.js draws the lanes, bars and arrows in (only those in view), from the data of
+// sequenceData (an empty #seq-data when s is nil, to be replaced).
+func sequencePanel(s *web.Sequence) templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div id=\"view-sequence\" class=\"sequence-view\" role=\"tabpanel\" aria-labelledby=\"view-btn-sequence\" hidden><div class=\"seq-tools\" role=\"toolbar\" aria-label=\"Sequence zoom\"><button type=\"button\" class=\"small\" data-zoom=\"out\" title=\"Zoom out in time (ctrl + wheel), down to the whole run\" aria-label=\"Zoom out\">−</button> <button type=\"button\" class=\"small\" data-zoom=\"in\" title=\"Zoom in in time (ctrl + wheel)\" aria-label=\"Zoom in\">+</button> <button type=\"button\" class=\"small\" data-zoom=\"fit\" title=\"Fit the whole run, at two pixels an event or more\">Fit</button> <span class=\"seq-scale\" id=\"seq-scale\" aria-live=\"polite\"></span></div><div id=\"seq-scroll\" class=\"seq-scroll\" data-testid=\"sequence\" tabindex=\"0\" role=\"group\" aria-label=\"Handoff sequence: one lane per agent over time. Tab reaches the arrows; Enter inspects.\"></div>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		if s != nil {
+			templ_7745c5c3_Err = sequenceData(*s).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		} else {
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<div id=\"seq-data\" hidden></div>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -66,20 +170,20 @@ func sequenceData(s web.Sequence) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div id=\"seq-data\" hidden data-json=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<div id=\"seq-data\" hidden data-json=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var3 string
-		templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(sequenceJSON(s)).Resolve(ctx)
+		var templ_7745c5c3_Var6 string
+		templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(sequenceJSON(s)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/sequence.templ`, Line: 31, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/sequence.templ`, Line: 57, Col: 54}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\"></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "\"></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

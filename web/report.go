@@ -7,13 +7,14 @@ import (
 )
 
 // Report is what the self-contained HTML report of a trace draws: the run page's view after the
-// last event, the inspector of every event and every agent, and the page's parts as of some of
-// its events (Frames) for its scrubber, so that the file needs no server.
+// last event (its Sequence, the whole run's, is the report's sequence view), the inspector of
+// every event and every agent, and the page's parts as of some of its events (Frames) for its
+// scrubber, so that the file needs no server.
 type Report struct {
 	View        View
 	Inspections []Inspection
 	Agents      []AgentSummary
-	Frames      []Update // Redraws as of each event, or of ReportFrames events spread over a longer run
+	Frames      []Update // Redraws as of each event, or of ReportFrames events spread over a longer run, without their Sequence
 }
 
 // ReportFrames is how many events of a run a report can show the tree, header and session as of:
@@ -57,7 +58,9 @@ func NewReport(tr traces.Trace) Report {
 }
 
 // frames returns the redraws of tr as of the events ReportFrames chooses, in one pass: each is
-// what ViewAt(tr, seq).Redraw() returns.
+// what ViewAt(tr, seq).Redraw() returns, but for its Sequence. The report draws the whole run's
+// sequence once: one whole per frame would triple a long run's report (25 MB instead of 8 at
+// 10,000 events).
 func frames(tr traces.Trace) []Update {
 	n := len(tr.Events)
 	if n == 0 {
@@ -72,11 +75,18 @@ func frames(tr traces.Trace) []Update {
 	for i, e := range tr.Events[:n-1] {
 		v.Add(e)
 		if i == (next*n+k-1)/k-1 {
-			out = append(out, v.Redraw())
+			out = append(out, frame(v))
 			next++
 		}
 	}
 	whole := NewViewState(tr.Run, tr.Agents)
 	whole.Add(tr.Events...)
-	return append(out, whole.Redraw())
+	return append(out, frame(whole))
+}
+
+// frame returns v's redraw for a report's frame: without the sequence.
+func frame(v *ViewState) Update {
+	u := v.Redraw()
+	u.Sequence = nil
+	return u
 }
