@@ -22,8 +22,7 @@ func (f RowFilter) Active() bool {
 }
 
 // passes reports whether event i's row passes f, whose Text is lower-cased and trimmed. It
-// builds no row, and reads the event's search text from the cache (filling it) only when f has
-// a text.
+// builds no row.
 func (a *analysis) passes(f RowFilter, i int) bool {
 	e := &a.tr.Events[i]
 	switch {
@@ -34,19 +33,7 @@ func (a *analysis) passes(f RowFilter, i int) bool {
 	case f.Failed && !a.failed(e):
 		return false
 	}
-	return f.Text == "" || strings.Contains(a.searchOf(i), f.Text)
-}
-
-// searchOf returns the search text of event i, from the cache.
-func (a *analysis) searchOf(i int) string {
-	if len(a.searches) <= i {
-		a.searches = append(a.searches, make([]string, len(a.tr.Events)-len(a.searches))...)
-	}
-	if a.searches[i] == "" {
-		e := &a.tr.Events[i]
-		a.searches[i] = a.searchText(e, shorten(oneLine(Summary(*e)), summaryLen))
-	}
-	return a.searches[i]
+	return f.Text == "" || strings.Contains(a.searches[i], f.Text)
 }
 
 // RowPage is one page of the timeline's rows that pass a filter, for a page that holds only
@@ -59,9 +46,8 @@ type RowPage struct {
 	Reached int64
 }
 
-// CountRows returns how many rows of the run pass f, and how many rows there are. With a text
-// it reads every event's search text, once (they are kept for the next search, whose cost is
-// then a pass over them).
+// CountRows returns how many rows of the run pass f, and how many rows there are. With a
+// filter it is a pass over the events' search texts, made as the events arrived.
 func (v *ViewState) CountRows(f RowFilter) (matches, rows int) {
 	ev := v.a.tr.Events
 	if !f.Active() {
@@ -79,7 +65,7 @@ func (v *ViewState) CountRows(f RowFilter) (matches, rows int) {
 // FindRows returns at most limit rows (1 or more) that pass f among the events with seq in
 // (after, before), before 0 meaning to the newest: the first ones with forward, else the last
 // ones. It reads the events it passes over: a filter that few rows pass costs a scan of the
-// range (with a text, as CountRows says).
+// range.
 func (v *ViewState) FindRows(f RowFilter, after, before int64, limit int, forward bool) RowPage {
 	a := v.a
 	ev := a.tr.Events
@@ -96,7 +82,7 @@ func (v *ViewState) FindRows(f RowFilter, after, before int64, limit int, forwar
 	}
 	for ; i != end && len(p.Rows) < limit; i += step {
 		if a.passes(f, i) {
-			p.Rows = append(p.Rows, a.row(&ev[i]))
+			p.Rows = append(p.Rows, a.row(i))
 		}
 	}
 	switch {

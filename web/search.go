@@ -11,8 +11,18 @@ import (
 const echoWindow = 16
 
 // noteSearch keeps what an event's row needs for search and folding: where an agent's input
-// stops repeating its previous one, and which call a message event echoes.
+// stops repeating its previous one, which call a message event echoes, and its search text,
+// made once here so that no search of the run makes it again (nor holds a live run's feed for a
+// pass over its events to make it).
 func (a *analysis) noteSearch(i int) {
+	a.noteFolding(i)
+	e := &a.tr.Events[i]
+	a.searches = append(a.searches, a.searchText(e, shorten(oneLine(Summary(*e)), summaryLen)))
+}
+
+// noteFolding keeps where an input event's new messages begin and which call a message event
+// echoes.
+func (a *analysis) noteFolding(i int) {
 	e := &a.tr.Events[i]
 	var in []traces.Message
 	key := string(e.Kind) + " " + e.Agent // a model's input and an agent's are different lists

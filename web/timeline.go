@@ -47,20 +47,20 @@ func newTimeline(a *analysis, after int64) []Row {
 	first := a.firstAfter(after)
 	rows := make([]Row, 0, len(ev)-first)
 	for i := first; i < len(ev); i++ {
-		rows = append(rows, a.row(&ev[i]))
+		rows = append(rows, a.row(i))
 	}
 	return rows
 }
 
-// row returns the timeline row of e, an event of the analysis.
-func (a *analysis) row(e *traces.Event) Row {
+// row returns the timeline row of event i.
+func (a *analysis) row(i int) Row {
+	e := &a.tr.Events[i]
 	r := Row{
 		Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Agent: e.Agent,
 		Colour: a.roster.colour(e.Agent), Kind: e.Kind, Group: KindGroup(e.Kind),
 		Summary: shorten(oneLine(Summary(*e)), summaryLen), EchoOf: a.echoOf[e.Seq],
-		CallbacksOnly: a.callbacksOnly[e.Seq],
+		CallbacksOnly: a.callbacksOnly[e.Seq], Search: a.searches[i],
 	}
-	r.Search = a.searchText(e, r.Summary)
 	if t := a.transferAt[e.Seq]; t != nil && e.Kind == traces.KindTransfer {
 		r.Order = t.order
 	}
