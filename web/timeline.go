@@ -227,7 +227,26 @@ func oneLine(s string) string {
 		}
 		s = s[:cut] + " …"
 	}
+	if isOneLine(s) {
+		return s // most summaries: nothing to fold, nothing to allocate
+	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// isOneLine reports whether s is ASCII whose only whitespace is single spaces between words:
+// what oneLine would return unchanged.
+func isOneLine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return false // a non-ASCII space is possible: let strings.Fields decide
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' '):
+			return false
+		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			return false
+		}
+	}
+	return true
 }
 
 // compactJSON returns raw without insignificant whitespace, or raw as one line of text when it
