@@ -6,7 +6,7 @@ import { activateGraph, initGraph } from "./graph.js";
 import { applyFragment, follow, runClock } from "./live.js";
 import { away, dim, hold, initTravel, onNews, step } from "./travel.js";
 import { initSequence, markSequence } from "./sequence.js";
-import { complete, ensure, fill, first, gapNext, gapOf, holds, initRows, reload } from "./rows.js";
+import { complete, ensure, fill, first, fold, gapNext, gapOf, holds, initRows, reload } from "./rows.js";
 import { closeDrawer, initLayout, openDrawer } from "./layout.js";
 
 const body = document.body;
@@ -215,7 +215,7 @@ function select(seq, opts) {
     row.setAttribute("aria-current", "true");
     if (opts && opts.scroll) scrollToRow(row);
     if (opts && opts.focus) row.focus({ preventScroll: true });
-  } else if (gapOf(seq)) {
+  } else if (!(opts && opts.load === false) && gapOf(seq)) {
     // The list has not loaded its row yet: load it, then select it if it is still wanted.
     ensure(seq).then(() => { if (S.selected === seq && rowOf(seq)) select(seq, opts); });
   }
@@ -290,6 +290,10 @@ function errorLine(msg) {
 // -Infinity or Infinity for the first or last. Past the rows the list holds, it loads the gap
 // beyond them first.
 async function move(dir, loaded) {
+  if (!loaded && Number.isFinite(dir) && S.selected && !rowOf(S.selected) && gapOf(S.selected)) {
+    await ensure(S.selected); // the selection was folded away: move from it, not from the list's edge
+    return move(dir, true);
+  }
   const rows = visibleRows();
   if (rows.length === 0) return;
   let i = rows.findIndex((r) => Number(r.dataset.seq) === S.selected);
@@ -365,9 +369,13 @@ function applyMessage(msg) {
   syncFilterInputs();
   applyFilters(added);
   countLive(added);
+  if (added.length > 0 && fold() && filtering() && !holds(filterQuery())) {
+    // The list filtered by the page no longer holds every row: the server filters it now.
+    applyFilters().then(() => { if (atHead) rowsEl().scrollTop = rowsEl().scrollHeight; });
+  }
   showFilterCount();
   onNews(added);
-  if (S.selected) select(S.selected, {});
+  if (S.selected) select(S.selected, { load: false }); // a folded selection stays folded
   const btn = document.getElementById("follow");
   if (added.length > 0 && atHead) rowsEl().scrollTop = rowsEl().scrollHeight;
   // "New events" is for a run still going on: once it ends, nothing new arrives to follow.
