@@ -8,7 +8,7 @@ import (
 // RowFilter is the timeline's filters, as the run page sets them: a row passes when it is the
 // agent's (any agent when ""), of one of Groups (none: every group, messages folded into their
 // call's row left out), failed when Failed, and its Search text holds Text (lower-cased and
-// trimmed before matching). static/run.js's matches applies the same rules in the page.
+// trimmed before matching). static/filters.js's matches applies the same rules in the page.
 type RowFilter struct {
 	Agent  string
 	Groups []string
@@ -33,7 +33,7 @@ func (a *analysis) passes(f RowFilter, i int) bool {
 	case f.Failed && !a.failed(e):
 		return false
 	}
-	return f.Text == "" || strings.Contains(a.searches[i], f.Text)
+	return f.Text == "" || strings.Contains(a.searchOf(i), f.Text)
 }
 
 // RowPage is one page of the timeline's rows that pass a filter, for a page that holds only
@@ -46,14 +46,33 @@ type RowPage struct {
 	Reached int64
 }
 
-// CountRows returns how many rows of the run pass f, and how many rows there are. With a
-// filter it is a pass over the events' search texts, made as the events arrived.
+// SearchTurn is how many events' search texts a guard of a ViewState has IndexSearch make at a
+// time: some milliseconds' work, after which it lets others in.
+const SearchTurn = 4096
+
+// IndexSearch makes, and keeps, the search texts of up to n more events, and reports whether
+// every event's is made. CountRows and FindRows with a text make those still missing: a caller
+// that shares the state (the server, among a run's live viewers) calls IndexSearch in turns
+// first, letting go of the state between them, so that a run's first search never holds it for
+// a pass over the run.
+func (v *ViewState) IndexSearch(n int) bool {
+	a := v.a
+	for end := min(len(a.tr.Events), len(a.searches)+n); len(a.searches) < end; {
+		a.searches = append(a.searches, a.searchOf(len(a.searches)))
+	}
+	return len(a.searches) == len(a.tr.Events)
+}
+
+// CountRows returns how many rows of the run pass f, and how many rows there are. With a text
+// it makes the search texts IndexSearch has not (once: they are kept).
 func (v *ViewState) CountRows(f RowFilter) (matches, rows int) {
 	ev := v.a.tr.Events
 	if !f.Active() {
 		return len(ev) - len(v.a.echoOf), len(ev) // every row but the folded messages
 	}
-	f.Text = strings.ToLower(strings.TrimSpace(f.Text))
+	if f.Text = strings.ToLower(strings.TrimSpace(f.Text)); f.Text != "" {
+		v.IndexSearch(len(ev))
+	}
 	for i := range ev {
 		if v.a.passes(f, i) {
 			matches++
@@ -65,7 +84,7 @@ func (v *ViewState) CountRows(f RowFilter) (matches, rows int) {
 // FindRows returns at most limit rows (1 or more) that pass f among the events with seq in
 // (after, before), before 0 meaning to the newest: the first ones with forward, else the last
 // ones. It reads the events it passes over: a filter that few rows pass costs a scan of the
-// range.
+// range (with a text, as CountRows says).
 func (v *ViewState) FindRows(f RowFilter, after, before int64, limit int, forward bool) RowPage {
 	a := v.a
 	ev := a.tr.Events
@@ -75,7 +94,9 @@ func (v *ViewState) FindRows(f RowFilter, after, before int64, limit int, forwar
 	}
 	var p RowPage
 	limit = max(limit, 1)
-	f.Text = strings.ToLower(strings.TrimSpace(f.Text))
+	if f.Text = strings.ToLower(strings.TrimSpace(f.Text)); f.Text != "" {
+		v.IndexSearch(len(ev))
+	}
 	step, i, end := 1, lo, hi
 	if !forward {
 		step, i, end = -1, hi-1, lo-1

@@ -104,8 +104,8 @@ type analysis struct {
 	inputs    map[string][]traces.Message
 	freshFrom map[int64]int
 	echoOf    map[int64]int64
-	// searches holds each event's search text, by index: a search costs a pass over strings,
-	// not over events.
+	// searches holds the search texts of the first events, by index, made as searches need
+	// them (IndexSearch): a run's next search costs a pass over strings, not over events.
 	searches []string
 	echoedBy map[int64]int64 // the reverse of echoOf
 
