@@ -155,7 +155,8 @@ func TestMeasureBigPage(t *testing.T) {
 
 // TestLiveTimelineFolds: a page watching a run that outgrows twice pageRows rows live keeps at
 // most that many rows (the oldest fold back into the gap, which says how many), goes on following
-// the newest, moves a folded selection with j, and loads the folded rows back.
+// the newest, moves a folded selection with j, and loads the folded rows back; a page filtering
+// the run keeps at most as many too, and its count, the server's once it folds, stays right.
 func TestLiveTimelineFolds(t *testing.T) {
 	t.Parallel()
 	gate := agentstest.NewGate()
@@ -167,11 +168,17 @@ func TestLiveTimelineFolds(t *testing.T) {
 	tb.open(t, b.base+"/runs/"+id)
 	tb.waitVisible(t, "#ev-2")
 	tb.inspect(t, "#ev-2")
+	// A second page filters the timeline to tool rows: by itself while it holds every row, by
+	// the server once it folds some.
+	filtered := newTab(t, tb)
+	filtered.open(t, b.base+"/runs/"+id+"#kind=tool")
 	const rowsJS = `document.querySelectorAll('#timeline-rows > .row').length`
 	// The most rows the list held after any change to it.
-	tb.do(t, "watch the row count", chromedp.Evaluate[chromedp.Void](`window.mostRows = `+rowsJS+`;
-	  new MutationObserver(() => { window.mostRows = Math.max(window.mostRows, `+rowsJS+`); })
-	    .observe(document.getElementById('timeline-rows'), {childList: true});`))
+	for _, p := range []*tab{tb, filtered} {
+		p.do(t, "watch the row count", chromedp.Evaluate[chromedp.Void](`window.mostRows = `+rowsJS+`;
+		  new MutationObserver(() => { window.mostRows = Math.max(window.mostRows, `+rowsJS+`); })
+		    .observe(document.getElementById('timeline-rows'), {childList: true});`))
+	}
 
 	holdAt(t, gate, 9) // every tool call done, the answer held: the run is live, its rows all sent
 	// The stream's events may trail the held call a little: wait until the page has them all.
@@ -186,6 +193,20 @@ func TestLiveTimelineFolds(t *testing.T) {
 	}
 	if most, cap := evalJS[int](t, tb, `window.mostRows`), 2*pageRows; most > cap {
 		t.Errorf("the timeline held %d rows at once, want at most %d", most, cap)
+	}
+	tools := 0
+	for _, e := range b.trace(t, id).Events {
+		if web.KindGroup(e.Kind) == "tool" {
+			tools++
+		}
+	}
+	filtered.waitFor(t, "the tool rows counted over the whole run", `document.getElementById('filter-count').textContent === '`+
+		itoa(tools)+` of `+itoa(n)+` events' && !!document.getElementById('ev-`+itoa(n-1)+`')`)
+	if most, cap := evalJS[int](t, filtered, `window.mostRows`), 2*pageRows; most > cap {
+		t.Errorf("the filtered timeline held %d rows at once, want at most %d", most, cap)
+	}
+	if shown := evalJS[[]string](t, filtered, `Array.from(document.querySelectorAll('#timeline-rows > .row')).filter(r => !r.hidden).map(r => r.dataset.group)`); slices.ContainsFunc(shown, func(g string) bool { return g != "tool" }) {
+		t.Errorf("the filtered timeline shows rows of other kinds: %v", shown)
 	}
 	g := evalJS[struct {
 		After, Before, Folded string
