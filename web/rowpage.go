@@ -48,7 +48,7 @@ type RowPage struct {
 
 // SearchTurn is how many events' search texts a guard of a ViewState has IndexSearch make at a
 // time: some milliseconds' work, after which it lets others in.
-const SearchTurn = 4096
+const SearchTurn = 1024
 
 // IndexSearch makes, and keeps, the search texts of up to n more events, and reports whether
 // every event's is made. CountRows and FindRows with a text make those still missing: a caller

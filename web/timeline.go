@@ -59,7 +59,12 @@ func (a *analysis) row(i int) Row {
 		Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Agent: e.Agent,
 		Colour: a.roster.colour(e.Agent), Kind: e.Kind, Group: KindGroup(e.Kind),
 		Summary: shorten(oneLine(Summary(*e)), summaryLen), EchoOf: a.echoOf[e.Seq],
-		CallbacksOnly: a.callbacksOnly[e.Seq], Search: a.searchOf(i),
+		CallbacksOnly: a.callbacksOnly[e.Seq],
+	}
+	if i < len(a.searches) {
+		r.Search = a.searches[i]
+	} else {
+		r.Search = a.searchText(e, r.Summary)
 	}
 	if t := a.transferAt[e.Seq]; t != nil && e.Kind == traces.KindTransfer {
 		r.Order = t.order
