@@ -13,7 +13,7 @@ const echoWindow = 16
 // noteSearch keeps what an event's row needs for search and folding: where an agent's input
 // stops repeating its previous one, and which call a message event echoes. The event's search
 // text is made when a search first needs it (IndexSearch): making it here would make every
-// analysis, a replay's included, some 2.5 times as dear.
+// analysis, a replay's included, some 3 times as dear.
 func (a *analysis) noteSearch(i int) {
 	e := &a.tr.Events[i]
 	var in []traces.Message
