@@ -55,6 +55,9 @@ function applyMessage(msg) {
   syncFilterInputs();
   applyFilters(added);
   countLive(added);
+  // Following, the new rows are the ones on screen before the list folds: however many came,
+  // it then keeps only the newest.
+  if (added.length > 0 && atHead) rowsEl().scrollTop = rowsEl().scrollHeight;
   if (added.length > 0 && fold() && filtering() && !holds(filterQuery())) {
     // The list filtered by the page no longer holds every row: the server filters it now.
     applyFilters().then(() => { if (atHead) rowsEl().scrollTop = rowsEl().scrollHeight; });
