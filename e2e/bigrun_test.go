@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"net/http"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/baton-dev/baton/agents/agentstest"
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
 )
 
 // pageRows is how many timeline rows a run page opens with (server.pageRows).
@@ -148,5 +150,104 @@ func TestMeasureBigPage(t *testing.T) {
 		}
 		t.Logf("LongTurns(%d), %d events: page HTML %d bytes; interactive after %s; click to inspector %s; search to its count %s",
 			ticks, n, size, summarize(loads), summarize(clicks), summarize(searches))
+	}
+}
+
+// TestLiveTimelineFolds: a page watching a run that outgrows twice pageRows rows live keeps at
+// most that many rows (the oldest fold back into the gap, which says how many), goes on following
+// the newest, moves a folded selection with j, and loads the folded rows back; a page filtering
+// the run keeps at most as many too, and its count, the server's once it folds, stays right.
+func TestLiveTimelineFolds(t *testing.T) {
+	t.Parallel()
+	gate := agentstest.NewGate()
+	b := startBaton(t, gate.Flow(agentstest.LongTurns(400, 50))) // 8 replies of 50 tool calls, then the answer
+	t.Cleanup(gate.Open)
+	id := b.startRun(t, "long", 0)
+	holdAt(t, gate, 1)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+id)
+	tb.waitVisible(t, "#ev-2")
+	tb.inspect(t, "#ev-2")
+	// A second page filters the timeline to tool rows: by itself while it holds every row, by
+	// the server once it folds some.
+	filtered := newTab(t, tb)
+	filtered.open(t, b.base+"/runs/"+id+"#kind=tool")
+	const rowsJS = `document.querySelectorAll('#timeline-rows > .row').length`
+	// The most rows the list held after any change to it.
+	for _, p := range []*tab{tb, filtered} {
+		p.do(t, "watch the row count", chromedp.Evaluate[chromedp.Void](`window.mostRows = `+rowsJS+`;
+		  new MutationObserver(() => { window.mostRows = Math.max(window.mostRows, `+rowsJS+`); })
+		    .observe(document.getElementById('timeline-rows'), {childList: true});`))
+	}
+
+	holdAt(t, gate, 9) // every tool call done, the answer held: the run is live, its rows all sent
+	// The stream's events may trail the held call a little: wait until the page has them all.
+	n := 0
+	for settled := false; !settled; {
+		n = len(b.trace(t, id).Events)
+		tb.waitFor(t, "row #"+itoa(n), `!!document.getElementById('ev-`+itoa(n)+`')`)
+		settled = len(b.trace(t, id).Events) == n
+	}
+	if n < 3*pageRows {
+		t.Fatalf("the held run has %d events: too few to outgrow the page", n)
+	}
+	if most, cap := evalJS[int](t, tb, `window.mostRows`), 2*pageRows; most > cap {
+		t.Errorf("the timeline held %d rows at once, want at most %d", most, cap)
+	}
+	tools := 0
+	for _, e := range b.trace(t, id).Events {
+		if web.KindGroup(e.Kind) == "tool" {
+			tools++
+		}
+	}
+	filtered.waitFor(t, "the tool rows counted over the whole run", `document.getElementById('filter-count').textContent === '`+
+		itoa(tools)+` of `+itoa(n)+` events' && !!document.getElementById('ev-`+itoa(n-1)+`')`)
+	if most, cap := evalJS[int](t, filtered, `window.mostRows`), 2*pageRows; most > cap {
+		t.Errorf("the filtered timeline held %d rows at once, want at most %d", most, cap)
+	}
+	if shown := evalJS[[]string](t, filtered, `Array.from(document.querySelectorAll('#timeline-rows > .row')).filter(r => !r.hidden).map(r => r.dataset.group)`); slices.ContainsFunc(shown, func(g string) bool { return g != "tool" }) {
+		t.Errorf("the filtered timeline shows rows of other kinds: %v", shown)
+	}
+	g := evalJS[struct {
+		After, Before, Folded string
+		Text                  string
+		First                 int64
+	}](t, tb, `(() => { const g = document.querySelector('#timeline-rows > [data-testid=timeline-gap]');
+	  return {after: g.dataset.after, before: g.dataset.before, folded: g.dataset.folded || '', text: g.textContent.trim(),
+	    first: Number(document.querySelector('#timeline-rows > .row').dataset.seq)}; })()`)
+	folded := strconv.FormatInt(g.First-1, 10)
+	if g.After != "0" || g.Before != strconv.FormatInt(g.First, 10) || g.Folded != folded ||
+		g.Text != "Show events #1\u2013#"+folded+" ("+folded+" folded)" {
+		t.Errorf("the gap before row #%d: after %s, before %s, folded %s, %q; want every earlier row folded in it", g.First, g.After, g.Before, g.Folded, g.Text)
+	}
+	if !evalJS[bool](t, tb, `(() => { const l = document.getElementById('timeline-rows');
+	  return l.scrollHeight - l.scrollTop - l.clientHeight < 40; })()`) {
+		t.Errorf("the page stopped following the run's newest rows")
+	}
+
+	// j moves on from the folded selection, which comes back to be left.
+	tb.press(t, "j")
+	tb.waitFor(t, "the row after #2 inspected", selectedJS+` > 2 && `+selectedJS+` < 10 && `+inspectedJS+` === `+selectedJS)
+
+	// Pressing the gaps brings every folded row back.
+	for i := 0; evalJS[bool](t, tb, `!!document.querySelector('[data-testid=timeline-gap]')`); i++ {
+		if i > 10 {
+			t.Fatal("the gaps did not load")
+		}
+		before := evalJS[int](t, tb, rowsJS)
+		tb.click(t, "[data-testid=timeline-gap] button")
+		tb.waitFor(t, "the gap's rows", rowsJS+` > `+itoa(before))
+	}
+	// Every row is back but the messages folded into their call's row, which only the rows that
+	// came live carry (hidden).
+	var want []int64
+	for _, r := range web.NewTimeline(b.trace(t, id), 0) {
+		if r.EchoOf == 0 {
+			want = append(want, r.Seq)
+		}
+	}
+	shown := evalJS[[]int64](t, tb, `Array.from(document.querySelectorAll('#timeline-rows > .row')).filter(r => !r.hidden).map(r => Number(r.dataset.seq))`)
+	if !slices.Equal(shown, want) {
+		t.Errorf("after loading the gaps the page shows %d rows (#%v..), want the run's %d: #%v..", len(shown), shown[:min(3, len(shown))], len(want), want[:3])
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -557,9 +558,16 @@ func (f *feed) rowLocked(ctx context.Context, seq int64) ([]byte, error) {
 }
 
 // findRows returns the timeline rows ViewState.FindRows finds, with (when count) the matches of
-// the whole run that ViewState.CountRows counts.
+// the whole run that ViewState.CountRows counts. A run's first search makes its events' search
+// texts in turns of web.SearchTurn, letting go of f between them: the run's live viewers wait
+// for a turn at most, never for a pass over the run (a waiter's wait past 1 ms makes Go's mutex
+// hand itself over).
 func (f *feed) findRows(filter web.RowFilter, after, before int64, limit int, forward, count bool) rowsAnswer {
 	f.mu.Lock()
+	for strings.TrimSpace(filter.Text) != "" && !f.view.IndexSearch(web.SearchTurn) {
+		f.mu.Unlock()
+		f.mu.Lock()
+	}
 	defer f.mu.Unlock()
 	p := f.view.FindRows(filter, after, before, limit, forward)
 	ans := rowsAnswer{Reached: p.Reached, Head: f.view.Seq(), rows: p.Rows}

@@ -4,11 +4,13 @@
 // when a jump needs one of its rows; rows come from GET /runs/:id/rows, as server-rendered HTML.
 // Filters over a list with gaps are applied by the server over the whole run: the list is then
 // reloaded with the newest rows that pass them, and its gaps hold only rows that pass them too.
+// Rows that arrive live are appended; past CAP rows, the oldest fold back into a gap (fold).
 
 import { withToken } from "./common.js";
 
 const LIMIT = 400;   // rows per request, as many as the page opens with
 const AROUND = 100;  // rows loaded before the one a jump goes to
+const CAP = 2 * LIMIT; // rows the list holds before fold puts its oldest back into a gap
 
 const W = {
   runId: "",
@@ -147,6 +149,48 @@ export function reload() {
   return p;
 }
 
+// fold puts the oldest rows back into a gap when rows that arrived live have grown the list past
+// CAP rows: it keeps the newest LIMIT rows, and never folds a row less than LIMIT rows above the
+// first one on screen, so a reader's rows stay and the new gap is far from view (a gap in view
+// loads). The gap joins the gaps before the folded rows and says how many rows it folded. It
+// returns whether it folded any.
+export function fold() {
+  const el = list();
+  if (el.childElementCount <= CAP) return false;
+  const rows = Array.from(el.querySelectorAll(":scope > .row"));
+  if (rows.length <= CAP) return false;
+  const top = el.getBoundingClientRect().top;
+  // above(n): the rows before index n + LIMIT that are shown are all above the list's view.
+  const above = (n) => {
+    for (let i = n + LIMIT - 1; i >= 0; i--) {
+      if (!rows[i].hidden) return rows[i].getBoundingClientRect().bottom <= top;
+    }
+    return true;
+  };
+  let n = 0, most = rows.length - LIMIT;
+  while (n < most) {
+    const mid = Math.ceil((n + most) / 2);
+    if (above(mid)) n = mid; else most = mid - 1;
+  }
+  if (n < LIMIT / 4) return false; // not worth a gap yet
+  const kept = rows[n];
+  const anchor = rows.slice(n).find((r) => !r.hidden);
+  const at = anchor ? anchor.getBoundingClientRect().top : 0;
+  // Everything before the first kept row goes, gaps included: one gap stands for it all.
+  const head = el.firstElementChild;
+  const after = head.classList.contains("gap") ? Number(head.dataset.after) : Number(rows[0].dataset.seq) - 1;
+  let folded = n;
+  while (el.firstElementChild !== kept) {
+    folded += Number(el.firstElementChild.dataset.folded) || 0;
+    el.firstElementChild.remove();
+  }
+  const parts = gap(after, Number(kept.dataset.seq), folded);
+  el.prepend(...parts);
+  if (anchor) el.scrollTop += anchor.getBoundingClientRect().top - at;
+  settle(parts);
+  return true;
+}
+
 // first returns the first row of the run that passes the filters params names (as
 // GET /runs/:id/rows takes them), as an element not in the page, or null when none does.
 export async function first(params) {
@@ -183,9 +227,10 @@ function rowsOf(html, all) {
   return Array.from(tpl.content.children).filter((r) => all || !document.getElementById(r.id));
 }
 
-// gap returns a gap for the rows between after and before, as the server renders one, in a list
-// that is empty when there is no seq between them.
-function gap(after, before) {
+// gap returns a gap for the rows between after and before, as the server renders one (with
+// folded, the count of rows fold put in it), in a list that is empty when there is no seq
+// between them.
+function gap(after, before, folded) {
   if (before !== 0 && before <= after + 1) return [];
   const li = document.createElement("li");
   li.className = "gap";
@@ -196,6 +241,10 @@ function gap(after, before) {
   b.type = "button";
   b.className = "small";
   b.textContent = before ? "Show events #" + (after + 1) + "\u2013#" + (before - 1) : "Show events after #" + after;
+  if (folded) {
+    li.dataset.folded = String(folded);
+    b.textContent += " (" + folded + " folded)";
+  }
   li.append(b);
   return [li];
 }

@@ -1,332 +1,22 @@
-// The run page: the timeline's filters and selection, the inspector, tabs, keys and the run
-// controls, kept current by the live socket (live.js); the tree's pan and zoom are graph.js's.
+// The run page: its live updates (the socket's fragments, status and pace), the run controls,
+// clicks and the wiring of its parts, kept current by the live socket (live.js). The state and
+// the address are runstate.js's, the filters filters.js's, the selection and the inspector
+// selection.js's, the keys keys.js's; the tree's pan and zoom are graph.js's.
 
-import { postJSON, postRun, setupPace, showError, showPace, pace, startRun, withToken } from "./common.js";
-import { activateGraph, initGraph } from "./graph.js";
+import { postJSON, postRun, setupPace, showError, showPace, startRun, withToken } from "./common.js";
+import { applyFilters, countLive, filterQuery, filtering, firstError, revealRow, setFilters, showFilterCount, syncFilterInputs } from "./filters.js";
+import { initGraph } from "./graph.js";
+import { onKey } from "./keys.js";
+import { initLayout, openDrawer } from "./layout.js";
 import { applyFragment, follow, runClock } from "./live.js";
-import { away, dim, hold, initTravel, onNews, step } from "./travel.js";
-import { initSequence, markSequence } from "./sequence.js";
-import { complete, ensure, fill, first, gapNext, gapOf, holds, initRows, reload } from "./rows.js";
-import { closeDrawer, initLayout, openDrawer } from "./layout.js";
+import { complete, fold, holds, initRows } from "./rows.js";
+import { S, isFinal, readHash, rowOf, rowsEl, showTab } from "./runstate.js";
+import { inspect, inspectError, onGraphActivate, select } from "./selection.js";
+import { initSequence } from "./sequence.js";
+import { away, dim, hold, initTravel, onNews } from "./travel.js";
+import { watchTyping } from "./typing.js";
 
 const body = document.body;
-
-const S = {
-  runId: body.dataset.runId || "",
-  seq: Number(body.dataset.seq) || 0,
-  status: body.dataset.status || "running",
-  agent: "", kinds: [], failed: false, text: "",
-  selected: 0,   // seq of the selected timeline row
-  inspected: 0,  // seq shown in the inspector
-  tab: "timeline",
-  paceMS: pace(),   // the run's pace as the server last told it
-  paceWanted: null, // a pace this page is sending or will send next
-  fetch: null,      // the inspector's request in flight
-  counts: null,     // {matches, events, head}: the server's count of the filters' matches, for a
-                    // timeline that does not hold every row (rows.js)
-  resumeNow: () => {}, // looks at once whether the run was resumed (set while following it)
-};
-
-const isFinal = (status) => status !== "" && status !== "running";
-const rowsEl = () => document.getElementById("timeline-rows");
-const allRows = () => Array.from(rowsEl().querySelectorAll(":scope > .row"));
-const visibleRows = () => allRows().filter((r) => !r.hidden);
-const rowOf = (seq) => document.getElementById("ev-" + seq);
-
-// ---- URL: #seq=12&agent=math_agent&kind=transfer,tool&failed=1&q=text&tab=session
-
-function readHash() {
-  const p = new URLSearchParams(location.hash.slice(1));
-  S.selected = Number(p.get("seq")) || 0;
-  S.agent = p.get("agent") || "";
-  S.kinds = (p.get("kind") || "").split(",").filter(Boolean);
-  S.failed = p.get("failed") === "1";
-  S.text = p.get("q") || "";
-  S.tab = p.get("tab") === "session" ? "session" : "timeline";
-}
-
-function writeHash() {
-  const p = new URLSearchParams();
-  if (S.selected) p.set("seq", String(S.selected));
-  if (S.agent) p.set("agent", S.agent);
-  if (S.kinds.length) p.set("kind", S.kinds.join(","));
-  if (S.failed) p.set("failed", "1");
-  if (S.text) p.set("q", S.text);
-  if (S.tab !== "timeline") p.set("tab", S.tab);
-  const h = p.toString();
-  history.replaceState(null, "", h ? "#" + h : location.pathname + location.search);
-}
-
-// ---- filters
-
-// matches reports whether row passes the filters. Rows carry their whole content, lower-cased,
-// in data-search: a search reads attributes, never layout, so it stays fast over 10,000 rows.
-// A message that repeats a call's reply is folded into that call's row unless messages are
-// asked for by kind.
-function matches(row, text) {
-  if (S.agent && row.dataset.agent !== S.agent) return false;
-  if (S.kinds.length ? !S.kinds.includes(row.dataset.group) : row.dataset.echoOf) return false;
-  if (S.failed && row.dataset.failed !== "true") return false;
-  if (text && !(row.dataset.search || "").includes(text)) return false;
-  return true;
-}
-
-const filtering = () => S.agent || S.kinds.length || S.failed || S.text;
-
-// filterQuery returns the filters as GET /runs/:id/rows takes them.
-function filterQuery() {
-  const q = new URLSearchParams();
-  if (S.agent) q.set("agent", S.agent);
-  if (S.kinds.length) q.set("kind", S.kinds.join(","));
-  if (S.failed) q.set("failed", "1");
-  if (S.text.trim()) q.set("q", S.text);
-  return q;
-}
-
-function syncFilterInputs() {
-  const a = document.getElementById("filter-agent");
-  if (a) {
-    if (S.agent && !Array.from(a.options).some((o) => o.value === S.agent)) {
-      const o = document.createElement("option");
-      o.value = S.agent;
-      o.textContent = S.agent;
-      a.appendChild(o);
-    }
-    a.value = S.agent;
-  }
-  for (const c of document.querySelectorAll("#filter-kind input")) c.checked = S.kinds.includes(c.value);
-  const f = document.getElementById("filter-failed");
-  if (f) f.checked = S.failed;
-  const t = document.getElementById("filter-text");
-  if (t && t.value !== S.text) t.value = S.text;
-}
-
-// applyFilters hides the rows that do not pass the filters: rows, or with none the whole list
-// after the filters changed. A list that does not hold every row is reloaded with the rows that
-// pass them, found by the server over the whole run; the promise resolves once it is.
-function applyFilters(rows) {
-  const text = S.text.trim().toLowerCase();
-  let done = Promise.resolve();
-  if (!rows && !complete() && !holds(filterQuery())) {
-    done = reload().then((counts) => {
-      if (counts) S.counts = counts;
-      showFilterCount();
-    }).catch((e) => { if (e.name !== "AbortError") showError(document.getElementById("form-error"), "timeline: " + e.message); });
-  }
-  for (const r of rows || allRows()) r.hidden = !matches(r, text);
-  showFilterCount();
-  markGraph();
-  return done;
-}
-
-// countLive adds the rows that arrived live after the server's count to it.
-function countLive(added) {
-  const c = S.counts;
-  if (!c) return;
-  for (const r of added) {
-    const seq = Number(r.dataset.seq);
-    if (seq <= c.head) continue;
-    c.head = seq;
-    c.events++;
-    if (!r.hidden) c.matches++;
-  }
-}
-
-// showFilterCount says how many events the filters keep, and says so plainly when none.
-function showFilterCount() {
-  const count = document.getElementById("filter-count");
-  const empty = document.getElementById("filter-empty");
-  const all = allRows();
-  let shown = all.filter((r) => !r.hidden).length, total = all.length;
-  if (!complete() && S.counts) ({ matches: shown, events: total } = S.counts);
-  if (count) count.textContent = filtering() ? shown + " of " + total + " events" : "";
-  if (empty) {
-    empty.hidden = !filtering() || shown > 0;
-    empty.textContent = S.text.trim()
-      ? "No event matches \u201c" + S.text.trim() + "\u201d with these filters."
-      : "No event matches these filters.";
-  }
-}
-
-// revealRow clears the filters that hide row (an element, in the list or not), so that a jump
-// to it shows it; the promise resolves once the list is filtered again.
-function revealRow(row) {
-  if (!row || matches(row, S.text.trim().toLowerCase())) return Promise.resolve();
-  return setFilters({ agent: "", kinds: row.dataset.echoOf ? ["message"] : [], failed: false, text: "" });
-}
-
-// firstError inspects the run's first failed row, whatever the filters: the list's, or the
-// server's when the list does not hold every row.
-async function firstError() {
-  let row = rowsEl().querySelector('.row[data-failed="true"]');
-  if (!complete()) {
-    try {
-      row = await first({ failed: "1" });
-    } catch (e) {
-      showError(document.getElementById("form-error"), "first error: " + e.message);
-      return;
-    }
-  }
-  const btn = document.getElementById("first-error");
-  if (!row) {
-    if (btn) btn.textContent = "No error";
-    return;
-  }
-  const seq = Number(row.dataset.seq);
-  await revealRow(row);
-  openDrawer();
-  inspect(seq);
-}
-
-function setFilters(f) {
-  Object.assign(S, f);
-  syncFilterInputs();
-  const done = applyFilters();
-  writeHash();
-  return done;
-}
-
-// markGraph highlights what is selected in the tree: the summarised (else the filtered) agent,
-// the selected event.
-function markGraph(summarised) {
-  const graph = document.getElementById("graph");
-  if (!graph) return;
-  const agent = summarised || S.agent;
-  for (const el of graph.querySelectorAll(".selected")) el.classList.remove("selected");
-  for (const n of graph.querySelectorAll("[data-agent]")) {
-    if (agent && n.dataset.agent === agent) n.classList.add("selected");
-  }
-  for (const t of graph.querySelectorAll(".transfer")) {
-    if (S.selected && Number(t.dataset.seq) === S.selected) t.classList.add("selected");
-  }
-}
-
-// ---- selection and inspector
-
-function select(seq, opts) {
-  S.selected = seq;
-  for (const r of rowsEl().querySelectorAll(".row.selected")) {
-    r.classList.remove("selected");
-    r.removeAttribute("aria-current");
-  }
-  const row = rowOf(seq);
-  if (row) {
-    row.classList.add("selected");
-    row.setAttribute("aria-current", "true");
-    if (opts && opts.scroll) scrollToRow(row);
-    if (opts && opts.focus) row.focus({ preventScroll: true });
-  } else if (gapOf(seq)) {
-    // The list has not loaded its row yet: load it, then select it if it is still wanted.
-    ensure(seq).then(() => { if (S.selected === seq && rowOf(seq)) select(seq, opts); });
-  }
-  markGraph();
-  markSequence(seq);
-  writeHash();
-}
-
-// scrollToRow scrolls the timeline, and nothing else, so that row is in view: on a narrow
-// screen, where the page itself scrolls, the header stays where the reader left it.
-function scrollToRow(row) {
-  if (row.hidden) return;
-  const list = rowsEl();
-  const r = row.getBoundingClientRect(), l = list.getBoundingClientRect();
-  if (r.top < l.top) list.scrollTop -= l.top - r.top;
-  else if (r.bottom > l.bottom) list.scrollTop += Math.min(r.bottom - l.bottom, r.top - l.top);
-}
-
-// inspect selects event seq (scrolled into view; focused too with opts.focus) and shows it in
-// the inspector.
-async function inspect(seq, opts) {
-  if (!seq) return;
-  select(seq, Object.assign({ scroll: true }, opts));
-  S.inspected = seq;
-  loadInspector("seq=" + seq, "Event #" + seq, () => S.inspected === seq);
-}
-
-// inspectAgent shows agent's summary in the inspector: how it was reached, its calls, and its
-// prompt sizes by origin.
-function inspectAgent(agent) {
-  S.inspected = "agent:" + agent;
-  markGraph(agent);
-  loadInspector("agent=" + encodeURIComponent(agent), agent, () => S.inspected === "agent:" + agent);
-}
-
-// loadInspector fills the inspector with the server's fragment for query; current says whether
-// it is still wanted when it arrives.
-async function loadInspector(query, what, current) {
-  const panel = document.getElementById("inspector");
-  if (S.fetch) S.fetch.abort();
-  const ctl = new AbortController();
-  S.fetch = ctl;
-  const url = "/runs/" + encodeURIComponent(S.runId) + "/inspector?" + query;
-  try {
-    const res = await fetch(withToken(url), { signal: ctl.signal, headers: { "Accept": "text/html" } });
-    const text = await res.text();
-    if (!current()) return;
-    if (!res.ok) {
-      let msg = "HTTP " + res.status;
-      try { msg = JSON.parse(text).error || msg; } catch (e) { /* not JSON */ }
-      panel.replaceChildren(errorLine(what + ": " + msg));
-      return;
-    }
-    // The inspector is server-rendered HTML in which all trace text is escaped.
-    const tpl = document.createElement("template");
-    tpl.innerHTML = text;
-    panel.replaceChildren(tpl.content);
-    panel.scrollTop = 0;
-  } catch (e) {
-    if (e.name !== "AbortError") panel.replaceChildren(errorLine(what + ": cannot reach the server"));
-  }
-}
-
-function errorLine(msg) {
-  const p = document.createElement("p");
-  p.className = "error";
-  p.textContent = msg;
-  return p;
-}
-
-// move selects and inspects the visible row dir rows away from the selection; dir may be
-// -Infinity or Infinity for the first or last. Past the rows the list holds, it loads the gap
-// beyond them first.
-async function move(dir, loaded) {
-  const rows = visibleRows();
-  if (rows.length === 0) return;
-  let i = rows.findIndex((r) => Number(r.dataset.seq) === S.selected);
-  const edge = !Number.isFinite(dir) ? rows[dir > 0 ? rows.length - 1 : 0]
-    : (i >= 0 && (i + dir < 0 || i + dir >= rows.length) ? rows[i] : null);
-  const g = !loaded && edge && gapNext(edge, dir > 0 ? 1 : -1);
-  if (g) {
-    // Down, or to the very first row: the gap's first rows; up: its last ones.
-    const forward = dir > 0 || dir === -Infinity;
-    await fill(g, forward, !forward);
-    return move(dir, true);
-  }
-  if (!Number.isFinite(dir)) {
-    i = dir > 0 ? rows.length - 1 : 0;
-  } else if (i < 0) {
-    // Nothing visible is selected: start from the nearest visible row.
-    i = dir > 0 ? rows.findIndex((r) => Number(r.dataset.seq) > S.selected) : -1;
-    if (i < 0) i = dir > 0 ? 0 : rows.length - 1;
-  } else {
-    i = Math.max(0, Math.min(rows.length - 1, i + dir));
-  }
-  openDrawer();
-  inspect(Number(rows[i].dataset.seq), { focus: true });
-}
-
-// ---- tabs
-
-function showTab(name) {
-  S.tab = name;
-  for (const b of document.querySelectorAll("[role=tab][data-tab]")) {
-    const on = b.dataset.tab === name;
-    b.setAttribute("aria-selected", on ? "true" : "false");
-    const panel = document.getElementById(b.getAttribute("aria-controls"));
-    if (panel) panel.hidden = !on;
-  }
-  writeHash();
-}
 
 // ---- live updates
 
@@ -365,9 +55,16 @@ function applyMessage(msg) {
   syncFilterInputs();
   applyFilters(added);
   countLive(added);
+  // Following, the new rows are the ones on screen before the list folds: however many came,
+  // it then keeps only the newest.
+  if (added.length > 0 && atHead) rowsEl().scrollTop = rowsEl().scrollHeight;
+  if (added.length > 0 && fold() && filtering() && !holds(filterQuery())) {
+    // The list filtered by the page no longer holds every row: the server filters it now.
+    applyFilters().then(() => { if (atHead) rowsEl().scrollTop = rowsEl().scrollHeight; });
+  }
   showFilterCount();
   onNews(added);
-  if (S.selected) select(S.selected, {});
+  if (S.selected) select(S.selected, { load: false }); // a folded selection stays folded
   const btn = document.getElementById("follow");
   if (added.length > 0 && atHead) rowsEl().scrollTop = rowsEl().scrollHeight;
   // "New events" is for a run still going on: once it ends, nothing new arrives to follow.
@@ -397,71 +94,7 @@ function fixPace() {
   if (input) input.disabled = true;
 }
 
-// inspectError selects the event that shows why the run failed, if the header names one.
-function inspectError() {
-  const jump = document.querySelector("[data-testid=jump-to-error]");
-  if (jump) inspect(Number(jump.dataset.seq));
-}
-
 // ---- events
-
-function onGraphActivate(target) {
-  if (activateGraph(target)) return true;
-  openDrawer();
-  // A bundle inspects its newest transfer, whose inspector lists the others.
-  const edge = target.closest(".transfer, .transfer-badge, .transfer-bundle, .at-arrow.seen");
-  if (edge && Number(edge.dataset.seq) > 0) {
-    inspect(Number(edge.dataset.seq));
-    return true;
-  }
-  const node = target.closest(".node");
-  if (node) {
-    // An agent's node summarises the agent; its summary offers to filter the timeline to it.
-    inspectAgent(node.dataset.agent || "");
-    return true;
-  }
-  return false;
-}
-
-function isTyping(el) {
-  return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
-}
-
-function onKey(ev) {
-  if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-  if (isTyping(ev.target)) {
-    if (ev.key === "Escape") ev.target.blur();
-    return;
-  }
-  const inGraph = ev.target.closest && ev.target.closest("#graph");
-  const inTimeline = ev.target.closest && ev.target.closest("#timeline-rows");
-  switch (ev.key) {
-    case "j": move(1); break;
-    case "k": move(-1); break;
-    case "ArrowDown": if (!inTimeline) return; move(1); break;
-    case "ArrowUp": if (!inTimeline) return; move(-1); break;
-    // In the timeline Home and End move the selection; elsewhere they travel, like ← and →.
-    case "Home": if (inTimeline) move(-Infinity); else step(-Infinity); break;
-    case "End": if (inTimeline) move(Infinity); else step(Infinity); break;
-    case "ArrowLeft": step(-1); break;
-    case "ArrowRight": step(1); break;
-    case "/": {
-      const t = document.getElementById("filter-text");
-      if (S.tab !== "timeline") showTab("timeline");
-      if (t) t.focus();
-      break;
-    }
-    case "Enter":
-    case " ":
-      if (inGraph && onGraphActivate(ev.target)) break;
-      if (ev.key === "Enter" && !ev.target.closest("button, a") && S.selected) { openDrawer(); inspect(S.selected); break; }
-      return;
-    // Esc closes the inspector's drawer first, then clears the filters.
-    case "Escape": if (!closeDrawer()) setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
-    default: return;
-  }
-  ev.preventDefault();
-}
 
 // onClick handles the page's clicks: links to events, tabs, the tree, rows, "New events".
 function onClick(ev) {
@@ -554,7 +187,7 @@ export function initRun() {
   document.getElementById("run-again").addEventListener("click", (ev) => {
     startRun(body.dataset.flow || "", body.dataset.input || "", document.getElementById("form-error"), ev.currentTarget);
   });
-  if (!isFinal(S.status)) watchTyping();
+  if (!isFinal(S.status)) watchTyping(S.runId);
   document.getElementById("replay").addEventListener("click", (ev) => {
     postRun("/api/runs/" + encodeURIComponent(body.dataset.runId) + "/replay", {}, document.getElementById("form-error"), ev.currentTarget);
   });
@@ -589,34 +222,4 @@ export function initRun() {
     runClock(() => isFinal(S.status), mayResume);
     S.resumeNow = follow(S.runId, () => S.seq, () => isFinal(S.status), mayResume, applyMessage);
   }
-}
-
-// watchTyping shows the replies being streamed, token by token, from the run's typing socket
-// until it closes (the run ended); each reply reaches the timeline once complete.
-function watchTyping() {
-  const box = document.getElementById("typing");
-  if (!box || !("WebSocket" in window)) return;
-  const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  let ws;
-  try {
-    ws = new WebSocket(withToken(proto + "//" + location.host + "/runs/" + encodeURIComponent(S.runId) + "/typing"));
-  } catch (e) { return; }
-  ws.onmessage = (msg) => {
-    let replies = [];
-    try { replies = JSON.parse(msg.data); } catch (e) { return; }
-    box.replaceChildren(...replies.map((r) => {
-      const row = document.createElement("p");
-      row.className = "typing-reply";
-      row.dataset.testid = "typing-reply";
-      row.dataset.agent = r.agent;
-      const who = document.createElement("strong");
-      who.textContent = r.agent + " ";
-      const text = document.createElement("span");
-      text.textContent = r.text; // text, never markup
-      row.append(who, text);
-      return row;
-    }));
-    box.hidden = replies.length === 0;
-  };
-  ws.onclose = () => { box.replaceChildren(); box.hidden = true; };
 }

@@ -116,7 +116,7 @@ func timelineFilters(agents []web.AgentRef) templ.Component {
 	})
 }
 
-// agentFilter is replaced by a fragment when a new agent appears; run.js restores the selection.
+// agentFilter is replaced by a fragment when a new agent appears; filters.js restores the selection.
 func agentFilter(agents []web.AgentRef) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

@@ -147,7 +147,7 @@ func (a *analysis) clone() *analysis {
 	c.inputs = maps.Clone(a.inputs) // each replaced whole, never changed
 	c.freshFrom, c.echoOf, c.echoedBy = maps.Clone(a.freshFrom), maps.Clone(a.echoOf), maps.Clone(a.echoedBy)
 	c.callbacksOnly = maps.Clone(a.callbacksOnly)
-	c.searches = nil // filled in place as searches read events: each copy keeps its own
+	c.searches = capped(a.searches)
 	c.spans = a.spans.clone(callCopies)
 	return &c
 }

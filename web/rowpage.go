@@ -8,7 +8,7 @@ import (
 // RowFilter is the timeline's filters, as the run page sets them: a row passes when it is the
 // agent's (any agent when ""), of one of Groups (none: every group, messages folded into their
 // call's row left out), failed when Failed, and its Search text holds Text (lower-cased and
-// trimmed before matching). static/run.js's matches applies the same rules in the page.
+// trimmed before matching). static/filters.js's matches applies the same rules in the page.
 type RowFilter struct {
 	Agent  string
 	Groups []string
@@ -22,8 +22,7 @@ func (f RowFilter) Active() bool {
 }
 
 // passes reports whether event i's row passes f, whose Text is lower-cased and trimmed. It
-// builds no row, and reads the event's search text from the cache (filling it) only when f has
-// a text.
+// builds no row.
 func (a *analysis) passes(f RowFilter, i int) bool {
 	e := &a.tr.Events[i]
 	switch {
@@ -37,18 +36,6 @@ func (a *analysis) passes(f RowFilter, i int) bool {
 	return f.Text == "" || strings.Contains(a.searchOf(i), f.Text)
 }
 
-// searchOf returns the search text of event i, from the cache.
-func (a *analysis) searchOf(i int) string {
-	if len(a.searches) <= i {
-		a.searches = append(a.searches, make([]string, len(a.tr.Events)-len(a.searches))...)
-	}
-	if a.searches[i] == "" {
-		e := &a.tr.Events[i]
-		a.searches[i] = a.searchText(e, shorten(oneLine(Summary(*e)), summaryLen))
-	}
-	return a.searches[i]
-}
-
 // RowPage is one page of the timeline's rows that pass a filter, for a page that holds only
 // some of them.
 type RowPage struct {
@@ -59,15 +46,33 @@ type RowPage struct {
 	Reached int64
 }
 
+// SearchTurn is how many events' search texts a guard of a ViewState has IndexSearch make at a
+// time: some milliseconds' work, after which it lets others in.
+const SearchTurn = 1024
+
+// IndexSearch makes, and keeps, the search texts of up to n more events, and reports whether
+// every event's is made. CountRows and FindRows with a text make those still missing: a caller
+// that shares the state (the server, among a run's live viewers) calls IndexSearch in turns
+// first, letting go of the state between them, so that a run's first search never holds it for
+// a pass over the run.
+func (v *ViewState) IndexSearch(n int) bool {
+	a := v.a
+	for end := min(len(a.tr.Events), len(a.searches)+n); len(a.searches) < end; {
+		a.searches = append(a.searches, a.searchOf(len(a.searches)))
+	}
+	return len(a.searches) == len(a.tr.Events)
+}
+
 // CountRows returns how many rows of the run pass f, and how many rows there are. With a text
-// it reads every event's search text, once (they are kept for the next search, whose cost is
-// then a pass over them).
+// it makes the search texts IndexSearch has not (once: they are kept).
 func (v *ViewState) CountRows(f RowFilter) (matches, rows int) {
 	ev := v.a.tr.Events
 	if !f.Active() {
 		return len(ev) - len(v.a.echoOf), len(ev) // every row but the folded messages
 	}
-	f.Text = strings.ToLower(strings.TrimSpace(f.Text))
+	if f.Text = strings.ToLower(strings.TrimSpace(f.Text)); f.Text != "" {
+		v.IndexSearch(len(ev))
+	}
 	for i := range ev {
 		if v.a.passes(f, i) {
 			matches++
@@ -89,14 +94,16 @@ func (v *ViewState) FindRows(f RowFilter, after, before int64, limit int, forwar
 	}
 	var p RowPage
 	limit = max(limit, 1)
-	f.Text = strings.ToLower(strings.TrimSpace(f.Text))
+	if f.Text = strings.ToLower(strings.TrimSpace(f.Text)); f.Text != "" {
+		v.IndexSearch(len(ev))
+	}
 	step, i, end := 1, lo, hi
 	if !forward {
 		step, i, end = -1, hi-1, lo-1
 	}
 	for ; i != end && len(p.Rows) < limit; i += step {
 		if a.passes(f, i) {
-			p.Rows = append(p.Rows, a.row(&ev[i]))
+			p.Rows = append(p.Rows, a.row(i))
 		}
 	}
 	switch {

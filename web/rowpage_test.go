@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 	"github.com/baton-dev/baton/web/webtest"
 )
@@ -89,4 +90,34 @@ func seqs(rows []web.Row) []int64 {
 		out[i] = r.Seq
 	}
 	return out
+}
+
+// TestIndexSearchTurns: IndexSearch makes at most the search texts it is asked for, says when
+// every event's is made, and a search over texts made in turns finds what a row's own text holds.
+func TestIndexSearchTurns(t *testing.T) {
+	tr := webtest.Big(3000)
+	vs := web.NewViewState(tr.Run, tr.Agents)
+	vs.Add(tr.Events...)
+	turns := 0
+	for done := false; !done; turns++ {
+		done = vs.IndexSearch(1000)
+	}
+	if want := (len(tr.Events) + 999) / 1000; turns != want {
+		t.Errorf("IndexSearch(1000) took %d turns for %d events, want %d", turns, len(tr.Events), want)
+	}
+	fresh := web.NewViewState(tr.Run, tr.Agents)
+	fresh.Add(tr.Events...)
+	for _, q := range []string{"result 17", "for context", "no such words"} {
+		f := web.RowFilter{Text: q}
+		if got, want := seqs(vs.FindRows(f, 0, 0, 5000, true).Rows), seqs(fresh.FindRows(f, 0, 0, 5000, true).Rows); !slices.Equal(got, want) {
+			t.Errorf("%q: %d rows from texts made in turns, %d from texts made at once", q, len(got), len(want))
+		}
+	}
+	if vs.IndexSearch(1) != true {
+		t.Error("IndexSearch of an indexed run says it is not done")
+	}
+	vs.Add(traces.Event{Seq: tr.Events[len(tr.Events)-1].Seq + 1, Kind: traces.KindError, Error: &traces.ErrorDetail{Message: "late"}})
+	if vs.IndexSearch(0) || !vs.IndexSearch(1) {
+		t.Error("an event added after indexing is not indexed by the next turn")
+	}
 }

@@ -11,7 +11,9 @@ import (
 const echoWindow = 16
 
 // noteSearch keeps what an event's row needs for search and folding: where an agent's input
-// stops repeating its previous one, and which call a message event echoes.
+// stops repeating its previous one, and which call a message event echoes. The event's search
+// text is made when a search first needs it (IndexSearch): making it here would make every
+// analysis, a replay's included, some 3 times as dear.
 func (a *analysis) noteSearch(i int) {
 	e := &a.tr.Events[i]
 	var in []traces.Message
@@ -73,6 +75,15 @@ func sameMessage(a, b traces.Message) bool {
 		}
 	}
 	return true
+}
+
+// searchOf returns the search text of event i: kept when IndexSearch made it, else made now.
+func (a *analysis) searchOf(i int) string {
+	if i < len(a.searches) {
+		return a.searches[i]
+	}
+	e := &a.tr.Events[i]
+	return a.searchText(e, shorten(oneLine(Summary(*e)), summaryLen))
 }
 
 // searchText is the lower-cased text a timeline search looks in for e: its row's words and the

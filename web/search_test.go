@@ -69,3 +69,15 @@ func TestTimelineSearchAndEchoes(t *testing.T) {
 		t.Errorf("the supervisor's model calls' search texts repeat its instruction or lack it: %d calls", len(starts))
 	}
 }
+
+// FuzzOneLine: the fast path of oneLine returns what folding the whitespace returns.
+func FuzzOneLine(f *testing.F) {
+	for _, s := range []string{"", "a b", " a", "a ", "a  b", "a\tb", "a\u00a0b", "é b", "a\u2028b", "x\x85y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := web.OneLine(s), strings.Join(strings.Fields(s), " "); len(s) <= 1280 && got != want {
+			t.Fatalf("oneLine(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

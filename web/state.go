@@ -104,8 +104,8 @@ type analysis struct {
 	inputs    map[string][]traces.Message
 	freshFrom map[int64]int
 	echoOf    map[int64]int64
-	// searches caches the search text of each event a search of the whole run read, by index
-	// ("" when not read yet): a run's second search costs a pass over strings, not over events.
+	// searches holds the search texts of the first events, by index, made as searches need
+	// them (IndexSearch): a run's next search costs a pass over strings, not over events.
 	searches []string
 	echoedBy map[int64]int64 // the reverse of echoOf
 

@@ -47,20 +47,25 @@ func newTimeline(a *analysis, after int64) []Row {
 	first := a.firstAfter(after)
 	rows := make([]Row, 0, len(ev)-first)
 	for i := first; i < len(ev); i++ {
-		rows = append(rows, a.row(&ev[i]))
+		rows = append(rows, a.row(i))
 	}
 	return rows
 }
 
-// row returns the timeline row of e, an event of the analysis.
-func (a *analysis) row(e *traces.Event) Row {
+// row returns the timeline row of event i.
+func (a *analysis) row(i int) Row {
+	e := &a.tr.Events[i]
 	r := Row{
 		Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Agent: e.Agent,
 		Colour: a.roster.colour(e.Agent), Kind: e.Kind, Group: KindGroup(e.Kind),
 		Summary: shorten(oneLine(Summary(*e)), summaryLen), EchoOf: a.echoOf[e.Seq],
 		CallbacksOnly: a.callbacksOnly[e.Seq],
 	}
-	r.Search = a.searchText(e, r.Summary)
+	if i < len(a.searches) {
+		r.Search = a.searches[i]
+	} else {
+		r.Search = a.searchText(e, r.Summary)
+	}
 	if t := a.transferAt[e.Seq]; t != nil && e.Kind == traces.KindTransfer {
 		r.Order = t.order
 	}
@@ -227,7 +232,26 @@ func oneLine(s string) string {
 		}
 		s = s[:cut] + " …"
 	}
+	if isOneLine(s) {
+		return s // most summaries: nothing to fold, nothing to allocate
+	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// isOneLine reports whether s is ASCII whose only whitespace is single spaces between words:
+// what oneLine would return unchanged.
+func isOneLine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return false // a non-ASCII space is possible: let strings.Fields decide
+		case c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' '):
+			return false
+		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			return false
+		}
+	}
+	return true
 }
 
 // compactJSON returns raw without insignificant whitespace, or raw as one line of text when it

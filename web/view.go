@@ -83,7 +83,7 @@ func (a *analysis) update(from int64) Update {
 	u.Stats, u.Graph = newStats(a), newGraph(a)
 	for _, seq := range a.amendedSince(from, a.lastSeq) {
 		if i := a.index(seq); i >= 0 {
-			u.Amended = append(u.Amended, a.row(&a.tr.Events[i]))
+			u.Amended = append(u.Amended, a.row(i))
 		}
 	}
 	u.ValuesChanged, u.HistoriesChanged = a.valuesSeq > from, a.historiesSeq > from

@@ -48,7 +48,7 @@ func (v *ViewState) Rows(after int64, limit int) []Row {
 	}
 	rows := make([]Row, 0, end-i)
 	for ; i < end; i++ {
-		rows = append(rows, v.a.row(&ev[i]))
+		rows = append(rows, v.a.row(i))
 	}
 	return rows
 }
