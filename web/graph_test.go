@@ -81,19 +81,36 @@ func isUnder(g web.Graph, name, anc string) bool {
 	return false
 }
 
-func TestWideTreeHasEveryNode(t *testing.T) {
+// TestWideTreeStacksLeaves: a root with 12 leaf sub-agents lists them in columns under it, read
+// top to bottom then left to right, each column's boxes left-aligned and apart: narrower than
+// 8 boxes side by side (one column per leaf was over 12), and no taller than it is wide.
+func TestWideTreeStacksLeaves(t *testing.T) {
 	g := web.NewGraph(webtest.Wide(12))
 	if len(g.Nodes) != 1+12+3 {
 		t.Fatalf("got %d nodes, want 16", len(g.Nodes))
 	}
-	row := g.Nodes[1].Box.Y
-	for _, n := range g.Nodes[1:13] {
-		if n.Box.Y != row || n.Depth != 1 {
-			t.Errorf("specialist %s at y=%v depth %d, want one row at %v depth 1", n.Name, n.Box.Y, n.Depth, row)
+	root, leaves := g.Nodes[0], g.Nodes[1:13]
+	cols := 1
+	for i, n := range leaves {
+		if n.Depth != 1 || n.Box.Y <= root.Box.Bottom() {
+			t.Errorf("specialist %s at depth %d, y=%v: not under the root (bottom %v)", n.Name, n.Depth, n.Box.Y, root.Box.Bottom())
+		}
+		if i == 0 {
+			continue
+		}
+		switch prev := leaves[i-1].Box; {
+		case n.Box.X == prev.X && n.Box.Y > prev.Bottom(): // next in its column
+		case n.Box.X > prev.Right() && n.Box.Y == leaves[0].Box.Y: // tops the next column
+			cols++
+		default:
+			t.Errorf("%s at %+v does not follow %+v down its column or start the next", n.Name, n.Box, prev)
 		}
 	}
-	if g.Nodes[0].Box.Y >= row {
-		t.Errorf("root is not above its children")
+	if cols < 2 || cols > 6 {
+		t.Errorf("12 leaves in %d columns", cols)
+	}
+	if g.Width > 8*web.NodeW || g.Height > g.Width {
+		t.Errorf("drawing %.0fx%.0f: want it narrower than 8 boxes, and wider than tall", g.Width, g.Height)
 	}
 }
 
