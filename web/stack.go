@@ -56,20 +56,13 @@ func columns(leaves []*slot, n int) [][]*slot {
 
 // trunkWidth is the width of a column's trunk for its leaves' lines, up to the boxes.
 func trunkWidth(col []*slot) float64 {
-	ports := trunkPorts(col, 0)
-	w := 0.0
-	for _, p := range ports {
-		for _, x := range p {
-			w = max(w, x)
-		}
-	}
-	return w + trunkPad
+	return walkTrunk(col, 0, nil) + trunkPad
 }
 
-// trunkPorts returns where the lines of col's leaves run down its trunk, leaf by leaf, from
-// left on: the deepest leaf's outermost. Lines are trunkStep apart, linkStep beside a tree link.
-func trunkPorts(col []*slot, left float64) [][]float64 {
-	ports := make([][]float64, len(col))
+// walkTrunk calls at, if not nil, with each line of col's leaves (the leaf's index in col) and
+// where it runs down the trunk from left on, the deepest leaf's outermost first, and returns
+// the innermost line's x. Lines are trunkStep apart, linkStep beside a tree link.
+func walkTrunk(col []*slot, left float64, at func(i int, x float64)) float64 {
 	x, link, first := left, false, true // link: the line before was a tree link
 	for i := len(col) - 1; i >= 0; i-- {
 		k := col[i]
@@ -83,11 +76,13 @@ func trunkPorts(col []*slot, left float64) [][]float64 {
 			default:
 				x += trunkStep
 			}
-			ports[i] = append(ports[i], x)
+			if at != nil {
+				at(i, x)
+			}
 			link = isLink
 		}
 	}
-	return ports
+	return x
 }
 
 // colWidth is the width of a column, its trunk included.
@@ -126,10 +121,8 @@ func (s *slot) kidsWidth() float64 {
 func (s *slot) placeCols(left, top float64) Rect {
 	bounds := Rect{left, top, 0, 0}
 	for _, col := range s.cols {
-		x := left + trunkWidth(col)
-		for i, ports := range trunkPorts(col, left) {
-			k := col[i]
-			k.ports = ports
+		x := walkTrunk(col, left, func(i int, x float64) { col[i].ports = append(col[i].ports, x) }) + trunkPad
+		for i, k := range col {
 			k.box = Rect{x, top + float64(i)*(NodeH+stackGap), nodeWidth(k.m.Name), NodeH}
 			bounds = bounds.union(k.box)
 		}
