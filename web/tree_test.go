@@ -13,20 +13,23 @@ import (
 
 // generated are the trees past a handful of agents: 10 and 20 agents 5 levels deep (with
 // AgentTool frames and a name too long for any box), a supervisor fanning out to 8
-// specialists over 22 transfers, and one with 20 specialists.
+// specialists over 22 transfers, and supervisors with 8, 12 and 20 specialists.
 func generated() map[string]traces.Trace {
 	return map[string]traces.Trace{
 		"tree 10 depth 5":   webtest.Tree(10, 5),
 		"tree 20 depth 5":   webtest.Tree(20, 5),
 		"fan 8 22":          webtest.Fan(8, 22),
+		"specialists 8 22":  webtest.Specialists(8, 11),
+		"specialists 12 22": webtest.Specialists(12, 11),
 		"specialists 20 22": webtest.Specialists(20, 11),
 	}
 }
 
 // shapeBounds are the most a generated tree may be wide for each unit of height: one column per
-// leaf made them 1.43, 3.32, 3.55 and 5.72 (4,252 px wide for 20 specialists), a long strip of
-// which Fit shows a sliver.
-var shapeBounds = map[string]float64{"tree 10 depth 5": 1.6, "tree 20 depth 5": 2.6, "fan 8 22": 2, "specialists 20 22": 2}
+// leaf made them 1.43, 3.32, 3.55, 2.90, 3.99 and 5.72 (4,252 px wide for 20 specialists), a
+// long strip of which Fit shows a sliver.
+var shapeBounds = map[string]float64{"tree 10 depth 5": 1.6, "tree 20 depth 5": 2.6, "fan 8 22": 2,
+	"specialists 8 22": 2, "specialists 12 22": 2, "specialists 20 22": 2}
 
 // badge is a drawn badge's box and what it numbers.
 type badge struct {
@@ -78,6 +81,7 @@ func TestGeneratedTreesLegible(t *testing.T) {
 			if len(g.Nodes) != len(tr.Agents) {
 				t.Fatalf("%d nodes for %d agents", len(g.Nodes), len(tr.Agents))
 			}
+			t.Logf("drawing %.0f x %.0f", g.Width, g.Height)
 			if k := g.Width / g.Height; k > shapeBounds[name] {
 				t.Errorf("drawing %.0fx%.0f: %.2f wide for each unit of height, want at most %.2f", g.Width, g.Height, k, shapeBounds[name])
 			}
