@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -416,6 +417,45 @@ func TestCallbacksOnlyMark(t *testing.T) {
 	for _, b := range web.NewGraph(streamed).Boundaries {
 		if b.CallbacksOnly {
 			t.Errorf("agenttool: frame of %s marked callbacks only", b.Callee)
+		}
+	}
+}
+
+// TestColumnsStayPut: as the generated supervisor runs' transfers add up, their specialists keep
+// their columns (boxes move right as trunks widen, but no leaf changes column), so a live tree
+// does not reshuffle under the reader. (Counting columns by the transfers so far moved the fan's
+// from three columns to two.)
+func TestColumnsStayPut(t *testing.T) {
+	columns := func(g web.Graph) map[string]int { // leaf -> its column, numbered left to right
+		xs := map[float64]bool{}
+		for _, n := range g.Nodes[1:] {
+			xs[n.Box.X] = true
+		}
+		out := map[string]int{}
+		for _, n := range g.Nodes[1:] {
+			for x := range xs {
+				if x < n.Box.X {
+					out[n.Name]++
+				}
+			}
+		}
+		return out
+	}
+	for name, tr := range generated() {
+		if !strings.HasPrefix(name, "specialists") && !strings.HasPrefix(name, "fan") {
+			continue
+		}
+		want := columns(web.NewGraph(tr))
+		if slices.Max(slices.Collect(maps.Values(want))) == 0 {
+			t.Fatalf("%s: one column", name)
+		}
+		for n := 1; n < len(tr.Events); n += 3 {
+			part := tr
+			part.Events = tr.Events[:n]
+			if got := columns(web.NewGraph(part)); !maps.Equal(got, want) {
+				t.Errorf("%s: after %d events the columns are %v, at the end %v", name, n, got, want)
+				break
+			}
 		}
 	}
 }

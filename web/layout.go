@@ -150,7 +150,7 @@ func layoutTree(r *roster, transfers func(from, to string) int) (order []*slot, 
 		for _, k := range s.kids {
 			k.lines, k.ups = fanLines(s, k, transfers)
 		}
-		s.stack(transfers)
+		s.stack()
 		s.width = math.Max(nodeWidth(m.Name), s.kidsWidth())
 		if s.frame {
 			s.fitText(m.Parent)

@@ -9,8 +9,9 @@ import "math"
 // of columns is the one that brings the parent's subtree closest to the panel's shape.
 
 // stack puts s's leaf sub-agents (no children, no AgentTool frame) in columns when it has
-// stackMin or more of them.
-func (s *slot) stack(transfers func(from, to string) int) {
+// stackMin or more of them. It counts the columns as if there were one round trip to each leaf,
+// so that they stay put while a live run's transfers add up.
+func (s *slot) stack() {
 	var leaves []*slot
 	for _, k := range s.kids {
 		if len(k.kids) == 0 && !k.frame {
@@ -30,11 +31,16 @@ func (s *slot) stack(transfers func(from, to string) int) {
 		}
 	}
 	s.cols = [][]*slot{leaves} // fanRoom only asks whether there are columns
-	fan := fanRoom(s, transfers)
+	fan := fanRoom(s, func(string, string) int { return 1 })
 	best := math.Inf(1)
 	for n := 1; n <= len(leaves); n++ {
 		cols := columns(leaves, n)
-		w := math.Max(nodeWidth(s.m.Name), others+siblingGap+colsWidth(cols))
+		w := others
+		for _, c := range cols {
+			// A link between two transfers to each leaf, and the boxes.
+			w += siblingGap + trunkPad + float64(3*len(c)-1)*linkStep + namesWidth(c)
+		}
+		w = math.Max(nodeWidth(s.m.Name), w)
 		rows := float64(len(cols[0]))
 		h := NodeH + fan + rows*NodeH + (rows-1)*stackGap
 		if miss := math.Abs(math.Log(w / h / stackAspect)); miss < best {
@@ -85,13 +91,18 @@ func walkTrunk(col []*slot, left float64, at func(i int, x float64)) float64 {
 	return x
 }
 
-// colWidth is the width of a column, its trunk included.
-func colWidth(col []*slot) float64 {
+// namesWidth is the width of the widest box of col.
+func namesWidth(col []*slot) float64 {
 	w := 0.0
 	for _, k := range col {
 		w = math.Max(w, nodeWidth(k.m.Name))
 	}
-	return trunkWidth(col) + w
+	return w
+}
+
+// colWidth is the width of a column, its trunk included.
+func colWidth(col []*slot) float64 {
+	return trunkWidth(col) + namesWidth(col)
 }
 
 // colsWidth is the width of the columns side by side.
