@@ -13,8 +13,9 @@ import (
 // when its child is under its port, and otherwise leaves its port downward, turns onto a
 // horizontal track of its own and turns down into its child. Lines going left take higher tracks
 // the further left they leave, lines going right the further right, so no two lines of a fan
-// cross (stacked leaves are entered from the left, see stack.go); every line meets the boxes square-on, away from their rounded corners and colour band,
-// and every arrowhead stops arrowGap short of the box it points at, so it is never under it.
+// cross (a stacked leaf is entered from the left instead: see stack.go); every line meets the
+// boxes square-on, away from their rounded corners and colour band, and every arrowhead stops
+// arrowGap short of the box it points at, so it is never under it.
 
 const (
 	portInset = 24.0 // least distance of a port from a box's side: clear of the colour band and the rounded corners
@@ -119,15 +120,6 @@ func (g *Graph) bundles(p *slot, pairs map[[2]string][]int) ([][]fanLine, float6
 	return out, reserve
 }
 
-// portX is where the lines to s start to arrive, from the left: its box, or its trunk when
-// stacked.
-func (s *slot) portX() float64 {
-	if s.stacked && len(s.ports) > 0 {
-		return s.ports[0]
-	}
-	return s.box.X
-}
-
 // transfer reports whether l draws a transfer.
 func (l fanLine) transfer() bool { return l.kind == lineUp || l.kind == lineDown }
 
@@ -197,21 +189,7 @@ func fan(p *slot, bundles [][]fanLine, reserve float64) []fanLine {
 // and turn into its left side, the outer line lower, so that none crosses another.
 func childPorts(b []fanLine, step, least float64) {
 	if k := b[0].child; k.stacked && len(k.ports) == len(b) {
-		// Into the side's straight part, from the bottom up: arrowheads (the transfers down)
-		// minStep apart, other lines sideStep; squeezed if even that does not fit.
-		ys := make([]float64, len(b))
-		for j := 1; j < len(b); j++ {
-			ys[j] = ys[j-1] - sideStep
-			if b[j].kind == lineDown && b[j-1].kind == lineDown {
-				ys[j] = ys[j-1] - minStep
-			}
-		}
-		span := -ys[len(b)-1]
-		f := min(1, (NodeH-2*cornerR)/max(span, 1))
-		for j := range b {
-			b[j].b = k.ports[j]
-			b[j].enter = k.box.Center().Y + (span/2+ys[j])*f
-		}
+		sidePorts(b, k)
 		return
 	}
 	c := b[0].child.box
@@ -279,7 +257,7 @@ func tracks(y0 float64, lines []fanLine, reserve float64) {
 	}
 	var badged []*fanLine
 	for _, l := range straight {
-		l.a = l.b // within half a unit: a trunk's line is where it is
+		l.a = l.b // within half a unit: a trunk's line may be that far off its port
 		l.route = Route{line(Point{l.a, y0}, end(l))}
 		if l.transfer() {
 			badged = append(badged, l)
@@ -302,39 +280,6 @@ func tracks(y0 float64, lines []fanLine, reserve float64) {
 		}
 		l.route = l.route.headGap()
 	}
-}
-
-// badgeStrip is the room a fan over stacked columns keeps above its children's row (or the
-// frames' top), reserve at its bottom included: three levels of badges, and above them the
-// tracks' last turn.
-func badgeStrip(reserve float64) float64 {
-	return max(reserve, headRoom) + 3*(2*BadgeR+2) + cornerR + 2
-}
-
-// stripBadges puts the badges of a fan over stacked columns on the lines' last runs down,
-// where they are a trunk step apart or more, taking turns left to right over three levels of
-// the strip above the row: two badges on a level are three steps apart, wider than a badge.
-// So the tracks above, which carry no badges, can lie close together.
-func stripBadges(lines []fanLine, open, reserve float64) {
-	var badged []*fanLine
-	for i := range lines {
-		if lines[i].transfer() {
-			badged = append(badged, &lines[i])
-		}
-	}
-	slices.SortFunc(badged, func(p, q *fanLine) int { return cmp.Compare(p.b, q.b) })
-	low := open - max(reserve, headRoom) - BadgeR - 1
-	for i, l := range badged {
-		l.badge = Point{l.b, low - float64(i%3)*(2*BadgeR+2)}
-	}
-}
-
-// intoSide returns the turn from p, going down, right into a box's left side at x, arrowGap
-// short of it left for headGap: p is cornerR above where it runs in.
-func intoSide(p Point, x float64) Route {
-	const k = 0.5523 // see elbow
-	q := Point{p.X + cornerR, p.Y + cornerR}
-	return Route{Curve{p, Point{p.X, p.Y + k*cornerR}, Point{q.X - k*cornerR, q.Y}, q}, line(q, Point{x, q.Y})}
 }
 
 // sides sorts the lines of a fan by where they go: left, in the order of their tracks from the

@@ -1,11 +1,16 @@
 package web
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // How a parent with many leaf sub-agents lays them out: in columns under it, each read top to
 // bottom like a file tree's entries, instead of a row of one column per leaf. Left of each
 // column runs its trunk: the fan's lines come down it, the lines to the deepest leaf outermost,
-// and turn right into their leaf's left side, so no line crosses another or a box. The number
+// and turn right into their leaf's left side, so no line crosses another or a box; their badges
+// take turns over three levels just above the columns (stripBadges). The number
 // of columns is the one that brings the parent's subtree closest to the panel's shape.
 
 // stack puts s's leaf sub-agents (no children, no AgentTool frame) in columns when it has
@@ -140,4 +145,66 @@ func (s *slot) placeCols(left, top float64) Rect {
 		left += colWidth(col) + siblingGap
 	}
 	return bounds
+}
+
+// portX is where the lines to s start to arrive, from the left: its box, or its trunk when
+// stacked.
+func (s *slot) portX() float64 {
+	if s.stacked && len(s.ports) > 0 {
+		return s.ports[0]
+	}
+	return s.box.X
+}
+
+// sidePorts places the lines of bundle b, to the stacked leaf k, on k's trunk and on k's left
+// side, from the bottom up: the outer line lower, so that none crosses another; arrowheads (the
+// transfers down) minStep apart, other lines sideStep, squeezed if even that does not fit the
+// side's straight part.
+func sidePorts(b []fanLine, k *slot) {
+	ys := make([]float64, len(b))
+	for j := 1; j < len(b); j++ {
+		ys[j] = ys[j-1] - sideStep
+		if b[j].kind == lineDown && b[j-1].kind == lineDown {
+			ys[j] = ys[j-1] - minStep
+		}
+	}
+	span := -ys[len(b)-1]
+	f := min(1, (NodeH-2*cornerR)/max(span, 1))
+	for j := range b {
+		b[j].b = k.ports[j]
+		b[j].enter = k.box.Center().Y + (span/2+ys[j])*f
+	}
+}
+
+// badgeStrip is the room a fan over stacked columns keeps above its children's row (or the
+// frames' top), reserve at its bottom included: three levels of badges, and above them the
+// tracks' last turn.
+func badgeStrip(reserve float64) float64 {
+	return max(reserve, headRoom) + 3*(2*BadgeR+2) + cornerR + 2
+}
+
+// stripBadges puts the badges of a fan over stacked columns on the lines' last runs down,
+// where they are a trunk step apart or more, taking turns left to right over three levels of
+// the strip above the row: two badges on a level are three steps apart, wider than a badge.
+// So the tracks above, which carry no badges, can lie close together.
+func stripBadges(lines []fanLine, open, reserve float64) {
+	var badged []*fanLine
+	for i := range lines {
+		if lines[i].transfer() {
+			badged = append(badged, &lines[i])
+		}
+	}
+	slices.SortFunc(badged, func(p, q *fanLine) int { return cmp.Compare(p.b, q.b) })
+	low := open - max(reserve, headRoom) - BadgeR - 1
+	for i, l := range badged {
+		l.badge = Point{l.b, low - float64(i%3)*(2*BadgeR+2)}
+	}
+}
+
+// intoSide returns the turn from p, going down, right to x on a box's left side (headGap then
+// stops it arrowGap short): p is cornerR above where it runs in.
+func intoSide(p Point, x float64) Route {
+	const k = 0.5523 // see elbow
+	q := Point{p.X + cornerR, p.Y + cornerR}
+	return Route{Curve{p, Point{p.X, p.Y + k*cornerR}, Point{q.X - k*cornerR, q.Y}, q}, line(q, Point{x, q.Y})}
 }
