@@ -57,11 +57,11 @@ func importTrace(t *testing.T, b *baton, tr traces.Trace) string {
 }
 
 // TestBigTreeZoomPanAndBundles: a run with 8 specialists and 22 transfers, imported, opens with
-// its tree too wide for the panel drawn at the legible zoom, not shrunk: no text under
-// web.MinFont px, every name whole. The buttons, Ctrl+wheel and the keyboard zoom; a drag pans
-// without inspecting what it started on; a bundle's count expands it into its numbered edges,
-// one of which inspects to the list of the bundle's transfers; "Show every transfer" draws
-// them all; and axe-core finds nothing.
+// its tree too big for the panel drawn at the legible zoom, not shrunk: no text under
+// web.MinFont px, every name whole, the specialists in columns about as wide as the panel. The
+// buttons, Ctrl+wheel and the keyboard zoom; a drag pans without inspecting what it started on;
+// a bundle's count expands it into its numbered edges, one of which inspects to the list of the
+// bundle's transfers; "Show every transfer" draws them all; and axe-core finds nothing.
 func TestBigTreeZoomPanAndBundles(t *testing.T) {
 	t.Parallel()
 	b := startBaton(t)
@@ -77,6 +77,14 @@ func TestBigTreeZoomPanAndBundles(t *testing.T) {
 	l := evalJS[legibility](t, tb, legibleJS)
 	if math.Abs(l.Scale-l.MinZoom) > 0.01 || l.Least < web.MinFont-0.01 {
 		t.Errorf("opened at zoom %.3f (legible from %.3f), smallest text %.1fpx (%q)", l.Scale, l.MinZoom, l.Least, l.Which)
+	}
+	// The specialists are listed in columns under the supervisor: at the legible zoom the tree
+	// is about as wide as the panel (1.2 panels at 1280x800; one column per specialist made it
+	// 2.6).
+	wide := evalJS[struct{ Drawn, Panel float64 }](t, tb, `({drawn: document.querySelector('#graph svg').getBoundingClientRect().width,
+	  panel: document.getElementById('graph-scroll').clientWidth})`)
+	if wide.Drawn > 1.25*wide.Panel {
+		t.Errorf("the tree is drawn %.0f px wide in a panel of %.0f", wide.Drawn, wide.Panel)
 	}
 	names := evalJS[[]string](t, tb, `Array.from(document.querySelectorAll('#graph .node')).filter(n =>
 	  n.querySelector('.node-name').textContent !== n.dataset.agent || !n.getAttribute('aria-label').startsWith(n.dataset.agent) ||

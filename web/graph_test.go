@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -81,19 +82,36 @@ func isUnder(g web.Graph, name, anc string) bool {
 	return false
 }
 
-func TestWideTreeHasEveryNode(t *testing.T) {
+// TestWideTreeStacksLeaves: a root with 12 leaf sub-agents lists them in columns under it, read
+// top to bottom then left to right, each column's boxes left-aligned and apart: narrower than
+// 8 boxes side by side (one column per leaf was over 12), and no taller than it is wide.
+func TestWideTreeStacksLeaves(t *testing.T) {
 	g := web.NewGraph(webtest.Wide(12))
 	if len(g.Nodes) != 1+12+3 {
 		t.Fatalf("got %d nodes, want 16", len(g.Nodes))
 	}
-	row := g.Nodes[1].Box.Y
-	for _, n := range g.Nodes[1:13] {
-		if n.Box.Y != row || n.Depth != 1 {
-			t.Errorf("specialist %s at y=%v depth %d, want one row at %v depth 1", n.Name, n.Box.Y, n.Depth, row)
+	root, leaves := g.Nodes[0], g.Nodes[1:13]
+	cols := 1
+	for i, n := range leaves {
+		if n.Depth != 1 || n.Box.Y <= root.Box.Bottom() {
+			t.Errorf("specialist %s at depth %d, y=%v: not under the root (bottom %v)", n.Name, n.Depth, n.Box.Y, root.Box.Bottom())
+		}
+		if i == 0 {
+			continue
+		}
+		switch prev := leaves[i-1].Box; {
+		case n.Box.X == prev.X && n.Box.Y > prev.Bottom(): // next in its column
+		case n.Box.X > prev.Right() && n.Box.Y == leaves[0].Box.Y: // tops the next column
+			cols++
+		default:
+			t.Errorf("%s at %+v does not follow %+v down its column or start the next", n.Name, n.Box, prev)
 		}
 	}
-	if g.Nodes[0].Box.Y >= row {
-		t.Errorf("root is not above its children")
+	if cols < 2 || cols > 6 {
+		t.Errorf("12 leaves in %d columns", cols)
+	}
+	if g.Width > 8*web.NodeW || g.Height > g.Width {
+		t.Errorf("drawing %.0fx%.0f: want it narrower than 8 boxes, and wider than tall", g.Width, g.Height)
 	}
 }
 
@@ -399,6 +417,45 @@ func TestCallbacksOnlyMark(t *testing.T) {
 	for _, b := range web.NewGraph(streamed).Boundaries {
 		if b.CallbacksOnly {
 			t.Errorf("agenttool: frame of %s marked callbacks only", b.Callee)
+		}
+	}
+}
+
+// TestColumnsStayPut: as the generated supervisor runs' transfers add up, their specialists keep
+// their columns (boxes move right as trunks widen, but no leaf changes column), so a live tree
+// does not reshuffle under the reader. (Counting columns by the transfers so far moved the fan's
+// from three columns to two.)
+func TestColumnsStayPut(t *testing.T) {
+	columns := func(g web.Graph) map[string]int { // leaf -> its column, numbered left to right
+		xs := map[float64]bool{}
+		for _, n := range g.Nodes[1:] {
+			xs[n.Box.X] = true
+		}
+		out := map[string]int{}
+		for _, n := range g.Nodes[1:] {
+			for x := range xs {
+				if x < n.Box.X {
+					out[n.Name]++
+				}
+			}
+		}
+		return out
+	}
+	for name, tr := range generated() {
+		if !strings.HasPrefix(name, "specialists") && !strings.HasPrefix(name, "fan") {
+			continue
+		}
+		want := columns(web.NewGraph(tr))
+		if slices.Max(slices.Collect(maps.Values(want))) == 0 {
+			t.Fatalf("%s: one column", name)
+		}
+		for n := 1; n < len(tr.Events); n += 3 {
+			part := tr
+			part.Events = tr.Events[:n]
+			if got := columns(web.NewGraph(part)); !maps.Equal(got, want) {
+				t.Errorf("%s: after %d events the columns are %v, at the end %v", name, n, got, want)
+				break
+			}
 		}
 	}
 }

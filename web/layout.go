@@ -25,6 +25,16 @@ const (
 	frameLine  = 16.0  // one line of the frame's caption and note, drawn under what it holds
 	frameText  = 24.0  // horizontal padding of the frame's text
 	charW      = 8.0   // a generous average width of one character of the frame's 13.5px text
+
+	// A parent with stackMin or more leaf sub-agents stacks them in columns, as a file tree
+	// lists its entries, instead of giving each a column of its own (see stack).
+	stackMin    = 4
+	stackGap    = 16.0 // between the boxes of a column
+	trunkStep   = 11.0 // between the lines running down a column's trunk, left of its boxes: three steps hold a badge
+	linkStep    = 14.0 // beside a tree link in a fan over columns: a badge beside it does not cover it
+	trunkPad    = 30.0 // between a trunk's innermost line and the boxes: its turn and its arrowhead
+	stackTrack  = 7.0  // between the tracks of a fan over stacked columns: its badges are not on them
+	stackAspect = 1.6  // the width over height a stacking parent's subtree aims for: the tree panel's shape
 )
 
 // nodeWidth is the width of the box of agent name: wide enough for the whole name, within
@@ -55,6 +65,13 @@ type slot struct {
 	// holds, so that nothing but the call and result arrows crosses the frame's top.
 	caption, note []string
 	text          Rect // where caption and note are drawn, by the charW estimate
+	// lines is how many lines the parent's fan draws to this agent (see route.go), ups of them
+	// transfers up before its link. A stacked leaf sits in its parent's cols, its lines running
+	// down the trunk left of its column at x ports, and turning into its box's left side.
+	lines, ups int
+	stacked    bool
+	ports      []float64
+	cols       [][]*slot // the stacked leaves, column by column, when it stacks them
 }
 
 // frameNote is what every AgentTool frame says about the callee's run; callbacksNote is added
@@ -125,16 +142,16 @@ func layoutTree(r *roster, transfers func(from, to string) int) (order []*slot, 
 	build = func(m *member, seen map[string]bool) *slot {
 		seen[m.Name] = true
 		s := &slot{m: m, frame: m.Parent != "" && m.Relation == traces.RelationAgentTool}
-		kidsW := -siblingGap
 		for _, c := range r.children(m.Name) {
-			if seen[c.Name] {
-				continue
+			if !seen[c.Name] {
+				s.kids = append(s.kids, build(c, seen))
 			}
-			k := build(c, seen)
-			s.kids = append(s.kids, k)
-			kidsW += k.footprint() + siblingGap
 		}
-		s.width = math.Max(nodeWidth(m.Name), kidsW)
+		for _, k := range s.kids {
+			k.lines, k.ups = fanLines(s, k, transfers)
+		}
+		s.stack()
+		s.width = math.Max(nodeWidth(m.Name), s.kidsWidth())
 		if s.frame {
 			s.fitText(m.Parent)
 		}
@@ -207,6 +224,20 @@ func rowTops(roots []*slot, transfers func(from, to string) int) []float64 {
 	return tops
 }
 
+// fanLines is how many lines the fan of parent p draws to its child k (its link or AgentTool
+// pair, and the drawn transfers either way), and how many of them are transfers up, drawn first.
+func fanLines(p, k *slot, transfers func(from, to string) int) (lines, ups int) {
+	ups = min(transfers(k.m.Name, p.m.Name), Lanes)
+	n := ups + min(transfers(p.m.Name, k.m.Name), Lanes)
+	switch {
+	case k.frame:
+		return n + 2, ups
+	case !k.m.missing:
+		return n + 1, ups
+	}
+	return n, ups
+}
+
 // fanRoom is the height the fan of lines from s to its children needs (see route.go): toolGap
 // or a little more when they are all AgentTool pairs, which bend over tracks of their own
 // without badges; rowGap when sub-agents are among them, or more when many transfer lanes,
@@ -231,6 +262,13 @@ func fanRoom(s *slot, transfers func(from, to string) int) float64 {
 		return max(toolGap, trackStep*float64(tracks+1))
 	}
 	tracks := (lines + lanes + 2*callees + 1) / 2
+	if s.cols != nil {
+		reserve := 0.0
+		if earlier {
+			reserve = earlierH + BadgeR
+		}
+		return headRoom + float64(max(tracks-1, 0))*stackTrack + badgeStrip(reserve)
+	}
 	room := headRoom + float64(max(tracks-1, 0))*(2*BadgeR+2) + headRoom
 	if earlier {
 		room += earlierH + BadgeR
@@ -245,14 +283,17 @@ func place(s *slot, left float64, d int, rows []float64) Rect {
 	w := nodeWidth(s.m.Name)
 	s.box = Rect{inner + (s.width-w)/2, rows[d], w, NodeH}
 	bounds := s.box
-	kidsW := -siblingGap
+	x, stacked := inner+(s.width-s.kidsWidth())/2, false
 	for _, k := range s.kids {
-		kidsW += k.footprint() + siblingGap
-	}
-	x := inner + (s.width-kidsW)/2
-	for _, k := range s.kids {
-		bounds = bounds.union(place(k, x, d+1, rows))
-		x += k.footprint() + siblingGap
+		switch {
+		case !k.stacked:
+			bounds = bounds.union(place(k, x, d+1, rows))
+			x += k.footprint() + siblingGap
+		case !stacked: // the columns take the place of the first stacked leaf
+			stacked = true
+			bounds = bounds.union(s.placeCols(x, rows[d+1]))
+			x += colsWidth(s.cols) + siblingGap
+		}
 	}
 	if s.frame {
 		top := s.box.Y - frameTop

@@ -13,13 +13,15 @@ import (
 // when its child is under its port, and otherwise leaves its port downward, turns onto a
 // horizontal track of its own and turns down into its child. Lines going left take higher tracks
 // the further left they leave, lines going right the further right, so no two lines of a fan
-// cross; every line meets the boxes square-on, away from their rounded corners and colour band,
-// and every arrowhead stops arrowGap short of the box it points at, so it is never under it.
+// cross (a stacked leaf is entered from the left instead: see stack.go); every line meets the
+// boxes square-on, away from their rounded corners and colour band, and every arrowhead stops
+// arrowGap short of the box it points at, so it is never under it.
 
 const (
 	portInset = 24.0 // least distance of a port from a box's side: clear of the colour band and the rounded corners
 	portStep  = 22.0 // room between neighbouring ports of a bundle, when the parent's edge has it
 	minStep   = 12.0 // below this, arrowheads at neighbouring ports would touch
+	sideStep  = 8.0  // between lines into a box's side when they do not both end in arrowheads
 	bundleGap = 1.6  // extra room between two bundles on the parent, in port steps
 	arrowGap  = 4.0  // between an arrowhead's end of a line and the box edge: clear of the thickest box stroke
 	cornerR   = 10.0 // radius of a line's turns
@@ -47,6 +49,8 @@ type fanLine struct {
 	edge  int     // index in Graph.Transfers, for lineUp and lineDown
 	a, b  float64 // x of its ports on the parent's bottom and on the child's top
 	track float64 // y of its horizontal run, when it bends
+	enter float64 // y where it turns into a stacked child's left side
+	top   float64 // y of the children's row: where the fan ends
 	route Route   // from its tail to its head
 	badge Point   // where a transfer's order badge sits
 }
@@ -110,6 +114,9 @@ func (g *Graph) bundles(p *slot, pairs map[[2]string][]int) ([][]fanLine, float6
 			out = append(out, b)
 		}
 	}
+	// Left to right as they end: a parent's columns of stacked leaves are one band among its
+	// children, and in it each leaf's lines run down where placeCols put them.
+	slices.SortStableFunc(out, func(x, y []fanLine) int { return cmp.Compare(x[0].child.portX(), y[0].child.portX()) })
 	return out, reserve
 }
 
@@ -152,6 +159,10 @@ func fan(p *slot, bundles [][]fanLine, reserve float64) []fanLine {
 		step = room / units
 	}
 	x := p.box.Center().X - units*step/2
+	least := minStep
+	if p.cols != nil {
+		least = linkStep
+	}
 	var lines []fanLine
 	for i, b := range bundles {
 		if i > 0 {
@@ -163,7 +174,7 @@ func fan(p *slot, bundles [][]fanLine, reserve float64) []fanLine {
 			}
 			b[j].a = x
 		}
-		childPorts(b, step)
+		childPorts(b, step, least)
 		lines = append(lines, b...)
 	}
 	tracks(p.box.Bottom(), lines, reserve)
@@ -172,16 +183,24 @@ func fan(p *slot, bundles [][]fanLine, reserve float64) []fanLine {
 
 // childPorts places the ports of bundle b on its child: right under the parent's ports when the
 // child is under them all (the lines go straight down), else centred on the child.
-func childPorts(b []fanLine, step float64) {
+//
+// In a fan over stacked columns, lines into a box's top are least apart, so that a badge beside
+// a tree link does not cover it (see stripBadges); a stacked child's lines run down its trunk
+// and turn into its left side, the outer line lower, so that none crosses another.
+func childPorts(b []fanLine, step, least float64) {
+	if k := b[0].child; k.stacked && len(k.ports) == len(b) {
+		sidePorts(b, k)
+		return
+	}
 	c := b[0].child.box
 	lo, hi := c.X+portInset, c.Right()-portInset
-	if step >= minStep && b[0].a >= lo && b[len(b)-1].a <= hi {
+	if step >= least && b[0].a >= lo && b[len(b)-1].a <= hi {
 		for j := range b {
 			b[j].b = b[j].a
 		}
 		return
 	}
-	step = max(step, min(portStep, minStep))
+	step = max(step, min(portStep, least))
 	if len(b) > 1 {
 		step = min(step, (hi-lo)/float64(len(b)-1))
 	}
@@ -209,12 +228,23 @@ func tracks(y0 float64, lines []fanLine, reserve float64) {
 	if open < top {
 		tail = max(reserve, cornerR)
 	}
+	stacked := slices.ContainsFunc(lines, func(l fanLine) bool { return l.child.stacked })
+	if stacked {
+		tail = badgeStrip(reserve)
+	}
+	end := func(l *fanLine) Point {
+		l.top = top
+		if l.child.stacked {
+			return Point{l.b, l.enter - cornerR}
+		}
+		return Point{l.b, top}
+	}
 	ys, step := levels(y0, open-y0, y0+headRoom, open-tail, max(len(left), len(right)))
 	r := min(cornerR, step)
 	for _, side := range [][]*fanLine{left, right} {
 		for i, l := range side {
 			l.track = ys[i]
-			l.route = elbow(Point{l.a, y0}, Point{l.b, top}, l.track, r)
+			l.route = elbow(Point{l.a, y0}, end(l), l.track, r)
 			// Badges sit on the tracks; when tracks are closer than a badge, neighbours take
 			// turns along the run so that they do not cover each other. The runs of a side
 			// nest, each a port further in than the one above, so the turns go outward.
@@ -227,7 +257,8 @@ func tracks(y0 float64, lines []fanLine, reserve float64) {
 	}
 	var badged []*fanLine
 	for _, l := range straight {
-		l.route = Route{line(Point{l.a, y0}, Point{l.b, top})}
+		l.a = l.b // within half a unit: a trunk's line may be that far off its port
+		l.route = Route{line(Point{l.a, y0}, end(l))}
 		if l.transfer() {
 			badged = append(badged, l)
 		}
@@ -236,8 +267,14 @@ func tracks(y0 float64, lines []fanLine, reserve float64) {
 	for i, l := range badged {
 		l.badge = Point{l.a, ys[i]}
 	}
+	if stacked {
+		stripBadges(lines, open, reserve)
+	}
 	for i := range lines {
 		l := &lines[i]
+		if l.child.stacked {
+			l.route = append(l.route, intoSide(l.route.End(), l.child.box.X)...)
+		}
 		if l.kind == lineUp || l.kind == lineResult {
 			l.route = l.route.reverse()
 		}
@@ -357,9 +394,9 @@ func (g *Graph) draw(l fanLine, links map[string]*Link, bounds map[string]*Bound
 		e.Route, e.Path, e.Label = l.route, l.route.Path(), l.badge
 		// The oldest drawn lane is its bundle's outermost: its count of older transfers sits
 		// outside it, beside where it meets the child, clear of the tracks.
-		e.EarlierAt, e.EarlierAnchor = Point{l.b + 7, l.child.box.Y - 4}, "start"
+		e.EarlierAt, e.EarlierAnchor = Point{l.b + 7, l.top - 4}, "start"
 		if l.kind == lineUp {
-			e.EarlierAt, e.EarlierAnchor = Point{l.b - 7, l.child.box.Y - 4}, "end"
+			e.EarlierAt, e.EarlierAnchor = Point{l.b - 7, l.top - 4}, "end"
 		}
 	}
 }

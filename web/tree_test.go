@@ -12,15 +12,24 @@ import (
 )
 
 // generated are the trees past a handful of agents: 10 and 20 agents 5 levels deep (with
-// AgentTool frames and a name too long for any box), and a supervisor fanning out to 8
-// specialists over 22 transfers.
+// AgentTool frames and a name too long for any box), a supervisor fanning out to 8
+// specialists over 22 transfers, and supervisors with 8, 12 and 20 specialists.
 func generated() map[string]traces.Trace {
 	return map[string]traces.Trace{
-		"tree 10 depth 5": webtest.Tree(10, 5),
-		"tree 20 depth 5": webtest.Tree(20, 5),
-		"fan 8 22":        webtest.Fan(8, 22),
+		"tree 10 depth 5":   webtest.Tree(10, 5),
+		"tree 20 depth 5":   webtest.Tree(20, 5),
+		"fan 8 22":          webtest.Fan(8, 22),
+		"specialists 8 22":  webtest.Specialists(8, 11),
+		"specialists 12 22": webtest.Specialists(12, 11),
+		"specialists 20 22": webtest.Specialists(20, 11),
 	}
 }
+
+// shapeBounds are the most a generated tree may be wide for each unit of height: one column per
+// leaf made them 1.43, 3.32, 3.55, 2.90, 3.99 and 5.72 (4,252 px wide for 20 specialists), a
+// long strip of which Fit shows a sliver.
+var shapeBounds = map[string]float64{"tree 10 depth 5": 1.6, "tree 20 depth 5": 2.6, "fan 8 22": 2,
+	"specialists 8 22": 2, "specialists 12 22": 2, "specialists 20 22": 2}
 
 // badge is a drawn badge's box and what it numbers.
 type badge struct {
@@ -57,7 +66,8 @@ func badges(g web.Graph, expanded bool) []badge {
 // TestGeneratedTreesLegible: on trees of 10 and 20 agents 5 levels deep and a fan of 8
 // specialists with 22 transfers, no boxes overlap, no badge covers another badge or a box,
 // collapsed or expanded, all inside the drawing; every name is drawn whole or, cut, with the
-// widest box; and the zoom the page opens at keeps the smallest text at the minimum size.
+// widest box; the zoom the page opens at keeps the smallest text at the minimum size; and the
+// drawing is no wider for its height than shapeBounds allow.
 func TestGeneratedTreesLegible(t *testing.T) {
 	if web.MinZoom*web.SmallestFont < web.MinFont || web.MinZoom >= 1 {
 		t.Fatalf("MinZoom %.3f: the smallest text (%vpx) at %.1fpx", web.MinZoom, web.SmallestFont, web.MinZoom*web.SmallestFont)
@@ -70,6 +80,10 @@ func TestGeneratedTreesLegible(t *testing.T) {
 			g := web.NewGraph(tr)
 			if len(g.Nodes) != len(tr.Agents) {
 				t.Fatalf("%d nodes for %d agents", len(g.Nodes), len(tr.Agents))
+			}
+			t.Logf("drawing %.0f x %.0f", g.Width, g.Height)
+			if k := g.Width / g.Height; k > shapeBounds[name] {
+				t.Errorf("drawing %.0fx%.0f: %.2f wide for each unit of height, want at most %.2f", g.Width, g.Height, k, shapeBounds[name])
 			}
 			view := web.Rect{W: g.Width, H: g.Height}
 			for i, n := range g.Nodes {
@@ -206,7 +220,7 @@ func TestRepeatedTransfersBundle(t *testing.T) {
 //
 //	go test ./web -run x -bench GraphGenerated -count 5
 func BenchmarkGraphGenerated(b *testing.B) {
-	for _, name := range []string{"tree 10 depth 5", "tree 20 depth 5", "fan 8 22"} {
+	for _, name := range []string{"tree 10 depth 5", "tree 20 depth 5", "fan 8 22", "specialists 20 22"} {
 		tr := generated()[name]
 		b.Run(strings.ReplaceAll(name, " ", "_"), func(b *testing.B) {
 			b.ReportAllocs()
