@@ -501,10 +501,13 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 		return nil
 	}
 	f.lastDraw = time.Now()
+	// Only the parts that changed since the last render are rendered: at a fast pace most events
+	// (a message, a tool call) leave the tree, the costliest part, as it was.
 	u := f.view.Update(f.rendered)
 	if f.rendered == 0 {
 		// The first render, or the tree changed: every part, the agent filter included.
-		u.From, u.AgentsChanged, u.Agents = fresh, true, f.view.Agents()
+		u = f.view.Update(-1)
+		u.From = fresh
 		f.parts = nil
 	}
 	frags, err := templates.Parts(ctx, u)
