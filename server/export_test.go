@@ -21,3 +21,21 @@ func Describe(s *Server, err error, r *http.Request) (int, string) { return s.de
 // SetLiveWindow sets how long s holds a run page's update to gather events into it (0: none,
 // an update per event); call it before any viewer connects.
 func SetLiveWindow(s *Server, d time.Duration) { s.feeds.window = d }
+
+// SetFeedKeep sets how many of a run's newest events s's feeds keep encoded and rendered; call
+// it before any viewer connects.
+func SetFeedKeep(s *Server, n int) { s.feeds.keep = n }
+
+// FeedCached returns how many events rec's feed keeps encoded, and how many timeline rows
+// rendered; false when no viewer follows rec.
+func FeedCached(s *Server, rec *traces.Recording) (encoded, rows int, ok bool) {
+	s.feeds.mu.Lock()
+	f := s.feeds.m[rec]
+	s.feeds.mu.Unlock()
+	if f == nil {
+		return 0, 0, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.encoded.len(), f.rows.len(), true
+}

@@ -31,6 +31,7 @@ type feeds struct {
 	mu      sync.Mutex
 	m       map[*traces.Recording]*feed
 	window  time.Duration // liveWindow, unless a benchmark compares another
+	keep    int           // keptEvents, unless a test asks for fewer
 	travels []travelOf    // the runs travelled in last, newest first, at most keptTravels
 }
 
@@ -60,8 +61,8 @@ func (fs *feeds) travel(rec *traces.Recording) *web.Travel {
 }
 
 // feed is what a run's viewers share: one subscription to the recording, one view state fed by
-// it, and what was encoded or rendered from it, each once for all viewers: every event's JSON,
-// every timeline row's HTML and the latest of each replaceable part of the page. Viewers read it
+// it, and what was encoded or rendered from it, each once for all viewers: the newest events' JSON
+// and timeline rows' HTML, and the latest of each replaceable part of the page. Viewers read it
 // from where they are (a seq) without a queue of their own, so a viewer that reads is never
 // dropped for being behind; only one that does not take a message in time is cut.
 type feed struct {
@@ -81,14 +82,14 @@ type feed struct {
 	live   chan struct{}
 	armed  bool
 
-	encoded  map[int64][]byte // event JSON by seq, made on first demand
-	rows     map[int64][]byte // timeline row HTML by seq as JSON string content, made on first demand
-	parts    []part           // the latest render of each replaceable part
-	rendered int64            // the seq the parts were rendered at
-	shown    traces.Status    // the run's status as of rendered
-	lastDraw time.Time        // when the parts were last rendered
-	draws    int              // renders so far
-	msg      *liveMsg         // the live message built last, for the next page at its place
+	encoded  seqCache      // the newest events' JSON, made on first demand
+	rows     seqCache      // the newest timeline rows' HTML as JSON string content, made on first demand
+	parts    []part        // the latest render of each replaceable part
+	rendered int64         // the seq the parts were rendered at
+	shown    traces.Status // the run's status as of rendered
+	lastDraw time.Time     // when the parts were last rendered
+	draws    int           // renders so far
+	msg      *liveMsg      // the live message built last, for the next page at its place
 }
 
 // part is the latest render of one replaceable fragment of the run page, as JSON, with the seq
@@ -109,8 +110,12 @@ func (fs *feeds) acquire(rec *traces.Recording) *feed {
 	}
 	f := fs.m[rec]
 	if f == nil {
+		keep := fs.keep
+		if keep <= 0 {
+			keep = keptEvents
+		}
 		f = &feed{rec: rec, wake: make(chan struct{}), live: make(chan struct{}), window: fs.window,
-			encoded: make(map[int64][]byte), rows: make(map[int64][]byte)}
+			encoded: newSeqCache(keep), rows: newSeqCache(keep)}
 		// The run's metadata before its events: the events then say how it went on.
 		run := rec.Run()
 		f.agents = rec.Agents()
@@ -242,7 +247,7 @@ func (f *feed) addLocked(events []traces.Event) {
 		f.view = web.NewViewState(f.rec.Run(), agents)
 		f.view.Add(old.Events(0, 0)...)
 		// Colours and the tree may have changed: render everything again.
-		clear(f.rows)
+		f.rows.clear()
 		f.rendered, f.msg = 0, nil
 	}
 	f.view.Add(events...)
@@ -308,7 +313,7 @@ func (f *feed) events(after int64) (msg []byte, last int64, over bool, wake <-ch
 	}
 	msg = append(make([]byte, 0, 4096), '[')
 	for i := range evs {
-		data, ok := f.encoded[evs[i].Seq]
+		data, ok := f.encoded.get(evs[i].Seq)
 		if !ok {
 			var err error
 			if data, err = json.Marshal(&evs[i]); err != nil {
@@ -316,7 +321,7 @@ func (f *feed) events(after int64) (msg []byte, last int64, over bool, wake <-ch
 				data, _ = json.Marshal(map[string]any{"seq": evs[i].Seq, "kind": "error", "agent": evs[i].Agent,
 					"error": map[string]string{"message": "this event could not be encoded: " + err.Error()}})
 			}
-			f.encoded[evs[i].Seq] = data
+			f.encoded.put(evs[i].Seq, f.view.Seq(), data)
 		}
 		if i > 0 && len(msg)+len(data) > maxFrame {
 			break
@@ -502,10 +507,13 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 		return nil
 	}
 	f.lastDraw = time.Now()
+	// Only the parts that changed since the last render are rendered: at a fast pace most events
+	// (a message, a tool call) leave the tree, the costliest part, as it was.
 	u := f.view.Update(f.rendered)
 	if f.rendered == 0 {
 		// The first render, or the tree changed: every part, the agent filter included.
-		u.From, u.AgentsChanged, u.Agents = fresh, true, f.view.Agents()
+		u = f.view.Update(-1)
+		u.From = fresh
 		f.parts = nil
 	}
 	frags, err := templates.Parts(ctx, u)
@@ -527,7 +535,7 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 		}
 	}
 	for _, r := range u.Amended {
-		delete(f.rows, r.Seq) // rendered again on demand
+		f.rows.drop(r.Seq) // rendered again on demand
 	}
 	f.rendered, f.shown = head, f.view.Status()
 	f.draws++
@@ -537,7 +545,7 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 // rowLocked returns the HTML of event seq's timeline row as JSON string content, rendered once.
 // The caller holds f.mu.
 func (f *feed) rowLocked(ctx context.Context, seq int64) ([]byte, error) {
-	if r, ok := f.rows[seq]; ok {
+	if r, ok := f.rows.get(seq); ok {
 		return r, nil
 	}
 	rows := f.view.Rows(seq-1, 1)
@@ -553,7 +561,7 @@ func (f *feed) rowLocked(ctx context.Context, seq int64) ([]byte, error) {
 		return nil, err
 	}
 	r := data[1 : len(data)-1] // JSON escapes each character alone: escaped pieces concatenate
-	f.rows[seq] = r
+	f.rows.put(seq, f.view.Seq(), r)
 	return r, nil
 }
 

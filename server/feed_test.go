@@ -3,6 +3,8 @@ package server_test
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -71,4 +73,49 @@ func TestFastRunReachesEveryViewer(t *testing.T) {
 	if page := results[2]; !slices.Equal(page.seqs, span(1, n)) || *page.last.Seq != n {
 		t.Errorf("run page: %d rows, last message at seq %d; want one row per event, in order, up to %d", len(page.seqs), *page.last.Seq, n)
 	}
+}
+
+// TestFeedKeepsNewestEvents: a run's feed keeps only its newest events encoded and rendered, however
+// long the run, while a viewer at the head and one joining from the start (far behind what is
+// kept) on each socket still receive every event, in order.
+func TestFeedKeepsNewestEvents(t *testing.T) {
+	const keep, n = 64, 1000
+	ts := mustOpenServer(t, server.Config{})
+	server.SetFeedKeep(ts.Server, keep)
+	rec := ts.addRecording(t, "r-long", n+10)
+	head := ts.mustDial(t, "/api/runs/r-long/events")
+	page := ts.mustDial(t, "/runs/r-long/live?after=0")
+	emitMessages(rec, n, "a message of a long run")
+	if got := seqs(readN(t, head, n)); !slices.Equal(got, span(1, n)) {
+		t.Fatalf("the viewer at the head got %d events, not 1..%d in order", len(got), n)
+	}
+	if got := liveRows(t, page, n); !slices.Equal(got, span(1, n)) {
+		t.Fatalf("the page at the head got %d rows, not 1..%d in order", len(got), n)
+	}
+	// Viewers from the start: every event of theirs but the newest is made again, not kept.
+	behind := ts.mustDial(t, "/api/runs/r-long/events?after=0")
+	late := ts.mustDial(t, "/runs/r-long/live?after=0")
+	if got := seqs(readN(t, behind, n)); !slices.Equal(got, span(1, n)) {
+		t.Errorf("the viewer from the start got %d events, not 1..%d in order", len(got), n)
+	}
+	if got := liveRows(t, late, n); !slices.Equal(got, span(1, n)) {
+		t.Errorf("the page from the start got %d rows, not 1..%d in order", len(got), n)
+	}
+	encoded, rows, ok := server.FeedCached(ts.Server, rec)
+	if !ok || encoded == 0 || encoded > keep || rows == 0 || rows > keep {
+		t.Errorf("the feed of a %d-event run keeps %d events and %d rows (followed: %v), want 1..%d of each", n, encoded, rows, ok, keep)
+	}
+}
+
+// liveRows reads a run page's messages until they bring it event n, and returns the seqs of the
+// timeline rows they append.
+func liveRows(t *testing.T, conn *websocket.Conn, n int64) []int64 {
+	t.Helper()
+	msgs := readLive(t, conn, func(m liveMessage) bool { return *m.Seq >= n })
+	var out []int64
+	for _, id := range rowIDs(t, msgs) {
+		seq, _ := strconv.ParseInt(strings.TrimPrefix(id, "ev-"), 10, 64)
+		out = append(out, seq)
+	}
+	return out
 }

@@ -42,8 +42,12 @@ func Fragments(ctx context.Context, tr traces.Trace, from int64) ([]Fragment, er
 	if err != nil {
 		return nil, fmt.Errorf("render fragments of run %s: %w", tr.Run.ID, err)
 	}
-	// The rows go right after the tree, where the page has always had them.
+	// The rows go right after the tree (or the outcome, when the tree is unchanged), where the
+	// page has always had them.
 	i := slices.IndexFunc(parts, func(f Fragment) bool { return f.Target == "graph" }) + 1
+	if i == 0 {
+		i = min(2, len(parts))
+	}
 	return slices.Insert(parts, i, Fragment{Target: RowsTarget, Swap: SwapAppend, HTML: strings.Join(rows, "")}), nil
 }
 
@@ -51,8 +55,8 @@ func Fragments(ctx context.Context, tr traces.Trace, from int64) ([]Fragment, er
 // already replaces the old one in place.
 const RowsTarget = "timeline-rows"
 
-// Parts renders the parts of the run page that u changes, rows aside: the header summary, the
-// outcome and the tree on every change (transfers after u.From flash), the session panels only
+// Parts renders the parts of the run page that u changes, rows aside: the header summary and
+// the outcome on every change, the tree when it changed (transfers after u.From flash), the session panels only
 // when a session.set or agent.started arrived, the agent filter only when a new agent appeared,
 // the sequence view's data when u carries it. It returns nil when u changes nothing.
 func Parts(ctx context.Context, u web.Update) ([]Fragment, error) {
@@ -66,7 +70,9 @@ func Parts(ctx context.Context, u web.Update) ([]Fragment, error) {
 	parts := []part{
 		{"run-summary", runSummary(u.Stats)},
 		{"run-outcome", runOutcome(u.Stats)},
-		{"graph", graphView(u.Graph, u.From)},
+	}
+	if u.GraphChanged {
+		parts = append(parts, part{"graph", graphView(u.Graph, u.From)})
 	}
 	if u.ValuesChanged {
 		parts = append(parts, part{"session-values", sessionValues(u.Session.Values)})

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -165,4 +167,56 @@ func firstDiff(a, b []string) string {
 		}
 	}
 	return ""
+}
+
+// TestTreeOnlyWhenChanged: fed a recorded supervisor run one event at a time, the view state's
+// update carries the tree exactly when the tree as drawn changed: never for a message, always for
+// a transfer, and when it leaves the tree out, the tree drawn before and after the event is the
+// same markup.
+func TestTreeOnlyWhenChanged(t *testing.T) {
+	ctx := context.Background()
+	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := traces.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tree as drawn at seq, with nothing flashing.
+	tree := func(seq int64) string {
+		parts, err := templates.Parts(ctx, web.ViewAt(tr, seq).Redraw())
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(parts, func(f templates.Fragment) bool { return f.Target == "graph" })
+		return parts[i].HTML
+	}
+	run := tr.Run
+	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, ""
+	vs := web.NewViewState(run, tr.Agents)
+	skipped := map[traces.Kind]int{}
+	for _, e := range tr.Events {
+		from := vs.Seq()
+		vs.Add(e)
+		parts, err := templates.Parts(ctx, vs.Update(from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		drawn := slices.ContainsFunc(parts, func(f templates.Fragment) bool { return f.Target == "graph" })
+		switch {
+		case e.Kind == traces.KindTransfer && !drawn:
+			t.Errorf("#%d transfer: the update leaves the tree out", e.Seq)
+		case e.Kind == traces.KindMessage && drawn:
+			t.Errorf("#%d message by %s: the update redraws the tree", e.Seq, e.Agent)
+		case !drawn:
+			skipped[e.Kind]++
+			if before, after := tree(from), tree(e.Seq); before != after {
+				t.Errorf("#%d %s: the update leaves the tree out, but it changed:\nbefore: %.400s\n after: %.400s", e.Seq, e.Kind, before, after)
+			}
+		}
+	}
+	if skipped[traces.KindMessage] == 0 || skipped[traces.KindToolFinished] == 0 {
+		t.Errorf("trees left out by kind: %v; want messages and finished tool calls among them", skipped)
+	}
 }

@@ -125,6 +125,8 @@ type eventState struct {
 	// arrays maps the first element of each backing array of inputs to the array up to the
 	// last message any input uses, so that extending the newest input appends in place.
 	arrays map[*Message][]Message
+	// said is the newest message of a message event or a model's output.
+	said *Message
 }
 
 func newEventState() *eventState {
@@ -163,9 +165,27 @@ func (st *eventState) accept(i int, e *Event, refs *[2]inputRef) error {
 	if in := eventInput(*e); len(in) > 0 {
 		st.bySeq[e.Seq] = in
 	}
+	st.shareMessage(e)
 	st.n++
 	st.prev = *e
 	return nil
+}
+
+// shareMessage makes e's message, or its model's output, the newest one of either when they are
+// the same, as a recording does: a model's reply and the message event that carries it are one
+// message.
+func (st *eventState) shareMessage(e *Event) {
+	m := &e.Message
+	if e.Model != nil {
+		m = &e.Model.Output
+	}
+	switch {
+	case *m == nil:
+	case st.said != nil && sameMessage(st.said, *m):
+		*m = st.said
+	default:
+		st.said = *m
+	}
 }
 
 // mark is what rollback needs to take the state back to where it was.

@@ -23,10 +23,10 @@ type decoder struct {
 	version int
 	path    []pathStep
 	depth   int
-	// interning says the string being read is a name that recurs (an agent, a kind, a role...):
-	// kept holds one copy of each, as a recording shares them.
-	interning bool
-	kept      map[string]string
+	// kept holds one copy of each string read: a recording shares the strings of a run (an
+	// agent's name, a tool's arguments that are also a model's tool call, a result repeated call
+	// after call), and so does what is read back.
+	kept map[string]string
 	// refs holds the input references of the event being read: refModel for its model payload,
 	// refAgentRun for its agent_run payload.
 	refs [2]inputRef
@@ -43,9 +43,10 @@ type pathStep struct {
 const maxDepth = 10000
 
 var (
-	timeType    = reflect.TypeFor[time.Time]()
-	rawType     = reflect.TypeFor[json.RawMessage]()
-	rawJSONType = reflect.TypeFor[RawJSON]()
+	timeType     = reflect.TypeFor[time.Time]()
+	rawType      = reflect.TypeFor[json.RawMessage]()
+	rawJSONType  = reflect.TypeFor[RawJSON]()
+	messagesType = reflect.TypeFor[[]Message]()
 )
 
 // value reads the next JSON value into v.
@@ -99,13 +100,7 @@ func (d *decoder) value(v reflect.Value) error {
 		if c != '"' {
 			return d.typeError(c, "a string")
 		}
-		var s string
-		var err error
-		if d.interning {
-			s, err = d.internedStr()
-		} else {
-			s, err = d.str()
-		}
+		s, err := d.internedStr()
 		v.SetString(s)
 		return err
 	case reflect.Bool:
@@ -148,18 +143,19 @@ func (d *decoder) internedStr() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if kept, ok := d.kept[string(raw)]; ok && plain {
-		return kept, nil
+	var s string
+	if plain {
+		if kept, ok := d.kept[string(raw)]; ok {
+			return kept, nil
+		}
+		s = string(raw)
+	} else if s = unquote(d.data[start:d.pos]); d.kept[s] != "" {
+		return d.kept[s], nil
 	}
-	s := string(raw)
-	if !plain {
-		s = unquote(d.data[start:d.pos])
-	} else if d.kept == nil {
+	if d.kept == nil {
 		d.kept = make(map[string]string)
 	}
-	if plain {
-		d.kept[s] = s
-	}
+	d.kept[s] = s
 	return s, nil
 }
 
@@ -226,9 +222,7 @@ func (d *decoder) object(v reflect.Value, fs *structFields) error {
 		d.path = append(d.path, pathStep{name: f.name})
 		var err error
 		if f.ref == 0 {
-			d.interning = f.intern
 			err = d.value(v.Field(f.index))
-			d.interning = false
 		} else {
 			err = d.refField(fs.refSlot, f.ref)
 		}
@@ -298,9 +292,10 @@ func (d *decoder) members(member func(key []byte, keyAt int) error) error {
 	return nil
 }
 
-// array reads a JSON array into the slice v.
+// array reads a JSON array into the slice v. It leaves the slice no spare room (a recording's
+// slices have none), but for an input, which a later one may extend in place (eventState).
 func (d *decoder) array(v reflect.Value) error {
-	return d.elements(func(i int) error {
+	err := d.elements(func(i int) error {
 		if v.Len() == v.Cap() {
 			v.Grow(1)
 		}
@@ -310,6 +305,12 @@ func (d *decoder) array(v reflect.Value) error {
 		d.path = d.path[:len(d.path)-1]
 		return err
 	})
+	if n := v.Len(); err == nil && v.Cap() > n && v.Type() != messagesType {
+		exact := reflect.MakeSlice(v.Type(), n, n)
+		reflect.Copy(exact, v)
+		v.Set(exact)
+	}
+	return err
 }
 
 // elements reads a JSON array, calling element with the reader on each element.
@@ -409,16 +410,10 @@ type structFields struct {
 // field is one JSON field of a struct: index is its Go field; ref marks the input reference
 // fields of format version 2, which have no Go field.
 type field struct {
-	name   string
-	index  int
-	ref    int
-	intern bool
+	name  string
+	index int
+	ref   int
 }
-
-// recurring names the fields whose strings recur across a trace, and so are read once each.
-var recurring = map[string]bool{"kind": true, "agent": true, "run_path": true, "role": true, "name": true,
-	"tool_name": true, "status": true, "via": true, "mode": true, "from": true, "to": true, "caller": true,
-	"callee": true, "set_by": true, "key": true, "flow": true, "tools": true}
 
 // Input reference fields and slots.
 const (
@@ -456,7 +451,7 @@ func fieldsOf(typ reflect.Type) *structFields {
 		f := typ.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if f.IsExported() && name != "-" && name != "" {
-			fs.list = append(fs.list, field{name: name, index: i, intern: recurring[name]})
+			fs.list = append(fs.list, field{name: name, index: i})
 		}
 	}
 	switch typ {

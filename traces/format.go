@@ -71,7 +71,9 @@ func Marshal(t Trace) ([]byte, error) {
 // problem is an *Error with CodeInvalid whose message names the field at fault (and, for what
 // JSON itself gets wrong, the line and column). Field names must be spelled exactly as the format
 // spells them, once each. Session values come back compacted, as Marshal writes them, and inputs
-// in full, so a trace read back equals the trace written.
+// in full, so a trace read back equals the trace written. What a recording shares comes back
+// shared (equal strings, a model's reply and the message event that repeats it, inputs' messages),
+// so that it takes no more memory than the run recorded live: read the events, never change them.
 func Unmarshal(data []byte) (Trace, error) {
 	d := &decoder{data: data, what: "trace"}
 	var t Trace

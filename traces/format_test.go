@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -435,4 +436,35 @@ func containsKind(kinds []traces.Kind, k traces.Kind) bool {
 		}
 	}
 	return false
+}
+
+// TestUnmarshalSharesAsRecorded: a trace read back shares what a recording shares, so that it
+// takes no more memory than the run recorded live: one copy of each string (a tool's result and
+// the message that carries it, arguments that needed escapes), the model's reply and the message
+// event that repeats it as one message, and slices without spare room.
+func TestUnmarshalSharesAsRecorded(t *testing.T) {
+	data, err := traces.Marshal(richTrace())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := traces.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := tr.Events
+	reply, said := ev[3].Model.Output, ev[4].Message
+	if reply == nil || reply != said {
+		t.Errorf("the model's reply (#4) and the message event that repeats it (#5) are two messages, want one")
+	}
+	same := func(what, a, b string) {
+		if a != b || unsafe.StringData(a) != unsafe.StringData(b) {
+			t.Errorf("%s: %q and %q are two copies, want one", what, a, b)
+		}
+	}
+	same("a tool's result and its message", ev[6].Tool.Result, ev[7].Message.Content)
+	same("escaped arguments of the call and of the tool", reply.ToolCalls[0].Arguments, ev[5].Tool.Arguments)
+	same("an agent's name", ev[1].Agent, ev[2].Agent)
+	if tools := ev[2].Model.Tools; cap(tools) != len(tools) || cap(reply.ToolCalls) != len(reply.ToolCalls) {
+		t.Errorf("slices read back have spare room: tools %d of %d, tool calls %d of %d", len(tools), cap(tools), len(reply.ToolCalls), cap(reply.ToolCalls))
+	}
 }

@@ -35,7 +35,6 @@ type Node struct {
 	ToolCalls   int
 	Tokens      int
 	Detail      string // "3 calls · 1.2k tok"
-	LastSeq     int64  // the agent's latest event, 0 when idle: what clicking the node inspects
 	Error       string // why it failed, when it did
 	Extra       bool   // not in Trace.Agents: met in the events
 	Missing     bool   // only named as the target of a transfer that failed because it does not exist
@@ -204,7 +203,7 @@ func (a *analysis) node(s *slot, depth int, caller bool) Node {
 		Name: m.Name, Label: nameLabel(m.Name, s.box.W), Description: m.Description, Kind: m.Kind,
 		Parent: m.Parent, Relation: m.Relation, Depth: depth, Box: s.box, State: x.state,
 		Colour: m.colour, ModelCalls: x.modelCalls, ToolCalls: x.toolCalls, Tokens: x.tokens,
-		LastSeq: x.lastSeq, Error: x.err, Extra: m.extra, Missing: m.missing, Caller: caller,
+		Error: x.err, Extra: m.extra, Missing: m.missing, Caller: caller,
 	}
 	switch {
 	case m.missing:

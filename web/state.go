@@ -29,6 +29,7 @@ type activity struct {
 	tokens     int
 	lastSeq    int64
 	err        string
+	drawn      face // what the agent's node showed after the last event that changed it
 }
 
 // transfer is one transfer event with what became of it.
@@ -112,7 +113,9 @@ type analysis struct {
 	// The seq of the event that last changed each part of the page; amended lists transfer
 	// rows drawn again because a later error failed them.
 	valuesSeq, historiesSeq, agentsSeq int64
-	amended                            []amend
+	// graphSeq is the newest event that changed the tree as drawn (see noteGraph).
+	graphSeq int64
+	amended  []amend
 	// callbacksOnly holds the events inside AgentTool calls whose inner events the caller's
 	// event stream did not carry: the recorder saw them through callbacks only.
 	callbacksOnly map[int64]bool
@@ -190,6 +193,7 @@ func (a *analysis) step(i int) {
 		a.agentsSeq = ev.Seq
 	}
 	a.apply(i)
+	a.noteGraph(ev, len(a.roster.list) > known)
 	a.note(ev)
 	a.notePause(ev)
 	a.noteSession(i)

@@ -34,8 +34,8 @@ func (a *analysis) view(limit int) View {
 	}
 }
 
-// Update is what changes on the run page when the events after From arrive, up to Seq. Stats and
-// Graph are always given when Changed. Rows are the new timeline rows (NewUpdate fills them;
+// Update is what changes on the run page when the events after From arrive, up to Seq. Stats is
+// always given when Changed, Graph only when GraphChanged. Rows are the new timeline rows (NewUpdate fills them;
 // ViewState.Update leaves them to ViewState.Rows), Amended the rows of events that changed after
 // From (a transfer that a later error failed, the work inside an AgentTool call seen through
 // callbacks only), even of events past From, which a page may hold already (a page's first
@@ -46,6 +46,7 @@ type Update struct {
 	Seq              int64
 	Changed          bool // some event has Seq > From
 	Stats            Stats
+	GraphChanged     bool // the tree as drawn changed: an agent, edge, frame, badge or node
 	Graph            Graph
 	Rows             []Row
 	Amended          []Row
@@ -73,14 +74,17 @@ func NewUpdate(tr traces.Trace, from int64) Update {
 }
 
 // update is Update without the new rows: what it costs depends on the agents, transfers and
-// session keys, not on how many events there are.
+// session keys, not on how many events there are. A from below 0 asks for every part.
 func (a *analysis) update(from int64) Update {
 	u := Update{From: from, Seq: a.lastSeq}
 	if a.lastSeq <= from {
 		return u
 	}
 	u.Changed = true
-	u.Stats, u.Graph = newStats(a), newGraph(a)
+	u.Stats = newStats(a)
+	if u.GraphChanged = a.graphSeq > from; u.GraphChanged {
+		u.Graph = newGraph(a)
+	}
 	for _, seq := range a.amendedSince(from, a.lastSeq) {
 		if i := a.index(seq); i >= 0 {
 			u.Amended = append(u.Amended, a.row(i))

@@ -34,7 +34,7 @@ func (v *ViewState) Status() traces.Status { return v.a.status }
 func (v *ViewState) View() View { return v.a.view(0) }
 
 // Update returns what the events after from changed, as Update says, without the new rows:
-// ask Rows for those.
+// ask Rows for those. A from below 0 asks for every part, as for a page that has none.
 func (v *ViewState) Update(from int64) Update { return v.a.update(from) }
 
 // Rows returns the timeline rows of the events after seq after, at most limit of them (all when
@@ -109,7 +109,7 @@ func (v *ViewState) Redraw() Update {
 	a := v.a
 	seq := a.sequence(0, a.lastSeq)
 	return Update{
-		From: a.lastSeq, Seq: a.lastSeq, Changed: true, Stats: newStats(a), Graph: newGraph(a),
+		From: a.lastSeq, Seq: a.lastSeq, Changed: true, Stats: newStats(a), GraphChanged: true, Graph: newGraph(a),
 		ValuesChanged: true, HistoriesChanged: true, Session: newSession(a), Sequence: &seq,
 	}
 }
