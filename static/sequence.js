@@ -80,7 +80,7 @@ function take(el) {
     const old = Q.arrows.get(id);
     if (old) Object.assign(old, a); else Q.arrows.set(id, a);
     if (!old) arrows.push(a);
-    else if (Q.ticks) changed(old.x, old.x);
+    else if (Q.ticks && old.x !== undefined) changed(old.x, old.x);
   }
   const ahead = s.full || s.head > Q.head;
   if (ahead) { Q.head = s.head; Q.now = s.now; }
