@@ -314,6 +314,65 @@ func TestMeasureSequence(t *testing.T) {
 		t.Logf("sequence of %d events, zoomed %s (%d px wide): a frame while scrolling %s; of which drew again: %s; %d SVG elements kept",
 			len(tr.Events), z, r.Width, summarize(r.Costs), summarize(r.Rebuilt), r.Nodes)
 	}
+	tb.click(t, `[data-zoom=fit]`)
+	for _, where := range []string{"head", "start"} {
+		r, err := chromedpRun(tb, chromedp.Evaluate[deltaCosts](seqDeltaJS(where, 40), chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("sequence of %d events, a live delta with the view at its %s: taken %s; with its frame %s; drew %d of %d",
+			len(tr.Events), where, summarize(r.Take), summarize(r.Total), r.Drew, len(r.Total))
+	}
+}
+
+// deltaCosts is what seqDeltaJS measures: for each delta, the time to take it in (from the
+// fragment landing to the end of the page's reactions to it) and that plus the view's frame
+// callback that shows it.
+type deltaCosts struct {
+	Take  []float64 `json:"take"`
+	Total []float64 `json:"total"`
+	Drew  int       `json:"drew"` // how many deltas drew the SVG again
+}
+
+// seqDeltaJS feeds the sequence view n live #seq-data deltas shaped as the live socket sends a
+// run's tool calls (one opens a bar, the next closes it), after the run it shows, with the view
+// at the run's head (following) or at its start, and measures each.
+func seqDeltaJS(where string, n int) string {
+	return `(async () => {
+	  const box = document.getElementById('seq-scroll');
+	  const s = JSON.parse(document.getElementById('seq-data').dataset.json);
+	  let head = s.head, now = s.now, id = Math.max(...s.bars.map((b) => b[0])) + 1;
+	  box.scrollLeft = '` + where + `' === 'head' ? box.scrollWidth : 0;
+	  await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+	  const take = [], total = [];
+	  let drew = 0;
+	  for (let i = 0; i < ` + strconv.Itoa(n) + `; i++) {
+	    head++; now += 0.5;
+	    const open = i % 2 === 0;
+	    if (open) id++;
+	    const bar = [id, 0, 'tool', 'tick', open ? head : head - 1, open ? 0 : head, open ? now : now - 0.5, now, 0, false, -1];
+	    const el = document.createElement('div');
+	    el.id = 'seq-data';
+	    el.hidden = true;
+	    el.dataset.json = JSON.stringify({full: false, head, now, lanes: s.lanes, bars: [bar], arrows: []});
+	    const layer = box.querySelector('svg g');
+	    // Frame callbacks on either side of the one the delta asks for: its cost is between them,
+	    // whatever the wait for the frame.
+	    let from = 0;
+	    requestAnimationFrame(() => { from = performance.now(); });
+	    const t0 = performance.now();
+	    document.getElementById('seq-data').replaceWith(el);
+	    await Promise.resolve(); // the view's mutation observer has run
+	    const t1 = performance.now();
+	    const frame = await new Promise((res) => requestAnimationFrame(() => res(performance.now() - from)));
+	    take.push(t1 - t0);
+	    total.push(t1 - t0 + frame);
+	    if (box.querySelector('svg g') !== layer) drew++;
+	    // Let the frames a redraw causes (a scroll to the head) pass before the next delta.
+	    await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+	  }
+	  return {take, total, drew};
+	})()`
 }
 
 // span64 returns from, from+1, ..., to.

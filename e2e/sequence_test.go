@@ -9,6 +9,7 @@ import (
 
 	"github.com/baton-dev/baton/agents/agentstest"
 	"github.com/baton-dev/baton/traces"
+	"github.com/chromedp/chromedp"
 )
 
 // seqArrow is a transfer arrow as the sequence view draws it.
@@ -121,15 +122,14 @@ func TestSequenceLiveAndTravel(t *testing.T) {
 	// Zoomed to fit, the whole run is in view: every transfer is drawn.
 	tb.click(t, `[data-zoom=fit]`)
 	tb.waitFor(t, "every transfer drawn live", `document.querySelectorAll('[data-testid=sequence] [data-testid=seq-arrow][data-kind=transfer]').length === `+itoa(len(want)))
-	const barsJS = `Array.from(document.querySelectorAll('[data-testid=sequence] [data-testid=seq-bar]')).map(b => b.dataset.kind + b.dataset.seq + (b.classList.contains('open') ? ' open' : '')).sort().join(',')`
-	live := evalJS[string](t, tb, barsJS)
+	live := evalJS[string](t, tb, drawnJS)
 	fresh := newTab(t, nil)
 	fresh.open(t, b.base+"/")
 	evalJS[bool](t, fresh, `(localStorage.setItem('baton.view', 'sequence'), true)`)
 	fresh.open(t, b.base+"/runs/"+id)
 	fresh.waitFor(t, "the sequence drawn", `document.querySelectorAll('[data-testid=seq-arrow][data-kind=transfer]').length === `+itoa(len(want)))
-	if got := evalJS[string](t, fresh, barsJS); got != live {
-		t.Errorf("the live page's bars differ from a fresh page's:\nlive  %s\nfresh %s", live, got)
+	if got := evalJS[string](t, fresh, drawnJS); got != live {
+		t.Errorf("the live page draws other bars or arrows, or elsewhere, than a fresh page:\nlive  %s\nfresh %s", live, got)
 	}
 
 	at := want[2].Seq
@@ -141,6 +141,17 @@ func TestSequenceLiveAndTravel(t *testing.T) {
 	fresh.click(t, "[data-testid=follow-head]")
 	fresh.waitFor(t, "every transfer again at the head", `document.querySelectorAll('[data-testid=seq-arrow][data-kind=transfer]').length === `+itoa(len(want)))
 }
+
+// drawnJS lists what the sequence view draws, each bar and arrow by its kind and event, with
+// where it is on the time axis: a page that took a run as live deltas must list what a page
+// that loaded it whole lists.
+const drawnJS = `Array.from(document.querySelectorAll('[data-testid=sequence] [data-testid=seq-bar], [data-testid=sequence] [data-testid=seq-arrow]'))
+  .map(e => { const r = (v) => Math.round(Number(v) * 10) / 10;
+    return e.dataset.testid === 'seq-bar'
+      ? 'bar ' + e.dataset.kind + ' #' + e.dataset.seq + ' ' + e.dataset.agent + (e.dataset.count ? ' x' + e.dataset.count : '') +
+        (e.classList.contains('open') ? ' open' : '') + (e.classList.contains('failed') ? ' failed' : '') + ' @' + r(e.getAttribute('x')) + '+' + r(e.getAttribute('width'))
+      : 'arrow ' + e.dataset.kind + e.dataset.order + ' #' + e.dataset.seq + ' ' + e.dataset.mode + ' ' + e.dataset.failed + ' @' + r(e.querySelector('line').getAttribute('x1')); })
+  .sort().join('\n')`
 
 // TestSequenceMerges: zoomed out to the whole of a run of 1,000 events in one lane, its 300 tool
 // calls, far narrower than a pixel each, are drawn as merged bars that still count every call.
@@ -190,4 +201,53 @@ func checkWholeRun(t *testing.T, tb *tab, tr traces.Trace, transfers int) int {
 	}
 	tb.click(t, `[data-zoom=fit]`)
 	return got.Merged
+}
+
+// TestSequenceDeltasMatchWhole: the sequence view fed deltas that take each path a live update
+// can (a bar or arrow appended, a bar that ends mended by id, a bar and an arrow that go before
+// others of their kind, an event before the axis's end, a head with no bar of its own, a new
+// lane's group) draws what it draws when given their end state whole.
+func TestSequenceDeltasMatchWhole(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	id := b.startRun(t, "supervisor", 0)
+	b.waitRunEnded(t, id, waitTimeout)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+id)
+	tb.click(t, "[data-testid=view-sequence]")
+	got, err := chromedpRun(tb, chromedp.Evaluate[[]string](`(async () => {
+	  const lanes = JSON.parse(document.getElementById('seq-data').dataset.json).lanes;
+	  const feed = async (full, head, bars, arrows) => {
+	    const el = document.createElement('div');
+	    el.id = 'seq-data';
+	    el.hidden = true;
+	    el.dataset.json = JSON.stringify({full, head, now: head * 10, lanes, bars, arrows});
+	    document.getElementById('seq-data').replaceWith(el);
+	    await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
+	    return `+drawnJS+`;
+	  };
+	  // [id, lane, kind, name, seq, end, t0, t1, tokens, failed, parent] and
+	  // [id, kind, order, from, to, seq, t, mode, failed], at 10 ms an event.
+	  const bar = (id, lane, kind, seq, end) => [id, lane, kind, kind + id, seq, end, seq * 10, (end || seq) * 10, 0, false, -1];
+	  const arrow = (id, kind, order, seq, failed) => [id, kind, order, 0, 1, seq, seq * 10, kind === 'transfer' ? 'llm' : '', failed];
+	  const end = {bars: [bar(0, 0, 'agent', 1, 0), bar(1, 0, 'model', 2, 4), bar(2, 0, 'tool', 5, 12),
+	      bar(3, 1, 'agent', 11, 20), bar(4, 0, 'model', 13, 14), bar(5, 0, 'tool', 3, 4), bar(6, 0, 'model', 5, 6)],
+	    arrows: [arrow(0, 'transfer', 1, 6, true), arrow(1, 'transfer', 2, 11, false), arrow(2, 'call', 1, 2, false)]};
+	  await feed(true, 10, [bar(0, 0, 'agent', 1, 0), end.bars[1], bar(2, 0, 'tool', 5, 0)], [arrow(0, 'transfer', 1, 6, false)]);
+	  await feed(false, 14, [end.bars[2], bar(3, 1, 'agent', 11, 0), end.bars[4]], [end.arrows[1]]); // ends, a new lane
+	  await feed(false, 16, [end.bars[5]], [end.arrows[0]]);           // #3 is before the axis's end; #16 is the head's alone
+	  const live = await feed(false, 20, [end.bars[3], end.bars[6]], [end.arrows[2]]); // both go before others of their kind
+	  const whole = await feed(true, 20, end.bars, end.arrows);
+	  return [live, whole];
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, whole := got[0], got[1]
+	if live != whole {
+		t.Errorf("fed as deltas the view draws\n%s\nbut given whole\n%s", live, whole)
+	}
+	if n := strings.Count(whole, "bar "); n != 7 || strings.Count(whole, "arrow ") != 3 {
+		t.Errorf("given whole the view draws %d bars and %d arrows, want 7 and 3:\n%s", n, strings.Count(whole, "arrow "), whole)
+	}
 }

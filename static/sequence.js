@@ -29,9 +29,12 @@ const Q = {
   bars: new Map(),    // id -> bar, with .agent
   arrows: new Map(),  // id -> arrow, with .fromAgent, .toAgent
   head: 0, now: 0,
-  ticks: null,        // {seqs, xs, ts}: where each event the view shows sits, in steps
-  groups: [],         // the bars indexed for a redraw (see index), rebuilt with ticks
+  ticks: null,        // {seqs, xs, ts, index}: where each event the view shows sits, in steps
+  headTick: false,    // the axis's last tick is the head's alone (see addTicks)
+  groups: new Map(),  // the bars indexed for a redraw (see index), grown by live deltas
+  order: [],          // the groups' keys in drawing order
   sorted: [],         // the arrows in time order, with .x: their step
+  changed: null,      // {lo, hi}: the steps live deltas changed since the last draw
   zoom: 0,            // px per step
   fitted: true,       // zoom to fit the whole run as it grows, until the reader zooms
   width: 0,           // of the time area, in px
@@ -45,44 +48,97 @@ const Q = {
 const scroller = () => document.getElementById("seq-scroll");
 const shown = () => { const p = document.getElementById("view-sequence"); return p && !p.hidden; };
 
-// take takes in the data of the #seq-data element el, once.
+// take takes in the data of the #seq-data element el, once. A whole Sequence (page load, a step
+// in time) replaces what the view holds; a live delta costs what it holds: its bars and arrows
+// join the index (see extend) and the view draws again only if they change what is drawn.
 function take(el) {
   if (!el || el.dataset.taken) return;
   el.dataset.taken = "1";
   let s;
   try { s = JSON.parse(el.dataset.json || "{}"); } catch (e) { return; }
   if (!Array.isArray(s.lanes)) return;
-  if (s.full) { Q.bars.clear(); Q.arrows.clear(); }
+  if (s.full) { Q.bars.clear(); Q.arrows.clear(); Q.ticks = null; }
+  // Lanes come whole; those seen keep their index unless an agent joins before them.
+  const grown = Q.lanes.length <= s.lanes.length && Q.lanes.every((l, i) => l.agent === s.lanes[i].agent);
+  if (!grown) Q.ticks = null;
+  if (!grown || Q.lanes.length !== s.lanes.length) Q.dirty = true;
   Q.lanes = s.lanes;
   const name = (i) => (s.lanes[i] ? s.lanes[i].agent : "");
-  // Bars and arrows come as arrays (web.SeqBar and web.SeqArrow say the order).
+  const bars = [], arrows = [], was = new Map(); // was: a changed bar's id -> its extent before
+  const prevHead = Q.ticks ? stepOf(Q.head) : 0;
+  // Bars and arrows come as arrays (web.SeqBar and web.SeqArrow say the order). A bar or arrow
+  // seen before changes in place, so the index keeps holding it.
   for (const [id, lane, kind, nm, seq, end, t0, t1, tokens, failed, parent] of s.bars || []) {
-    Q.bars.set(id, { id, agent: name(lane), kind, name: nm, seq, end, t0, t1, tokens, failed, parent });
+    const b = { id, agent: name(lane), kind, name: nm, seq, end, t0, t1, tokens, failed, parent };
+    const old = Q.bars.get(id);
+    if (old && Q.ticks && old.a !== undefined) was.set(id, [old.a, old.end ? old.z : prevHead]);
+    if (old) Object.assign(old, b); else Q.bars.set(id, b);
+    bars.push(old || b);
   }
   for (const [id, kind, order, from, to, seq, t, mode, failed] of s.arrows || []) {
-    Q.arrows.set(id, { id, kind, order, fromAgent: name(from), toAgent: name(to), seq, t, mode, failed });
+    const a = { id, kind, order, fromAgent: name(from), toAgent: name(to), seq, t, mode, failed };
+    const old = Q.arrows.get(id);
+    if (old) Object.assign(old, a); else Q.arrows.set(id, a);
+    if (!old) arrows.push(a);
+    else if (Q.ticks && old.x !== undefined) changed(old.x, old.x);
   }
-  if (s.full || s.head > Q.head) { Q.head = s.head; Q.now = s.now; }
-  Q.ticks = null;
-  Q.dirty = true;
+  const ahead = s.full || s.head > Q.head;
+  if (ahead) { Q.head = s.head; Q.now = s.now; }
+  if (Q.ticks && !extend(bars, arrows, was, ahead, prevHead)) Q.ticks = null;
+  if (!Q.ticks) Q.dirty = true; // laid out again on the next draw
   schedule();
 }
 
-// layout places every event the view shows on the time axis, in steps.
+// changed notes that the steps lo..hi of the view changed: a redraw that would show them draws.
+function changed(lo, hi) {
+  const c = Q.changed;
+  Q.changed = c ? { lo: Math.min(c.lo, lo), hi: Math.max(c.hi, hi) } : { lo, hi };
+}
+
+// layout places every event the view shows on the time axis, in steps, and indexes it all.
 function layout() {
-  const at = new Map(); // seq -> time
-  const put = (seq, t) => { if (seq > 0 && !at.has(seq)) at.set(seq, t); };
-  for (const b of Q.bars.values()) { put(b.seq, b.t0); if (b.end) put(b.end, b.t1); }
-  for (const a of Q.arrows.values()) put(a.seq, a.t);
+  Q.ticks = { seqs: [], xs: [], ts: [], index: new Map() };
+  Q.headTick = false;
+  Q.groups = new Map();
+  Q.order = [];
+  Q.sorted = [];
+  addTicks(Array.from(Q.bars.values()), Array.from(Q.arrows.values()));
+  index();
+}
+
+// addTicks puts on the time axis the events of bars and arrows and the head that it lacks,
+// after those it has; false if one of them would go before its end (the axis must be laid out
+// again). The head keeps a tick of its own only while it is the newest: the next head takes
+// its place, as it would in a layout of the whole run.
+function addTicks(bars, arrows) {
+  const T = Q.ticks, at = new Map(); // seq -> time
+  const put = (seq, t) => { if (seq > 0 && !at.has(seq) && !T.index.has(seq)) at.set(seq, t); };
+  for (const b of bars) { put(b.seq, b.t0); if (b.end) put(b.end, b.t1); }
+  for (const a of arrows) put(a.seq, a.t);
+  const own = !at.has(Q.head) && !T.index.has(Q.head);
   put(Q.head, Q.now);
   const seqs = Array.from(at.keys()).sort((x, y) => x - y);
-  const xs = new Float64Array(seqs.length), ts = new Float64Array(seqs.length);
-  for (let i = 0; i < seqs.length; i++) {
-    ts[i] = at.get(seqs[i]);
-    xs[i] = i === 0 ? 0.5 : xs[i - 1] + Math.max(1, (ts[i] - ts[i - 1]) * RATE);
+  const n = T.seqs.length;
+  if (seqs.length && n && seqs[0] <= T.seqs[n - 1]) return false;
+  for (const seq of seqs) {
+    const i = T.seqs.length, t = at.get(seq);
+    T.seqs.push(seq);
+    T.ts.push(t);
+    T.xs.push(i === 0 ? 0.5 : T.xs[i - 1] + Math.max(1, (t - T.ts[i - 1]) * RATE));
+    T.index.set(seq, i);
   }
-  Q.ticks = { seqs, xs, ts, index: new Map(seqs.map((s, i) => [s, i])) };
-  index();
+  if (seqs.length) Q.headTick = own;
+  return true;
+}
+
+// dropHeadTick takes the old head's tick off the axis's end when nothing but the head had it.
+function dropHeadTick() {
+  const T = Q.ticks;
+  if (!Q.headTick || !T.seqs.length) return;
+  T.index.delete(T.seqs.pop());
+  T.xs.pop();
+  T.ts.pop();
+  Q.headTick = false;
 }
 
 // stepOf returns where event seq sits on the time axis, in steps.
@@ -91,42 +147,103 @@ function stepOf(seq) {
   return i === undefined ? 0 : Q.ticks.xs[i];
 }
 
-// index groups the bars by lane and kind, each group in order of its bars' starts (a, in steps)
-// with reach[i] the furthest end (z) of bars 0..i, and sorts the arrows by time: a redraw then
-// finds what is in view by binary search, and skips a lane's past at once.
+// index groups the bars by lane and kind (Q.groups, drawn in the order Q.order), each group in
+// order of its bars' starts (a, in steps) with reach[i] the furthest end (z) of bars 0..i, an
+// open bar reaching on to the head (Infinity), and sorts the arrows by time: a redraw then finds
+// what is in view by binary search, and skips a lane's past at once.
 function index() {
   const lanes = new Map(Q.lanes.map((l, i) => [l.agent, i]));
-  const head = stepOf(Q.head);
   const byKey = new Map();
   for (const b of Q.bars.values()) {
-    const lane = lanes.get(b.agent);
-    if (lane === undefined) continue;
-    b.lane = lane;
-    b.a = stepOf(b.seq);
-    b.z = b.end ? stepOf(b.end) : head;
-    const key = KINDS.indexOf(b.kind) * 1e6 + lane;
+    if (!place(b, lanes)) continue;
+    const key = groupKey(b);
     if (!byKey.has(key)) byKey.set(key, []);
     byKey.get(key).push(b);
   }
-  Q.groups = [];
-  for (const key of Array.from(byKey.keys()).sort((p, q) => p - q)) {
-    const bars = byKey.get(key).sort((p, q) => p.a - q.a || p.id - q.id);
-    const a = new Float64Array(bars.length), reach = new Float64Array(bars.length);
-    for (let i = 0; i < bars.length; i++) {
-      a[i] = bars[i].a;
-      reach[i] = Math.max(i ? reach[i - 1] : -Infinity, bars[i].z);
-    }
-    Q.groups.push({ bars, a, reach });
+  for (const [key, bars] of byKey) {
+    bars.sort(byStart);
+    const g = { bars, a: bars.map((b) => b.a), reach: [] };
+    Q.groups.set(key, g);
+    reachFrom(g, 0);
   }
-  Q.sorted = Array.from(Q.arrows.values()).sort((p, q) => p.seq - q.seq || p.id - q.id);
+  Q.order = Array.from(Q.groups.keys()).sort((p, q) => p - q);
+  Q.sorted = Array.from(Q.arrows.values()).sort(bySeq);
   for (const a of Q.sorted) a.x = stepOf(a.seq);
 }
 
+const byStart = (p, q) => p.a - q.a || p.id - q.id;
+const bySeq = (p, q) => p.seq - q.seq || p.id - q.id;
+const groupKey = (b) => KINDS.indexOf(b.kind) * 1e6 + b.lane;
+
+// place sets bar b's lane and its start and end in steps; false if it has no lane.
+function place(b, lanes) {
+  const lane = lanes.get(b.agent);
+  if (lane === undefined) return false;
+  b.lane = lane;
+  b.a = stepOf(b.seq);
+  b.z = b.end ? stepOf(b.end) : Infinity; // open: on to the head, wherever it is then
+  return true;
+}
+
+// reachFrom sets group g's reach from its bar i on.
+function reachFrom(g, i) {
+  for (; i < g.bars.length; i++) g.reach[i] = Math.max(i ? g.reach[i - 1] : -Infinity, g.bars[i].z);
+}
+
+// extend takes a live delta's bars (new or changed; was holds the changed ones' extents
+// before) and new arrows into the index, at a cost in proportion to them: the axis grows at
+// its end, a bar joins its group at its place (the end, as a lane's bars come in order of their
+// starts), a changed bar's group mends its reach from that bar on. It notes what changed for
+// the next redraw; false if the view must be laid out again (an event before the axis's end).
+function extend(bars, arrows, was, ahead, prevHead) {
+  if (ahead) dropHeadTick();
+  if (!addTicks(bars, arrows)) return false;
+  const head = stepOf(Q.head);
+  changed(Math.min(prevHead, head), head); // open bars and the axis grow to the new head
+  const lanes = new Map(Q.lanes.map((l, i) => [l.agent, i]));
+  for (const b of bars) {
+    const before = was.get(b.id);
+    if (before) {
+      const g = Q.groups.get(groupKey(b));
+      const i = g ? g.bars.indexOf(b, firstAtLeast(g.a, before[0])) : -1;
+      if (i < 0 || !place(b, lanes) || b.a !== before[0] || Q.groups.get(groupKey(b)) !== g) return false;
+      reachFrom(g, i);
+      changed(b.a, Math.max(before[1], b.end ? b.z : head));
+      continue;
+    }
+    if (!place(b, lanes)) continue;
+    const key = groupKey(b);
+    let g = Q.groups.get(key);
+    if (!g) {
+      g = { bars: [], a: [], reach: [] };
+      Q.groups.set(key, g);
+      Q.order.splice(firstAtLeast(Q.order, key), 0, key);
+    }
+    const n = g.bars.length;
+    const i = n && byStart(b, g.bars[n - 1]) < 0 ? firstAtLeast(g.bars, b, null, byStart) : n;
+    g.bars.splice(i, 0, b);
+    g.a.splice(i, 0, b.a);
+    reachFrom(g, i);
+    changed(b.a, b.end ? b.z : head);
+  }
+  for (const a of arrows) {
+    a.x = stepOf(a.seq);
+    const n = Q.sorted.length;
+    const i = n && bySeq(a, Q.sorted[n - 1]) < 0 ? firstAtLeast(Q.sorted, a, null, bySeq) : n;
+    Q.sorted.splice(i, 0, a);
+    changed(a.x, a.x);
+  }
+  return true;
+}
+
 // firstAtLeast returns the first index of the ascending array arr whose value is >= v (by(x)
-// gives an element's value), arr.length if none.
-function firstAtLeast(arr, v, by) {
+// gives an element's value; or cmp(x, v) compares them), arr.length if none.
+function firstAtLeast(arr, v, by, cmp) {
   let lo = 0, hi = arr.length;
-  while (lo < hi) { const m = (lo + hi) >> 1; if ((by ? by(arr[m]) : arr[m]) < v) lo = m + 1; else hi = m; }
+  while (lo < hi) {
+    const m = (lo + hi) >> 1;
+    if (cmp ? cmp(arr[m], v) < 0 : (by ? by(arr[m]) : arr[m]) < v) lo = m + 1; else hi = m;
+  }
   return lo;
 }
 
@@ -206,7 +323,10 @@ function draw() {
   if (Q.follow && atEnd) box.scrollLeft = box.scrollWidth;
   const d = Q.drawn, v0 = Math.max(0, box.scrollLeft - LABEL_W);
   const v1 = Math.min(Q.width, box.scrollLeft - LABEL_W + box.clientWidth);
-  if (!Q.dirty && d && d.zoom === Q.zoom && v0 >= d.x0 && v1 <= d.x1) return scaleText(box);
+  const c = Q.changed;
+  Q.changed = null;
+  if (!Q.dirty && d && d.zoom === Q.zoom && v0 >= d.x0 && v1 <= d.x1 &&
+      !(c && c.lo * Q.zoom <= d.x1 && c.hi * Q.zoom >= d.x0)) return scaleText(box);
   Q.dirty = false;
   const x0 = Math.max(0, box.scrollLeft - LABEL_W - box.clientWidth / 2);
   const x1 = Math.min(Q.width, box.scrollLeft - LABEL_W + box.clientWidth * 1.5);
@@ -262,16 +382,17 @@ function drawAxis(svg, x0, x1, height) {
 function drawBars(svg, x0, x1) {
   const layer = el("g", { class: "seq-bars" }, svg);
   const selected = selectedSeq();
-  const s0 = x0 / Q.zoom, s1 = x1 / Q.zoom;
-  for (const g of Q.groups) {
+  const s0 = x0 / Q.zoom, s1 = x1 / Q.zoom, head = stepOf(Q.head);
+  for (const key of Q.order) {
+    const g = Q.groups.get(key);
     // Every bar before lo ends before the view; every bar from hi on starts after it.
     const lo = firstAtLeast(g.reach, s0), hi = firstAtLeast(g.a, s1 + 1e-9);
     let run = null;        // neighbouring sub-pixel bars to draw as one
     let right = -Infinity; // the right end drawn so far: a bar that adds no pixel is left out
     for (let i = lo; i < hi; i++) {
-      const b = g.bars[i];
-      if (b.z < s0) continue;
-      const a = b.a * Q.zoom, z = b.z * Q.zoom;
+      const b = g.bars[i], bz = b.end ? b.z : head;
+      if (bz < s0) continue;
+      const a = b.a * Q.zoom, z = bz * Q.zoom;
       if (z - a >= 1) {
         if (Math.max(a + 2, z) <= right + 1 && b.seq !== selected) continue;
         right = Math.max(right, drawRun(layer, run, selected), a + Math.max(2, z - a));
