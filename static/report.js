@@ -2,11 +2,13 @@
 // packed in the file's report-pack elements (gzipped JSON in base64, opened when first needed):
 // the timeline's rows, every inspection and agent summary, the tree, header and session as of the
 // events the scrubber can show, and the sequence view's data. It moves the selection, filters the
-// timeline, steps through time and puts an inspection in; the tree's pan and zoom and the
-// sequence view are the run page's own modules. A page opened from file:// cannot load modules,
-// so the report inlines this one with those it imports as one script (templates.reportScript).
+// timeline, steps through time and puts an inspection in; which rows pass the filters, the tree's
+// pan and zoom and the sequence view are modules it shares with the run page. A page opened from
+// file:// cannot load modules, so the report inlines this one with those it imports as one script
+// (templates.reportScript).
 
 import { activateGraph, initGraph } from "./graph.js";
+import { hideUnmatched, revealing, showCount, syncInputs } from "./rowfilter.js";
 import { initSequence, markSequence } from "./sequence.js";
 
 (function () {
@@ -65,49 +67,24 @@ import { initSequence, markSequence } from "./sequence.js";
     return tpl.content;
   }
 
-  // ---- filters (as on the run page: rows carry their whole content, lower-cased, in data-search)
-
-  function matches(row, text) {
-    if (S.agent && row.dataset.agent !== S.agent) return false;
-    if (S.kinds.length ? !S.kinds.includes(row.dataset.group) : row.dataset.echoOf) return false;
-    if (S.failed && row.dataset.failed !== "true") return false;
-    if (text && !(row.dataset.search || "").includes(text)) return false;
-    return true;
-  }
-
-  const filtering = () => S.agent || S.kinds.length || S.failed || S.text;
+  // ---- filters: every row is in the list, so the page filters them all itself
 
   function applyFilters() {
-    const text = S.text.trim().toLowerCase();
     const rows = allRows();
-    let shown = 0;
-    for (const r of rows) {
-      r.hidden = !matches(r, text);
-      if (!r.hidden) shown++;
-    }
-    const count = document.getElementById("filter-count");
-    if (count) count.textContent = filtering() ? shown + " of " + rows.length + " events" : "";
-    const empty = document.getElementById("filter-empty");
-    if (empty) {
-      empty.hidden = !filtering() || shown > 0;
-      empty.textContent = "No event matches these filters.";
-    }
+    showCount(S, hideUnmatched(rows, S), rows.length);
     markGraph();
   }
 
   function setFilters(f) {
     Object.assign(S, f);
-    document.getElementById("filter-agent").value = S.agent;
-    for (const c of document.querySelectorAll("#filter-kind input")) c.checked = S.kinds.includes(c.value);
-    document.getElementById("filter-failed").checked = S.failed;
-    const t = document.getElementById("filter-text");
-    if (t.value !== S.text) t.value = S.text;
+    syncInputs(S);
     applyFilters();
   }
 
   // revealRow clears the filters that hide row, so that a jump to it shows it.
   function revealRow(row) {
-    if (row && row.hidden) setFilters({ agent: "", kinds: row.dataset.echoOf ? ["message"] : [], failed: false, text: "" });
+    const f = revealing(row, S);
+    if (f) setFilters(f);
   }
 
   function markGraph(summarised) {
