@@ -8,7 +8,7 @@
 // (templates.reportScript).
 
 import { activateGraph, initGraph } from "./graph.js";
-import { hideUnmatched, revealing, showCount, syncInputs } from "./rowfilter.js";
+import { hideUnmatched, revealing, showCount, syncInputs, watchInputs } from "./rowfilter.js";
 import { initSequence, markSequence } from "./sequence.js";
 
 (function () {
@@ -261,15 +261,8 @@ import { initSequence, markSequence } from "./sequence.js";
     ev.preventDefault();
   });
 
-  document.addEventListener("change", (ev) => {
-    if (ev.target.id === "filter-agent") setFilters({ agent: ev.target.value });
-    if (ev.target.closest("#filter-kind")) {
-      setFilters({ kinds: Array.from(document.querySelectorAll("#filter-kind input:checked")).map((c) => c.value) });
-    }
-    if (ev.target.id === "filter-failed") setFilters({ failed: ev.target.checked });
-  });
+  watchInputs(setFilters);
   document.addEventListener("input", (ev) => {
-    if (ev.target.id === "filter-text") setFilters({ text: ev.target.value });
     if (ev.target.id === "scrub-range") travel(Number(ev.target.value));
   });
 

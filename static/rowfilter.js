@@ -73,3 +73,17 @@ export function showCount(f, shown, total) {
       : "No event matches these filters.";
   }
 }
+
+// watchInputs calls set with the change each edit of the filters' inputs makes to them.
+export function watchInputs(set) {
+  document.addEventListener("change", (ev) => {
+    const t = ev.target;
+    if (t.id === "filter-agent") set({ agent: t.value });
+    else if (t.closest && t.closest("#filter-kind")) {
+      set({ kinds: Array.from(document.querySelectorAll("#filter-kind input:checked")).map((c) => c.value) });
+    } else if (t.id === "filter-failed") set({ failed: t.checked });
+  });
+  document.addEventListener("input", (ev) => {
+    if (ev.target.id === "filter-text") set({ text: ev.target.value });
+  });
+}

@@ -10,6 +10,7 @@ import { onKey } from "./keys.js";
 import { initLayout, openDrawer } from "./layout.js";
 import { applyFragment, follow, runClock } from "./live.js";
 import { complete, fold, holds, initRows } from "./rows.js";
+import { watchInputs } from "./rowfilter.js";
 import { S, isFinal, readHash, rowOf, rowsEl, showTab } from "./runstate.js";
 import { inspect, inspectError, onGraphActivate, select } from "./selection.js";
 import { initSequence } from "./sequence.js";
@@ -193,16 +194,7 @@ export function initRun() {
   });
   document.addEventListener("click", onClick);
   document.addEventListener("submit", decide);
-  document.addEventListener("change", (ev) => {
-    if (ev.target.id === "filter-agent") setFilters({ agent: ev.target.value });
-    if (ev.target.closest("#filter-kind")) {
-      setFilters({ kinds: Array.from(document.querySelectorAll("#filter-kind input:checked")).map((c) => c.value) });
-    }
-    if (ev.target.id === "filter-failed") setFilters({ failed: ev.target.checked });
-  });
-  document.addEventListener("input", (ev) => {
-    if (ev.target.id === "filter-text") setFilters({ text: ev.target.value });
-  });
+  watchInputs(setFilters);
   document.addEventListener("keydown", onKey);
   rowsEl().addEventListener("scroll", () => {
     const btn = document.getElementById("follow");
