@@ -76,11 +76,7 @@ const filterStateJS = `(() => {
 // the selection through a reload.
 func TestInspectorAndFilters(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
-	id := b.startRun(t, "supervisor", 0)
-	b.waitRunEnded(t, id, waitTimeout)
-	tb := newTab(t, nil)
-	tb.open(t, b.base+"/runs/"+id)
+	b, id, tb := openFinished(t, "supervisor")
 
 	tb.inspect(t, `[data-testid=timeline-row][data-kind="model.started"][data-agent="math_agent"]`)
 	fed := evalJS[[]fedMessage](t, tb, inspectorFedJS)

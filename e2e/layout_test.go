@@ -51,11 +51,7 @@ func TestNarrowInspectorDrawer(t *testing.T) {
 // across a reload, and a double-click puts them back.
 func TestSplitters(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
-	id := b.startRun(t, "supervisor", 0)
-	b.waitRunEnded(t, id, waitTimeout)
-	tb := newTab(t, nil)
-	tb.open(t, b.base+"/runs/"+id)
+	b, id, tb := openFinished(t, "supervisor")
 	treeWidth := `document.querySelector('.tree-panel').getBoundingClientRect().width`
 	before := evalJS[float64](t, tb, treeWidth)
 	tb.do(t, "widen the tree by keys", chromedp.Focus(chromedp.ID("split-cols")), chromedp.KeyEvent(kb.ArrowRight+kb.ArrowRight+kb.ArrowRight))

@@ -209,11 +209,7 @@ func checkWholeRun(t *testing.T, tb *tab, tr traces.Trace, transfers int) int {
 // lane's group) draws what it draws when given their end state whole.
 func TestSequenceDeltasMatchWhole(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
-	id := b.startRun(t, "supervisor", 0)
-	b.waitRunEnded(t, id, waitTimeout)
-	tb := newTab(t, nil)
-	tb.open(t, b.base+"/runs/"+id)
+	_, _, tb := openFinished(t, "supervisor")
 	tb.click(t, "[data-testid=view-sequence]")
 	got, err := chromedpRun(tb, chromedp.Evaluate[[]string](`(async () => {
 	  const lanes = JSON.parse(document.getElementById('seq-data').dataset.json).lanes;

@@ -151,6 +151,18 @@ func (b *baton) startRun(t *testing.T, flow string, pace time.Duration) string {
 	return created.ID
 }
 
+// openFinished starts flow at full speed on a Baton of its own, waits for the run to end and
+// opens its run page in a new tab.
+func openFinished(t *testing.T, flow string) (*baton, string, *tab) {
+	t.Helper()
+	b := startBaton(t)
+	id := b.startRun(t, flow, 0)
+	b.waitRunEnded(t, id, waitTimeout)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+id)
+	return b, id, tb
+}
+
 // trace returns GET /api/runs/:id/trace, read and checked by traces.Unmarshal.
 func (b *baton) trace(t *testing.T, id string) traces.Trace {
 	t.Helper()

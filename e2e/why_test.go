@@ -64,11 +64,7 @@ const timelineCountJS = `(() => {
 // nothing says so; checking two kinds shows the rows of both and only those.
 func TestTimelineSearchAndKinds(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
-	id := b.startRun(t, "supervisor", 0)
-	b.waitRunEnded(t, id, waitTimeout)
-	tb := newTab(t, nil)
-	tb.open(t, b.base+"/runs/"+id)
+	_, _, tb := openFinished(t, "supervisor")
 
 	// search types text into the search box, as a user's typing does: one input event.
 	search := func(text string) {
@@ -115,11 +111,7 @@ func TestTimelineSearchAndKinds(t *testing.T) {
 // inspector shows eino's error.
 func TestFailedTransferAndFirstError(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
-	id := b.startRun(t, "transfer-unknown", 0)
-	b.waitRunEnded(t, id, waitTimeout)
-	tb := newTab(t, nil)
-	tb.open(t, b.base+"/runs/"+id)
+	_, _, tb := openFinished(t, "transfer-unknown")
 
 	tb.click(t, "#filter-failed")
 	tb.waitFor(t, "only failed rows shown", `location.hash.includes('failed=1')`)
