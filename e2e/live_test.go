@@ -46,14 +46,30 @@ func TestSupervisorLive(t *testing.T) {
 	tb.startRecording(t)
 	// The run goes on one stage at a time, each shown before the next: the recording sees every
 	// stage whatever the machine's pace.
+	// Over research_agent's first model call its node's detail line comes to count it while the
+	// tree itself stays the element it was: the node is redrawn alone, as SVG.
 	for _, stage := range []struct {
 		call, edges int
 		active      string
-	}{{2, 1, "research_agent"}, {4, 2, "supervisor"}, {5, 3, "math_agent"}} {
+		detail      string // how the active agent's detail line begins, when checked
+	}{{2, 1, "research_agent", "chat_model"}, {3, 1, "research_agent", "1 call "}, {4, 2, "supervisor", ""}, {5, 3, "math_agent", ""}} {
 		holdAt(t, gate, stage.call)
-		tb.waitFor(t, fmt.Sprintf("%d transfer edges and %s active", stage.edges, stage.active),
+		node := `document.querySelector('#graph [data-testid^="node-"]` + attrSel("data-agent", stage.active) + `')`
+		tb.waitFor(t, fmt.Sprintf("%d transfer edges and %s active, its detail %q", stage.edges, stage.active, stage.detail),
 			`document.querySelectorAll('[data-testid=transfer-edge]').length === `+itoa(stage.edges)+
-				` && document.querySelector('#graph [data-testid^="node-"]`+attrSel("data-agent", stage.active)+`')?.dataset.state === 'active'`)
+				` && `+node+`?.dataset.state === 'active'`+
+				` && `+node+`.querySelector('.node-detail').textContent.startsWith(`+jsString(stage.detail)+`)`)
+		switch stage.call {
+		case 2:
+			tb.do(t, "keep the tree element", chromedp.Evaluate[chromedp.Void](`window.keptGraph = document.getElementById('graph')`))
+		case 3:
+			if !evalJS[bool](t, tb, `document.getElementById('graph') === window.keptGraph`) {
+				t.Errorf("the tree was redrawn whole for a model call")
+			}
+			if !evalJS[bool](t, tb, node+` instanceof SVGGElement && `+node+`.getBBox().width > 0`) {
+				t.Errorf("the redrawn node of %s is not drawn as SVG", stage.active)
+			}
+		}
 	}
 	gate.Open()
 	tb.waitStatus(t, "completed")

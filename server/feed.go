@@ -520,6 +520,11 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 	if err != nil {
 		return err
 	}
+	if u.GraphChanged {
+		// The tree holds every node as it is now: a page that takes it needs no older node,
+		// and a node rendered later comes after it, so that it is applied after it.
+		f.parts = slices.DeleteFunc(f.parts, func(q part) bool { return templates.IsNodeTarget(q.target) })
+	}
 	for _, fr := range frags {
 		data, err := json.Marshal(fr)
 		if err != nil {

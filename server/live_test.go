@@ -377,3 +377,57 @@ func TestLivePageSequence(t *testing.T) {
 		t.Errorf("the live deltas add up to\n%v\nwant the whole view\n%v", got, want)
 	}
 }
+
+// TestLivePageNodeAlone: an event that changes only an agent's node (a model call) brings that
+// node, not the tree; a later one that moves the tree brings the tree, and a page that missed
+// both then gets the tree with no older node after it to undo it.
+func TestLivePageNodeAlone(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	rec := ts.addRecording(t, "r-node", 0)
+	emitMessages(rec, 1, "first")
+	page := ts.mustDial(t, "/runs/r-node/live?after=0")
+	readLive(t, page, func(m liveMessage) bool { return *m.Seq == 1 })
+
+	targets := func(m liveMessage) []string {
+		var out []string
+		for _, f := range m.Fragments {
+			if f.Target == "graph" || strings.HasPrefix(f.Target, "node-") {
+				out = append(out, f.Target)
+			}
+		}
+		return out
+	}
+	rec.Emit(traces.Event{Kind: traces.KindModelFinished, Agent: "echo_agent", Model: &traces.ModelCall{ID: "m1", Usage: &traces.Usage{TotalTokens: 40}}})
+	msgs := readLive(t, page, func(m liveMessage) bool { return *m.Seq == 2 })
+	if got := targets(msgs[len(msgs)-1]); !slices.Equal(got, []string{"node-echo_agent"}) {
+		t.Errorf("model.finished: tree parts %v, want its node alone", got)
+	}
+	// The error fails the agent: its node changes again, and the tree with it (an error may end
+	// transfers and frames).
+	rec.Emit(traces.Event{Kind: traces.KindError, Agent: "echo_agent", Error: &traces.ErrorDetail{Message: "model unreachable"}})
+	msgs = readLive(t, page, func(m liveMessage) bool { return *m.Seq == 3 })
+	if got := targets(msgs[len(msgs)-1]); !slices.Equal(got, []string{"graph"}) {
+		t.Errorf("error: tree parts %v, want the tree alone", got)
+	}
+
+	late := ts.mustDial(t, "/runs/r-node/live?after=1")
+	m := readLive(t, late, func(m liveMessage) bool { return *m.Seq == 3 })[0]
+	var tree *goquery.Document
+	for _, f := range m.Fragments {
+		switch {
+		case f.Target == "graph":
+			var err error
+			if tree, err = goquery.NewDocumentFromReader(strings.NewReader(f.HTML)); err != nil {
+				t.Fatal(err)
+			}
+		case strings.HasPrefix(f.Target, "node-") && tree != nil:
+			tree.Find(`[id="` + f.Target + `"]`).ReplaceWithHtml(f.HTML)
+		}
+	}
+	if tree == nil {
+		t.Fatalf("a page behind the tree's change gets no tree: %v", targets(m))
+	}
+	if s := tree.Find(`[data-agent="echo_agent"]`).AttrOr("data-state", ""); s != "failed" {
+		t.Errorf("a page behind both changes shows echo_agent %q after applying %v, want failed", s, targets(m))
+	}
+}

@@ -10,7 +10,9 @@ export function applyFragment(f) {
   if (!target || typeof f.html !== "string") return [];
   // Fragments are server-rendered HTML in which all trace text is escaped.
   const tpl = document.createElement("template");
-  tpl.innerHTML = f.html;
+  // A node of the tree is SVG: parsed alone it would be an HTML element.
+  const svg = target.namespaceURI === "http://www.w3.org/2000/svg";
+  tpl.innerHTML = svg ? "<svg>" + f.html + "</svg>" : f.html;
   if (f.swap === "append") {
     const added = [];
     for (const el of Array.from(tpl.content.children)) {
@@ -26,7 +28,7 @@ export function applyFragment(f) {
     }
     return added;
   }
-  target.replaceWith(tpl.content);
+  target.replaceWith(...(svg ? tpl.content.firstChild.childNodes : tpl.content.childNodes));
   return [];
 }
 

@@ -56,7 +56,8 @@ func Fragments(ctx context.Context, tr traces.Trace, from int64) ([]Fragment, er
 const RowsTarget = "timeline-rows"
 
 // Parts renders the parts of the run page that u changes, rows aside: the header summary and
-// the outcome on every change, the tree when it changed (transfers after u.From flash), the session panels only
+// the outcome on every change, the tree when it changed (transfers after u.From flash), else
+// the nodes whose face alone changed, each in place of its node (NodeTarget), the session panels only
 // when a session.set or agent.started arrived, the agent filter only when a new agent appeared,
 // the sequence view's data when u carries it. It returns nil when u changes nothing.
 func Parts(ctx context.Context, u web.Update) ([]Fragment, error) {
@@ -73,6 +74,9 @@ func Parts(ctx context.Context, u web.Update) ([]Fragment, error) {
 	}
 	if u.GraphChanged {
 		parts = append(parts, part{"graph", graphView(u.Graph, u.From)})
+	}
+	for _, nd := range u.Faces {
+		parts = append(parts, part{NodeTarget(nd.Name), node(nd)})
 	}
 	if u.ValuesChanged {
 		parts = append(parts, part{"session-values", sessionValues(u.Session.Values)})
@@ -96,6 +100,15 @@ func Parts(ctx context.Context, u web.Update) ([]Fragment, error) {
 	}
 	return out, nil
 }
+
+// NodeTarget is the id of agent name's node in the tree, which a fragment replaces when only
+// its face changed. Such a fragment is older news than a later "graph" one, which holds it.
+func NodeTarget(name string) string { return domID(nodePrefix, name) }
+
+// IsNodeTarget reports whether target is a node's (NodeTarget).
+func IsNodeTarget(target string) bool { return strings.HasPrefix(target, nodePrefix) }
+
+const nodePrefix = "node-"
 
 // SequenceTarget is the element that holds the sequence view's data; a fragment replaces it
 // with the whole view (time travel, a first render) or what changed (live).

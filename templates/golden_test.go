@@ -31,18 +31,22 @@ func renderString(tb testing.TB, c templ.Component) string {
 	return b.String()
 }
 
-// TestFragmentsGolden pins the fragments of one update of the supervisor run: the transfer
-// back to the supervisor (a new numbered edge, flashing) and the supervisor's restart.
+// TestFragmentsGolden pins the fragments of two updates of the supervisor run: one over the
+// transfer back to the supervisor (the whole tree, its new numbered edge flashing), and one over
+// the supervisor's model call after it (its node alone).
 func TestFragmentsGolden(t *testing.T) {
 	tr := web.Prefix(webtest.Supervisor(), 26)
-	frags, err := templates.Fragments(context.Background(), tr, 23)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// One block per fragment, HTML as is, so a diff of the golden file reads like a diff of markup.
 	var b bytes.Buffer
-	for _, f := range frags {
-		fmt.Fprintf(&b, "=== %s %s\n%s\n", f.Swap, f.Target, f.HTML)
+	for _, from := range []int64{20, 23} {
+		frags, err := templates.Fragments(context.Background(), tr, from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "##### after #%d\n", from)
+		for _, f := range frags {
+			fmt.Fprintf(&b, "=== %s %s\n%s\n", f.Swap, f.Target, f.HTML)
+		}
 	}
 	got := b.Bytes()
 	path := filepath.Join("testdata", "fragments.golden.html")

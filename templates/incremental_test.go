@@ -123,6 +123,10 @@ func fullPage(t *testing.T, tr traces.Trace) *pageModel {
 func (p *pageModel) apply(t *testing.T, parts []templates.Fragment, rows []string) {
 	t.Helper()
 	for _, f := range parts {
+		if templates.IsNodeTarget(f.Target) {
+			p.parts["graph"] = swapNode(t, p.parts["graph"], f)
+			continue
+		}
 		doc, err := goquery.NewDocumentFromReader(strings.NewReader(f.HTML))
 		if err != nil {
 			t.Fatal(err)
@@ -142,6 +146,22 @@ func (p *pageModel) apply(t *testing.T, parts []templates.Fragment, rows []strin
 		p.byID[id] = len(p.rows)
 		p.rows = append(p.rows, outer(t, s))
 	})
+}
+
+// swapNode returns graph (the tree's markup) with the node that f replaces swapped for f's,
+// as the page's script does; it fails the test when graph has no such node.
+func swapNode(t *testing.T, graph string, f templates.Fragment) string {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(graph))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := doc.Find(`[id="` + f.Target + `"]`)
+	if old.Length() != 1 {
+		t.Fatalf("fragment %s: the tree has %d elements of that id, want 1", f.Target, old.Length())
+	}
+	old.ReplaceWithHtml(f.HTML)
+	return outer(t, doc.Find("#graph"))
 }
 
 func (p *pageModel) equal(t *testing.T, want *pageModel, seq int64) bool {
@@ -170,9 +190,10 @@ func firstDiff(a, b []string) string {
 }
 
 // TestTreeOnlyWhenChanged: fed a recorded supervisor run one event at a time, the view state's
-// update carries the tree exactly when the tree as drawn changed: never for a message, always for
-// a transfer, and when it leaves the tree out, the tree drawn before and after the event is the
-// same markup.
+// update carries the whole tree exactly when what moves in it changed: never for a message or a
+// model call, always for a transfer. A model call brings its agent's node alone, and an update
+// without the tree, its nodes swapped into the tree drawn before the event, gives the same markup
+// as the tree drawn after it.
 func TestTreeOnlyWhenChanged(t *testing.T) {
 	ctx := context.Background()
 	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
@@ -183,19 +204,23 @@ func TestTreeOnlyWhenChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The tree as drawn at seq, with nothing flashing.
+	// The tree as drawn at seq, with nothing flashing, as one parser writes it.
 	tree := func(seq int64) string {
 		parts, err := templates.Parts(ctx, web.ViewAt(tr, seq).Redraw())
 		if err != nil {
 			t.Fatal(err)
 		}
 		i := slices.IndexFunc(parts, func(f templates.Fragment) bool { return f.Target == "graph" })
-		return parts[i].HTML
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(parts[i].HTML))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return outer(t, doc.Find("#graph"))
 	}
 	run := tr.Run
 	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, ""
 	vs := web.NewViewState(run, tr.Agents)
-	skipped := map[traces.Kind]int{}
+	skipped, faces := map[traces.Kind]int{}, map[traces.Kind]int{}
 	for _, e := range tr.Events {
 		from := vs.Seq()
 		vs.Add(e)
@@ -204,19 +229,36 @@ func TestTreeOnlyWhenChanged(t *testing.T) {
 			t.Fatal(err)
 		}
 		drawn := slices.ContainsFunc(parts, func(f templates.Fragment) bool { return f.Target == "graph" })
+		var nodes []templates.Fragment
+		for _, f := range parts {
+			if templates.IsNodeTarget(f.Target) {
+				nodes = append(nodes, f)
+			}
+		}
 		switch {
-		case e.Kind == traces.KindTransfer && !drawn:
-			t.Errorf("#%d transfer: the update leaves the tree out", e.Seq)
+		case e.Kind == traces.KindTransfer && (!drawn || len(nodes) > 0):
+			t.Errorf("#%d transfer: the update carries the tree %v and %d nodes, want the tree alone", e.Seq, drawn, len(nodes))
 		case e.Kind == traces.KindMessage && drawn:
 			t.Errorf("#%d message by %s: the update redraws the tree", e.Seq, e.Agent)
+		case (e.Kind == traces.KindModelStarted || e.Kind == traces.KindModelFinished) &&
+			(drawn || len(nodes) != 1 || nodes[0].Target != templates.NodeTarget(e.Agent)):
+			t.Errorf("#%d %s by %s: the update carries the tree %v and %d nodes, want its node alone", e.Seq, e.Kind, e.Agent, drawn, len(nodes))
 		case !drawn:
 			skipped[e.Kind]++
-			if before, after := tree(from), tree(e.Seq); before != after {
-				t.Errorf("#%d %s: the update leaves the tree out, but it changed:\nbefore: %.400s\n after: %.400s", e.Seq, e.Kind, before, after)
+			before := tree(from)
+			for _, f := range nodes {
+				faces[e.Kind]++
+				before = swapNode(t, before, f)
+			}
+			if after := tree(e.Seq); before != after {
+				t.Errorf("#%d %s: the update's nodes in the tree before it differ from the tree after it:\nbefore: %.600s\n after: %.600s", e.Seq, e.Kind, before, after)
 			}
 		}
 	}
 	if skipped[traces.KindMessage] == 0 || skipped[traces.KindToolFinished] == 0 {
 		t.Errorf("trees left out by kind: %v; want messages and finished tool calls among them", skipped)
+	}
+	if faces[traces.KindModelStarted] == 0 || faces[traces.KindModelFinished] == 0 {
+		t.Errorf("nodes drawn alone by kind: %v; want model calls' starts and ends among them", faces)
 	}
 }

@@ -179,7 +179,9 @@ func TestFragments(t *testing.T) {
 	if got := attrs(byTestID(doc, "timeline-row"), "data-seq"); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("appended rows %v, want %v", got, want)
 	}
-	for _, target := range []string{"run-summary", "graph", "session-values"} {
+	// A model call of an agent at work changes its node's face, not the tree: its node comes alone.
+	node := templates.NodeTarget("research_agent")
+	for _, target := range []string{"run-summary", node, "session-values"} {
 		if f, ok := byTarget[target]; !ok || f.Swap != templates.SwapReplace {
 			t.Errorf("no replace fragment for %s: %+v", target, f)
 		}
@@ -190,9 +192,12 @@ func TestFragments(t *testing.T) {
 	if _, ok := byTarget["session-histories"]; ok {
 		t.Errorf("histories re-rendered without an agent.started")
 	}
-	g := mustParse(t, byTarget["graph"].HTML)
+	if _, ok := byTarget["graph"]; ok {
+		t.Errorf("the tree re-rendered for a model call")
+	}
+	g := mustParse(t, byTarget[node].HTML)
 	if byTestID(g, "node-research_agent").AttrOr("data-state", "") != "active" {
-		t.Errorf("research_agent not active in the graph fragment")
+		t.Errorf("research_agent not active in its node fragment")
 	}
 
 	none, err := templates.Fragments(ctx, tr, setSeq+2)

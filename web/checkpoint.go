@@ -99,7 +99,7 @@ func sameAgent(a, b traces.Agent) bool {
 // leaves the other as it was. Events, payloads, and the slices add only appends to (capped
 // here) are shared.
 func (a *analysis) clone() *analysis {
-	c := *a
+	c := *a // laid is shared: a new layout replaces it, none changes it
 	c.tr.Events = capped(a.tr.Events)
 	c.amended = capped(a.amended)
 	c.roster = a.roster.clone()

@@ -198,22 +198,30 @@ func newGraph(a *analysis) Graph {
 }
 
 func (a *analysis) node(s *slot, depth int, caller bool) Node {
-	m, x := s.m, a.stateOf(s.m.Name)
+	m := s.m
 	n := Node{
 		Name: m.Name, Label: nameLabel(m.Name, s.box.W), Description: m.Description, Kind: m.Kind,
-		Parent: m.Parent, Relation: m.Relation, Depth: depth, Box: s.box, State: x.state,
-		Colour: m.colour, ModelCalls: x.modelCalls, ToolCalls: x.toolCalls, Tokens: x.tokens,
-		Error: x.err, Extra: m.extra, Missing: m.missing, Caller: caller,
+		Parent: m.Parent, Relation: m.Relation, Depth: depth, Box: s.box, Colour: m.colour,
+		Extra: m.extra, Missing: m.missing, Caller: caller,
 	}
+	a.setFace(&n)
+	return n
+}
+
+// setFace fills in what n shows of its agent's activity: its state, counts, error and detail
+// line. None of it moves the node's box (its width is its name's), so a face can be redrawn
+// alone.
+func (a *analysis) setFace(n *Node) {
+	x := a.stateOf(n.Name)
+	n.State, n.ModelCalls, n.ToolCalls, n.Tokens, n.Error = x.state, x.modelCalls, x.toolCalls, x.tokens, x.err
 	switch {
-	case m.missing:
+	case n.Missing:
 		n.Detail = "no such agent"
 	case x.modelCalls == 0 && x.toolCalls == 0:
-		n.Detail = string(m.Kind)
+		n.Detail = string(n.Kind)
 	default:
 		n.Detail = fmt.Sprintf("%s · %s tok", plural(x.modelCalls, "call"), compact(x.tokens))
 	}
-	return n
 }
 
 func (a *analysis) boundary(s *slot) Boundary {

@@ -29,7 +29,8 @@ type activity struct {
 	tokens     int
 	lastSeq    int64
 	err        string
-	drawn      face // what the agent's node showed after the last event that changed it
+	drawn      face  // what the agent's node showed after the last event that changed it
+	faceSeq    int64 // the newest event that changed only its node's face (see noteGraph)
 }
 
 // transfer is one transfer event with what became of it.
@@ -113,8 +114,10 @@ type analysis struct {
 	// The seq of the event that last changed each part of the page; amended lists transfer
 	// rows drawn again because a later error failed them.
 	valuesSeq, historiesSeq, agentsSeq int64
-	// graphSeq is the newest event that changed the tree as drawn (see noteGraph).
+	// graphSeq is the newest event that changed the tree as drawn beyond a node's face (see
+	// noteGraph); laid is the tree as laid out at graphSeq, which a face change leaves in place.
 	graphSeq int64
+	laid     *laidTree
 	amended  []amend
 	// callbacksOnly holds the events inside AgentTool calls whose inner events the caller's
 	// event stream did not carry: the recorder saw them through callbacks only.

@@ -1,15 +1,22 @@
 package web
 
-import "github.com/baton-dev/baton/traces"
+import (
+	"slices"
 
-// Many events leave the tree as drawn unchanged: the analysis notes the newest event that
-// changed it (graphSeq), so that a live page is sent the tree only then.
+	"github.com/baton-dev/baton/traces"
+)
 
-// noteGraph notes whether e changed the tree as drawn: its nodes, links, AgentTool frames,
-// transfer edges and badges. A new agent, a transfer, an AgentTool call, an error and the run's
-// interrupt, resume or end do (they change the layout, edges, frames or several agents' states);
-// any other event touches only its own agent, whose node changes when its state, error or detail
-// line does: a message, or a tool call of an agent already at work, leaves the tree as it was.
+// Many events leave the tree as drawn unchanged, and most others change one node's face (its
+// state, detail line or error mark) without moving a box or an edge: the analysis notes the
+// newest event that changed the tree beyond faces (graphSeq) and, per agent, the newest that
+// changed its face (faceSeq), so that a live page is sent the whole tree only for the first and
+// the changed nodes alone for the second.
+
+// noteGraph notes what e changed of the tree as drawn. A new agent, a transfer, an AgentTool
+// call, an error and the run's interrupt, resume or end change the layout, edges, frames or
+// several agents' states; any other event touches only its own agent, whose face changes when
+// its state, error or detail line does: a message, or a tool call of an agent already at work,
+// leaves the tree as it was.
 func (a *analysis) noteGraph(e *traces.Event, newAgent bool) {
 	switch e.Kind {
 	case traces.KindTransfer, traces.KindAgentToolEnter, traces.KindAgentToolExit, traces.KindError,
@@ -26,9 +33,47 @@ func (a *analysis) noteGraph(e *traces.Event, newAgent bool) {
 	if x := a.acts[e.Agent]; x != nil {
 		if f := x.face(); !f.looksLike(x.drawn) {
 			x.drawn = f
-			a.graphSeq = e.Seq
+			x.faceSeq = e.Seq
 		}
 	}
+}
+
+// tree returns the tree as drawn now. Its layout is made once per change beyond faces and kept;
+// the faces are filled in anew on each call.
+func (a *analysis) tree() Graph {
+	g := a.layout()
+	g.Nodes = slices.Clone(g.Nodes)
+	for i := range g.Nodes {
+		a.setFace(&g.Nodes[i])
+	}
+	return g
+}
+
+// layout returns the tree as laid out at graphSeq, its faces as they were then.
+func (a *analysis) layout() Graph {
+	if a.laid == nil || a.laid.seq != a.graphSeq {
+		a.laid = &laidTree{seq: a.graphSeq, g: newGraph(a)}
+	}
+	return a.laid.g
+}
+
+// laidTree is the tree as laid out after event seq.
+type laidTree struct {
+	seq int64
+	g   Graph
+}
+
+// faces returns the nodes whose faces changed after from, in the tree's order, when nothing
+// else of the tree did; the caller checks the latter (graphSeq <= from).
+func (a *analysis) faces(from int64) []Node {
+	var out []Node
+	for _, nd := range a.layout().Nodes {
+		if x := a.acts[nd.Name]; x != nil && x.faceSeq > from {
+			a.setFace(&nd)
+			out = append(out, nd)
+		}
+	}
+	return out
 }
 
 // face is what an agent's node in the tree shows of its activity: its state, its error, and the

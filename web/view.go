@@ -29,13 +29,13 @@ func (a *analysis) view(limit int) View {
 		after = a.tr.Events[n-limit-1].Seq
 	}
 	return View{
-		Stats: newStats(a), Graph: newGraph(a), Agents: a.agentRefs(),
+		Stats: newStats(a), Graph: a.tree(), Agents: a.agentRefs(),
 		Timeline: newTimeline(a, after), Session: newSession(a), Sequence: a.sequence(0, a.lastSeq),
 	}
 }
 
 // Update is what changes on the run page when the events after From arrive, up to Seq. Stats is
-// always given when Changed, Graph only when GraphChanged. Rows are the new timeline rows (NewUpdate fills them;
+// always given when Changed, Graph only when GraphChanged, Faces only when it is not. Rows are the new timeline rows (NewUpdate fills them;
 // ViewState.Update leaves them to ViewState.Rows), Amended the rows of events that changed after
 // From (a transfer that a later error failed, the work inside an AgentTool call seen through
 // callbacks only), even of events past From, which a page may hold already (a page's first
@@ -48,6 +48,7 @@ type Update struct {
 	Stats            Stats
 	GraphChanged     bool // the tree as drawn changed: an agent, edge, frame, badge or node
 	Graph            Graph
+	Faces            []Node // when only node faces changed: those nodes, each drawn anew in place
 	Rows             []Row
 	Amended          []Row
 	ValuesChanged    bool // a session.set arrived
@@ -83,7 +84,9 @@ func (a *analysis) update(from int64) Update {
 	u.Changed = true
 	u.Stats = newStats(a)
 	if u.GraphChanged = a.graphSeq > from; u.GraphChanged {
-		u.Graph = newGraph(a)
+		u.Graph = a.tree()
+	} else {
+		u.Faces = a.faces(from)
 	}
 	for _, seq := range a.amendedSince(from, a.lastSeq) {
 		if i := a.index(seq); i >= 0 {

@@ -109,7 +109,7 @@ func (v *ViewState) Redraw() Update {
 	a := v.a
 	seq := a.sequence(0, a.lastSeq)
 	return Update{
-		From: a.lastSeq, Seq: a.lastSeq, Changed: true, Stats: newStats(a), GraphChanged: true, Graph: newGraph(a),
+		From: a.lastSeq, Seq: a.lastSeq, Changed: true, Stats: newStats(a), GraphChanged: true, Graph: a.tree(),
 		ValuesChanged: true, HistoriesChanged: true, Session: newSession(a), Sequence: &seq,
 	}
 }
