@@ -35,8 +35,8 @@ func runFromIndex(t *testing.T, tb *tab, b *baton, flow string, paceSteps int) {
 }
 
 // TestSupervisorLive: a run started from the index page is drawn as it happens: the transfer
-// edges arrive one by one in order, the active agent moves, the histories fill, and the run ends
-// completed.
+// edges arrive one by one in order, the active agent moves (its node redrawn alone, still marked
+// when it is the agent summarised), the histories fill, and the run ends completed.
 func TestSupervisorLive(t *testing.T) {
 	t.Parallel()
 	supervisor, gate := gated(t, "supervisor")
@@ -62,12 +62,17 @@ func TestSupervisorLive(t *testing.T) {
 		switch stage.call {
 		case 2:
 			tb.do(t, "keep the tree element", chromedp.Evaluate[chromedp.Void](`window.keptGraph = document.getElementById('graph')`))
+			tb.click(t, `#graph [data-testid^="node-"]`+attrSel("data-agent", stage.active)) // summarise it
+			tb.waitFor(t, "its node marked", node+`.classList.contains('selected')`)
 		case 3:
 			if !evalJS[bool](t, tb, `document.getElementById('graph') === window.keptGraph`) {
 				t.Errorf("the tree was redrawn whole for a model call")
 			}
 			if !evalJS[bool](t, tb, node+` instanceof SVGGElement && `+node+`.getBBox().width > 0`) {
 				t.Errorf("the redrawn node of %s is not drawn as SVG", stage.active)
+			}
+			if !evalJS[bool](t, tb, node+`.classList.contains('selected')`) {
+				t.Errorf("the summarised agent's node lost its mark when redrawn")
 			}
 		}
 	}

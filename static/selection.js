@@ -14,7 +14,9 @@ import { markSequence } from "./sequence.js";
 export function markGraph(summarised) {
   const graph = document.getElementById("graph");
   if (!graph) return;
-  const agent = summarised || S.agent;
+  // An agent's summary in the inspector keeps its node marked through live redraws of the tree.
+  const shown = typeof S.inspected === "string" && S.inspected.startsWith("agent:") ? S.inspected.slice(6) : "";
+  const agent = summarised || shown || S.agent;
   for (const el of graph.querySelectorAll(".selected")) el.classList.remove("selected");
   for (const n of graph.querySelectorAll("[data-agent]")) {
     if (agent && n.dataset.agent === agent) n.classList.add("selected");
