@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
+	"github.com/baton-dev/baton/web/webtest"
 )
 
 // replaced are the parts of the run page that live updates replace whole.
@@ -196,14 +196,7 @@ func firstDiff(a, b []string) string {
 // as the tree drawn after it.
 func TestTreeOnlyWhenChanged(t *testing.T) {
 	ctx := context.Background()
-	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := traces.Unmarshal(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := webtest.RecordedSupervisor(t)
 	// The tree as drawn at seq, with nothing flashing, as one parser writes it.
 	tree := func(seq int64) string {
 		parts, err := templates.Parts(ctx, web.ViewAt(tr, seq).Redraw())

@@ -1,24 +1,17 @@
 package web_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
+	"github.com/baton-dev/baton/web/webtest"
 )
 
 // TestRecordedSupervisorRun replays a trace the recorder wrote for a real eino run, event by
 // event, and checks the tree tells the story a person expects at every step.
 func TestRecordedSupervisorRun(t *testing.T) {
-	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
-	if err != nil {
-		t.Skipf("no recorded trace: %v", err)
-	}
-	tr, err := traces.Unmarshal(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := webtest.RecordedSupervisor(t)
 	for _, e := range tr.Events {
 		g := web.NewGraph(web.Prefix(tr, e.Seq))
 		active := 0

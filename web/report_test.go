@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"os"
 	"reflect"
 	"testing"
 
@@ -49,14 +48,7 @@ func TestReportInspectsEveryEvent(t *testing.T) {
 // transfer shows what its target then received: each is still exactly what NewInspection, on a
 // fresh analysis, says of its event.
 func TestReportInspectionsMatchOneByOne(t *testing.T) {
-	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	recorded, err := traces.Unmarshal(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recorded := webtest.RecordedSupervisor(t)
 	for name, tr := range map[string]traces.Trace{"recorded supervisor": recorded, "agenttool": webtest.AgentTool()} {
 		r := web.NewReport(tr)
 		fed := 0
@@ -80,14 +72,7 @@ func TestReportInspectionsMatchOneByOne(t *testing.T) {
 // (the sequence aside: the report has the whole run's once): every event of a short run,
 // ReportFrames spread over a long one, the last event last.
 func TestReportFrames(t *testing.T) {
-	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	recorded, err := traces.Unmarshal(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recorded := webtest.RecordedSupervisor(t)
 	long := webtest.Big(3 * web.ReportFrames)
 	for name, tc := range map[string]struct {
 		tr   traces.Trace

@@ -1,12 +1,12 @@
 package web_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
+	"github.com/baton-dev/baton/web/webtest"
 )
 
 // TestTimelineSearchAndEchoes checks on a recorded real supervisor run that rows carry their
@@ -14,14 +14,7 @@ import (
 // input's search text holds only what it adds to the agent's previous input, and that every
 // message event repeating a call's reply is folded into that call's row.
 func TestTimelineSearchAndEchoes(t *testing.T) {
-	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := traces.Unmarshal(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := webtest.RecordedSupervisor(t)
 	rows := web.NewTimeline(tr, 0)
 	context, inSummary, echoes := 0, 0, 0
 	for _, r := range rows {

@@ -1,26 +1,19 @@
 package web_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
+	"github.com/baton-dev/baton/web/webtest"
 )
 
 // TestTransferWhyRecordedSupervisor checks, on a trace the recorder wrote for a real eino run of
 // the supervisor flow, that every transfer's inspector finds the call that made it and what its
 // target received, and that each deciding model call links back to its transfer.
 func TestTransferWhyRecordedSupervisor(t *testing.T) {
-	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := traces.Unmarshal(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := webtest.RecordedSupervisor(t)
 	llm := 0
 	for _, e := range tr.Events {
 		if e.Kind != traces.KindTransfer {

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"os"
 	"reflect"
 	"testing"
 
@@ -13,14 +12,7 @@ import (
 // TestViewStateAt steps a recorded real run back to every event: the state as of an event, and
 // the redraw the page swaps in for it, are what the trace cut there shows, not the finished run.
 func TestViewStateAt(t *testing.T) {
-	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := traces.Unmarshal(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := webtest.RecordedSupervisor(t)
 	v := web.NewViewState(tr.Run, tr.Agents)
 	v.Add(tr.Events...)
 	for _, e := range tr.Events {
@@ -47,14 +39,7 @@ func TestViewStateAt(t *testing.T) {
 // event, asked for in any order, is exactly the replay's, on recorded, failed and refused runs
 // and a long one that a copy in the middle of a transfer's aftermath must not disturb.
 func TestTravelAt(t *testing.T) {
-	data, err := os.ReadFile("../agents/testdata/supervisor.trace.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	recorded, err := traces.Unmarshal(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recorded := webtest.RecordedSupervisor(t)
 	running := webtest.Big(200)
 	// A run whose process died: it ended interrupted with no run.finished to say so.
 	died := webtest.Big(60)
