@@ -1,6 +1,9 @@
 package attach
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // inflight counts outputs still being read. Unlike a sync.WaitGroup, it may gain new work while
 // someone waits: wait returns the next time the count is zero.
@@ -28,13 +31,27 @@ func (f *inflight) done() {
 	}
 }
 
-func (f *inflight) wait() {
+// idled returns a channel closed the next time the count is zero (already closed when it is).
+func (f *inflight) idled() <-chan struct{} {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.n == 0 {
-		f.mu.Unlock()
-		return
+		return alwaysClosed
 	}
-	idle := f.idle
-	f.mu.Unlock()
-	<-idle
+	return f.idle
+}
+
+// alwaysClosed is what idled returns when nothing is in flight.
+var alwaysClosed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func (f *inflight) wait() { <-f.idled() }
+
+// waitAtMost is wait, giving up after d.
+func (f *inflight) waitAtMost(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-f.idled():
+	case <-t.C:
+	}
 }

@@ -2,7 +2,6 @@ package attach
 
 import (
 	"strings"
-	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -112,22 +111,5 @@ func (r *Recorder) releaseDecided() {
 			r.sink.Emit(e)
 		}
 		r.undecided.done()
-	}
-}
-
-// waitAtMost is wait, giving up after d.
-func (f *inflight) waitAtMost(d time.Duration) {
-	f.mu.Lock()
-	if f.n == 0 {
-		f.mu.Unlock()
-		return
-	}
-	idle := f.idle
-	f.mu.Unlock()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-idle:
-	case <-t.C:
 	}
 }
