@@ -36,6 +36,12 @@ type fragment struct {
 // rowIDs returns the ids of the timeline rows the messages append, in order.
 func rowIDs(t *testing.T, msgs []liveMessage) []string {
 	t.Helper()
+	return rowsMatching(t, msgs, `[id^="ev-"]`)
+}
+
+// rowsMatching returns the ids of the timeline rows the messages append that match sel, in order.
+func rowsMatching(t *testing.T, msgs []liveMessage, sel string) []string {
+	t.Helper()
 	var ids []string
 	for _, m := range msgs {
 		for _, f := range m.Fragments {
@@ -49,7 +55,7 @@ func rowIDs(t *testing.T, msgs []liveMessage) []string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc.Find(`[id^="ev-"]`).Each(func(_ int, s *goquery.Selection) { ids = append(ids, s.AttrOr("id", "")) })
+			doc.Find(sel).Each(func(_ int, s *goquery.Selection) { ids = append(ids, s.AttrOr("id", "")) })
 		}
 	}
 	return ids
@@ -285,20 +291,7 @@ func TestLivePageRedrawsAmendedRow(t *testing.T) {
 // failedRows returns the ids of the timeline rows the messages append that are marked failed.
 func failedRows(t *testing.T, msgs []liveMessage) []string {
 	t.Helper()
-	var ids []string
-	for _, m := range msgs {
-		for _, f := range m.Fragments {
-			if f.Target != "timeline-rows" {
-				continue
-			}
-			doc, err := goquery.NewDocumentFromReader(strings.NewReader("<ul>" + f.HTML + "</ul>"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc.Find(`[id^="ev-"][data-failed="true"]`).Each(func(_ int, s *goquery.Selection) { ids = append(ids, s.AttrOr("id", "")) })
-		}
-	}
-	return ids
+	return rowsMatching(t, msgs, `[id^="ev-"][data-failed="true"]`)
 }
 
 // seqData returns the bars and arrows of the seq-data fragments of msgs, by id, the later in
