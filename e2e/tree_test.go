@@ -58,7 +58,7 @@ func importTrace(t *testing.T, b *baton, tr traces.Trace) string {
 
 // TestBigTreeZoomPanAndBundles: a run with 8 specialists and 22 transfers, imported, opens with
 // its tree too big for the panel drawn at the legible zoom, not shrunk: no text under
-// web.MinFont px, every name whole, the specialists in columns about as wide as the panel. The
+// web.MinFont px, every name whole, the specialists in columns about as wide as the panel, under a one-row legend and a header whose figures wrap clear of the controls. The
 // buttons, Ctrl+wheel and the keyboard zoom; a drag pans without inspecting what it started on;
 // a bundle's count expands it into its numbered edges, one of which inspects to the list of the
 // bundle's transfers; "Show every transfer" draws them all; and axe-core finds nothing.
@@ -73,6 +73,27 @@ func TestBigTreeZoomPanAndBundles(t *testing.T) {
 	tb.waitVisible(t, "[data-testid=bundle-badge]")
 	// checkVisibility says an SVG group hidden by display: none is visible: ask for its box.
 	evalJS[bool](t, tb, `(window.drawn = (el) => !!el && el.getBoundingClientRect().width > 0, true)`)
+
+	// The page's head leaves the tree its room: the legend is one row of its own, not a column
+	// beside the zoom buttons, and the run's figures wrap rather than run under the controls (at
+	// 1000 px, the narrowest wide layout, too).
+	legend := evalJS[struct{ Rows, HeadPx float64 }](t, tb, `({
+	  rows: new Set(Array.from(document.querySelectorAll('.tree-panel .legend > *')).map(e => Math.round(e.getBoundingClientRect().top))).size,
+	  headPx: document.querySelector('.tree-panel .panel-head').getBoundingClientRect().height})`)
+	if legend.Rows != 1 || legend.HeadPx > 90 {
+		t.Errorf("the tree's legend takes %.0f rows, its panel head %.0f px", legend.Rows, legend.HeadPx)
+	}
+	const figuresUnderControls = `(() => {
+	  const s = document.querySelector('[data-testid=run-stats]').getBoundingClientRect();
+	  const c = document.querySelector('.top .controls').getBoundingClientRect();
+	  return s.right > c.left && s.bottom > c.top && s.top < c.bottom; })()`
+	for _, w := range []int64{viewWidth, 1000} {
+		tb.view(t, w, viewHeight, "light")
+		if evalJS[bool](t, tb, figuresUnderControls) {
+			t.Errorf("at %d px the run's figures run under the controls", w)
+		}
+	}
+	tb.view(t, viewWidth, viewHeight, "light")
 
 	l := evalJS[legibility](t, tb, legibleJS)
 	if math.Abs(l.Scale-l.MinZoom) > 0.01 || l.Least < web.MinFont-0.01 {
