@@ -58,9 +58,10 @@ func importTrace(t *testing.T, b *baton, tr traces.Trace) string {
 
 // TestBigTreeZoomPanAndBundles: a run with 8 specialists and 22 transfers, imported, opens with
 // its tree too big for the panel drawn at the legible zoom, not shrunk: no text under
-// web.MinFont px, every name whole, the specialists in columns about as wide as the panel, under a one-row legend and a header whose figures wrap clear of the controls. The
-// buttons, Ctrl+wheel and the keyboard zoom; a drag pans without inspecting what it started on;
-// a bundle's count expands it into its numbered edges, one of which inspects to the list of the
+// web.MinFont px, every name whole, the specialists in columns about as wide as the panel, under
+// a one-row legend and a header whose figures wrap clear of the controls. The buttons,
+// Ctrl+wheel and the keyboard zoom; a drag pans without inspecting what it started on; a
+// bundle's count expands it into its numbered edges, one of which inspects to the list of the
 // bundle's transfers; "Show every transfer" draws them all; and axe-core finds nothing.
 func TestBigTreeZoomPanAndBundles(t *testing.T) {
 	t.Parallel()
