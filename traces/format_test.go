@@ -468,3 +468,30 @@ func TestUnmarshalSharesAsRecorded(t *testing.T) {
 		t.Errorf("slices read back have spare room: tools %d of %d, tool calls %d of %d", len(tools), cap(tools), len(reply.ToolCalls), cap(reply.ToolCalls))
 	}
 }
+
+// TestUnmarshalPacksShortStrings: the events' short strings read back are copied side by side
+// into shared blocks rather than allocated one by one, which rounds each up to its size class (a
+// 22-byte tool name takes 24 bytes alone); a long string is a copy of its own.
+func TestUnmarshalPacksShortStrings(t *testing.T) {
+	at := time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
+	long := strings.Repeat("long arguments ", 100)
+	data := mustMarshal(t, traces.Trace{
+		Run: traces.Run{ID: "r1", Status: traces.StatusCompleted, StartedAt: at},
+		Events: []traces.Event{{Seq: 1, Time: at, Kind: traces.KindToolStarted, Agent: "weather_agent",
+			Tool: &traces.ToolCall{Name: "lookup_weather_station", CallID: "call_0123456789abcdefgh", Arguments: long}}},
+	})
+	tr, err := traces.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := tr.Events[0].Tool
+	follows := func(a, b string) bool {
+		return unsafe.Add(unsafe.Pointer(unsafe.StringData(a)), len(a)) == unsafe.Pointer(unsafe.StringData(b))
+	}
+	if !follows(tool.Name, tool.CallID) {
+		t.Errorf("the tool's name and call id, read one after the other, are not side by side: want them packed in one block")
+	}
+	if follows(tool.CallID, tool.Arguments) {
+		t.Errorf("a %d-byte string was packed with the short ones: want it a copy of its own", len(long))
+	}
+}
