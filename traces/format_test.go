@@ -495,3 +495,37 @@ func TestUnmarshalPacksShortStrings(t *testing.T) {
 		t.Errorf("a %d-byte string was packed with the short ones: want it a copy of its own", len(long))
 	}
 }
+
+// TestUnmarshalDecodesStringsAsEncodingJSON: strings with escapes, in the run and in events
+// (where they are packed), read as encoding/json reads them, invalid UTF-8 and lone surrogates
+// included, and two spellings of one string are one string.
+func TestUnmarshalDecodesStringsAsEncodingJSON(t *testing.T) {
+	for _, quoted := range []string{
+		`"tab\tquote\"slash\/back\\"`, `"caf\u00e9 \ud83d\ude00"`, `"lone \ud800 surrogate"`,
+		"\"raw \xff byte\"", `"line\nfeed\r\b\f"`, `"café"`,
+	} {
+		var want string
+		if err := json.Unmarshal([]byte(quoted), &want); err != nil {
+			t.Fatal(err)
+		}
+		doc := edit(`"input":"hi"`, `"input":`+quoted, `"run":{"status":"running"}`, `"run":{"input":`+quoted+`,"status":"running"}`)
+		tr, err := traces.Unmarshal([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", quoted, err)
+		}
+		if got := tr.Run.Input; got != want {
+			t.Errorf("run.input %s read as %q, want %q", quoted, got, want)
+		}
+		if got := tr.Events[0].Run.Input; got != want {
+			t.Errorf("events[0].run.input %s read as %q, want %q", quoted, got, want)
+		}
+	}
+	doc := edit(`"input":"hi"`, `"input":"caf\u00e9"`, `"run":{"status":"running"}`, `"run":{"input":"café","status":"running"}`)
+	tr, err := traces.Unmarshal([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := tr.Run.Input, tr.Events[0].Run.Input; unsafe.StringData(a) != unsafe.StringData(b) {
+		t.Errorf("%q escaped and %q plain are two copies, want one", a, b)
+	}
+}
