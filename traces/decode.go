@@ -27,8 +27,8 @@ type decoder struct {
 	// agent's name, a tool's arguments that are also a model's tool call, a result repeated call
 	// after call), and so does what is read back.
 	kept map[string]string
-	// pack makes the copies kept holds.
-	pack stringPack
+	// pack makes the copies kept holds; nil copies each string on its own.
+	pack *stringPack
 	// unquoted is room to decode a string with escapes before looking it up in kept.
 	unquoted []byte
 	// refs holds the input references of the event being read: refModel for its model payload,
@@ -162,28 +162,31 @@ func (d *decoder) internedStr() (string, error) {
 	return s, nil
 }
 
-// stringPack copies strings side by side into blocks of size bytes, for a trace's tens of
-// thousands of short ids, arguments and results: a string allocated alone is rounded up to its
-// size class (17 to 24 bytes take 24). Its zero value copies each string on its own. A string
-// kept keeps its whole block: pack only what lives and dies together.
-type stringPack struct {
-	size  int
-	block strings.Builder
-}
+// stringPack copies strings side by side into blocks, for a trace's tens of thousands of short
+// ids, arguments and results: a string allocated alone is rounded up to its size class (17 to 24
+// bytes take 24). A nil pack copies each string on its own. A string kept keeps its whole block:
+// pack only what lives and dies together.
+type stringPack struct{ block strings.Builder }
 
-// packedMax is the longest string a pack takes: beyond it a string allocated alone wastes little
-// (at most an eighth), and the tail a block leaves unused when the next string does not fit
-// stays small.
-const packedMax = 256
+const (
+	// packedMax is the longest string a pack takes: beyond it a string allocated alone wastes
+	// little (at most an eighth), and the tail a block leaves unused when the next string does
+	// not fit stays small.
+	packedMax = 256
+	// packBlock is the size blocks grow to, doubling from 512 bytes so that a small trace does
+	// not hold a mostly empty block.
+	packBlock = 8 << 10
+)
 
 // add returns a copy of b, in the current block when it fits there.
 func (p *stringPack) add(b []byte) string {
-	if len(b) > packedMax || p.size == 0 {
+	if p == nil || len(b) > packedMax {
 		return string(b)
 	}
 	if p.block.Cap()-p.block.Len() < len(b) {
+		size := max(2*packedMax, min(2*p.block.Cap(), packBlock))
 		p.block = strings.Builder{} // the strings already returned keep the old block
-		p.block.Grow(p.size)
+		p.block.Grow(size)
 	}
 	n := p.block.Len()
 	p.block.Write(b) // within its capacity: earlier strings of the block stay as they were

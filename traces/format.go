@@ -212,7 +212,7 @@ func (d *decoder) events(t *Trace) error {
 	}
 	st := newEventState()
 	// The events' strings live as long as the trace, together: pack them.
-	d.pack.size = 8 << 10
+	d.pack = new(stringPack)
 	// Read into chunks and join them once at the end: one growing slice would copy the events
 	// read so far each time it grows by a quarter.
 	const chunk = 1024
