@@ -259,7 +259,7 @@ func (st *eventState) extend(base []Message, keep int, tail []Message) []Message
 // concurrent use.
 type EventDecoder struct {
 	st *eventState
-	// What Decode shares the strings of the events it reads through, as Unmarshal does.
+	// Decode's: the strings of the events read so far, to share as Unmarshal shares them.
 	kept map[string]string
 	pack stringPack
 	// What DecodeEvents reads into, kept for its next call.
@@ -299,13 +299,13 @@ func (dec *EventDecoder) Decode(data []byte) (Event, error) {
 type RawJSON []byte
 
 // DecodeEvents reads data, a JSON array of the run's next events (null for none), each as Decode
-// reads it but sharing strings only within data, for a reader that gets a run's events in
-// batches, such as an app's posts (a table of every string a live session ever sent, refused
-// posts' included, would grow at the sender's will). check, when
+// reads it, for a reader that gets a run's events in batches, such as an app's posts. check, when
 // not nil, sees the events first, their inputs as written (a reference not yet followed), and its
 // error refuses them. It reads all of them or none: after an error the decoder expects the
 // array's first event again. Problems are *Errors with CodeInvalid naming events[i] of the array.
 // The slice it returns is the decoder's, valid until its next call: copy the events to keep them.
+// It shares strings only within data: a table of every string a live session ever sent, refused
+// posts' included, would grow at the sender's will.
 func (dec *EventDecoder) DecodeEvents(data []byte, check func([]Event) error) ([]Event, error) {
 	d := &decoder{data: data, what: "events", version: FormatVersion}
 	clear(dec.events) // not to hold on to the payloads of the last call
