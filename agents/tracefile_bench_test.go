@@ -64,42 +64,80 @@ func benchmarkTraceFile(b *testing.B, tr traces.Trace) {
 }
 
 // BenchmarkTraceMemory compares what a run keeps in memory recorded live with what the same run
-// keeps read back from its trace file: the live heap after a collection, the run recorded and
-// then its file read, in turns within one process, each iteration a round. The recorded side is
-// everything the recording keeps reachable, whoever allocated it (see recordLong); the imported
-// side everything the trace read back does. It reports the ratio imported/recorded (min /
-// median / max over the rounds) and the median MB of each.
+// keeps read back: from its trace file (traces.Unmarshal), and row by row as a store reads it
+// (traces.EventDecoder). Each is the live heap after a collection; the run is recorded, then read
+// back both ways, in turns within one process, each iteration a round. The recorded side is
+// everything the recording keeps reachable, whoever allocated it (see recordLong); a side read
+// back everything its events keep. It reports the ratios imported/recorded and rows/recorded
+// (min / median / max over the rounds) and the median MB of each.
 //
 //	go test ./agents -run x -bench BenchmarkTraceMemory -benchtime 3x
 func BenchmarkTraceMemory(b *testing.B) {
 	for _, ticks := range []int{300, 3000, 30000} {
 		b.Run(fmt.Sprintf("ticks=%d", ticks), func(b *testing.B) {
-			var ratio, recorded, imported []float64
+			var fileRatio, rowsRatio, recorded, imported, rowsRead []float64
 			for b.Loop() {
 				before := heapInUse()
 				rec := recordLong(b, ticks)
 				kept := heapInUse() - before
-				data, err := traces.Marshal(rec.Snapshot())
+				tr := rec.Snapshot()
+				data, err := traces.Marshal(tr)
 				if err != nil {
 					b.Fatal(err)
 				}
-				rec = nil // only the file stays
+				rows := encodeRows(b, tr.Events)
+				rec, tr = nil, traces.Trace{} // only the file and the rows stay
 				before = heapInUse()
-				tr, err := traces.Unmarshal(data)
+				read, err := traces.Unmarshal(data)
 				if err != nil {
 					b.Fatal(err)
 				}
-				read := heapInUse() - before
-				runtime.KeepAlive(tr)
+				fromFile := heapInUse() - before
+				runtime.KeepAlive(read)
+				read = traces.Trace{}
+				before = heapInUse()
+				events := decodeRows(b, rows)
+				fromRows := heapInUse() - before
+				runtime.KeepAlive(events)
 				runtime.KeepAlive(data)
-				ratio = append(ratio, float64(read)/float64(kept))
-				recorded, imported = append(recorded, float64(kept)/1e6), append(imported, float64(read)/1e6)
+				runtime.KeepAlive(rows)
+				fileRatio, rowsRatio = append(fileRatio, float64(fromFile)/float64(kept)), append(rowsRatio, float64(fromRows)/float64(kept))
+				recorded = append(recorded, float64(kept)/1e6)
+				imported, rowsRead = append(imported, float64(fromFile)/1e6), append(rowsRead, float64(fromRows)/1e6)
 			}
-			reportSpread(b, "imported/recorded", ratio)
+			reportSpread(b, "imported/recorded", fileRatio)
+			reportSpread(b, "rows/recorded", rowsRatio)
 			b.ReportMetric(median(recorded), "recorded-MB")
 			b.ReportMetric(median(imported), "imported-MB")
+			b.ReportMetric(median(rowsRead), "rows-MB")
 		})
 	}
+}
+
+// encodeRows encodes events one row each, as a store keeps them.
+func encodeRows(b *testing.B, events []traces.Event) [][]byte {
+	var enc traces.EventEncoder
+	rows := make([][]byte, len(events))
+	for i, e := range events {
+		var err error
+		if rows[i], err = enc.AppendEvent(nil, e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return rows
+}
+
+// decodeRows reads rows back as a store reads a run.
+func decodeRows(b *testing.B, rows [][]byte) []traces.Event {
+	dec := traces.NewEventDecoder()
+	events := make([]traces.Event, len(rows))
+	for i, row := range rows {
+		var err error
+		if events[i], err = dec.Decode(row); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return events
 }
 
 // heapInUse is the size of the live heap after a collection.
