@@ -3,7 +3,6 @@ package agents_test
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -196,72 +195,6 @@ func spanHandler(x *spanExporter) callbacks.Handler {
 		}).
 		OnErrorFn(func(ctx context.Context, _ *callbacks.RunInfo, err error) context.Context { return end(ctx, err) }).
 		Build()
-}
-
-// BenchmarkTraceFile records real runs of growing conversations of about 1k, 10k and 100k events
-// (one agent whose every model call is fed the whole history so far) and measures writing them
-// to a trace file (export) and reading that back (import), interleaved, with the file's size.
-func BenchmarkTraceFile(b *testing.B) {
-	for _, ticks := range []int{300, 3000, 30000} {
-		flow := agentstest.Long(ticks)
-		before := heapInUse()
-		rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name, StartedAt: time.Now()}, flow.Agents, 0)
-		drainLong(b, flow, agents.NewPace(0), rec)
-		recorded := heapInUse() - before
-		tr := rec.Snapshot()
-		b.Run(fmt.Sprintf("events=%d", len(tr.Events)), func(b *testing.B) {
-			benchmarkTraceFile(b, tr)
-			// What the trace read back keeps in memory, against what the recording holds.
-			data, err := traces.Marshal(tr)
-			if err != nil {
-				b.Fatal(err)
-			}
-			before := heapInUse()
-			imported, err := traces.Unmarshal(data)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportMetric(float64(heapInUse()-before)/float64(recorded), "imported/recorded-heap")
-			runtime.KeepAlive(imported)
-			runtime.KeepAlive(data)
-		})
-		runtime.KeepAlive(rec)
-	}
-}
-
-// heapInUse is the size of the live heap after a collection.
-func heapInUse() int64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapAlloc)
-}
-
-func benchmarkTraceFile(b *testing.B, tr traces.Trace) {
-	var export, imports, exportCPU, importCPU []float64
-	var size int
-	for b.Loop() {
-		start, cpu := time.Now(), cpuTime()
-		data, err := traces.Marshal(tr)
-		if err != nil {
-			b.Fatal(err)
-		}
-		export, exportCPU = append(export, time.Since(start).Seconds()), append(exportCPU, cpuTime()-cpu)
-		start, cpu = time.Now(), cpuTime()
-		if _, err := traces.Unmarshal(data); err != nil {
-			b.Fatal(err)
-		}
-		imports, importCPU = append(imports, time.Since(start).Seconds()), append(importCPU, cpuTime()-cpu)
-		size = len(data)
-	}
-	reportSpread(b, "export-s", export)
-	reportSpread(b, "import-s", imports)
-	// CPU seconds of the whole process (the collector's included): what a loaded machine's
-	// waiting adds to the times above does not count here.
-	reportSpread(b, "export-cpu-s", exportCPU)
-	reportSpread(b, "import-cpu-s", importCPU)
-	b.ReportMetric(float64(size)/1e6, "MB")
-	b.ReportMetric(float64(size)/float64(len(tr.Events)), "bytes/event")
 }
 
 // cpuTime is the CPU time the process has used, in seconds.

@@ -259,6 +259,9 @@ func (st *eventState) extend(base []Message, keep int, tail []Message) []Message
 // concurrent use.
 type EventDecoder struct {
 	st *eventState
+	// Decode's: the strings of the events read so far, to share as Unmarshal shares them.
+	kept map[string]string
+	pack stringPack
 	// What DecodeEvents reads into, kept for its next call.
 	events []Event
 	refs   [][2]inputRef
@@ -269,9 +272,14 @@ func NewEventDecoder() *EventDecoder { return &EventDecoder{st: newEventState()}
 
 // Decode reads the next event from data, one JSON object. Every problem is an *Error with
 // CodeInvalid naming the event as events[seq-1]; after one the decoder expects the same event
-// again.
+// again. Equal strings of the events it reads are one string, and short ones are packed in
+// blocks, as Unmarshal reads a trace file, so that a run read back row by row takes no more
+// memory than recorded live: the decoder keeps a table of every string read until it is dropped.
 func (dec *EventDecoder) Decode(data []byte) (Event, error) {
-	d := &decoder{data: data, what: "event", version: FormatVersion}
+	if dec.kept == nil {
+		dec.kept = make(map[string]string)
+	}
+	d := &decoder{data: data, what: "event", version: FormatVersion, kept: dec.kept, pack: &dec.pack}
 	i := dec.st.n
 	d.path = append(d.path, pathStep{name: "events"}, pathStep{index: i})
 	var e Event
@@ -296,6 +304,8 @@ type RawJSON []byte
 // error refuses them. It reads all of them or none: after an error the decoder expects the
 // array's first event again. Problems are *Errors with CodeInvalid naming events[i] of the array.
 // The slice it returns is the decoder's, valid until its next call: copy the events to keep them.
+// It shares strings only within data: a table of every string a live session ever sent, refused
+// posts' included, would grow at the sender's will.
 func (dec *EventDecoder) DecodeEvents(data []byte, check func([]Event) error) ([]Event, error) {
 	d := &decoder{data: data, what: "events", version: FormatVersion}
 	clear(dec.events) // not to hold on to the payloads of the last call

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -101,6 +102,34 @@ func TestEventEncoderWritesRowByRow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEventDecoderSharesAcrossRows: events decoded row by row share their equal strings, as a
+// trace file read whole does, so that a run read back from a store takes no more memory than
+// recorded live.
+func TestEventDecoderSharesAcrossRows(t *testing.T) {
+	var enc traces.EventEncoder
+	dec := traces.NewEventDecoder()
+	var got []traces.Event
+	for _, e := range growingTrace(2).Events {
+		row, err := enc.AppendEvent(nil, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := dec.Decode(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev)
+	}
+	same := func(what, a, b string) {
+		if a != b || unsafe.StringData(a) != unsafe.StringData(b) {
+			t.Errorf("%s: %q and %q are two copies, want one", what, a, b)
+		}
+	}
+	same("the agent of rows 2 and 3", got[1].Agent, got[2].Agent)
+	same("the kind of rows 3 and 5", string(got[2].Kind), string(got[4].Kind))
+	same("a tool call's id in a reply and in the next input", got[3].Model.Output.ToolCalls[0].ID, got[4].Model.Input[3].ToolCallID)
 }
 
 func TestEventDecoderChecksEachRow(t *testing.T) {

@@ -27,6 +27,10 @@ type decoder struct {
 	// agent's name, a tool's arguments that are also a model's tool call, a result repeated call
 	// after call), and so does what is read back.
 	kept map[string]string
+	// pack makes the copies kept holds; nil copies each string on its own.
+	pack *stringPack
+	// unquoted is room to decode a string with escapes before looking it up in kept.
+	unquoted []byte
 	// refs holds the input references of the event being read: refModel for its model payload,
 	// refAgentRun for its agent_run payload.
 	refs [2]inputRef
@@ -143,20 +147,50 @@ func (d *decoder) internedStr() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var s string
-	if plain {
-		if kept, ok := d.kept[string(raw)]; ok {
-			return kept, nil
-		}
-		s = string(raw)
-	} else if s = unquote(d.data[start:d.pos]); d.kept[s] != "" {
-		return d.kept[s], nil
+	if !plain {
+		d.unquoted = appendUnquoted(d.unquoted[:0], d.data[start:d.pos])
+		raw = d.unquoted
+	}
+	if kept, ok := d.kept[string(raw)]; ok {
+		return kept, nil
 	}
 	if d.kept == nil {
 		d.kept = make(map[string]string)
 	}
+	s := d.pack.add(raw)
 	d.kept[s] = s
 	return s, nil
+}
+
+// stringPack copies strings side by side into blocks, for a trace's tens of thousands of short
+// ids, arguments and results: a string allocated alone is rounded up to its size class (17 to 24
+// bytes take 24). A nil pack copies each string on its own. A string kept keeps its whole block:
+// pack only what lives and dies together.
+type stringPack struct{ block strings.Builder }
+
+const (
+	// packedMax is the longest string a pack takes: beyond it a string allocated alone wastes
+	// little (at most an eighth), and the tail a block leaves unused when the next string does
+	// not fit stays small.
+	packedMax = 256
+	// packBlock is the size blocks grow to, doubling from 512 bytes so that a small trace does
+	// not hold a mostly empty block.
+	packBlock = 8 << 10
+)
+
+// add returns a copy of b, in the current block when it fits there.
+func (p *stringPack) add(b []byte) string {
+	if p == nil || len(b) > packedMax {
+		return string(b)
+	}
+	if p.block.Cap()-p.block.Len() < len(b) {
+		size := max(2*packedMax, min(2*p.block.Cap(), packBlock))
+		p.block = strings.Builder{} // the strings already returned keep the old block
+		p.block.Grow(size)
+	}
+	n := p.block.Len()
+	p.block.Write(b) // within its capacity: earlier strings of the block stay as they were
+	return p.block.String()[n:]
 }
 
 // integer reads a JSON integer; c is its first byte.

@@ -73,7 +73,9 @@ func Marshal(t Trace) ([]byte, error) {
 // spells them, once each. Session values come back compacted, as Marshal writes them, and inputs
 // in full, so a trace read back equals the trace written. What a recording shares comes back
 // shared (equal strings, a model's reply and the message event that repeats it, inputs' messages),
-// so that it takes no more memory than the run recorded live: read the events, never change them.
+// and the events' short strings are packed side by side in blocks of a few kilobytes, so that it
+// takes no more memory than the run recorded live: read the events, never change them. A string
+// kept after the trace is dropped keeps its block: copy it (strings.Clone) to keep it long alone.
 func Unmarshal(data []byte) (Trace, error) {
 	d := &decoder{data: data, what: "trace"}
 	var t Trace
@@ -209,6 +211,8 @@ func (d *decoder) events(t *Trace) error {
 		return d.typeError(c, "an array")
 	}
 	st := newEventState()
+	// The events' strings live as long as the trace, together: pack them.
+	d.pack = new(stringPack)
 	// Read into chunks and join them once at the end: one growing slice would copy the events
 	// read so far each time it grows by a quarter.
 	const chunk = 1024

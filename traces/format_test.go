@@ -468,3 +468,64 @@ func TestUnmarshalSharesAsRecorded(t *testing.T) {
 		t.Errorf("slices read back have spare room: tools %d of %d, tool calls %d of %d", len(tools), cap(tools), len(reply.ToolCalls), cap(reply.ToolCalls))
 	}
 }
+
+// TestUnmarshalPacksShortStrings: the events' short strings read back are copied side by side
+// into shared blocks rather than allocated one by one, which rounds each up to its size class (a
+// 22-byte tool name takes 24 bytes alone); a long string is a copy of its own.
+func TestUnmarshalPacksShortStrings(t *testing.T) {
+	at := time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
+	long := strings.Repeat("long arguments ", 100)
+	data := mustMarshal(t, traces.Trace{
+		Run: traces.Run{ID: "r1", Status: traces.StatusCompleted, StartedAt: at},
+		Events: []traces.Event{{Seq: 1, Time: at, Kind: traces.KindToolStarted, Agent: "weather_agent",
+			Tool: &traces.ToolCall{Name: "lookup_weather_station", CallID: "call_0123456789abcdefgh", Arguments: long}}},
+	})
+	tr, err := traces.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := tr.Events[0].Tool
+	follows := func(a, b string) bool {
+		return unsafe.Add(unsafe.Pointer(unsafe.StringData(a)), len(a)) == unsafe.Pointer(unsafe.StringData(b))
+	}
+	if !follows(tool.Name, tool.CallID) {
+		t.Errorf("the tool's name and call id, read one after the other, are not side by side: want them packed in one block")
+	}
+	if follows(tool.CallID, tool.Arguments) {
+		t.Errorf("a %d-byte string was packed with the short ones: want it a copy of its own", len(long))
+	}
+}
+
+// TestUnmarshalDecodesStringsAsEncodingJSON: strings with escapes, in the run and in events
+// (where they are packed), read as encoding/json reads them, invalid UTF-8 and lone surrogates
+// included, and two spellings of one string are one string.
+func TestUnmarshalDecodesStringsAsEncodingJSON(t *testing.T) {
+	for _, quoted := range []string{
+		`"tab\tquote\"slash\/back\\"`, `"caf\u00e9 \ud83d\ude00"`, `"lone \ud800 surrogate"`,
+		"\"raw \xff byte\"", `"line\nfeed\r\b\f"`, `"café"`,
+	} {
+		var want string
+		if err := json.Unmarshal([]byte(quoted), &want); err != nil {
+			t.Fatal(err)
+		}
+		doc := edit(`"input":"hi"`, `"input":`+quoted, `"run":{"status":"running"}`, `"run":{"input":`+quoted+`,"status":"running"}`)
+		tr, err := traces.Unmarshal([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", quoted, err)
+		}
+		if got := tr.Run.Input; got != want {
+			t.Errorf("run.input %s read as %q, want %q", quoted, got, want)
+		}
+		if got := tr.Events[0].Run.Input; got != want {
+			t.Errorf("events[0].run.input %s read as %q, want %q", quoted, got, want)
+		}
+	}
+	doc := edit(`"input":"hi"`, `"input":"caf\u00e9"`, `"run":{"status":"running"}`, `"run":{"input":"café","status":"running"}`)
+	tr, err := traces.Unmarshal([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := tr.Run.Input, tr.Events[0].Run.Input; unsafe.StringData(a) != unsafe.StringData(b) {
+		t.Errorf("%q escaped and %q plain are two copies, want one", a, b)
+	}
+}

@@ -187,11 +187,17 @@ func (d *decoder) rawString() (raw []byte, plain bool, err error) {
 	return nil, false, d.syntax("")
 }
 
-// unquote decodes a checked JSON string, quotes included, exactly as encoding/json does: the
-// common escapes here, \u escapes and invalid UTF-8 (which becomes U+FFFD) through encoding/json.
+// unquote decodes a checked JSON string, quotes included, exactly as encoding/json does.
 func unquote(quoted []byte) string {
+	return string(appendUnquoted(make([]byte, 0, len(quoted)), quoted))
+}
+
+// appendUnquoted appends the decoded checked JSON string quoted (quotes included) to dst, exactly
+// as encoding/json decodes it: the common escapes here, \u escapes and invalid UTF-8 (which
+// becomes U+FFFD) through encoding/json.
+func appendUnquoted(dst, quoted []byte) []byte {
 	raw := quoted[1 : len(quoted)-1]
-	out := make([]byte, 0, len(raw))
+	out := dst
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
 		if c != '\\' {
@@ -211,15 +217,15 @@ func unquote(quoted []byte) string {
 		case 't':
 			out = append(out, '\t')
 		case 'u':
-			return unquoteJSON(quoted)
+			return append(dst, unquoteJSON(quoted)...)
 		default: // " \ /
 			out = append(out, raw[i])
 		}
 	}
-	if !utf8.Valid(out) {
-		return unquoteJSON(quoted)
+	if !utf8.Valid(out[len(dst):]) {
+		return append(out[:len(dst)], unquoteJSON(quoted)...)
 	}
-	return string(out)
+	return out
 }
 
 func unquoteJSON(quoted []byte) string {
