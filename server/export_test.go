@@ -22,6 +22,10 @@ func Describe(s *Server, err error, r *http.Request) (int, string) { return s.de
 // an update per event); call it before any viewer connects.
 func SetLiveWindow(s *Server, d time.Duration) { s.feeds.window = d }
 
+// SetPongWait sets how long s's websockets wait for a peer's pong (they ping at 9/10 of it); call
+// it before any viewer connects.
+func SetPongWait(s *Server, d time.Duration) { s.pongWait = d }
+
 // SetFeedKeep sets how many of a run's newest events s's feeds keep encoded and rendered; call
 // it before any viewer connects.
 func SetFeedKeep(s *Server, n int) { s.feeds.keep = n }

@@ -17,15 +17,27 @@ import (
 )
 
 // TestFastRunReachesEveryViewer: a real eino run with a model that answers at once records over
-// 10,000 events faster than any socket takes them one by one. A viewer of the events socket that
-// reads receives every one, in order, with no drop, and so does a second one; the run page's
-// socket brings a page to the final state with one timeline row per event.
+// 10,000 events faster than any socket takes them one by one. Two viewers of the events socket
+// that read receive every one, in order, with no drop; the run page's socket brings a page to the
+// final state with one timeline row per event.
 func TestFastRunReachesEveryViewer(t *testing.T) {
+	if n := fastRunToViewers(t, 3400, 2, 1); n < 10_000 {
+		t.Fatalf("the run recorded %d events, want over 10,000", n)
+	}
+}
+
+// fastRunToViewers runs the long flow of the given turns (agentstest.LongTurns, 300 tool calls a
+// model reply) with a model that answers at once, followed from its start by events viewers of
+// the events socket and pages run pages, and fails tb unless every events viewer receives every
+// event in order and then a normal close, and every page one timeline row per event, in order,
+// up to run.finished. It returns the number of events.
+func fastRunToViewers(tb testing.TB, turns, events, pages int) int64 {
+	tb.Helper()
 	// 300 tool calls per model reply keep the model inputs, recorded whole, from growing large.
-	long := agentstest.LongTurns(3400, 300)
-	ts := mustOpenServer(t, server.Config{Flows: []agents.Flow{long}})
+	long := agentstest.LongTurns(turns, 300)
+	ts := mustOpenServer(tb, server.Config{Flows: []agents.Flow{long}})
 	server.SetRunner(ts.Server, agents.RunFlow)
-	id := ts.createRun(t, `{"flow": "long", "pace_ms": 0}`)
+	id := ts.createRun(tb, `{"flow": "long", "pace_ms": 0}`)
 
 	type result struct {
 		seqs   []int64
@@ -34,45 +46,50 @@ func TestFastRunReachesEveryViewer(t *testing.T) {
 		last   liveMessage
 	}
 	var wg sync.WaitGroup
-	results := make([]result, 3)
-	for i := range 2 {
-		conn := ts.mustDial(t, "/api/runs/"+id+"/events")
+	results := make([]result, events+pages)
+	for i := range events {
+		conn := ts.mustDial(tb, "/api/runs/"+id+"/events")
 		wg.Go(func() {
-			evs, closed := readEvents(t, conn)
+			evs, closed := readEvents(tb, conn)
 			results[i] = result{seqs: seqs(evs), closed: closed, end: evs[len(evs)-1]}
 		})
 	}
-	page := ts.mustDial(t, "/runs/"+id+"/live?after=0")
-	wg.Go(func() {
-		msgs := readLive(t, page, func(m liveMessage) bool { return m.Status == traces.StatusCompleted })
-		var rows []int64
-		for _, id := range rowIDs(t, msgs) {
-			var seq int64
-			fmt.Sscanf(id, "ev-%d", &seq)
-			rows = append(rows, seq)
-		}
-		results[2] = result{seqs: rows, last: msgs[len(msgs)-1]}
-	})
+	for i := events; i < events+pages; i++ {
+		page := ts.mustDial(tb, "/runs/"+id+"/live?after=0")
+		wg.Go(func() {
+			msgs := readLive(tb, page, func(m liveMessage) bool { return m.Status == traces.StatusCompleted })
+			var rows []int64
+			for _, id := range rowIDs(tb, msgs) {
+				var seq int64
+				fmt.Sscanf(id, "ev-%d", &seq)
+				rows = append(rows, seq)
+			}
+			results[i] = result{seqs: rows, last: msgs[len(msgs)-1]}
+		})
+	}
 	wg.Wait()
-	if t.Failed() { // a reader failed (it said why): its result is missing
-		return
+	if tb.Failed() { // a reader failed (it said why): its result is missing
+		tb.FailNow()
 	}
 
 	// The trace itself is too big to fetch quickly (each model call holds the whole history).
 	end := results[0].end
 	n := end.Seq
-	if n < 10_000 || end.Kind != traces.KindRunFinished || end.Run.Status != traces.StatusCompleted {
-		t.Fatalf("the run's last event is #%d %s %+v; want over 10,000 events ending in run.finished, completed", n, end.Kind, end.Run)
+	if end.Kind != traces.KindRunFinished || end.Run.Status != traces.StatusCompleted {
+		tb.Fatalf("the run's last event is #%d %s %+v; want run.finished, completed", n, end.Kind, end.Run)
 	}
-	for i, r := range results[:2] {
+	for i, r := range results[:events] {
 		if !slices.Equal(r.seqs, span(1, n)) || r.closed.Code != websocket.CloseNormalClosure {
-			t.Errorf("events viewer %d: %d events (first gap or disorder matters), closed %v; want all %d in order, then a normal close",
+			tb.Errorf("events viewer %d: %d events (first gap or disorder matters), closed %v; want all %d in order, then a normal close",
 				i, len(r.seqs), r.closed, n)
 		}
 	}
-	if page := results[2]; !slices.Equal(page.seqs, span(1, n)) || *page.last.Seq != n {
-		t.Errorf("run page: %d rows, last message at seq %d; want one row per event, in order, up to %d", len(page.seqs), *page.last.Seq, n)
+	for i, page := range results[events:] {
+		if !slices.Equal(page.seqs, span(1, n)) || *page.last.Seq != n {
+			tb.Errorf("run page %d: %d rows, last message at seq %d; want one row per event, in order, up to %d", i, len(page.seqs), *page.last.Seq, n)
+		}
 	}
+	return n
 }
 
 // TestFeedKeepsNewestEvents: a run's feed keeps only its newest events encoded and rendered, however

@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -34,13 +36,13 @@ type fragment struct {
 }
 
 // rowIDs returns the ids of the timeline rows the messages append, in order.
-func rowIDs(t *testing.T, msgs []liveMessage) []string {
+func rowIDs(t testing.TB, msgs []liveMessage) []string {
 	t.Helper()
 	return rowsMatching(t, msgs, `[id^="ev-"]`)
 }
 
 // rowsMatching returns the ids of the timeline rows the messages append that match sel, in order.
-func rowsMatching(t *testing.T, msgs []liveMessage, sel string) []string {
+func rowsMatching(t testing.TB, msgs []liveMessage, sel string) []string {
 	t.Helper()
 	var ids []string
 	for _, m := range msgs {
@@ -62,7 +64,7 @@ func rowsMatching(t *testing.T, msgs []liveMessage, sel string) []string {
 }
 
 // readLive reads live messages until the socket closes.
-func readLive(t *testing.T, conn *websocket.Conn, until func(liveMessage) bool) []liveMessage {
+func readLive(t testing.TB, conn *websocket.Conn, until func(liveMessage) bool) []liveMessage {
 	t.Helper()
 	var msgs []liveMessage
 	for {
@@ -422,5 +424,48 @@ func TestLivePageNodeAlone(t *testing.T) {
 	}
 	if s := tree.Find(`[data-agent="echo_agent"]`).AttrOr("data-state", ""); s != "failed" {
 		t.Errorf("a page behind both changes shows echo_agent %q after applying %v, want failed", s, targets(m))
+	}
+}
+
+// TestBusyPageStaysConnected: a page that reads steadily but is kept busy catching up for longer
+// than the server waits for a pong (the server never idles to ping in between) still gets every
+// update and a normal close: the server pings between messages when one is due. It was cut (1006)
+// once the pong wait ran out, as the page of a fast 100k-event run was after a minute.
+func TestBusyPageStaysConnected(t *testing.T) {
+	// The pong wait is longer than a send waits for the page to drain what the connection holds
+	// (a few MB, at one message a pause), as the server's 60 s are longer than its write timeout.
+	const n, pongWait, pause = 4000, 500 * time.Millisecond, 10 * time.Millisecond
+	ts := mustOpenServer(t, server.Config{})
+	server.SetPongWait(ts.Server, pongWait)
+	rec := ts.addRecording(t, "r-busy", 0)
+	// About 75 messages of 256 KiB: at one message a pause, well over the pong wait of reading.
+	emitMessages(rec, n, strings.Repeat("word ", 800))
+	rec.Finish(traces.StatusCompleted, "")
+
+	page := ts.mustDial(t, "/runs/r-busy/live?after=0")
+	start := time.Now()
+	var last int64
+	for {
+		_ = page.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, data, err := page.ReadMessage()
+		var closed *websocket.CloseError
+		if errors.As(err, &closed) && closed.Code == websocket.CloseNormalClosure {
+			break
+		}
+		if err != nil {
+			t.Fatalf("after seq %d, %v into the run: %v; want every update, then a normal close", last, time.Since(start), err)
+		}
+		// Only the seq, which leads: decoding 256 KiB would slow the page, under -race, past what
+		// the pong wait allows a send to wait for it.
+		if _, err := fmt.Sscanf(string(data[:min(len(data), 32)]), `{"seq":%d`, &last); err != nil {
+			t.Fatalf("not a live update: %.100s", data)
+		}
+		time.Sleep(pause) // a page busy drawing what it got
+	}
+	if last != n+1 {
+		t.Errorf("the page's last update is at seq %d, want %d (run.finished)", last, n+1)
+	}
+	if took := time.Since(start); took < 3*pongWait/2 {
+		t.Fatalf("the page read for %v only, not well over the pong wait: this run no longer keeps it busy", took)
 	}
 }

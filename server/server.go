@@ -104,6 +104,10 @@ type Server struct {
 	token  string
 	hosts  atomic.Pointer[hostPolicy]
 
+	// pongWait is how long a websocket peer may go without answering (pongWait; a test may wait
+	// less).
+	pongWait time.Duration
+
 	// Shutdown ends these in turn. runsCtx: every run the server runs or an app streams into it
 	// ends, recording run.finished. goingAway: websockets close once they delivered that.
 	// cutSockets: the grace is over, and websockets still open are cut.
@@ -165,6 +169,7 @@ func New(cfg Config) (*Server, error) {
 		token:  token,
 		feeds:  feeds{window: liveWindow},
 	}
+	s.pongWait = pongWait
 	s.runsCtx, s.endRuns = context.WithCancel(context.Background())
 	s.goingAway, s.goAway = context.WithCancel(context.Background())
 	s.cutSockets, s.cut = context.WithCancel(context.Background())

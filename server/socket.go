@@ -45,6 +45,7 @@ var upgrader = websocket.Upgrader{
 type socket struct {
 	conn       *websocket.Conn
 	writeWait  time.Duration
+	pongWait   time.Duration
 	log        *slog.Logger
 	ctx        context.Context // ends when the peer leaves: with the request or the reader
 	cancel     context.CancelFunc
@@ -87,6 +88,7 @@ func (s *Server) openSocket(c echo.Context) (*socket, error) {
 	sk := &socket{
 		conn:      conn,
 		writeWait: s.cfg.WriteTimeout,
+		pongWait:  s.pongWait,
 		log:       s.log,
 		ctx:       ctx,
 		cancel:    cancel,
@@ -104,14 +106,15 @@ func (s *Server) openSocket(c echo.Context) (*socket, error) {
 var errShuttingDown = traces.Errorf(traces.CodeUnavailable, "the server is shutting down")
 
 // read is the reader goroutine: it ends, canceling ctx, when the peer closes, goes silent past
-// pongWait or sends more than readLimit in one message.
+// pongWait (neither answering a ping nor taking a message: see send) or sends more than readLimit
+// in one message.
 func (sk *socket) read() {
 	// readerDone closes before ctx is canceled, so a writer woken by ctx knows the peer left.
 	defer sk.cancel()
 	defer close(sk.readerDone)
 	sk.conn.SetReadLimit(readLimit)
-	_ = sk.conn.SetReadDeadline(time.Now().Add(pongWait))
-	sk.conn.SetPongHandler(func(string) error { return sk.conn.SetReadDeadline(time.Now().Add(pongWait)) })
+	_ = sk.alive()
+	sk.conn.SetPongHandler(func(string) error { return sk.alive() })
 	for {
 		if _, _, err := sk.conn.ReadMessage(); err != nil {
 			return
@@ -119,10 +122,16 @@ func (sk *socket) read() {
 	}
 }
 
+// alive gives the peer pongWait more to show it is there.
+func (sk *socket) alive() error { return sk.conn.SetReadDeadline(time.Now().Add(sk.pongWait)) }
+
 // send writes one text message. A peer that has not taken all of it within writeWait is too slow:
 // it gets as long again to take the rest, so that the close frame telling it where to resume
 // starts at a frame boundary, and send returns errTooSlow. Only a peer that takes nothing in all
 // that time is cut mid-message (an abnormal close, 1006: there is no boundary to put a frame at).
+// A message taken in time is a sign of life, as a pong is: a viewer catching up on a fast run
+// keeps the writer too busy to ping, and a ping behind megabytes of queued messages is answered
+// late.
 func (sk *socket) send(data []byte) error {
 	start := time.Now()
 	if err := sk.conn.SetWriteDeadline(start.Add(2 * sk.writeWait)); err != nil {
@@ -131,6 +140,9 @@ func (sk *socket) send(data []byte) error {
 	err := sk.conn.WriteMessage(websocket.TextMessage, data)
 	if err == nil && time.Since(start) > sk.writeWait {
 		err = errTooSlow
+	}
+	if err == nil {
+		err = sk.alive()
 	}
 	if err != nil && sk.ctx.Err() == nil {
 		// The peer is still there but did not keep up: worth a line, for whoever wonders why a
