@@ -80,11 +80,13 @@ func (h *hub) runOf(ctx context.Context, at place, in *visit) (*Recorder, bool) 
 type call struct {
 	context.Context
 	info    *callbacks.RunInfo
-	v       *visit // the agent visit the callback belongs to
-	at      place
+	v       *visit    // the agent visit the callback belongs to
 	started time.Time // a model or tool call's start, as recorded
 	modelID string
-	ended   atomic.Bool
+	// toolCallID is a tool call's id; of the callback's place, all its end needs (the rest would
+	// more than double the size of a call, which every callback allocates).
+	toolCallID string
+	ended      atomic.Bool
 }
 
 type (
@@ -148,7 +150,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		known = v.path
 	}
 	at := placeOf(ctx, known)
-	c := &call{info: info, v: v, at: at}
+	c := &call{info: info, v: v, toolCallID: at.toolCallID}
 	switch {
 	case info.Component == adk.ComponentOfAgent && v != nil && v.agent == at.agent() && v.addr == pathKey(at.path):
 		// An agent directly inside a container of its own name (the prebuilt supervisor wraps

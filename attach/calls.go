@@ -120,7 +120,7 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	if echo {
 		c.v.expectEcho(true)
 	}
-	if inside := r.insideCallee(c.at.toolCallID); len(inside) > 0 {
+	if inside := r.insideCallee(c.toolCallID); len(inside) > 0 {
 		// An AgentTool call: its callee's visits finished in eino before the tool returned.
 		r.mu.Unlock()
 		for _, v := range inside {
@@ -131,7 +131,7 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	defer r.mu.Unlock()
 	now := r.stampNow()
 	defer r.unstamp()
-	v, callID := c.v, c.at.toolCallID
+	v, callID := c.v, c.toolCallID
 	defer r.diffSession(ctx, v, true)
 	interrupted := isInterrupt(err)
 	args := r.openTools[callID].args
