@@ -80,11 +80,13 @@ func (h *hub) runOf(ctx context.Context, at place, in *visit) (*Recorder, bool) 
 type call struct {
 	context.Context
 	info    *callbacks.RunInfo
-	v       *visit // the agent visit the callback belongs to
-	at      place
-	started time.Time
+	v       *visit    // the agent visit the callback belongs to
+	started time.Time // a model or tool call's start, as recorded
 	modelID string
-	ended   atomic.Bool
+	// toolCallID is a tool call's id; of the callback's place, all its end needs (the rest would
+	// more than double the size of a call, which every callback allocates).
+	toolCallID string
+	ended      atomic.Bool
 }
 
 type (
@@ -148,7 +150,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		known = v.path
 	}
 	at := placeOf(ctx, known)
-	c := &call{info: info, v: v, at: at, started: time.Now()}
+	c := &call{info: info, v: v, toolCallID: at.toolCallID}
 	switch {
 	case info.Component == adk.ComponentOfAgent && v != nil && v.agent == at.agent() && v.addr == pathKey(at.path):
 		// An agent directly inside a container of its own name (the prebuilt supervisor wraps
@@ -176,7 +178,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		if s := v.rec.handOff(ctx, v, at, fed, false); s != nil {
 			c.v = s // a host multi-agent's specialist: a visit of its own
 		}
-		c.modelID = v.rec.modelStarted(ctx, c.v, mi)
+		c.modelID, c.started = v.rec.modelStarted(ctx, c.v, mi)
 	case isSpecialist(info):
 		// A host specialist given as an Invokable or a Streamable: its lambda is its visit, and
 		// what it runs inside (a model, say) belongs to it.
@@ -190,7 +192,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		ctx = context.WithValue(ctx, visitKey{}, s)
 	case info.Component == components.ComponentOfTool:
 		v.outputs.wait()
-		v.rec.toolStarted(v, info, at, tool.ConvCallbackInput(in))
+		c.started = v.rec.toolStarted(v, info, at, tool.ConvCallbackInput(in))
 	case at.runnable && at.agent() == v.agent:
 		v.outputs.wait()
 		v.rec.runnableStarted(v)
@@ -252,17 +254,13 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 		if o := model.ConvCallbackOutput(out); o != nil {
 			msg, usage = o.Message, o.TokenUsage
 		}
-		if msg != nil {
-			r.expectEcho(c.v, false)
-		}
-		r.modelFinished(c, msg, usage, nil)
+		r.modelFinished(c, msg, usage, nil, msg != nil)
 	case info.Component == components.ComponentOfTool:
 		result := ""
 		if o := tool.ConvCallbackOutput(out); o != nil {
 			result = o.Response
 		}
-		r.expectEcho(c.v, true)
-		r.toolFinished(ctx, info, c, result, nil)
+		r.toolFinished(ctx, info, c, result, nil, true)
 		return ctx
 	default:
 		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
@@ -286,9 +284,9 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 	}
 	switch info.Component {
 	case components.ComponentOfChatModel:
-		r.modelFinished(c, nil, nil, err)
+		r.modelFinished(c, nil, nil, err, false)
 	case components.ComponentOfTool:
-		r.toolFinished(ctx, info, c, "", err)
+		r.toolFinished(ctx, info, c, "", err, false)
 		return ctx
 	default:
 		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
@@ -333,10 +331,10 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 			r.specialistAnswered(v, answer, err)
 		case isModel:
 			reply, usage, err := readModelStream(out)
-			r.modelFinished(c, reply, usage, err)
+			r.modelFinished(c, reply, usage, err, false) // its echo is counted
 		case isTool:
 			result, err := readToolStream(out)
-			r.toolFinished(ctx, info, c, result, err)
+			r.toolFinished(ctx, info, c, result, err, false) // its echo is counted
 		default:
 			_, err := readToolStream(out) // nothing in it is needed but its end
 			// The agent's work ends after the replies and results it streamed on the way.
@@ -353,14 +351,7 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 }
 
 // expectEcho counts a reply or tool result of v recorded from a callback, whose copy v's events
-// will also carry.
-func (r *Recorder) expectEcho(v *visit, tool bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	v.expectEcho(tool)
-}
-
-// expectEcho is Recorder.expectEcho for a caller that holds the recorder's lock.
+// will also carry. Callers hold the recorder's lock.
 func (v *visit) expectEcho(tool bool) {
 	if tool {
 		v.toolResults++

@@ -19,11 +19,14 @@ import (
 // transferToolName is the tool eino gives a model that may transfer to other agents.
 const transferToolName = "transfer_to_agent"
 
-// modelStarted records a model call. What v changed in the session before it (a custom agent's
-// preparation, such as plan-execute's replanner recording the steps done) is recorded first.
-func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.CallbackInput) string {
+// modelStarted records a model call and returns its id and start. What v changed in the session
+// before it (a custom agent's preparation, such as plan-execute's replanner recording the steps
+// done) is recorded first.
+func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.CallbackInput) (string, time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	now := r.stampNow()
+	defer r.unstamp()
 	r.commit(v)
 	r.diffSession(ctx, v, false)
 	r.models++
@@ -43,19 +46,25 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 		r.putAgents()
 	}
 	r.emit(traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc})
-	return id
+	return id, now
 }
 
-// modelFinished records a model's reply (or failure) and the reply as the agent's message.
-func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, err error) {
+// modelFinished records a model's reply (or failure) and the reply as the agent's message; echo
+// says the reply's echo in the visit's copy of events is still to be counted (see expectEcho).
+func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, err error, echo bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if echo {
+		c.v.expectEcho(false)
+	}
+	now := r.stampNow()
+	defer r.unstamp()
 	// The call, its reply and its usage, allocated together.
 	ended := &struct {
 		mc    traces.ModelCall
 		out   traces.Message
 		usage traces.Usage
-	}{mc: traces.ModelCall{ID: c.modelID, DurationMS: millis(time.Since(c.started)), Error: errText(err)}}
+	}{mc: traces.ModelCall{ID: c.modelID, DurationMS: millis(now.Sub(c.started)), Error: errText(err)}}
 	mc := &ended.mc
 	if msg != nil {
 		ended.out = traceMessage(msg)
@@ -80,30 +89,49 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 	}
 }
 
-func (r *Recorder) toolStarted(v *visit, info *callbacks.RunInfo, at place, in *tool.CallbackInput) {
+// toolStarted records a tool call and returns its start.
+func (r *Recorder) toolStarted(v *visit, info *callbacks.RunInfo, at place, in *tool.CallbackInput) time.Time {
 	args := ""
 	if in != nil {
 		args = in.ArgumentsInJSON
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	now := r.stampNow()
+	defer r.unstamp()
 	r.commit(v)
 	r.toolCalls++
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
 	r.openTools[at.toolCallID] = openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, order: r.toolCalls}
 	r.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path,
 		Tool: &traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}})
+	return now
 }
 
 // toolFinished records a tool's result, and what it meant: the end of an AgentTool call, or a
 // transfer chosen by the model; then the session values the call set (ctx is the tool's). A
 // tool that interrupts the run is not a failure. The end of an AgentTool call that returned is
-// parked until v's copy of events tells how its inner events were seen (see inner.go).
-func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c *call, result string, err error) {
-	r.awaitCallee(c.at.toolCallID)
+// parked until v's copy of events tells how its inner events were seen (see inner.go). echo says
+// the result's echo in v's copy of events is still to be counted (see expectEcho).
+//
+// An ordinary tool's end takes the recorder's lock once: it is a third of a run's callbacks.
+func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c *call, result string, err error, echo bool) {
 	r.mu.Lock()
+	if echo {
+		c.v.expectEcho(true)
+	}
+	if inside := r.insideCallee(c.toolCallID); len(inside) > 0 {
+		// An AgentTool call: its callee's visits finished in eino before the tool returned.
+		r.mu.Unlock()
+		for _, v := range inside {
+			v.await()
+		}
+		r.mu.Lock()
+	}
 	defer r.mu.Unlock()
-	v, callID := c.v, c.at.toolCallID
+	now := r.stampNow()
+	defer r.unstamp()
+	v, callID := c.v, c.toolCallID
 	defer r.diffSession(ctx, v, true)
 	interrupted := isInterrupt(err)
 	args := r.openTools[callID].args
@@ -122,7 +150,7 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 		tc  traces.ToolCall
 		msg traces.Message
 	}{
-		tc:  traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(time.Since(c.started))},
+		tc:  traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(now.Sub(c.started))},
 		msg: traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name},
 	}
 	if interrupted {
@@ -145,11 +173,9 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	}
 }
 
-// awaitCallee waits, when callID is an AgentTool call, until the callee's visit and the visits
-// it handed work to (transfer targets inside the tool) have finished: their work ended before the
-// tool returned.
-func (r *Recorder) awaitCallee(callID string) {
-	r.mu.Lock()
+// insideCallee returns, when callID is an AgentTool call, the callee's visit and the visits it
+// handed work to (transfer targets inside the tool). Callers hold r.mu.
+func (r *Recorder) insideCallee(callID string) []*visit {
 	call, ok := r.agentTools[callID]
 	var inside []*visit
 	if ok && call.callee != nil {
@@ -160,10 +186,7 @@ func (r *Recorder) awaitCallee(callID string) {
 			}
 		}
 	}
-	r.mu.Unlock()
-	for _, v := range inside {
-		v.await()
-	}
+	return inside
 }
 
 // requestOf extracts the request an AgentTool received from its JSON arguments.

@@ -83,6 +83,9 @@ func (r *Recorder) decideCall(v *visit, ev *adk.AgentEvent) {
 			return
 		}
 	}
+	if _, open := r.agentTools[callID]; !open {
+		return // an ordinary tool's result: nothing waits for it (noting it would keep every one)
+	}
 	if v.echoedCalls == nil {
 		v.echoedCalls = make(map[string]struct{})
 	}

@@ -1,6 +1,8 @@
 package attach
 
 import (
+	"slices"
+
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/traces"
@@ -110,10 +112,17 @@ func (v *visit) input(in []*schema.Message) []traces.Message {
 	for i := 0; shared && i < len(v.lastInput); i++ {
 		shared = sameMessage(in[i], v.lastInput[i])
 	}
-	if shared {
-		v.converted = append(v.converted, traceMessages(in[len(v.lastInput):])...)
-	} else {
-		v.converted = traceMessages(in)
+	from := len(v.lastInput)
+	if !shared {
+		v.converted, from = nil, 0 // earlier inputs keep the old slice: recorded events share it
+	}
+	// Converted in place, and doubling: append grows a long slice by a quarter, and every
+	// outgrown array stays alive, shared by the earlier calls' events.
+	if need := len(v.converted) + len(in) - from; need > cap(v.converted) {
+		v.converted = slices.Grow(v.converted, max(need, 2*cap(v.converted))-len(v.converted))
+	}
+	for _, m := range in[from:] {
+		v.converted = append(v.converted, traceMessage(m))
 	}
 	v.lastInput = in
 	return v.converted[:len(v.converted):len(v.converted)]

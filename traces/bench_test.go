@@ -2,21 +2,66 @@ package traces_test
 
 import (
 	"errors"
+	"fmt"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/baton-dev/baton/traces"
 )
 
-// BenchmarkRecordingEmit measures recording one event with nobody subscribed.
+// BenchmarkRecordingEmit measures recording one event, with nobody subscribed and with two
+// subscribers reading as they can (a live page's feed and the store's writer, say), a dropped
+// one resuming where it left off. Runs are runLen events long, so that the heap stays the size
+// of a long run's rather than growing to gigabytes with b.N. cpu-ns/op is the process's CPU time
+// (readers and collector included), which the machine's other load moves less than ns/op.
 func BenchmarkRecordingEmit(b *testing.B) {
-	rec := newRecording(b, 0)
+	const runLen = 1 << 15
 	e := traces.Event{Kind: traces.KindMessage, Agent: "root", RunPath: []string{"root"}, Message: &traces.Message{Role: "assistant", Content: "hello"}}
-	b.ReportAllocs()
-	for b.Loop() {
-		rec.Emit(e)
+	for _, readers := range []int{0, 2} {
+		b.Run(fmt.Sprintf("subscribers=%d", readers), func(b *testing.B) {
+			var rec *traces.Recording
+			var wg sync.WaitGroup
+			start := func() { // a new run and its readers
+				broker := traces.NewBroker(0)
+				rec = newRecording(b, 0)
+				if err := broker.Add(rec); err != nil {
+					b.Fatal(err)
+				}
+				ready := make(chan struct{}, readers)
+				for range readers {
+					wg.Go(func() { follow(b, broker, ready) })
+				}
+				for range readers {
+					<-ready
+				}
+			}
+			start()
+			b.ReportAllocs()
+			cpu, n := cpuTime(), 0
+			for b.Loop() {
+				if rec.Emit(e).Seq == runLen {
+					rec.Finish(traces.StatusCompleted, "")
+					start()
+				}
+				n++
+			}
+			b.ReportMetric(float64(cpuTime()-cpu)/float64(n), "cpu-ns/op")
+			b.StopTimer()
+			rec.Finish(traces.StatusCompleted, "")
+			wg.Wait()
+		})
 	}
+}
+
+// cpuTime is the CPU time the process has used so far.
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // BenchmarkBrokerFanout10 measures one run's events reaching 10 subscribers that read

@@ -18,7 +18,7 @@ type Recording struct {
 	mu     sync.Mutex
 	trace  Trace // its Events stay empty: the events are in events
 	events eventLog
-	subs   map[*Subscription]struct{}
+	subs   []*Subscription // live ones, in subscription order
 	ended  bool
 	doneCh chan struct{} // closed by Finish; Resume makes a new one
 }
@@ -37,7 +37,6 @@ func NewRecording(run Run, agents []Agent, queue int) *Recording {
 		queue:  queue,
 		now:    func() time.Time { return time.Now().UTC() },
 		trace:  Trace{Run: run, Agents: cloneAgents(agents)},
-		subs:   make(map[*Subscription]struct{}),
 		doneCh: make(chan struct{}),
 	}
 }
@@ -64,12 +63,11 @@ func NewRecordingOf(t Trace) *Recording {
 		queue:  DefaultQueue,
 		now:    func() time.Time { return time.Now().UTC() },
 		trace:  Trace{Run: run, Agents: cloneAgents(t.Agents)},
-		subs:   make(map[*Subscription]struct{}),
 		ended:  true,
 		doneCh: make(chan struct{}),
 	}
-	for _, e := range t.Events {
-		rec.events.add(e)
+	for i := range t.Events {
+		rec.events.add(&t.Events[i])
 	}
 	close(rec.doneCh)
 	return rec
@@ -90,34 +88,38 @@ func (r *Recording) ID() string {
 func (r *Recording) Emit(e Event) Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.emitLocked(e)
+	r.emitLocked(&e)
+	return e
 }
 
-// emitLocked is Emit for a caller that holds r.mu.
-func (r *Recording) emitLocked(e Event) Event {
+// emitLocked is Emit for a caller that holds r.mu; it numbers and stamps *e in place.
+func (r *Recording) emitLocked(e *Event) {
 	if r.ended {
 		e.Seq = 0
-		return e
+		return
 	}
 	e.Seq = int64(r.events.n + 1)
 	if e.Time.IsZero() {
 		e.Time = r.now()
 	}
 	r.events.add(e)
-	for s := range r.subs {
+	kept := r.subs[:0]
+	for _, s := range r.subs {
 		if e.Seq <= s.after {
+			kept = append(kept, s)
 			continue
 		}
 		select {
-		case s.ch <- e:
+		case s.ch <- *e:
+			kept = append(kept, s)
 		default:
 			// The subscriber is a full queue behind: drop it rather than wait for it. It still
 			// reads everything queued so far, the last of which is the previous event.
 			s.drop(e.Seq - 1)
-			delete(r.subs, s)
 		}
 	}
-	return e
+	clear(r.subs[len(kept):])
+	r.subs = kept
 }
 
 // Finish records run.finished with status (a final status) and errMsg, closes every subscription
@@ -139,13 +141,13 @@ func (r *Recording) FinishAt(at time.Time, status Status, errMsg string) {
 		at = r.now()
 	}
 	// One critical section: no other Emit or Finish can slip in after run.finished.
-	r.emitLocked(Event{Time: at, Kind: KindRunFinished, Run: &RunMark{Status: status, Error: errMsg}})
+	r.emitLocked(&Event{Time: at, Kind: KindRunFinished, Run: &RunMark{Status: status, Error: errMsg}})
 	r.trace.Run.Status, r.trace.Run.Error, r.trace.Run.EndedAt = status, errMsg, &at
 	r.ended = true
-	for s := range r.subs {
+	for _, s := range r.subs {
 		close(s.ch)
-		delete(r.subs, s)
 	}
+	r.subs = nil
 	close(r.doneCh)
 }
 
@@ -249,7 +251,7 @@ func (r *Recording) Subscribe(after int64) *Subscription {
 		close(s.ch)
 		return s
 	}
-	r.subs[s] = struct{}{}
+	r.subs = append(r.subs, s)
 	return s
 }
 
@@ -278,8 +280,8 @@ func (s *Subscription) Err() error {
 func (s *Subscription) Cancel() {
 	s.rec.mu.Lock()
 	defer s.rec.mu.Unlock()
-	if _, ok := s.rec.subs[s]; ok {
-		delete(s.rec.subs, s)
+	if i := slices.Index(s.rec.subs, s); i >= 0 {
+		s.rec.subs = slices.Delete(s.rec.subs, i, i+1)
 		close(s.ch)
 	}
 }
@@ -313,12 +315,12 @@ type eventLog struct {
 	n      int
 }
 
-func (l *eventLog) add(e Event) {
+func (l *eventLog) add(e *Event) {
 	if l.n%eventChunk == 0 {
 		l.chunks = append(l.chunks, make([]Event, 0, eventChunk))
 	}
 	last := len(l.chunks) - 1
-	l.chunks[last] = append(l.chunks[last], e)
+	l.chunks[last] = append(l.chunks[last], *e)
 	l.n++
 }
 
