@@ -22,7 +22,7 @@ import (
 
 // Baton's benchmarks, all in one command (see the README's Measurements):
 //
-//	go test ./agents -run x -bench 'BenchmarkRecorder|BenchmarkTraceFile' -benchtime 5x
+//	go test ./agents -run '^$' -bench 'BenchmarkRecorder|BenchmarkTraceFile' -benchtime 5x
 //
 // Each runs what it compares interleaved in one process, so that the machine's load hits every
 // variant alike, and reports each ratio's min, median and max over the rounds.

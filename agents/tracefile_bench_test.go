@@ -71,7 +71,7 @@ func benchmarkTraceFile(b *testing.B, tr traces.Trace) {
 // back everything its events keep. It reports the ratios imported/recorded and rows/recorded
 // (min / median / max over the rounds) and the median MB of each.
 //
-//	go test ./agents -run x -bench BenchmarkTraceMemory -benchtime 3x
+//	go test ./agents -run '^$' -bench BenchmarkTraceMemory -benchtime 3x
 func BenchmarkTraceMemory(b *testing.B) {
 	for _, ticks := range []int{300, 3000, 30000} {
 		b.Run(fmt.Sprintf("ticks=%d", ticks), func(b *testing.B) {

@@ -442,7 +442,7 @@ func TestIngestRunsEndWhenTheServerShutsDown(t *testing.T) {
 }
 
 // BenchmarkIngest measures how many events a second one app's run can stream in, in posts of 100
-// message events over a real connection: go test ./server -run x -bench BenchmarkIngest
+// message events over a real connection: go test ./server -run '^$' -bench BenchmarkIngest
 func BenchmarkIngest(b *testing.B) {
 	ts := mustOpenServer(b, server.Config{})
 	id := ts.startIngest(b, `{}`, nil, http.StatusCreated).ID

@@ -45,7 +45,7 @@ func BenchmarkRunPage(b *testing.B) {
 // interleaved: compare their ns/op, cpu-ms (the process's CPU time, the collector's included:
 // on a shared machine wall time says more about the neighbours) and MB.
 //
-//	go test ./templates -run x -bench BenchmarkReport -benchtime 1x -count 5
+//	go test ./templates -run '^$' -bench BenchmarkReport -benchtime 1x -count 5
 func BenchmarkReport(b *testing.B) {
 	tr := webtest.Big(10000)
 	ctx := context.Background()
@@ -90,7 +90,7 @@ func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); 
 // delta of one live update (the newest event). Compare ns/op and KB across sizes: a delta should
 // cost the same at both.
 //
-//	go test ./templates -run x -bench SequenceFragment -count 5
+//	go test ./templates -run '^$' -bench SequenceFragment -count 5
 func BenchmarkSequenceFragment(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{1_000, 10_000} {
@@ -124,7 +124,7 @@ func BenchmarkSequenceFragment(b *testing.B) {
 // that size.
 // The MB metric is the page's size.
 //
-//	go test ./templates -run x -bench RunPageBig -count 3
+//	go test ./templates -run '^$' -bench RunPageBig -count 3
 func BenchmarkRunPageBig(b *testing.B) {
 	shape := webtest.Big(300).Events[1:]
 	next := func(i int) traces.Event {

@@ -351,7 +351,7 @@ func TestUnmarshalRejectsMalformed(t *testing.T) {
 // unchanged. The seeds are large (the golden file is 40 kB), so bound minimisation or the fuzzer
 // stalls on it:
 //
-//	go test -run x -fuzz FuzzUnmarshal -fuzztime 60s -fuzzminimizetime 5s ./traces/
+//	go test -run '^$' -fuzz FuzzUnmarshal -fuzztime 60s -fuzzminimizetime 5s ./traces/
 //
 // testdata/fuzz/FuzzUnmarshal keeps inputs that once broke the round trip, and version-2 input
 // references for the fuzzer to mutate.

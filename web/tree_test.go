@@ -218,7 +218,7 @@ func TestRepeatedTransfersBundle(t *testing.T) {
 // BenchmarkGraphGenerated measures drawing the generated trees from their traces: analysing the
 // events, laying out and routing the tree, bundling the transfers.
 //
-//	go test ./web -run x -bench GraphGenerated -count 5
+//	go test ./web -run '^$' -bench GraphGenerated -count 5
 func BenchmarkGraphGenerated(b *testing.B) {
 	for _, name := range []string{"tree 10 depth 5", "tree 20 depth 5", "fan 8 22", "specialists 20 22"} {
 		tr := generated()[name]

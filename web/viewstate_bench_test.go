@@ -14,7 +14,7 @@ import (
 // BenchmarkViewStateUpdate measures one live update of a supervisor-shaped run at event 100 and
 // 100,000: one event added, and what it changed computed.
 //
-//	go test ./web -run x -bench ViewStateUpdate
+//	go test ./web -run '^$' -bench ViewStateUpdate
 func BenchmarkViewStateUpdate(b *testing.B) {
 	shape := webtest.Big(300).Events[1:]
 	for _, at := range []int{100, 100_000} {
@@ -45,7 +45,7 @@ func BenchmarkViewStateUpdate(b *testing.B) {
 // ("replay", ViewState.At) and from a Travel's nearest copy ("travel", what the server does),
 // interleaved. "MB-kept" is the heap the Travel's copies hold.
 //
-//	go test ./web -run x -bench ViewStateAt -count 5
+//	go test ./web -run '^$' -bench ViewStateAt -count 5
 func BenchmarkViewStateAt(b *testing.B) {
 	shape := webtest.Big(300).Events[1:]
 	for _, n := range []int{1_000, 10_000, 100_000} {
@@ -94,7 +94,7 @@ func heap() uint64 {
 // texts, is reported apart (first-ms), with the longest of its turns (turn-ms: the most a live
 // viewer of the run waits for it).
 //
-//	go test ./web -run x -bench FindRows -count 3
+//	go test ./web -run '^$' -bench FindRows -count 3
 func BenchmarkFindRows(b *testing.B) {
 	shape := webtest.Big(300).Events[1:]
 	build := func(n int) *web.ViewState {
