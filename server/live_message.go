@@ -80,7 +80,7 @@ type liveMsg struct {
 // caller holds f.mu.
 func (f *feed) buildLocked(ctx context.Context, page pageState, pace *int64) (*liveMsg, error) {
 	shown := f.rendered
-	var rows []byte
+	rows := f.rowBuf[:0] // copied into the message: one buffer serves every build
 	// Rows the page has that were drawn again since: the view state keeps which, for the run's life.
 	for _, seq := range f.view.Amended(page.seq, shown) {
 		r, err := f.rowLocked(ctx, seq)
@@ -116,10 +116,27 @@ scan:
 	if pace != nil {
 		next.paceMS = *pace
 	}
-	// {"seq":N,"status":"S","pace_ms":P,"fragments":[...]}, each piece encoded once for all pages.
-	size := len(rows) + 256
+	// The sequence view's delta depends on what the page has, so it is made per page place
+	// rather than per render: what the events this message moves the page over changed. It
+	// goes with every message that moves the page on, caught up or not, so that a page fed
+	// its rows in parts gets each part's share once, and what it costs is what it holds.
+	var seqData []byte
+	if seq > page.seq {
+		var err error
+		if seqData, err = sequenceFragment(ctx, f.view.Sequence(page.seq, seq)); err != nil {
+			return nil, err
+		}
+	}
+	// A page caught up gets the parts rendered since its seq.
+	sent := func(p part) bool { return caughtUp && p.at > page.seq }
+	// {"seq":N,"status":"S","pace_ms":P,"fragments":[...]}, each piece encoded once for all
+	// pages, in a buffer of the message's size: a message is tens of KB, made some hundred
+	// times a second.
+	size := 96 + len(seqData) + len(rowsHead) + len(rows) + 3
 	for _, p := range f.parts {
-		size += len(p.json) + 1
+		if sent(p) {
+			size += len(p.json) + 1
+		}
 	}
 	msg := fmt.Appendf(make([]byte, 0, size), `{"seq":%d,"status":%q`, next.seq, next.status)
 	if pace != nil {
@@ -136,28 +153,19 @@ scan:
 		}
 		n++
 	}
-	if caughtUp {
-		for _, p := range f.parts {
-			if p.at > page.seq {
-				add(p.json)
-			}
+	for _, p := range f.parts {
+		if sent(p) {
+			add(p.json)
 		}
 	}
-	if seq > page.seq {
-		// The sequence view's delta depends on what the page has, so it is made per page place
-		// rather than per render: what the events this message moves the page over changed. It
-		// goes with every message that moves the page on, caught up or not, so that a page fed
-		// its rows in parts gets each part's share once, and what it costs is what it holds.
-		data, err := sequenceFragment(ctx, f.view.Sequence(page.seq, seq))
-		if err != nil {
-			return nil, err
-		}
-		add(data)
+	if seqData != nil {
+		add(seqData)
 	}
 	if len(rows) > 0 {
 		add(rowsHead, rows, []byte(`"}`))
 	}
 	msg = append(msg, "]}"...)
+	f.rowBuf = rows[:0]
 	return &liveMsg{data: msg, next: next, caughtUp: caughtUp}, nil
 }
 
@@ -167,11 +175,25 @@ func sequenceFragment(ctx context.Context, s web.Sequence) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(fr)
+	data, err := liveJSON(fr, len(fr.HTML))
 	if err != nil {
 		return nil, fmt.Errorf("encode fragment %s: %w", fr.Target, err)
 	}
 	return data, nil
+}
+
+// liveJSON encodes v for a live message, leaving <, > and & as they are: the message is read
+// with JSON.parse, never put in a page as script, so json.Marshal's \u003c (six bytes for one,
+// on every tag) would only make the HTML a fifth larger to send to every page.
+// size is about how long the result is (its HTML's length): the buffer is made once, not grown.
+func liveJSON(v any, size int) ([]byte, error) {
+	b := bytes.NewBuffer(make([]byte, 0, size+size/8+128))
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // rowsHead opens the fragment that appends timeline rows; its html follows.
@@ -205,7 +227,7 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 		f.parts = slices.DeleteFunc(f.parts, func(q part) bool { return templates.IsNodeTarget(q.target) })
 	}
 	for _, fr := range frags {
-		data, err := json.Marshal(fr)
+		data, err := liveJSON(fr, len(fr.HTML))
 		if err != nil {
 			return fmt.Errorf("encode fragment %s: %w", fr.Target, err)
 		}
@@ -240,7 +262,7 @@ func (f *feed) rowLocked(ctx context.Context, seq int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(html[0])
+	data, err := liveJSON(html[0], len(html[0]))
 	if err != nil {
 		return nil, err
 	}
