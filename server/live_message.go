@@ -221,12 +221,11 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 	if err != nil {
 		return err
 	}
-	if u.GraphChanged {
-		// The tree holds every node as it is now: a page that takes it needs no older node,
-		// and a node rendered later comes after it, so that it is applied after it.
-		f.parts = slices.DeleteFunc(f.parts, func(q part) bool { return templates.IsNodeTarget(q.target) })
-	}
 	for _, fr := range frags {
+		// A whole part (the tree, the histories) holds every piece of it (a node, an agent's
+		// history) as it is now: a page that takes it needs no older piece, and a piece
+		// rendered later comes after it, so that it is applied after it.
+		f.parts = slices.DeleteFunc(f.parts, func(q part) bool { return templates.WholeOf(q.target) == fr.Target })
 		data, err := liveJSON(fr, len(fr.HTML))
 		if err != nil {
 			return fmt.Errorf("encode fragment %s: %w", fr.Target, err)

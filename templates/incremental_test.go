@@ -123,8 +123,8 @@ func fullPage(t *testing.T, tr traces.Trace) *pageModel {
 func (p *pageModel) apply(t *testing.T, parts []templates.Fragment, rows []string) {
 	t.Helper()
 	for _, f := range parts {
-		if templates.IsNodeTarget(f.Target) {
-			p.parts["graph"] = swapNode(t, p.parts["graph"], f)
+		if whole := templates.WholeOf(f.Target); whole != "" {
+			p.parts[whole] = swapPiece(t, whole, p.parts[whole], f)
 			continue
 		}
 		doc, err := goquery.NewDocumentFromReader(strings.NewReader(f.HTML))
@@ -148,20 +148,27 @@ func (p *pageModel) apply(t *testing.T, parts []templates.Fragment, rows []strin
 	})
 }
 
-// swapNode returns graph (the tree's markup) with the node that f replaces swapped for f's,
-// as the page's script does; it fails the test when graph has no such node.
+// swapNode returns graph (the tree's markup) with the node that f replaces swapped for f's.
 func swapNode(t *testing.T, graph string, f templates.Fragment) string {
 	t.Helper()
-	doc, err := goquery.NewDocumentFromReader(strings.NewReader(graph))
+	return swapPiece(t, "graph", graph, f)
+}
+
+// swapPiece returns the markup of part id with the piece that f replaces (a node of the tree, an
+// agent's history) swapped for f's, as the page's script does; it fails the test when the part
+// has no such piece.
+func swapPiece(t *testing.T, id, markup string, f templates.Fragment) string {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(markup))
 	if err != nil {
 		t.Fatal(err)
 	}
 	old := doc.Find(`[id="` + f.Target + `"]`)
 	if old.Length() != 1 {
-		t.Fatalf("fragment %s: the tree has %d elements of that id, want 1", f.Target, old.Length())
+		t.Fatalf("fragment %s: #%s has %d elements of that id, want 1", f.Target, id, old.Length())
 	}
 	old.ReplaceWithHtml(f.HTML)
-	return outer(t, doc.Find("#graph"))
+	return outer(t, doc.Find("#"+id))
 }
 
 func (p *pageModel) equal(t *testing.T, want *pageModel, seq int64) bool {
@@ -224,7 +231,7 @@ func TestTreeOnlyWhenChanged(t *testing.T) {
 		drawn := slices.ContainsFunc(parts, func(f templates.Fragment) bool { return f.Target == "graph" })
 		var nodes []templates.Fragment
 		for _, f := range parts {
-			if templates.IsNodeTarget(f.Target) {
+			if templates.WholeOf(f.Target) == "graph" {
 				nodes = append(nodes, f)
 			}
 		}
@@ -253,5 +260,66 @@ func TestTreeOnlyWhenChanged(t *testing.T) {
 	}
 	if faces[traces.KindModelStarted] == 0 || faces[traces.KindModelFinished] == 0 {
 		t.Errorf("nodes drawn alone by kind: %v; want model calls' starts and ends among them", faces)
+	}
+}
+
+// TestHistoriesOnlyWhenNew: fed a recorded supervisor run one event at a time, the view state's
+// update carries the whole session-histories panel when an agent starts for the first time, and
+// only the section of an agent that starts again otherwise; that section, swapped into the panel
+// drawn before the event, gives the same markup as the panel drawn after it.
+func TestHistoriesOnlyWhenNew(t *testing.T) {
+	ctx := context.Background()
+	tr := webtest.RecordedSupervisor(t)
+	panel := func(seq int64) string {
+		parts, err := templates.Parts(ctx, web.ViewAt(tr, seq).Redraw())
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(parts, func(f templates.Fragment) bool { return f.Target == "session-histories" })
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(parts[i].HTML))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return outer(t, doc.Find("#session-histories"))
+	}
+	run := tr.Run
+	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, ""
+	vs := web.NewViewState(run, tr.Agents)
+	seen := map[string]bool{}
+	restarts := 0
+	for _, e := range tr.Events {
+		from := vs.Seq()
+		vs.Add(e)
+		parts, err := templates.Parts(ctx, vs.Update(from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := slices.ContainsFunc(parts, func(f templates.Fragment) bool { return f.Target == "session-histories" })
+		var pieces []templates.Fragment
+		for _, f := range parts {
+			if templates.WholeOf(f.Target) == "session-histories" {
+				pieces = append(pieces, f)
+			}
+		}
+		started := e.Kind == traces.KindAgentStarted && e.AgentRun != nil
+		switch {
+		case started && !seen[e.Agent] && (!whole || len(pieces) > 0):
+			t.Errorf("#%d %s starts first: the update carries the panel %v and %d sections, want the panel alone", e.Seq, e.Agent, whole, len(pieces))
+		case started && seen[e.Agent] && (whole || len(pieces) != 1 || pieces[0].Target != templates.HistoryTarget(e.Agent)):
+			t.Errorf("#%d %s starts again: the update carries the panel %v and %d sections, want its section alone", e.Seq, e.Agent, whole, len(pieces))
+		case !started && (whole || len(pieces) > 0):
+			t.Errorf("#%d %s: the update redraws the histories", e.Seq, e.Kind)
+		case len(pieces) == 1:
+			restarts++
+			if before, after := swapPiece(t, "session-histories", panel(from), pieces[0]), panel(e.Seq); before != after {
+				t.Errorf("#%d: the section in the panel before it differs from the panel after it:\nbefore: %.600s\n after: %.600s", e.Seq, before, after)
+			}
+		}
+		if started {
+			seen[e.Agent] = true
+		}
+	}
+	if restarts == 0 {
+		t.Error("no agent started again: the run does not exercise sections drawn alone")
 	}
 }
