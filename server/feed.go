@@ -86,7 +86,6 @@ type feed struct {
 	lastDraw time.Time     // when the parts were last rendered
 	draws    int           // renders so far
 	msg      *liveMsg      // the live message built last, for the next page at its place
-	rowBuf   []byte        // where buildLocked gathers a message's rows
 }
 
 // part is the latest render of one replaceable fragment of the run page, as JSON, with the seq

@@ -22,7 +22,7 @@ import (
 // message, woken by wake. A page far behind gets the timeline rows in parts of about maxFrame,
 // the other parts with the last of them. over is set once the run has ended and the page has it
 // all.
-func (f *feed) liveMessage(ctx context.Context, page pageState, pace *int64) (msg []byte, next pageState, over bool, wake <-chan struct{}, err error) {
+func (f *feed) liveMessage(ctx context.Context, page pageState, pace *int64) (msg [][]byte, next pageState, over bool, wake <-chan struct{}, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	head := f.view.Seq()
@@ -57,7 +57,7 @@ func (f *feed) liveMessage(ctx context.Context, page pageState, pace *int64) (ms
 		f.msg = m
 	}
 	m := f.msg
-	return m.data, m.next, f.done && m.caughtUp && shown >= head, wake, nil
+	return m.pieces, m.next, f.done && m.caughtUp && shown >= head, wake, nil
 }
 
 // liveKey says what a live message was built for: the page it starts from, the pace it tells
@@ -68,10 +68,13 @@ type liveKey struct {
 	draws int
 }
 
-// liveMsg is a live message built once for every page at its key's place.
+// liveMsg is a live message built once for every page at its key's place. Its pieces, joined,
+// are the message: they are the feed's own parts and rows as encoded once (never changed after,
+// only replaced), which each socket copies straight into its write buffer, so that the message
+// is never put together in a buffer of its own.
 type liveMsg struct {
 	key      liveKey
-	data     []byte
+	pieces   [][]byte
 	next     pageState
 	caughtUp bool // the page has every row of the render, and its parts
 }
@@ -80,18 +83,19 @@ type liveMsg struct {
 // caller holds f.mu.
 func (f *feed) buildLocked(ctx context.Context, page pageState, pace *int64) (*liveMsg, error) {
 	shown := f.rendered
-	rows := f.rowBuf[:0] // copied into the message: one buffer serves every build
+	var rows [][]byte // the rows' HTML as JSON string content
+	size := 0         // their bytes
 	// Rows the page has that were drawn again since: the view state keeps which, for the run's life.
 	for _, seq := range f.view.Amended(page.seq, shown) {
 		r, err := f.rowLocked(ctx, seq)
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, r...)
+		rows, size = append(rows, r), size+len(r)
 	}
 	seq := page.seq
 scan:
-	for len(rows) < maxFrame && seq < shown {
+	for size < maxFrame && seq < shown {
 		for _, e := range f.view.Events(seq, 64) {
 			if e.Seq > shown {
 				break scan
@@ -100,8 +104,8 @@ scan:
 			if err != nil {
 				return nil, err
 			}
-			rows, seq = append(rows, r...), e.Seq
-			if len(rows) >= maxFrame {
+			rows, size, seq = append(rows, r), size+len(r), e.Seq
+			if size >= maxFrame {
 				break
 			}
 		}
@@ -127,34 +131,21 @@ scan:
 			return nil, err
 		}
 	}
-	// A page caught up gets the parts rendered since its seq.
-	sent := func(p part) bool { return caughtUp && p.at > page.seq }
-	// {"seq":N,"status":"S","pace_ms":P,"fragments":[...]}, each piece encoded once for all
-	// pages, in a buffer of the message's size: a message is tens of KB, made some hundred
-	// times a second.
-	size := 96 + len(seqData) + len(rowsHead) + len(rows) + 3
-	for _, p := range f.parts {
-		if sent(p) {
-			size += len(p.json) + 1
-		}
-	}
-	msg := fmt.Appendf(make([]byte, 0, size), `{"seq":%d,"status":%q`, next.seq, next.status)
+	// {"seq":N,"status":"S","pace_ms":P,"fragments":[...]}, each piece encoded once for all pages.
+	msg := fmt.Appendf(nil, `{"seq":%d,"status":%q`, next.seq, next.status)
 	if pace != nil {
 		msg = fmt.Appendf(msg, `,"pace_ms":%d`, *pace)
 	}
-	msg = append(msg, `,"fragments":[`...)
-	n := 0
+	pieces := make([][]byte, 1, len(f.parts)*2+len(rows)+8)
+	pieces[0] = append(msg, `,"fragments":[`...)
 	add := func(b ...[]byte) {
-		if n > 0 {
-			msg = append(msg, ',')
+		if len(pieces) > 1 {
+			pieces = append(pieces, comma)
 		}
-		for _, x := range b {
-			msg = append(msg, x...)
-		}
-		n++
+		pieces = append(pieces, b...)
 	}
 	for _, p := range f.parts {
-		if sent(p) {
+		if caughtUp && p.at > page.seq { // a page caught up gets the parts rendered since its seq
 			add(p.json)
 		}
 	}
@@ -162,11 +153,11 @@ scan:
 		add(seqData)
 	}
 	if len(rows) > 0 {
-		add(rowsHead, rows, []byte(`"}`))
+		add(rowsHead)
+		pieces = append(append(pieces, rows...), rowsEnd)
 	}
-	msg = append(msg, "]}"...)
-	f.rowBuf = rows[:0]
-	return &liveMsg{data: msg, next: next, caughtUp: caughtUp}, nil
+	pieces = append(pieces, msgEnd)
+	return &liveMsg{pieces: pieces, next: next, caughtUp: caughtUp}, nil
 }
 
 // sequenceFragment renders the sequence view's data fragment, as JSON.
@@ -196,8 +187,14 @@ func liveJSON(v any, size int) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// rowsHead opens the fragment that appends timeline rows; its html follows.
-var rowsHead = []byte(`{"target":"` + templates.RowsTarget + `","swap":"` + templates.SwapAppend + `","html":"`)
+// Pieces of every live message: rowsHead opens the fragment that appends timeline rows (their
+// HTML follows, then rowsEnd closes it), msgEnd closes the message.
+var (
+	rowsHead = []byte(`{"target":"` + templates.RowsTarget + `","swap":"` + templates.SwapAppend + `","html":"`)
+	rowsEnd  = []byte(`"}`)
+	msgEnd   = []byte(`]}`)
+	comma    = []byte(`,`)
+)
 
 // renderLocked renders the parts of the page that changed since they were last rendered, and
 // forgets the rows drawn again since; a first render flashes the transfers after seq fresh. The
