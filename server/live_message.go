@@ -3,13 +3,11 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/baton-dev/baton/templates"
-	"github.com/baton-dev/baton/web"
 )
 
 // The run page's live messages: what a feed renders of the page's parts, once per window, and
@@ -127,7 +125,7 @@ scan:
 	var seqData []byte
 	if seq > page.seq {
 		var err error
-		if seqData, err = sequenceFragment(ctx, f.view.Sequence(page.seq, seq)); err != nil {
+		if seqData, err = templates.EncodeSequence(ctx, f.view.Sequence(page.seq, seq)); err != nil {
 			return nil, err
 		}
 	}
@@ -160,33 +158,6 @@ scan:
 	return &liveMsg{pieces: pieces, next: next, caughtUp: caughtUp}, nil
 }
 
-// sequenceFragment renders the sequence view's data fragment, as JSON.
-func sequenceFragment(ctx context.Context, s web.Sequence) ([]byte, error) {
-	fr, err := templates.Sequence(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	data, err := liveJSON(fr, len(fr.HTML))
-	if err != nil {
-		return nil, fmt.Errorf("encode fragment %s: %w", fr.Target, err)
-	}
-	return data, nil
-}
-
-// liveJSON encodes v for a live message, leaving <, > and & as they are: the message is read
-// with JSON.parse, never put in a page as script, so json.Marshal's \u003c (six bytes for one,
-// on every tag) would only make the HTML a fifth larger to send to every page.
-// size is about how long the result is (its HTML's length): the buffer is made once, not grown.
-func liveJSON(v any, size int) ([]byte, error) {
-	b := bytes.NewBuffer(make([]byte, 0, size+size/8+128))
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
 // Pieces of every live message: rowsHead opens the fragment that appends timeline rows (their
 // HTML follows, then rowsEnd closes it), msgEnd closes the message.
 var (
@@ -214,7 +185,7 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 		u.From = fresh
 		f.parts = nil
 	}
-	frags, err := templates.Parts(ctx, u)
+	frags, err := templates.EncodeParts(ctx, u)
 	if err != nil {
 		return err
 	}
@@ -223,13 +194,9 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 		// history) as it is now: a page that takes it needs no older piece, and a piece
 		// rendered later comes after it, so that it is applied after it.
 		f.parts = slices.DeleteFunc(f.parts, func(q part) bool { return templates.WholeOf(q.target) == fr.Target })
-		data, err := liveJSON(fr, len(fr.HTML))
-		if err != nil {
-			return fmt.Errorf("encode fragment %s: %w", fr.Target, err)
-		}
-		p := part{target: fr.Target, json: data, at: head}
+		p := part{target: fr.Target, json: fr.JSON, at: head}
 		if i := slices.IndexFunc(f.parts, func(q part) bool { return q.target == fr.Target }); i >= 0 {
-			if !bytes.Equal(f.parts[i].json, data) { // a page that has it needs it not again
+			if !bytes.Equal(f.parts[i].json, fr.JSON) { // a page that has it needs it not again
 				f.parts[i] = p
 			}
 		} else {
@@ -254,15 +221,10 @@ func (f *feed) rowLocked(ctx context.Context, seq int64) ([]byte, error) {
 	if len(rows) == 0 || rows[0].Seq != seq {
 		return nil, fmt.Errorf("no timeline row for event %d", seq)
 	}
-	html, err := templates.Rows(ctx, rows)
+	r, err := templates.EncodeRow(ctx, rows[0])
 	if err != nil {
 		return nil, err
 	}
-	data, err := liveJSON(html[0], len(html[0]))
-	if err != nil {
-		return nil, err
-	}
-	r := data[1 : len(data)-1] // JSON escapes each character alone: escaped pieces concatenate
 	f.rows.put(seq, f.view.Seq(), r)
 	return r, nil
 }

@@ -62,12 +62,31 @@ const RowsTarget = "timeline-rows"
 // those that started again (HistoryTarget), the agent filter only when a new agent appeared,
 // the sequence view's data when u carries it. It returns nil when u changes nothing.
 func Parts(ctx context.Context, u web.Update) ([]Fragment, error) {
-	if !u.Changed {
+	parts := partsOf(u)
+	if len(parts) == 0 {
 		return nil, nil
 	}
-	type part struct {
-		target string
-		c      templ.Component
+	out := make([]Fragment, 0, len(parts))
+	for _, p := range parts {
+		html, err := render(ctx, p.c)
+		if err != nil {
+			return nil, fmt.Errorf("render fragment %s: %w", p.target, err)
+		}
+		out = append(out, Fragment{Target: p.target, Swap: SwapReplace, HTML: html})
+	}
+	return out, nil
+}
+
+// part is a replaceable part of the run page, to be rendered.
+type part struct {
+	target string
+	c      templ.Component
+}
+
+// partsOf returns the parts that u changes (see Parts).
+func partsOf(u web.Update) []part {
+	if !u.Changed {
+		return nil
 	}
 	parts := []part{
 		{"run-summary", runSummary(u.Stats)},
@@ -94,15 +113,7 @@ func Parts(ctx context.Context, u web.Update) ([]Fragment, error) {
 	if u.Sequence != nil {
 		parts = append(parts, part{SequenceTarget, sequenceData(*u.Sequence)})
 	}
-	out := make([]Fragment, 0, len(parts))
-	for _, p := range parts {
-		html, err := render(ctx, p.c)
-		if err != nil {
-			return nil, fmt.Errorf("render fragment %s: %w", p.target, err)
-		}
-		out = append(out, Fragment{Target: p.target, Swap: SwapReplace, HTML: html})
-	}
-	return out, nil
+	return parts
 }
 
 // NodeTarget is the id of agent name's node in the tree, which a fragment replaces when only

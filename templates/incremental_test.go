@@ -1,7 +1,9 @@
 package templates_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -322,4 +324,96 @@ func TestHistoriesOnlyWhenNew(t *testing.T) {
 	if restarts == 0 {
 		t.Error("no agent started again: the run does not exercise sections drawn alone")
 	}
+}
+
+// TestEncodedEqualsRendered: the live socket's encoded fragments (EncodeParts, EncodeRow,
+// EncodeSequence) decode to exactly what Parts, Rows and Sequence render, for every update of a
+// recorded supervisor run fed one event at a time.
+func TestEncodedEqualsRendered(t *testing.T) {
+	ctx := context.Background()
+	tr := webtest.RecordedSupervisor(t)
+	vs := web.NewViewState(tr.Run, tr.Agents)
+	for _, e := range tr.Events {
+		from := vs.Seq()
+		vs.Add(e)
+		u := vs.Update(from)
+		parts, err := templates.Parts(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		encoded, err := templates.EncodeParts(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []templates.Fragment
+		for _, f := range encoded {
+			var fr templates.Fragment
+			if err := json.Unmarshal(f.JSON, &fr); err != nil || fr.Target != f.Target {
+				t.Fatalf("#%d: fragment %s encoded as %.200s: %v", e.Seq, f.Target, f.JSON, err)
+			}
+			got = append(got, fr)
+		}
+		if !slices.Equal(got, parts) {
+			t.Fatalf("#%d: encoded fragments differ from the rendered ones:\n got: %.600v\nwant: %.600v", e.Seq, got, parts)
+		}
+		rows := vs.Rows(from, 0)
+		html, err := templates.Rows(ctx, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range rows {
+			data, err := templates.EncodeRow(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s string
+			if err := json.Unmarshal(append(append([]byte{'"'}, data...), '"'), &s); err != nil || s != html[i] {
+				t.Fatalf("#%d: row encoded as %.300s (%v), want %.300s", r.Seq, data, err, html[i])
+			}
+		}
+		seq := vs.Sequence(from, e.Seq)
+		want, err := templates.Sequence(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := templates.EncodeSequence(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fr templates.Fragment
+		if err := json.Unmarshal(data, &fr); err != nil || fr != want {
+			t.Fatalf("#%d: sequence encoded as %.300s (%v), want %.300v", e.Seq, data, err, want)
+		}
+	}
+}
+
+// FuzzEncodeRow: a row encoded for the live socket is its rendered HTML as encoding/json writes
+// it with HTML escaping off, byte for byte, whatever its text: quotes, backslashes, control
+// characters, U+2028 and invalid UTF-8 included.
+func FuzzEncodeRow(f *testing.F) {
+	for _, s := range []string{"", `a "quoted" <b>tag</b> & more`, "tab\tnew\nline\r\b\f\x00\x1f\x7f",
+		`back\slash`, "\u2028\u2029", "é ✓ 😀", "\xff\xfe bad \xe2\x82 utf-8", "\xe2\x80\xa8"} {
+		f.Add(s)
+	}
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, s string) {
+		r := web.Row{Seq: 7, Agent: s, Colour: 1, Kind: traces.KindMessage, Summary: s, Search: s}
+		html, err := templates.Rows(ctx, []web.Row{r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(html[0]); err != nil {
+			t.Fatal(err)
+		}
+		got, err := templates.EncodeRow(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := want.Bytes(); !bytes.Equal(got, w[1:len(w)-2]) {
+			t.Errorf("row with %q encoded as\n%s\nwant\n%s", s, got, w[1:len(w)-2])
+		}
+	})
 }
