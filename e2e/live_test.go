@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -130,6 +131,17 @@ func TestSupervisorLive(t *testing.T) {
 	tr := b.trace(t, runID(t, final.URL))
 	if !contiguous(final.Seqs, len(tr.Events)) {
 		t.Errorf("timeline rows %v, want 1..%d", final.Seqs, len(tr.Events))
+	}
+	// An agent that starts again has its section redrawn alone: each shows its newest start's
+	// input (the supervisor started three times, its input growing).
+	fed, starts := map[string]int{}, map[string]int{}
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindAgentStarted && e.AgentRun != nil {
+			fed[e.Agent], starts[e.Agent] = len(e.AgentRun.Input), starts[e.Agent]+1
+		}
+	}
+	if starts["supervisor"] < 2 || !maps.Equal(final.Fed, fed) {
+		t.Errorf("fed messages shown per agent %v, want those of each agent's newest start %v (starts %v)", final.Fed, fed, starts)
 	}
 }
 

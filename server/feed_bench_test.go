@@ -29,7 +29,7 @@ import (
 // server's window (2ms) and, for comparison in the same process, with one update per event
 // (window=0s); -count interleaves the rounds.
 //
-//	go test ./server -run x -bench EventToFrame -benchtime 1000x -count 3
+//	go test ./server -run '^$' -bench EventToFrame -benchtime 1000x -count 3
 func BenchmarkEventToFrame(b *testing.B) {
 	const rate = time.Millisecond // 1,000 events a second
 	// A supervisor handing work out over and over, repeated: transfers and all, as a long run has.
@@ -186,7 +186,7 @@ func readFrames(b *testing.B, conn *websocket.Conn, route string, from int64, re
 // updates gathered over the server's window and with one update per wake (window=0s): the time
 // until every page has the whole run, the process's CPU time, and the messages a page got.
 //
-//	go test ./server -run x -bench LiveBurst -benchtime 3x -count 5
+//	go test ./server -run '^$' -bench LiveBurst -benchtime 3x -count 5
 func BenchmarkLiveBurst(b *testing.B) {
 	const events, viewers = 10_000, 10
 	shape := webtest.Big(300).Events[1:]
@@ -264,7 +264,7 @@ func cpuTime() float64 {
 // receives every event in order with no drop (fastRunToViewers). It reports the events and the
 // time from the run's start until the last viewer has run.finished.
 //
-//	go test ./server -run x -bench FastRun -benchtime 1x
+//	go test ./server -run '^$' -bench FastRun -benchtime 1x
 func BenchmarkFastRun(b *testing.B) {
 	var n int64
 	var secs []float64

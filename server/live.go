@@ -68,7 +68,7 @@ func (s *Server) writeLive(sk *socket, f *feed, after int64) {
 			return
 		}
 		if msg != nil {
-			err := sk.send(msg)
+			err := sk.sendPieces(msg)
 			if err == nil || errors.Is(err, errTooSlow) {
 				page = next // taken, if late
 			}

@@ -144,6 +144,36 @@ func TestLivePage(t *testing.T) {
 	}
 }
 
+// TestLiveMessageCarriesMarkupAsIs checks that the run page's messages carry their HTML's tags as
+// they are, not as JSON's \u003c escapes (which made every message a fifth larger), while what a
+// run says stays escaped as HTML text: a tag in an agent's message never reaches the page as one.
+func TestLiveMessageCarriesMarkupAsIs(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	rec := ts.addRecording(t, "r-markup", 0)
+	emitMessages(rec, 1, `<script>alert("x")</script> & more`)
+
+	conn := ts.mustDial(t, "/runs/r-markup/live?after=0")
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, data, err := conn.ReadMessage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := string(data)
+	if strings.Contains(raw, `\u003c`) || strings.Contains(raw, `\u0026`) || !strings.Contains(raw, `<li id=\"ev-1\"`) {
+		t.Errorf("the message escapes its markup for JSON, or lacks the row: %.300s", raw)
+	}
+	if strings.Contains(raw, "<script") || !strings.Contains(raw, "&lt;script&gt;") {
+		t.Errorf("the agent's text is not escaped as HTML text: %.300s", raw)
+	}
+	var m liveMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if got := rowsMatching(t, []liveMessage{m}, "#ev-1"); len(got) != 1 {
+		t.Errorf("rows decoded from the message: %v, want ev-1", got)
+	}
+}
+
 // TestLivePagePace: the live socket tells every page the run's pace, at once when it changes;
 // the run page shows it, fixed once the run is over, and has no slider for a run not started
 // here.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -31,9 +32,15 @@ const CloseTooSlow = 4000
 // errTooSlow reports a message the peer took longer than the write timeout to accept.
 var errTooSlow = errors.New("the viewer took too long to accept a message")
 
+// writeBuffer is how many bytes of a message a socket gathers before it writes them: a run page's
+// message is tens of KB, which then goes out in one frame and one write. The buffers are pooled,
+// held only while a message is written, so an idle viewer holds none.
+const writeBuffer = 64 << 10
+
 var upgrader = websocket.Upgrader{
 	ReadBufferSize:   1024,
-	WriteBufferSize:  4096,
+	WriteBufferSize:  writeBuffer,
+	WriteBufferPool:  new(sync.Pool),
 	HandshakeTimeout: 10 * time.Second,
 	// checkOrigin already ran; this keeps the check if a route ever escapes the middleware.
 	CheckOrigin: sameOrigin,
@@ -133,11 +140,34 @@ func (sk *socket) alive() error { return sk.conn.SetReadDeadline(time.Now().Add(
 // keeps the writer too busy to ping, and a ping behind megabytes of queued messages is answered
 // late.
 func (sk *socket) send(data []byte) error {
+	return sk.timed(func() error { return sk.conn.WriteMessage(websocket.TextMessage, data) })
+}
+
+// sendPieces is send for a message made of pieces, written in order: a run page's message is
+// parts that every viewer shares, copied into the socket's write buffer rather than joined
+// into a message of their own first.
+func (sk *socket) sendPieces(pieces [][]byte) error {
+	return sk.timed(func() error {
+		w, err := sk.conn.NextWriter(websocket.TextMessage)
+		if err != nil {
+			return err
+		}
+		for _, p := range pieces {
+			if _, err := w.Write(p); err != nil {
+				return err
+			}
+		}
+		return w.Close()
+	})
+}
+
+// timed runs write, which writes one message, under the write deadline of send.
+func (sk *socket) timed(write func() error) error {
 	start := time.Now()
 	if err := sk.conn.SetWriteDeadline(start.Add(2 * sk.writeWait)); err != nil {
 		return err
 	}
-	err := sk.conn.WriteMessage(websocket.TextMessage, data)
+	err := write()
 	if err == nil && time.Since(start) > sk.writeWait {
 		err = errTooSlow
 	}

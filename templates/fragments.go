@@ -57,16 +57,36 @@ const RowsTarget = "timeline-rows"
 
 // Parts renders the parts of the run page that u changes, rows aside: the header summary and
 // the outcome on every change, the tree when it changed (transfers after u.From flash), else
-// the nodes whose face alone changed, each in place of its node (NodeTarget), the session panels only
-// when a session.set or agent.started arrived, the agent filter only when a new agent appeared,
+// the nodes whose face alone changed, each in place of its node (NodeTarget), the session values
+// when a session.set arrived, the histories when an agent first started, else the sections of
+// those that started again (HistoryTarget), the agent filter only when a new agent appeared,
 // the sequence view's data when u carries it. It returns nil when u changes nothing.
 func Parts(ctx context.Context, u web.Update) ([]Fragment, error) {
-	if !u.Changed {
+	parts := partsOf(u)
+	if len(parts) == 0 {
 		return nil, nil
 	}
-	type part struct {
-		target string
-		c      templ.Component
+	out := make([]Fragment, 0, len(parts))
+	for _, p := range parts {
+		html, err := render(ctx, p.c)
+		if err != nil {
+			return nil, fmt.Errorf("render fragment %s: %w", p.target, err)
+		}
+		out = append(out, Fragment{Target: p.target, Swap: SwapReplace, HTML: html})
+	}
+	return out, nil
+}
+
+// part is a replaceable part of the run page, to be rendered.
+type part struct {
+	target string
+	c      templ.Component
+}
+
+// partsOf returns the parts that u changes (see Parts).
+func partsOf(u web.Update) []part {
+	if !u.Changed {
+		return nil
 	}
 	parts := []part{
 		{"run-summary", runSummary(u.Stats)},
@@ -84,31 +104,43 @@ func Parts(ctx context.Context, u web.Update) ([]Fragment, error) {
 	if u.HistoriesChanged {
 		parts = append(parts, part{"session-histories", sessionHistories(u.Session.Histories)})
 	}
+	for _, h := range u.Restarts {
+		parts = append(parts, part{HistoryTarget(h.Agent), historySection(h)})
+	}
 	if u.AgentsChanged {
 		parts = append(parts, part{"filter-agent", agentFilter(u.Agents)})
 	}
 	if u.Sequence != nil {
 		parts = append(parts, part{SequenceTarget, sequenceData(*u.Sequence)})
 	}
-	out := make([]Fragment, 0, len(parts))
-	for _, p := range parts {
-		html, err := render(ctx, p.c)
-		if err != nil {
-			return nil, fmt.Errorf("render fragment %s: %w", p.target, err)
-		}
-		out = append(out, Fragment{Target: p.target, Swap: SwapReplace, HTML: html})
-	}
-	return out, nil
+	return parts
 }
 
 // NodeTarget is the id of agent name's node in the tree, which a fragment replaces when only
 // its face changed. Such a fragment is older news than a later "graph" one, which holds it.
 func NodeTarget(name string) string { return domID(nodePrefix, name) }
 
-// IsNodeTarget reports whether target is a node's (NodeTarget).
-func IsNodeTarget(target string) bool { return strings.HasPrefix(target, nodePrefix) }
+// HistoryTarget is the id of agent name's section of the session panel, which a fragment
+// replaces when only agents that had started before started again. Such a fragment is older
+// news than a later "session-histories" one, which holds it.
+func HistoryTarget(name string) string { return domID(historyPrefix, name) }
 
-const nodePrefix = "node-"
+// WholeOf returns the part that holds target when target is a piece of one: "graph" for a node
+// (NodeTarget), "session-histories" for an agent's history (HistoryTarget); else "".
+func WholeOf(target string) string {
+	switch {
+	case strings.HasPrefix(target, nodePrefix):
+		return "graph"
+	case strings.HasPrefix(target, historyPrefix):
+		return "session-histories"
+	}
+	return ""
+}
+
+const (
+	nodePrefix    = "node-"
+	historyPrefix = "hist-"
+)
 
 // SequenceTarget is the element that holds the sequence view's data; a fragment replaces it
 // with the whole view (time travel, a first render) or what changed (live).

@@ -162,9 +162,16 @@ func plural(n int, word string) string {
 }
 
 // render renders c to a string.
-// render renders c to a string. The live page renders its parts up to 500 times a second: each
-// render writes into a buffer kept from an earlier one, and only the result is allocated.
 func render(ctx context.Context, c templ.Component) (string, error) {
+	var s string
+	err := renderWith(ctx, c, func(html []byte) { s = string(html) })
+	return s, err
+}
+
+// renderWith renders c and hands its HTML to use, which must not keep it. The live page renders
+// its parts up to 500 times a second: each render writes into a buffer kept from an earlier one,
+// and only what use makes of it is allocated.
+func renderWith(ctx context.Context, c templ.Component, use func(html []byte)) error {
 	b := renderBuffers.Get().(*bytes.Buffer)
 	defer func() {
 		if b.Cap() <= maxPooledRender {
@@ -173,9 +180,10 @@ func render(ctx context.Context, c templ.Component) (string, error) {
 	}()
 	b.Reset()
 	if err := c.Render(ctx, b); err != nil {
-		return "", err
+		return err
 	}
-	return b.String(), nil
+	use(b.Bytes())
+	return nil
 }
 
 var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}

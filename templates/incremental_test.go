@@ -1,7 +1,9 @@
 package templates_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -123,8 +125,8 @@ func fullPage(t *testing.T, tr traces.Trace) *pageModel {
 func (p *pageModel) apply(t *testing.T, parts []templates.Fragment, rows []string) {
 	t.Helper()
 	for _, f := range parts {
-		if templates.IsNodeTarget(f.Target) {
-			p.parts["graph"] = swapNode(t, p.parts["graph"], f)
+		if whole := templates.WholeOf(f.Target); whole != "" {
+			p.parts[whole] = swapPiece(t, whole, p.parts[whole], f)
 			continue
 		}
 		doc, err := goquery.NewDocumentFromReader(strings.NewReader(f.HTML))
@@ -148,20 +150,27 @@ func (p *pageModel) apply(t *testing.T, parts []templates.Fragment, rows []strin
 	})
 }
 
-// swapNode returns graph (the tree's markup) with the node that f replaces swapped for f's,
-// as the page's script does; it fails the test when graph has no such node.
+// swapNode returns graph (the tree's markup) with the node that f replaces swapped for f's.
 func swapNode(t *testing.T, graph string, f templates.Fragment) string {
 	t.Helper()
-	doc, err := goquery.NewDocumentFromReader(strings.NewReader(graph))
+	return swapPiece(t, "graph", graph, f)
+}
+
+// swapPiece returns the markup of part id with the piece that f replaces (a node of the tree, an
+// agent's history) swapped for f's, as the page's script does; it fails the test when the part
+// has no such piece.
+func swapPiece(t *testing.T, id, markup string, f templates.Fragment) string {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(markup))
 	if err != nil {
 		t.Fatal(err)
 	}
 	old := doc.Find(`[id="` + f.Target + `"]`)
 	if old.Length() != 1 {
-		t.Fatalf("fragment %s: the tree has %d elements of that id, want 1", f.Target, old.Length())
+		t.Fatalf("fragment %s: #%s has %d elements of that id, want 1", f.Target, id, old.Length())
 	}
 	old.ReplaceWithHtml(f.HTML)
-	return outer(t, doc.Find("#graph"))
+	return outer(t, doc.Find("#"+id))
 }
 
 func (p *pageModel) equal(t *testing.T, want *pageModel, seq int64) bool {
@@ -224,7 +233,7 @@ func TestTreeOnlyWhenChanged(t *testing.T) {
 		drawn := slices.ContainsFunc(parts, func(f templates.Fragment) bool { return f.Target == "graph" })
 		var nodes []templates.Fragment
 		for _, f := range parts {
-			if templates.IsNodeTarget(f.Target) {
+			if templates.WholeOf(f.Target) == "graph" {
 				nodes = append(nodes, f)
 			}
 		}
@@ -254,4 +263,157 @@ func TestTreeOnlyWhenChanged(t *testing.T) {
 	if faces[traces.KindModelStarted] == 0 || faces[traces.KindModelFinished] == 0 {
 		t.Errorf("nodes drawn alone by kind: %v; want model calls' starts and ends among them", faces)
 	}
+}
+
+// TestHistoriesOnlyWhenNew: fed a recorded supervisor run one event at a time, the view state's
+// update carries the whole session-histories panel when an agent starts for the first time, and
+// only the section of an agent that starts again otherwise; that section, swapped into the panel
+// drawn before the event, gives the same markup as the panel drawn after it.
+func TestHistoriesOnlyWhenNew(t *testing.T) {
+	ctx := context.Background()
+	tr := webtest.RecordedSupervisor(t)
+	panel := func(seq int64) string {
+		parts, err := templates.Parts(ctx, web.ViewAt(tr, seq).Redraw())
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(parts, func(f templates.Fragment) bool { return f.Target == "session-histories" })
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(parts[i].HTML))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return outer(t, doc.Find("#session-histories"))
+	}
+	run := tr.Run
+	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, ""
+	vs := web.NewViewState(run, tr.Agents)
+	seen := map[string]bool{}
+	restarts := 0
+	for _, e := range tr.Events {
+		from := vs.Seq()
+		vs.Add(e)
+		parts, err := templates.Parts(ctx, vs.Update(from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := slices.ContainsFunc(parts, func(f templates.Fragment) bool { return f.Target == "session-histories" })
+		var pieces []templates.Fragment
+		for _, f := range parts {
+			if templates.WholeOf(f.Target) == "session-histories" {
+				pieces = append(pieces, f)
+			}
+		}
+		started := e.Kind == traces.KindAgentStarted && e.AgentRun != nil
+		switch {
+		case started && !seen[e.Agent] && (!whole || len(pieces) > 0):
+			t.Errorf("#%d %s starts first: the update carries the panel %v and %d sections, want the panel alone", e.Seq, e.Agent, whole, len(pieces))
+		case started && seen[e.Agent] && (whole || len(pieces) != 1 || pieces[0].Target != templates.HistoryTarget(e.Agent)):
+			t.Errorf("#%d %s starts again: the update carries the panel %v and %d sections, want its section alone", e.Seq, e.Agent, whole, len(pieces))
+		case !started && (whole || len(pieces) > 0):
+			t.Errorf("#%d %s: the update redraws the histories", e.Seq, e.Kind)
+		case len(pieces) == 1:
+			restarts++
+			if before, after := swapPiece(t, "session-histories", panel(from), pieces[0]), panel(e.Seq); before != after {
+				t.Errorf("#%d: the section in the panel before it differs from the panel after it:\nbefore: %.600s\n after: %.600s", e.Seq, before, after)
+			}
+		}
+		if started {
+			seen[e.Agent] = true
+		}
+	}
+	if restarts == 0 {
+		t.Error("no agent started again: the run does not exercise sections drawn alone")
+	}
+}
+
+// TestEncodedEqualsRendered: the live socket's encoded fragments (EncodeParts, EncodeRow,
+// EncodeSequence) decode to exactly what Parts, Rows and Sequence render, for every update of a
+// recorded supervisor run fed one event at a time.
+func TestEncodedEqualsRendered(t *testing.T) {
+	ctx := context.Background()
+	tr := webtest.RecordedSupervisor(t)
+	vs := web.NewViewState(tr.Run, tr.Agents)
+	for _, e := range tr.Events {
+		from := vs.Seq()
+		vs.Add(e)
+		u := vs.Update(from)
+		parts, err := templates.Parts(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		encoded, err := templates.EncodeParts(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []templates.Fragment
+		for _, f := range encoded {
+			var fr templates.Fragment
+			if err := json.Unmarshal(f.JSON, &fr); err != nil || fr.Target != f.Target {
+				t.Fatalf("#%d: fragment %s encoded as %.200s: %v", e.Seq, f.Target, f.JSON, err)
+			}
+			got = append(got, fr)
+		}
+		if !slices.Equal(got, parts) {
+			t.Fatalf("#%d: encoded fragments differ from the rendered ones:\n got: %.600v\nwant: %.600v", e.Seq, got, parts)
+		}
+		rows := vs.Rows(from, 0)
+		html, err := templates.Rows(ctx, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range rows {
+			data, err := templates.EncodeRow(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s string
+			if err := json.Unmarshal(append(append([]byte{'"'}, data...), '"'), &s); err != nil || s != html[i] {
+				t.Fatalf("#%d: row encoded as %.300s (%v), want %.300s", r.Seq, data, err, html[i])
+			}
+		}
+		seq := vs.Sequence(from, e.Seq)
+		want, err := templates.Sequence(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := templates.EncodeSequence(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fr templates.Fragment
+		if err := json.Unmarshal(data, &fr); err != nil || fr != want {
+			t.Fatalf("#%d: sequence encoded as %.300s (%v), want %.300v", e.Seq, data, err, want)
+		}
+	}
+}
+
+// FuzzEncodeRow: a row encoded for the live socket is its rendered HTML as encoding/json writes
+// it with HTML escaping off, byte for byte, whatever its text: quotes, backslashes, control
+// characters, U+2028 and invalid UTF-8 included.
+func FuzzEncodeRow(f *testing.F) {
+	for _, s := range []string{"", `a "quoted" <b>tag</b> & more`, "tab\tnew\nline\r\b\f\x00\x1f\x7f",
+		`back\slash`, "\u2028\u2029", "é ✓ 😀", "\xff\xfe bad \xe2\x82 utf-8", "\xe2\x80\xa8"} {
+		f.Add(s)
+	}
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, s string) {
+		r := web.Row{Seq: 7, Agent: s, Colour: 1, Kind: traces.KindMessage, Summary: s, Search: s}
+		html, err := templates.Rows(ctx, []web.Row{r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(html[0]); err != nil {
+			t.Fatal(err)
+		}
+		got, err := templates.EncodeRow(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := want.Bytes(); !bytes.Equal(got, w[1:len(w)-2]) {
+			t.Errorf("row with %q encoded as\n%s\nwant\n%s", s, got, w[1:len(w)-2])
+		}
+	})
 }

@@ -57,24 +57,10 @@ func num(f float64) string {
 	return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64)
 }
 
-// pathData writes SVG path data from commands and points: pathData("M", p, "Q", c, q).
-func pathData(parts ...any) string {
-	var b strings.Builder
-	for _, p := range parts {
-		switch v := p.(type) {
-		case string:
-			if b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(v)
-		case Point:
-			b.WriteByte(' ')
-			b.WriteString(num(v.X))
-			b.WriteByte(' ')
-			b.WriteString(num(v.Y))
-		}
-	}
-	return b.String()
+// appendPoint appends " x y" to SVG path data, each coordinate as num writes it.
+func appendPoint(b []byte, p Point) []byte {
+	b = strconv.AppendFloat(append(b, ' '), math.Round(p.X*10)/10, 'f', -1, 64)
+	return strconv.AppendFloat(append(b, ' '), math.Round(p.Y*10)/10, 'f', -1, 64)
 }
 
 // Curve is a cubic Bézier segment from A to B with control points C1 and C2.
@@ -116,20 +102,27 @@ type Route []Curve
 func (r Route) Start() Point { return r[0].A }
 func (r Route) End() Point   { return r[len(r)-1].B }
 
-// Path returns r as SVG path data, "" for an empty route.
+// Path returns r as SVG path data, "" for an empty route. A live page's tree draws every route
+// again whenever a transfer arrives: the data is written in one buffer.
 func (r Route) Path() string {
 	if len(r) == 0 {
 		return ""
 	}
-	parts := []any{"M", r[0].A}
+	var b strings.Builder
+	b.Grow(8 + len(r)*56)
+	var buf [64]byte
+	point := func(cmd string, p Point) { b.Write(appendPoint(append(buf[:0], cmd...), p)) }
+	point("M", r[0].A)
 	for _, c := range r {
 		if c.straight() {
-			parts = append(parts, "L", c.B)
+			point(" L", c.B)
 		} else {
-			parts = append(parts, "C", c.C1, c.C2, c.B)
+			point(" C", c.C1)
+			point("", c.C2)
+			point("", c.B)
 		}
 	}
-	return pathData(parts...)
+	return b.String()
 }
 
 // Points returns r sampled at n+1 points per curve, both ends included: a polyline that stays

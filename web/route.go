@@ -331,7 +331,7 @@ func elbow(a, b Point, track, r float64) Route {
 	const k = 0.5523 // a cubic's handle for a quarter circle, per unit of radius
 	p1, p2 := Point{a.X, track - r}, Point{a.X + dir*r, track}
 	p3, p4 := Point{b.X - dir*r, track}, Point{b.X, track + r}
-	var out Route
+	out := make(Route, 0, 5) // at most two lines, two turns and the run between them
 	if p1.Y > a.Y {
 		out = append(out, line(a, p1))
 	}

@@ -66,13 +66,28 @@ func newSession(a *analysis) Session {
 	s := Session{Values: slices.Clone(a.values)}
 	for _, m := range a.roster.list {
 		if h := a.histories[m.Name]; h != nil {
-			s.Histories = append(s.Histories, History{
-				Agent: m.Name, Colour: m.colour, Seq: h.seq, Via: h.via, Resumed: h.resumed,
-				Starts: slices.Clone(h.starts), Started: h.count, Messages: h.fed,
-			})
+			s.Histories = append(s.Histories, history(m, h))
 		}
 	}
 	return s
+}
+
+// restarts returns, in tree order, the histories of the agents that started after from.
+func (a *analysis) restarts(from int64) []History {
+	var out []History
+	for _, m := range a.roster.list {
+		if h := a.histories[m.Name]; h != nil && h.seq > from {
+			out = append(out, history(m, h))
+		}
+	}
+	return out
+}
+
+func history(m *member, h *started) History {
+	return History{
+		Agent: m.Name, Colour: m.colour, Seq: h.seq, Via: h.via, Resumed: h.resumed,
+		Starts: slices.Clone(h.starts), Started: h.count, Messages: h.fed,
+	}
 }
 
 // noteSession keeps what event i changes of the session panel: a value, or what an agent was fed.
@@ -102,6 +117,7 @@ func (a *analysis) noteSession(i int) {
 		if h == nil {
 			h = &started{}
 			a.histories[e.Agent] = h
+			a.sectionsSeq = e.Seq
 		}
 		// Classified now, on the one index the analysis grows: what the panel shows of the agent's
 		// newest start, at the cost of this start's input alone.

@@ -114,6 +114,9 @@ type analysis struct {
 	// The seq of the event that last changed each part of the page; amended lists transfer
 	// rows drawn again because a later error failed them.
 	valuesSeq, historiesSeq, agentsSeq int64
+	// sectionsSeq is the newest agent.started that was its agent's first: the session panel
+	// gained a section (an agent starting again only changes its own).
+	sectionsSeq int64
 	// graphSeq is the newest event that changed the tree as drawn beyond a node's face (see
 	// noteGraph); laid is the tree as laid out at graphSeq, which a face change leaves in place.
 	graphSeq int64

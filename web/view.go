@@ -52,10 +52,13 @@ type Update struct {
 	Rows             []Row
 	Amended          []Row
 	ValuesChanged    bool // a session.set arrived
-	HistoriesChanged bool // an agent.started arrived
-	Session          Session
-	AgentsChanged    bool // the events named an agent the page did not know yet
-	Agents           []AgentRef
+	HistoriesChanged bool // an agent started for the first time: the session panel has a new section
+	// Restarts, when HistoriesChanged is not set, are the histories of the agents that started
+	// again, each drawn anew in place of its section of the panel.
+	Restarts      []History
+	Session       Session
+	AgentsChanged bool // the events named an agent the page did not know yet
+	Agents        []AgentRef
 	// Sequence is the sequence view: whole from ViewState.Redraw, what changed after From from
 	// NewUpdate. ViewState.Update leaves it out: a live page's delta depends on what that page
 	// has (ViewState.Sequence).
@@ -93,7 +96,10 @@ func (a *analysis) update(from int64) Update {
 			u.Amended = append(u.Amended, a.row(i))
 		}
 	}
-	u.ValuesChanged, u.HistoriesChanged = a.valuesSeq > from, a.historiesSeq > from
+	u.ValuesChanged, u.HistoriesChanged = a.valuesSeq > from, a.sectionsSeq > from
+	if !u.HistoriesChanged && a.historiesSeq > from {
+		u.Restarts = a.restarts(from)
+	}
 	if u.ValuesChanged || u.HistoriesChanged {
 		u.Session = newSession(a)
 	}
