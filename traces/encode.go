@@ -298,49 +298,53 @@ func (w *eventWriter) optFloat(k string, v float64) {
 	}
 }
 
-// appendString writes s as a JSON string as encoding/json does with HTML escaping off: quotes,
-// backslashes and control characters escaped, invalid UTF-8 as U+FFFD, and U+2028 and U+2029
-// escaped for JavaScript's sake.
+// appendString writes s as a JSON string (AppendJSONString, quoted).
 func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	return append(AppendJSONString(b, s), '"')
+}
+
+// AppendJSONString appends s to dst as the content of a JSON string, without its quotes, as
+// encoding/json writes it with HTML escaping off: ", \ and control characters escaped, U+2028
+// and U+2029 as \u2028 and \u2029, invalid UTF-8 as \ufffd.
+func AppendJSONString[Bytes []byte | string](dst []byte, s Bytes) []byte {
+	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= ' ' && b != '"' && b != '\\' {
 				i++
 				continue
 			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '"', '\\':
+				dst = append(dst, '\\', b)
 			case '\b':
-				b = append(b, '\\', 'b')
+				dst = append(dst, '\\', 'b')
 			case '\f':
-				b = append(b, '\\', 'f')
+				dst = append(dst, '\\', 'f')
 			case '\n':
-				b = append(b, '\\', 'n')
+				dst = append(dst, '\\', 'n')
 			case '\r':
-				b = append(b, '\\', 'r')
+				dst = append(dst, '\\', 'r')
 			case '\t':
-				b = append(b, '\\', 't')
+				dst = append(dst, '\\', 't')
 			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
 			}
 			i++
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		c, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
 		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		case c == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case c == '\u2028' || c == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
 		default:
 			i += size
 			continue
@@ -348,8 +352,7 @@ func appendString(b []byte, s string) []byte {
 		i += size
 		start = i
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(dst, s[start:]...)
 }
 
 // appendCompact appends the JSON value v without its insignificant spaces.
