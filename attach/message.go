@@ -1,8 +1,6 @@
 package attach
 
 import (
-	"slices"
-
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/traces"
@@ -116,11 +114,7 @@ func (v *visit) input(in []*schema.Message) []traces.Message {
 	if !shared {
 		v.converted, from = nil, 0 // earlier inputs keep the old slice: recorded events share it
 	}
-	// Converted in place, and doubling: append grows a long slice by a quarter, and every
-	// outgrown array stays alive, shared by the earlier calls' events.
-	if need := len(v.converted) + len(in) - from; need > cap(v.converted) {
-		v.converted = slices.Grow(v.converted, max(need, 2*cap(v.converted))-len(v.converted))
-	}
+	v.converted = traces.GrowInput(v.converted, len(in)-from)
 	for _, m := range in[from:] {
 		v.converted = append(v.converted, traceMessage(m))
 	}

@@ -243,14 +243,25 @@ func (st *eventState) extend(base []Message, keep int, tail []Message) []Message
 	if keep == len(base) {
 		if array := st.arrays[&base[0]]; len(array) == keep {
 			// base is the newest input on its array: append after it, in place when there is room.
-			array = append(array, tail...)
+			array = append(GrowInput(array, len(tail)), tail...)
 			st.arrays[&array[0]] = array
 			return array[:n:n]
 		}
 	}
-	array := append(base[:keep:keep], tail...)
+	array := append(GrowInput(base[:keep:keep], len(tail)), tail...)
 	st.arrays[&array[0]] = array
 	return array[:n:n]
+}
+
+// GrowInput returns in with room for n more messages, doubling its room when it must grow. A
+// run's inputs share one array as long as each extends the one before, and append's growth by
+// a quarter would leave every outgrown array alive, held by earlier events. The recorder and the
+// decoder grow inputs alike, so that a trace read back keeps what its recording kept.
+func GrowInput(in []Message, n int) []Message {
+	if need := len(in) + n; need > cap(in) {
+		in = slices.Grow(in, max(need, 2*cap(in))-len(in))
+	}
+	return in
 }
 
 // EventDecoder reads a run's events one at a time, in seq order, as EventEncoder writes them:
