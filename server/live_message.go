@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/traces"
 )
 
 // The run page's live messages: what a feed renders of the page's parts, once per window, and
@@ -130,7 +131,8 @@ scan:
 		}
 	}
 	// {"seq":N,"status":"S","pace_ms":P,"fragments":[...]}, each piece encoded once for all pages.
-	msg := fmt.Appendf(nil, `{"seq":%d,"status":%q`, next.seq, next.status)
+	msg := fmt.Appendf(nil, `{"seq":%d,"status":"`, next.seq)
+	msg = append(traces.AppendJSONString(msg, string(next.status)), '"')
 	if pace != nil {
 		msg = fmt.Appendf(msg, `,"pace_ms":%d`, *pace)
 	}
