@@ -99,7 +99,7 @@ func benchmarkRecorder(b *testing.B, pace *agents.Pace) {
 		plain, _, _ := measure(func() { drainLong(b, flow, pace, nil) })
 		observed, observedCPU, observedAllocs := measure(func() { drainLong(b, flow, pace, nil, adk.WithCallbacks(noop)) })
 		traced, _, _ := measure(func() { drainLong(b, flow, pace, nil, adk.WithCallbacks(peer)) })
-		rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents, 0)
+		rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents)
 		recorded, recordedCPU, recordedAllocs := measure(func() { drainLong(b, flow, pace, rec) })
 		events := float64(len(rec.Snapshot().Events))
 		overNoop = append(overNoop, float64(recorded-observed)/events)
