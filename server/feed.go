@@ -58,10 +58,10 @@ func (fs *feeds) travel(rec *traces.Recording) *web.Travel {
 }
 
 // feed is what a run's viewers share: one subscription to the recording, read by one goroutine,
-// one view state fed by it, and what was encoded or rendered from it, each once for all viewers: the newest events' JSON
-// and timeline rows' HTML, and the latest of each replaceable part of the page. Viewers read it
-// from where they are (a seq) without a queue of their own, so a viewer that reads is never
-// dropped for being behind; only one that does not take a message in time is cut.
+// one view state fed by it, and what was encoded or rendered from it, each once for all viewers:
+// the newest events' JSON and timeline rows' HTML, and the latest of each replaceable part of the
+// page. Viewers read it from where they are (a seq) without a queue of their own, so a viewer that
+// reads is never dropped for being behind; only one that does not take a message in time is cut.
 type feed struct {
 	rec *traces.Recording
 
