@@ -45,7 +45,7 @@ func compareFlows(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	inputs, same := agents.TaskInputs(flows, *input)
 	trs := make([]traces.Trace, len(flows))
 	for i, f := range flows {
-		rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: f.Name, Input: inputs[i], Model: "scripted"}, f.Agents, 0)
+		rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: f.Name, Input: inputs[i], Model: "scripted"}, f.Agents)
 		agents.RunFlow(ctx, f, inputs[i], agents.Options{}, rec)
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -276,7 +276,7 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			*input = recorded // the input the recorded replies answer
 		}
 	}
-	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: *input, Model: model.Name()}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: *input, Model: model.Name()}, flow.Agents)
 	if exp != nil {
 		exp.Watch(rec)
 	}
@@ -343,18 +343,18 @@ func writeWhole(path string, data []byte) error {
 	return nil
 }
 
-// printEvents prints one line per event of rec after seq last until the run ends. A printer that
-// falls behind is dropped by the recording like any subscriber, and picks up where it stopped.
+// printEvents prints one line per event of rec after seq last until the run ends. It reads them
+// from the recording at its own pace: the run never waits for it.
 func printEvents(rec *traces.Recording, w io.Writer, last int64) {
+	sub := rec.Subscribe(last)
+	buf := make([]traces.Event, 64)
 	for {
-		sub := rec.Subscribe(last)
-		for e := range sub.C() {
-			fmt.Fprintf(w, "%4d %s %-16s %-18s %s\n", e.Seq, e.Time.Format("15:04:05.000"), e.Agent, e.Kind, web.Summary(e))
-			last = e.Seq
-		}
-		var slow *traces.SlowError
-		if !errors.As(sub.Err(), &slow) {
+		n, err := sub.Read(context.Background(), buf)
+		if err != nil { // io.EOF: the run has ended
 			return
+		}
+		for _, e := range buf[:n] {
+			fmt.Fprintf(w, "%4d %s %-16s %-18s %s\n", e.Seq, e.Time.Format("15:04:05.000"), e.Agent, e.Kind, web.Summary(e))
 		}
 	}
 }

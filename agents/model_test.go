@@ -22,7 +22,7 @@ func runOn(t *testing.T, name, input string, model *agents.Model, streaming bool
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rec := traces.NewRecording(traces.Run{ID: "r-" + name, Flow: name, Input: input, Model: model.Name()}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-" + name, Flow: name, Input: input, Model: model.Name()}, flow.Agents)
 	agents.RunFlow(ctx, flow, input, agents.Options{Model: model, Streaming: streaming}, rec)
 	return rec.Snapshot()
 }

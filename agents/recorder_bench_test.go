@@ -3,6 +3,7 @@ package agents_test
 import (
 	"context"
 	"crypto/rand"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/baton-dev/baton/agents/agentstest"
 	"github.com/baton-dev/baton/attach"
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/traces/sqlite"
 )
 
 // Baton's benchmarks, all in one command (see the README's Measurements):
@@ -60,11 +62,14 @@ func drainLong(b *testing.B, flow agents.Flow, pace *agents.Pace, rec *traces.Re
 	}
 }
 
-// BenchmarkRecorder runs a long scripted run (thousands of events) four ways in turn: plain, with
+// BenchmarkRecorder runs a long scripted run (thousands of events) five ways in turn: plain, with
 // a callback handler that does nothing (eino's own cost of calling any observer), with a tracing
 // handler that makes a span per callback as an OpenTelemetry SDK does, and recorded by Baton into
-// a live Recording. It reports Baton's own cost per recorded event (time and allocations over the
-// no-op handler) and the ratios. ns/op is one round of all four. At zero pace eino itself costs
+// a live Recording, alone and as the server records it (the broker's reader writing its events to
+// a SQLite store in a temporary directory beside the run). It reports Baton's own cost per
+// recorded event (time and allocations over the no-op handler; "stored-" for the served run, its
+// CPU time and allocations counted up to the store's last write) and the ratios. ns/op is one
+// round of all five. At zero pace eino itself costs
 // microseconds per event, the worst case for a ratio; models taking 2ms and 20ms a reply, both far
 // faster than any LLM, show what the ratio becomes as soon as the model does any work.
 func BenchmarkRecorder(b *testing.B) {
@@ -94,14 +99,37 @@ func benchmarkRecorder(b *testing.B, pace *agents.Pace) {
 		runtime.ReadMemStats(&ms)
 		return elapsed, cpu, ms.Mallocs - before
 	}
+	store, err := sqlite.Open(filepath.Join(b.TempDir(), "baton.db"), -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
 	var overNoop, cpuOverNoop, allocsOverNoop, overPlain, perPlain, perNoop, perPeer, peerPerNoop []float64
+	var storedOverNoop, storedCPUOverNoop, storedAllocsOverNoop []float64
 	for b.Loop() {
 		plain, _, _ := measure(func() { drainLong(b, flow, pace, nil) })
 		observed, observedCPU, observedAllocs := measure(func() { drainLong(b, flow, pace, nil, adk.WithCallbacks(noop)) })
 		traced, _, _ := measure(func() { drainLong(b, flow, pace, nil, adk.WithCallbacks(peer)) })
-		rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents, 0)
+		rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents)
 		recorded, recordedCPU, recordedAllocs := measure(func() { drainLong(b, flow, pace, rec) })
+		// As a served run: its events also written to a store by the broker's reader, which the
+		// CPU time and allocations count up to the last write.
+		broker := traces.NewStoredBroker(0, store, nil)
+		stored := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name}, flow.Agents)
+		if err := broker.Add(stored); err != nil {
+			b.Fatal(err)
+		}
+		var storedRun time.Duration
+		_, storedCPU, storedAllocs := measure(func() {
+			storedRun, _, _ = measure(func() { drainLong(b, flow, pace, stored) })
+			if err := broker.Close(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		})
 		events := float64(len(rec.Snapshot().Events))
+		storedOverNoop = append(storedOverNoop, float64(storedRun-observed)/events)
+		storedCPUOverNoop = append(storedCPUOverNoop, (storedCPU-observedCPU)*1e9/events)
+		storedAllocsOverNoop = append(storedAllocsOverNoop, (float64(storedAllocs)-float64(observedAllocs))/events)
 		overNoop = append(overNoop, float64(recorded-observed)/events)
 		cpuOverNoop = append(cpuOverNoop, (recordedCPU-observedCPU)*1e9/events)
 		allocsOverNoop = append(allocsOverNoop, (float64(recordedAllocs)-float64(observedAllocs))/events)
@@ -115,6 +143,9 @@ func benchmarkRecorder(b *testing.B, pace *agents.Pace) {
 	// The same in the process's CPU time, which other processes' load on the machine moves less.
 	reportSpread(b, "cpu-ns/event-over-noop", cpuOverNoop)
 	reportSpread(b, "allocs/event-over-noop", allocsOverNoop)
+	reportSpread(b, "stored-ns/event-over-noop", storedOverNoop)
+	reportSpread(b, "stored-cpu-ns/event-over-noop", storedCPUOverNoop)
+	reportSpread(b, "stored-allocs/event-over-noop", storedAllocsOverNoop)
 	reportSpread(b, "ns/event-over-plain", overPlain)
 	reportSpread(b, "recorded/plain", perPlain)
 	reportSpread(b, "recorded/noop", perNoop)

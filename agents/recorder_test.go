@@ -44,7 +44,7 @@ func recordDecided(t *testing.T, flow agents.Flow, input string, streaming bool,
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rec := traces.NewRecording(traces.Run{ID: "r-test", Flow: flow.Name, Input: input, Model: "scripted"}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-test", Flow: flow.Name, Input: input, Model: "scripted"}, flow.Agents)
 	var paused *agents.Pause // Paused is called before RunFlow and Resume return, in their goroutine
 	opts := agents.Options{Streaming: streaming, Paused: func(p *agents.Pause) { paused = p }}
 	agents.RunFlow(ctx, flow, input, opts, rec)
@@ -375,7 +375,7 @@ func TestRecorderHandsEventsOn(t *testing.T) {
 	flow, _ := agents.Lookup("supervisor")
 	for _, streaming := range []bool{false, true} {
 		plain := drain(t, flow, streaming, nil)
-		rec := traces.NewRecording(traces.Run{ID: "r-test"}, flow.Agents, 0)
+		rec := traces.NewRecording(traces.Run{ID: "r-test"}, flow.Agents)
 		recorded := drain(t, flow, streaming, attach.NewRecorder(rec, flow.Name, flow.Agents))
 		if strings.Join(plain, "\n") != strings.Join(recorded, "\n") {
 			t.Errorf("streaming=%v: recorded run yields\n%s\nwant\n%s", streaming, strings.Join(recorded, "\n"), strings.Join(plain, "\n"))
@@ -473,16 +473,21 @@ func TestRunFlowCanceled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rec := traces.NewRecording(traces.Run{ID: "r-cancel", Flow: flow.Name}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-cancel", Flow: flow.Name}, flow.Agents)
 	sub := rec.Subscribe(0)
-	defer sub.Cancel()
 	ended := make(chan traces.Status, 1)
 	go func() {
 		ended <- agents.RunFlow(ctx, flow, flow.DefaultInput, agents.Options{Pace: agents.NewPace(time.Minute)}, rec)
 	}()
-	for ev := range sub.C() {
-		if ev.Kind == traces.KindModelStarted {
-			break // the model now waits out its pace
+	waitCtx, stopWaiting := context.WithTimeout(ctx, 10*time.Second)
+	defer stopWaiting()
+	for started, buf := false, make([]traces.Event, 8); !started; {
+		n, err := sub.Read(waitCtx, buf)
+		if err != nil {
+			t.Fatalf("no model.started before the run's end or 10 s: %v", err)
+		}
+		for _, ev := range buf[:n] {
+			started = started || ev.Kind == traces.KindModelStarted // the model now waits out its pace
 		}
 	}
 	cancel()

@@ -18,7 +18,7 @@ func BenchmarkReplay(b *testing.B) {
 		b.Fatal(err)
 	}
 	runOnce := func(m *agents.Model) traces.Trace {
-		rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents, 0)
+		rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents)
 		if st := agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{Model: m}, rec); st != traces.StatusCompleted {
 			b.Fatalf("run ended %s", st)
 		}

@@ -22,7 +22,7 @@ import (
 func recordLong(b *testing.B, ticks int) *traces.Recording {
 	b.Helper()
 	flow := agentstest.Long(ticks)
-	rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name, StartedAt: time.Now()}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name, StartedAt: time.Now()}, flow.Agents)
 	drainLong(b, flow, agents.NewPace(0), rec)
 	return rec
 }

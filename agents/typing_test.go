@@ -31,7 +31,7 @@ func TestTypingFollowsStreamedReplies(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rec := traces.NewRecording(traces.Run{ID: "r-typing", Flow: flow.Name}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-typing", Flow: flow.Name}, flow.Agents)
 	status := agents.RunFlow(ctx, flow, "What's the weather in Tokyo?", agents.Options{Streaming: true, Typing: typing}, rec)
 	if status != traces.StatusCompleted {
 		t.Fatalf("run ended %s", status)

@@ -40,7 +40,7 @@ func (s *fileRun) Emit(e traces.Event) traces.Event {
 			// A resumed run: a file cannot continue another, so it joins its conversation.
 			run.Conversation = e.Interrupt.ID
 		}
-		s.rec = traces.NewRecording(run, s.agents, 0)
+		s.rec = traces.NewRecording(run, s.agents)
 		s.pending.Add(1)
 	}
 	return s.rec.Emit(e)

@@ -22,7 +22,7 @@ import (
 // TestEventsResume: a viewer that leaves and comes back with after=N gets every event once.
 func TestEventsResume(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
-	rec := ts.addRecording(t, "r-resume", 0)
+	rec := ts.addRecording(t, "r-resume")
 	emitMessages(rec, 5, "before")
 
 	first := ts.mustDial(t, "/api/runs/r-resume/events?after=2")
@@ -59,7 +59,7 @@ func TestEventsResume(t *testing.T) {
 
 func TestEventsBadRequests(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
-	ts.addRecording(t, "r-known", 0)
+	ts.addRecording(t, "r-known")
 	tests := []struct {
 		name, path string
 		status     int
@@ -86,7 +86,7 @@ func TestEventsBadRequests(t *testing.T) {
 // route, gets a JSON error that says what to do, like the API's.
 func TestWebsocketRoutesAnswerJSON(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
-	ts.addRecording(t, "r-plain", 0)
+	ts.addRecording(t, "r-plain")
 	for _, path := range []string{"/api/runs/r-plain/events", "/runs/r-plain/live"} {
 		for _, tt := range []struct {
 			name   string
@@ -112,7 +112,7 @@ func TestWebsocketRoutesAnswerJSON(t *testing.T) {
 func TestSlowViewerIsDropped(t *testing.T) {
 	logs := &lockedBuffer{}
 	ts := mustOpenServer(t, server.Config{WriteTimeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(logs, nil))})
-	rec := ts.addRecording(t, "r-slow", 0)
+	rec := ts.addRecording(t, "r-slow")
 
 	slow := ts.dialSmallBuffer(t, "/api/runs/r-slow/events")
 	healthy := ts.mustDial(t, "/api/runs/r-slow/events")
@@ -192,7 +192,7 @@ func TestSlowViewerIsDropped(t *testing.T) {
 // send.
 func TestClientMessageOverLimit(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
-	ts.addRecording(t, "r-chatty", 0)
+	ts.addRecording(t, "r-chatty")
 	conn := ts.mustDial(t, "/api/runs/r-chatty/events")
 	if err := conn.WriteMessage(websocket.TextMessage, []byte("small talk is ignored")); err != nil {
 		t.Fatal(err)

@@ -1,8 +1,9 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -56,17 +57,17 @@ func (fs *feeds) travel(rec *traces.Recording) *web.Travel {
 	return t.travel
 }
 
-// feed is what a run's viewers share: one subscription to the recording, one view state fed by
-// it, and what was encoded or rendered from it, each once for all viewers: the newest events' JSON
-// and timeline rows' HTML, and the latest of each replaceable part of the page. Viewers read it
-// from where they are (a seq) without a queue of their own, so a viewer that reads is never
-// dropped for being behind; only one that does not take a message in time is cut.
+// feed is what a run's viewers share: one subscription to the recording, read by one goroutine,
+// one view state fed by it, and what was encoded or rendered from it, each once for all viewers:
+// the newest events' JSON and timeline rows' HTML, and the latest of each replaceable part of the
+// page. Viewers read it from where they are (a seq) without a queue of their own, so a viewer that
+// reads is never dropped for being behind; only one that does not take a message in time is cut.
 type feed struct {
 	rec *traces.Recording
 
 	mu     sync.Mutex
-	users  int                  // guarded by feeds.mu
-	sub    *traces.Subscription // nil once stopped or done
+	users  int                // guarded by feeds.mu
+	stop   context.CancelFunc // ends the goroutine that reads the run; nil once stopped or done
 	view   *web.ViewState
 	agents []traces.Agent // the tree view was built on
 	done   bool           // the run ended: no events until it is resumed
@@ -132,13 +133,23 @@ func (fs *feeds) release(f *feed) {
 	}
 	delete(fs.m, f.rec)
 	f.mu.Lock()
-	sub := f.sub
-	f.sub = nil
-	f.mu.Unlock()
-	if sub != nil {
-		sub.Cancel()
+	defer f.mu.Unlock()
+	if f.stop != nil {
+		f.stop()
+		f.stop = nil
 	}
 }
+
+// feedBatch is how many events the feed takes in at a time.
+const feedBatch = 64
+
+// polled is a context that has ended: a Subscription read with it returns what is recorded,
+// without waiting.
+var polled = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
 
 // follow subscribes f to the run after its newest event, unless it follows it already, and takes
 // in what the recording holds so far before returning. A run that ended is followed again when it
@@ -146,7 +157,7 @@ func (fs *feeds) release(f *feed) {
 func (f *feed) follow() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.sub != nil {
+	if f.stop != nil {
 		return
 	}
 	if f.done {
@@ -158,76 +169,49 @@ func (f *feed) follow() {
 		}
 	}
 	sub := f.rec.Subscribe(f.view.Seq())
-	f.sub = sub
-	// The backlog sits in the channel already: take it in now, so that what is rendered next is
-	// the run as it stands.
-	batch := make([]traces.Event, 0, len(sub.C()))
-	open := fill(&batch, sub.C())
-	f.addLocked(batch)
-	if !open {
-		f.endLocked(sub)
-		return
+	// Take in what the recording holds now, so that what is rendered next is the run as it stands.
+	batch := make([]traces.Event, feedBatch)
+	for {
+		n, err := sub.Read(polled, batch)
+		f.addLocked(batch[:n])
+		if err == io.EOF {
+			f.endLocked()
+			return
+		}
+		if err != nil { // nothing more yet
+			break
+		}
 	}
-	go f.consume(sub)
+	ctx, stop := context.WithCancel(context.Background())
+	f.stop = stop
+	go f.consume(ctx, sub, batch)
 }
 
-// consume takes in sub's events as they come, as many at a time as are queued, until sub closes.
-func (f *feed) consume(sub *traces.Subscription) {
-	batch := make([]traces.Event, 0, 64)
+// consume takes in sub's events as they come, as many at a time as batch holds, until the run
+// ends or ctx does (the feed was released).
+func (f *feed) consume(ctx context.Context, sub *traces.Subscription, batch []traces.Event) {
 	for {
-		e, ok := <-sub.C()
-		if ok {
-			batch = append(batch[:0], e)
-			ok = fill(&batch, sub.C())
-		}
+		n, err := sub.Read(ctx, batch)
 		f.mu.Lock()
-		f.addLocked(batch)
-		batch = batch[:0]
-		if !ok {
-			next := f.endLocked(sub)
+		if ctx.Err() != nil { // released: stopped on purpose
 			f.mu.Unlock()
-			if next == nil {
-				return
-			}
-			sub = next
-			continue
+			return
+		}
+		f.addLocked(batch[:n])
+		if err != nil { // io.EOF: the run has ended
+			f.stop()
+			f.endLocked()
+			f.mu.Unlock()
+			return
 		}
 		f.mu.Unlock()
 	}
 }
 
-// fill appends what ch holds without waiting, up to batch's capacity, and reports false when ch
-// closed.
-func fill(batch *[]traces.Event, ch <-chan traces.Event) bool {
-	for len(*batch) < cap(*batch) {
-		select {
-		case e, ok := <-ch:
-			if !ok {
-				return false
-			}
-			*batch = append(*batch, e)
-		default:
-			return true
-		}
-	}
-	return true
-}
-
-// endLocked handles the close of sub, f's subscription: a subscription dropped for falling behind
-// (the feed could not keep up with a burst) is replaced, from the last event taken in, by the one
-// it returns; a finished run marks f done. The caller holds f.mu.
-func (f *feed) endLocked(sub *traces.Subscription) *traces.Subscription {
-	if f.sub != sub {
-		return nil // released: stopped on purpose
-	}
-	var slow *traces.SlowError
-	if errors.As(sub.Err(), &slow) {
-		f.sub = f.rec.Subscribe(f.view.Seq())
-		return f.sub
-	}
-	f.sub, f.done = nil, true
+// endLocked marks f done: the run ended and f has every event. The caller holds f.mu.
+func (f *feed) endLocked() {
+	f.stop, f.done = nil, true
 	f.signalLocked()
-	return nil
 }
 
 // addLocked takes in events. When the recording's agent tree changed meanwhile (an app declares

@@ -48,7 +48,7 @@ func BenchmarkEventToFrame(b *testing.B) {
 						d, _ := time.ParseDuration(window)
 						server.SetLiveWindow(ts.Server, d)
 					}
-					rec := ts.addRecording(b, "r-bench", 0)
+					rec := ts.addRecording(b, "r-bench")
 					for i := range at {
 						e := shape[i%len(shape)]
 						e.Seq, e.Time = 0, time.Time{}
@@ -197,7 +197,7 @@ func BenchmarkLiveBurst(b *testing.B) {
 				ts := mustOpenServer(b, server.Config{})
 				server.SetLiveWindow(ts.Server, window)
 				id := "r-burst-" + itoa(int64(i))
-				rec := ts.addRecording(b, id, events+10)
+				rec := ts.addRecording(b, id)
 				rec.Emit(shape[0])
 				var wg sync.WaitGroup
 				var mu sync.Mutex

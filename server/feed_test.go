@@ -99,7 +99,7 @@ func TestFeedKeepsNewestEvents(t *testing.T) {
 	const keep, n = 64, 1000
 	ts := mustOpenServer(t, server.Config{})
 	server.SetFeedKeep(ts.Server, keep)
-	rec := ts.addRecording(t, "r-long", n+10)
+	rec := ts.addRecording(t, "r-long")
 	head := ts.mustDial(t, "/api/runs/r-long/events")
 	page := ts.mustDial(t, "/runs/r-long/live?after=0")
 	emitMessages(rec, n, "a message of a long run")

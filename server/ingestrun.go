@@ -16,7 +16,6 @@ type ingestion struct {
 	ctx     context.Context // the server's: when it ends, every session ends
 	broker  *traces.Broker
 	timeout time.Duration
-	queue   int
 
 	wg     sync.WaitGroup // one per session's watcher
 	mu     sync.Mutex
@@ -27,8 +26,8 @@ type ingestion struct {
 	export func(*traces.Recording)
 }
 
-func newIngestion(ctx context.Context, broker *traces.Broker, timeout time.Duration, queue int) *ingestion {
-	return &ingestion{ctx: ctx, broker: broker, timeout: timeout, queue: queue, runs: make(map[string]*ingestRun)}
+func newIngestion(ctx context.Context, broker *traces.Broker, timeout time.Duration) *ingestion {
+	return &ingestion{ctx: ctx, broker: broker, timeout: timeout, runs: make(map[string]*ingestRun)}
 }
 
 // ingestStart is what an app says of a run when it starts streaming it.
@@ -71,7 +70,7 @@ func (in *ingestion) start(req ingestStart) (rec *traces.Recording, resumed bool
 	}
 	rec, err = addFresh(in.broker, func(id string) *traces.Recording {
 		run.ID = id
-		return traces.NewRecording(run, req.Agents, in.queue)
+		return traces.NewRecording(run, req.Agents)
 	})
 	if err != nil {
 		return nil, false, err

@@ -89,7 +89,7 @@ func readLive(t testing.TB, conn *websocket.Conn, until func(liveMessage) bool) 
 
 func TestLivePage(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
-	rec := ts.addRecording(t, "r-live", 0)
+	rec := ts.addRecording(t, "r-live")
 	emitMessages(rec, 2, "first")
 
 	conn := ts.mustDial(t, "/runs/r-live/live?after=0")
@@ -149,7 +149,7 @@ func TestLivePage(t *testing.T) {
 // run says stays escaped as HTML text: a tag in an agent's message never reaches the page as one.
 func TestLiveMessageCarriesMarkupAsIs(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
-	rec := ts.addRecording(t, "r-markup", 0)
+	rec := ts.addRecording(t, "r-markup")
 	emitMessages(rec, 1, `<script>alert("x")</script> & more`)
 
 	conn := ts.mustDial(t, "/runs/r-markup/live?after=0")
@@ -215,7 +215,7 @@ func TestLivePagePace(t *testing.T) {
 		return pace.AttrOr("value", "") == "300" && disabled
 	})
 
-	foreign := ts.addRecording(t, "r-elsewhere", 0)
+	foreign := ts.addRecording(t, "r-elsewhere")
 	emitMessages(foreign, 1, "hi")
 	if n := page(t, ts.do(t, request{path: "/runs/r-elsewhere"})).Find(`[data-testid="pace"]`).Length(); n != 0 {
 		t.Errorf("a run not started here has %d pace sliders, want none: its pace is unknown", n)
@@ -240,7 +240,7 @@ func TestLivePageGathersEvents(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
 	// Long enough that the burst below surely falls within one window, short enough to wait out.
 	server.SetLiveWindow(ts.Server, time.Second)
-	rec := ts.addRecording(t, "r-burst", 0)
+	rec := ts.addRecording(t, "r-burst")
 	emitMessages(rec, 2, "before")
 
 	pages := []*websocket.Conn{ts.mustDial(t, "/runs/r-burst/live?after=0"), ts.mustDial(t, "/runs/r-burst/live?after=0")}
@@ -288,7 +288,7 @@ func TestLivePageGathersEvents(t *testing.T) {
 func TestLivePageRedrawsAmendedRow(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
 	tr := webtest.FailedTransfer()
-	rec := traces.NewRecording(traces.Run{ID: "r-amend", Flow: tr.Run.Flow}, tr.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-amend", Flow: tr.Run.Flow}, tr.Agents)
 	if err := ts.Broker.Add(rec); err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func seqData(t *testing.T, frags []fragment) map[string]string {
 // its events changed.
 func TestLivePageSequence(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
-	rec := ts.addRecording(t, "r-seq", 0)
+	rec := ts.addRecording(t, "r-seq")
 	big := strings.Repeat("x", 100<<10) // rows of about 100 KiB: several messages' worth
 	for i := range 6 {
 		id := "c" + strconv.Itoa(i)
@@ -408,7 +408,7 @@ func TestLivePageSequence(t *testing.T) {
 // both then gets the tree with no older node after it to undo it.
 func TestLivePageNodeAlone(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
-	rec := ts.addRecording(t, "r-node", 0)
+	rec := ts.addRecording(t, "r-node")
 	emitMessages(rec, 1, "first")
 	page := ts.mustDial(t, "/runs/r-node/live?after=0")
 	readLive(t, page, func(m liveMessage) bool { return *m.Seq == 1 })
@@ -467,7 +467,7 @@ func TestBusyPageStaysConnected(t *testing.T) {
 	const n, pongWait, pause = 4000, 500 * time.Millisecond, 10 * time.Millisecond
 	ts := mustOpenServer(t, server.Config{})
 	server.SetPongWait(ts.Server, pongWait)
-	rec := ts.addRecording(t, "r-busy", 0)
+	rec := ts.addRecording(t, "r-busy")
 	// About 75 messages of 256 KiB: at one message a pause, well over the pong wait of reading.
 	emitMessages(rec, n, strings.Repeat("word ", 800))
 	rec.Finish(traces.StatusCompleted, "")

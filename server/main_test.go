@@ -233,9 +233,9 @@ func (ts *testServer) trace(tb testing.TB, id string) traces.Trace {
 }
 
 // addRecording registers a recording the test emits into directly.
-func (ts *testServer) addRecording(tb testing.TB, id string, queue int) *traces.Recording {
+func (ts *testServer) addRecording(tb testing.TB, id string) *traces.Recording {
 	tb.Helper()
-	rec := traces.NewRecording(traces.Run{ID: id, Flow: "echo", Input: "hi"}, testFlows()[0].Agents, queue)
+	rec := traces.NewRecording(traces.Run{ID: id, Flow: "echo", Input: "hi"}, testFlows()[0].Agents)
 	if err := ts.Broker.Add(rec); err != nil {
 		tb.Fatal(err)
 	}

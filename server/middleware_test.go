@@ -39,7 +39,7 @@ func TestHostCheck(t *testing.T) {
 		})
 	}
 	t.Run("websocket from a rebound name", func(t *testing.T) {
-		ts.addRecording(t, "r-host", 0)
+		ts.addRecording(t, "r-host")
 		_, res, err := ts.dial(t, "/api/runs/r-host/events", http.Header{"Host": {"evil.example" + port}})
 		if err == nil || res.status != 403 {
 			t.Errorf("got %v, status %d; want 403", err, res.status)
@@ -75,7 +75,7 @@ func TestSpecificAddress(t *testing.T) {
 // TestOriginCheck: another site's page can neither open a websocket nor post to the API.
 func TestOriginCheck(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
-	ts.addRecording(t, "r-origin", 0)
+	ts.addRecording(t, "r-origin")
 	own := "http://" + ts.Host
 	tests := []struct {
 		name   string
@@ -127,7 +127,7 @@ func TestOriginCheck(t *testing.T) {
 // and the page's own requests pass.
 func TestCrossSiteRequestsRefused(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
-	rec := ts.addRecording(t, "r-site", 0)
+	rec := ts.addRecording(t, "r-site")
 	emitMessages(rec, 1, "hi")
 	fetch := func(site string) map[string]string {
 		return map[string]string{"Sec-Fetch-Site": site, "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"}
@@ -176,7 +176,7 @@ func TestToken(t *testing.T) {
 	if want := "http://127.0.0.1:7070/?token=" + token; ts.URL() != want {
 		t.Errorf("URL() = %q, want %q", ts.URL(), want)
 	}
-	ts.addRecording(t, "r-token", 0)
+	ts.addRecording(t, "r-token")
 	cookie := map[string]string{"Cookie": "baton_token_7070=" + token}
 
 	tests := []struct {

@@ -119,7 +119,7 @@ func TestReplayRun(t *testing.T) {
 	going := ts.createRun(t, `{"flow":"transfer"}`)
 	st := receive(t, runs)
 	defer st.rec.Finish(traces.StatusCompleted, "")
-	foreign := ts.addRecording(t, "r-foreign", 0)
+	foreign := ts.addRecording(t, "r-foreign")
 	foreign.Finish(traces.StatusCompleted, "")
 	for _, c := range []struct {
 		name, id string

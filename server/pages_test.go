@@ -28,7 +28,7 @@ func page(t *testing.T, res response) *goquery.Document {
 
 func TestPages(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
-	rec := ts.addRecording(t, "r-page", 0)
+	rec := ts.addRecording(t, "r-page")
 	emitMessages(rec, 2, "hello")
 
 	t.Run("index lists the flows", func(t *testing.T) {
@@ -89,7 +89,7 @@ func TestPages(t *testing.T) {
 // TestInspector: the inspector is an HTML fragment; its errors are JSON for the page's script.
 func TestInspector(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
-	rec := ts.addRecording(t, "r-insp", 0)
+	rec := ts.addRecording(t, "r-insp")
 	emitMessages(rec, 2, "hello")
 	res := ts.do(t, request{path: "/runs/r-insp/inspector?seq=2"})
 	if res.status != 200 || !strings.HasPrefix(res.header.Get("Content-Type"), "text/html") {
@@ -192,7 +192,7 @@ func TestRunPageLinksItsConversation(t *testing.T) {
 		if id == "r-other" {
 			conversation = ""
 		}
-		rec := traces.NewRecording(traces.Run{ID: id, Flow: "echo", Conversation: conversation, StartedAt: t0.Add(time.Duration(i) * time.Second)}, nil, 0)
+		rec := traces.NewRecording(traces.Run{ID: id, Flow: "echo", Conversation: conversation, StartedAt: t0.Add(time.Duration(i) * time.Second)}, nil)
 		if err := ts.Broker.Add(rec); err != nil {
 			t.Fatal(err)
 		}

@@ -84,9 +84,9 @@ func TestResumeRefusals(t *testing.T) {
 	ts := approvalServer(t)
 	id := ts.createRun(t, `{"flow":"approval"}`)
 	ts.waitStatus(t, id, traces.StatusInterrupted)
-	done := ts.addRecording(t, "r-done", 0)
+	done := ts.addRecording(t, "r-done")
 	done.Finish(traces.StatusCompleted, "")
-	elsewhere := ts.addRecording(t, "r-app", 0)
+	elsewhere := ts.addRecording(t, "r-app")
 	elsewhere.Finish(traces.StatusInterrupted, "")
 
 	path := "/api/runs/" + id + "/resume"

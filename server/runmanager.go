@@ -19,7 +19,6 @@ type runFunc func(ctx context.Context, flow agents.Flow, input string, opts agen
 
 type runManagerConfig struct {
 	broker     *traces.Broker
-	queue      int
 	maxRunning int
 	streaming  bool
 	log        *slog.Logger
@@ -166,7 +165,7 @@ func (m *runManager) resume(id string, d agents.Decision) error {
 // register adds a recording of a run of flow on the model named model under a fresh id.
 func (m *runManager) register(flow agents.Flow, input, model string) (*traces.Recording, error) {
 	return addFresh(m.cfg.broker, func(id string) *traces.Recording {
-		return traces.NewRecording(traces.Run{ID: id, Flow: flow.Name, Input: input, Model: model}, flow.Agents, m.cfg.queue)
+		return traces.NewRecording(traces.Run{ID: id, Flow: flow.Name, Input: input, Model: model}, flow.Agents)
 	})
 }
 

@@ -170,7 +170,7 @@ func TestSetPace(t *testing.T) {
 	server.SetRunner(ts.Server, handOver(runs))
 	id := ts.createRun(t, `{"flow": "echo", "pace_ms": 100}`)
 	st := receive(t, runs)
-	ts.addRecording(t, "r-foreign", 0)
+	ts.addRecording(t, "r-foreign")
 
 	tests := []struct {
 		name   string

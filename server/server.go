@@ -53,9 +53,6 @@ type Config struct {
 	MaxBody int64
 	// MaxRunning bounds how many runs may go on at once; DefaultMaxRunning when 0.
 	MaxRunning int
-	// Queue is how many events a viewer of a run this server starts may fall behind before it is
-	// dropped; traces.DefaultQueue when 0.
-	Queue int
 	// Broker holds the runs the server shows; a new one, in memory only, when nil
 	// (traces.NewStoredBroker keeps them in a database). Recordings added to it by others are
 	// shown and streamed like the server's own runs, but cannot be paced.
@@ -176,13 +173,12 @@ func New(cfg Config) (*Server, error) {
 	s.hosts.Store(hosts)
 	s.runs = newRunManager(s.runsCtx, runManagerConfig{
 		broker:     cfg.Broker,
-		queue:      cfg.Queue,
 		maxRunning: cfg.MaxRunning,
 		streaming:  cfg.Streaming,
 		log:        cfg.Logger,
 		export:     cfg.Export,
 	})
-	s.ingest = newIngestion(s.runsCtx, cfg.Broker, cfg.IngestTimeout, cfg.Queue)
+	s.ingest = newIngestion(s.runsCtx, cfg.Broker, cfg.IngestTimeout)
 	s.ingest.export = cfg.Export
 	s.echo = s.routes()
 	return s, nil

@@ -131,7 +131,7 @@ func TestLateViewerGetsResumeHint(t *testing.T) {
 	t.Parallel()
 	const wait = 4 * time.Second
 	ts := mustServe(t, server.Config{WriteTimeout: wait})
-	rec := ts.addRecording(t, "r-late", 0)
+	rec := ts.addRecording(t, "r-late")
 	emitMessages(rec, 1, "small")
 	conn := ts.mustDial(t, "/api/runs/r-late/events")
 	readN(t, conn, 1)

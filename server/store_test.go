@@ -140,7 +140,7 @@ func TestListRunsPagesFiltersAndSearchesTheStore(t *testing.T) {
 		}
 	})
 	t.Run("a running run cannot be deleted", func(t *testing.T) {
-		rec := ts.addRecording(t, "r-live", 0)
+		rec := ts.addRecording(t, "r-live")
 		res := ts.do(t, request{method: http.MethodDelete, path: "/api/runs/r-live"})
 		if res.status != http.StatusConflict || !strings.Contains(res.apiError(t), "still going on") {
 			t.Errorf("DELETE of a running run: %d %s", res.status, res.body)

@@ -80,7 +80,7 @@ func follows(t *testing.T, tr traces.Trace, seq int64, next func() int64) bool {
 // record runs flow for real, at no pace, and returns its trace.
 func record(t *testing.T, flow agents.Flow) traces.Trace {
 	t.Helper()
-	rec := traces.NewRecording(traces.Run{ID: "r-" + flow.Name, Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-" + flow.Name, Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents)
 	agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{}, rec)
 	return rec.Snapshot()
 }

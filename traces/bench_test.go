@@ -1,7 +1,7 @@
 package traces_test
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"sync"
 	"syscall"
@@ -12,8 +12,7 @@ import (
 )
 
 // BenchmarkRecordingEmit measures recording one event, with nobody subscribed and with two
-// subscribers reading as they can (a live page's feed and the store's writer, say), a dropped
-// one resuming where it left off. Runs are runLen events long, so that the heap stays the size
+// subscribers reading as they can (a live page's feed and the store's writer, say). Runs are runLen events long, so that the heap stays the size
 // of a long run's rather than growing to gigabytes with b.N. cpu-ns/op is the process's CPU time
 // (readers and collector included), which the machine's other load moves less than ns/op.
 func BenchmarkRecordingEmit(b *testing.B) {
@@ -25,7 +24,7 @@ func BenchmarkRecordingEmit(b *testing.B) {
 			var wg sync.WaitGroup
 			start := func() { // a new run and its readers
 				broker := traces.NewBroker(0)
-				rec = newRecording(b, 0)
+				rec = newRecording(b)
 				if err := broker.Add(rec); err != nil {
 					b.Fatal(err)
 				}
@@ -65,25 +64,24 @@ func cpuTime() time.Duration {
 }
 
 // BenchmarkBrokerFanout10 measures one run's events reaching 10 subscribers that read
-// concurrently, each found through the broker. A reader that falls behind is dropped and resumes
-// where it left off, as a browser would; "drops" counts those. ns/op is per event emitted.
+// concurrently, each found through the broker. ns/op is per event emitted.
 func BenchmarkBrokerFanout10(b *testing.B) {
 	const readers = 10
 	broker := traces.NewBroker(0)
-	rec := newRecording(b, 0)
+	rec := newRecording(b)
 	if err := broker.Add(rec); err != nil {
 		b.Fatal(err)
 	}
 	e := traces.Event{Kind: traces.KindMessage, Agent: "root", Message: &traces.Message{Role: "assistant", Content: "hello"}}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	var delivered, drops int64
+	var delivered int64
 	ready := make(chan struct{}, readers)
 	for range readers {
 		wg.Go(func() {
-			got, dropped := follow(b, broker, ready)
+			got := follow(b, broker, ready)
 			mu.Lock()
-			delivered, drops = delivered+got, drops+dropped
+			delivered += got
 			mu.Unlock()
 		})
 	}
@@ -104,35 +102,33 @@ func BenchmarkBrokerFanout10(b *testing.B) {
 		b.Fatalf("delivered %d events, want %d", delivered, want)
 	}
 	b.ReportMetric(float64(delivered)/elapsed.Seconds(), "events/s")
-	b.ReportMetric(float64(drops), "drops")
 }
 
-// follow reads run r1 from the broker to the end, resuming after every drop, and returns how
-// many events it read and how often it was dropped. It signals ready once first subscribed.
-func follow(b *testing.B, broker *traces.Broker, ready chan<- struct{}) (read, drops int64) {
+// follow reads run r1 from the broker to the end, 64 events at a time at most, as the server's
+// feed does, and returns how many events it read. It signals ready once subscribed.
+func follow(b *testing.B, broker *traces.Broker, ready chan<- struct{}) (read int64) {
 	rec, err := broker.Get("r1")
 	if err != nil {
 		b.Error(err)
 		ready <- struct{}{}
-		return 0, 0
+		return 0
 	}
 	var last int64
 	sub := rec.Subscribe(last)
 	ready <- struct{}{}
+	buf := make([]traces.Event, 64)
 	for {
-		for e := range sub.C() {
+		n, err := sub.Read(context.Background(), buf)
+		if err != nil {
+			return read
+		}
+		for _, e := range buf[:n] {
 			if e.Seq != last+1 {
 				b.Errorf("got seq %d after %d", e.Seq, last)
 			}
 			last = e.Seq
 			read++
 		}
-		var slow *traces.SlowError
-		if !errors.As(sub.Err(), &slow) {
-			return read, drops
-		}
-		drops++
-		sub = rec.Subscribe(slow.Resume)
 	}
 }
 

@@ -3,7 +3,6 @@ package traces
 import (
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -164,5 +163,3 @@ func (b *Broker) Runs() []Run {
 	})
 	return runs
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -13,7 +13,7 @@ import (
 
 // recordingStartedAt returns a recording of run id started at start.
 func recordingStartedAt(id string, start time.Time) *traces.Recording {
-	return traces.NewRecording(traces.Run{ID: id, Flow: "f", StartedAt: start}, nil, 0)
+	return traces.NewRecording(traces.Run{ID: id, Flow: "f", StartedAt: start}, nil)
 }
 
 func TestBrokerAddAndGet(t *testing.T) {

@@ -3,6 +3,7 @@ package traces
 import (
 	"context"
 	"errors"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,14 +42,11 @@ func (b *Broker) persist(rec *Recording, tally Tally) {
 // write copies rec's events after tally.Events to the store until the run finishes.
 func (b *Broker) write(rec *Recording, tally Tally) error {
 	var saved []Agent
-	batch := make([]Event, 0, 64)
+	sub := rec.Subscribe(tally.Events)
+	buf := make([]Event, maxBatch)
 	for {
-		sub := rec.Subscribe(tally.Events)
-		for open := true; open; {
-			batch, open = nextBatch(sub.C(), batch[:0])
-			if len(batch) == 0 {
-				continue
-			}
+		batch, err := nextBatch(sub, buf)
+		if len(batch) > 0 {
 			for _, e := range batch {
 				tally.Add(e)
 			}
@@ -59,40 +57,36 @@ func (b *Broker) write(rec *Recording, tally Tally) error {
 				saved = agents
 			}
 			if err := b.store.Save(tally.Apply(rec.Run()), tally, agents, batch); err != nil {
-				sub.Cancel()
 				return err
 			}
 		}
-		var slow *SlowError
-		if !errors.As(sub.Err(), &slow) {
+		if err != nil { // io.EOF: the run has ended and every event is written
 			return nil
 		}
-		// Fell a queue behind the run: the recording still holds what was missed.
 	}
 }
 
-// nextBatch waits for one event of ch, then takes what else arrives within batchWindow, up to
-// maxBatch. open is false once ch has closed.
-func nextBatch(ch <-chan Event, batch []Event) (_ []Event, open bool) {
-	e, ok := <-ch
-	if !ok {
-		return batch, false
+// nextBatch waits for an event of sub, then reads into buf what else arrives within batchWindow,
+// as long as buf has room. Its error is io.EOF once sub has ended (the batch may hold its last
+// events).
+func nextBatch(sub *Subscription, buf []Event) ([]Event, error) {
+	n, err := sub.Read(context.Background(), buf)
+	if err != nil || n == len(buf) {
+		return buf[:n], err
 	}
-	batch = append(batch, e)
-	window := time.NewTimer(batchWindow)
-	defer window.Stop()
-	for len(batch) < maxBatch {
-		select {
-		case e, ok := <-ch:
-			if !ok {
-				return batch, false
-			}
-			batch = append(batch, e)
-		case <-window.C:
-			return batch, true
+	ctx, cancel := context.WithTimeout(context.Background(), batchWindow)
+	defer cancel()
+	for n < len(buf) {
+		k, err := sub.Read(ctx, buf[n:])
+		n += k
+		if err == io.EOF {
+			return buf[:n], err
+		}
+		if err != nil { // the window is over
+			break
 		}
 	}
-	return batch, true
+	return buf[:n], nil
 }
 
 func agentEqual(a, b Agent) bool {

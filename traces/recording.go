@@ -1,40 +1,36 @@
 package traces
 
 import (
+	"context"
+	"io"
 	"slices"
 	"sync"
 	"time"
 )
 
-// DefaultQueue is how many events a subscriber may fall behind the live run before it is dropped.
-const DefaultQueue = 1024
-
-// Recording is a trace being written: the single place that numbers a run's events. Emit appends
-// and fans out without ever blocking on a subscriber. All methods are safe for concurrent use.
+// Recording is a trace being written: the single place that numbers a run's events. Emit stores
+// each event once, in a log that subscribers read from where they are (see Subscription): it never
+// waits for, copies to or drops a subscriber. All methods are safe for concurrent use.
 type Recording struct {
-	queue int
-	now   func() time.Time
+	now func() time.Time
 
 	mu     sync.Mutex
 	trace  Trace // its Events stay empty: the events are in events
 	events eventLog
-	subs   []*Subscription // live ones, in subscription order
+	ends   []int64 // the seq each ended part of the run ends at: its run.finished (a loaded trace: its last event)
 	ended  bool
 	doneCh chan struct{} // closed by Finish; Resume makes a new one
+	news   chan struct{} // nil, or made by a reader about to wait and closed by the next event or end
 }
 
-// NewRecording starts recording run on agents (which it copies). queue bounds how far a
-// subscriber may fall behind (DefaultQueue when 0). The run's status is set to running.
-func NewRecording(run Run, agents []Agent, queue int) *Recording {
-	if queue <= 0 {
-		queue = DefaultQueue
-	}
+// NewRecording starts recording run on agents (which it copies). The run's status is set to
+// running.
+func NewRecording(run Run, agents []Agent) *Recording {
 	run.Status = StatusRunning
 	if run.StartedAt.IsZero() {
 		run.StartedAt = time.Now().UTC()
 	}
 	return &Recording{
-		queue:  queue,
 		now:    func() time.Time { return time.Now().UTC() },
 		trace:  Trace{Run: run, Agents: cloneAgents(agents)},
 		doneCh: make(chan struct{}),
@@ -60,7 +56,6 @@ func NewRecordingOf(t Trace) *Recording {
 		run.EndedAt = &end
 	}
 	rec := &Recording{
-		queue:  DefaultQueue,
 		now:    func() time.Time { return time.Now().UTC() },
 		trace:  Trace{Run: run, Agents: cloneAgents(t.Agents)},
 		ended:  true,
@@ -69,6 +64,7 @@ func NewRecordingOf(t Trace) *Recording {
 	for i := range t.Events {
 		rec.events.add(&t.Events[i])
 	}
+	rec.ends = []int64{int64(rec.events.n)}
 	close(rec.doneCh)
 	return rec
 }
@@ -80,8 +76,8 @@ func (r *Recording) ID() string {
 	return r.trace.Run.ID
 }
 
-// Emit numbers e, stamps it when it has no time, appends it and hands it to every subscriber.
-// It returns the event as recorded. After Finish (until Resume), Emit drops e and returns it with
+// Emit numbers e, stamps it when it has no time, appends it and wakes the subscribers waiting
+// for it. It returns the event as recorded. After Finish (until Resume), Emit drops e and returns it with
 // Seq 0.
 // The recording keeps e as given: its payloads and RunPath are shared with every subscriber and
 // snapshot, so the caller must not modify them after Emit.
@@ -103,27 +99,19 @@ func (r *Recording) emitLocked(e *Event) {
 		e.Time = r.now()
 	}
 	r.events.add(e)
-	kept := r.subs[:0]
-	for _, s := range r.subs {
-		if e.Seq <= s.after {
-			kept = append(kept, s)
-			continue
-		}
-		select {
-		case s.ch <- *e:
-			kept = append(kept, s)
-		default:
-			// The subscriber is a full queue behind: drop it rather than wait for it. It still
-			// reads everything queued so far, the last of which is the previous event.
-			s.drop(e.Seq - 1)
-		}
-	}
-	clear(r.subs[len(kept):])
-	r.subs = kept
+	r.wakeLocked()
 }
 
-// Finish records run.finished with status (a final status) and errMsg, closes every subscription
-// after its last event, and makes later Emits no-ops. Only the first call has an effect, until
+// wakeLocked wakes the readers waiting for news. The caller holds r.mu.
+func (r *Recording) wakeLocked() {
+	if r.news != nil {
+		close(r.news)
+		r.news = nil
+	}
+}
+
+// Finish records run.finished with status (a final status) and errMsg, which ends every
+// subscription made before it once read, and makes later Emits no-ops. Only the first call has an effect, until
 // Resume.
 func (r *Recording) Finish(status Status, errMsg string) {
 	r.FinishAt(time.Time{}, status, errMsg)
@@ -144,17 +132,14 @@ func (r *Recording) FinishAt(at time.Time, status Status, errMsg string) {
 	r.emitLocked(&Event{Time: at, Kind: KindRunFinished, Run: &RunMark{Status: status, Error: errMsg}})
 	r.trace.Run.Status, r.trace.Run.Error, r.trace.Run.EndedAt = status, errMsg, &at
 	r.ended = true
-	for _, s := range r.subs {
-		close(s.ch)
-	}
-	r.subs = nil
+	r.ends = append(r.ends, int64(r.events.n))
 	close(r.doneCh)
 }
 
 // Resume reopens a run that ended interrupted, so that the rest of it is recorded in the same
 // trace: the status is running again, EndedAt and Error are cleared, Emit records again, Done
-// returns a new channel, and new subscriptions follow the run live. Subscriptions closed when it
-// ended stay closed. The caller emits a resumed event next, so that the trace stays valid (see
+// returns a new channel, and new subscriptions follow the run live. Subscriptions made before it
+// ended still end at its run.finished. The caller emits a resumed event next, so that the trace stays valid (see
 // Validate). It fails with CodeConflict when the run is not one that ended interrupted.
 func (r *Recording) Resume() error {
 	r.mu.Lock()
@@ -234,112 +219,112 @@ func cloneAgents(agents []Agent) []Agent {
 	return out
 }
 
-// Subscribe returns a subscription that delivers every event with Seq > after, in order, then
-// follows the run live. Its channel closes when the run finishes (Err is nil then) or when the
-// subscriber falls more than the queue behind (Err says so). Call Cancel when done reading.
+// Subscribe returns a reader of the events with Seq > after (the start when after <= 0), from the
+// first one to the run.finished that ends the run as it goes on now (as it ended, when it has
+// ended). It holds nothing in the recording: a subscriber that stops reading costs the run nothing
+// and needs no cancelling.
 func (r *Recording) Subscribe(after int64) *Subscription {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if after < 0 {
-		after = 0
-	}
-	backlog := max(0, r.events.n-int(after))
-	// The backlog goes in whole; the queue bounds only how far behind the live run one may fall.
-	s := &Subscription{rec: r, after: after, ch: make(chan Event, backlog+r.queue)}
-	r.events.each(int(after), func(e Event) { s.ch <- e })
+	s := &Subscription{rec: r, pos: max(after, 0), end: len(r.ends)}
 	if r.ended {
-		close(s.ch)
-		return s
+		s.end-- // the end already recorded
 	}
-	r.subs = append(r.subs, s)
 	return s
 }
 
-// Subscription is one reader of a recording. Read C until it closes, then check Err.
+// Subscription is one reader of a recording's events, in order, each once, however far behind the
+// run it falls: the recording keeps every event. Use it from one goroutine at a time.
 type Subscription struct {
-	rec   *Recording
-	after int64 // live events up to this seq are not for this subscriber
-	ch    chan Event
-
-	mu  sync.Mutex
-	err error
+	rec *Recording
+	pos int64 // the seq read last, or the after it started from
+	end int   // the index in rec.ends of the end it stops at, once recorded
 }
 
-// C delivers the events in sequence order. It is closed by the recording, never by the reader.
-func (s *Subscription) C() <-chan Event { return s.ch }
-
-// Err returns why C closed early: a *SlowError when the subscriber fell behind, nil when the run
-// finished or the subscription was cancelled.
-func (s *Subscription) Err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
-}
-
-// Cancel stops delivery and closes C. It is safe to call more than once and after the run ended.
-func (s *Subscription) Cancel() {
-	s.rec.mu.Lock()
-	defer s.rec.mu.Unlock()
-	if i := slices.Index(s.rec.subs, s); i >= 0 {
-		s.rec.subs = slices.Delete(s.rec.subs, i, i+1)
-		close(s.ch)
+// Read copies into p the events after the one read last, in order, as many as are recorded and
+// fit, and returns how many. When there is none yet, it waits for the next one, for the run's end,
+// or for ctx to end. Once the event that ends the subscription's run has been read, it returns 0
+// and io.EOF (again on every call); when ctx ends first, 0 and ctx.Err(). Events recorded already
+// are returned even when ctx has ended, so an ended ctx makes Read a poll. The events' payloads are
+// shared with the recording and must be treated as read-only.
+func (s *Subscription) Read(ctx context.Context, p []Event) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
 	}
-}
-
-// drop closes the subscription because it fell behind; lastQueued is the last seq it was given
-// (it may still be in the queue: C delivers it before closing). The caller holds the recording's
-// lock.
-func (s *Subscription) drop(lastQueued int64) {
-	s.mu.Lock()
-	s.err = &SlowError{Resume: lastQueued}
-	s.mu.Unlock()
-	close(s.ch)
-}
-
-// SlowError says a subscriber fell too far behind and was dropped. Its C delivers every event up
-// to Resume and then closes; the subscriber may subscribe again with after=Resume to get the rest
-// with no gap and no duplicate.
-type SlowError struct{ Resume int64 }
-
-func (e *SlowError) Error() string {
-	return "subscriber fell too far behind the run and was dropped; resume after event " + itoa(e.Resume)
+	r := s.rec
+	for {
+		r.mu.Lock()
+		limit, over := int64(r.events.n), false
+		if s.end < len(r.ends) {
+			limit = min(limit, r.ends[s.end])
+			over = s.pos >= r.ends[s.end]
+		}
+		if s.pos < limit {
+			// The events up to limit are never written again: copy them after unlocking, from the
+			// log as it stands now, so that a long batch does not hold up Emit.
+			log := r.events
+			r.mu.Unlock()
+			n := log.read(p, int(s.pos), int(limit))
+			s.pos += int64(n)
+			return n, nil
+		}
+		if over {
+			r.mu.Unlock()
+			return 0, io.EOF
+		}
+		if r.news == nil {
+			r.news = make(chan struct{})
+		}
+		news := r.news
+		r.mu.Unlock()
+		select {
+		case <-news:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
 }
 
 // eventChunk is how many events one chunk of an eventLog holds: about 48 kB.
 const eventChunk = 256
 
 // eventLog holds a run's events in fixed-size chunks, so that recording one never copies the
-// events before it, as appending to one growing slice does at every doubling.
+// events before it, as appending to one growing slice does at every doubling. A slot once written
+// is never written again, and a chunk never moves: a copy of the log taken under the recording's
+// lock can be read after it is released, up to the n it had, while the log grows.
 type eventLog struct {
-	chunks [][]Event
+	chunks [][]Event // each eventChunk long
 	n      int
 }
 
 func (l *eventLog) add(e *Event) {
 	if l.n%eventChunk == 0 {
-		l.chunks = append(l.chunks, make([]Event, 0, eventChunk))
+		l.chunks = append(l.chunks, make([]Event, eventChunk))
 	}
-	last := len(l.chunks) - 1
-	l.chunks[last] = append(l.chunks[last], *e)
+	l.chunks[l.n/eventChunk][l.n%eventChunk] = *e
 	l.n++
 }
 
-// each calls f with every event after the first skip, in order.
-func (l *eventLog) each(skip int, f func(Event)) {
-	for c := skip / eventChunk; c < len(l.chunks) && skip < l.n; c++ {
-		for _, e := range l.chunks[c][skip%eventChunk:] {
-			f(e)
-		}
-		skip = (c + 1) * eventChunk
+// read copies into p the events after the first from and up to the to-th, as many as fit, and
+// returns how many.
+func (l eventLog) read(p []Event, from, to int) int {
+	n := 0
+	for from < to && n < len(p) {
+		c := l.chunks[from/eventChunk][from%eventChunk : min(eventChunk, from%eventChunk+to-from)]
+		k := copy(p[n:], c)
+		n += k
+		from += k
 	}
+	return n
 }
 
 // since returns a new slice of the events after the first skip.
 func (l *eventLog) since(skip int) []Event {
+	skip = max(0, skip)
 	if skip >= l.n {
 		return nil
 	}
-	out := make([]Event, 0, l.n-max(0, skip))
-	l.each(max(0, skip), func(e Event) { out = append(out, e) })
+	out := make([]Event, l.n-skip)
+	l.read(out, skip, l.n)
 	return out
 }

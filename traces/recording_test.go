@@ -1,7 +1,9 @@
 package traces_test
 
 import (
+	"context"
 	"errors"
+	"io"
 	"fmt"
 	"slices"
 	"sync"
@@ -18,11 +20,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // wait bounds every wait on a channel; reaching it is a failure, never the expected path.
 const wait = 10 * time.Second
 
-// newRecording returns a recording of run r1 whose subscribers may fall queue events behind.
-func newRecording(tb testing.TB, queue int) *traces.Recording {
+// newRecording returns a recording of run r1.
+func newRecording(tb testing.TB) *traces.Recording {
 	tb.Helper()
 	agents := []traces.Agent{{Name: "root", Kind: traces.AgentSupervisor, Tools: []string{"transfer_to_agent"}}}
-	return traces.NewRecording(traces.Run{ID: "r1", Flow: "f", StartedAt: t0}, agents, queue)
+	return traces.NewRecording(traces.Run{ID: "r1", Flow: "f", StartedAt: t0}, agents)
 }
 
 // emit records n message events and returns the seq of the last one.
@@ -35,42 +37,49 @@ func emit(tb testing.TB, rec *traces.Recording, n int) int64 {
 	return last
 }
 
-// readN reads exactly n events from sub, failing if C closes or stalls first.
-func readN(tb testing.TB, sub *traces.Subscription, n int) []traces.Event {
+// readN reads exactly n events from sub, in reads of at most batch, failing if it ends or stalls
+// first.
+func readN(tb testing.TB, sub *traces.Subscription, n, batch int) []traces.Event {
 	tb.Helper()
-	deadline := time.After(wait)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
 	events := make([]traces.Event, 0, n)
+	buf := make([]traces.Event, batch)
 	for len(events) < n {
-		select {
-		case e, ok := <-sub.C():
-			if !ok {
-				tb.Fatalf("C closed after %d of %d events (Err: %v)", len(events), n, sub.Err())
-			}
-			events = append(events, e)
-		case <-deadline:
-			tb.Fatalf("got %d of %d events before the deadline", len(events), n)
+		k, err := sub.Read(ctx, buf[:min(batch, n-len(events))])
+		if err != nil {
+			tb.Fatalf("Read after %d of %d events: %v", len(events), n, err)
 		}
+		events = append(events, buf[:k]...)
 	}
 	return events
 }
 
-// readAll reads sub until C closes.
-func readAll(tb testing.TB, sub *traces.Subscription) []traces.Event {
+// readAll reads sub, in reads of at most batch, until it ends.
+func readAll(tb testing.TB, sub *traces.Subscription, batch int) []traces.Event {
 	tb.Helper()
-	deadline := time.After(wait)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
 	var events []traces.Event
+	buf := make([]traces.Event, batch)
 	for {
-		select {
-		case e, ok := <-sub.C():
-			if !ok {
-				return events
-			}
-			events = append(events, e)
-		case <-deadline:
-			tb.Fatalf("C still open after %d events", len(events))
+		k, err := sub.Read(ctx, buf)
+		if errors.Is(err, io.EOF) {
+			return events
 		}
+		if err != nil {
+			tb.Fatalf("Read after %d events: %v", len(events), err)
+		}
+		events = append(events, buf[:k]...)
 	}
 }
+
+// polled is a context that has ended: Read with it returns what is recorded, without waiting.
+var polled = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
 
 // seqs returns the events' sequence numbers.
 func seqs(events []traces.Event) []int64 {
@@ -102,29 +111,28 @@ func abbreviate(s []int64) string {
 }
 
 func TestRecordingDeliversInOrderToEverySubscriber(t *testing.T) {
-	const n = 3000
-	rec := newRecording(t, n+10)
-	subs := make([]*traces.Subscription, 4)
-	got := make([][]traces.Event, len(subs))
-	var wg sync.WaitGroup
-	for i := range subs {
-		subs[i] = rec.Subscribe(0)
-		wg.Go(func() {
-			for e := range subs[i].C() {
-				got[i] = append(got[i], e)
-			}
-		})
+	// Readers of one, a few, a chunk and more at a time, reading while events are emitted from
+	// several goroutines, and waiting when they catch up.
+	const writers, each = 4, 1500
+	rec := newRecording(t)
+	batches := []int{1, 7, 256, 1000}
+	got := make([][]traces.Event, len(batches))
+	var readers, emitters sync.WaitGroup
+	for i, batch := range batches {
+		sub := rec.Subscribe(0)
+		readers.Go(func() { got[i] = readAll(t, sub, batch) })
 	}
-	emit(t, rec, n)
+	for range writers {
+		emitters.Go(func() { emit(t, rec, each) })
+	}
+	emitters.Wait()
 	rec.Finish(traces.StatusCompleted, "")
-	wg.Wait()
-	for i, sub := range subs {
-		assertSeqs(t, got[i], 1, n+1)
+	readers.Wait()
+	n := writers * each
+	for i := range batches {
+		assertSeqs(t, got[i], 1, int64(n+1))
 		if last := got[i][n]; last.Kind != traces.KindRunFinished || last.Run.Status != traces.StatusCompleted {
 			t.Errorf("subscriber %d: last event = %s %+v, want run.finished completed", i, last.Kind, last.Run)
-		}
-		if err := sub.Err(); err != nil {
-			t.Errorf("subscriber %d: Err = %v after the run finished, want nil", i, err)
 		}
 	}
 }
@@ -144,95 +152,92 @@ func TestSubscribeAfter(t *testing.T) {
 		{"beyond the run", 30, 31, 21},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := newRecording(t, 0)
+			rec := newRecording(t)
 			emit(t, rec, 10)
 			sub := rec.Subscribe(tc.after)
 			emit(t, rec, 10)
 			rec.Finish(traces.StatusCompleted, "")
-			assertSeqs(t, readAll(t, sub), tc.first, tc.last)
-			if err := sub.Err(); err != nil {
-				t.Errorf("Err = %v, want nil", err)
-			}
+			assertSeqs(t, readAll(t, sub, 4), tc.first, tc.last)
 		})
 	}
 }
 
 func TestSubscribeMidRunGetsBacklogThenLive(t *testing.T) {
-	rec := newRecording(t, 0)
+	rec := newRecording(t)
 	emit(t, rec, 10)
 	sub := rec.Subscribe(4)
-	defer sub.Cancel()
-	assertSeqs(t, readN(t, sub, 6), 5, 10)
-	select {
-	case e := <-sub.C():
-		t.Fatalf("got event %d before it was emitted", e.Seq)
-	default:
+	assertSeqs(t, readN(t, sub, 6, 64), 5, 10)
+	if n, err := sub.Read(polled, make([]traces.Event, 8)); n != 0 || err != context.Canceled {
+		t.Fatalf("a poll with nothing new = %d, %v; want 0, context.Canceled", n, err)
 	}
 	for want := int64(11); want <= 13; want++ {
 		emit(t, rec, 1)
-		assertSeqs(t, readN(t, sub, 1), want, want)
+		assertSeqs(t, readN(t, sub, 1, 64), want, want)
+	}
+}
+
+func TestReadWaitsForTheNextEvent(t *testing.T) {
+	rec := newRecording(t)
+	sub := rec.Subscribe(0)
+	got := make(chan []traces.Event)
+	go func() { got <- readN(t, sub, 1, 8) }()
+	// The reader may or may not be waiting yet: either way the event wakes or awaits it.
+	rec.Emit(traces.Event{Kind: traces.KindExit, Exit: &traces.Exit{}})
+	select {
+	case events := <-got:
+		assertSeqs(t, events, 1, 1)
+	case <-time.After(wait):
+		t.Fatal("a waiting Read was not woken by Emit")
+	}
+}
+
+func TestReadEndsWithItsContextAndLosesNothing(t *testing.T) {
+	rec := newRecording(t)
+	emit(t, rec, 3)
+	sub := rec.Subscribe(0)
+	assertSeqs(t, readN(t, sub, 3, 8), 1, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	ended := make(chan error)
+	go func() {
+		_, err := sub.Read(ctx, make([]traces.Event, 8))
+		ended <- err
+	}()
+	cancel()
+	select {
+	case err := <-ended:
+		if err != context.Canceled {
+			t.Fatalf("Read = %v, want context.Canceled", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("a waiting Read did not end with its context")
+	}
+	emit(t, rec, 2)
+	rec.Finish(traces.StatusCompleted, "")
+	assertSeqs(t, readAll(t, sub, 8), 4, 6)
+	if n, err := sub.Read(context.Background(), make([]traces.Event, 8)); n != 0 || err != io.EOF {
+		t.Errorf("Read after the end = %d, %v; want 0, io.EOF again", n, err)
 	}
 }
 
 func TestSubscribeAfterFinish(t *testing.T) {
-	rec := newRecording(t, 0)
+	rec := newRecording(t)
 	emit(t, rec, 5)
 	rec.Finish(traces.StatusFailed, "boom")
 	for _, after := range []int64{0, 3, 6} {
 		t.Run(fmt.Sprint("after ", after), func(t *testing.T) {
-			sub := rec.Subscribe(after)
-			assertSeqs(t, readAll(t, sub), after+1, 6)
-			if err := sub.Err(); err != nil {
-				t.Errorf("Err = %v, want nil", err)
-			}
-			sub.Cancel() // after the end: a no-op, not a double close
+			assertSeqs(t, readAll(t, rec.Subscribe(after), 2), after+1, 6)
 		})
 	}
 }
 
-func TestSlowSubscriberIsDroppedAndResumes(t *testing.T) {
-	const queue = 8
-	for _, tc := range []struct {
-		name      string
-		readFirst int // events read before the subscriber stops reading
-		resumeAt  int64
-	}{
-		{"never reads", 0, queue},
-		{"reads a little then stalls", 3, queue + 3},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := newRecording(t, queue)
-			sub := rec.Subscribe(0)
-			emit(t, rec, tc.readFirst)
-			received := readN(t, sub, tc.readFirst)
-			emit(t, rec, 100) // far more than the queue holds
-			received = append(received, readAll(t, sub)...)
-
-			var slow *traces.SlowError
-			if !errors.As(sub.Err(), &slow) {
-				t.Fatalf("Err = %v, want a *SlowError", sub.Err())
-			}
-			if slow.Resume != tc.resumeAt || slow.Resume != received[len(received)-1].Seq {
-				t.Fatalf("Resume = %d, want %d, the last seq received (%d)", slow.Resume, tc.resumeAt, received[len(received)-1].Seq)
-			}
-
-			// Resume while the run is live, then let it finish.
-			again := rec.Subscribe(slow.Resume)
-			emit(t, rec, 5)
-			rec.Finish(traces.StatusCompleted, "")
-			received = append(received, readAll(t, again)...)
-			assertSeqs(t, received, 1, int64(tc.readFirst)+100+5+1)
-			if err := again.Err(); err != nil {
-				t.Errorf("resumed subscription: Err = %v, want nil", err)
-			}
-		})
-	}
-}
-
-func TestEmitNeverBlocks(t *testing.T) {
+func TestSubscriberThatStopsReadingLosesNothing(t *testing.T) {
+	// A subscriber that reads a little, then nothing while 100,000 events are recorded, neither
+	// holds up the run nor misses any of them.
 	const n = 100_000
-	rec := newRecording(t, 16)
-	stuck := rec.Subscribe(0) // never read until the end
+	rec := newRecording(t)
+	stuck := rec.Subscribe(0)
+	emit(t, rec, 3)
+	assertSeqs(t, readN(t, stuck, 3, 8), 1, 3)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -244,47 +249,11 @@ func TestEmitNeverBlocks(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("Emit blocked on a subscriber that does not read")
 	}
-	if got := len(rec.Snapshot().Events); got != n+1 {
-		t.Errorf("recorded %d events, want %d", got, n+1)
-	}
-	assertSeqs(t, readAll(t, stuck), 1, 16)
-	var slow *traces.SlowError
-	if !errors.As(stuck.Err(), &slow) {
-		t.Errorf("stuck subscriber: Err = %v, want a *SlowError", stuck.Err())
-	}
-}
-
-func TestCancelIsIdempotent(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		setup func(t *testing.T, rec *traces.Recording)
-		slow  bool // Err should stay a *SlowError
-	}{
-		{"live", func(*testing.T, *traces.Recording) {}, false},
-		{"after the run finished", func(_ *testing.T, rec *traces.Recording) { rec.Finish(traces.StatusCompleted, "") }, false},
-		{"after being dropped", func(t *testing.T, rec *traces.Recording) { emit(t, rec, 10) }, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := newRecording(t, 4)
-			sub := rec.Subscribe(0)
-			tc.setup(t, rec)
-			sub.Cancel()
-			sub.Cancel()
-			readAll(t, sub) // C is closed, so this returns
-			// Emitting after Cancel must not send on, or close, the closed channel.
-			emit(t, rec, 10)
-			rec.Finish(traces.StatusCompleted, "")
-			sub.Cancel()
-			var slow *traces.SlowError
-			if got := errors.As(sub.Err(), &slow); got != tc.slow {
-				t.Errorf("Err = %v, want a *SlowError: %v", sub.Err(), tc.slow)
-			}
-		})
-	}
+	assertSeqs(t, readAll(t, stuck, 500), 4, n+4)
 }
 
 func TestFinishTakesEffectOnce(t *testing.T) {
-	rec := newRecording(t, 0)
+	rec := newRecording(t)
 	sub := rec.Subscribe(0)
 	emit(t, rec, 2)
 	select {
@@ -306,7 +275,7 @@ func TestFinishTakesEffectOnce(t *testing.T) {
 	if last := tr.Events[2]; last.Kind != traces.KindRunFinished || *last.Run != (traces.RunMark{Status: traces.StatusCompleted}) {
 		t.Errorf("last event = %s %+v", last.Kind, last.Run)
 	}
-	assertSeqs(t, readAll(t, sub), 1, 3)
+	assertSeqs(t, readAll(t, sub, 8), 1, 3)
 	if err := traces.Validate(tr); err != nil {
 		t.Errorf("the finished recording is not a valid trace: %v", err)
 	}
@@ -315,7 +284,7 @@ func TestFinishTakesEffectOnce(t *testing.T) {
 func TestConcurrentFinishAndEmit(t *testing.T) {
 	// Racing Finishes must record one run.finished, as the last event, and close once.
 	for range 200 {
-		rec := newRecording(t, 0)
+		rec := newRecording(t)
 		var wg sync.WaitGroup
 		for i := range 4 {
 			wg.Go(func() { rec.Finish(traces.StatusCompleted, fmt.Sprint(i)) })
@@ -333,7 +302,7 @@ func TestConcurrentFinishAndEmit(t *testing.T) {
 
 func TestSnapshotIsACopy(t *testing.T) {
 	agents := []traces.Agent{{Name: "root", Kind: traces.AgentSupervisor, Tools: []string{"transfer_to_agent"}}}
-	rec := traces.NewRecording(traces.Run{ID: "r1", StartedAt: t0}, agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r1", StartedAt: t0}, agents)
 	agents[0].Name, agents[0].Tools[0] = "changed by the caller", "changed" // NewRecording copied them
 	rec.Emit(traces.Event{Kind: traces.KindMessage, Agent: "root", Message: &traces.Message{Role: "user"}})
 	rec.Emit(traces.Event{Kind: traces.KindMessage, Agent: "root", Message: &traces.Message{Role: "assistant"}})
@@ -358,7 +327,7 @@ func TestSnapshotIsACopy(t *testing.T) {
 }
 
 func TestSnapshotDoesNotShareTheEventList(t *testing.T) {
-	rec := newRecording(t, 0)
+	rec := newRecording(t)
 	emit(t, rec, 3)
 	snap := rec.Snapshot()
 	snap.Events = append(snap.Events, traces.Event{Seq: 4, Kind: traces.KindError}) // into spare capacity, if any
@@ -373,8 +342,10 @@ func TestSnapshotDoesNotShareTheEventList(t *testing.T) {
 
 func TestConcurrentEmitGivesGaplessUniqueSeqs(t *testing.T) {
 	const writers, each = 8, 500
-	rec := newRecording(t, writers*each+10)
+	rec := newRecording(t)
+	read := make(chan []traces.Event)
 	sub := rec.Subscribe(0)
+	go func() { read <- readAll(t, sub, 32) }()
 	got := make([][]int64, writers)
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -401,11 +372,11 @@ func TestConcurrentEmitGivesGaplessUniqueSeqs(t *testing.T) {
 		}
 	}
 	assertSeqs(t, rec.Snapshot().Events, 1, writers*each+1)
-	assertSeqs(t, readAll(t, sub), 1, writers*each+1)
+	assertSeqs(t, <-read, 1, writers*each+1)
 }
 
 func TestNewRecording(t *testing.T) {
-	rec := traces.NewRecording(traces.Run{ID: "r7", Status: traces.StatusCompleted}, nil, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r7", Status: traces.StatusCompleted}, nil)
 	run := rec.Run()
 	if rec.ID() != "r7" || run.Status != traces.StatusRunning || run.StartedAt.IsZero() || run.EndedAt != nil {
 		t.Errorf("new recording's run = %+v, want r7, running, with a start time", run)
@@ -417,25 +388,18 @@ func TestNewRecording(t *testing.T) {
 	}
 }
 
-func TestSlowErrorSaysWhereToResume(t *testing.T) {
-	err := &traces.SlowError{Resume: 42}
-	if got := err.Error(); got != "subscriber fell too far behind the run and was dropped; resume after event 42" {
-		t.Errorf("Error() = %q", got)
-	}
-}
-
 func TestBacklogAcrossChunks(t *testing.T) {
 	// The recording keeps its events in chunks of a few hundred: backlogs and snapshots that
 	// start and end on either side of a chunk's edge get every event once, in order.
 	const n = 1000
-	rec := newRecording(t, 0)
+	rec := newRecording(t)
 	emit(t, rec, n)
 	for _, after := range []int64{0, 1, 255, 256, 257, 511, 512, 999, 1000} {
-		sub := rec.Subscribe(after)
-		got := readN(t, sub, int(n-after))
-		sub.Cancel()
-		if n > after {
-			assertSeqs(t, got, after+1, n)
+		for _, batch := range []int{1, 100, 256, 2000} { // reads within, across and beyond chunks
+			got := readN(t, rec.Subscribe(after), int(n-after), batch)
+			if n > after {
+				assertSeqs(t, got, after+1, n)
+			}
 		}
 	}
 	snap := rec.Snapshot()

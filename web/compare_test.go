@@ -200,7 +200,7 @@ func TestComparisonTellsAnExitThatEndedTheRun(t *testing.T) {
 			return agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "desk", Description: "Front desk.", Instruction: "Call refund, then exit.", ToolsConfig: conf, Exit: adk.ExitTool{}})
 		},
 	}
-	rec := traces.NewRecording(traces.Run{ID: "r-exits", Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, nil, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-exits", Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, nil)
 	if status := agentsRun(flow, rec); status != traces.StatusCompleted {
 		t.Fatalf("the exits app ended %s", status)
 	}

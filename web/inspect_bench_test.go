@@ -12,7 +12,7 @@ import (
 func longTrace(b *testing.B, n int) traces.Trace {
 	b.Helper()
 	flow := agentstest.Long(n)
-	rec := traces.NewRecording(traces.Run{ID: "r-long", Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-long", Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents)
 	if status := agentsRun(flow, rec); status != traces.StatusCompleted {
 		b.Fatalf("long run ended %s", status)
 	}

@@ -22,7 +22,7 @@ func runFlow(t testing.TB, name, input string) traces.Trace {
 	if input == "" {
 		input = flow.DefaultInput
 	}
-	rec := traces.NewRecording(traces.Run{ID: "r-" + name, Flow: name, Input: input, Model: "scripted"}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-" + name, Flow: name, Input: input, Model: "scripted"}, flow.Agents)
 	if status := agentsRun(flow, rec); status != traces.StatusCompleted {
 		t.Fatalf("%s ended %s", name, status)
 	}

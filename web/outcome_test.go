@@ -112,7 +112,7 @@ func TestInterruptedAgentsStayInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := traces.NewRecording(traces.Run{ID: "r-approval", Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-approval", Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents)
 	if status := agentsRun(flow, rec); status != traces.StatusInterrupted {
 		t.Fatalf("approval ended %s, want interrupted", status)
 	}

@@ -48,7 +48,7 @@ func benchmarkExport(b *testing.B, pace *agents.Pace) {
 		return exp
 	}
 	run := func(exp *otlp.Exporter) *traces.Recording {
-		rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Model: "scripted"}, flow.Agents, 0)
+		rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Model: "scripted"}, flow.Agents)
 		if exp != nil {
 			exp.Watch(rec)
 		}

@@ -131,24 +131,22 @@ func (x *Exporter) Watch(rec *traces.Recording) {
 	x.wg.Add(1)
 	go func() {
 		defer x.wg.Done()
-		x.follow(rec, sub, newRunSpans(x.tracer, x.content, snap.Run, snap.Agents))
+		x.follow(sub, newRunSpans(x.tracer, x.content, snap.Run, snap.Agents))
 	}()
 }
 
-// follow turns the events sub delivers into spans until the run ends. A watcher that falls too
-// far behind is dropped by the recording like any subscriber, and picks up where it stopped.
-func (x *Exporter) follow(rec *traces.Recording, sub *traces.Subscription, spans *runSpans) {
+// follow turns the events sub delivers into spans until the run ends. It reads them from the
+// recording at its own pace, in batches: the run never waits for it.
+func (x *Exporter) follow(sub *traces.Subscription, spans *runSpans) {
+	buf := make([]traces.Event, 64)
 	for {
-		var last int64
-		for e := range sub.C() {
-			spans.add(e)
-			last = e.Seq
-		}
-		var slow *traces.SlowError
-		if !errors.As(sub.Err(), &slow) {
+		n, err := sub.Read(context.Background(), buf)
+		if err != nil { // io.EOF: the run has ended
 			return
 		}
-		sub = rec.Subscribe(last)
+		for _, e := range buf[:n] {
+			spans.add(e)
+		}
 	}
 }
 

@@ -51,7 +51,7 @@ func exportedFlow(t *testing.T, flow agents.Flow, content bool) ([]otlptest.Span
 // runFlow runs a flow at full speed with exp watching it.
 func runFlow(t *testing.T, exp *otlp.Exporter, flow agents.Flow) *traces.Recording {
 	t.Helper()
-	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents)
 	exp.Watch(rec)
 	agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{}, rec)
 	return rec
@@ -348,7 +348,7 @@ func TestResumedRunJoinsItsTrace(t *testing.T) {
 	}
 	t0 := time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	rec := traces.NewRecording(traces.Run{ID: "r-resume", Flow: "app", StartedAt: t0}, []traces.Agent{{Name: "writer", Kind: traces.AgentChatModel}}, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-resume", Flow: "app", StartedAt: t0}, []traces.Agent{{Name: "writer", Kind: traces.AgentChatModel}})
 	exp.Watch(rec)
 	rec.Emit(traces.Event{Time: at(0), Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}})
 	rec.Emit(traces.Event{Time: at(1), Kind: traces.KindAgentStarted, Agent: "writer", RunPath: []string{"writer"}, AgentRun: &traces.AgentRun{Via: "run"}})
@@ -389,8 +389,8 @@ func TestResumedRunJoinsItsTrace(t *testing.T) {
 	}
 }
 
-// TestSlowWatcherMissesNothing: a watcher that falls behind the run is dropped by the recording
-// like any subscriber (here after one event), and picks up where it stopped.
+// TestSlowWatcherMissesNothing: a run recorded much faster than the watcher turns its events into
+// spans reaches the collector whole: the watcher reads the recording at its own pace.
 func TestSlowWatcherMissesNothing(t *testing.T) {
 	rcv := otlptest.NewReceiver(t)
 	exp, err := otlp.New(otlp.Config{Endpoint: rcv.URL})
@@ -398,7 +398,7 @@ func TestSlowWatcherMissesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	const calls = 300
-	rec := traces.NewRecording(traces.Run{ID: "r-slow", Flow: "app"}, []traces.Agent{{Name: "bot", Kind: traces.AgentChatModel}}, 1)
+	rec := traces.NewRecording(traces.Run{ID: "r-slow", Flow: "app"}, []traces.Agent{{Name: "bot", Kind: traces.AgentChatModel}})
 	exp.Watch(rec)
 	path := []string{"bot"}
 	rec.Emit(traces.Event{Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}})

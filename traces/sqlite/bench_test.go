@@ -145,7 +145,7 @@ func BenchmarkRecordStored(b *testing.B) {
 	defer store.Close()
 	run := func(b *testing.B, broker *traces.Broker, wait bool) {
 		for b.Loop() {
-			rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents, 0)
+			rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents)
 			if err := broker.Add(rec); err != nil {
 				b.Fatal(err)
 			}

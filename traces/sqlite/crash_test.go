@@ -47,7 +47,7 @@ func childMain() bool {
 	}
 	b := traces.NewStoredBroker(0, announcing{store}, slog.New(slog.DiscardHandler))
 	flow := agentstest.Long(100_000)
-	rec := traces.NewRecording(traces.Run{ID: "r-killed", Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-killed", Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents)
 	if err := b.Add(rec); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

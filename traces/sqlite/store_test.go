@@ -74,7 +74,7 @@ func TestCatalogueReadsBackIdentical(t *testing.T) {
 	b := traces.NewStoredBroker(0, store, slog.New(slog.DiscardHandler))
 	var recs []*traces.Recording
 	for _, flow := range agents.Catalogue() {
-		rec := traces.NewRecording(traces.Run{ID: "run-" + flow.Name, Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents, 0)
+		rec := traces.NewRecording(traces.Run{ID: "run-" + flow.Name, Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents)
 		if err := b.Add(rec); err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func TestConcurrentRunsKeepTheirOwnSequence(t *testing.T) {
 	var wg sync.WaitGroup
 	for r := range runs {
 		id := fmt.Sprintf("run-%d", r)
-		rec := traces.NewRecording(traces.Run{ID: id, Flow: "concurrent"}, nil, 0)
+		rec := traces.NewRecording(traces.Run{ID: id, Flow: "concurrent"}, nil)
 		if err := b.Add(rec); err != nil {
 			t.Fatal(err)
 		}
