@@ -17,7 +17,7 @@ import (
 // events.
 func TestReadBackLaysInputsOutAsRecorded(t *testing.T) {
 	flow := agentstest.Long(3000)
-	rec := traces.NewRecording(traces.Run{ID: "r-inputs", Flow: flow.Name}, flow.Agents, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-inputs", Flow: flow.Name}, flow.Agents)
 	agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{Pace: agents.NewPace(0)}, rec)
 	recorded := rec.Snapshot()
 	data, err := traces.Marshal(recorded)
