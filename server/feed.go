@@ -143,14 +143,6 @@ func (fs *feeds) release(f *feed) {
 // feedBatch is how many events the feed takes in at a time.
 const feedBatch = 64
 
-// polled is a context that has ended: a Subscription read with it returns what is recorded,
-// without waiting.
-var polled = func() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}()
-
 // follow subscribes f to the run after its newest event, unless it follows it already, and takes
 // in what the recording holds so far before returning. A run that ended is followed again when it
 // was resumed since.
@@ -172,13 +164,13 @@ func (f *feed) follow() {
 	// Take in what the recording holds now, so that what is rendered next is the run as it stands.
 	batch := make([]traces.Event, feedBatch)
 	for {
-		n, err := sub.Read(polled, batch)
+		n, err := sub.Poll(batch)
 		f.addLocked(batch[:n])
 		if err == io.EOF {
 			f.endLocked()
 			return
 		}
-		if err != nil { // nothing more yet
+		if n == 0 { // nothing more yet
 			break
 		}
 	}

@@ -245,44 +245,61 @@ type Subscription struct {
 // fit, and returns how many. When there is none yet, it waits for the next one, for the run's end,
 // or for ctx to end. Once the event that ends the subscription's run has been read, it returns 0
 // and io.EOF (again on every call); when ctx ends first, 0 and ctx.Err(). Events recorded already
-// are returned even when ctx has ended, so an ended ctx makes Read a poll. The events' payloads are
-// shared with the recording and must be treated as read-only.
+// are returned even when ctx has ended. The events' payloads are shared with the recording and
+// must be treated as read-only.
 func (s *Subscription) Read(ctx context.Context, p []Event) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	r := s.rec
 	for {
-		r.mu.Lock()
-		limit, over := int64(r.events.n), false
-		if s.end < len(r.ends) {
-			limit = min(limit, r.ends[s.end])
-			over = s.pos >= r.ends[s.end]
+		n, news, err := s.take(p, true)
+		if news == nil {
+			return n, err
 		}
-		if s.pos < limit {
-			// The events up to limit are never written again: copy them after unlocking, from the
-			// log as it stands now, so that a long batch does not hold up Emit.
-			log := r.events
-			r.mu.Unlock()
-			n := log.read(p, int(s.pos), int(limit))
-			s.pos += int64(n)
-			return n, nil
-		}
-		if over {
-			r.mu.Unlock()
-			return 0, io.EOF
-		}
-		if r.news == nil {
-			r.news = make(chan struct{})
-		}
-		news := r.news
-		r.mu.Unlock()
 		select {
 		case <-news:
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		}
 	}
+}
+
+// Poll is Read without the wait: when no event is recorded yet, it returns 0 and nil.
+func (s *Subscription) Poll(p []Event) (int, error) {
+	n, _, err := s.take(p, false)
+	return n, err
+}
+
+// take copies into p what Read returns now; when there is nothing yet and wait is set, it
+// returns instead the channel the next Emit or the run's end closes.
+func (s *Subscription) take(p []Event, wait bool) (int, <-chan struct{}, error) {
+	if len(p) == 0 {
+		return 0, nil, nil
+	}
+	r := s.rec
+	r.mu.Lock()
+	limit, over := int64(r.events.n), false
+	if s.end < len(r.ends) {
+		limit = min(limit, r.ends[s.end])
+		over = s.pos >= r.ends[s.end]
+	}
+	if s.pos < limit {
+		// The events up to limit are never written again: copy them after unlocking, from the
+		// log as it stands now, so that a long batch does not hold up Emit.
+		log := r.events
+		r.mu.Unlock()
+		n := log.read(p, int(s.pos), int(limit))
+		s.pos += int64(n)
+		return n, nil, nil
+	}
+	defer r.mu.Unlock()
+	switch {
+	case over:
+		return 0, nil, io.EOF
+	case !wait:
+		return 0, nil, nil
+	}
+	if r.news == nil {
+		r.news = make(chan struct{})
+	}
+	return 0, r.news, nil
 }
 
 // eventChunk is how many events one chunk of an eventLog holds: about 48 kB.
