@@ -206,19 +206,7 @@ func firstDiff(a, b []string) string {
 func TestTreeOnlyWhenChanged(t *testing.T) {
 	ctx := context.Background()
 	tr := webtest.RecordedSupervisor(t)
-	// The tree as drawn at seq, with nothing flashing, as one parser writes it.
-	tree := func(seq int64) string {
-		parts, err := templates.Parts(ctx, web.ViewAt(tr, seq).Redraw())
-		if err != nil {
-			t.Fatal(err)
-		}
-		i := slices.IndexFunc(parts, func(f templates.Fragment) bool { return f.Target == "graph" })
-		doc, err := goquery.NewDocumentFromReader(strings.NewReader(parts[i].HTML))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return outer(t, doc.Find("#graph"))
-	}
+	tree := func(seq int64) string { return drawnAt(t, tr, seq, "graph") }
 	run := tr.Run
 	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, ""
 	vs := web.NewViewState(run, tr.Agents)
@@ -272,18 +260,7 @@ func TestTreeOnlyWhenChanged(t *testing.T) {
 func TestHistoriesOnlyWhenNew(t *testing.T) {
 	ctx := context.Background()
 	tr := webtest.RecordedSupervisor(t)
-	panel := func(seq int64) string {
-		parts, err := templates.Parts(ctx, web.ViewAt(tr, seq).Redraw())
-		if err != nil {
-			t.Fatal(err)
-		}
-		i := slices.IndexFunc(parts, func(f templates.Fragment) bool { return f.Target == "session-histories" })
-		doc, err := goquery.NewDocumentFromReader(strings.NewReader(parts[i].HTML))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return outer(t, doc.Find("#session-histories"))
-	}
+	panel := func(seq int64) string { return drawnAt(t, tr, seq, "session-histories") }
 	run := tr.Run
 	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, ""
 	vs := web.NewViewState(run, tr.Agents)
@@ -416,4 +393,23 @@ func FuzzEncodeRow(f *testing.F) {
 			t.Errorf("row with %q encoded as\n%s\nwant\n%s", s, got, w[1:len(w)-2])
 		}
 	})
+}
+
+// drawnAt returns the part of tr's run page whose element has id target as drawn at seq, with
+// nothing flashing, as one parser writes it.
+func drawnAt(t *testing.T, tr traces.Trace, seq int64, target string) string {
+	t.Helper()
+	parts, err := templates.Parts(context.Background(), web.ViewAt(tr, seq).Redraw())
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(parts, func(f templates.Fragment) bool { return f.Target == target })
+	if i < 0 {
+		t.Fatalf("the page drawn at seq %d has no %s part", seq, target)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(parts[i].HTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return outer(t, doc.Find("#"+target))
 }
