@@ -204,27 +204,10 @@ func firstDiff(a, b []string) string {
 // without the tree, its nodes swapped into the tree drawn before the event, gives the same markup
 // as the tree drawn after it.
 func TestTreeOnlyWhenChanged(t *testing.T) {
-	ctx := context.Background()
 	tr := webtest.RecordedSupervisor(t)
 	tree := func(seq int64) string { return drawnAt(t, tr, seq, "graph") }
-	run := tr.Run
-	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, ""
-	vs := web.NewViewState(run, tr.Agents)
 	skipped, faces := map[traces.Kind]int{}, map[traces.Kind]int{}
-	for _, e := range tr.Events {
-		from := vs.Seq()
-		vs.Add(e)
-		parts, err := templates.Parts(ctx, vs.Update(from))
-		if err != nil {
-			t.Fatal(err)
-		}
-		drawn := slices.ContainsFunc(parts, func(f templates.Fragment) bool { return f.Target == "graph" })
-		var nodes []templates.Fragment
-		for _, f := range parts {
-			if templates.WholeOf(f.Target) == "graph" {
-				nodes = append(nodes, f)
-			}
-		}
+	eachLiveUpdate(t, tr, "graph", func(e traces.Event, from int64, drawn bool, nodes []templates.Fragment) {
 		switch {
 		case e.Kind == traces.KindTransfer && (!drawn || len(nodes) > 0):
 			t.Errorf("#%d transfer: the update carries the tree %v and %d nodes, want the tree alone", e.Seq, drawn, len(nodes))
@@ -244,7 +227,7 @@ func TestTreeOnlyWhenChanged(t *testing.T) {
 				t.Errorf("#%d %s: the update's nodes in the tree before it differ from the tree after it:\nbefore: %.600s\n after: %.600s", e.Seq, e.Kind, before, after)
 			}
 		}
-	}
+	})
 	if skipped[traces.KindMessage] == 0 || skipped[traces.KindToolFinished] == 0 {
 		t.Errorf("trees left out by kind: %v; want messages and finished tool calls among them", skipped)
 	}
@@ -258,28 +241,11 @@ func TestTreeOnlyWhenChanged(t *testing.T) {
 // only the section of an agent that starts again otherwise; that section, swapped into the panel
 // drawn before the event, gives the same markup as the panel drawn after it.
 func TestHistoriesOnlyWhenNew(t *testing.T) {
-	ctx := context.Background()
 	tr := webtest.RecordedSupervisor(t)
 	panel := func(seq int64) string { return drawnAt(t, tr, seq, "session-histories") }
-	run := tr.Run
-	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, ""
-	vs := web.NewViewState(run, tr.Agents)
 	seen := map[string]bool{}
 	restarts := 0
-	for _, e := range tr.Events {
-		from := vs.Seq()
-		vs.Add(e)
-		parts, err := templates.Parts(ctx, vs.Update(from))
-		if err != nil {
-			t.Fatal(err)
-		}
-		whole := slices.ContainsFunc(parts, func(f templates.Fragment) bool { return f.Target == "session-histories" })
-		var pieces []templates.Fragment
-		for _, f := range parts {
-			if templates.WholeOf(f.Target) == "session-histories" {
-				pieces = append(pieces, f)
-			}
-		}
+	eachLiveUpdate(t, tr, "session-histories", func(e traces.Event, from int64, whole bool, pieces []templates.Fragment) {
 		started := e.Kind == traces.KindAgentStarted && e.AgentRun != nil
 		switch {
 		case started && !seen[e.Agent] && (!whole || len(pieces) > 0):
@@ -297,7 +263,7 @@ func TestHistoriesOnlyWhenNew(t *testing.T) {
 		if started {
 			seen[e.Agent] = true
 		}
-	}
+	})
 	if restarts == 0 {
 		t.Error("no agent started again: the run does not exercise sections drawn alone")
 	}
@@ -412,4 +378,29 @@ func drawnAt(t *testing.T, tr traces.Trace, seq int64, target string) string {
 		t.Fatal(err)
 	}
 	return outer(t, doc.Find("#"+target))
+}
+
+// eachLiveUpdate feeds tr's events, as of a running run, one at a time to a view state, and calls
+// check with each event, the seq before it, whether its update's parts carry the part whole, and
+// the pieces of whole (WholeOf) they carry.
+func eachLiveUpdate(t *testing.T, tr traces.Trace, whole string, check func(e traces.Event, from int64, carried bool, pieces []templates.Fragment)) {
+	t.Helper()
+	run := tr.Run
+	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, ""
+	vs := web.NewViewState(run, tr.Agents)
+	for _, e := range tr.Events {
+		from := vs.Seq()
+		vs.Add(e)
+		parts, err := templates.Parts(context.Background(), vs.Update(from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pieces []templates.Fragment
+		for _, f := range parts {
+			if templates.WholeOf(f.Target) == whole {
+				pieces = append(pieces, f)
+			}
+		}
+		check(e, from, slices.ContainsFunc(parts, func(f templates.Fragment) bool { return f.Target == whole }), pieces)
+	}
 }
