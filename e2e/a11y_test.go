@@ -67,10 +67,10 @@ func (tb *tab) view(t *testing.T, width, height int64, scheme string) {
 		}))
 }
 
-// TestAccessibility runs every axe-core rule on the index page, a completed run with the
-// inspector open on an event and on an agent, with the sequence view open, the compare page and a failed run, light at 1280 px and dark at 800 and 1920 px (the colours do
-// not change with the width); any violation fails. Layout and colours change in place, so each
-// page loads once.
+// TestAccessibility runs every axe-core rule on the index page, a completed run with the inspector
+// open on an event and on an agent, with the sequence view open, the compare page and a failed run,
+// light at 1280 px and dark at 800 and 1920 px (the colours do not change with the width); any
+// violation fails. Layout and colours change in place, so each page loads once.
 func TestAccessibility(t *testing.T) {
 	t.Parallel()
 	b := startBaton(t, agentstest.FailingTool())

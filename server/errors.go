@@ -30,8 +30,9 @@ var statusOf = map[traces.Code]int{
 const retryAfter = 5
 
 // handleError is Echo's HTTPErrorHandler: every error a handler or middleware returns ends here.
-// The API, the websockets and the inspector and time-travel fragments get {"error": message}, pages get an HTML
-// page; a 503 says when to try again; internal errors are logged and shown as "internal error".
+// The API, the websockets and the inspector and time-travel fragments get {"error": message}, pages
+// get an HTML page; a 503 says when to try again; internal errors are logged and shown as "internal
+// error".
 func (s *Server) handleError(err error, c echo.Context) {
 	status, msg := s.describe(err, c.Request())
 	if c.Response().Committed {

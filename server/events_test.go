@@ -136,8 +136,9 @@ func TestSlowViewerIsDropped(t *testing.T) {
 	}()
 
 	// 12 MiB, in messages small enough for a reading viewer to take each well within the write
-	// timeout on a loaded machine: more than the socket buffers hold for a viewer that reads nothing (its receive
-	// buffer is fixed small; the server's send buffer grows to net.ipv4.tcp_wmem's 4 MiB at most).
+	// timeout on a loaded machine: more than the socket buffers hold for a viewer that reads
+	// nothing (its receive buffer is fixed small; the server's send buffer grows to
+	// net.ipv4.tcp_wmem's 4 MiB at most).
 	const n = 48
 	big := strings.Repeat("x", 256<<10)
 	var healthyGot []int64

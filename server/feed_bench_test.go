@@ -119,7 +119,8 @@ func BenchmarkEventToFrame(b *testing.B) {
 					b.ReportMetric(q(1), "max-ms")
 					b.ReportMetric(cpu*1e6/float64(n), "cpu-us/event")
 					// Bytes the process allocated (the viewers' reading included): the garbage the
-					// collector, which shares the cores, must deal with. Load on the machine moves it little.
+					// collector, which shares the cores, must deal with. Load on the machine moves
+					// it little.
 					b.ReportMetric(float64(allocated)/1024/float64(n), "alloc-KB/event")
 				})
 			}

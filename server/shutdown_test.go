@@ -17,8 +17,8 @@ import (
 
 // emitFlood emits floodEvents events of 128 KiB each: 6 MiB, more than the system buffers for a
 // viewer that does not read (Linux gives the sender at most 4 MiB, and a receiver that does not
-// read keeps its first window), so that writing them blocks until the viewer reads. Many smaller events rather than one huge one: encoding and decoding
-// them is slow under the race detector.
+// read keeps its first window), so that writing them blocks until the viewer reads. Many smaller
+// events rather than one huge one: encoding and decoding them is slow under the race detector.
 func emitFlood(rec *traces.Recording) {
 	emitMessages(rec, floodEvents, strings.Repeat("x", 128<<10))
 }

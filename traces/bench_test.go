@@ -12,9 +12,10 @@ import (
 )
 
 // BenchmarkRecordingEmit measures recording one event, with nobody subscribed and with two
-// subscribers reading as they can (a live page's feed and the store's writer, say). Runs are runLen events long, so that the heap stays the size
-// of a long run's rather than growing to gigabytes with b.N. cpu-ns/op is the process's CPU time
-// (readers and collector included), which the machine's other load moves less than ns/op.
+// subscribers reading as they can (a live page's feed and the store's writer, say). Runs are runLen
+// events long, so that the heap stays the size of a long run's rather than growing to gigabytes
+// with b.N. cpu-ns/op is the process's CPU time (readers and collector included), which the
+// machine's other load moves less than ns/op.
 func BenchmarkRecordingEmit(b *testing.B) {
 	const runLen = 1 << 15
 	e := traces.Event{Kind: traces.KindMessage, Agent: "root", RunPath: []string{"root"}, Message: &traces.Message{Role: "assistant", Content: "hello"}}

@@ -111,8 +111,8 @@ func (r *Recording) wakeLocked() {
 }
 
 // Finish records run.finished with status (a final status) and errMsg, which ends every
-// subscription made before it once read, and makes later Emits no-ops. Only the first call has an effect, until
-// Resume.
+// subscription made before it once read, and makes later Emits no-ops. Only the first call has
+// an effect, until Resume.
 func (r *Recording) Finish(status Status, errMsg string) {
 	r.FinishAt(time.Time{}, status, errMsg)
 }
@@ -139,8 +139,9 @@ func (r *Recording) FinishAt(at time.Time, status Status, errMsg string) {
 // Resume reopens a run that ended interrupted, so that the rest of it is recorded in the same
 // trace: the status is running again, EndedAt and Error are cleared, Emit records again, Done
 // returns a new channel, and new subscriptions follow the run live. Subscriptions made before it
-// ended still end at its run.finished. The caller emits a resumed event next, so that the trace stays valid (see
-// Validate). It fails with CodeConflict when the run is not one that ended interrupted.
+// ended still end at its run.finished. The caller emits a resumed event next, so that the trace
+// stays valid (see Validate). It fails with CodeConflict when the run is not one that ended
+// interrupted.
 func (r *Recording) Resume() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -96,12 +96,12 @@ type FrameText struct {
 	Note bool // a line of the note, not of the caption
 }
 
-// TransferEdge is one transfer of control, drawn from From to To along Route; Path is Route's
-// SVG path data and Label where the order number sits. Failed is set when an error reported the transfer failed
-// (FailSeq is that error's event); Current marks the newest transfer. Only the newest Lanes
-// transfers of each direction between two agents are drawn, so that drawing the tree costs the
-// same however many transfers the run made: Graph.Transfers holds those (without a Path when
-// an end has no box), and the oldest of each direction counts the older ones in Earlier,
+// TransferEdge is one transfer of control, drawn from From to To along Route; Path is Route's SVG
+// path data and Label where the order number sits. Failed is set when an error reported the
+// transfer failed (FailSeq is that error's event); Current marks the newest transfer. Only the
+// newest Lanes transfers of each direction between two agents are drawn, so that drawing the tree
+// costs the same however many transfers the run made: Graph.Transfers holds those (without a Path
+// when an end has no box), and the oldest of each direction counts the older ones in Earlier,
 // written at EarlierAt with SVG text-anchor EarlierAnchor.
 type TransferEdge struct {
 	Order   int

@@ -101,8 +101,8 @@ type analysis struct {
 	counts    tokenCache   // the inspections' token counts
 	spans     *sequence    // the sequence view (sequence.go)
 
-	// For the timeline's search and folding (search.go): each agent's newest agent and model input, where an
-	// input event's new messages begin, and the call each echoing message event repeats.
+	// For the timeline's search and folding (search.go): each agent's newest agent and model input,
+	// where an input event's new messages begin, and the call each echoing message event repeats.
 	inputs    map[string][]traces.Message
 	freshFrom map[int64]int
 	echoOf    map[int64]int64

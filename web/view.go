@@ -35,11 +35,12 @@ func (a *analysis) view(limit int) View {
 }
 
 // Update is what changes on the run page when the events after From arrive, up to Seq. Stats is
-// always given when Changed, Graph only when GraphChanged, Faces only when it is not. Rows are the new timeline rows (NewUpdate fills them;
-// ViewState.Update leaves them to ViewState.Rows), Amended the rows of events that changed after
-// From (a transfer that a later error failed, the work inside an AgentTool call seen through
-// callbacks only), even of events past From, which a page may hold already (a page's first
-// render can be ahead of its live feed): the page puts them in place of the old ones. Session is computed only when ValuesChanged or HistoriesChanged, Agents only when
+// always given when Changed, Graph only when GraphChanged, Faces only when it is not. Rows are the
+// new timeline rows (NewUpdate fills them; ViewState.Update leaves them to ViewState.Rows), Amended
+// the rows of events that changed after From (a transfer that a later error failed, the work inside
+// an AgentTool call seen through callbacks only), even of events past From, which a page may hold
+// already (a page's first render can be ahead of its live feed): the page puts them in place of the
+// old ones. Session is computed only when ValuesChanged or HistoriesChanged, Agents only when
 // AgentsChanged.
 type Update struct {
 	From             int64
