@@ -18,6 +18,7 @@ import (
 func TestRunOutcome(t *testing.T) {
 	failed := webtest.FailedTransfer()
 	reason := "transfer failed: agent 'billing_agent' not found when transferring from 'router'"
+	planExecute := webtest.PlanExecute()
 	for _, tc := range []struct {
 		name                  string
 		tr                    traces.Trace
@@ -25,6 +26,8 @@ func TestRunOutcome(t *testing.T) {
 		errorText, jumpSeq    string
 	}{
 		{name: "completed", tr: webtest.Supervisor(), answer: "US GDP in 2024 was $29.18T; doubled, $58.36T.", answerSeq: "43", by: "supervisor"},
+		// The run ends with the replanner's response, not the executor's last step before it.
+		{name: "plan-execute", tr: planExecute, answer: webtest.PlanExecuteResponse, answerSeq: itoa(saidAt(planExecute, webtest.PlanExecuteResponse)), by: "replanner"},
 		{name: "failed", tr: failed, errorText: reason, jumpSeq: itoa(failed.Events[len(failed.Events)-2].Seq)},
 		{name: "running", tr: webtest.SupervisorUntil(30)},
 	} {
@@ -52,6 +55,16 @@ func TestRunOutcome(t *testing.T) {
 			}
 		})
 	}
+}
+
+// saidAt returns the seq of the message of tr that reads text, 0 if none.
+func saidAt(tr traces.Trace, text string) int64 {
+	for _, e := range tr.Events {
+		if e.Message != nil && e.Message.Content == text {
+			return e.Seq
+		}
+	}
+	return 0
 }
 
 func TestPaceControl(t *testing.T) {

@@ -135,6 +135,10 @@ func (a *analysis) clone() *analysis {
 		l := *k
 		c.calls[i], callCopies[k] = &l, &l
 	}
+	c.open = make([]*agentToolCall, len(a.open))
+	for i, k := range a.open {
+		c.open[i] = callCopies[k]
+	}
 	c.values, c.valueAt = slices.Clone(a.values), maps.Clone(a.valueAt)
 	c.histories = make(map[string]*started, len(a.histories))
 	for k, h := range a.histories {
