@@ -76,3 +76,44 @@ func runStatusOf(e traces.Event) traces.Status {
 	}
 	return e.Run.Status
 }
+
+// TestIndexAfterDecisions: with the runs kept in a database, as serve keeps them, an index page
+// left open lists two runs waiting for a decision; one is approved and the other rejected on
+// their pages, and the index, without a reload, and GET /api/runs then list both as their pages
+// show them: completed, with every event.
+func TestIndexAfterDecisions(t *testing.T) {
+	t.Parallel()
+	b := startStoredBaton(t)
+	ids := []string{b.startRun(t, "approval", 0), b.startRun(t, "approval", 0)}
+	for _, id := range ids {
+		b.waitRunEnded(t, id, waitTimeout)
+	}
+	index := newTab(t, nil)
+	index.open(t, b.base+"/")
+	row := func(id string) string {
+		return `document.querySelector('[data-testid=run-row]` + attrSel("data-run-id", id) + `')?.dataset.status`
+	}
+	for _, id := range ids {
+		index.waitFor(t, "run "+id+" listed as interrupted", row(id)+` === 'interrupted'`)
+	}
+
+	runPage := newTab(t, index)
+	for i, decision := range []string{"approve", "reject"} {
+		runPage.open(t, b.base+"/runs/"+ids[i])
+		runPage.click(t, "[data-testid="+decision+"]")
+		runPage.waitStatus(t, "completed")
+	}
+	for _, id := range ids {
+		index.waitFor(t, "run "+id+" listed as completed", row(id)+` === 'completed'`)
+	}
+	listed := map[string]traces.RunSummary{}
+	for _, r := range b.summaries(t) {
+		listed[r.ID] = r
+	}
+	for _, id := range ids {
+		tr := b.trace(t, id)
+		if r := listed[id]; r.Status != traces.StatusCompleted || r.Events != int64(len(tr.Events)) {
+			t.Errorf("GET /api/runs lists %s as %s with %d events; its page shows completed with %d", id, r.Status, r.Events, len(tr.Events))
+		}
+	}
+}

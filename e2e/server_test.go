@@ -203,6 +203,21 @@ func (b *baton) runs(t *testing.T) []traces.Run {
 	return runs
 }
 
+// summaries returns GET /api/runs as run summaries, with their counts.
+func (b *baton) summaries(t *testing.T) []traces.RunSummary {
+	t.Helper()
+	res, err := http.Get(b.base + "/api/runs")
+	if err != nil {
+		t.Fatalf("GET /api/runs: %v", err)
+	}
+	defer res.Body.Close()
+	var runs []traces.RunSummary
+	if err := json.NewDecoder(res.Body).Decode(&runs); err != nil {
+		t.Fatalf("GET /api/runs: %v", err)
+	}
+	return runs
+}
+
 // runStatus returns the run's status from GET /api/runs.
 func (b *baton) runStatus(t *testing.T, id string) traces.Status {
 	t.Helper()

@@ -148,7 +148,9 @@ func (m *runManager) resume(id string, d agents.Decision) error {
 	if err := m.canStartLocked(); err != nil {
 		return err
 	}
-	if err := rec.Resume(); err != nil {
+	// Through the broker, which writes the resumed part to its store too: reopening the
+	// recording alone left the store (and so the runs list) at the interrupted part.
+	if err := m.cfg.broker.Resume(rec); err != nil {
 		return err
 	}
 	delete(m.paused, id)
