@@ -98,6 +98,9 @@ func (m *runManager) canStartLocked() error {
 	switch {
 	case m.closed || m.ctx.Err() != nil:
 		return errShuttingDown
+	case len(m.live) == 1 && m.cfg.maxRunning <= 1:
+		return traces.Errorf(traces.CodeUnavailable,
+			"a run is already going on, the most this server allows; try again when it has finished")
 	case len(m.live) >= m.cfg.maxRunning:
 		return traces.Errorf(traces.CodeUnavailable,
 			"%d runs are already going on, the most this server allows; try again when one has finished", len(m.live))

@@ -136,3 +136,32 @@ func TestPagesPreloadEveryModule(t *testing.T) {
 		t.Errorf("modulepreload links %v, want the modules %v", got, want)
 	}
 }
+
+// TestRunControlsOffered: Run again and Replay show only where the server can run the run's
+// flow; Replay waits, disabled, for the run to end. Their errors have a line of their own under
+// the header, not in it.
+func TestRunControlsOffered(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		tr                     traces.Trace
+		runnable               bool
+		again, replay, enabled bool
+	}{
+		{"a completed run of a flow served here", webtest.Supervisor(), true, true, true, true},
+		{"a run going on", webtest.SupervisorUntil(20), true, true, true, false},
+		{"an app's run, or a trace of a flow not served here", webtest.Supervisor(), false, false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := mustDoc(t, templates.RunPage(tc.tr, templates.PageOptions{Runnable: tc.runnable}))
+			again, replay := byTestID(doc, "run-again"), byTestID(doc, "replay")
+			_, disabled := replay.Attr("disabled")
+			if again.Length() == 1 != tc.again || replay.Length() == 1 != tc.replay || tc.replay && disabled == tc.enabled {
+				t.Errorf("run-again %d, replay %d (disabled %v); want run-again %v, replay %v (enabled %v)",
+					again.Length(), replay.Length(), disabled, tc.again, tc.replay, tc.enabled)
+			}
+			if e := byTestID(doc, "form-error"); e.Length() != 1 || e.Closest("header").Length() != 0 {
+				t.Errorf("%d form-error lines, %d in the header; want one, under it", e.Length(), e.Closest("header").Length())
+			}
+		})
+	}
+}
