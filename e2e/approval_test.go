@@ -51,7 +51,8 @@ func TestApproveFromThePage(t *testing.T) {
 	if got := strings.Join(kinds, " "); got != "run.finished:interrupted resumed: run.finished:completed" {
 		t.Errorf("run %s: %s, want it interrupted, resumed and completed in one trace", id, got)
 	}
-	// The header's clock counts the run's active time: the wait for the decision is left out.
+	// The header's clock counts the run's active time, from its first event to its last: the wait
+	// for the decision is left out.
 	var stopped, resumed time.Time
 	for _, e := range tr.Events {
 		switch {
@@ -61,7 +62,7 @@ func TestApproveFromThePage(t *testing.T) {
 			resumed = e.Time
 		}
 	}
-	active := tr.Events[len(tr.Events)-1].Time.Sub(tr.Run.StartedAt) - resumed.Sub(stopped)
+	active := tr.Events[len(tr.Events)-1].Time.Sub(tr.Events[0].Time) - resumed.Sub(stopped)
 	tb.waitFor(t, "the active time in the header", `document.querySelector('[data-testid=elapsed]')?.textContent === `+strconv.Quote(web.Clock(active)))
 	// The page's rows are the whole trace: it followed the resumed part live.
 	if rows := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=timeline-row]').length`); rows != len(tr.Events) {

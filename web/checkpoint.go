@@ -84,7 +84,7 @@ func (a *analysis) takeUpTo(tr traces.Trace, n int) {
 // run's last event: what newAnalysis(run) and the same events would have made.
 func (a *analysis) endAs(run traces.Run) {
 	own := newAnalysis(run, nil)
-	a.tr.Run, a.metaStatus, a.endedAt = run, own.metaStatus, own.endedAt
+	a.tr.Run, a.metaStatus = run, own.metaStatus
 	if !a.settled {
 		a.status = own.status // no run.finished said otherwise
 	}

@@ -81,7 +81,6 @@ type analysis struct {
 	flow, input string // the run's, else its run.started event's
 	firstTime   time.Time
 	lastTime    time.Time
-	endedAt     *time.Time // tr.Run.EndedAt when the run had ended before any event was added
 	// idle is the time the run spent stopped between a run.finished and the resume after it;
 	// stoppedAt the time of a run.finished not yet followed by anything.
 	idle         time.Duration
@@ -179,9 +178,6 @@ func newAnalysis(run traces.Run, agents []traces.Agent) *analysis {
 		a.metaStatus = traces.StatusRunning
 	}
 	a.status = a.metaStatus
-	if a.status.Ended() {
-		a.endedAt = run.EndedAt
-	}
 	return a
 }
 
