@@ -14,7 +14,7 @@ import { watchInputs } from "./rowfilter.js";
 import { S, isFinal, readHash, rowOf, rowsEl, showTab } from "./runstate.js";
 import { inspect, inspectError, onGraphActivate, select } from "./selection.js";
 import { initSequence } from "./sequence.js";
-import { away, dim, hold, initTravel, onNews } from "./travel.js";
+import { away, dim, hold, initTravel, onNews, restep } from "./travel.js";
 import { watchTyping } from "./typing.js";
 
 const body = document.body;
@@ -43,11 +43,14 @@ function applyMessage(msg) {
   }
   if (typeof msg.status === "string" && msg.status) {
     const failedNow = msg.status === "failed" && S.status !== "failed";
+    const changed = msg.status !== S.status;
     S.status = msg.status;
     body.dataset.status = msg.status;
     if (isFinal(S.status)) fixPace();
     showReplay();
     if (failedNow && !S.selected) inspectError();
+    // Away from the head the header keeps the run's own status: redraw it where the page stands.
+    if (changed && away()) restep();
   }
   if (typeof msg.pace_ms === "number" && msg.pace_ms !== S.paceMS && S.paceWanted === null) {
     // Another page changed the run's pace.

@@ -165,3 +165,36 @@ func TestRunControlsOffered(t *testing.T) {
 		})
 	}
 }
+
+// TestRunPageAway: a page put at an earlier event of a completed run says "at event N of M",
+// its clock stands there, and the run's own status and final answer stay in the header; at the
+// newest event it says nothing of the sort.
+func TestRunPageAway(t *testing.T) {
+	tr := webtest.Supervisor()
+	whole := web.NewViewState(tr.Run, tr.Agents)
+	whole.Add(tr.Events...)
+	v := web.ViewAt(tr, 10).View()
+	v.Stats.Away = whole.AwayAt(10)
+	doc := mustDoc(t, templates.RunView(v, templates.PageOptions{}))
+
+	at := byTestID(doc, "run-at")
+	if got := strings.Join(strings.Fields(at.Text()), " "); got != "at event 10 of 45" || at.AttrOr("data-at", "") != "10" {
+		t.Errorf("run-at reads %q (data-at %q), want at event 10 of 45", got, at.AttrOr("data-at", ""))
+	}
+	if s := byTestID(doc, "run-status"); s.AttrOr("data-status", "") != "completed" || !strings.Contains(s.Text(), "completed") {
+		t.Errorf("run-status %q %q, want the run's own: completed", s.AttrOr("data-status", ""), s.Text())
+	}
+	if _, stopped := byTestID(doc, "elapsed").Attr("data-ended"); !stopped {
+		t.Errorf("the clock runs on a page that shows event 10")
+	}
+	if a := byTestID(doc, "final-answer"); a.AttrOr("data-seq", "") != "43" || a.AttrOr("data-agent", "") != "supervisor" {
+		t.Errorf("final answer #%q by %q, want the run's, #43 by supervisor", a.AttrOr("data-seq", ""), a.AttrOr("data-agent", ""))
+	}
+	if n := byTestID(doc, "timeline-row").Length(); n == 0 {
+		t.Errorf("no timeline rows")
+	}
+	head := mustDoc(t, templates.RunPage(tr, templates.PageOptions{}))
+	if n := byTestID(head, "run-at").Length(); n != 0 {
+		t.Errorf("the page at the newest event shows %d run-at", n)
+	}
+}

@@ -227,3 +227,39 @@ func TestFinalAnswerShapes(t *testing.T) {
 		})
 	}
 }
+
+// TestAwayKeepsTheRunsOutcome: a page put at an earlier event of a finished run stands at event
+// N of the run's M, and still has the run's own status and outcome; at the newest event it is
+// not away. A report's frames before the end say the same.
+func TestAwayKeepsTheRunsOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tr   traces.Trace
+	}{
+		{"completed", webtest.Supervisor()},
+		{"failed", webtest.FailedTransfer()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			last := tc.tr.Events[len(tc.tr.Events)-1].Seq
+			whole := web.NewStats(tc.tr)
+			want := web.Away{At: 3, Head: last, Status: whole.Status, Error: whole.Error, Outcome: whole.Outcome}
+			vs := web.NewViewState(tc.tr.Run, tc.tr.Agents)
+			vs.Add(tc.tr.Events...)
+			if got := vs.AwayAt(3); got == nil || *got != want {
+				t.Errorf("away at #3: %+v\nwant %+v", got, want)
+			}
+			if got := vs.AwayAt(last); got != nil {
+				t.Errorf("at the newest event the page is away: %+v", got)
+			}
+			frames := web.NewReport(tc.tr).Frames
+			for _, f := range frames[:len(frames)-1] {
+				if a := f.Stats.Away; a == nil || a.At != f.Seq || a.Head != last || a.Status != whole.Status || a.Outcome != whole.Outcome {
+					t.Fatalf("report frame #%d stands %+v, want at #%d of %d, %s", f.Seq, a, f.Seq, last, whole.Status)
+				}
+			}
+			if a := frames[len(frames)-1].Stats.Away; a != nil {
+				t.Errorf("the report's last frame is away: %+v", a)
+			}
+		})
+	}
+}

@@ -37,6 +37,20 @@ type Stats struct {
 	Tokens      int
 	TokensText  string // Tokens for the header: 950, 1.2k, 34k
 	Outcome     Outcome
+	// Away is set when these are the stats of an earlier event than the run's newest, for a
+	// page that shows the run as of that event: where it stands, and the run as it is.
+	Away *Away
+}
+
+// Away is where a page that shows its run as of an earlier event stands: at event At of the
+// run's Head events, the run itself, as of Head, having Status (Error, why it failed) and
+// Outcome. The page's counts, tree and session are as of At; its status and outcome are the
+// run's own, still in reach.
+type Away struct {
+	At, Head int64
+	Status   traces.Status
+	Error    string
+	Outcome  Outcome
 }
 
 // NewStats returns the header of tr after its last event.
