@@ -44,6 +44,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer v.noteCaughtUp()
 	if echo {
 		r.decideCall(v, ev)
 	}
@@ -62,6 +63,27 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	}
 	if ev.Action != nil {
 		r.observeAction(v, ev, path, msg, out)
+	}
+}
+
+// echoesDue returns a channel closed once v's copy of events has carried, and the recorder
+// recorded, the echo of every reply and tool result callbacks recorded of v so far (see
+// Recorder.ending). Callers hold r.mu.
+func (v *visit) echoesDue() <-chan struct{} {
+	if v.echoedModel >= v.modelOutputs && v.echoedTool >= v.toolResults {
+		return alwaysClosed
+	}
+	if v.caughtUp == nil {
+		v.caughtUp = make(chan struct{})
+	}
+	return v.caughtUp
+}
+
+// noteCaughtUp wakes whoever waits for v's echoes once they are all recorded. Callers hold r.mu.
+func (v *visit) noteCaughtUp() {
+	if v.caughtUp != nil && v.echoedModel >= v.modelOutputs && v.echoedTool >= v.toolResults {
+		close(v.caughtUp)
+		v.caughtUp = nil
 	}
 }
 

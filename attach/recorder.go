@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -30,9 +31,23 @@ type Sink interface {
 // ender is a Sink that can deliver what it holds before the run's end is certain (see
 // Recorder.ending).
 type ender interface {
-	// Ending delivers what was emitted so far, with the status the run ends with should nothing
-	// follow, waiting at most wait.
-	Ending(status traces.Status, errMsg string, wait time.Duration)
+	// Ending delivers what was emitted so far, with how the run ends should nothing follow, and
+	// returns a channel closed once that is delivered (nil when it is not worth waiting for: the
+	// destination is known not to answer). The next Emit makes the ending void.
+	Ending(e ending) (delivered <-chan struct{})
+	// EmitForeseen records the first event of the ending's tail, as recorded after all, and
+	// keeps rest (the ending with the rest of its tail) in one step: nobody sees the event twice
+	// or the ending void.
+	EmitForeseen(e traces.Event, rest ending) traces.Event
+}
+
+// ending is how a run ends should nothing more happen in it: its status and time, and the events
+// its end would record then (the agent.finished of every visit still open, innermost first).
+type ending struct {
+	Status traces.Status
+	Error  string
+	Time   time.Time
+	Tail   []traces.Event
 }
 
 // endingWait bounds how long the end of a run's last agent waits for its delivery.
@@ -84,6 +99,7 @@ type Recorder struct {
 	interrupt   bool
 	canceled    bool
 	status      traces.Status
+	promised    *ending       // the ending the sink holds, if any (see ending)
 	streamDone  bool          // the Runner's stream has ended, or nobody reads it
 	rootDrained bool          // the root visit's copy of events has ended: so has the run
 	parked      []*parkedCall // AgentTool calls not decided yet, and what waits behind them (see park)
@@ -136,7 +152,8 @@ type visit struct {
 	// Callback-recorded replies and tool results, and how many of their echoes were seen.
 	modelOutputs, toolResults int
 	echoedModel, echoedTool   int
-	lastReply                 string // its latest reply's text: eino stores it under OutputKey
+	caughtUp                  chan struct{} // closed when the echoes due are recorded (see echoesDue)
+	lastReply                 string        // its latest reply's text: eino stores it under OutputKey
 	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
 	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
 	// them started (see handOff).
@@ -336,7 +353,7 @@ func (r *Recorder) emit(e traces.Event) {
 		r.parked[n-1].events = append(r.parked[n-1].events, e)
 		return
 	}
-	r.sink.Emit(e)
+	r.deliver(e)
 }
 
 // fail records an error event and remembers it as the run's failure. Callers hold r.mu.
@@ -347,31 +364,145 @@ func (r *Recorder) fail(agent string, path []string, msg string) {
 
 // ending runs in eino's callback for the end of v's work: the last moment before the app can see
 // its run end, when v is the run's last agent. The run is finished only once the copies of its
-// events are read, after that moment, and an app may exit as soon as it sees its last event; so
-// when v ran on its own (not as a tool or a step) and nothing is outstanding (no transfer, tool
-// or AgentTool call), the sink is told how the run ends should nothing follow, and waits for that
-// to be delivered. If the run goes on after all, its real end replaces it.
+// events are read, after that moment, and an app may exit as soon as it sees its last event. So
+// unless v runs as a tool (its caller goes on) or something is known to go on (a transfer, a tool
+// or AgentTool call, another agent's work), the sink is told how the run ends should nothing
+// follow: its status and the events its end would record. It waits for that to be delivered.
+// If the run goes on after all (the next step of a workflow, a deterministic transfer), what
+// follows replaces it.
+//
+// First v's copy of events catches up with what callbacks recorded of v (each reply and tool
+// result has its echo there, followed by what only the copy says: an exit, a loop's break): eino
+// sent them before this moment, on their way to the app, so they come within microseconds;
+// echoWait bounds the wait all the same.
 func (r *Recorder) ending(v *visit) {
 	e, ok := r.sink.(ender)
-	if !ok {
+	if !ok || v.insideTool() {
 		return
 	}
-	if v.parent == nil {
-		r.undecided.waitAtMost(parkWait) // what is parked reaches the sink first
-	}
 	r.mu.Lock()
-	last := v.parent == nil && r.held == 0 && len(r.openTools) == 0 && len(r.agentTools) == 0
-	status, msg := r.outcome()
+	caughtUp := v.echoesDue()
+	r.mu.Unlock()
+	t := time.NewTimer(echoWait)
+	select {
+	case <-caughtUp:
+	case <-t.C:
+	}
+	t.Stop()
+	r.mu.Lock()
+	if !r.mayBeLast(v) {
+		r.mu.Unlock()
+		return
+	}
+	end := ending{Time: time.Now().UTC()}
+	end.Status, end.Error = r.outcome()
 	switch {
 	case v.interrupted:
-		status, msg = traces.StatusInterrupted, ""
-	case v.errMsg != "" && status == traces.StatusCompleted:
-		status, msg = traces.StatusFailed, v.errMsg
+		end.Status, end.Error = traces.StatusInterrupted, ""
+	case v.errMsg != "" && end.Status == traces.StatusCompleted:
+		end.Status, end.Error = traces.StatusFailed, v.errMsg
 	}
+	end.Tail = r.tail(end.Time)
+	r.promised = &end
+	delivered := e.Ending(end)
 	r.mu.Unlock()
-	if last {
-		e.Ending(status, msg, endingWait)
+	if delivered != nil {
+		t := time.NewTimer(endingWait)
+		defer t.Stop()
+		select {
+		case <-delivered:
+		case <-t.C:
+		}
 	}
+}
+
+// deliver hands e to the sink. While an ending is promised, an event that is the next of its
+// tail (the drain of a copy of events recording what the tail foresaw) keeps the rest of it
+// promised; any other means the run went on. Callers hold r.mu.
+func (r *Recorder) deliver(e traces.Event) {
+	p := r.promised
+	if p == nil || len(p.Tail) == 0 || !sameFact(e, p.Tail[0]) {
+		r.promised = nil
+		r.sink.Emit(e)
+		return
+	}
+	p.Tail = p.Tail[1:]
+	r.sink.(ender).EmitForeseen(e, *p)
+}
+
+// sameFact reports whether a and b record the same fact, whenever and wherever in the trace.
+func sameFact(a, b traces.Event) bool {
+	a.Seq, a.Time, b.Seq, b.Time = 0, time.Time{}, 0, time.Time{}
+	return reflect.DeepEqual(a, b)
+}
+
+// echoWait bounds how long the end of an agent's work waits for its copy of events to catch up.
+const echoWait = 200 * time.Millisecond
+
+// insideTool reports whether v runs inside a tool call (an AgentTool's callee, a host
+// specialist): its end is never the run's, the caller goes on.
+func (v *visit) insideTool() bool {
+	for ; v != nil; v = v.parent {
+		if v.via == viaAgentTool || v.handedTo {
+			return true
+		}
+	}
+	return false
+}
+
+// mayBeLast reports whether nothing is known to go on in the run once v's work has ended: no
+// transfer waits for its target, no tool or AgentTool call is open, no other agent's work runs.
+// Callers hold r.mu.
+func (r *Recorder) mayBeLast(v *visit) bool {
+	if r.held > 0 || len(r.openTools) > 0 || len(r.agentTools) > 0 {
+		return false
+	}
+	for _, o := range r.order {
+		if o != v && o.runnable && !o.runnableEnded {
+			return false
+		}
+	}
+	return true
+}
+
+// tail returns the events finish would record were the run to end now, stamped at, without
+// recording anything: what is parked, then agent.finished for every visit still open, each once
+// the visits inside it have finished, in start order. Callers hold r.mu.
+func (r *Recorder) tail(at time.Time) []traces.Event {
+	var out []traces.Event
+	for _, p := range r.parked {
+		for i, e := range p.events {
+			if i == 0 {
+				exited := *e.AgentTool
+				exited.InnerEvents = p.v.innerEvents(p.callee)
+				e.AgentTool = &exited
+			}
+			out = append(out, e)
+		}
+	}
+	closed := make(map[*visit]bool)
+	var closeVisit func(v *visit)
+	closeVisit = func(v *visit) {
+		if v.closed || closed[v] || !v.started {
+			return
+		}
+		for _, c := range r.order {
+			if c.parent == v && c.started && !c.closed && !closed[c] {
+				return // closed by the last of them
+			}
+		}
+		closed[v] = true
+		e := v.finishedEvent()
+		e.Time = at
+		out = append(out, e)
+		if v.parent != nil {
+			closeVisit(v.parent)
+		}
+	}
+	for _, v := range r.order {
+		closeVisit(v)
+	}
+	return out
 }
 
 // maybeFinish finishes the run once the root visit's events are all in and the Runner's stream,
