@@ -50,6 +50,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	}
 	path := v.path
 	if ev.Err != nil {
+		v.pendingError, v.pendingInterrupt = false, nil
 		v.ownEnd(out)
 		if !isInterrupt(ev.Err) {
 			v.errMsg = ev.Err.Error()
@@ -79,8 +80,13 @@ func (v *visit) echoesDue() <-chan struct{} {
 	return v.caughtUp
 }
 
-// noteCaughtUp wakes whoever waits for v's echoes once they are all recorded. Callers hold r.mu.
+// noteCaughtUp wakes whoever waits for v's copy of events to catch up: an event of its own is
+// recorded, and maybe the last echo due. Callers hold r.mu.
 func (v *visit) noteCaughtUp() {
+	if v.observed != nil {
+		close(v.observed)
+		v.observed = nil
+	}
 	if v.caughtUp != nil && v.echoedModel >= v.modelOutputs && v.echoedTool >= v.toolResults {
 		close(v.caughtUp)
 		v.caughtUp = nil
@@ -160,6 +166,7 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 	case a.Interrupted != nil:
 		v.ownEnd(out)
 		v.interrupted = true
+		v.pendingInterrupt = nil
 		r.interrupt = true
 		r.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: interruptOf(a.Interrupted)})
 	}

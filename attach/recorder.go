@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/traces"
@@ -147,12 +148,17 @@ type visit struct {
 	held                     int
 	interrupted              bool
 	errMsg                   string
-	closed                   bool          // agent.finished is recorded
-	finished                 chan struct{} // closed with it
+	// pendingInterrupt and pendingError are what the end of its work said (an interrupt, an
+	// error) and its events have not said yet: they will, after that end (see foresee).
+	pendingInterrupt *traces.Interrupt
+	pendingError     bool
+	closed           bool          // agent.finished is recorded
+	finished         chan struct{} // closed with it
 	// Callback-recorded replies and tool results, and how many of their echoes were seen.
 	modelOutputs, toolResults int
 	echoedModel, echoedTool   int
 	caughtUp                  chan struct{} // closed when the echoes due are recorded (see echoesDue)
+	observed                  chan struct{} // closed when an event of its own is recorded (see catchUp)
 	lastReply                 string        // its latest reply's text: eino stores it under OutputKey
 	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
 	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
@@ -359,7 +365,12 @@ func (r *Recorder) emit(e traces.Event) {
 // fail records an error event and remembers it as the run's failure. Callers hold r.mu.
 func (r *Recorder) fail(agent string, path []string, msg string) {
 	r.failure = msg
-	r.emit(traces.Event{Kind: traces.KindError, Agent: agent, RunPath: path, Error: &traces.ErrorDetail{Message: msg}})
+	r.emit(failure(agent, path, msg))
+}
+
+// failure is the error event of a failure of agent.
+func failure(agent string, path []string, msg string) traces.Event {
+	return traces.Event{Kind: traces.KindError, Agent: agent, RunPath: path, Error: &traces.ErrorDetail{Message: msg}}
 }
 
 // ending runs in eino's callback for the end of v's work: the last moment before the app can see
@@ -371,38 +382,25 @@ func (r *Recorder) fail(agent string, path []string, msg string) {
 // If the run goes on after all (the next step of a workflow, a deterministic transfer), what
 // follows replaces it.
 //
-// First v's copy of events catches up with what callbacks recorded of v (each reply and tool
-// result has its echo there, followed by what only the copy says: an exit, a loop's break): eino
-// sent them before this moment, on their way to the app, so they come within microseconds;
-// echoWait bounds the wait all the same.
+// First v's copy of events catches up with what eino sent before this moment, on its way to the
+// app: events come within microseconds, and echoWait bounds the wait all the same. A chat model
+// agent's events are each the echo of a reply or tool result callbacks recorded, followed by what
+// only the copy says (an exit, a loop's break): the wait ends when all are in. A custom agent's
+// runnable may send events of its own that no callback announces (plan-execute's planner and
+// replanner send the plan, the response and the loop's break): the wait ends once its copy has
+// been quiet for quietWait.
 func (r *Recorder) ending(v *visit) {
 	e, ok := r.sink.(ender)
 	if !ok || v.insideTool() {
 		return
 	}
-	r.mu.Lock()
-	caughtUp := v.echoesDue()
-	r.mu.Unlock()
-	t := time.NewTimer(echoWait)
-	select {
-	case <-caughtUp:
-	case <-t.C:
-	}
-	t.Stop()
+	v.catchUp()
 	r.mu.Lock()
 	if !r.mayBeLast(v) {
 		r.mu.Unlock()
 		return
 	}
-	end := ending{Time: time.Now().UTC()}
-	end.Status, end.Error = r.outcome()
-	switch {
-	case v.interrupted:
-		end.Status, end.Error = traces.StatusInterrupted, ""
-	case v.errMsg != "" && end.Status == traces.StatusCompleted:
-		end.Status, end.Error = traces.StatusFailed, v.errMsg
-	}
-	end.Tail = r.tail(end.Time)
+	end := r.foresee(time.Now().UTC())
 	r.promised = &end
 	delivered := e.Ending(end)
 	r.mu.Unlock()
@@ -436,8 +434,48 @@ func sameFact(a, b traces.Event) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// echoWait bounds how long the end of an agent's work waits for its copy of events to catch up.
-const echoWait = 200 * time.Millisecond
+// How long the end of an agent's work waits for its copy of events to catch up (see ending): at
+// most echoWait, and for a custom agent until its copy has been quiet for quietWait.
+const (
+	echoWait  = 200 * time.Millisecond
+	quietWait = 2 * time.Millisecond
+)
+
+// catchUp waits until v's copy of events has carried what eino sent of v so far (see ending).
+func (v *visit) catchUp() {
+	r := v.rec
+	deadline := time.NewTimer(echoWait)
+	defer deadline.Stop()
+	r.mu.Lock()
+	caughtUp := v.echoesDue()
+	r.mu.Unlock()
+	select {
+	case <-caughtUp:
+	case <-deadline.C:
+		return
+	}
+	if v.kind == "ChatModel" {
+		return
+	}
+	quiet := time.NewTimer(quietWait)
+	defer quiet.Stop()
+	for {
+		r.mu.Lock()
+		if v.observed == nil {
+			v.observed = make(chan struct{})
+		}
+		observed := v.observed
+		r.mu.Unlock()
+		select {
+		case <-observed:
+			quiet.Reset(quietWait)
+		case <-quiet.C:
+			return
+		case <-deadline.C:
+			return
+		}
+	}
+}
 
 // insideTool reports whether v runs inside a tool call (an AgentTool's callee, a host
 // specialist): its end is never the run's, the caller goes on.
@@ -450,11 +488,11 @@ func (v *visit) insideTool() bool {
 	return false
 }
 
-// mayBeLast reports whether nothing is known to go on in the run once v's work has ended: no
-// transfer waits for its target, no tool or AgentTool call is open, no other agent's work runs.
-// Callers hold r.mu.
+// mayBeLast reports whether nothing is known to go on in the run once v's work has ended: no tool
+// or AgentTool call is open, no other agent's work runs. (A transfer may be refused: its target
+// starts, or the ending foresees the refusal.) Callers hold r.mu.
 func (r *Recorder) mayBeLast(v *visit) bool {
-	if r.held > 0 || len(r.openTools) > 0 || len(r.agentTools) > 0 {
+	if len(r.openTools) > 0 || len(r.agentTools) > 0 {
 		return false
 	}
 	for _, o := range r.order {
@@ -465,11 +503,19 @@ func (r *Recorder) mayBeLast(v *visit) bool {
 	return true
 }
 
-// tail returns the events finish would record were the run to end now, stamped at, without
-// recording anything: what is parked, then agent.finished for every visit still open, each once
-// the visits inside it have finished, in start order. Callers hold r.mu.
-func (r *Recorder) tail(at time.Time) []traces.Event {
-	var out []traces.Event
+// foresee returns how the run ends should nothing more happen in it, stamped at, without
+// recording anything. Its tail is what finish would record then, in finish's order: what is
+// parked; each transfer no agent claimed, refused, with the run's failure; what only the events
+// of an agent whose work just ended would still say (its error, its interrupt); then
+// agent.finished for every visit still open, each once the visits inside it have finished, in
+// start order. Callers hold r.mu.
+func (r *Recorder) foresee(at time.Time) ending {
+	end := ending{Time: at}
+	end.Status, end.Error = r.outcome()
+	add := func(e traces.Event) {
+		e.Time = at
+		end.Tail = append(end.Tail, e)
+	}
 	for _, p := range r.parked {
 		for i, e := range p.events {
 			if i == 0 {
@@ -477,7 +523,16 @@ func (r *Recorder) tail(at time.Time) []traces.Event {
 				exited.InnerEvents = p.v.innerEvents(p.callee)
 				e.AgentTool = &exited
 			}
-			out = append(out, e)
+			add(e)
+		}
+	}
+	for _, v := range r.order {
+		for _, h := range r.heldFrom(v) {
+			t, msg := h.t, refusedWhy(h.t)
+			t.Outcome, t.Error = traces.TransferFailed, msg
+			add(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: v.path, Transfer: &t})
+			add(failure(v.agent, v.path, msg))
+			end.Status, end.Error = traces.StatusFailed, msg
 		}
 	}
 	closed := make(map[*visit]bool)
@@ -492,9 +547,17 @@ func (r *Recorder) tail(at time.Time) []traces.Event {
 			}
 		}
 		closed[v] = true
-		e := v.finishedEvent()
-		e.Time = at
-		out = append(out, e)
+		switch {
+		case v.pendingInterrupt != nil:
+			add(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: v.path, Interrupt: v.pendingInterrupt})
+			if end.Status == traces.StatusCompleted {
+				end.Status, end.Error = traces.StatusInterrupted, ""
+			}
+		case v.pendingError:
+			add(failure(v.agent, v.path, v.errMsg))
+			end.Status, end.Error = traces.StatusFailed, v.errMsg
+		}
+		add(v.finishedEvent())
 		if v.parent != nil {
 			closeVisit(v.parent)
 		}
@@ -502,7 +565,7 @@ func (r *Recorder) tail(at time.Time) []traces.Event {
 	for _, v := range r.order {
 		closeVisit(v)
 	}
-	return out
+	return end
 }
 
 // maybeFinish finishes the run once the root visit's events are all in and the Runner's stream,
@@ -571,6 +634,28 @@ func interruptOf(info *adk.InterruptInfo) *traces.Interrupt {
 		out.Info = infoText(info.Data)
 	}
 	return out
+}
+
+// interruptFromError returns the interrupt a runnable's error carries, as the events that follow
+// it will say (the root cause, its address in agents and tools), or nil.
+func interruptFromError(err error) *traces.Interrupt {
+	info, ok := compose.ExtractInterruptInfo(err)
+	if !ok || info == nil {
+		return nil
+	}
+	for _, c := range info.InterruptContexts {
+		if c == nil || !c.IsRootCause {
+			continue
+		}
+		var addr adk.Address
+		for _, seg := range c.Address {
+			if seg.Type == adk.AddressSegmentAgent || seg.Type == adk.AddressSegmentTool {
+				addr = append(addr, seg)
+			}
+		}
+		return &traces.Interrupt{ID: c.ID, Address: addr.String(), Info: infoText(c.Info)}
+	}
+	return nil
 }
 
 // infoText renders what an interrupt carries for a person: a string as it is, a Stringer

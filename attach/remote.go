@@ -132,8 +132,9 @@ func (s *remoteRun) emit(e traces.Event) traces.Event {
 func (s *remoteRun) EmitForeseen(e traces.Event, rest ending) traces.Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	held := s.ending != nil
 	e = s.emit(e)
-	if s.ending != nil && !s.finished {
+	if held && !s.finished {
 		s.ending = &ingestEnding{Status: rest.Status, Error: rest.Error, Time: rest.Time, Tail: rest.Tail}
 	}
 	return e

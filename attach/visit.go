@@ -219,8 +219,10 @@ func (r *Recorder) runnableEnded(v *visit, err error) {
 	switch {
 	case isInterrupt(err):
 		v.interrupted = true
+		v.pendingInterrupt = interruptFromError(err)
 	case err != nil:
 		v.errMsg = err.Error()
+		v.pendingError = true
 	}
 	v.runnableEnded = true
 	r.finishVisit(v)

@@ -114,9 +114,10 @@ type ingestBatch struct {
 // ingestEnding is how a run ends should its app go quiet: the status (and error) and time to
 // finish it with, and the events its end records (each visit's agent.finished), appended first.
 type ingestEnding struct {
-	traces.RunMark
-	Time time.Time      `json:"time"`
-	Tail []traces.Event `json:"tail"`
+	Status traces.Status  `json:"status"`
+	Error  string         `json:"error"`
+	Time   time.Time      `json:"time"`
+	Tail   []traces.Event `json:"tail"`
 }
 
 // check reports what is wrong with an ending, if anything.
