@@ -1,0 +1,172 @@
+package agents_test
+
+import (
+	"context"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/callbacks"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/traces"
+)
+
+// BenchmarkRecorderCost measures what recording a run costs the app per recorded event, and how
+// that changes with the run's length: the figures the recorder's goals are set in. Each round
+// runs the same scripted run twice, with eino's no-op callback handler and recorded into a live
+// Recording, in alternating order, and reports the recorded run's extra CPU time (the process's,
+// the collector's included), wall time, allocations and collector CPU time per event (min /
+// median / max over the rounds). Only two variants take turns, so that a round is short and the
+// machine's load moves both alike.
+//
+// Runs of about 1k, 3k and 100k events (agentstest.LongTurns; the 100k run feeds its model the
+// whole history, 300 tool calls a reply) at zero pace, the worst case for the app: a collector
+// whose work grew with the events recorded would show as a cost per event growing with the run.
+// At pace=2ms (the 3k run, its model taking 2 ms a reply) it reports recorded/plain, the run's
+// wall time recorded against the same run without any handler.
+//
+//	go test ./agents -run '^$' -bench BenchmarkRecorderCost -benchtime 20x
+func BenchmarkRecorderCost(b *testing.B) {
+	runs := []struct {
+		name string
+		flow agents.Flow
+	}{
+		{"events=1k", agentstest.LongTurns(330, 30)},
+		{"events=3k", agentstest.Long(longTicks)},
+		{"events=100k", agentstest.LongTurns(33000, 300)},
+	}
+	for _, run := range runs {
+		b.Run(run.name, func(b *testing.B) { benchmarkRecorderCost(b, run.flow) })
+	}
+	b.Run("pace=2ms", func(b *testing.B) { benchmarkRecorderPaced(b, agentstest.Long(longTicks), agents.NewPace(2*time.Millisecond)) })
+}
+
+// noopHandler is eino's cheapest observer: a handler whose callbacks do nothing.
+func noopHandler() callbacks.Handler {
+	return callbacks.NewHandlerBuilder().
+		OnStartFn(func(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackInput) context.Context { return ctx }).
+		OnEndFn(func(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackOutput) context.Context {
+			return ctx
+		}).
+		Build()
+}
+
+// runCost is what some runs cost the process.
+type runCost struct {
+	wall   time.Duration
+	cpu    float64 // seconds, the whole process's
+	gcCPU  float64 // seconds, the collector's share of cpu as the runtime estimates it
+	allocs uint64
+}
+
+var (
+	gcCPU    = []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	memStats runtime.MemStats
+)
+
+// measureRuns collects the garbage, then runs f reps times and returns what that cost. The
+// collector's CPU time is counted when a cycle ends: reps should make f run for many cycles.
+func measureRuns(reps int, f func()) runCost {
+	runtime.GC()
+	runtime.ReadMemStats(&memStats)
+	metrics.Read(gcCPU)
+	mallocs, gc := memStats.Mallocs, gcCPU[0].Value.Float64()
+	start, cpu := time.Now(), cpuTime()
+	for range reps {
+		f()
+	}
+	wall, cpu := time.Since(start), cpuTime()-cpu
+	runtime.ReadMemStats(&memStats)
+	metrics.Read(gcCPU)
+	return runCost{wall: wall, cpu: cpu, gcCPU: gcCPU[0].Value.Float64() - gc, allocs: memStats.Mallocs - mallocs}
+}
+
+var heapSamples = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/heap:bytes"}}
+
+// heapKept collects the garbage and returns the live heap and the part of it that holds pointers
+// (the bytes of objects the collector scans).
+func heapKept() (live, scan int64) {
+	runtime.GC()
+	runtime.GC() // and what sync.Pools held until the first
+	metrics.Read(heapSamples)
+	return int64(heapSamples[0].Value.Uint64()), int64(heapSamples[1].Value.Uint64())
+}
+
+// costEvents is how many events each side of a round records, at least: enough for several
+// collections.
+const costEvents = 30000
+
+func benchmarkRecorderCost(b *testing.B, flow agents.Flow) {
+	pace, noop := agents.NewPace(0), noopHandler()
+	rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents)
+	drainLong(b, flow, pace, rec)
+	events := len(rec.Snapshot().Events)
+	// What the recording keeps that each collection marks: the heap it keeps reachable, and of
+	// that the part the collector scans for pointers.
+	kept, scanned := heapKept()
+	runtime.KeepAlive(rec)
+	rec = nil
+	free, freeScanned := heapKept()
+	reps := max(1, costEvents/events)
+	n := float64(events * reps)
+	var cpu, wall, allocs, gc, noopGC []float64
+	for i := 0; b.Loop(); i++ {
+		var observed, recorded runCost
+		noopRuns := func() {
+			observed = measureRuns(reps, func() { drainLong(b, flow, pace, nil, adk.WithCallbacks(noop)) })
+		}
+		recordRuns := func() {
+			recorded = measureRuns(reps, func() {
+				drainLong(b, flow, pace, traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents))
+			})
+		}
+		if i%2 == 0 {
+			noopRuns()
+			recordRuns()
+		} else {
+			recordRuns()
+			noopRuns()
+		}
+		cpu = append(cpu, (recorded.cpu-observed.cpu)*1e9/n)
+		wall = append(wall, float64(recorded.wall-observed.wall)/n)
+		allocs = append(allocs, (float64(recorded.allocs)-float64(observed.allocs))/n)
+		gc = append(gc, recorded.gcCPU*1e9/n)
+		noopGC = append(noopGC, observed.gcCPU*1e9/n)
+	}
+	reportSpread(b, "cpu-ns/event-over-noop", cpu)
+	reportSpread(b, "ns/event-over-noop", wall)
+	reportSpread(b, "allocs/event-over-noop", allocs)
+	// The collector's CPU time per event in each run: what recording adds is the difference.
+	reportSpread(b, "gc-cpu-ns/event-recorded", gc)
+	reportSpread(b, "gc-cpu-ns/event-noop", noopGC)
+	b.ReportMetric(float64(events), "events")
+	b.ReportMetric(float64(kept-free)/float64(events), "kept-B/event")
+	b.ReportMetric(float64(scanned-freeScanned)/float64(events), "kept-scan-B/event")
+}
+
+// benchmarkRecorderPaced reports the wall time of flow recorded against the same run plain.
+func benchmarkRecorderPaced(b *testing.B, flow agents.Flow, pace *agents.Pace) {
+	var ratio []float64
+	for i := 0; b.Loop(); i++ {
+		var plain, recorded time.Duration
+		plainRun := func() { plain = measureRuns(1, func() { drainLong(b, flow, pace, nil) }).wall }
+		recordRun := func() {
+			rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents)
+			recorded = measureRuns(1, func() { drainLong(b, flow, pace, rec) }).wall
+		}
+		if i%2 == 0 {
+			plainRun()
+			recordRun()
+		} else {
+			recordRun()
+			plainRun()
+		}
+		ratio = append(ratio, float64(recorded)/float64(plain))
+	}
+	reportSpread(b, "recorded/plain", ratio)
+	b.ReportMetric(float64(len(ratio)), "rounds")
+}
