@@ -37,17 +37,14 @@ type inputRefJSON struct {
 // It fails only for values JSON cannot hold (a time past year 9999, a session value that is not
 // JSON, a duration that is not a number).
 func (enc *EventEncoder) AppendEvent(dst []byte, e Event) ([]byte, error) {
-	if enc.byAgent == nil {
-		enc.byAgent = make(map[string]seqInput)
-	}
 	var model, agentRun inputRefJSON
 	if e.Model != nil {
-		model.InputFrom, model.InputKeep = enc.base(e, e.Model.Input)
+		model.InputFrom, model.InputKeep = enc.base(e.Seq, e.Agent, e.Model.Input)
 	}
 	if e.AgentRun != nil {
-		agentRun.InputFrom, agentRun.InputKeep = enc.base(e, e.AgentRun.Input)
+		agentRun.InputFrom, agentRun.InputKeep = enc.base(e.Seq, e.Agent, e.AgentRun.Input)
 	}
-	enc.remember(e)
+	enc.remember(e.Seq, e.Agent, eventInput(&e))
 	w := eventWriter{b: dst}
 	w.event(&e, model, agentRun)
 	if w.err != nil {
@@ -56,11 +53,12 @@ func (enc *EventEncoder) AppendEvent(dst []byte, e Event) ([]byte, error) {
 	return w.b, nil
 }
 
-// base returns the earlier event whose input shares the longest beginning with in (the latest
-// of e's agent, or the run's latest) and how many messages they share; keep is 0 when none does.
-func (enc *EventEncoder) base(e Event, in []Message) (from int64, keep int) {
-	for _, c := range [2]seqInput{enc.byAgent[e.Agent], enc.last} {
-		if c.seq < 1 || c.seq >= e.Seq {
+// base returns the earlier event whose input shares the longest beginning with in, the input of
+// event seq of agent (the latest of that agent, or the run's latest), and how many messages they
+// share; keep is 0 when none does.
+func (enc *EventEncoder) base(seq int64, agent string, in []Message) (from int64, keep int) {
+	for _, c := range [2]seqInput{enc.byAgent[agent], enc.last} {
+		if c.seq < 1 || c.seq >= seq {
 			continue // no reference a reader could follow
 		}
 		if k := commonPrefix(c.input, in); k > keep {
@@ -70,16 +68,20 @@ func (enc *EventEncoder) base(e Event, in []Message) (from int64, keep int) {
 	return from, keep
 }
 
-// remember notes e's input, if it has one, for the events after it.
-func (enc *EventEncoder) remember(e Event) {
-	if in := eventInput(e); len(in) > 0 {
-		enc.last = seqInput{e.Seq, in}
-		enc.byAgent[e.Agent] = enc.last
+// remember notes in, the input of event seq of agent (see eventInput), if it has one, for the
+// events after it.
+func (enc *EventEncoder) remember(seq int64, agent string, in []Message) {
+	if len(in) > 0 {
+		if enc.byAgent == nil {
+			enc.byAgent = make(map[string]seqInput)
+		}
+		enc.last = seqInput{seq, in}
+		enc.byAgent[agent] = enc.last
 	}
 }
 
 // eventInput is the input later events may refer to: its model's, else its agent_run's.
-func eventInput(e Event) []Message {
+func eventInput(e *Event) []Message {
 	switch {
 	case e.Model != nil && len(e.Model.Input) > 0:
 		return e.Model.Input
@@ -162,7 +164,7 @@ func (st *eventState) accept(i int, e *Event, refs *[2]inputRef) error {
 	if err := checkEvent(i, prev, *e); err != nil {
 		return err
 	}
-	if in := eventInput(*e); len(in) > 0 {
+	if in := eventInput(e); len(in) > 0 {
 		st.bySeq[e.Seq] = in
 	}
 	st.shareMessage(e)

@@ -9,14 +9,15 @@ import (
 )
 
 // Recording is a trace being written: the single place that numbers a run's events. Emit stores
-// each event once, in a log that subscribers read from where they are (see Subscription): it never
-// waits for, copies to or drops a subscriber. All methods are safe for concurrent use.
+// each event once, encoded in a log that holds no pointers (see eventLog), which subscribers read
+// from where they are (see Subscription): it never waits for, copies to or drops a subscriber.
+// All methods are safe for concurrent use.
 type Recording struct {
 	now func() time.Time
 
 	mu     sync.Mutex
 	trace  Trace // its Events stay empty: the events are in events
-	events eventLog
+	events logWriter
 	ends   []int64 // the seq each ended part of the run ends at: its run.finished (a loaded trace: its last event)
 	ended  bool
 	doneCh chan struct{} // closed by Finish; Resume makes a new one
@@ -40,8 +41,7 @@ func NewRecording(run Run, agents []Agent) *Recording {
 // NewRecordingOf returns a recording of t that has ended: a trace read from a file, to be shown
 // like any finished run. It keeps t's events, seq numbers included, and copies its agents. A
 // trace saved while its run was still going on is recorded as canceled, with an error saying so,
-// so that no reader waits for events that will never come. The events' payloads are shared with
-// t: the caller must not modify them.
+// so that no reader waits for events that will never come.
 func NewRecordingOf(t Trace) *Recording {
 	run := t.Run
 	if !run.Status.Ended() {
@@ -62,7 +62,9 @@ func NewRecordingOf(t Trace) *Recording {
 		doneCh: make(chan struct{}),
 	}
 	for i := range t.Events {
-		rec.events.add(&t.Events[i])
+		e := t.Events[i]
+		e.Time = e.Time.Round(0)
+		rec.events.add(&e)
 	}
 	rec.ends = []int64{int64(rec.events.n)}
 	close(rec.doneCh)
@@ -77,10 +79,10 @@ func (r *Recording) ID() string {
 }
 
 // Emit numbers e, stamps it when it has no time, appends it and wakes the subscribers waiting
-// for it. It returns the event as recorded. After Finish (until Resume), Emit drops e and returns it with
-// Seq 0.
-// The recording keeps e as given: its payloads and RunPath are shared with every subscriber and
-// snapshot, so the caller must not modify them after Emit.
+// for it. It returns the event as recorded: its time without a monotonic clock reading, which
+// no reader sees. After Finish (until Resume), Emit drops e and returns it with Seq 0.
+// The recording keeps a copy of e, encoded (see eventLog), and nothing e points to: the caller may
+// reuse e's payloads once Emit returns.
 func (r *Recording) Emit(e Event) Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -98,6 +100,7 @@ func (r *Recording) emitLocked(e *Event) {
 	if e.Time.IsZero() {
 		e.Time = r.now()
 	}
+	e.Time = e.Time.Round(0)
 	r.events.add(e)
 	r.wakeLocked()
 }
@@ -133,6 +136,7 @@ func (r *Recording) FinishAt(at time.Time, status Status, errMsg string) {
 	r.trace.Run.Status, r.trace.Run.Error, r.trace.Run.EndedAt = status, errMsg, &at
 	r.ended = true
 	r.ends = append(r.ends, int64(r.events.n))
+	r.events.ended()
 	close(r.doneCh)
 }
 
@@ -185,13 +189,19 @@ func (r *Recording) Agents() []Agent {
 	return cloneAgents(r.trace.Agents)
 }
 
-// Snapshot returns a copy of the trace so far: the run, the agents and the event list are the
-// caller's to change. The events' payloads and run paths are shared with the recording and must
+// Snapshot returns a copy of the trace so far: the run, the agents and the events are the
+// caller's. Their strings and session values are read where the recording keeps them, and must
 // be treated as read-only.
 func (r *Recording) Snapshot() Trace {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return Trace{Run: r.runLocked(), Agents: cloneAgents(r.trace.Agents), Events: r.events.since(0)}
+	t := Trace{Run: r.runLocked(), Agents: cloneAgents(r.trace.Agents)}
+	log, locs := r.events.eventLog, r.events.locs
+	r.mu.Unlock()
+	if log.n > 0 {
+		t.Events = make([]Event, log.n)
+		newLogReader().read(&log, locs, t.Events, 0, log.n)
+	}
+	return t
 }
 
 // Run returns a copy of the run's metadata.
@@ -237,17 +247,18 @@ func (r *Recording) Subscribe(after int64) *Subscription {
 // Subscription is one reader of a recording's events, in order, each once, however far behind the
 // run it falls: the recording keeps every event. Use it from one goroutine at a time.
 type Subscription struct {
-	rec *Recording
-	pos int64 // the seq read last, or the after it started from
-	end int   // the index in rec.ends of the end it stops at, once recorded
+	rec    *Recording
+	pos    int64 // the seq read last, or the after it started from
+	end    int   // the index in rec.ends of the end it stops at, once recorded
+	reader *logReader
 }
 
 // Read copies into p the events after the one read last, in order, as many as are recorded and
 // fit, and returns how many. When there is none yet, it waits for the next one, for the run's end,
 // or for ctx to end. Once the event that ends the subscription's run has been read, it returns 0
 // and io.EOF (again on every call); when ctx ends first, 0 and ctx.Err(). Events recorded already
-// are returned even when ctx has ended. The events' payloads are shared with the recording and
-// must be treated as read-only.
+// are returned even when ctx has ended. The events are the caller's, but their strings and
+// session values are read where the recording keeps them, and must be treated as read-only.
 func (s *Subscription) Read(ctx context.Context, p []Event) (int, error) {
 	for {
 		n, news, err := s.take(p, true)
@@ -282,11 +293,14 @@ func (s *Subscription) take(p []Event, wait bool) (int, <-chan struct{}, error) 
 		over = s.pos >= r.ends[s.end]
 	}
 	if s.pos < limit {
-		// The events up to limit are never written again: copy them after unlocking, from the
+		// The events up to limit are never written again: decode them after unlocking, from the
 		// log as it stands now, so that a long batch does not hold up Emit.
-		log := r.events
+		log, locs := r.events.eventLog, r.events.locs
 		r.mu.Unlock()
-		n := log.read(p, int(s.pos), int(limit))
+		if s.reader == nil {
+			s.reader = newLogReader()
+		}
+		n := s.reader.read(&log, locs, p, int(s.pos), int(limit))
 		s.pos += int64(n)
 		return n, nil, nil
 	}
@@ -301,48 +315,4 @@ func (s *Subscription) take(p []Event, wait bool) (int, <-chan struct{}, error) 
 		r.news = make(chan struct{})
 	}
 	return 0, r.news, nil
-}
-
-// eventChunk is how many events one chunk of an eventLog holds: about 48 kB.
-const eventChunk = 256
-
-// eventLog holds a run's events in fixed-size chunks, so that recording one never copies the
-// events before it, as appending to one growing slice does at every doubling. A slot once written
-// is never written again, and a chunk never moves: a copy of the log taken under the recording's
-// lock can be read after it is released, up to the n it had, while the log grows.
-type eventLog struct {
-	chunks [][]Event // each eventChunk long
-	n      int
-}
-
-func (l *eventLog) add(e *Event) {
-	if l.n%eventChunk == 0 {
-		l.chunks = append(l.chunks, make([]Event, eventChunk))
-	}
-	l.chunks[l.n/eventChunk][l.n%eventChunk] = *e
-	l.n++
-}
-
-// read copies into p the events after the first from and up to the to-th, as many as fit, and
-// returns how many.
-func (l eventLog) read(p []Event, from, to int) int {
-	n := 0
-	for from < to && n < len(p) {
-		c := l.chunks[from/eventChunk][from%eventChunk : min(eventChunk, from%eventChunk+to-from)]
-		k := copy(p[n:], c)
-		n += k
-		from += k
-	}
-	return n
-}
-
-// since returns a new slice of the events after the first skip.
-func (l *eventLog) since(skip int) []Event {
-	skip = max(0, skip)
-	if skip >= l.n {
-		return nil
-	}
-	out := make([]Event, l.n-skip)
-	l.read(out, skip, l.n)
-	return out
 }

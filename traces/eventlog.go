@@ -1,0 +1,376 @@
+package traces
+
+import (
+	"encoding/binary"
+	"math"
+	"time"
+	"unsafe"
+)
+
+// A recording keeps its run's events encoded in chunks of bytes, which hold no pointers: the
+// collector never looks inside them, so a long run costs the app's collections nothing however
+// many events it has recorded, where Events and the payloads they point to would be marked at
+// every collection. Readers decode what they read and see the events exactly as emitted (the
+// monotonic clock reading of their times aside, which the trace format has no place for either):
+// their strings and session values are read in place, never copied; payloads, run paths and
+// inputs are made for each reader, inputs sharing their arrays as the recorder's did.
+//
+// An event is written as its seq, time, kind, agent and run path, then a mask of the payloads it
+// has and each of them, field by field in the order of its struct. Integers are varints, floats
+// their 8 bytes; a string is its length (doubled) and its bytes, or, odd, its length and where
+// the same string was written before. A slice is its length plus one (0 for nil) and its
+// elements. A run path is written once and referred to by later events on it; a model's or an
+// agent's input refers to the earlier input it extends, as format version 2 does (see
+// EventEncoder), and holds only the messages that follow.
+
+// eventLog is a run's events, encoded: what a reader needs of the log, copied under the
+// recording's lock and read after it is released. A chunk is never moved, and a written byte
+// never written again, so such a copy stays valid up to the n it had while the log grows.
+type eventLog struct {
+	chunks [][]byte // each at its full length from the start
+	at     []uint64 // at[i] is where event i+1 starts: its chunk << 32 | its offset there
+	n      int
+}
+
+// Chunk sizes: the first holds a short run's events in little memory, then each is twice the
+// last up to the largest. An event larger than a chunk gets one of its own size.
+const (
+	firstChunk = 4 << 10
+	lastChunk  = 256 << 10
+)
+
+// logWriter appends events to an eventLog. It is not safe for concurrent use: the recording's
+// lock guards it.
+type logWriter struct {
+	eventLog
+	off    int    // bytes used in the last chunk
+	buf    []byte // the event being encoded, before it is copied to its chunk
+	inputs EventEncoder
+	// path is the run path written last, and where its length starts, for the next event on it.
+	path   []string
+	pathAt uint64
+	wrote  bool // whether path was written
+	// locs are the time zones of the events' times other than UTC, by their code minus one.
+	locs []*time.Location
+}
+
+// Payload bits of an event's mask, in the order of the Event's fields.
+const (
+	hasRun = 1 << iota
+	hasAgentRun
+	hasModel
+	hasTool
+	hasMessage
+	hasTransfer
+	hasAgentTool
+	hasSession
+	hasInterrupt
+	hasExit
+	hasBreakLoop
+	hasError
+	hasLost
+)
+
+// Run path codes.
+const (
+	pathNil   = iota // no path
+	pathEmpty        // an empty, non-nil path
+	pathSame         // the path written at the position that follows
+	pathNew          // a path written here: its length and its steps
+)
+
+// add appends e, numbering the references of its inputs by position (n+1), not by its Seq.
+func (w *logWriter) add(e *Event) {
+	seq := int64(w.n + 1)
+	b := binary.AppendVarint(w.buf[:0], e.Seq)
+	b = w.appendTime(b, e.Time)
+	code := kindCode(e.Kind)
+	b = append(b, code)
+	if code == 0 {
+		b = appendLogString(b, string(e.Kind))
+	}
+	b = appendLogString(b, e.Agent)
+	b, newPath := w.appendPath(b, e.RunPath)
+	var mask uint64
+	for i, set := range [...]bool{e.Run != nil, e.AgentRun != nil, e.Model != nil, e.Tool != nil,
+		e.Message != nil, e.Transfer != nil, e.AgentTool != nil, e.Session != nil, e.Interrupt != nil,
+		e.Exit != nil, e.BreakLoop != nil, e.Error != nil, e.Lost != nil} {
+		if set {
+			mask |= 1 << i
+		}
+	}
+	b = binary.AppendUvarint(b, mask)
+	if r := e.Run; r != nil {
+		b = appendLogStrings4(b, r.Flow, r.Input, string(r.Status), r.Error)
+	}
+	if a := e.AgentRun; a != nil {
+		b = w.appendInput(b, seq, e.Agent, a.Input)
+		b = appendBool(b, a.Resumed)
+		b = appendLogString(b, a.Via)
+		b = appendLogString(b, a.Error)
+		b = appendBool(b, a.Interrupted)
+		b = binary.AppendVarint(b, int64(a.Iteration))
+	}
+	if m := e.Model; m != nil {
+		b = appendLogString(b, m.ID)
+		b = w.appendInput(b, seq, e.Agent, m.Input)
+		b = binary.AppendUvarint(b, sliceLen(m.Tools))
+		for _, t := range m.Tools {
+			b = appendLogString(b, t)
+		}
+		b = appendBool(b, m.Output != nil)
+		if m.Output != nil {
+			b = appendLogMessage(b, m.Output)
+		}
+		b = appendBool(b, m.Usage != nil)
+		if u := m.Usage; u != nil {
+			b = binary.AppendVarint(b, int64(u.PromptTokens))
+			b = binary.AppendVarint(b, int64(u.CompletionTokens))
+			b = binary.AppendVarint(b, int64(u.TotalTokens))
+		}
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(m.DurationMS))
+		b = appendLogString(b, m.Error)
+	}
+	if t := e.Tool; t != nil {
+		b = appendLogStrings4(b, t.Name, t.CallID, t.Arguments, t.Result)
+		b = appendLogString(b, t.Error)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(t.DurationMS))
+		b = appendBool(b, t.Interrupted)
+	}
+	if e.Message != nil {
+		b = appendLogMessage(b, e.Message)
+	}
+	b = appendLogPayloads(b, e)
+	w.inputs.remember(seq, e.Agent, eventInput(e))
+	w.buf = b
+	at := w.place(b)
+	if newPath >= 0 {
+		w.pathAt, w.wrote = at+uint64(newPath), true
+	}
+}
+
+// ended lets go of what the writer keeps for the events that follow: the inputs they may extend
+// (the arrays of the app's recorder) and the run path written last. Events recorded after it
+// (a resumed run's) are written whole, then refer to one another again.
+func (w *logWriter) ended() {
+	w.inputs = EventEncoder{}
+	w.path, w.wrote = nil, false
+	w.buf = nil
+}
+
+// appendLogPayloads appends the payloads add leaves out: those without messages or inputs.
+func appendLogPayloads(b []byte, e *Event) []byte {
+	if t := e.Transfer; t != nil {
+		b = appendLogStrings4(b, t.From, t.To, t.Mode, t.CallID)
+		b = appendLogString(b, t.Outcome)
+		b = appendLogString(b, t.Error)
+	}
+	if a := e.AgentTool; a != nil {
+		b = appendLogStrings4(b, a.Caller, a.Callee, a.CallID, a.Request)
+		b = appendLogString(b, a.InputMode)
+		b = appendLogString(b, a.Result)
+		b = appendLogString(b, a.InnerEvents)
+	}
+	if s := e.Session; s != nil {
+		b = appendLogString(b, s.Key)
+		b = binary.AppendUvarint(b, sliceLen(s.Value))
+		b = append(b, s.Value...)
+		b = appendLogString(b, s.SetBy)
+	}
+	if i := e.Interrupt; i != nil {
+		b = appendLogString(b, i.ID)
+		b = appendLogString(b, i.Address)
+		b = appendLogString(b, i.Info)
+	}
+	if x := e.Exit; x != nil {
+		b = appendLogString(b, x.FinalResult)
+	}
+	if l := e.BreakLoop; l != nil {
+		b = appendLogString(b, l.From)
+		b = binary.AppendVarint(b, int64(l.Iterations))
+	}
+	if x := e.Error; x != nil {
+		b = appendLogString(b, x.Message)
+	}
+	if l := e.Lost; l != nil {
+		b = binary.AppendVarint(b, l.Count)
+	}
+	return b
+}
+
+// place copies the encoded event b to the log and returns where it starts.
+func (w *logWriter) place(b []byte) uint64 {
+	last := len(w.chunks) - 1
+	if last < 0 || w.off+len(b) > len(w.chunks[last]) {
+		size := lastChunk
+		if last < 6 {
+			size = firstChunk << max(last+1, 0)
+		}
+		w.chunks = append(w.chunks, make([]byte, max(size, len(b))))
+		last, w.off = last+1, 0
+	}
+	at := uint64(last)<<32 | uint64(w.off)
+	w.off += copy(w.chunks[last][w.off:], b)
+	w.at = append(w.at, at)
+	w.n++
+	return at
+}
+
+// appendTime appends t's Unix seconds, nanoseconds and time zone.
+func (w *logWriter) appendTime(b []byte, t time.Time) []byte {
+	b = binary.AppendVarint(b, t.Unix())
+	b = binary.AppendUvarint(b, uint64(t.Nanosecond()))
+	loc, code := t.Location(), 0
+	if loc != time.UTC {
+		for i, l := range w.locs {
+			if l == loc {
+				code = i + 1
+			}
+		}
+		if code == 0 {
+			w.locs = append(w.locs, loc)
+			code = len(w.locs)
+		}
+	}
+	return binary.AppendUvarint(b, uint64(code))
+}
+
+// appendPath appends path, referring to the one written last when it is the same; it returns
+// where in b a path written anew starts, or -1.
+func (w *logWriter) appendPath(b []byte, path []string) ([]byte, int) {
+	switch {
+	case path == nil:
+		return append(b, pathNil), -1
+	case len(path) == 0:
+		return append(b, pathEmpty), -1
+	case w.wrote && samePath(path, w.path):
+		return binary.AppendUvarint(append(b, pathSame), w.pathAt), -1
+	}
+	b = append(b, pathNew)
+	at := len(b)
+	b = binary.AppendUvarint(b, uint64(len(path)))
+	for _, s := range path {
+		b = appendLogString(b, s)
+	}
+	w.path = path
+	return b, at
+}
+
+// samePath reports whether a and b hold the same steps; run paths recorded on one visit share
+// their array.
+func samePath(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if unsafe.SliceData(a) == unsafe.SliceData(b) {
+		return true
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// appendInput appends in, the input of the event numbered seq of agent, as its length, the
+// earlier input it extends (its number and how many of its messages it keeps; 0 for none) and
+// the messages that follow.
+func (w *logWriter) appendInput(b []byte, seq int64, agent string, in []Message) []byte {
+	b = binary.AppendUvarint(b, sliceLen(in))
+	if len(in) == 0 {
+		return b
+	}
+	from, keep := w.inputs.base(seq, agent, in)
+	b = binary.AppendUvarint(b, uint64(from))
+	if from > 0 {
+		b = binary.AppendUvarint(b, uint64(keep))
+	}
+	for i := keep; i < len(in); i++ {
+		b = appendLogMessage(b, &in[i])
+	}
+	return b
+}
+
+func appendLogMessage(b []byte, m *Message) []byte {
+	b = appendLogString(b, m.Role)
+	b = appendLogString(b, m.Content)
+	b = binary.AppendUvarint(b, sliceLen(m.ToolCalls))
+	for _, tc := range m.ToolCalls {
+		b = appendLogString(b, tc.ID)
+		b = appendLogString(b, tc.Name)
+		b = appendLogString(b, tc.Arguments)
+	}
+	b = appendLogString(b, m.ToolCallID)
+	return appendLogString(b, m.ToolName)
+}
+
+func appendLogString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s))<<1)
+	return append(b, s...)
+}
+
+func appendLogStrings4(b []byte, s1, s2, s3, s4 string) []byte {
+	return appendLogString(appendLogString(appendLogString(appendLogString(b, s1), s2), s3), s4)
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+// sliceLen is how a slice's length is written: 0 for nil, else its length plus one.
+func sliceLen[S ~[]E, E any](s S) uint64 {
+	if s == nil {
+		return 0
+	}
+	return uint64(len(s)) + 1
+}
+
+// kindCode is k's index in Kinds plus one, or 0 for a kind the format does not know, written
+// as a string after it.
+func kindCode(k Kind) byte {
+	switch k {
+	case KindRunStarted:
+		return 1
+	case KindRunFinished:
+		return 2
+	case KindAgentStarted:
+		return 3
+	case KindAgentFinished:
+		return 4
+	case KindModelStarted:
+		return 5
+	case KindModelFinished:
+		return 6
+	case KindToolStarted:
+		return 7
+	case KindToolFinished:
+		return 8
+	case KindMessage:
+		return 9
+	case KindTransfer:
+		return 10
+	case KindAgentToolEnter:
+		return 11
+	case KindAgentToolExit:
+		return 12
+	case KindSessionSet:
+		return 13
+	case KindInterrupted:
+		return 14
+	case KindResumed:
+		return 15
+	case KindExit:
+		return 16
+	case KindBreakLoop:
+		return 17
+	case KindError:
+		return 18
+	case KindLost:
+		return 19
+	}
+	return 0
+}
