@@ -156,3 +156,63 @@ func BenchmarkUnmarshal(b *testing.B) {
 		}
 	}
 }
+
+// recordedRun returns the events a recorder emits for one agent calling a tool n times, ten calls a
+// model reply, its model fed the whole conversation each time (the input growing in one array, as
+// the recorder grows it): tool.started, tool.finished and the result's message for each call,
+// model.started, model.finished and the reply's message for each reply.
+func recordedRun(n int) []traces.Event {
+	path := []string{"long_agent"}
+	var events []traces.Event
+	var input []traces.Message
+	for call := 0; call < n; call++ {
+		if call%10 == 0 {
+			id := fmt.Sprint("m", call/10+1)
+			events = append(events, traces.Event{Kind: traces.KindModelStarted, Agent: path[0], RunPath: path,
+				Model: &traces.ModelCall{ID: id, Input: input[:len(input):len(input)], Tools: []string{"tick"}}})
+			reply := &traces.Message{Role: "assistant"}
+			for i := call; i < call+10; i++ {
+				reply.ToolCalls = append(reply.ToolCalls, traces.ToolCallSpec{ID: fmt.Sprint("call_", i), Name: "tick", Arguments: fmt.Sprintf(`{"n":%d}`, i)})
+			}
+			events = append(events, traces.Event{Kind: traces.KindModelFinished, Agent: path[0], RunPath: path,
+				Model: &traces.ModelCall{ID: id, Output: reply, Usage: &traces.Usage{PromptTokens: 10 * call, CompletionTokens: 30, TotalTokens: 10*call + 30}, DurationMS: 0.25}},
+				traces.Event{Kind: traces.KindMessage, Agent: path[0], RunPath: path, Message: reply})
+			input = append(traces.GrowInput(input, 1), *reply)
+		}
+		id, result := fmt.Sprint("call_", call), fmt.Sprint(call)
+		msg := traces.Message{Role: "tool", Content: result, ToolCallID: id, ToolName: "tick"}
+		events = append(events,
+			traces.Event{Kind: traces.KindToolStarted, Agent: path[0], RunPath: path, Tool: &traces.ToolCall{Name: "tick", CallID: id, Arguments: fmt.Sprintf(`{"n":%d}`, call)}},
+			traces.Event{Kind: traces.KindToolFinished, Agent: path[0], RunPath: path, Tool: &traces.ToolCall{Name: "tick", CallID: id, Result: result, DurationMS: 0.012}},
+			traces.Event{Kind: traces.KindMessage, Agent: path[0], RunPath: path, Message: &msg})
+		input = append(traces.GrowInput(input, 1), msg)
+	}
+	return events
+}
+
+// BenchmarkRecordingEmitRun measures recording the events of a run as the recorder emits them
+// (see recordedRun), each run into a new recording, stamped as the recorder stamps them (one time
+// per callback, read by the caller). ns/op is one event; cpu-ns/op the process's CPU time per
+// event, the collector's included.
+func BenchmarkRecordingEmitRun(b *testing.B) {
+	for _, n := range []int{300, 30000} {
+		events := recordedRun(n)
+		now := time.Now().UTC()
+		for i := range events {
+			events[i].Time = now.Add(time.Duration(i) * time.Microsecond)
+		}
+		b.Run(fmt.Sprintf("events=%d", len(events)), func(b *testing.B) {
+			b.ReportAllocs()
+			rec := newRecording(b)
+			cpu, i := cpuTime(), 0
+			for b.Loop() {
+				if i == len(events) {
+					rec, i = newRecording(b), 0
+				}
+				rec.Emit(events[i])
+				i++
+			}
+			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}

@@ -28,23 +28,28 @@ import (
 // never written again, so such a copy stays valid up to the n it had while the log grows.
 type eventLog struct {
 	chunks [][]byte // each at its full length from the start
-	at     []uint64 // at[i] is where event i+1 starts: its chunk << 32 | its offset there
-	n      int
+	// at[i/atBlock][i%atBlock] is where event i+1 starts: its chunk << 32 | its offset there. In
+	// blocks, so that the index grows without being copied.
+	at [][]uint64
+	n  int
 }
+
+// start returns where event i+1 starts.
+func (l *eventLog) start(i int) uint64 { return l.at[i/atBlock][i%atBlock] }
 
 // Chunk sizes: the first holds a short run's events in little memory, then each is twice the
 // last up to the largest. An event larger than a chunk gets one of its own size.
 const (
 	firstChunk = 4 << 10
-	lastChunk  = 256 << 10
+	lastChunk  = 64 << 10
+	atBlock    = 1024 // events indexed by one block of eventLog.at
 )
 
 // logWriter appends events to an eventLog. It is not safe for concurrent use: the recording's
 // lock guards it.
 type logWriter struct {
 	eventLog
-	off    int    // bytes used in the last chunk
-	buf    []byte // the event being encoded, before it is copied to its chunk
+	off    int // bytes used in the last chunk
 	inputs EventEncoder
 	// path is the run path written last, and where its length starts, for the next event on it.
 	path   []string
@@ -79,10 +84,16 @@ const (
 	pathNew          // a path written here: its length and its steps
 )
 
-// add appends e, numbering the references of its inputs by position (n+1), not by its Seq.
+// add appends e, numbering the references of its inputs by position (n+1), not by its Seq. It
+// encodes e straight into the room left in the last chunk, and only when e does not fit there
+// copies it to a new chunk.
 func (w *logWriter) add(e *Event) {
 	seq := int64(w.n + 1)
-	b := binary.AppendVarint(w.buf[:0], e.Seq)
+	var b []byte
+	if last := len(w.chunks) - 1; last >= 0 {
+		b = w.chunks[last][w.off:w.off]
+	}
+	b = binary.AppendVarint(b, e.Seq)
 	b = w.appendTime(b, e.Time)
 	code := kindCode(e.Kind)
 	b = append(b, code)
@@ -91,15 +102,7 @@ func (w *logWriter) add(e *Event) {
 	}
 	b = appendLogString(b, e.Agent)
 	b, newPath := w.appendPath(b, e.RunPath)
-	var mask uint64
-	for i, set := range [...]bool{e.Run != nil, e.AgentRun != nil, e.Model != nil, e.Tool != nil,
-		e.Message != nil, e.Transfer != nil, e.AgentTool != nil, e.Session != nil, e.Interrupt != nil,
-		e.Exit != nil, e.BreakLoop != nil, e.Error != nil, e.Lost != nil} {
-		if set {
-			mask |= 1 << i
-		}
-	}
-	b = binary.AppendUvarint(b, mask)
+	b = binary.AppendUvarint(b, payloadMask(e))
 	if r := e.Run; r != nil {
 		b = appendLogStrings4(b, r.Flow, r.Input, string(r.Status), r.Error)
 	}
@@ -142,7 +145,6 @@ func (w *logWriter) add(e *Event) {
 	}
 	b = appendLogPayloads(b, e)
 	w.inputs.remember(seq, e.Agent, eventInput(e))
-	w.buf = b
 	at := w.place(b)
 	if newPath >= 0 {
 		w.pathAt, w.wrote = at+uint64(newPath), true
@@ -155,7 +157,6 @@ func (w *logWriter) add(e *Event) {
 func (w *logWriter) ended() {
 	w.inputs = EventEncoder{}
 	w.path, w.wrote = nil, false
-	w.buf = nil
 }
 
 // appendLogPayloads appends the payloads add leaves out: those without messages or inputs.
@@ -198,22 +199,73 @@ func appendLogPayloads(b []byte, e *Event) []byte {
 	return b
 }
 
-// place copies the encoded event b to the log and returns where it starts.
+// place adds the event b, encoded, to the log and returns where it starts. b is where add wrote
+// it: the room left in the last chunk, unless it outgrew that room (what it wrote there is never
+// read).
 func (w *logWriter) place(b []byte) uint64 {
 	last := len(w.chunks) - 1
 	if last < 0 || w.off+len(b) > len(w.chunks[last]) {
 		size := lastChunk
-		if last < 6 {
+		if last < 4 {
 			size = firstChunk << max(last+1, 0)
 		}
 		w.chunks = append(w.chunks, make([]byte, max(size, len(b))))
 		last, w.off = last+1, 0
+		copy(w.chunks[last], b)
 	}
 	at := uint64(last)<<32 | uint64(w.off)
-	w.off += copy(w.chunks[last][w.off:], b)
-	w.at = append(w.at, at)
+	w.off += len(b)
+	if w.n%atBlock == 0 {
+		w.at = append(w.at, make([]uint64, atBlock))
+	}
+	w.at[w.n/atBlock][w.n%atBlock] = at
 	w.n++
 	return at
+}
+
+// payloadMask has a bit set for each payload e has (see hasRun).
+func payloadMask(e *Event) uint64 {
+	var m uint64
+	if e.Run != nil {
+		m |= hasRun
+	}
+	if e.AgentRun != nil {
+		m |= hasAgentRun
+	}
+	if e.Model != nil {
+		m |= hasModel
+	}
+	if e.Tool != nil {
+		m |= hasTool
+	}
+	if e.Message != nil {
+		m |= hasMessage
+	}
+	if e.Transfer != nil {
+		m |= hasTransfer
+	}
+	if e.AgentTool != nil {
+		m |= hasAgentTool
+	}
+	if e.Session != nil {
+		m |= hasSession
+	}
+	if e.Interrupt != nil {
+		m |= hasInterrupt
+	}
+	if e.Exit != nil {
+		m |= hasExit
+	}
+	if e.BreakLoop != nil {
+		m |= hasBreakLoop
+	}
+	if e.Error != nil {
+		m |= hasError
+	}
+	if e.Lost != nil {
+		m |= hasLost
+	}
+	return m
 }
 
 // appendTime appends t's Unix seconds, nanoseconds and time zone.
@@ -332,6 +384,14 @@ func sliceLen[S ~[]E, E any](s S) uint64 {
 // kindCode is k's index in Kinds plus one, or 0 for a kind the format does not know, written
 // as a string after it.
 func kindCode(k Kind) byte {
+	switch { // the kinds of most events first, each a comparison of a few bytes
+	case k == KindToolStarted:
+		return 7
+	case k == KindToolFinished:
+		return 8
+	case k == KindMessage:
+		return 9
+	}
 	switch k {
 	case KindRunStarted:
 		return 1

@@ -99,7 +99,7 @@ type logDecoder struct {
 // raw decodes event number i+1 of l with its inputs as written: the messages that follow the
 // input each refers to (refs).
 func (r *logReader) raw(l *eventLog, i int) (e Event, refs [2]inputRef) {
-	at := l.at[i]
+	at := l.start(i)
 	d := logDecoder{r: r, l: l, c: l.chunks[at>>32], off: int(at & math.MaxUint32), at: at}
 	e.Seq = d.varint()
 	e.Time = d.time()
