@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/cloudwego/eino/adk"
 )
@@ -61,19 +63,80 @@ func runContextField(ctx context.Context, name string) reflect.Value {
 
 var (
 	keyMu  sync.Mutex
-	ctxKey any // eino's run-context key, once found
+	ctxKey atomic.Pointer[any] // eino's run-context key, once found
 )
 
 // runCtxKey returns eino's run-context key, searching ctx's chain for it the first time.
 func runCtxKey(ctx context.Context) any {
+	if k := ctxKey.Load(); k != nil {
+		return *k
+	}
 	keyMu.Lock()
 	defer keyMu.Unlock()
-	if ctxKey == nil {
-		if t := findKeyType(reflect.ValueOf(ctx), 0); t != nil {
-			ctxKey = reflect.Zero(t).Interface()
+	if k := ctxKey.Load(); k != nil {
+		return *k
+	}
+	if t := findKeyType(reflect.ValueOf(ctx), 0); t != nil {
+		k := reflect.Zero(t).Interface()
+		ctxKey.Store(&k)
+		return k
+	}
+	return nil
+}
+
+// sessionFields is where eino's run context keeps the session, and the session its values and
+// their lock: field indexes, found once by name.
+type sessionFields struct {
+	runCtx  reflect.Type // eino's run context, a struct
+	session int          // its Session field, a pointer to the session struct
+	values  int          // the session's Values field, a map[string]any
+	lock    int          // the session's valuesMtx field, the *sync.Mutex eino guards Values with
+}
+
+var sessionLayout atomic.Pointer[sessionFields]
+
+// sessionValues returns the session values of eino's run in ctx to be read in place, and the
+// lock eino guards them with, which the caller holds while it reads them. When they cannot be
+// reached so (no session in ctx, or a later eino that renames these fields), it returns a copy
+// of them (adk.GetSessionValues) and no lock. adk.GetSessionValues copies the map at every call,
+// and the recorder looks at the session after every tool call, where nothing changed but rarely.
+func sessionValues(ctx context.Context) (map[string]any, *sync.Mutex) {
+	if key := runCtxKey(ctx); key != nil {
+		rc := reflect.ValueOf(ctx.Value(key))
+		if rc.Kind() == reflect.Pointer && !rc.IsNil() && rc.Elem().Kind() == reflect.Struct {
+			if f := sessionFieldsOf(rc.Elem().Type()); f != nil {
+				if s := rc.Elem().Field(f.session); !s.IsNil() {
+					values, _ := s.Elem().Field(f.values).Interface().(map[string]any)
+					mu := (*sync.Mutex)(unsafe.Pointer(s.Elem().Field(f.lock).Pointer()))
+					if values != nil && mu != nil {
+						return values, mu
+					}
+				}
+			}
 		}
 	}
-	return ctxKey
+	return adk.GetSessionValues(ctx), nil
+}
+
+// sessionFieldsOf returns the session's fields in run contexts of type runCtx, or nil when they
+// are not as in eino v0.9.21.
+func sessionFieldsOf(runCtx reflect.Type) *sessionFields {
+	if f := sessionLayout.Load(); f != nil && f.runCtx == runCtx {
+		return f
+	}
+	sf, ok := runCtx.FieldByName("Session")
+	if !ok || !sf.IsExported() || sf.Type.Kind() != reflect.Pointer || sf.Type.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	values, ok1 := sf.Type.Elem().FieldByName("Values")
+	lock, ok2 := sf.Type.Elem().FieldByName("valuesMtx")
+	if !ok1 || !ok2 || values.Type != reflect.TypeFor[map[string]any]() || lock.Type != reflect.TypeFor[*sync.Mutex]() ||
+		len(sf.Index) != 1 || len(values.Index) != 1 || len(lock.Index) != 1 {
+		return nil
+	}
+	f := &sessionFields{runCtx: runCtx, session: sf.Index[0], values: values.Index[0], lock: lock.Index[0]}
+	sessionLayout.Store(f)
+	return f
 }
 
 // findKeyType walks a context chain (value contexts hold a key and a parent) for a key of type

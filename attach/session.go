@@ -6,8 +6,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/cloudwego/eino/adk"
-
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -48,15 +46,24 @@ func (r *Recorder) diffSession(ctx context.Context, v *visit, byWork bool) {
 	if ctx == nil {
 		return
 	}
-	values := adk.GetSessionValues(ctx)
+	values, lock := sessionValues(ctx)
+	if lock != nil {
+		lock.Lock()
+	}
 	changed := false
 	for k, v := range values {
 		if changed = !r.session.unchanged(k, v); changed {
 			break
 		}
 	}
+	if lock != nil {
+		if changed {
+			values = maps.Clone(values) // what changed is read after eino's lock is let go
+		}
+		lock.Unlock()
+	}
 	if !changed {
-		return // the common case, spared sorting the keys
+		return // the common case, spared copying the values and sorting the keys
 	}
 	for _, k := range slices.Sorted(maps.Keys(values)) {
 		if r.session.unchanged(k, values[k]) {
