@@ -42,7 +42,9 @@ func BenchmarkRecorderCost(b *testing.B) {
 	for _, run := range runs {
 		b.Run(run.name, func(b *testing.B) { benchmarkRecorderCost(b, run.flow) })
 	}
-	b.Run("pace=2ms", func(b *testing.B) { benchmarkRecorderPaced(b, agentstest.Long(longTicks), agents.NewPace(2*time.Millisecond)) })
+	b.Run("pace=2ms", func(b *testing.B) {
+		benchmarkRecorderPaced(b, agentstest.Long(longTicks), agents.NewPace(2*time.Millisecond))
+	})
 }
 
 // noopHandler is eino's cheapest observer: a handler whose callbacks do nothing.

@@ -14,6 +14,8 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/traces"
 )
 
 // hub is an eino callback handler that sends each callback to the recorder of the run it belongs
@@ -86,7 +88,30 @@ type call struct {
 	// toolCallID is a tool call's id; of the callback's place, all its end needs (the rest would
 	// more than double the size of a call, which every callback allocates).
 	toolCallID string
+	tool       *toolEvents // a tool call's: the call and its events' payloads; nil for the rest
 	ended      atomic.Bool
+}
+
+// toolEvents is a tool callback's call allocated together with the payloads of the events its
+// start and end record: one allocation per tool call, where a third of a run's events are
+// tool calls' (tool.started, tool.finished and the result's message). The payloads keep the
+// call reachable while a sink keeps the events (a sender's queue, until it sends them).
+type toolEvents struct {
+	call
+	started traces.ToolCall
+	ended   traces.ToolCall
+	result  traces.Message
+}
+
+// newCall returns the call of a callback starting inside visit v (nil for none); for a tool's,
+// allocated with its events' payloads.
+func newCall(info *callbacks.RunInfo, v *visit, toolCallID string) *call {
+	if v == nil || info.Component != components.ComponentOfTool {
+		return &call{info: info, v: v, toolCallID: toolCallID}
+	}
+	t := &toolEvents{call: call{info: info, v: v, toolCallID: toolCallID}}
+	t.tool = t
+	return &t.call
 }
 
 type (
@@ -150,7 +175,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		known = v.path
 	}
 	at := placeOf(ctx, known)
-	c := &call{info: info, v: v, toolCallID: at.toolCallID}
+	c := newCall(info, v, at.toolCallID)
 	switch {
 	case info.Component == adk.ComponentOfAgent && v != nil && v.agent == at.agent() && v.addr == pathKey(at.path):
 		// An agent directly inside a container of its own name (the prebuilt supervisor wraps
@@ -192,7 +217,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		ctx = context.WithValue(ctx, visitKey{}, s)
 	case info.Component == components.ComponentOfTool:
 		v.outputs.wait()
-		c.started = v.rec.toolStarted(v, info, at, tool.ConvCallbackInput(in))
+		c.started = v.rec.toolStarted(v, info, at, tool.ConvCallbackInput(in), &c.tool.started)
 	case at.runnable && at.agent() == v.agent:
 		v.outputs.wait()
 		v.rec.runnableStarted(v)

@@ -89,8 +89,9 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 	}
 }
 
-// toolStarted records a tool call and returns its start.
-func (r *Recorder) toolStarted(v *visit, info *callbacks.RunInfo, at place, in *tool.CallbackInput) time.Time {
+// toolStarted records a tool call, with tc (the call's own, see toolEvents) as its payload, and
+// returns its start.
+func (r *Recorder) toolStarted(v *visit, info *callbacks.RunInfo, at place, in *tool.CallbackInput, tc *traces.ToolCall) time.Time {
 	args := ""
 	if in != nil {
 		args = in.ArgumentsInJSON
@@ -103,8 +104,8 @@ func (r *Recorder) toolStarted(v *visit, info *callbacks.RunInfo, at place, in *
 	r.toolCalls++
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
 	r.openTools[at.toolCallID] = openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, order: r.toolCalls}
-	r.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path,
-		Tool: &traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}})
+	*tc = traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}
+	r.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path, Tool: tc})
 	return now
 }
 
@@ -145,24 +146,23 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 		}
 		r.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
 	}
-	// The end and the result's message, allocated together: a third of a run's events are these.
-	ended := &struct {
-		tc  traces.ToolCall
-		msg traces.Message
-	}{
-		tc:  traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(now.Sub(c.started))},
-		msg: traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name},
+	// The end and the result's message, allocated with the call (see toolEvents).
+	ended := c.tool
+	if ended == nil {
+		ended = new(toolEvents)
 	}
+	ended.ended = traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(now.Sub(c.started))}
+	ended.result = traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}
 	if interrupted {
-		ended.tc.Interrupted = true
+		ended.ended.Interrupted = true
 	} else {
-		ended.tc.Error = errText(err)
+		ended.ended.Error = errText(err)
 	}
-	r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.v.path, Tool: &ended.tc})
+	r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.v.path, Tool: &ended.ended})
 	if err != nil {
 		return
 	}
-	r.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.v.path, Message: &ended.msg})
+	r.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.v.path, Message: &ended.result})
 	if info.Name == transferToolName {
 		var target struct {
 			AgentName string `json:"agent_name"`
