@@ -15,7 +15,7 @@ import (
 // their strings and session values are read in place, never copied; payloads, run paths and
 // inputs are made for each reader, inputs sharing their arrays as the recorder's did.
 //
-// An event is written as its seq, time, kind, agent and run path, then a mask of the payloads it
+// An event is written as its seq (less its number in the log), time, kind, agent and run path, then a mask of the payloads it
 // has and each of them, field by field in the order of its struct. Integers are varints, floats
 // their 8 bytes; a string is its length (doubled) and its bytes, or, odd, its length and where
 // the same string was written before. A slice is its length plus one (0 for nil) and its
@@ -51,10 +51,10 @@ type logWriter struct {
 	eventLog
 	off    int // bytes used in the last chunk
 	inputs EventEncoder
-	// path is the run path written last, and where its length starts, for the next event on it.
+	// path is the run path written last, by the event numbered pathBy (0 for none), for the
+	// next events on it.
 	path   []string
-	pathAt uint64
-	wrote  bool // whether path was written
+	pathBy int
 	// locs are the time zones of the events' times other than UTC, by their code minus one.
 	locs []*time.Location
 }
@@ -80,7 +80,7 @@ const (
 const (
 	pathNil   = iota // no path
 	pathEmpty        // an empty, non-nil path
-	pathSame         // the path written at the position that follows
+	pathSame         // the path of the event that many events back (the number that follows)
 	pathNew          // a path written here: its length and its steps
 )
 
@@ -93,7 +93,7 @@ func (w *logWriter) add(e *Event) {
 	if last := len(w.chunks) - 1; last >= 0 {
 		b = w.chunks[last][w.off:w.off]
 	}
-	b = binary.AppendVarint(b, e.Seq)
+	b = binary.AppendVarint(b, e.Seq-seq) // 0 but in a loaded trace whose seqs have gaps
 	b = w.appendTime(b, e.Time)
 	code := kindCode(e.Kind)
 	b = append(b, code)
@@ -101,7 +101,7 @@ func (w *logWriter) add(e *Event) {
 		b = appendLogString(b, string(e.Kind))
 	}
 	b = appendLogString(b, e.Agent)
-	b, newPath := w.appendPath(b, e.RunPath)
+	b = w.appendPath(b, e.RunPath)
 	b = binary.AppendUvarint(b, payloadMask(e))
 	if r := e.Run; r != nil {
 		b = appendLogStrings4(b, r.Flow, r.Input, string(r.Status), r.Error)
@@ -145,10 +145,7 @@ func (w *logWriter) add(e *Event) {
 	}
 	b = appendLogPayloads(b, e)
 	w.inputs.remember(seq, e.Agent, eventInput(e))
-	at := w.place(b)
-	if newPath >= 0 {
-		w.pathAt, w.wrote = at+uint64(newPath), true
-	}
+	w.place(b)
 }
 
 // ended lets go of what the writer keeps for the events that follow: the inputs they may extend
@@ -156,7 +153,7 @@ func (w *logWriter) add(e *Event) {
 // (a resumed run's) are written whole, then refer to one another again.
 func (w *logWriter) ended() {
 	w.inputs = EventEncoder{}
-	w.path, w.wrote = nil, false
+	w.path, w.pathBy = nil, 0
 }
 
 // appendLogPayloads appends the payloads add leaves out: those without messages or inputs.
@@ -199,10 +196,9 @@ func appendLogPayloads(b []byte, e *Event) []byte {
 	return b
 }
 
-// place adds the event b, encoded, to the log and returns where it starts. b is where add wrote
-// it: the room left in the last chunk, unless it outgrew that room (what it wrote there is never
-// read).
-func (w *logWriter) place(b []byte) uint64 {
+// place adds the event b, encoded, to the log. b is where add wrote it: the room left in the last
+// chunk, unless it outgrew that room (what it wrote there is never read).
+func (w *logWriter) place(b []byte) {
 	last := len(w.chunks) - 1
 	if last < 0 || w.off+len(b) > len(w.chunks[last]) {
 		size := lastChunk
@@ -220,7 +216,6 @@ func (w *logWriter) place(b []byte) uint64 {
 	}
 	w.at[w.n/atBlock][w.n%atBlock] = at
 	w.n++
-	return at
 }
 
 // payloadMask has a bit set for each payload e has (see hasRun).
@@ -268,11 +263,21 @@ func payloadMask(e *Event) uint64 {
 	return m
 }
 
-// appendTime appends t's Unix seconds, nanoseconds and time zone.
+// Time codes: how an event's time is written.
+const (
+	timeUTC  = iota // in UTC, from 1678 to 2262: its Unix time in nanoseconds, 8 bytes
+	timeZone        // any other: Unix seconds, nanoseconds, and its zone (0 UTC, i w.locs[i-1])
+)
+
+// appendTime appends t.
 func (w *logWriter) appendTime(b []byte, t time.Time) []byte {
-	b = binary.AppendVarint(b, t.Unix())
+	sec, loc := t.Unix(), t.Location()
+	if loc == time.UTC && sec > math.MinInt64/1_000_000_000+1 && sec < math.MaxInt64/1_000_000_000-1 {
+		return binary.LittleEndian.AppendUint64(append(b, timeUTC), uint64(sec*1e9+int64(t.Nanosecond())))
+	}
+	b = binary.AppendVarint(append(b, timeZone), sec)
 	b = binary.AppendUvarint(b, uint64(t.Nanosecond()))
-	loc, code := t.Location(), 0
+	code := 0
 	if loc != time.UTC {
 		for i, l := range w.locs {
 			if l == loc {
@@ -287,25 +292,23 @@ func (w *logWriter) appendTime(b []byte, t time.Time) []byte {
 	return binary.AppendUvarint(b, uint64(code))
 }
 
-// appendPath appends path, referring to the one written last when it is the same; it returns
-// where in b a path written anew starts, or -1.
-func (w *logWriter) appendPath(b []byte, path []string) ([]byte, int) {
+// appendPath appends path, referring to the one written last when it is the same: as how many
+// events back it was written.
+func (w *logWriter) appendPath(b []byte, path []string) []byte {
 	switch {
 	case path == nil:
-		return append(b, pathNil), -1
+		return append(b, pathNil)
 	case len(path) == 0:
-		return append(b, pathEmpty), -1
-	case w.wrote && samePath(path, w.path):
-		return binary.AppendUvarint(append(b, pathSame), w.pathAt), -1
+		return append(b, pathEmpty)
+	case w.pathBy > 0 && samePath(path, w.path):
+		return binary.AppendUvarint(append(b, pathSame), uint64(w.n+1-w.pathBy))
 	}
-	b = append(b, pathNew)
-	at := len(b)
-	b = binary.AppendUvarint(b, uint64(len(path)))
+	b = binary.AppendUvarint(append(b, pathNew), uint64(len(path)))
 	for _, s := range path {
 		b = appendLogString(b, s)
 	}
-	w.path = path
-	return b, at
+	w.path, w.pathBy = path, w.n+1
+	return b
 }
 
 // samePath reports whether a and b hold the same steps; run paths recorded on one visit share

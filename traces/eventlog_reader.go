@@ -12,12 +12,12 @@ import (
 // for concurrent use.
 type logReader struct {
 	inputs *eventState
-	paths  map[uint64][]string
+	paths  map[int][]string // by the number of the event that wrote them
 	locs   []*time.Location // the writer's, as far as this reader has seen them
 }
 
 func newLogReader() *logReader {
-	return &logReader{inputs: newEventState(), paths: make(map[uint64][]string)}
+	return &logReader{inputs: newEventState(), paths: make(map[int][]string)}
 }
 
 // read decodes into p the events of l after the first from and up to the to-th, as many as fit,
@@ -93,15 +93,20 @@ type logDecoder struct {
 	l   *eventLog
 	c   []byte // the event's chunk
 	off int
-	at  uint64 // where the event starts
+	i   int // the event's index in the log (its number less one)
+}
+
+// decoder returns a decoder at the start of event number i+1 of l.
+func (r *logReader) decoder(l *eventLog, i int) logDecoder {
+	at := l.start(i)
+	return logDecoder{r: r, l: l, c: l.chunks[at>>32], off: int(at & math.MaxUint32), i: i}
 }
 
 // raw decodes event number i+1 of l with its inputs as written: the messages that follow the
 // input each refers to (refs).
 func (r *logReader) raw(l *eventLog, i int) (e Event, refs [2]inputRef) {
-	at := l.start(i)
-	d := logDecoder{r: r, l: l, c: l.chunks[at>>32], off: int(at & math.MaxUint32), at: at}
-	e.Seq = d.varint()
+	d := r.decoder(l, i)
+	e.Seq = int64(i+1) + d.varint()
 	e.Time = d.time()
 	if code := d.byte(); code == 0 {
 		e.Kind = Kind(d.str())
@@ -231,28 +236,40 @@ func (d *logDecoder) path() []string {
 	case pathEmpty:
 		return []string{}
 	case pathSame:
-		at := d.uvarint()
-		if p, ok := d.r.paths[at]; ok {
+		by := d.i - int(d.uvarint())
+		if p, ok := d.r.paths[by]; ok {
 			return p
 		}
-		// Written before this reader started: read it where it was written.
-		c := logDecoder{r: d.r, l: d.l, c: d.l.chunks[at>>32], off: int(at & math.MaxUint32)}
-		return c.newPath(at)
+		// Written before this reader started: read it in the event that wrote it.
+		w := d.r.decoder(d.l, by)
+		w.varint()
+		w.time()
+		if w.byte() == 0 {
+			w.str()
+		}
+		w.str()
+		w.byte() // pathNew
+		return w.newPath()
 	}
-	return d.newPath(d.at&^math.MaxUint32 | uint64(d.off))
+	return d.newPath()
 }
 
-// newPath decodes the path written at, where d is.
-func (d *logDecoder) newPath(at uint64) []string {
+// newPath decodes the path written where d is, by d's event.
+func (d *logDecoder) newPath() []string {
 	p := make([]string, d.uvarint())
 	for i := range p {
 		p[i] = d.str()
 	}
-	d.r.paths[at] = p
+	d.r.paths[d.i] = p
 	return p
 }
 
 func (d *logDecoder) time() time.Time {
+	if d.byte() == timeUTC {
+		ns := int64(binary.LittleEndian.Uint64(d.c[d.off:]))
+		d.off += 8
+		return time.Unix(0, ns).UTC()
+	}
 	sec, nsec := d.varint(), d.uvarint()
 	t := time.Unix(sec, int64(nsec))
 	if code := d.uvarint(); code > 0 {
