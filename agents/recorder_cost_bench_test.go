@@ -63,6 +63,7 @@ type runCost struct {
 	cpu    float64 // seconds, the whole process's
 	gcCPU  float64 // seconds, the collector's share of cpu as the runtime estimates it
 	allocs uint64
+	bytes  uint64
 }
 
 var (
@@ -76,7 +77,7 @@ func measureRuns(reps int, f func()) runCost {
 	runtime.GC()
 	runtime.ReadMemStats(&memStats)
 	metrics.Read(gcCPU)
-	mallocs, gc := memStats.Mallocs, gcCPU[0].Value.Float64()
+	mallocs, bytes, gc := memStats.Mallocs, memStats.TotalAlloc, gcCPU[0].Value.Float64()
 	start, cpu := time.Now(), cpuTime()
 	for range reps {
 		f()
@@ -84,7 +85,8 @@ func measureRuns(reps int, f func()) runCost {
 	wall, cpu := time.Since(start), cpuTime()-cpu
 	runtime.ReadMemStats(&memStats)
 	metrics.Read(gcCPU)
-	return runCost{wall: wall, cpu: cpu, gcCPU: gcCPU[0].Value.Float64() - gc, allocs: memStats.Mallocs - mallocs}
+	return runCost{wall: wall, cpu: cpu, gcCPU: gcCPU[0].Value.Float64() - gc, allocs: memStats.Mallocs - mallocs,
+		bytes: memStats.TotalAlloc - bytes}
 }
 
 var heapSamples = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/heap:bytes"}}
@@ -115,7 +117,7 @@ func benchmarkRecorderCost(b *testing.B, flow agents.Flow) {
 	free, freeScanned := heapKept()
 	reps := max(1, costEvents/events)
 	n := float64(events * reps)
-	var cpu, wall, allocs, gc, noopGC []float64
+	var cpu, wall, allocs, bytes, gc, noopGC []float64
 	for i := 0; b.Loop(); i++ {
 		var observed, recorded runCost
 		noopRuns := func() {
@@ -136,12 +138,15 @@ func benchmarkRecorderCost(b *testing.B, flow agents.Flow) {
 		cpu = append(cpu, (recorded.cpu-observed.cpu)*1e9/n)
 		wall = append(wall, float64(recorded.wall-observed.wall)/n)
 		allocs = append(allocs, (float64(recorded.allocs)-float64(observed.allocs))/n)
+		bytes = append(bytes, (float64(recorded.bytes)-float64(observed.bytes))/n)
 		gc = append(gc, recorded.gcCPU*1e9/n)
 		noopGC = append(noopGC, observed.gcCPU*1e9/n)
 	}
 	reportSpread(b, "cpu-ns/event-over-noop", cpu)
 	reportSpread(b, "ns/event-over-noop", wall)
 	reportSpread(b, "allocs/event-over-noop", allocs)
+	// Bytes allocated: what makes the collector run more often.
+	reportSpread(b, "B/event-over-noop", bytes)
 	// The collector's CPU time per event in each run: what recording adds is the difference.
 	reportSpread(b, "gc-cpu-ns/event-recorded", gc)
 	reportSpread(b, "gc-cpu-ns/event-noop", noopGC)

@@ -103,11 +103,13 @@ var sessionLayout atomic.Pointer[sessionFields]
 func sessionValues(ctx context.Context) (map[string]any, *sync.Mutex) {
 	if key := runCtxKey(ctx); key != nil {
 		rc := reflect.ValueOf(ctx.Value(key))
-		if rc.Kind() == reflect.Pointer && !rc.IsNil() && rc.Elem().Kind() == reflect.Struct {
-			if f := sessionFieldsOf(rc.Elem().Type()); f != nil {
-				if s := rc.Elem().Field(f.session); !s.IsNil() {
-					values, _ := s.Elem().Field(f.values).Interface().(map[string]any)
-					mu := (*sync.Mutex)(unsafe.Pointer(s.Elem().Field(f.lock).Pointer()))
+		if rc.Kind() == reflect.Pointer && !rc.IsNil() && rc.Type().Elem().Kind() == reflect.Struct {
+			rc = rc.Elem()
+			if f := sessionFieldsOf(rc.Type()); f != nil {
+				if s := rc.Field(f.session); !s.IsNil() {
+					s = s.Elem()
+					values, _ := s.Field(f.values).Interface().(map[string]any)
+					mu := (*sync.Mutex)(unsafe.Pointer(s.Field(f.lock).Pointer()))
 					if values != nil && mu != nil {
 						return values, mu
 					}

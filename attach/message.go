@@ -108,7 +108,11 @@ func (s *streamedMessage) message() *schema.Message {
 func (v *visit) input(in []*schema.Message) []traces.Message {
 	shared := len(v.lastInput) <= len(in)
 	for i := 0; shared && i < len(v.lastInput); i++ {
-		shared = sameMessage(in[i], v.lastInput[i])
+		// The same messages, mostly: a tight loop over pointers first.
+		for i < len(v.lastInput) && in[i] == v.lastInput[i] {
+			i++
+		}
+		shared = i == len(v.lastInput) || sameMessage(in[i], v.lastInput[i])
 	}
 	from := len(v.lastInput)
 	if !shared {
