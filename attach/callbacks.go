@@ -89,7 +89,11 @@ type call struct {
 	// more than double the size of a call, which every callback allocates).
 	toolCallID string
 	tool       *toolEvents // a tool call's: the call and its events' payloads; nil for the rest
-	ended      atomic.Bool
+	// scope is the visit ctx runs in (visitIn), which Value answers for visitKey: a callback
+	// starting inside the call then finds its visit in its nearest call, where it looks for that
+	// call anyway, instead of walking on up the chain of eino's contexts.
+	scope *visit
+	ended atomic.Bool
 }
 
 // toolEvents is a tool callback's call allocated together with the payloads of the events its
@@ -119,10 +123,14 @@ type (
 	visitKey struct{}
 )
 
-// Value returns the call for callKey, and what its context holds for any other key.
+// Value returns the call for callKey, its scope for visitKey, and what its context holds for any
+// other key.
 func (c *call) Value(key any) any {
-	if key == (callKey{}) {
+	switch key {
+	case callKey{}:
 		return c
+	case visitKey{}:
+		return c.scope
 	}
 	return c.Context.Value(key)
 }
@@ -166,16 +174,26 @@ func (h *hub) Needed(_ context.Context, info *callbacks.RunInfo, _ callbacks.Cal
 }
 
 func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks.CallbackInput) context.Context {
-	if info == nil || callOf(ctx, info) != nil {
+	if info == nil {
 		return ctx
 	}
-	v := visitIn(ctx)
+	near, _ := ctx.Value(callKey{}).(*call)
+	if near != nil && near.info == info {
+		return ctx // the second of a callback that fires twice (see call)
+	}
+	var v *visit
+	if near != nil {
+		v = near.scope // a visit's context is always wrapped by its agent's call
+	} else {
+		v = visitIn(ctx)
+	}
 	var known []string
 	if v != nil {
 		known = v.path
 	}
 	at := placeOf(ctx, known)
 	c := newCall(info, v, at.toolCallID)
+	c.scope = v
 	switch {
 	case info.Component == adk.ComponentOfAgent && v != nil && v.agent == at.agent() && v.addr == pathKey(at.path):
 		// An agent directly inside a container of its own name (the prebuilt supervisor wraps
@@ -190,7 +208,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 			r.start(ctx, at.agent(), agentIn)
 		}
 		c.v = r.agentStarted(ctx, info, at, v, agentIn)
-		ctx = context.WithValue(ctx, visitKey{}, c.v)
+		ctx, c.scope = context.WithValue(ctx, visitKey{}, c.v), c.v
 	case v == nil:
 		return ctx // work outside any agent of a recorded run
 	case info.Component == components.ComponentOfChatModel:
@@ -214,7 +232,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 			return ctx
 		}
 		c.v = s
-		ctx = context.WithValue(ctx, visitKey{}, s)
+		ctx, c.scope = context.WithValue(ctx, visitKey{}, s), s
 	case info.Component == components.ComponentOfTool:
 		v.outputs.wait()
 		c.started = v.rec.toolStarted(v, info, at, tool.ConvCallbackInput(in), &c.tool.started)

@@ -178,6 +178,7 @@ type visit struct {
 	// recorded (see inner.go).
 	forwarded   map[string]int
 	echoedCalls map[string]struct{}
+	session     sessionRef // eino's session as its callbacks read it (see sessionOf)
 }
 
 // openTool is a tool call in progress.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -34,6 +35,31 @@ func (s session) unchanged(key string, v any) bool {
 	return false
 }
 
+// sessionRef is where eino keeps the session values a visit's callbacks read, and their lock.
+type sessionRef struct {
+	values map[string]any
+	lock   *sync.Mutex
+}
+
+// sessionOf is sessionValues for a callback of visit v (nil for none), which finds the session
+// in its context at its first read: an agent's run context, and so its session, is the same
+// for all its work (inside an AgentTool, eino's session of the callee shares the caller's values
+// and lock), and the walk up a tool's context to eino's run context was a tenth of the
+// recorder's own work. Callers hold r.mu.
+func sessionOf(ctx context.Context, v *visit) (map[string]any, *sync.Mutex) {
+	if v == nil {
+		return sessionValues(ctx)
+	}
+	if v.session.lock == nil {
+		values, lock := sessionValues(ctx)
+		if lock == nil {
+			return values, nil // a copy: read again next time
+		}
+		v.session = sessionRef{values, lock}
+	}
+	return v.session.values, v.session.lock
+}
+
 // diffSession records every session value that changed since the last look, noticed from a
 // callback of visit v (nil at the run's end). Callers hold r.mu.
 //
@@ -46,7 +72,7 @@ func (r *Recorder) diffSession(ctx context.Context, v *visit, byWork bool) {
 	if ctx == nil {
 		return
 	}
-	values, lock := sessionValues(ctx)
+	values, lock := sessionOf(ctx, v)
 	if lock != nil {
 		lock.Lock()
 	}
