@@ -27,7 +27,8 @@ import (
 // whole history, 300 tool calls a reply) at zero pace, the worst case for the app: a collector
 // whose work grew with the events recorded would show as a cost per event growing with the run.
 // At pace=2ms (the 3k run, its model taking 2 ms a reply) it reports recorded/plain, the run's
-// wall time recorded against the same run without any handler.
+// wall time recorded against the same run without any handler, and the same against eino's no-op
+// handler.
 //
 //	go test ./agents -run '^$' -bench BenchmarkRecorderCost -benchtime 20x
 func BenchmarkRecorderCost(b *testing.B) {
@@ -155,25 +156,30 @@ func benchmarkRecorderCost(b *testing.B, flow agents.Flow) {
 	b.ReportMetric(float64(scanned-freeScanned)/float64(events), "kept-scan-B/event")
 }
 
-// benchmarkRecorderPaced reports the wall time of flow recorded against the same run plain.
+// benchmarkRecorderPaced reports the wall time of flow recorded against the same run plain and
+// with eino's no-op handler (what any observer costs eino), the three in turn, in an order that
+// rotates round by round.
 func benchmarkRecorderPaced(b *testing.B, flow agents.Flow, pace *agents.Pace) {
-	var ratio []float64
+	noop := noopHandler()
+	var perPlain, noopPerPlain, perNoop []float64
 	for i := 0; b.Loop(); i++ {
-		var plain, recorded time.Duration
-		plainRun := func() { plain = measureRuns(1, func() { drainLong(b, flow, pace, nil) }).wall }
-		recordRun := func() {
-			rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents)
-			recorded = measureRuns(1, func() { drainLong(b, flow, pace, rec) }).wall
+		var took [3]time.Duration // plain, noop, recorded
+		runs := [3]func(){
+			func() { drainLong(b, flow, pace, nil) },
+			func() { drainLong(b, flow, pace, nil, adk.WithCallbacks(noop)) },
+			func() {
+				drainLong(b, flow, pace, traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents))
+			},
 		}
-		if i%2 == 0 {
-			plainRun()
-			recordRun()
-		} else {
-			recordRun()
-			plainRun()
+		for k := range 3 {
+			j := (i + k) % 3
+			took[j] = measureRuns(1, runs[j]).wall
 		}
-		ratio = append(ratio, float64(recorded)/float64(plain))
+		perPlain = append(perPlain, float64(took[2])/float64(took[0]))
+		noopPerPlain = append(noopPerPlain, float64(took[1])/float64(took[0]))
+		perNoop = append(perNoop, float64(took[2])/float64(took[1]))
 	}
-	reportSpread(b, "recorded/plain", ratio)
-	b.ReportMetric(float64(len(ratio)), "rounds")
+	reportSpread(b, "recorded/plain", perPlain)
+	reportSpread(b, "noop/plain", noopPerPlain)
+	reportSpread(b, "recorded/noop", perNoop)
 }

@@ -1,8 +1,10 @@
 package traces
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
+	"unsafe"
 )
 
 // Format version 2 stores each model (and agent) input once: an event whose input begins with
@@ -95,7 +97,7 @@ func eventInput(e *Event) []Message {
 // from one conversation share their backing array, and then need no comparing.
 func commonPrefix(a, b []Message) int {
 	n := min(len(a), len(b))
-	if n == 0 || &a[0] == &b[0] {
+	if n == 0 || &a[0] == &b[0] || sameBits(a[:n], b[:n]) {
 		return n
 	}
 	for i := range n {
@@ -104,6 +106,14 @@ func commonPrefix(a, b []Message) int {
 		}
 	}
 	return n
+}
+
+// sameBits reports whether a and b, as long as each other, hold the same bits: the same strings
+// and lists, as when an input that outgrew its array was copied into a new one. Bits that differ
+// can still be equal messages.
+func sameBits(a, b []Message) bool {
+	size := len(a) * int(unsafe.Sizeof(Message{}))
+	return bytes.Equal(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), size), unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), size))
 }
 
 func sameMessage(a, b *Message) bool {

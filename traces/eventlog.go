@@ -51,12 +51,32 @@ type logWriter struct {
 	eventLog
 	off    int // bytes used in the last chunk
 	inputs EventEncoder
-	// path is the run path written last, by the event numbered pathBy (0 for none), for the
-	// next events on it.
-	path   []string
-	pathBy int
+	// agent and path are the actor written last (an event's agent and run path), by the event
+	// numbered actorBy (0 for none), for the next events of the same.
+	agent   string
+	path    []string
+	actorBy int
 	// locs are the time zones of the events' times other than UTC, by their code minus one.
 	locs []*time.Location
+	// recent are long strings written lately, where they were written (see text); pending
+	// those the event being written writes, where in it, until it is placed.
+	recent     [recentStrings]recentString
+	nextRecent int
+	pending    []recentString
+}
+
+// Long strings: one that is recent (one of the last recentStrings written) is written again as
+// where it was written, when it is the same string, the very bytes. The recorder hands the
+// same string to several events: a tool's result to its tool.finished, the result's message and
+// the next model call's input.
+const (
+	longString    = 64
+	recentStrings = 32
+)
+
+type recentString struct {
+	s  string
+	at uint64 // where its bytes are; in pending, their offset in the event
 }
 
 // Payload bits of an event's mask, in the order of the Event's fields.
@@ -76,12 +96,10 @@ const (
 	hasLost
 )
 
-// Run path codes.
+// Actor codes: how an event's agent and run path are written.
 const (
-	pathNil   = iota // no path
-	pathEmpty        // an empty, non-nil path
-	pathSame         // the path of the event that many events back (the number that follows)
-	pathNew          // a path written here: its length and its steps
+	actorSame = iota // those of the event that many events back (the number that follows)
+	actorNew         // written here: the agent, the path's length plus one (0 for none), its steps
 )
 
 // add appends e, numbering the references of its inputs by position (n+1), not by its Seq. It
@@ -100,17 +118,19 @@ func (w *logWriter) add(e *Event) {
 	if code == 0 {
 		b = appendLogString(b, string(e.Kind))
 	}
-	b = appendLogString(b, e.Agent)
-	b = w.appendPath(b, e.RunPath)
+	b = w.appendActor(b, e.Agent, e.RunPath)
 	b = binary.AppendUvarint(b, payloadMask(e))
 	if r := e.Run; r != nil {
-		b = appendLogStrings4(b, r.Flow, r.Input, string(r.Status), r.Error)
+		b = appendLogString(b, r.Flow)
+		b = w.text(b, r.Input)
+		b = appendLogString(b, string(r.Status))
+		b = w.text(b, r.Error)
 	}
 	if a := e.AgentRun; a != nil {
 		b = w.appendInput(b, seq, e.Agent, a.Input)
 		b = appendBool(b, a.Resumed)
 		b = appendLogString(b, a.Via)
-		b = appendLogString(b, a.Error)
+		b = w.text(b, a.Error)
 		b = appendBool(b, a.Interrupted)
 		b = binary.AppendVarint(b, int64(a.Iteration))
 	}
@@ -123,7 +143,7 @@ func (w *logWriter) add(e *Event) {
 		}
 		b = appendBool(b, m.Output != nil)
 		if m.Output != nil {
-			b = appendLogMessage(b, m.Output)
+			b = w.appendMessage(b, m.Output)
 		}
 		b = appendBool(b, m.Usage != nil)
 		if u := m.Usage; u != nil {
@@ -131,21 +151,46 @@ func (w *logWriter) add(e *Event) {
 			b = binary.AppendVarint(b, int64(u.CompletionTokens))
 			b = binary.AppendVarint(b, int64(u.TotalTokens))
 		}
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(m.DurationMS))
-		b = appendLogString(b, m.Error)
+		b = appendFloat(b, m.DurationMS)
+		b = w.text(b, m.Error)
 	}
 	if t := e.Tool; t != nil {
-		b = appendLogStrings4(b, t.Name, t.CallID, t.Arguments, t.Result)
-		b = appendLogString(b, t.Error)
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(t.DurationMS))
+		b = appendLogString(appendLogString(b, t.Name), t.CallID)
+		b = w.text(w.text(b, t.Arguments), t.Result)
+		b = w.text(b, t.Error)
+		b = appendFloat(b, t.DurationMS)
 		b = appendBool(b, t.Interrupted)
 	}
 	if e.Message != nil {
-		b = appendLogMessage(b, e.Message)
+		b = w.appendMessage(b, e.Message)
 	}
-	b = appendLogPayloads(b, e)
+	b = w.appendPayloads(b, e)
 	w.inputs.remember(seq, e.Agent, eventInput(e))
-	w.place(b)
+	at := w.place(b)
+	for _, p := range w.pending {
+		w.recent[w.nextRecent%recentStrings] = recentString{p.s, at + p.at}
+		w.nextRecent++
+	}
+	w.pending = w.pending[:0]
+}
+
+// text appends s, referring to where it was written when it is a recent long string.
+func (w *logWriter) text(b []byte, s string) []byte {
+	if len(s) < longString { // its length, doubled, fits a byte
+		return append(append(b, byte(len(s)<<1)), s...)
+	}
+	return w.longText(b, s)
+}
+
+func (w *logWriter) longText(b []byte, s string) []byte {
+	for _, r := range w.recent {
+		if len(r.s) == len(s) && unsafe.StringData(r.s) == unsafe.StringData(s) {
+			return binary.AppendUvarint(binary.AppendUvarint(b, uint64(len(s))<<1|1), r.at)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(s))<<1)
+	w.pending = append(w.pending, recentString{s, uint64(len(b))})
+	return append(b, s...)
 }
 
 // ended lets go of what the writer keeps for the events that follow: the inputs they may extend
@@ -153,20 +198,22 @@ func (w *logWriter) add(e *Event) {
 // (a resumed run's) are written whole, then refer to one another again.
 func (w *logWriter) ended() {
 	w.inputs = EventEncoder{}
-	w.path, w.pathBy = nil, 0
+	w.agent, w.path, w.actorBy = "", nil, 0
+	w.recent, w.pending = [recentStrings]recentString{}, nil
 }
 
-// appendLogPayloads appends the payloads add leaves out: those without messages or inputs.
-func appendLogPayloads(b []byte, e *Event) []byte {
+// appendPayloads appends the payloads add leaves out: those without messages or inputs.
+func (w *logWriter) appendPayloads(b []byte, e *Event) []byte {
 	if t := e.Transfer; t != nil {
 		b = appendLogStrings4(b, t.From, t.To, t.Mode, t.CallID)
 		b = appendLogString(b, t.Outcome)
-		b = appendLogString(b, t.Error)
+		b = w.text(b, t.Error)
 	}
 	if a := e.AgentTool; a != nil {
-		b = appendLogStrings4(b, a.Caller, a.Callee, a.CallID, a.Request)
+		b = appendLogString(appendLogString(appendLogString(b, a.Caller), a.Callee), a.CallID)
+		b = w.text(b, a.Request)
 		b = appendLogString(b, a.InputMode)
-		b = appendLogString(b, a.Result)
+		b = w.text(b, a.Result)
 		b = appendLogString(b, a.InnerEvents)
 	}
 	if s := e.Session; s != nil {
@@ -178,17 +225,17 @@ func appendLogPayloads(b []byte, e *Event) []byte {
 	if i := e.Interrupt; i != nil {
 		b = appendLogString(b, i.ID)
 		b = appendLogString(b, i.Address)
-		b = appendLogString(b, i.Info)
+		b = w.text(b, i.Info)
 	}
 	if x := e.Exit; x != nil {
-		b = appendLogString(b, x.FinalResult)
+		b = w.text(b, x.FinalResult)
 	}
 	if l := e.BreakLoop; l != nil {
 		b = appendLogString(b, l.From)
 		b = binary.AppendVarint(b, int64(l.Iterations))
 	}
 	if x := e.Error; x != nil {
-		b = appendLogString(b, x.Message)
+		b = w.text(b, x.Message)
 	}
 	if l := e.Lost; l != nil {
 		b = binary.AppendVarint(b, l.Count)
@@ -196,9 +243,10 @@ func appendLogPayloads(b []byte, e *Event) []byte {
 	return b
 }
 
-// place adds the event b, encoded, to the log. b is where add wrote it: the room left in the last
-// chunk, unless it outgrew that room (what it wrote there is never read).
-func (w *logWriter) place(b []byte) {
+// place adds the event b, encoded, to the log and returns where it starts. b is where add wrote
+// it: the room left in the last chunk, unless it outgrew that room (what it wrote there is never
+// read).
+func (w *logWriter) place(b []byte) uint64 {
 	last := len(w.chunks) - 1
 	if last < 0 || w.off+len(b) > len(w.chunks[last]) {
 		size := lastChunk
@@ -216,6 +264,7 @@ func (w *logWriter) place(b []byte) {
 	}
 	w.at[w.n/atBlock][w.n%atBlock] = at
 	w.n++
+	return at
 }
 
 // payloadMask has a bit set for each payload e has (see hasRun).
@@ -292,29 +341,25 @@ func (w *logWriter) appendTime(b []byte, t time.Time) []byte {
 	return binary.AppendUvarint(b, uint64(code))
 }
 
-// appendPath appends path, referring to the one written last when it is the same: as how many
-// events back it was written.
-func (w *logWriter) appendPath(b []byte, path []string) []byte {
-	switch {
-	case path == nil:
-		return append(b, pathNil)
-	case len(path) == 0:
-		return append(b, pathEmpty)
-	case w.pathBy > 0 && samePath(path, w.path):
-		return binary.AppendUvarint(append(b, pathSame), uint64(w.n+1-w.pathBy))
+// appendActor appends an event's agent and run path, referring to the ones written last when
+// they are the same: as how many events back they were written.
+func (w *logWriter) appendActor(b []byte, agent string, path []string) []byte {
+	if w.actorBy > 0 && agent == w.agent && samePath(path, w.path) {
+		return binary.AppendUvarint(append(b, actorSame), uint64(w.n+1-w.actorBy))
 	}
-	b = binary.AppendUvarint(append(b, pathNew), uint64(len(path)))
+	b = appendLogString(append(b, actorNew), agent)
+	b = binary.AppendUvarint(b, sliceLen(path))
 	for _, s := range path {
 		b = appendLogString(b, s)
 	}
-	w.path, w.pathBy = path, w.n+1
+	w.agent, w.path, w.actorBy = agent, path, w.n+1
 	return b
 }
 
-// samePath reports whether a and b hold the same steps; run paths recorded on one visit share
-// their array.
+// samePath reports whether a and b hold the same steps, both absent or both not; run paths
+// recorded on one visit share their array.
 func samePath(a, b []string) bool {
-	if len(a) != len(b) {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
 		return false
 	}
 	if unsafe.SliceData(a) == unsafe.SliceData(b) {
@@ -342,31 +387,42 @@ func (w *logWriter) appendInput(b []byte, seq int64, agent string, in []Message)
 		b = binary.AppendUvarint(b, uint64(keep))
 	}
 	for i := keep; i < len(in); i++ {
-		b = appendLogMessage(b, &in[i])
+		b = w.appendMessage(b, &in[i])
 	}
 	return b
 }
 
-func appendLogMessage(b []byte, m *Message) []byte {
+func (w *logWriter) appendMessage(b []byte, m *Message) []byte {
 	b = appendLogString(b, m.Role)
-	b = appendLogString(b, m.Content)
+	b = w.text(b, m.Content)
 	b = binary.AppendUvarint(b, sliceLen(m.ToolCalls))
 	for _, tc := range m.ToolCalls {
 		b = appendLogString(b, tc.ID)
 		b = appendLogString(b, tc.Name)
-		b = appendLogString(b, tc.Arguments)
+		b = w.text(b, tc.Arguments)
 	}
 	b = appendLogString(b, m.ToolCallID)
 	return appendLogString(b, m.ToolName)
 }
 
 func appendLogString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s))<<1)
-	return append(b, s...)
+	if len(s) < longString { // its length, doubled, fits a byte
+		return append(append(b, byte(len(s)<<1)), s...)
+	}
+	return append(binary.AppendUvarint(b, uint64(len(s))<<1), s...)
 }
 
 func appendLogStrings4(b []byte, s1, s2, s3, s4 string) []byte {
 	return appendLogString(appendLogString(appendLogString(appendLogString(b, s1), s2), s3), s4)
+}
+
+// appendFloat appends v: a 0 byte for zero (most durations a start event holds), else a 1 and
+// its 8 bytes.
+func appendFloat(b []byte, v float64) []byte {
+	if bits := math.Float64bits(v); bits != 0 {
+		return binary.LittleEndian.AppendUint64(append(b, 1), bits)
+	}
+	return append(b, 0)
 }
 
 func appendBool(b []byte, v bool) []byte {

@@ -12,12 +12,12 @@ import (
 // for concurrent use.
 type logReader struct {
 	inputs *eventState
-	paths  map[int][]string // by the number of the event that wrote them
+	actors map[int]actor    // by the index of the event that wrote them
 	locs   []*time.Location // the writer's, as far as this reader has seen them
 }
 
 func newLogReader() *logReader {
-	return &logReader{inputs: newEventState(), paths: make(map[int][]string)}
+	return &logReader{inputs: newEventState(), actors: make(map[int]actor)}
 }
 
 // read decodes into p the events of l after the first from and up to the to-th, as many as fit,
@@ -113,8 +113,8 @@ func (r *logReader) raw(l *eventLog, i int) (e Event, refs [2]inputRef) {
 	} else {
 		e.Kind = Kinds[code-1]
 	}
-	e.Agent = d.str()
-	e.RunPath = d.path()
+	a := d.actor()
+	e.Agent, e.RunPath = a.agent, a.path
 	mask := d.uvarint()
 	if mask&hasRun != 0 {
 		e.Run = &RunMark{Flow: d.str(), Input: d.str(), Status: Status(d.str()), Error: d.str()}
@@ -228,40 +228,43 @@ func (d *logDecoder) message(m *Message) {
 	m.ToolCallID, m.ToolName = d.str(), d.str()
 }
 
-// path decodes a run path, sharing the steps of each path among the events on it.
-func (d *logDecoder) path() []string {
-	switch d.byte() {
-	case pathNil:
-		return nil
-	case pathEmpty:
-		return []string{}
-	case pathSame:
-		by := d.i - int(d.uvarint())
-		if p, ok := d.r.paths[by]; ok {
-			return p
-		}
-		// Written before this reader started: read it in the event that wrote it.
-		w := d.r.decoder(d.l, by)
-		w.varint()
-		w.time()
-		if w.byte() == 0 {
-			w.str()
-		}
-		w.str()
-		w.byte() // pathNew
-		return w.newPath()
-	}
-	return d.newPath()
+// actor is an event's agent and run path, as read once for all the events that share them.
+type actor struct {
+	agent string
+	path  []string
 }
 
-// newPath decodes the path written where d is, by d's event.
-func (d *logDecoder) newPath() []string {
-	p := make([]string, d.uvarint())
-	for i := range p {
-		p[i] = d.str()
+// actor decodes an event's agent and run path, sharing the path among the events on it.
+func (d *logDecoder) actor() actor {
+	if d.byte() == actorNew {
+		return d.newActor()
 	}
-	d.r.paths[d.i] = p
-	return p
+	by := d.i - int(d.uvarint())
+	if a, ok := d.r.actors[by]; ok {
+		return a
+	}
+	// Written before this reader started: read it in the event that wrote it.
+	w := d.r.decoder(d.l, by)
+	w.varint()
+	w.time()
+	if w.byte() == 0 {
+		w.str()
+	}
+	w.byte() // actorNew
+	return w.newActor()
+}
+
+// newActor decodes the agent and path written where d is, by d's event.
+func (d *logDecoder) newActor() actor {
+	a := actor{agent: d.str()}
+	if n := d.uvarint(); n > 0 {
+		a.path = make([]string, n-1)
+		for i := range a.path {
+			a.path[i] = d.str()
+		}
+	}
+	d.r.actors[d.i] = a
+	return a
 }
 
 func (d *logDecoder) time() time.Time {
@@ -320,6 +323,9 @@ func (d *logDecoder) varint() int64 {
 }
 
 func (d *logDecoder) float() float64 {
+	if d.byte() == 0 {
+		return 0
+	}
 	v := math.Float64frombits(binary.LittleEndian.Uint64(d.c[d.off:]))
 	d.off += 8
 	return v

@@ -89,16 +89,26 @@ func TestRecordingReadsBackEveryEventExactly(t *testing.T) {
 // conversation returns the events of agents taking turns on their own growing conversations,
 // each model input extending the agent's last one in the array the recorder grows (see
 // traces.GrowInput), then one that starts again with the same messages in a new array, and an
-// agent.started whose input is the caller's conversation so far.
+// agent.started whose input is the caller's conversation so far; with a tool's end and its
+// result's message before each input.
 func conversation(turns int) []traces.Event {
 	var events []traces.Event
 	inputs := map[string][]traces.Message{}
 	for i := range turns {
 		agent := []string{"a", "b"}[i%2]
+		// Every third result long, and the same string in the tool's end, its message and the
+		// next input, as the recorder hands them.
+		result := fmt.Sprint(i)
+		if i%3 == 0 {
+			result = strings.Repeat(fmt.Sprint(i, " "), 40)
+		}
+		msg := traces.Message{Role: "tool", Content: result, ToolCallID: fmt.Sprint("c", i), ToolName: "t"}
+		events = append(events,
+			traces.Event{Kind: traces.KindToolFinished, Agent: agent, Tool: &traces.ToolCall{Name: "t", CallID: msg.ToolCallID, Result: result}},
+			traces.Event{Kind: traces.KindMessage, Agent: agent, Message: &msg})
 		in := traces.GrowInput(inputs[agent], 2)
 		in = append(in, traces.Message{Role: "assistant", Content: fmt.Sprintf("reply %d", i),
-			ToolCalls: []traces.ToolCallSpec{{ID: fmt.Sprint("c", i), Name: "t", Arguments: "{}"}}},
-			traces.Message{Role: "tool", Content: fmt.Sprint(i), ToolCallID: fmt.Sprint("c", i), ToolName: "t"})
+			ToolCalls: []traces.ToolCallSpec{{ID: fmt.Sprint("c", i), Name: "t", Arguments: "{}"}}}, msg)
 		inputs[agent] = in
 		events = append(events, traces.Event{Kind: traces.KindModelStarted, Agent: agent, RunPath: []string{agent},
 			Model: &traces.ModelCall{ID: fmt.Sprint("m", i), Input: in[:len(in):len(in)]}})
