@@ -15,13 +15,13 @@ import (
 // their strings and session values are read in place, never copied; payloads, run paths and
 // inputs are made for each reader, inputs sharing their arrays as the recorder's did.
 //
-// An event is written as its seq (less its number in the log), time, kind, agent and run path, then a mask of the payloads it
-// has and each of them, field by field in the order of its struct. Integers are varints, floats
-// their 8 bytes; a string is its length (doubled) and its bytes, or, odd, its length and where
-// the same string was written before. A slice is its length plus one (0 for nil) and its
-// elements. A run path is written once and referred to by later events on it; a model's or an
-// agent's input refers to the earlier input it extends, as format version 2 does (see
-// EventEncoder), and holds only the messages that follow.
+// An event is written as its seq (less its number in the log), time (see appendTime), kind (see
+// kindCode), agent and run path (see appendActor), then a mask of the payloads it has and each of
+// them, field by field in the order of its struct. Integers are varints, floats a byte (0 for
+// zero) and their 8 bytes; a string is its length (doubled) and its bytes, or, odd, its length
+// and where the same string was written before (see text). A slice is its length plus one (0 for
+// nil) and its elements. A model's or an agent's input refers to the earlier input it extends,
+// as format version 2 does (see EventEncoder), and holds only the messages that follow.
 
 // eventLog is a run's events, encoded: what a reader needs of the log, copied under the
 // recording's lock and read after it is released. A chunk is never moved, and a written byte
