@@ -12,12 +12,15 @@ import (
 // for concurrent use.
 type logReader struct {
 	inputs *eventState
-	actors map[int]actor    // by the index of the event that wrote them
-	locs   []*time.Location // the writer's, as far as this reader has seen them
+	actors map[int]actor // by the index of the event that wrote them
+	// lastActor is the one read last, written by the event of index lastActorBy (-1: none).
+	lastActor   actor
+	lastActorBy int
+	locs        []*time.Location // the writer's, as far as this reader has seen them
 }
 
 func newLogReader() *logReader {
-	return &logReader{inputs: newEventState(), actors: make(map[int]actor)}
+	return &logReader{inputs: newEventState(), actors: make(map[int]actor), lastActorBy: -1}
 }
 
 // read decodes into p the events of l after the first from and up to the to-th, as many as fit,
@@ -26,21 +29,20 @@ func (r *logReader) read(l *eventLog, locs []*time.Location, p []Event, from, to
 	r.locs = locs
 	n := min(len(p), to-from)
 	for i := range n {
-		p[i] = r.event(l, from+i)
+		r.event(l, from+i, &p[i])
 	}
 	return n
 }
 
-// event decodes event number i+1 of l, its inputs whole.
-func (r *logReader) event(l *eventLog, i int) Event {
-	e, refs := r.raw(l, i)
+// event decodes event number i+1 of l into e, its inputs whole.
+func (r *logReader) event(l *eventLog, i int, e *Event) {
+	refs := r.raw(l, i, e)
 	for _, ref := range refs {
 		if ref.hasFrom {
 			r.need(l, ref.from)
 		}
 	}
-	r.resolve(int64(i+1), &e, refs)
-	return e
+	r.resolve(int64(i+1), e, refs)
 }
 
 // need makes sure the input of event number seq is known, decoding the events it extends that
@@ -53,7 +55,8 @@ func (r *logReader) need(l *eventLog, seq int64) {
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		e, refs := r.raw(l, int(s-1))
+		var e Event
+		refs := r.raw(l, int(s-1), &e)
 		missing := false
 		for _, ref := range refs {
 			if _, ok := r.inputs.bySeq[ref.from]; ref.hasFrom && !ok {
@@ -102,9 +105,10 @@ func (r *logReader) decoder(l *eventLog, i int) logDecoder {
 	return logDecoder{r: r, l: l, c: l.chunks[at>>32], off: int(at & math.MaxUint32), i: i}
 }
 
-// raw decodes event number i+1 of l with its inputs as written: the messages that follow the
-// input each refers to (refs).
-func (r *logReader) raw(l *eventLog, i int) (e Event, refs [2]inputRef) {
+// raw decodes event number i+1 of l into e, with its inputs as written: the messages that
+// follow the input each refers to (refs).
+func (r *logReader) raw(l *eventLog, i int, e *Event) (refs [2]inputRef) {
+	*e = Event{}
 	d := r.decoder(l, i)
 	e.Seq = int64(i+1) + d.varint()
 	e.Time = d.time()
@@ -136,8 +140,8 @@ func (r *logReader) raw(l *eventLog, i int) (e Event, refs [2]inputRef) {
 		e.Message = new(Message)
 		d.message(e.Message)
 	}
-	d.payloads(&e, mask)
-	return e, refs
+	d.payloads(e, mask)
+	return refs
 }
 
 func (d *logDecoder) model(ref *inputRef) *ModelCall {
@@ -240,7 +244,11 @@ func (d *logDecoder) actor() actor {
 		return d.newActor()
 	}
 	by := d.i - int(d.uvarint())
+	if by == d.r.lastActorBy && d.r.lastActorBy >= 0 {
+		return d.r.lastActor
+	}
 	if a, ok := d.r.actors[by]; ok {
+		d.r.lastActor, d.r.lastActorBy = a, by
 		return a
 	}
 	// Written before this reader started: read it in the event that wrote it.
@@ -264,6 +272,7 @@ func (d *logDecoder) newActor() actor {
 		}
 	}
 	d.r.actors[d.i] = a
+	d.r.lastActor, d.r.lastActorBy = a, d.i
 	return a
 }
 
