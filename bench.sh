@@ -10,6 +10,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-go test ./agents -run '^$' -bench 'BenchmarkRecorder|BenchmarkTraceFile|BenchmarkTraceMemory' -benchtime 5x "$@"
+go test ./agents -run '^$' -bench 'BenchmarkRecorder$|BenchmarkRecorderCost|BenchmarkTraceFile|BenchmarkTraceMemory' -benchtime 5x "$@"
 go test ./server -run '^$' -bench 'EventToFrame/route=(events|live)/(viewers=10|window=2ms)/(at=|viewers=10)' -benchtime 1000x "$@"
 go test ./server -run TestMeasureRefusalFlood -v -bench FastRun -benchtime 1x "$@"

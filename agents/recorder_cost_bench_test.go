@@ -32,7 +32,20 @@ import (
 //
 //	go test ./agents -run '^$' -bench BenchmarkRecorderCost -benchtime 20x
 func BenchmarkRecorderCost(b *testing.B) {
-	runs := []struct {
+	for _, run := range costRuns() {
+		b.Run(run.name, func(b *testing.B) { benchmarkRecorderCost(b, run.flow) })
+	}
+	b.Run("pace=2ms", func(b *testing.B) {
+		benchmarkRecorderPaced(b, agentstest.Long(longTicks), agents.NewPace(2*time.Millisecond))
+	})
+}
+
+// costRuns are the runs BenchmarkRecorderCost measures.
+func costRuns() []struct {
+	name string
+	flow agents.Flow
+} {
+	return []struct {
 		name string
 		flow agents.Flow
 	}{
@@ -40,12 +53,30 @@ func BenchmarkRecorderCost(b *testing.B) {
 		{"events=3k", agentstest.Long(longTicks)},
 		{"events=100k", agentstest.LongTurns(33000, 300)},
 	}
-	for _, run := range runs {
-		b.Run(run.name, func(b *testing.B) { benchmarkRecorderCost(b, run.flow) })
+}
+
+// BenchmarkRecorderAlone runs BenchmarkRecorderCost's runs one way only, recorded or with the
+// no-op handler, each iteration a run at zero pace: for CPU profiles of one side, and for counting
+// instructions, which the load of a shared machine does not move (the recorder's own cost is the
+// difference of two counts, per event):
+//
+//	go test -c -o /tmp/agents.test ./agents
+//	GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+//	  /tmp/agents.test -test.run '^$' -test.bench 'BenchmarkRecorderAlone/events=3k/recorded' -test.benchtime 20x
+func BenchmarkRecorderAlone(b *testing.B) {
+	noop := noopHandler()
+	for _, run := range costRuns() {
+		b.Run(run.name+"/recorded", func(b *testing.B) {
+			for b.Loop() {
+				drainLong(b, run.flow, nil, traces.NewRecording(traces.Run{ID: "r-bench", Flow: run.flow.Name}, run.flow.Agents))
+			}
+		})
+		b.Run(run.name+"/noop", func(b *testing.B) {
+			for b.Loop() {
+				drainLong(b, run.flow, nil, nil, adk.WithCallbacks(noop))
+			}
+		})
 	}
-	b.Run("pace=2ms", func(b *testing.B) {
-		benchmarkRecorderPaced(b, agentstest.Long(longTicks), agents.NewPace(2*time.Millisecond))
-	})
 }
 
 // noopHandler is eino's cheapest observer: a handler whose callbacks do nothing.
