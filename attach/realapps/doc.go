@@ -16,7 +16,10 @@
 // that exits right after its last event, with no Close and no deferred cleanup, attached to a
 // real Baton server; and Baton then holds, for each query, exactly one run that
 //   - tells every message, tool result, transfer, exit, loop break, interrupt and error of the
-//     Runner's stream, by the same agent, in the stream's order, and nothing more by those agents;
+//     Runner's stream, by the same agent, in the stream's order, and nothing more by those agents
+//     (agents run as tools, which the stream does not show, may tell more); an interrupt, which
+//     eino reports once for the whole run, is told once, with its id, by whichever agent Baton
+//     places it at;
 //   - ends as the app's stream ended: completed, or interrupted and then completed for a resume
 //     (one run, the resumed part joined to it), when the app saw it end;
 //   - shows the stream's last message, by its agent, as the final answer;
