@@ -111,7 +111,7 @@ func (r *Recorder) releaseDecided() {
 		r.parked = r.parked[1:]
 		p.events[0].AgentTool.InnerEvents = p.v.innerEvents(p.callee)
 		for _, e := range p.events {
-			r.sink.Emit(e)
+			r.deliver(e)
 		}
 		r.undecided.done()
 	}

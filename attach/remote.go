@@ -96,7 +96,7 @@ type remoteRun struct {
 	finished bool
 	// ending is how the run ends should nothing follow (see Ending), sent with every post until
 	// an event comes after it; endingSent is closed once a post delivered it with the queue.
-	ending     *traces.RunMark
+	ending     *ingestEnding
 	endingSent chan struct{}
 }
 
@@ -105,6 +105,11 @@ type remoteRun struct {
 func (s *remoteRun) Emit(e traces.Event) traces.Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.emit(e)
+}
+
+// emit is Emit for a caller that holds s.mu.
+func (s *remoteRun) emit(e traces.Event) traces.Event {
 	if s.finished {
 		return e
 	}
@@ -123,30 +128,36 @@ func (s *remoteRun) Emit(e traces.Event) traces.Event {
 	return s.queue(e)
 }
 
-// Ending sends everything queued with how the run ends should nothing follow, and waits until it
-// is delivered or wait has passed; it does not wait while Baton is unreachable. The recorder
-// calls it at the last moment the app cannot yet have seen its run end, so that an app that exits
-// at once still has its run delivered and ended right.
-func (s *remoteRun) Ending(status traces.Status, errMsg string, wait time.Duration) {
+// EmitForeseen queues e, keeping rest as the run's ending.
+func (s *remoteRun) EmitForeseen(e traces.Event, rest ending) traces.Event {
 	s.mu.Lock()
-	if s.finished || !s.started {
-		s.mu.Unlock()
-		return
+	defer s.mu.Unlock()
+	held := s.ending != nil
+	e = s.emit(e)
+	if held && !s.finished {
+		s.ending = &ingestEnding{Status: rest.Status, Error: rest.Error, Time: rest.Time, Tail: rest.Tail}
 	}
-	s.ending = &traces.RunMark{Status: status, Error: errMsg}
+	return e
+}
+
+// Ending sends everything queued with how the run ends should nothing follow, and returns a
+// channel closed once a post delivered it; nil while Baton is unreachable, not worth waiting
+// for. The recorder calls it at the last moment the app cannot yet have seen its run end, so
+// that an app that exits at once still has its run delivered and ended right.
+func (s *remoteRun) Ending(end ending) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished || !s.started {
+		return nil
+	}
+	s.ending = &ingestEnding{Status: end.Status, Error: end.Error, Time: end.Time, Tail: end.Tail}
 	sent := make(chan struct{})
 	s.endingSent = sent
 	s.signal()
-	s.mu.Unlock()
 	if s.c.down.Load() {
-		return
+		return nil
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-sent:
-	case <-t.C:
-	}
+	return sent
 }
 
 // queue numbers e, appends it and wakes the sender, starting it with the first event. Callers
@@ -347,7 +358,16 @@ type ingestBatch struct {
 	Events []traces.Event  `json:"-"`      // what the post delivers
 	Wire   json.RawMessage `json:"events"` // Events in the compact form (see wire)
 	Agents []traces.Agent  `json:"agents,omitempty"`
-	Ending *traces.RunMark `json:"ending,omitempty"`
+	Ending *ingestEnding   `json:"ending,omitempty"`
+}
+
+// ingestEnding is how a run ends should the app go quiet: its status, when it ended, and the
+// events its end records (each visit's agent.finished), which the server appends then.
+type ingestEnding struct {
+	Status traces.Status  `json:"status"`
+	Error  string         `json:"error,omitempty"`
+	Time   time.Time      `json:"time"`
+	Tail   []traces.Event `json:"tail,omitempty"`
 }
 
 // wire is the sender's encoding of a run's events in the compact form of the trace format's

@@ -106,9 +106,37 @@ func (s *Server) startIngest(c echo.Context) error {
 type ingestBatch struct {
 	Events traces.RawJSON `json:"events"`
 	Agents []traces.Agent `json:"agents"`
-	// Ending, when set, is how the run ends if the app goes quiet now: the status (and error) to
-	// finish it with at the timeout, instead of interrupted. A later post replaces it.
-	Ending *traces.RunMark `json:"ending"`
+	// Ending, when set, is how the run ends if the app goes quiet now, instead of interrupted. A
+	// later post replaces it.
+	Ending *ingestEnding `json:"ending"`
+}
+
+// ingestEnding is how a run ends should its app go quiet: the status (and error) and time to
+// finish it with, and the events its end records (each visit's agent.finished), appended first.
+type ingestEnding struct {
+	Status traces.Status  `json:"status"`
+	Error  string         `json:"error"`
+	Time   time.Time      `json:"time"`
+	Tail   []traces.Event `json:"tail"`
+}
+
+// check reports what is wrong with an ending, if anything.
+func (e *ingestEnding) check() error {
+	if !e.Status.Ended() {
+		return traces.Errorf(traces.CodeInvalid, "ending.status %q is not a final status: want completed, failed, interrupted or canceled", e.Status)
+	}
+	for i, t := range e.Tail {
+		if err := traces.ValidateEvent(i, t); err != nil {
+			return traces.Errorf(traces.CodeInvalid, "ending.tail: %v", err)
+		}
+		switch {
+		case t.Time.IsZero():
+			return traces.Errorf(traces.CodeInvalid, "ending.tail[%d] has no time", i)
+		case t.Kind == traces.KindRunStarted || t.Kind == traces.KindRunFinished || t.Kind == traces.KindResumed:
+			return traces.Errorf(traces.CodeInvalid, "ending.tail[%d] is %s: a tail holds what happens before the run's end", i, t.Kind)
+		}
+	}
+	return nil
 }
 
 // ingestNext is the answer to a post: the seq of the next event the app sends.
@@ -147,8 +175,10 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 	if err := traces.ValidateAgents(b.Agents); err != nil {
 		return 0, err
 	}
-	if b.Ending != nil && !b.Ending.Status.Ended() {
-		return 0, traces.Errorf(traces.CodeInvalid, "ending.status %q is not a final status: want completed, failed, interrupted or canceled", b.Ending.Status)
+	if b.Ending != nil {
+		if err := b.Ending.check(); err != nil {
+			return 0, err
+		}
 	}
 	var events []traces.Event
 	if len(b.Events) > 0 { // else a heartbeat

@@ -182,7 +182,7 @@ type ingestRun struct {
 	over bool      // the session has ended
 	// ending is how the app said the run ends should nothing follow: posted at the run's last
 	// synchronous moment, so that an app that exits at once still ends its run right.
-	ending *traces.RunMark
+	ending *ingestEnding
 	poke   chan struct{} // wakes the watcher when ending is set
 }
 
@@ -202,8 +202,11 @@ func (r *ingestRun) expire(timeout time.Duration) time.Duration {
 	if idle := time.Since(r.last); idle < timeout {
 		return timeout - idle
 	}
-	if r.ending != nil {
-		r.endLocked(time.Time{}, r.ending.Status, r.ending.Error)
+	if e := r.ending; e != nil {
+		for _, t := range e.Tail {
+			r.rec.Emit(t)
+		}
+		r.endLocked(e.Time, e.Status, e.Error)
 		return 0
 	}
 	r.endLocked(time.Time{}, traces.StatusInterrupted,
