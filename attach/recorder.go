@@ -104,7 +104,6 @@ type Recorder struct {
 	streamDone  bool          // the Runner's stream has ended, or nobody reads it
 	rootDrained bool          // the root visit's copy of events has ended: so has the run
 	parked      []*parkedCall // AgentTool calls not decided yet, and what waits behind them (see park)
-	undecided   inflight      // counts them
 	streams     inflight      // streamed outputs being read
 	drains      inflight      // copies of events being read
 }
