@@ -123,6 +123,14 @@ type ingestEnding struct {
 	Time   time.Time     `json:"time"`
 }
 
+// same reports whether e and o say the same, both nil included.
+func (e *ingestEnding) same(o *ingestEnding) bool {
+	if e == nil || o == nil {
+		return e == o
+	}
+	return e.Status == o.Status && e.Error == o.Error && e.Time.Equal(o.Time)
+}
+
 // ingestNext is the answer to a post: the seq of the next event the app sends.
 type ingestNext struct {
 	Next int64 `json:"next"`
@@ -205,7 +213,10 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 	}
 	switch r.over {
 	case endedByMark:
-		if len(events) == 1 && events[0].Kind == traces.KindRunFinished {
+		switch {
+		case len(events) == 0 && r.ending.same(b.Ending):
+			return r.next, nil // the app is there, and its run still ends as it had said
+		case len(events) == 1 && events[0].Kind == traces.KindRunFinished:
 			// The app's own end, late: the run already ended as the app had said.
 			r.next++
 			r.over = endedByApp

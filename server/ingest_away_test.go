@@ -49,7 +49,11 @@ func TestIngestEndingEndsAtTheAppsTime(t *testing.T) {
 	if tr.Run.Status != traces.StatusCompleted || !last.Time.Equal(end) || !tr.Run.EndedAt.Equal(end) {
 		t.Errorf("run %s ended at %s, run.finished at %s: want completed at the app's %s", tr.Run.Status, tr.Run.EndedAt, last.Time, end)
 	}
-	// The app's own run.finished, should it come after all, is taken as said.
+	// The app was only slow: its heartbeat, still with that ending, and its own run.finished
+	// are taken as said.
+	if res := ts.do(t, request{method: http.MethodPost, path: "/api/ingest/" + id, body: body}); res.status != http.StatusOK {
+		t.Errorf("a heartbeat with the same ending after the end: %d %s, want 200", res.status, res.body)
+	}
 	ts.postEvents(t, id, nil, 4, appEvent(3, traces.KindRunFinished))
 	if n := len(ts.trace(t, id).Events); n != 3 {
 		t.Errorf("%d events after the late run.finished, want the 3 of the run ended from its ending", n)
