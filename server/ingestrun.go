@@ -209,7 +209,7 @@ func (in *ingestion) watch(run *ingestRun, ended <-chan struct{}) {
 		case <-t.C:
 		case <-run.poke: // the app said how the run ends: a shorter quiet suffices
 		}
-		wait := run.expire(in.timeout)
+		wait := run.expire(in.timeout, ended)
 		if wait <= 0 {
 			return
 		}
@@ -289,10 +289,14 @@ const endingGrace = 3 * time.Second
 // expire ends the session when the app has not posted for timeout (endingGrace when it holds an
 // ending), and returns 0; otherwise it returns how long until that would be the case. The run
 // ends as the ending says, at its time, or else interrupted when the app was last heard from:
-// the run's times are the app's, not those of the server's timer.
-func (r *ingestRun) expire(timeout time.Duration) time.Duration {
+// the run's times are the app's, not those of the server's timer. It returns 0 at once when the
+// watcher's stretch of the session, the one that closes ended, is over.
+func (r *ingestRun) expire(timeout time.Duration, ended <-chan struct{}) time.Duration {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.ended != ended {
+		return 0 // it ended and reopened: its new watcher watches
+	}
 	if r.ending != nil {
 		timeout = min(timeout, endingGrace)
 	}
