@@ -200,7 +200,7 @@ func TestLateAnswerKeepsTheRun(t *testing.T) {
 	if err := gate.HoldAt(ctx, 3); err != nil {
 		t.Fatal(err)
 	}
-	gaveUp := proxy.holdNextAnswer()
+	gaveUp := proxy.holdNextAnswer(`"seq":`)    // a post that carries events
 	if err := gate.HoldAt(ctx, 4); err != nil { // the events of the third reply are sent meanwhile
 		t.Fatal(err)
 	}
@@ -211,6 +211,36 @@ func TestLateAnswerKeepsTheRun(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 	tr := trace(t, srv.base, awaitRun(t, srv.base))
+	if got := attachtest.Story(tr); tr.Run.Status != traces.StatusCompleted || got != want {
+		t.Errorf("the run ended %s with %d events:\n%s\nwant completed, as recorded without faults:\n%s", tr.Run.Status, len(tr.Events), got, want)
+	}
+}
+
+// TestLateAnswerToTheStartKeepsOneRun: Baton registers a run but its answer comes too late for
+// the app, which sends the start again: it gets the run the first start registered, and Baton
+// lists one run, whole.
+func TestLateAnswerToTheStartKeepsOneRun(t *testing.T) {
+	want := longStory(t)
+	srv := serveBaton(t, server.Config{}, "")
+	proxy := startProxy(t, srv.addr)
+	b := attach.New(attach.Config{URL: proxy.url(), Logger: quiet})
+	attach.SetPostTimeout(b, time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	gaveUp := proxy.holdNextAnswer("POST /api/ingest HTTP")
+	gate := agentstest.NewGate()
+	gate.Open()
+	done := runApp(ctx, longApp(t, gate), b)
+	wait(t, "the app gave up on the late answer", gaveUp)
+	wait(t, "the app's end", done)
+	if err := b.Close(ctx); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	ids := runIDs(t, srv.base)
+	if len(ids) != 1 {
+		t.Fatalf("%d runs on the server, want the app's one run", len(ids))
+	}
+	tr := trace(t, srv.base, ids[0])
 	if got := attachtest.Story(tr); tr.Run.Status != traces.StatusCompleted || got != want {
 		t.Errorf("the run ended %s with %d events:\n%s\nwant completed, as recorded without faults:\n%s", tr.Run.Status, len(tr.Events), got, want)
 	}

@@ -88,7 +88,8 @@ func (s *remoteRun) deliver(ss *ingestSession, first traces.Event, o outbox) (ag
 		s.sent(outbox{agents: o.agents})
 		return true, nil
 	case !ss.open:
-		if err := s.c.post("/api/ingest", ingestRun{Run: s.labels(first), Agents: agentsOf(o.agents), Continues: ss.id}, nil); err != nil {
+		req := ingestRun{Run: s.labels(first), Agents: agentsOf(o.agents), Continues: ss.id, Key: s.key}
+		if err := s.c.post("/api/ingest", req, nil); err != nil {
 			return false, fmt.Errorf("continue run %s: %w", ss.id, err)
 		}
 		// A new session numbers the events from 1, and its decoder knows no earlier input.
@@ -145,7 +146,7 @@ func (s *remoteRun) labels(first traces.Event) ingestLabels {
 // create registers the run with the server, from its first event: run.started, or resumed when
 // it continues an interrupted run, which the server then reopens.
 func (s *remoteRun) create(first traces.Event, agents []traces.Agent) (string, error) {
-	req := ingestRun{Run: s.labels(first), Agents: agents}
+	req := ingestRun{Run: s.labels(first), Agents: agents, Key: s.key}
 	if first.Kind == traces.KindResumed && first.Interrupt != nil {
 		req.Resumes = first.Interrupt.ID
 	}
@@ -176,6 +177,7 @@ type ingestRun struct {
 	Agents    []traces.Agent `json:"agents"`
 	Resumes   string         `json:"resumes,omitempty"`
 	Continues string         `json:"continues,omitempty"`
+	Key       string         `json:"key"`
 }
 
 // ingestLabels is what a new run is called in the server's list.

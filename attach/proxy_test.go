@@ -18,7 +18,7 @@ type faultProxy struct {
 	target string                // where new connections go
 	conns  map[net.Conn]struct{} // every connection open, both sides
 	stall  chan struct{}         // while not nil, nothing goes through; closed when the stall ends
-	hold   bool                  // the answer of the next post that carries events is held
+	hold   []byte                // the answer of the next request that holds this is held
 	gaveUp chan struct{}         // closed once the app gave up on the held answer
 	// loseAfter, once a request holding it went through, makes every later request get lost
 	// with its connection (losing is set then).
@@ -40,13 +40,13 @@ func startProxy(t *testing.T, target string) *faultProxy {
 // url is the proxy's, for the app.
 func (p *faultProxy) url() string { return "http://" + p.ln.Addr().String() }
 
-// holdNextAnswer holds the answer of the next post that carries events, after Baton took it,
+// holdNextAnswer holds the answer of the next request that holds text, after Baton took it,
 // until the app gives up waiting and closes the connection: then the answer is lost with it, and
 // the channel returned is closed.
-func (p *faultProxy) holdNextAnswer() <-chan struct{} {
+func (p *faultProxy) holdNextAnswer(text string) <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.hold = true
+	p.hold = []byte(text)
 	return p.gaveUp
 }
 
@@ -202,8 +202,8 @@ func (p *faultProxy) pump(c *proxied, src, dst net.Conn, toBaton bool) {
 func (p *faultProxy) pass(c *proxied, data []byte, toBaton bool) bool {
 	p.mu.Lock()
 	stall := p.stall
-	if toBaton && p.hold && bytes.Contains(data, []byte(`"seq":`)) {
-		p.hold, c.held = false, true
+	if toBaton && p.hold != nil && bytes.Contains(data, p.hold) {
+		p.hold, c.held = nil, true
 	}
 	held := !toBaton && c.held
 	lost := toBaton && p.losing

@@ -2,6 +2,7 @@ package attach
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -90,7 +91,7 @@ func (c *client) close(ctx context.Context) error {
 
 // run returns the sink of one run. Nothing is sent before its first event.
 func (c *client) run(conversation string) *remoteRun {
-	return &remoteRun{c: c, conversation: conversation, wake: make(chan struct{}, 1)}
+	return &remoteRun{c: c, conversation: conversation, key: rand.Text(), wake: make(chan struct{}, 1)}
 }
 
 // unreachable says once that Baton cannot be reached.
@@ -178,7 +179,10 @@ func (h *health) answered() {
 type remoteRun struct {
 	c            *client
 	conversation string
-	wake         chan struct{}
+	// key is the run's own id, sent with each start of a session: a start sent again because
+	// its answer was lost gets the session the first one opened, not a second run.
+	key  string
+	wake chan struct{}
 
 	mu sync.Mutex
 	// events are queued and not yet delivered: numbered delivered+1, delivered+2... in the run.

@@ -200,3 +200,31 @@ func TestIngestContinueRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestIngestStartSentAgainGetsItsSession: a start sent again with the same key, because its answer
+// was lost, gets the session the first one opened, not a second run; once that session has ended,
+// the key starts a new one.
+func TestIngestStartSentAgainGetsItsSession(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	first := ts.startIngest(t, `{"key":"app-run-1"}`, nil, http.StatusCreated)
+	if again := ts.startIngest(t, `{"key":"app-run-1"}`, nil, http.StatusCreated); again.ID != first.ID {
+		t.Errorf("the start sent again opened %s, want %s", again.ID, first.ID)
+	}
+	if other := ts.startIngest(t, `{"key":"app-run-2"}`, nil, http.StatusCreated); other.ID == first.ID {
+		t.Errorf("another key got the session of the first")
+	}
+	ts.postEvents(t, first.ID, nil, 3, appEvents(1, traces.KindRunStarted, traces.KindRunFinished)...)
+	if later := ts.startIngest(t, `{"key":"app-run-1"}`, nil, http.StatusCreated); later.ID == first.ID {
+		t.Errorf("the key of an ended session got it again")
+	}
+	if n := len(ts.Broker.Runs()); n != 3 {
+		t.Errorf("%d runs, want 3", n)
+	}
+
+	id, _ := ts.interruptedRun(t)
+	for range 2 {
+		if res := ts.startIngest(t, `{"resumes":"int-7","key":"app-run-3"}`, nil, http.StatusOK); res.ID != id {
+			t.Errorf("the resume went to %s, want %s", res.ID, id)
+		}
+	}
+}

@@ -23,6 +23,7 @@ type ingestion struct {
 	wg     sync.WaitGroup // one per session's watcher
 	mu     sync.Mutex
 	runs   map[string]*ingestRun // the open sessions by run id; guarded by mu
+	keys   map[string]*ingestRun // the open sessions by the key the app gave its run; guarded by mu
 	ended  endedSessions         // sessions that ended lately; guarded by mu
 	closed bool                  // no new sessions once set; guarded by mu
 
@@ -32,7 +33,7 @@ type ingestion struct {
 
 func newIngestion(ctx context.Context, broker *traces.Broker, timeout time.Duration) *ingestion {
 	return &ingestion{ctx: ctx, broker: broker, timeout: timeout, runs: make(map[string]*ingestRun),
-		ended: endedSessions{byRun: make(map[string]*ingestRun)}}
+		keys: make(map[string]*ingestRun), ended: endedSessions{byRun: make(map[string]*ingestRun)}}
 }
 
 // ingestStart is what an app says of a run when it starts streaming it.
@@ -48,22 +49,29 @@ type ingestStart struct {
 	Resumes string `json:"resumes"`
 	// Continues is the id of a run the app goes on sending after the server lost its session.
 	Continues string `json:"continues"`
+	// Key is the app's own id of the run, so that a start sent again because its answer was
+	// lost gets the session the first one opened, not a second run.
+	Key string `json:"key"`
 }
 
 // start opens a session: on the run req.Continues names (see continueRun), or on the
 // interrupted run whose last interrupt is req.Resumes, reopened (reopened is true then), or else
-// on a new running run registered in the broker at once.
+// on a new running run registered in the broker at once. A start whose key has an open session
+// gets that session again.
 func (in *ingestion) start(req ingestStart) (rec *traces.Recording, reopened bool, err error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.closed || in.ctx.Err() != nil {
 		return nil, false, errShuttingDown
 	}
+	if r := in.keys[req.Key]; req.Key != "" && r != nil {
+		return r.rec, r.start != startsRun, nil
+	}
 	switch {
 	case req.Resumes != "" && req.Continues != "":
 		return nil, false, traces.Errorf(traces.CodeInvalid, "a run either resumes an interrupt or continues a run, not both")
 	case req.Continues != "":
-		rec, err := in.continueRun(req.Continues)
+		rec, err := in.continueRun(req.Continues, req.Key)
 		if err != nil {
 			return nil, false, err
 		}
@@ -72,7 +80,7 @@ func (in *ingestion) start(req ingestStart) (rec *traces.Recording, reopened boo
 	case req.Resumes != "":
 		if rec = in.resume(req.Resumes); rec != nil {
 			putAgents(rec, req.Agents)
-			in.open(rec, req.Resumes, resumesRun)
+			in.open(rec, req.Resumes, resumesRun, req.Key)
 			return rec, true, nil
 		}
 	}
@@ -91,7 +99,7 @@ func (in *ingestion) start(req ingestStart) (rec *traces.Recording, reopened boo
 	if err != nil {
 		return nil, false, err
 	}
-	in.open(rec, "", startsRun)
+	in.open(rec, "", startsRun, req.Key)
 	return rec, false, nil
 }
 
@@ -121,7 +129,7 @@ const continuedInfo = "the app came back: Baton had ended the run while it was n
 // the server ends a run it stops hearing from, and have no open session. A resumed event says
 // why the run goes on, and the new session counts the app's events from 1. The caller holds
 // in.mu.
-func (in *ingestion) continueRun(id string) (*traces.Recording, error) {
+func (in *ingestion) continueRun(id, key string) (*traces.Recording, error) {
 	if _, open := in.runs[id]; open {
 		return nil, traces.Errorf(traces.CodeConflict, "run %s has an open session: post its events to it", id)
 	}
@@ -140,17 +148,21 @@ func (in *ingestion) continueRun(id string) (*traces.Recording, error) {
 		return nil, fmt.Errorf("continue run %s: %w", id, err)
 	}
 	rec.Emit(traces.Event{Kind: traces.KindResumed, Interrupt: &traces.Interrupt{Info: continuedInfo}})
-	in.open(rec, "", continuesRun)
+	in.open(rec, "", continuesRun, key)
 	return rec, nil
 }
 
 // open registers a new session on rec, which starts as start says (resuming the interrupt
-// resumes when it does), and starts its watcher. The caller holds in.mu.
-func (in *ingestion) open(rec *traces.Recording, resumes string, start sessionStart) {
-	run := &ingestRun{in: in, rec: rec, resumes: resumes, start: start, next: 1, dec: traces.NewEventDecoder(),
+// resumes when it does) for the app's run key ("" for none), and starts its watcher. The caller
+// holds in.mu.
+func (in *ingestion) open(rec *traces.Recording, resumes string, start sessionStart, key string) {
+	run := &ingestRun{in: in, rec: rec, resumes: resumes, start: start, key: key, next: 1, dec: traces.NewEventDecoder(),
 		last: time.Now(), ended: make(chan struct{}), poke: make(chan struct{}, 1)}
 	in.ended.remove(rec.ID())
 	in.runs[rec.ID()] = run
+	if key != "" {
+		in.keys[key] = run
+	}
 	if in.export != nil {
 		in.export(rec)
 	}
@@ -266,6 +278,7 @@ type ingestRun struct {
 	// resumes is the interrupt the session resumes its run from, or "" (see start).
 	resumes string
 	start   sessionStart
+	key     string // the app's own id of the run, or ""
 
 	mu    sync.Mutex
 	ended chan struct{} // closed when the session ends; a new one when it reopens
@@ -360,6 +373,9 @@ func (r *ingestRun) endLocked(how sessionEnd, at time.Time, status traces.Status
 		delete(r.in.runs, r.rec.ID())
 		r.in.ended.add(r)
 	}
+	if r.key != "" && r.in.keys[r.key] == r {
+		delete(r.in.keys, r.key)
+	}
 	r.in.mu.Unlock()
 }
 
@@ -391,6 +407,9 @@ func (r *ingestRun) reopenLocked(at time.Time) error {
 	r.over = stillOpen
 	r.ended = make(chan struct{})
 	in.runs[id] = r
+	if r.key != "" {
+		in.keys[r.key] = r
+	}
 	if in.export != nil {
 		in.export(r.rec)
 	}
