@@ -31,6 +31,7 @@ func (s *remoteRun) send(first traces.Event) {
 	retry := retryMin
 	heartbeat := time.NewTimer(heartbeatEvery)
 	defer heartbeat.Stop()
+	defer s.letEndingGo() // nothing more is sent: its waiter, if any, waits no longer
 	for {
 		o := s.pending()
 		again, err := s.deliver(&ss, first, o)

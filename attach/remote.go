@@ -108,7 +108,7 @@ func (c *client) unreachable(err error) {
 // meanwhile: a stall costs the app one bounded wait, not one per run.
 func (c *client) awaitDelivery(delivered <-chan struct{}, wait time.Duration) {
 	answering, quiet := c.health.watch()
-	if !answering {
+	if !answering || c.stop.Err() != nil { // or nothing is sent any more
 		return
 	}
 	t := time.NewTimer(wait)
@@ -248,6 +248,13 @@ func (s *remoteRun) Ending(status traces.Status, errMsg string, wait time.Durati
 	s.c.awaitDelivery(delivered, wait)
 }
 
+// letEndingGo is releaseEnding for a caller that does not hold s.mu.
+func (s *remoteRun) letEndingGo() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.releaseEnding()
+}
+
 // releaseEnding lets the waiter of the current ending go on. Callers hold s.mu.
 func (s *remoteRun) releaseEnding() {
 	if s.endingWait != nil {
@@ -322,12 +329,11 @@ type queuedAgent struct {
 }
 
 // outbox is what waits to be sent: at most maxBatch events, the first ones of the queue; the
-// tree changes; the ending when the events are all that is queued; and whether they end the run.
+// tree changes; and the ending, when the events are all that is queued.
 type outbox struct {
 	events []traces.Event
 	agents []queuedAgent
 	ending *ingestEnding
-	last   bool
 }
 
 // pending returns what waits to be sent. The queue keeps it until sent says it was delivered.
@@ -335,7 +341,7 @@ func (s *remoteRun) pending() outbox {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := min(len(s.events), maxBatch)
-	o := outbox{events: s.events[:n:n], agents: slices.Clone(s.agents), last: s.finished && n == len(s.events)}
+	o := outbox{events: s.events[:n:n], agents: slices.Clone(s.agents)}
 	if n == len(s.events) {
 		o.ending = s.ending
 	}

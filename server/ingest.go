@@ -76,12 +76,12 @@ type ingestCreated struct {
 
 // startIngest serves POST /api/ingest {"run": {"flow", "input", "model", "conversation"},
 // "agents": [...], "resumes": "<interrupt id>", "continues": "<run id>", "key": "<app's id>"}: an
-// app starts streaming a run. The run is registered at once, so its page and websockets work before any event
-// arrives, and 201 {"id", "url", "next": 1} tells the app where to post. When "resumes" names the
-// last interrupt of a run that ended interrupted, that run is reopened instead, and when
-// "continues" names a run the server ended interrupted while the app went on, that run goes on
-// in a new session (see ingestion.continueRun); the answer is then 200 with its id. A start sent
-// again with the key of an open session is answered as the first one was.
+// app starts streaming a run. The run is registered at once, so its page and websockets work
+// before any event arrives, and 201 {"id", "url", "next": 1} tells the app where to post. When
+// "resumes" names the last interrupt of a run that ended interrupted, that run is reopened
+// instead, and when "continues" names a run the server ended interrupted while the app went on,
+// that run goes on in a new session (see ingestion.continueRun); the answer is then 200 with its
+// id. A start sent again with the key of an open session is answered as the first one was.
 func (s *Server) startIngest(c echo.Context) error {
 	var req ingestStart
 	if err := decodeIngest(c, &req); err != nil {
