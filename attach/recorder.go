@@ -33,9 +33,9 @@ type Sink interface {
 // Recorder.ending).
 type ender interface {
 	// Ending delivers what was emitted so far, with how the run ends should nothing follow, and
-	// returns a channel closed once that is delivered (nil when it is not worth waiting for: the
-	// destination is known not to answer). The next Emit makes the ending void.
-	Ending(e ending) (delivered <-chan struct{})
+	// returns how to wait until that is delivered: as long as the sink finds worth it, which is
+	// never long. The next Emit makes the ending void.
+	Ending(e ending) (await func())
 	// EmitForeseen records the first event of the ending's tail, as recorded after all, and
 	// keeps rest (the ending with the rest of its tail) in one step: nobody sees the event twice
 	// or the ending void.
@@ -50,9 +50,6 @@ type ending struct {
 	Time   time.Time
 	Tail   []traces.Event
 }
-
-// endingWait bounds how long the end of a run's last agent waits for its delivery.
-const endingWait = 500 * time.Millisecond
 
 // causeWait bounds how long an agent's start waits for what caused it to be recorded: the
 // transfer that brought control to it, and the end of the agent that transferred (normally
@@ -104,7 +101,6 @@ type Recorder struct {
 	streamDone  bool          // the Runner's stream has ended, or nobody reads it
 	rootDrained bool          // the root visit's copy of events has ended: so has the run
 	parked      []*parkedCall // AgentTool calls not decided yet, and what waits behind them (see park)
-	undecided   inflight      // counts them
 	streams     inflight      // streamed outputs being read
 	drains      inflight      // copies of events being read
 }
@@ -402,16 +398,9 @@ func (r *Recorder) ending(v *visit) {
 	}
 	end := r.foresee(time.Now().UTC())
 	r.promised = &end
-	delivered := e.Ending(end)
+	await := e.Ending(end)
 	r.mu.Unlock()
-	if delivered != nil {
-		t := time.NewTimer(endingWait)
-		defer t.Stop()
-		select {
-		case <-delivered:
-		case <-t.C:
-		}
-	}
+	await()
 }
 
 // deliver hands e to the sink. While an ending is promised, an event that is the next of its
