@@ -59,28 +59,67 @@ func (r *Recorder) diffSession(ctx context.Context, v *visit, byWork bool) {
 		return // the common case, spared sorting the keys
 	}
 	for _, k := range slices.Sorted(maps.Keys(values)) {
+		js, changed := r.changedValue(k, values[k])
+		if !changed {
+			continue
+		}
+		r.recordSet(k, js, r.setterOf(k, js, v, byWork))
+	}
+}
+
+// noticeOutput records the value eino stored under v's OutputKey, if it did, as set by v: eino
+// stores an agent's answer (setOutputToSession in adk/chatmodel.go) after its runnable has
+// returned and before its events end, where no callback fires. It is called where that is over and
+// nothing after v has begun: at the end of v's events, or, when v transferred, as the target
+// starts. Only v's own output is recorded: a parallel branch may be setting other values at this
+// very moment, which the next callback that looks records. Callers hold r.mu.
+func (r *Recorder) noticeOutput(v *visit) {
+	if v.startCtx == nil {
+		return
+	}
+	values := adk.GetSessionValues(v.startCtx)
+	for _, k := range slices.Sorted(maps.Keys(values)) {
 		if r.session.unchanged(k, values[k]) {
 			continue
 		}
 		js := jsonValue(values[k])
-		seen := seenValue{json: js}
-		switch values[k].(type) {
-		case string, bool, int, int64, float64:
-			seen.plain = values[k]
-		}
-		if r.session[k].json == js {
-			r.session[k] = seen
+		owner := r.tree.outputKeyOwner(k)
+		if owner != v.agent && (owner != "" || !v.answered(js)) {
 			continue
 		}
-		r.session[k] = seen
-		setter := r.setterOf(k, js, v, byWork)
-		agent, path := r.lastAgent, r.lastPath
-		if setter != nil {
-			agent, path = setter.agent, setter.path
+		if _, changed := r.changedValue(k, values[k]); changed {
+			r.learnOutputKey(v, k)
+			r.recordSet(k, js, v)
 		}
-		r.emit(traces.Event{Kind: traces.KindSessionSet, Agent: agent, RunPath: path,
-			Session: &traces.SessionSet{Key: k, Value: json.RawMessage(js), SetBy: agent}})
 	}
+}
+
+// changedValue notes the value under key as seen and returns it as JSON, with whether it changed
+// since the last look. Callers hold r.mu.
+func (r *Recorder) changedValue(key string, value any) (string, bool) {
+	if r.session.unchanged(key, value) {
+		return "", false
+	}
+	js := jsonValue(value)
+	seen := seenValue{json: js}
+	switch value.(type) {
+	case string, bool, int, int64, float64:
+		seen.plain = value
+	}
+	changed := r.session[key].json != js
+	r.session[key] = seen
+	return js, changed
+}
+
+// recordSet records that setter (nil: unknown, then whoever acted last) set key to the JSON value
+// js. Callers hold r.mu.
+func (r *Recorder) recordSet(key, js string, setter *visit) {
+	agent, path := r.lastAgent, r.lastPath
+	if setter != nil {
+		agent, path = setter.agent, setter.path
+	}
+	r.emit(traces.Event{Kind: traces.KindSessionSet, Agent: agent, RunPath: path,
+		Session: &traces.SessionSet{Key: key, Value: json.RawMessage(js), SetBy: agent}})
 }
 
 // setterOf returns the visit that set key to the JSON value js, as diffSession explains.
@@ -98,12 +137,22 @@ func (r *Recorder) setterOf(key, js string, noticer *visit, byWork bool) *visit 
 		return noticer
 	}
 	for i := len(r.order) - 1; i >= 0; i-- {
-		v := r.order[i]
-		if v.lastReply != "" && jsonValue(v.lastReply) == js {
-			r.tree.setOutputKey(v.agent, key)
-			r.putAgents()
+		if v := r.order[i]; v.answered(js) {
+			r.learnOutputKey(v, key)
 			return v
 		}
 	}
 	return noticer
+}
+
+// answered reports whether v's latest reply is the JSON value js, as eino stores an answer under
+// an OutputKey.
+func (v *visit) answered(js string) bool { return v.lastReply != "" && jsonValue(v.lastReply) == js }
+
+// learnOutputKey notes in the tree that v's agent answers into key. Callers hold r.mu.
+func (r *Recorder) learnOutputKey(v *visit, key string) {
+	if r.tree.outputKeyOwner(key) == "" {
+		r.tree.setOutputKey(v.agent, key)
+		r.putAgents()
+	}
 }

@@ -67,6 +67,7 @@ func (r *Recorder) awaitTransfer(ctx context.Context, agent string) bool {
 			r.mu.Unlock()
 			awaitClosed(h.ready)
 			r.mu.Lock()
+			r.noticeOutput(h.from) // stored as h.from's run ended, before eino started agent
 			r.recordTransfer(h, "")
 			r.mu.Unlock()
 			return true

@@ -277,6 +277,10 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 			}
 			r.observe(v, ev)
 		}
+		v.outputs.wait() // its last reply, which eino stores under its OutputKey
+		r.mu.Lock()
+		r.noticeOutput(v)
+		r.mu.Unlock()
 		r.refuseTransfers(v)
 		r.mu.Lock()
 		r.decideAll(v)
