@@ -49,14 +49,11 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 	return id, now
 }
 
-// modelFinished records a model's reply (or failure) and the reply as the agent's message; echo
-// says the reply's echo in the visit's copy of events is still to be counted (see expectEcho).
-func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, err error, echo bool) {
+// modelFinished records a model's reply (or failure) and the reply as the agent's message, which
+// the visit's copy of events will echo (see isReplyEcho).
+func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if echo {
-		c.v.expectEcho(false)
-	}
 	now := r.stampNow()
 	defer r.unstamp()
 	// The call, its reply and its usage, allocated together.
@@ -73,6 +70,7 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 			ended.usage, mc.Usage = *u, &ended.usage
 		}
 		c.v.lastReply = msg.Content
+		c.v.unechoed = append(c.v.unechoed, mc.Output)
 		c.v.calls, c.v.handedOff = msg.ToolCalls, false
 	}
 	if usage != nil {
@@ -112,13 +110,13 @@ func (r *Recorder) toolStarted(v *visit, info *callbacks.RunInfo, at place, in *
 // transfer chosen by the model; then the session values the call set (ctx is the tool's). A
 // tool that interrupts the run is not a failure. The end of an AgentTool call that returned is
 // parked until v's copy of events tells how its inner events were seen (see inner.go). echo says
-// the result's echo in v's copy of events is still to be counted (see expectEcho).
+// the result's echo in v's copy of events is still to be counted (see expectToolEcho).
 //
 // An ordinary tool's end takes the recorder's lock once: it is a third of a run's callbacks.
 func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c *call, result string, err error, echo bool) {
 	r.mu.Lock()
 	if echo {
-		c.v.expectEcho(true)
+		c.v.expectToolEcho()
 	}
 	if inside := r.insideCallee(c.toolCallID); len(inside) > 0 {
 		// An AgentTool call: its callee's visits finished in eino before the tool returned.

@@ -49,8 +49,8 @@ const causeWait = 5 * time.Second
 // the work happens, so they are recorded as it happens and, for sequential flows, always in the
 // same order. The copy of an agent's own events that eino hands to its end callback supplies
 // what no callback reports (deterministic transfers, exits, interrupts, loop breaks, errors,
-// messages of agents without a model); its echoes of what callbacks already recorded (each model
-// reply and tool result) are counted off per visit.
+// messages of agents without a model, or of their own); its echoes of what callbacks already
+// recorded (each model reply and tool result) are counted off per visit.
 //
 // A Recorder records a single run and finishes its sink when the run ends.
 type Recorder struct {
@@ -133,10 +133,15 @@ type visit struct {
 	errMsg                   string
 	closed                   bool          // agent.finished is recorded
 	finished                 chan struct{} // closed with it
-	// Callback-recorded replies and tool results, and how many of their echoes were seen.
-	modelOutputs, toolResults int
-	echoedModel, echoedTool   int
-	lastReply                 string // its latest reply's text: eino stores it under OutputKey
+	// eventsOver says its own events have all been read; until then heldSets holds what its
+	// runnable set (see noticeSession).
+	eventsOver bool
+	heldSets   []sessionSet
+	// unechoed are its model replies recorded from callbacks whose echo its copy of events has not
+	// carried yet; toolResults its tool results so recorded, echoedTool how many were echoed.
+	unechoed                []*traces.Message
+	toolResults, echoedTool int
+	lastReply               string // its latest reply's text: eino stores it under OutputKey
 	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
 	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
 	// them started (see handOff).

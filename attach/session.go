@@ -45,8 +45,20 @@ func (s session) unchanged(key string, v any) bool {
 // value (eino stores a reply under OutputKey after the agent's work, so only a later callback
 // sees it: that agent's OutputKey is then learned); else v, whose callback saw it first.
 func (r *Recorder) diffSession(ctx context.Context, v *visit, byWork bool) {
+	r.recordSets(r.sessionChanges(ctx, v, byWork))
+}
+
+// sessionSet is a change of a session value to the JSON value js, set by setter (nil: unknown).
+type sessionSet struct {
+	key, js string
+	setter  *visit
+}
+
+// sessionChanges returns, as diffSession records them, the values changed since the last look,
+// and notes them as seen. Callers hold r.mu.
+func (r *Recorder) sessionChanges(ctx context.Context, v *visit, byWork bool) []sessionSet {
 	if ctx == nil {
-		return
+		return nil
 	}
 	values := adk.GetSessionValues(ctx)
 	changed := false
@@ -56,14 +68,23 @@ func (r *Recorder) diffSession(ctx context.Context, v *visit, byWork bool) {
 		}
 	}
 	if !changed {
-		return // the common case, spared sorting the keys
+		return nil // the common case, spared sorting the keys
 	}
+	var sets []sessionSet
 	for _, k := range slices.Sorted(maps.Keys(values)) {
 		js, changed := r.changedValue(k, values[k])
 		if !changed {
 			continue
 		}
-		r.recordSet(k, js, r.setterOf(k, js, v, byWork))
+		sets = append(sets, sessionSet{key: k, js: js, setter: r.setterOf(k, js, v, byWork)})
+	}
+	return sets
+}
+
+// recordSets records sets, in order. Callers hold r.mu.
+func (r *Recorder) recordSets(sets []sessionSet) {
+	for _, s := range sets {
+		r.recordSet(s.key, s.js, s.setter)
 	}
 }
 

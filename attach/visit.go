@@ -279,6 +279,7 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 		}
 		v.outputs.wait() // its last reply, which eino stores under its OutputKey
 		r.mu.Lock()
+		r.endOwnEvents(v)
 		r.noticeOutput(v)
 		r.mu.Unlock()
 		r.refuseTransfers(v)
@@ -302,10 +303,19 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 // runs where the work happens; byWork says it ends work of v's that may set values (a tool call,
 // its runnable), which then set what changed. Goroutines reading copies of events never look: eino may be
 // writing the session at that very moment, and the trace would then depend on timing.
+//
+// What v's runnable set is held until v's own events have been read (see endOwnEvents): an agent
+// may send an event and then store a value (plan-execute's planner sends its plan, then stores
+// it), and its copy of events is read behind its callbacks.
 func (r *Recorder) noticeSession(ctx context.Context, v *visit, byWork bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.diffSession(ctx, v, byWork)
+	sets := r.sessionChanges(ctx, v, byWork)
+	if byWork && !v.eventsOver {
+		v.heldSets = append(v.heldSets, sets...)
+		return
+	}
+	r.recordSets(sets)
 }
 
 // inputMode tells what eino fed an AgentTool's callee: the request alone, as one user message, or
