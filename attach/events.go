@@ -42,6 +42,8 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	if out {
 		// A wrapper sends its own events once the team it wraps has ended: every visit in it.
 		r.awaitInside(v)
+	} else {
+		r.awaitOwnRuns(v)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -65,6 +67,24 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	}
 	if ev.Action != nil {
 		r.observeAction(v, ev, path, msg, out)
+	}
+}
+
+// awaitOwnRuns waits until the agents v's own code ran on runs of their own, and whose work eino
+// has ended, are recorded to their end: v's code goes on, and sends what follows, once such a run
+// has returned (an AgentTool's InvokableRun, say), while its copy of events may still be being
+// read. A run whose work goes on is not waited for: v may have sent this event before it started.
+func (r *Recorder) awaitOwnRuns(v *visit) {
+	r.mu.Lock()
+	var ran []*visit
+	for _, c := range v.ownRuns {
+		if c.runnable && c.runnableEnded && !c.closed {
+			ran = append(ran, c)
+		}
+	}
+	r.mu.Unlock()
+	for _, c := range ran {
+		c.await()
 	}
 }
 

@@ -160,6 +160,8 @@ type visit struct {
 	// recorded (see inner.go).
 	forwarded   map[string]int
 	echoedCalls map[string]struct{}
+	// ownRuns are the visits its own code ran on runs of their own (see agentStarted).
+	ownRuns []*visit
 }
 
 // openTool is a tool call in progress.

@@ -65,6 +65,7 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 		resumed: resumed, startCtx: ctx, finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
 	r.setPath(v, at, local)
 	if ownRun {
+		parent.ownRuns = append(parent.ownRuns, v)
 		v.path = append(slices.Clone(parent.path), local...) // as the events of an AgentTool's callee
 	}
 	if r.root == nil {
