@@ -192,7 +192,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		ctx = context.WithValue(ctx, visitKey{}, s)
 	case info.Component == components.ComponentOfTool:
 		v.outputs.wait()
-		c.started = v.rec.toolStarted(v, info, at, tool.ConvCallbackInput(in))
+		v.rec.toolStarted(c, info, at, tool.ConvCallbackInput(in))
 	case at.runnable && at.agent() == v.agent:
 		v.outputs.wait()
 		v.rec.runnableStarted(v)

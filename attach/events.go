@@ -56,6 +56,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	if ev.Err != nil {
 		r.ownEnd(v, out)
 		if !isInterrupt(ev.Err) {
+			r.abandonTools(v, toolAbandoned)
 			v.errMsg = ev.Err.Error()
 			r.fail(v.agent, path, ev.Err.Error())
 		}

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/components/tool/utils"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
@@ -75,4 +78,54 @@ func TestTransferToAnUnknownAgent(t *testing.T) {
 			t.Errorf("run %s ends %q, want %q", tr.Run.ID, tail, want)
 		}
 	}
+}
+
+// TestPanickingToolEndsBeforeItsAgent has a model call two tools at once: ping answers, boom
+// panics. eino recovers the panic in its graph and fails the agent; boom gets a start callback and
+// never an end. Its call is closed where its agent's work ended, as never returned, before the
+// error and the agent's end, not at the end of the run; ping's end is its own.
+func TestPanickingToolEndsBeforeItsAgent(t *testing.T) {
+	root := func(t *testing.T) adk.Agent {
+		ctx := context.Background()
+		boom, err := utils.InferTool("boom", "Blows up.", func(context.Context, struct{}) (string, error) { panic("kaboom") })
+		if err != nil {
+			t.Fatal(err)
+		}
+		ping, err := utils.InferTool("ping", "Answers.", func(context.Context, struct{}) (string, error) { return "pong", nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := agents.NewChatAgent(ctx, attachtest.Scripted("worker", nil, agents.Do(agents.Call("ping", struct{}{}), agents.Call("boom", struct{}{}))),
+			adk.ChatModelAgentConfig{Name: "worker", Description: "Works.", Instruction: "Work.",
+				ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{ping, boom}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	recordEachWay(t, root, "Work.", func(t *testing.T, tr traces.Trace) {
+		if tr.Run.Status != traces.StatusFailed {
+			t.Fatalf("run %s, want failed", tr.Run.Status)
+		}
+		var tail []string
+		ends := map[string]*traces.ToolCall{}
+		for _, e := range tr.Events {
+			if e.Kind == traces.KindToolFinished {
+				ends[e.Tool.Name] = e.Tool
+			}
+			if e.Kind == traces.KindToolFinished && e.Tool.Name == "boom" || len(tail) > 0 {
+				tail = append(tail, string(e.Kind)+" "+e.Agent)
+			}
+		}
+		want := []string{"tool.finished worker", "error worker", "agent.finished worker", "run.finished "}
+		if !slices.Equal(tail, want) {
+			t.Errorf("from boom's end on: %q, want %q:\n%s", tail, want, attachtest.Story(tr))
+		}
+		if b := ends["boom"]; b == nil || !strings.Contains(b.Error, "never returned") {
+			t.Errorf("boom's end %+v, want an error saying it never returned", b)
+		}
+		if p := ends["ping"]; p == nil || p.Error != "" || p.Result != "pong" {
+			t.Errorf("ping's end %+v, want its own result", p)
+		}
+	})
 }

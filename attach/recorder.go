@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"sync"
 	"time"
 
@@ -168,7 +166,8 @@ type visit struct {
 type openTool struct {
 	name, args, callID string
 	v                  *visit
-	order              int // start order, to close forgotten calls in order
+	order              int   // start order, to close forgotten calls in order
+	call               *call // its callbacks' call: ended once its end is being recorded
 }
 
 // agentToolCall is an AgentTool call in progress: what agenttool.entered said, and the callee.
@@ -403,13 +402,7 @@ func (r *Recorder) finish() {
 		return
 	}
 	r.decideAll(nil)
-	// eino fires no end for a tool that panicked: close such calls so none stays open forever.
-	forgotten := slices.SortedFunc(maps.Values(r.openTools), func(a, b openTool) int { return a.order - b.order })
-	for _, t := range forgotten {
-		r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: t.v.agent, RunPath: t.v.path,
-			Tool: &traces.ToolCall{Name: t.name, CallID: t.callID, Error: "the tool never returned: it panicked or the run was stopped"}})
-	}
-	clear(r.openTools)
+	r.abandonTools(nil, toolLeftOpen) // none stays open forever
 	for _, v := range r.order {
 		r.refuse(v)
 	}

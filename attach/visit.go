@@ -222,6 +222,7 @@ func (r *Recorder) runnableEnded(v *visit, err error) {
 		v.interrupted = true
 	case err != nil:
 		v.errMsg = err.Error()
+		r.abandonTools(v, toolAbandoned)
 	}
 	v.runnableEnded = true
 	r.finishVisit(v)
