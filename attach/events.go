@@ -203,9 +203,28 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 		r.ownEnd(v, out)
 		v.interrupted = true
 		r.interrupt = true
-		r.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: interruptOf(a.Interrupted)})
+		if i := interruptOf(a.Interrupted); r.firstInterrupt(i.ID) {
+			r.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: i})
+		}
 	}
 	r.finishVisit(v)
+}
+
+// firstInterrupt reports whether the interrupt of eino's root-cause id has not been recorded yet,
+// and notes it. An interrupt raised inside an AgentTool crosses it: the copies of events of every
+// agent on its way out carry it, with the same root cause, while the Runner's stream carries it
+// once. It is recorded once, where it arose: the innermost agent's copy carries it first (the
+// caller's AgentTool call ends only once the callee's visit has). An interrupt without an id is
+// recorded each time. Callers hold r.mu.
+func (r *Recorder) firstInterrupt(id string) bool {
+	if id == "" {
+		return true
+	}
+	if slices.Contains(r.interrupts, id) {
+		return false
+	}
+	r.interrupts = append(r.interrupts, id)
+	return true
 }
 
 // messageOf returns the message output an event carries, or nil.

@@ -103,7 +103,7 @@ func TestPanickingToolEndsBeforeItsAgent(t *testing.T) {
 		}
 		return a
 	}
-	recordEachWay(t, root, "Work.", func(t *testing.T, tr traces.Trace) {
+	recordEachWay(t, root, "Work.", func(t *testing.T, tr traces.Trace, _ []string) {
 		if tr.Run.Status != traces.StatusFailed {
 			t.Fatalf("run %s, want failed", tr.Run.Status)
 		}

@@ -16,9 +16,9 @@ import (
 
 // recordEachWay runs the app root builds on input four ways, each with a fresh app: through the
 // run option and through the iterator wrapper, streaming and not. It calls check with each trace
-// and a name for the way it was recorded, and returns the lines attachtest.Drain describes the
-// Runner's stream by, from the last run.
-func recordEachWay(t *testing.T, root func(t *testing.T) adk.Agent, input string, check func(t *testing.T, tr traces.Trace)) {
+// and the lines attachtest.Drain describes the Runner's stream by. The runner has a checkpoint
+// store, as apps that interrupt have.
+func recordEachWay(t *testing.T, root func(t *testing.T) adk.Agent, input string, check func(t *testing.T, tr traces.Trace, stream []string)) {
 	t.Helper()
 	for _, streaming := range []bool{false, true} {
 		for _, wrapped := range []bool{false, true} {
@@ -31,17 +31,18 @@ func recordEachWay(t *testing.T, root func(t *testing.T) adk.Agent, input string
 				defer cancel()
 				dir := t.TempDir()
 				b := attach.New(attach.Config{Dir: dir})
-				runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root(t), EnableStreaming: streaming})
+				runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root(t), EnableStreaming: streaming, CheckPointStore: attachtest.NewStore()})
+				var stream []string
 				if wrapped {
-					attachtest.Drain(t, b.Run(ctx, runner, []adk.Message{schema.UserMessage(input)}))
+					stream, _ = attachtest.Drain(t, b.Run(ctx, runner, []adk.Message{schema.UserMessage(input)}, adk.WithCheckPointID("cp")))
 				} else {
-					attachtest.Drain(t, runner.Query(ctx, input, b.Option()))
+					stream, _ = attachtest.Drain(t, runner.Query(ctx, input, adk.WithCheckPointID("cp"), b.Option()))
 				}
 				tr := attachtest.ReadTraces(t, b, dir, 1)[0]
 				if err := traces.Validate(tr); err != nil {
 					t.Fatal(err)
 				}
-				check(t, tr)
+				check(t, tr, stream)
 			})
 		}
 	}

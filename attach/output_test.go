@@ -29,7 +29,7 @@ func TestOutputKeyIsSetInItsStepsVisit(t *testing.T) {
 		}
 		return s
 	}
-	recordEachWay(t, seq, "Write a tagline.", func(t *testing.T, tr traces.Trace) {
+	recordEachWay(t, seq, "Write a tagline.", func(t *testing.T, tr traces.Trace, _ []string) {
 		checkSetInVisit(t, tr, "draft", "writer", `"A tagline: ship it."`)
 	})
 }

@@ -27,7 +27,7 @@ const (
 // recorded as its agent's message, and the run's last message is the replanner's response, not
 // the executor's step. Every model reply is recorded once.
 func TestPlanAndResponseAreTheirAgentsMessages(t *testing.T) {
-	recordEachWay(t, planExecute, "How much is the cheapest flight Berlin-Lisbon?", func(t *testing.T, tr traces.Trace) {
+	recordEachWay(t, planExecute, "How much is the cheapest flight Berlin-Lisbon?", func(t *testing.T, tr traces.Trace, _ []string) {
 		if tr.Run.Status != traces.StatusCompleted {
 			t.Fatalf("run %s (%s)", tr.Run.Status, tr.Run.Error)
 		}

@@ -80,6 +80,7 @@ type Recorder struct {
 	stamp       time.Time
 	failure     string
 	interrupt   bool
+	interrupts  []string // the root-cause ids of the interrupts recorded
 	canceled    bool
 	status      traces.Status
 	streamDone  bool          // the Runner's stream has ended, or nobody reads it
