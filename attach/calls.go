@@ -145,6 +145,7 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	if echo {
 		c.v.expectToolEcho()
 	}
+	r.agentToolReturned(c.toolCallID, err)
 	if inside := r.insideCallee(c.toolCallID); len(inside) > 0 {
 		// An AgentTool call: its callee's visits finished in eino before the tool returned.
 		r.mu.Unlock()

@@ -19,6 +19,9 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	own, out := r.ownEvent(v, ev)
 	if !own {
 		v.noteForwarded(ev)
+		if ev.Err != nil && ev.AgentName == "" {
+			r.keepEinoError(ev.Err, v.boundary) // a workflow passes on what eino raised in it
+		}
 	}
 	echo := own && v.isToolEcho(ev)
 	r.mu.Unlock()

@@ -68,8 +68,8 @@ type Recorder struct {
 	transfers   map[string][]*heldTransfer // agent -> transfers to it its start has not claimed yet
 	transferCh  chan struct{}              // closed and replaced whenever a transfer is held
 	held        int                        // transfers not recorded yet, claimed or not
-	streamErrs  []string                   // errors of no agent from the Runner's stream
-	streamErrCh chan struct{}              // closed when the first of them arrives
+	einoErrs    []einoError                // eino's errors of no agent, to explain refusals
+	errsChanged chan struct{}              // closed and replaced when one comes or a source ends
 	session     session
 	sessionCtx  context.Context // a context that carries the run's session
 	runCtx      context.Context // the root agent's context: its Err tells a cancel
@@ -105,6 +105,7 @@ type visit struct {
 	path         []string
 	local, outer string
 	addr         string // its execution address's agent path, collapsed: what an agent inside it extends
+	boundary     string // the innermost AgentTool call it runs inside, if any
 	via          string
 	parent       *visit // the visit it runs inside: the AgentTool caller or the workflow
 	iteration    int    // its loop's iteration, from 1, when a loop runs it
@@ -161,6 +162,7 @@ type visit struct {
 	echoedCalls map[string]struct{}
 	// ownRuns are the visits its own code ran on runs of their own (see agentStarted).
 	ownRuns []*visit
+	drained bool // its copy of events has been read to its end
 }
 
 // openTool is a tool call in progress.
@@ -171,10 +173,12 @@ type openTool struct {
 	call               *call // its callbacks' call: ended once its end is being recorded
 }
 
-// agentToolCall is an AgentTool call in progress: what agenttool.entered said, and the callee.
+// agentToolCall is an AgentTool call in progress: what agenttool.entered said, and the callee;
+// returned says eino has ended it (its end is being recorded).
 type agentToolCall struct {
 	traces.AgentToolCall
-	callee *visit
+	callee   *visit
+	returned bool
 }
 
 // NewRecorder returns a recorder writing to sink. declared is the agent tree of the run when the
@@ -190,7 +194,7 @@ func NewRecorder(sink Sink, flow string, declared []traces.Agent) *Recorder {
 		agentTools:  make(map[string]agentToolCall),
 		transfers:   make(map[string][]*heldTransfer),
 		transferCh:  make(chan struct{}),
-		streamErrCh: make(chan struct{}),
+		errsChanged: make(chan struct{}),
 		session:     newSession(),
 		streamDone:  true,
 	}
@@ -246,7 +250,7 @@ func (r *Recorder) relay(ctx context.Context, events *adk.AsyncIterator[*adk.Age
 		}
 		r.mu.Lock()
 		r.streamDone = true
-		r.streamErrSeen()
+		r.wakeRefusals()
 		r.mu.Unlock()
 		if !r.hasStarted() {
 			r.start(ctx, "", nil) // the run failed before any agent started
@@ -407,9 +411,7 @@ func (r *Recorder) finish() {
 	for _, v := range r.order {
 		r.refuse(v)
 	}
-	for _, msg := range r.streamErrs {
-		r.fail(r.lastAgent, r.lastPath, msg) // blamed on whoever acted last
-	}
+	r.failUnexplained()
 	for _, v := range r.order {
 		r.commit(v)
 		v.runnableEnded, v.ownDone = true, true

@@ -97,6 +97,7 @@ func (r *Recorder) setPath(v *visit, at place, local []string) {
 	}
 	v.local = strings.Join(local, ">")
 	v.path = local
+	v.boundary = at.boundaryCallID
 	if t, ok := r.openTools[at.boundaryCallID]; ok && at.boundaryCallID != "" && t.v != nil {
 		v.path = append(slices.Clone(t.v.path), local...)
 	}
@@ -288,6 +289,10 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 		r.mu.Lock()
 		r.decideAll(v)
 		v.ownDone = true
+		v.drained = true
+		if isWorkflow(v.kind) {
+			r.wakeRefusals() // its copy passed on eino's errors raised in it: no more will come
+		}
 		r.finishVisit(v)
 		root := v == r.root
 		if root {
