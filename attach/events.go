@@ -24,6 +24,10 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 		}
 	}
 	echo := own && v.isToolEcho(ev)
+	var returned []*visit
+	if own && !out {
+		returned = v.returnedRuns()
+	}
 	r.mu.Unlock()
 	var msg *schema.Message
 	if mo := messageOf(ev); mo != nil {
@@ -45,8 +49,9 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	if out {
 		// A wrapper sends its own events once the team it wraps has ended: every visit in it.
 		r.awaitInside(v)
-	} else {
-		r.awaitOwnRuns(v)
+	}
+	for _, c := range returned {
+		c.await()
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -74,22 +79,19 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	}
 }
 
-// awaitOwnRuns waits until the agents v's own code ran on runs of their own, and whose work eino
-// has ended, are recorded to their end: v's code goes on, and sends what follows, once such a run
-// has returned (an AgentTool's InvokableRun, say), while its copy of events may still be being
-// read. A run whose work goes on is not waited for: v may have sent this event before it started.
-func (r *Recorder) awaitOwnRuns(v *visit) {
-	r.mu.Lock()
+// returnedRuns returns the visits v's own code ran on runs of their own whose work eino has ended
+// and whose end is not recorded yet: an event of v waits for them. v's code goes on, and sends
+// what follows, once such a run has returned (an AgentTool's InvokableRun, say), while its copy of
+// events may still be being read. A run whose work goes on is not waited for: v may have sent the
+// event before it started. Callers hold r.mu.
+func (v *visit) returnedRuns() []*visit {
 	var ran []*visit
 	for _, c := range v.ownRuns {
 		if c.runnable && c.runnableEnded && !c.closed {
 			ran = append(ran, c)
 		}
 	}
-	r.mu.Unlock()
-	for _, c := range ran {
-		c.await()
-	}
+	return ran
 }
 
 // ownEnd notes that v's event was its last own one: of the whole visit, or, when v holds a team
