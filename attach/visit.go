@@ -61,7 +61,7 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	if r.sessionCtx == nil {
 		r.sessionCtx = ctx
 	}
-	v := &visit{rec: r, agent: at.agent(), kind: info.Type, via: via, parent: parent, addr: pathKey(at.path),
+	v := &visit{rec: r, agent: at.agent(), kind: info.Type, chat: info.Type == "ChatModel", via: via, parent: parent, addr: pathKey(at.path),
 		resumed: resumed, startCtx: ctx, finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
 	r.setPath(v, at, local)
 	if ownRun {
@@ -108,7 +108,7 @@ func (r *Recorder) setPath(v *visit, at place, local []string) {
 // same name, and a deterministic transfer around a team runs the team's first agent so. Their
 // events carry the inner agent's run path, and its input is what that agent was fed (a wrapped
 // team runs in a session of its own); the wrapper's own events keep the outer path.
-func (r *Recorder) fold(ctx context.Context, v *visit, at place, in *adk.AgentCallbackInput) {
+func (r *Recorder) fold(ctx context.Context, v *visit, at place, kind string, in *adk.AgentCallbackInput) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	local := einoRunPath(ctx)
@@ -116,6 +116,7 @@ func (r *Recorder) fold(ctx context.Context, v *visit, at place, in *adk.AgentCa
 		return // already folded: inside the supervisor, every callback fires twice
 	}
 	v.outer = v.local
+	v.chat = kind == "ChatModel"
 	// A deterministic transfer wrapping a team (its eino type) sends its way out after the team;
 	// the prebuilt supervisor's container has no events of its own.
 	v.holds = v.kind == "DeterministicTransfer"
