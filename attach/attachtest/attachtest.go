@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/adk/prebuilt/supervisor"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/components/tool/utils"
@@ -108,19 +109,7 @@ const RefundsApproval = "Refund $12 to alice?"
 // Refunds builds a refunds app on store: clerk calls refund, which interrupts for approval the
 // first time; resumed with the answer as data, it refunds (or not), and clerk reports.
 func Refunds(ctx context.Context, store adk.CheckPointStore) (*adk.Runner, error) {
-	refund, err := utils.InferTool("refund", "Refunds a charge once a person approves.",
-		func(ctx context.Context, in struct {
-			Amount int `json:"amount"`
-		}) (string, error) {
-			wasTarget, hasData, answer := tool.GetResumeContext[string](ctx)
-			if !wasTarget {
-				return "", tool.Interrupt(ctx, RefundsApproval)
-			}
-			if !hasData || answer != "approved" {
-				return "refund rejected", nil
-			}
-			return fmt.Sprintf("refunded $%d", in.Amount), nil
-		})
+	refund, err := refundTool()
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +126,82 @@ func Refunds(ctx context.Context, store adk.CheckPointStore) (*adk.Runner, error
 		return nil, err
 	}
 	return adk.NewRunner(ctx, adk.RunnerConfig{Agent: clerk, CheckPointStore: store}), nil
+}
+
+// SupervisedRefundsInput is the request SupervisedRefunds is scripted for.
+const SupervisedRefundsInput = "Alice was charged twice: refund the duplicate $12."
+
+// SupervisedRefunds builds a supervised refunds app on store, eino's prebuilt supervisor as users
+// build it: manager hands the case to clerk (a transfer chosen by its model); clerk finds the
+// charge (its tool stores it in the session under "charge") and calls refund, which interrupts
+// for approval as in Refunds; resumed, clerk reports, eino sends it back to manager by a
+// deterministic transfer, and manager answers into the session key "answer". auditor is a
+// sub-agent that never runs. With streaming, every agent streams its replies.
+func SupervisedRefunds(ctx context.Context, store adk.CheckPointStore, streaming bool) (*adk.Runner, error) {
+	refund, err := refundTool()
+	if err != nil {
+		return nil, err
+	}
+	findCharge, err := utils.InferTool("find_charge", "Finds a customer's latest charge.",
+		func(ctx context.Context, in struct {
+			Customer string `json:"customer"`
+		}) (string, error) {
+			// A string: eino saves the session in the checkpoint with gob, which knows no map[string]any.
+			adk.AddSessionValue(ctx, "charge", in.Customer+": $12, charged twice")
+			return in.Customer + ": $12, charged twice", nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	clerk, err := agents.NewChatAgent(ctx, Scripted("clerk", nil,
+		agents.Do(agents.Call("find_charge", map[string]string{"customer": "alice"})),
+		agents.Do(agents.Call("refund", map[string]int{"amount": 12})),
+		agents.QuoteToolResult("Done: %s."),
+	), adk.ChatModelAgentConfig{
+		Name: "clerk", Description: "Handles refunds.", Instruction: "Refund when asked.",
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: toolsOf(findCharge, refund)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	auditor, err := agents.NewChatAgent(ctx, Scripted("auditor", nil, agents.Say("All in order.")),
+		adk.ChatModelAgentConfig{Name: "auditor", Description: "Audits accounts.", Instruction: "Audit."})
+	if err != nil {
+		return nil, err
+	}
+	manager, err := agents.NewChatAgent(ctx, Scripted("manager", nil,
+		agents.Do(agents.Transfer("clerk")),
+		agents.Say(SupervisedRefundsAnswer),
+	), adk.ChatModelAgentConfig{Name: "manager", Description: "Runs the refunds desk.", Instruction: "Delegate.", OutputKey: "answer"})
+	if err != nil {
+		return nil, err
+	}
+	root, err := supervisor.New(ctx, &supervisor.Config{Supervisor: manager, SubAgents: []adk.Agent{clerk, auditor}})
+	if err != nil {
+		return nil, err
+	}
+	return adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, CheckPointStore: store, EnableStreaming: streaming}), nil
+}
+
+// SupervisedRefundsAnswer is manager's final answer in SupervisedRefunds.
+const SupervisedRefundsAnswer = "Alice's duplicate $12 was refunded."
+
+// refundTool returns the refund tool of the refunds apps: it interrupts for approval the first time;
+// resumed with "approved" as data, it refunds, else it does not.
+func refundTool() (tool.InvokableTool, error) {
+	return utils.InferTool("refund", "Refunds a charge once a person approves.",
+		func(ctx context.Context, in struct {
+			Amount int `json:"amount"`
+		}) (string, error) {
+			wasTarget, hasData, answer := tool.GetResumeContext[string](ctx)
+			if !wasTarget {
+				return "", tool.Interrupt(ctx, RefundsApproval)
+			}
+			if !hasData || answer != "approved" {
+				return "refund rejected", nil
+			}
+			return fmt.Sprintf("refunded $%d", in.Amount), nil
+		})
 }
 
 // toolsOf returns the tools node config of an agent with tools, run one after another so a
