@@ -139,7 +139,9 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 		v.ownEnd(out)
 		v.interrupted = true
 		r.interrupt = true
-		r.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: interruptOf(a.Interrupted)})
+		interrupt := interruptOf(a.Interrupted)
+		r.stoppedAt(interrupt.ID)
+		r.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: interrupt})
 	}
 	r.finishVisit(v)
 }

@@ -2,8 +2,12 @@ package attach
 
 import (
 	"context"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/compose"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -27,17 +31,28 @@ import (
 //   - the session eino restored from the checkpoint is what the part before recorded last: it is
 //     taken as seen, not recorded again (see resumes). Values the app adds with
 //     adk.WithSessionValues on the resume itself are taken as seen too: nothing tells them apart.
+//
+// Within one process the part before may still be on its way to the destination when the resumed
+// part starts (an app that resumes the moment it sees the interrupt): the resumed part's sink then
+// follows that part's, and reaches the destination only after it (see stops and follower).
 
 // viaResume is the via of an agent eino starts again on the way to the interrupt it resumes.
 const viaResume = "resume"
 
-// resumes records the start of a resumed part: the resumed event, and the restored session as
-// seen. Callers hold r.mu.
+// resumes records the start of a resumed part: the resumed event, the restored session as seen,
+// and, when the part that stopped at the interrupt was recorded in this process, that this part's
+// sink follows that part's. Callers hold r.mu.
 func (r *Recorder) resumes(ctx context.Context, rootAgent string, info *adk.ResumeInfo) {
+	interrupt := interruptOf(info.InterruptInfo)
+	if prev := stops.claim(interrupt.ID); prev != nil {
+		if f, ok := r.sink.(follower); ok {
+			f.follow(prev)
+		}
+	}
 	for k, v := range adk.GetSessionValues(ctx) {
 		r.session[k] = seenOf(v)
 	}
-	r.emit(traces.Event{Kind: traces.KindResumed, Agent: rootAgent, Interrupt: interruptOf(info.InterruptInfo)})
+	r.emit(traces.Event{Kind: traces.KindResumed, Agent: rootAgent, Interrupt: interrupt})
 }
 
 // seenOf is v as the session remembers a value seen (see session).
@@ -59,4 +74,111 @@ func (r *Recorder) reenter(v *visit, at place) {
 		return
 	}
 	r.tree.transfer(path[len(path)-2], v.agent)
+}
+
+// stopped notes that the run stopped at the interrupt err carries, when it is one: a resume of
+// it in this process then follows this run's sink. It is called where the interrupt surfaces in
+// callbacks, at the end of the interrupted agent's runnable, before eino hands the interrupt to
+// the app (which may resume at once). Callers hold r.mu.
+func (r *Recorder) stopped(err error) {
+	info, ok := compose.ExtractInterruptInfo(err)
+	if !ok || info == nil {
+		return
+	}
+	for _, c := range info.InterruptContexts {
+		if c != nil && c.IsRootCause {
+			r.stoppedAt(c.ID)
+		}
+	}
+}
+
+// stoppedAt notes that the run stopped at interrupt id: from its runnable's end (see stopped), or
+// from the interrupted event, for an agent that interrupts without a runnable. Callers hold r.mu.
+func (r *Recorder) stoppedAt(id string) { stops.put(id, r.sink) }
+
+// follower is a Sink that can record the resumed part of a run whose part before went to prev,
+// reaching its destination after it.
+type follower interface {
+	follow(prev Sink)
+}
+
+// stopRegistry holds, by interrupt id, the sinks of this process's runs that stopped at an
+// interrupt, for a resume in this process to follow. It keeps the newest maxStops: a run that is
+// never resumed here (or resumed in another process) is forgotten in time.
+type stopRegistry struct {
+	mu    sync.Mutex
+	sinks map[string]Sink
+	order []string // ids, oldest first
+}
+
+// maxStops bounds the runs stops remembers.
+const maxStops = 1024
+
+var stops = &stopRegistry{sinks: make(map[string]Sink)}
+
+// put remembers that the run recorded to sink stopped at interrupt id.
+func (s *stopRegistry) put(id string, sink Sink) {
+	if id == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.sinks[id]; !ok {
+		s.order = append(s.order, id)
+	}
+	s.sinks[id] = sink
+	for len(s.order) > maxStops {
+		delete(s.sinks, s.order[0])
+		s.order = s.order[1:]
+	}
+}
+
+// claim returns and forgets the sink of the run that stopped at interrupt id, or nil.
+func (s *stopRegistry) claim(id string) Sink {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sink, ok := s.sinks[id]
+	if ok {
+		delete(s.sinks, id)
+		s.order = slices.DeleteFunc(s.order, func(o string) bool { return o == id })
+	}
+	return sink
+}
+
+// followWait bounds how long a resumed part's sender waits for the part before to be delivered:
+// normally milliseconds, as long as Baton takes to answer; more means that part is stuck, and the
+// resumed part goes on without it.
+const followWait = 10 * time.Second
+
+// follow makes s, a resumed part's run, register with the server only once prev, the part before
+// sent by the same client, has been delivered to its end: the server joins a resume to the run
+// that ended at its interrupt, and that end must be there first.
+func (s *remoteRun) follow(prev Sink) {
+	p, ok := prev.(*remoteRun)
+	if !ok || p.c != s.c {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.after = p.delivered
+}
+
+// awaitPredecessor waits until the run s follows, if any, has been delivered, or followWait has
+// passed; it reports false when the client stops meanwhile.
+func (s *remoteRun) awaitPredecessor() bool {
+	s.mu.Lock()
+	after := s.after
+	s.mu.Unlock()
+	if after == nil {
+		return true
+	}
+	t := time.NewTimer(followWait)
+	defer t.Stop()
+	select {
+	case <-after:
+	case <-t.C:
+	case <-s.c.stop.Done():
+		return false
+	}
+	return true
 }

@@ -226,6 +226,7 @@ func (r *Recorder) runnableEnded(v *visit, err error) {
 	switch {
 	case isInterrupt(err):
 		v.interrupted = true
+		r.stopped(err)
 	case err != nil:
 		v.errMsg = err.Error()
 	}

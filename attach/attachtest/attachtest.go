@@ -266,6 +266,35 @@ func Drain(tb testing.TB, events *adk.AsyncIterator[*adk.AgentEvent]) (lines, tr
 	}
 }
 
+// DrainInterrupted reads events to their end as Drain does and returns the interrupt they stop at:
+// the id of its root cause, which a resume targets.
+func DrainInterrupted(tb testing.TB, events *adk.AsyncIterator[*adk.AgentEvent]) string {
+	tb.Helper()
+	id := ""
+	for {
+		ev, ok := events.Next()
+		if !ok {
+			break
+		}
+		if ev.Output != nil && ev.Output.MessageOutput != nil {
+			if _, err := ev.Output.MessageOutput.GetMessage(); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if ev.Action != nil && ev.Action.Interrupted != nil {
+			for _, c := range ev.Action.Interrupted.InterruptContexts {
+				if c != nil && c.IsRootCause {
+					id = c.ID
+				}
+			}
+		}
+	}
+	if id == "" {
+		tb.Fatal("the run did not stop at an interrupt")
+	}
+	return id
+}
+
 func runPath(ev *adk.AgentEvent) []string {
 	out := make([]string, len(ev.RunPath))
 	for i, s := range ev.RunPath {
