@@ -77,7 +77,8 @@ type ingestCreated struct {
 // "agents": [...], "resumes": "<interrupt id>"}: an app starts streaming a run. The run is
 // registered at once, so its page and websockets work before any event arrives, and 201 {"id",
 // "url", "next": 1} tells the app where to post. When "resumes" names the last interrupt of a run
-// that ended interrupted, that run is reopened instead and the answer is 200 with its id.
+// that ended interrupted, that run is reopened instead and the answer is 200 with its id; a run
+// still streamed whose last interrupt it is, is ended interrupted first (see endStopped).
 func (s *Server) startIngest(c echo.Context) error {
 	var req ingestStart
 	if err := decodeIngest(c, &req); err != nil {
@@ -173,6 +174,10 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 	}
 	for _, e := range events {
 		r.next++
+		r.lastAt = e.Time
+		if e.Kind == traces.KindInterrupted && e.Interrupt != nil {
+			r.stoppedAt = e.Interrupt.ID
+		}
 		if e.Kind == traces.KindRunFinished {
 			r.endLocked(e.Time, e.Run.Status, e.Run.Error)
 			break

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -123,5 +124,51 @@ func TestIngestResumedRunThatGoesQuietStaysValid(t *testing.T) {
 	// It can be resumed again from the same interrupt.
 	if res := ts.startIngest(t, `{"resumes":"int-7"}`, nil, http.StatusOK); res.ID != id {
 		t.Errorf("second resume went to %s, want %s", res.ID, id)
+	}
+}
+
+// TestIngestResumeEndsTheRunStillOpenAtItsInterrupt: an app that exits right after its last event
+// may leave its run's session open, its interrupt posted but not its end, and another process
+// resume it at once. The resume proves the run stopped there: the session is ended interrupted
+// and the resume goes on in the same run, not in a run of its own; the first app, were it still
+// sending, is told the run has ended.
+func TestIngestResumeEndsTheRunStillOpenAtItsInterrupt(t *testing.T) {
+	for _, ending := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ending=%v", ending), func(t *testing.T) {
+			ts := mustOpenServer(t, server.Config{})
+			id := ts.startIngest(t, `{"run":{"conversation":"conv-9"}}`, nil, http.StatusCreated).ID
+			posted := appEvents(1, traces.KindRunStarted, traces.KindAgentStarted, traces.KindInterrupted)
+			body := map[string]any{"events": posted}
+			if ending {
+				body["ending"] = traces.RunMark{Status: traces.StatusInterrupted}
+			}
+			data, err := json.Marshal(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := ts.do(t, request{method: http.MethodPost, path: "/api/ingest/" + id, body: string(data)}); res.status != http.StatusOK {
+				t.Fatalf("post: %d %s", res.status, res.body)
+			}
+
+			if res := ts.startIngest(t, `{"resumes":"int-7"}`, nil, http.StatusOK); res.ID != id {
+				t.Fatalf("resumed as %s, want the run still open at the interrupt, %s", res.ID, id)
+			}
+			rest := appEvents(1, traces.KindResumed, traces.KindMessage, traces.KindRunFinished)
+			ts.postEvents(t, id, nil, 4, rest...)
+			tr := ts.trace(t, id) // validates: resumed follows an interrupted run.finished
+			if got, want := fmt.Sprint(kinds(tr.Events)), "[run.started agent.started interrupted run.finished resumed message run.finished]"; got != want {
+				t.Errorf("events %s, want %s", got, want)
+			}
+			if end := tr.Events[3]; end.Run.Status != traces.StatusInterrupted || !end.Time.Equal(posted[2].Time) {
+				t.Errorf("the first part ended %+v at %v, want interrupted at its last event's time %v", end.Run, end.Time, posted[2].Time)
+			}
+			if tr.Run.Status != traces.StatusCompleted || tr.Run.Conversation != "conv-9" || len(ts.Broker.Runs()) != 1 {
+				t.Errorf("run %+v among %d runs, want the one run completed in conv-9", tr.Run, len(ts.Broker.Runs()))
+			}
+			late := ts.do(t, request{method: http.MethodPost, path: "/api/ingest/" + id, body: batchBody(t, appEvents(4, traces.KindAgentFinished))})
+			if late.status != http.StatusConflict {
+				t.Errorf("a late post of the first part: %d %s, want 409", late.status, late.body)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -46,6 +47,7 @@ type ingestStart struct {
 // start opens a session: on the interrupted run whose last interrupt is req.Resumes, reopened
 // (resumed is true then), or else on a new running run registered in the broker at once.
 func (in *ingestion) start(req ingestStart) (rec *traces.Recording, resumed bool, err error) {
+	in.endStopped(req.Resumes)
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.closed || in.ctx.Err() != nil {
@@ -77,6 +79,73 @@ func (in *ingestion) start(req ingestStart) (rec *traces.Recording, resumed bool
 	}
 	in.open(rec, "")
 	return rec, false, nil
+}
+
+// endStopped ends, as interrupted, the session still open on a run whose last interrupt is id
+// (none when id is ""): the resume of that interrupt proves the run stopped there, though its end
+// has not come. An app that exits right after its last event may leave its run's end unsent, and
+// another process resume it at once; the resume then goes on in the same run (see resume), not in
+// a run of its own. The session is ended once its app has been quiet for stoppedQuiet, so that an
+// app still sending the run's tail delivers it first, and at the latest after endingGrace.
+func (in *ingestion) endStopped(id string) {
+	if id == "" {
+		return
+	}
+	in.mu.Lock()
+	open := make([]*ingestRun, 0, len(in.runs))
+	for _, r := range in.runs {
+		open = append(open, r)
+	}
+	in.mu.Unlock()
+	// A session's lock is taken before in.mu (endLocked), so never while holding it.
+	i := slices.IndexFunc(open, func(r *ingestRun) bool { return r.isStoppedAt(id) })
+	if i < 0 {
+		return
+	}
+	run := open[i]
+	deadline := time.Now().Add(endingGrace)
+	for {
+		wait := run.endIfStopped(id, min(stoppedQuiet, in.timeout), deadline)
+		if wait <= 0 {
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-run.ended:
+		case <-in.ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// stoppedQuiet is how long the app of a run whose interrupt was resumed elsewhere may stay quiet
+// before the resume ends the run: a living app posts the run's tail within milliseconds, and
+// heartbeats every second while it holds an ending.
+const stoppedQuiet = time.Second
+
+// isStoppedAt reports whether the session is open and its run's last interrupt is id.
+func (r *ingestRun) isStoppedAt(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.over && r.stoppedAt == id
+}
+
+// endIfStopped ends the session, interrupted at its last event, when it is still open at
+// interrupt id and its app has been quiet for quiet or deadline has passed; else it returns how
+// long until that is worth asking again (0 once there is nothing to wait for).
+func (r *ingestRun) endIfStopped(id string, quiet time.Duration, deadline time.Time) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.over || r.stoppedAt != id {
+		return 0
+	}
+	idle := time.Since(r.last)
+	if idle >= quiet || !time.Now().Before(deadline) {
+		r.endLocked(r.lastAt, traces.StatusInterrupted, "")
+		return 0
+	}
+	return min(quiet-idle, time.Until(deadline))
 }
 
 // resume reopens the newest run that ended interrupted at interrupt id, or returns nil; with a
@@ -184,6 +253,10 @@ type ingestRun struct {
 	// synchronous moment, so that an app that exits at once still ends its run right.
 	ending *traces.RunMark
 	poke   chan struct{} // wakes the watcher when ending is set
+	// stoppedAt is the id of the last interrupt the app posted, and lastAt the time of its last
+	// event: a resume of that interrupt ends the session then (see endStopped).
+	stoppedAt string
+	lastAt    time.Time
 }
 
 // endingGrace is how long a run whose app said how it ends may stay quiet before it is ended
