@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -81,12 +80,12 @@ func (in *ingestion) start(req ingestStart) (rec *traces.Recording, resumed bool
 	return rec, false, nil
 }
 
-// endStopped ends, as interrupted, the session still open on a run whose last interrupt is id
-// (none when id is ""): the resume of that interrupt proves the run stopped there, though its end
-// has not come. An app that exits right after its last event may leave its run's end unsent, and
-// another process resume it at once; the resume then goes on in the same run (see resume), not in
-// a run of its own. The session is ended once its app has been quiet for stoppedQuiet, so that an
-// app still sending the run's tail delivers it first, and at the latest after endingGrace.
+// endStopped ends, as interrupted at its last event, the session still open on a run whose last
+// interrupt is id (none when id is ""): the resume of that interrupt proves the run stopped there,
+// though its end has not come. An app that exits right after its last event may leave its run's
+// end unsent, and another process resume it at once; the resume then goes on in the same run
+// (see resume), not in a run of its own. It does so at once: the resuming app may exit as soon as
+// its own part ends. (Were the first app still sending the run's tail, it would be refused.)
 func (in *ingestion) endStopped(id string) {
 	if id == "" {
 		return
@@ -97,55 +96,20 @@ func (in *ingestion) endStopped(id string) {
 		open = append(open, r)
 	}
 	in.mu.Unlock()
-	// A session's lock is taken before in.mu (endLocked), so never while holding it.
-	i := slices.IndexFunc(open, func(r *ingestRun) bool { return r.isStoppedAt(id) })
-	if i < 0 {
-		return
-	}
-	run := open[i]
-	deadline := time.Now().Add(endingGrace)
-	for {
-		wait := run.endIfStopped(id, min(stoppedQuiet, in.timeout), deadline)
-		if wait <= 0 {
-			return
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-run.ended:
-		case <-in.ctx.Done():
-		case <-t.C:
-		}
-		t.Stop()
+	// A session's lock is taken before in.mu (see endLocked), so never while holding it.
+	for _, r := range open {
+		r.endIfStopped(id)
 	}
 }
 
-// stoppedQuiet is how long the app of a run whose interrupt was resumed elsewhere may stay quiet
-// before the resume ends the run: a living app posts the run's tail within milliseconds, and
-// heartbeats every second while it holds an ending.
-const stoppedQuiet = time.Second
-
-// isStoppedAt reports whether the session is open and its run's last interrupt is id.
-func (r *ingestRun) isStoppedAt(id string) bool {
+// endIfStopped ends the session, interrupted at its last event, when it is open and its run's
+// last interrupt is id.
+func (r *ingestRun) endIfStopped(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return !r.over && r.stoppedAt == id
-}
-
-// endIfStopped ends the session, interrupted at its last event, when it is still open at
-// interrupt id and its app has been quiet for quiet or deadline has passed; else it returns how
-// long until that is worth asking again (0 once there is nothing to wait for).
-func (r *ingestRun) endIfStopped(id string, quiet time.Duration, deadline time.Time) time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.over || r.stoppedAt != id {
-		return 0
-	}
-	idle := time.Since(r.last)
-	if idle >= quiet || !time.Now().Before(deadline) {
+	if !r.over && r.stoppedAt == id {
 		r.endLocked(r.lastAt, traces.StatusInterrupted, "")
-		return 0
 	}
-	return min(quiet-idle, time.Until(deadline))
 }
 
 // resume reopens the newest run that ended interrupted at interrupt id, or returns nil; with a
