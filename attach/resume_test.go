@@ -17,27 +17,54 @@ import (
 )
 
 // TestInterruptThenResume records a run that interrupts for approval and its resumption, both
-// through the option: the interrupt is recorded as such (never as a failure), and the resumed
-// part starts with resumed, naming the same interrupt, and completes.
+// through the option, to files: the interrupt is recorded as such (never as a failure), and the
+// resumed part continues the run's file, starting with resumed, naming the same interrupt, and
+// completes: one file, one run, whichever call was labelled.
 func TestInterruptThenResume(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	dir := t.TempDir()
-	b := attach.New(attach.Config{Dir: dir})
-	runner, err := attachtest.Refunds(ctx, attachtest.NewStore())
-	if err != nil {
-		t.Fatal(err)
+	for _, label := range []string{"start", "resume"} {
+		t.Run("labelled "+label, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			dir := t.TempDir()
+			b := attach.New(attach.Config{Dir: dir})
+			runner, err := attachtest.Refunds(ctx, attachtest.NewStore())
+			if err != nil {
+				t.Fatal(err)
+			}
+			labels := map[string]attach.RunOption{label: attach.Conversation("case-7")}
+			option := func(call string) adk.AgentRunOption {
+				if o, ok := labels[call]; ok {
+					return b.Option(o)
+				}
+				return b.Option()
+			}
+			events, _ := attachtest.Drain(t, runner.Query(ctx, attachtest.RefundsInput, adk.WithCheckPointID("cp-1"), option("start")))
+			if last := events[len(events)-1]; !strings.HasSuffix(last, "interrupted") {
+				t.Fatalf("the app did not interrupt: %q", events)
+			}
+			first := attachtest.ReadTraces(t, b, dir, 1)[0]
+			if first.Run.Status != traces.StatusInterrupted || first.Run.Error != "" {
+				t.Errorf("interrupted run = %+v, want status interrupted, no error", first.Run)
+			}
+			interrupt := checkInterrupt(t, first)
+
+			b = attach.New(attach.Config{Dir: dir}) // ReadTraces closed the first
+			resumed, err := runner.ResumeWithParams(ctx, "cp-1", &adk.ResumeParams{Targets: map[string]any{interrupt.ID: "approved"}}, option("resume"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			attachtest.Drain(t, resumed)
+			whole := attachtest.ReadTraces(t, b, dir, 1)[0]
+			checkResumedRefund(t, whole, first, interrupt.ID)
+		})
 	}
-	events, _ := attachtest.Drain(t, runner.Query(ctx, attachtest.RefundsInput, adk.WithCheckPointID("cp-1"), b.Option(attach.Conversation("case-7"))))
-	if last := events[len(events)-1]; !strings.HasSuffix(last, "interrupted") {
-		t.Fatalf("the app did not interrupt: %q", events)
-	}
-	first := attachtest.ReadTraces(t, b, dir, 1)[0]
-	if first.Run.Status != traces.StatusInterrupted || first.Run.Error != "" || first.Run.Conversation != "case-7" {
-		t.Errorf("interrupted run = %+v, want status interrupted, no error, conversation case-7", first.Run)
-	}
+}
+
+// checkInterrupt checks the interrupt of a Refunds run that stopped at it, and returns it.
+func checkInterrupt(t *testing.T, tr traces.Trace) *traces.Interrupt {
+	t.Helper()
 	var interrupt *traces.Interrupt
-	for _, e := range first.Events {
+	for _, e := range tr.Events {
 		switch {
 		case e.Kind == traces.KindInterrupted:
 			interrupt = e.Interrupt
@@ -52,24 +79,37 @@ func TestInterruptThenResume(t *testing.T) {
 	if interrupt == nil || interrupt.Info != attachtest.RefundsApproval || !strings.Contains(interrupt.Address, "refund") || interrupt.ID == "" {
 		t.Fatalf("interrupt = %+v, want eino's root cause: the approval question at the refund tool", interrupt)
 	}
+	return interrupt
+}
 
-	resumed, err := runner.ResumeWithParams(ctx, "cp-1", &adk.ResumeParams{Targets: map[string]any{interrupt.ID: "approved"}}, b.Option())
-	if err != nil {
+// checkResumedRefund checks whole, a Refunds run resumed at interrupt and approved, against first,
+// its interrupted part: the same run, in conversation case-7, going on after first's events with
+// resumed, to the refund done.
+func checkResumedRefund(t *testing.T, whole, first traces.Trace, interrupt string) {
+	t.Helper()
+	if err := traces.Validate(whole); err != nil {
 		t.Fatal(err)
 	}
-	attachtest.Drain(t, resumed)
-	all := attachtest.ReadTraces(t, b, dir, 2)
-	second := all[1]
-	if second.Run.Status != traces.StatusCompleted || second.Run.Conversation != interrupt.ID {
-		t.Errorf("resumed run = %+v, want completed, in the conversation of the interrupt", second.Run)
+	if whole.Run.ID != first.Run.ID || whole.Run.Status != traces.StatusCompleted || whole.Run.Conversation != "case-7" {
+		t.Errorf("resumed run = %+v, want run %s completed, in conversation case-7", whole.Run, first.Run.ID)
 	}
-	if e := second.Events[0]; e.Kind != traces.KindResumed || e.Interrupt.ID != interrupt.ID {
-		t.Errorf("resumed run starts with %s %+v, want resumed naming interrupt %s", e.Kind, e.Interrupt, interrupt.ID)
+	n := len(first.Events)
+	if len(whole.Events) <= n || attachtest.Story(traces.Trace{Events: whole.Events[:n]}) != attachtest.Story(first) {
+		t.Fatalf("the run does not go on from its interrupted part:\n%s", attachtest.Story(whole))
 	}
-	final := ""
-	for _, e := range second.Events {
+	if e := whole.Events[n]; e.Kind != traces.KindResumed || e.Interrupt.ID != interrupt {
+		t.Errorf("the resumed part starts with %s %+v, want resumed naming interrupt %s", e.Kind, e.Interrupt, interrupt)
+	}
+	final, models := "", map[string]bool{}
+	for _, e := range whole.Events {
 		if e.Kind == traces.KindMessage && e.Message.Role == "assistant" {
 			final = e.Message.Content
+		}
+		if e.Kind == traces.KindModelStarted {
+			if models[e.Model.ID] {
+				t.Errorf("model call id %s used twice", e.Model.ID)
+			}
+			models[e.Model.ID] = true
 		}
 	}
 	if final != "Done: refunded $12." {
@@ -166,7 +206,7 @@ func checkSupervisedResume(t *testing.T, tr traces.Trace, interrupt string) {
 		t.Fatalf("invalid trace: %v\n%s", err, attachtest.Story(tr))
 	}
 	if tr.Run.Status != traces.StatusCompleted {
-		t.Errorf("run %s (%s), want completed", tr.Run.Status, tr.Run.Error)
+		t.Errorf("run %s (%s), want completed:\n%s", tr.Run.Status, tr.Run.Error, storyWithIDs(tr))
 	}
 	resumedAt := slices.IndexFunc(tr.Events, func(e traces.Event) bool { return e.Kind == traces.KindResumed })
 	if resumedAt < 0 || tr.Events[resumedAt].Interrupt.ID != interrupt {
@@ -211,4 +251,19 @@ func checkSupervisedResume(t *testing.T, tr traces.Trace, interrupt string) {
 	if len(tr.Agents) != len(want) {
 		t.Errorf("agents %+v, want %d", tr.Agents, len(want))
 	}
+}
+
+func storyWithIDs(tr traces.Trace) string {
+	var b strings.Builder
+	for _, e := range tr.Events {
+		fmt.Fprintf(&b, "%d %s %s", e.Seq, e.Kind, e.Agent)
+		if e.Model != nil {
+			fmt.Fprintf(&b, " %s", e.Model.ID)
+		}
+		if e.Run != nil {
+			fmt.Fprintf(&b, " %+v", *e.Run)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
