@@ -239,8 +239,10 @@ func checkSupervisedResume(t *testing.T, tr traces.Trace, interrupt string) {
 	if want := []string{"manager m1", "clerk m2", "clerk m3", "clerk m4", "manager m5"}; !slices.Equal(models, want) {
 		t.Errorf("model calls %q, want %q: numbered on from the interrupted part", models, want)
 	}
-	if sets["charge"] != 0 || sets["answer"] != 1 {
-		t.Errorf("the resumed part set %v, want only manager's answer: the session eino restored was recorded before", sets)
+	// (manager's answer, which eino stores under its OutputKey once manager has ended, may be lost
+	// with an app that exits at once: not a resume's matter.)
+	if sets["charge"] != 0 || sets["answer"] > 1 {
+		t.Errorf("the resumed part set %v, want at most manager's answer: the session eino restored was recorded before", sets)
 	}
 	want := map[string]string{"manager": "", "clerk": "manager", "auditor": "manager"}
 	for _, a := range tr.Agents {
@@ -253,6 +255,8 @@ func checkSupervisedResume(t *testing.T, tr traces.Trace, interrupt string) {
 	}
 }
 
+// storyWithIDs is tr's events, one a line, with their model call ids and run marks: what a
+// failure shows.
 func storyWithIDs(tr traces.Trace) string {
 	var b strings.Builder
 	for _, e := range tr.Events {

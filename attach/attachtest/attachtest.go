@@ -7,7 +7,9 @@ package attachtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +24,7 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/components/tool/utils"
 	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/attach"
@@ -132,7 +135,7 @@ func Refunds(ctx context.Context, store adk.CheckPointStore) (*adk.Runner, error
 const SupervisedRefundsInput = "Alice was charged twice: refund the duplicate $12."
 
 // SupervisedRefunds builds a supervised refunds app on store, eino's prebuilt supervisor as users
-// build it: manager hands the case to clerk (a transfer chosen by its model); clerk finds the
+// build it, whose models decide from what they are given (so it resumes in another process too): manager hands the case to clerk (a transfer chosen by its model); clerk finds the
 // charge (its tool stores it in the session under "charge") and calls refund, which interrupts
 // for approval as in Refunds; resumed, clerk reports, eino sends it back to manager by a
 // deterministic transfer, and manager answers into the session key "answer". auditor is a
@@ -153,11 +156,15 @@ func SupervisedRefunds(ctx context.Context, store adk.CheckPointStore, streaming
 	if err != nil {
 		return nil, err
 	}
-	clerk, err := agents.NewChatAgent(ctx, Scripted("clerk", nil,
-		agents.Do(agents.Call("find_charge", map[string]string{"customer": "alice"})),
-		agents.Do(agents.Call("refund", map[string]int{"amount": 12})),
-		agents.QuoteToolResult("Done: %s."),
-	), adk.ChatModelAgentConfig{
+	clerk, err := agents.NewChatAgent(ctx, deciding("clerk", func(in []*schema.Message) agents.Reply {
+		switch lastTool(in) {
+		case "refund":
+			return agents.Reply{Text: "Done: " + agents.LastToolResult(in) + "."}
+		case "find_charge":
+			return agents.Reply{ToolCalls: []agents.ToolCall{agents.Call("refund", map[string]int{"amount": 12})}}
+		}
+		return agents.Reply{ToolCalls: []agents.ToolCall{agents.Call("find_charge", map[string]string{"customer": "alice"})}}
+	}), adk.ChatModelAgentConfig{
 		Name: "clerk", Description: "Handles refunds.", Instruction: "Refund when asked.",
 		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: toolsOf(findCharge, refund)},
 	})
@@ -169,10 +176,14 @@ func SupervisedRefunds(ctx context.Context, store adk.CheckPointStore, streaming
 	if err != nil {
 		return nil, err
 	}
-	manager, err := agents.NewChatAgent(ctx, Scripted("manager", nil,
-		agents.Do(agents.Transfer("clerk")),
-		agents.Say(SupervisedRefundsAnswer),
-	), adk.ChatModelAgentConfig{Name: "manager", Description: "Runs the refunds desk.", Instruction: "Delegate.", OutputKey: "answer"})
+	manager, err := agents.NewChatAgent(ctx, deciding("manager", func(in []*schema.Message) agents.Reply {
+		for _, m := range in {
+			if strings.Contains(m.Content, "Done: ") { // clerk's report, as eino rewrites it for manager
+				return agents.Reply{Text: SupervisedRefundsAnswer}
+			}
+		}
+		return agents.Reply{ToolCalls: []agents.ToolCall{agents.Transfer("clerk")}}
+	}), adk.ChatModelAgentConfig{Name: "manager", Description: "Runs the refunds desk.", Instruction: "Delegate.", OutputKey: "answer"})
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +196,24 @@ func SupervisedRefunds(ctx context.Context, store adk.CheckPointStore, streaming
 
 // SupervisedRefundsAnswer is manager's final answer in SupervisedRefunds.
 const SupervisedRefundsAnswer = "Alice's duplicate $12 was refunded."
+
+// deciding returns models that answer as agent with decide, from the conversation they are given
+// alone, as an LLM does: unlike a script's place, that survives a resume in another process.
+func deciding(agent string, decide func([]*schema.Message) agents.Reply) agents.ModelFor {
+	steps := make([]agents.Step, 16)
+	for i := range steps {
+		steps[i] = agents.Computed(decide)
+	}
+	return Scripted(agent, nil, steps...)
+}
+
+// lastTool returns the name of the tool whose result is the newest message of in, or "".
+func lastTool(in []*schema.Message) string {
+	if n := len(in); n > 0 && in[n-1] != nil && in[n-1].Role == schema.Tool {
+		return in[n-1].ToolName
+	}
+	return ""
+}
 
 // refundTool returns the refund tool of the refunds apps: it interrupts for approval the first time;
 // resumed with "approved" as data, it refunds, else it does not.
@@ -233,6 +262,24 @@ func (s *Store) Set(_ context.Context, id string, b []byte) error {
 	defer s.mu.Unlock()
 	s.data[id] = b
 	return nil
+}
+
+// FileStore is a checkpoint store in a directory, one file per checkpoint: what lets a run stop in
+// one process and resume in another.
+type FileStore string
+
+// Get returns the checkpoint saved under id.
+func (s FileStore) Get(_ context.Context, id string) ([]byte, bool, error) {
+	b, err := os.ReadFile(filepath.Join(string(s), id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	return b, err == nil, err
+}
+
+// Set saves a checkpoint under id.
+func (s FileStore) Set(_ context.Context, id string, b []byte) error {
+	return os.WriteFile(filepath.Join(string(s), id), b, 0o600)
 }
 
 // Drain reads events to their end as an app does (streamed messages included) and describes each
