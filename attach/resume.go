@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/compose"
@@ -103,22 +104,32 @@ type follower interface {
 }
 
 // stopRegistry holds, by interrupt id, the sinks of this process's runs that stopped at an
-// interrupt, for a resume in this process to follow. It keeps the newest maxStops: a run that is
-// never resumed here (or resumed in another process) is forgotten in time.
+// interrupt, for a resume in this process to follow while they are still on their way. It holds
+// them weakly: once a part is delivered and its recorder done with it, nothing is left to follow
+// (the resume finds that part at the destination), and the process keeps no trace of it. It
+// remembers the newest maxStops ids.
 type stopRegistry struct {
 	mu    sync.Mutex
-	sinks map[string]Sink
-	order []string // ids, oldest first
+	sinks map[string]func() Sink // the sink, while it is alive
+	order []string               // ids, oldest first
 }
 
-// maxStops bounds the runs stops remembers.
+// maxStops bounds the interrupt ids stops remembers.
 const maxStops = 1024
 
-var stops = &stopRegistry{sinks: make(map[string]Sink)}
+var stops = &stopRegistry{sinks: make(map[string]func() Sink)}
 
-// put remembers that the run recorded to sink stopped at interrupt id.
+// put remembers that the run recorded to sink stopped at interrupt id, when sink is one that a
+// resumed part can follow.
 func (s *stopRegistry) put(id string, sink Sink) {
-	if id == "" {
+	var alive func() Sink
+	switch k := sink.(type) {
+	case *remoteRun:
+		alive = weakly(k)
+	case *fileRun:
+		alive = weakly(k)
+	}
+	if id == "" || alive == nil {
 		return
 	}
 	s.mu.Lock()
@@ -126,23 +137,39 @@ func (s *stopRegistry) put(id string, sink Sink) {
 	if _, ok := s.sinks[id]; !ok {
 		s.order = append(s.order, id)
 	}
-	s.sinks[id] = sink
+	s.sinks[id] = alive
 	for len(s.order) > maxStops {
 		delete(s.sinks, s.order[0])
 		s.order = s.order[1:]
 	}
 }
 
-// claim returns and forgets the sink of the run that stopped at interrupt id, or nil.
+// weakly returns a function that returns sink while something else holds it, then nil.
+func weakly[T any, PT interface {
+	*T
+	Sink
+}](sink PT) func() Sink {
+	p := weak.Make((*T)(sink))
+	return func() Sink {
+		if v := p.Value(); v != nil {
+			return PT(v)
+		}
+		return nil
+	}
+}
+
+// claim returns and forgets the sink of the run that stopped at interrupt id, or nil when there
+// is none in this process or it is no longer on its way.
 func (s *stopRegistry) claim(id string) Sink {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sink, ok := s.sinks[id]
-	if ok {
-		delete(s.sinks, id)
-		s.order = slices.DeleteFunc(s.order, func(o string) bool { return o == id })
+	alive, ok := s.sinks[id]
+	if !ok {
+		return nil
 	}
-	return sink
+	delete(s.sinks, id)
+	s.order = slices.DeleteFunc(s.order, func(o string) bool { return o == id })
+	return alive()
 }
 
 // followWait bounds how long a resumed part's sender waits for the part before to be delivered:
