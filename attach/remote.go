@@ -75,7 +75,7 @@ func (c *client) close(ctx context.Context) error {
 
 // run returns the sink of one run. Nothing is sent before its first event.
 func (c *client) run(conversation string) *remoteRun {
-	return &remoteRun{c: c, conversation: conversation, wake: make(chan struct{}, 1), delivered: make(chan struct{})}
+	return &remoteRun{c: c, conversation: conversation, wake: make(chan struct{}, 1), senderDone: make(chan struct{})}
 }
 
 // remoteRun is a Sink that streams one run to the server. Emit, PutAgent and Finish only queue
@@ -98,10 +98,11 @@ type remoteRun struct {
 	// an event comes after it; endingSent is closed once a post delivered it with the queue.
 	ending     *traces.RunMark
 	endingSent chan struct{}
-	// delivered is closed when the run's sender has ended (delivered, refused or given up); after
-	// is the delivered of the part before, when this run resumes one sent from this process.
-	delivered chan struct{}
-	after     <-chan struct{}
+	// senderDone is closed when the run's sender has ended (delivered, refused or given up);
+	// after is the senderDone of the part before, when this run resumes one sent from this
+	// process (see follow).
+	senderDone chan struct{}
+	after      <-chan struct{}
 }
 
 // Emit queues e, or counts it lost when the queue is full: the next event that fits is preceded
@@ -164,7 +165,7 @@ func (s *remoteRun) queue(e traces.Event) traces.Event {
 		s.c.senders.Add(1)
 		go func() {
 			defer s.c.senders.Done()
-			defer close(s.delivered)
+			defer close(s.senderDone)
 			s.send(e)
 		}()
 	}
@@ -258,7 +259,8 @@ func agentsOf(qs []queuedAgent) []traces.Agent {
 }
 
 // send is the run's sender: it registers the run (once the part before it is delivered, when it
-// resumes one sent from this process), then posts what is queued until run.finished is delivered. It retries while the server is unreachable; a server that refuses the run ends it.
+// resumes one sent from this process), then posts what is queued until run.finished is
+// delivered. It retries while the server is unreachable; a server that refuses the run ends it.
 func (s *remoteRun) send(first traces.Event) {
 	if !s.awaitPredecessor() {
 		return

@@ -187,7 +187,7 @@ func (s *remoteRun) follow(prev Sink) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.after = p.delivered
+	s.after = p.senderDone
 }
 
 // awaitPredecessor waits until the run s follows, if any, has been delivered, or followWait has
