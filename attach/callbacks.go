@@ -322,7 +322,9 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 	work.add()
 	r.streams.add()
 	r.mu.Unlock()
+	read := make(chan struct{})
 	go func() {
+		defer close(read)
 		defer r.streams.done()
 		defer work.done()
 		switch {
@@ -347,6 +349,17 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 			r.runnableEnded(v, err)
 		}
 	}()
+	if !isModel && !isTool && !specialist {
+		// The stream is the agent's output, and its end the end of the agent's work: eino waits
+		// for this callback before it goes on to close the agent's events, so this is the last
+		// moment before the app can see them end (see Recorder.ending). The app reads its own
+		// copy meanwhile, unhindered.
+		select {
+		case <-read:
+			r.ending(v)
+		case <-ctx.Done():
+		}
+	}
 	return ctx
 }
 

@@ -44,11 +44,13 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	defer v.noteCaughtUp()
 	if echo {
 		r.decideCall(v, ev)
 	}
 	path := v.path
 	if ev.Err != nil {
+		v.pendingError, v.pendingInterrupt = false, nil
 		v.ownEnd(out)
 		if !isInterrupt(ev.Err) {
 			v.errMsg = ev.Err.Error()
@@ -62,6 +64,32 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	}
 	if ev.Action != nil {
 		r.observeAction(v, ev, path, msg, out)
+	}
+}
+
+// echoesDue returns a channel closed once v's copy of events has carried, and the recorder
+// recorded, the echo of every reply and tool result callbacks recorded of v so far (see
+// Recorder.ending). Callers hold r.mu.
+func (v *visit) echoesDue() <-chan struct{} {
+	if v.echoedModel >= v.modelOutputs && v.echoedTool >= v.toolResults {
+		return alwaysClosed
+	}
+	if v.caughtUp == nil {
+		v.caughtUp = make(chan struct{})
+	}
+	return v.caughtUp
+}
+
+// noteCaughtUp wakes whoever waits for v's copy of events to catch up: an event of its own is
+// recorded, and maybe the last echo due. Callers hold r.mu.
+func (v *visit) noteCaughtUp() {
+	if v.observed != nil {
+		close(v.observed)
+		v.observed = nil
+	}
+	if v.caughtUp != nil && v.echoedModel >= v.modelOutputs && v.echoedTool >= v.toolResults {
+		close(v.caughtUp)
+		v.caughtUp = nil
 	}
 }
 
@@ -138,6 +166,7 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 	case a.Interrupted != nil:
 		v.ownEnd(out)
 		v.interrupted = true
+		v.pendingInterrupt = nil
 		r.interrupt = true
 		interrupt := interruptOf(a.Interrupted)
 		r.stoppedAt(interrupt.ID)

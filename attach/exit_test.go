@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"syscall"
 	"testing"
 
 	"github.com/baton-dev/baton/agents"
@@ -17,18 +18,25 @@ import (
 // exitingAppEnv makes the test binary the app of TestAppThatExitsAtOnce, streaming to its value.
 const exitingAppEnv = "BATON_TEST_EXITING_APP"
 
-// exitingApp runs the helpdesk app recorded to url and exits the moment its last event is read,
-// as apps do (no Close, no deferred cleanup).
+// exitingApp runs the helpdesk app, streaming, recorded to url and exits the moment its last
+// event is read, as apps do (no Close, no deferred cleanup). Package realapps holds apps of every
+// shape to the same promise.
 func exitingApp(url string) {
 	ctx := context.Background()
-	runner, err := attachtest.Helpdesk(ctx, false, nil)
+	runner, err := attachtest.Helpdesk(ctx, true, nil)
 	if err != nil {
 		os.Exit(2)
 	}
 	events := runner.Query(ctx, attachtest.HelpdeskInput, attach.New(attach.Config{URL: url}).Option())
 	for {
-		if _, ok := events.Next(); !ok {
-			os.Exit(0)
+		ev, ok := events.Next()
+		if ok && ev.Output != nil && ev.Output.MessageOutput != nil {
+			ev.Output.MessageOutput.GetMessage() // as an app reads each streamed reply
+		}
+		if !ok {
+			// Not os.Exit: in a -race binary it first runs the race detector's shutdown, about a
+			// second in which Baton's goroutines go on sending.
+			syscall.Exit(0)
 		}
 	}
 }

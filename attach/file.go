@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -102,23 +101,30 @@ func (s *fileRun) finishWriting() {
 	}
 }
 
+// EmitForeseen records e, the first event of the ending last written, which stays as written.
+func (s *fileRun) EmitForeseen(e traces.Event, _ ending) traces.Event { return s.Emit(e) }
+
 // Ending writes the trace so far, ended with status, so an app that exits at once leaves its run
 // on disk; the run's real end rewrites it.
-func (s *fileRun) Ending(status traces.Status, errMsg string, _ time.Duration) {
+func (s *fileRun) Ending(end ending) (await func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.rec == nil {
-		return
+		return func() {}
 	}
 	t := s.rec.Snapshot()
 	if t.Run.Status.Ended() {
-		return
+		return func() {}
 	}
-	now := time.Now().UTC()
-	t.Run.Status, t.Run.Error, t.Run.EndedAt = status, errMsg, &now
-	t.Events = append(t.Events, traces.Event{Seq: int64(len(t.Events) + 1), Time: now, Kind: traces.KindRunFinished,
-		Run: &traces.RunMark{Status: status, Error: errMsg}})
+	t.Run.Status, t.Run.Error, t.Run.EndedAt = end.Status, end.Error, &end.Time
+	for _, e := range end.Tail {
+		e.Seq = int64(len(t.Events) + 1)
+		t.Events = append(t.Events, e)
+	}
+	t.Events = append(t.Events, traces.Event{Seq: int64(len(t.Events) + 1), Time: end.Time, Kind: traces.KindRunFinished,
+		Run: &traces.RunMark{Status: end.Status, Error: end.Error}})
 	s.write(t, false)
+	return func() {} // written: nothing to wait for
 }
 
 // writeTrace writes t to dir/<id>.trace.json atomically.

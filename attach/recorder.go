@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/traces"
@@ -30,13 +32,24 @@ type Sink interface {
 // ender is a Sink that can deliver what it holds before the run's end is certain (see
 // Recorder.ending).
 type ender interface {
-	// Ending delivers what was emitted so far, with the status the run ends with should nothing
-	// follow, waiting at most wait.
-	Ending(status traces.Status, errMsg string, wait time.Duration)
+	// Ending delivers what was emitted so far, with how the run ends should nothing follow, and
+	// returns how to wait until that is delivered: as long as the sink finds worth it, which is
+	// never long. The next Emit makes the ending void.
+	Ending(e ending) (await func())
+	// EmitForeseen records the first event of the ending's tail, as recorded after all, and
+	// keeps rest (the ending with the rest of its tail) in one step: nobody sees the event twice
+	// or the ending void.
+	EmitForeseen(e traces.Event, rest ending) traces.Event
 }
 
-// endingWait bounds how long the end of a run's last agent waits for its delivery.
-const endingWait = 500 * time.Millisecond
+// ending is how a run ends should nothing more happen in it: its status and time, and the events
+// its end would record then (the agent.finished of every visit still open, innermost first).
+type ending struct {
+	Status traces.Status
+	Error  string
+	Time   time.Time
+	Tail   []traces.Event
+}
 
 // causeWait bounds how long an agent's start waits for what caused it to be recorded: the
 // transfer that brought control to it, and the end of the agent that transferred (normally
@@ -84,10 +97,10 @@ type Recorder struct {
 	interrupt   bool
 	canceled    bool
 	status      traces.Status
+	promised    *ending       // the ending the sink holds, if any (see ending)
 	streamDone  bool          // the Runner's stream has ended, or nobody reads it
 	rootDrained bool          // the root visit's copy of events has ended: so has the run
 	parked      []*parkedCall // AgentTool calls not decided yet, and what waits behind them (see park)
-	undecided   inflight      // counts them
 	streams     inflight      // streamed outputs being read
 	drains      inflight      // copies of events being read
 }
@@ -131,12 +144,18 @@ type visit struct {
 	held                     int
 	interrupted              bool
 	errMsg                   string
-	closed                   bool          // agent.finished is recorded
-	finished                 chan struct{} // closed with it
+	// pendingInterrupt and pendingError are what the end of its work said (an interrupt, an
+	// error) and its events have not said yet: they will, after that end (see foresee).
+	pendingInterrupt *traces.Interrupt
+	pendingError     bool
+	closed           bool          // agent.finished is recorded
+	finished         chan struct{} // closed with it
 	// Callback-recorded replies and tool results, and how many of their echoes were seen.
 	modelOutputs, toolResults int
 	echoedModel, echoedTool   int
-	lastReply                 string // its latest reply's text: eino stores it under OutputKey
+	caughtUp                  chan struct{} // closed when the echoes due are recorded (see echoesDue)
+	observed                  chan struct{} // closed when an event of its own is recorded (see catchUp)
+	lastReply                 string        // its latest reply's text: eino stores it under OutputKey
 	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
 	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
 	// them started (see handOff).
@@ -336,42 +355,206 @@ func (r *Recorder) emit(e traces.Event) {
 		r.parked[n-1].events = append(r.parked[n-1].events, e)
 		return
 	}
-	r.sink.Emit(e)
+	r.deliver(e)
 }
 
 // fail records an error event and remembers it as the run's failure. Callers hold r.mu.
 func (r *Recorder) fail(agent string, path []string, msg string) {
 	r.failure = msg
-	r.emit(traces.Event{Kind: traces.KindError, Agent: agent, RunPath: path, Error: &traces.ErrorDetail{Message: msg}})
+	r.emit(failure(agent, path, msg))
+}
+
+// failure is the error event of a failure of agent.
+func failure(agent string, path []string, msg string) traces.Event {
+	return traces.Event{Kind: traces.KindError, Agent: agent, RunPath: path, Error: &traces.ErrorDetail{Message: msg}}
 }
 
 // ending runs in eino's callback for the end of v's work: the last moment before the app can see
 // its run end, when v is the run's last agent. The run is finished only once the copies of its
-// events are read, after that moment, and an app may exit as soon as it sees its last event; so
-// when v ran on its own (not as a tool or a step) and nothing is outstanding (no transfer, tool
-// or AgentTool call), the sink is told how the run ends should nothing follow, and waits for that
-// to be delivered. If the run goes on after all, its real end replaces it.
+// events are read, after that moment, and an app may exit as soon as it sees its last event. So
+// unless v runs as a tool (its caller goes on) or something is known to go on (a transfer, a tool
+// or AgentTool call, another agent's work), the sink is told how the run ends should nothing
+// follow: its status and the events its end would record. It waits for that to be delivered.
+// If the run goes on after all (the next step of a workflow, a deterministic transfer), what
+// follows replaces it.
+//
+// First v's copy of events catches up with what eino sent before this moment, on its way to the
+// app: events come within microseconds, and echoWait bounds the wait all the same. A chat model
+// agent's events are each the echo of a reply or tool result callbacks recorded, followed by what
+// only the copy says (an exit, a loop's break): the wait ends when all are in. A custom agent's
+// runnable may send events of its own that no callback announces (plan-execute's planner and
+// replanner send the plan, the response and the loop's break): the wait ends once its copy has
+// been quiet for quietWait.
 func (r *Recorder) ending(v *visit) {
 	e, ok := r.sink.(ender)
-	if !ok {
+	if !ok || v.insideTool() {
 		return
 	}
-	if v.parent == nil {
-		r.undecided.waitAtMost(parkWait) // what is parked reaches the sink first
-	}
+	v.catchUp()
 	r.mu.Lock()
-	last := v.parent == nil && r.held == 0 && len(r.openTools) == 0 && len(r.agentTools) == 0
-	status, msg := r.outcome()
-	switch {
-	case v.interrupted:
-		status, msg = traces.StatusInterrupted, ""
-	case v.errMsg != "" && status == traces.StatusCompleted:
-		status, msg = traces.StatusFailed, v.errMsg
+	if !r.mayBeLast(v) {
+		r.mu.Unlock()
+		return
 	}
+	end := r.foresee(time.Now().UTC())
+	r.promised = &end
+	await := e.Ending(end)
 	r.mu.Unlock()
-	if last {
-		e.Ending(status, msg, endingWait)
+	await()
+}
+
+// deliver hands e to the sink. While an ending is promised, an event that is the next of its
+// tail (the drain of a copy of events recording what the tail foresaw) keeps the rest of it
+// promised; any other means the run went on. Callers hold r.mu.
+func (r *Recorder) deliver(e traces.Event) {
+	p := r.promised
+	if p == nil || len(p.Tail) == 0 || !sameFact(e, p.Tail[0]) {
+		r.promised = nil
+		r.sink.Emit(e)
+		return
 	}
+	p.Tail = p.Tail[1:]
+	r.sink.(ender).EmitForeseen(e, *p)
+}
+
+// sameFact reports whether a and b record the same fact, whenever and wherever in the trace.
+func sameFact(a, b traces.Event) bool {
+	a.Seq, a.Time, b.Seq, b.Time = 0, time.Time{}, 0, time.Time{}
+	return reflect.DeepEqual(a, b)
+}
+
+// How long the end of an agent's work waits for its copy of events to catch up (see ending): at
+// most echoWait, and for a custom agent until its copy has been quiet for quietWait.
+const (
+	echoWait  = 200 * time.Millisecond
+	quietWait = 2 * time.Millisecond
+)
+
+// catchUp waits until v's copy of events has carried what eino sent of v so far (see ending).
+func (v *visit) catchUp() {
+	r := v.rec
+	deadline := time.NewTimer(echoWait)
+	defer deadline.Stop()
+	r.mu.Lock()
+	caughtUp := v.echoesDue()
+	r.mu.Unlock()
+	select {
+	case <-caughtUp:
+	case <-deadline.C:
+		return
+	}
+	if v.kind == "ChatModel" {
+		return
+	}
+	quiet := time.NewTimer(quietWait)
+	defer quiet.Stop()
+	for {
+		r.mu.Lock()
+		if v.observed == nil {
+			v.observed = make(chan struct{})
+		}
+		observed := v.observed
+		r.mu.Unlock()
+		select {
+		case <-observed:
+			quiet.Reset(quietWait)
+		case <-quiet.C:
+			return
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
+// insideTool reports whether v runs inside a tool call (an AgentTool's callee, a host
+// specialist): its end is never the run's, the caller goes on.
+func (v *visit) insideTool() bool {
+	for ; v != nil; v = v.parent {
+		if v.via == viaAgentTool || v.handedTo {
+			return true
+		}
+	}
+	return false
+}
+
+// mayBeLast reports whether nothing is known to go on in the run once v's work has ended: no tool
+// or AgentTool call is open, no other agent's work runs. (A transfer may be refused: its target
+// starts, or the ending foresees the refusal.) Callers hold r.mu.
+func (r *Recorder) mayBeLast(v *visit) bool {
+	if len(r.openTools) > 0 || len(r.agentTools) > 0 {
+		return false
+	}
+	for _, o := range r.order {
+		if o != v && o.runnable && !o.runnableEnded {
+			return false
+		}
+	}
+	return true
+}
+
+// foresee returns how the run ends should nothing more happen in it, stamped at, without
+// recording anything. Its tail is what finish would record then, in finish's order: what is
+// parked; each transfer no agent claimed, refused, with the run's failure; what only the events
+// of an agent whose work just ended would still say (its error, its interrupt); then
+// agent.finished for every visit still open, each once the visits inside it have finished, in
+// start order. Callers hold r.mu.
+func (r *Recorder) foresee(at time.Time) ending {
+	end := ending{Time: at}
+	end.Status, end.Error = r.outcome()
+	add := func(e traces.Event) {
+		e.Time = at
+		end.Tail = append(end.Tail, e)
+	}
+	for _, p := range r.parked {
+		for i, e := range p.events {
+			if i == 0 {
+				exited := *e.AgentTool
+				exited.InnerEvents = p.v.innerEvents(p.callee)
+				e.AgentTool = &exited
+			}
+			add(e)
+		}
+	}
+	for _, v := range r.order {
+		for _, h := range r.heldFrom(v) {
+			t, msg := h.t, refusedWhy(h.t)
+			t.Outcome, t.Error = traces.TransferFailed, msg
+			add(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: v.path, Transfer: &t})
+			add(failure(v.agent, v.path, msg))
+			end.Status, end.Error = traces.StatusFailed, msg
+		}
+	}
+	closed := make(map[*visit]bool)
+	var closeVisit func(v *visit)
+	closeVisit = func(v *visit) {
+		if v.closed || closed[v] || !v.started {
+			return
+		}
+		for _, c := range r.order {
+			if c.parent == v && c.started && !c.closed && !closed[c] {
+				return // closed by the last of them
+			}
+		}
+		closed[v] = true
+		switch {
+		case v.pendingInterrupt != nil:
+			add(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: v.path, Interrupt: v.pendingInterrupt})
+			if end.Status == traces.StatusCompleted {
+				end.Status, end.Error = traces.StatusInterrupted, ""
+			}
+		case v.pendingError:
+			add(failure(v.agent, v.path, v.errMsg))
+			end.Status, end.Error = traces.StatusFailed, v.errMsg
+		}
+		add(v.finishedEvent())
+		if v.parent != nil {
+			closeVisit(v.parent)
+		}
+	}
+	for _, v := range r.order {
+		closeVisit(v)
+	}
+	return end
 }
 
 // maybeFinish finishes the run once the root visit's events are all in and the Runner's stream,
@@ -440,6 +623,28 @@ func interruptOf(info *adk.InterruptInfo) *traces.Interrupt {
 		out.Info = infoText(info.Data)
 	}
 	return out
+}
+
+// interruptFromError returns the interrupt a runnable's error carries, as the events that follow
+// it will say (the root cause, its address in agents and tools), or nil.
+func interruptFromError(err error) *traces.Interrupt {
+	info, ok := compose.ExtractInterruptInfo(err)
+	if !ok || info == nil {
+		return nil
+	}
+	for _, c := range info.InterruptContexts {
+		if c == nil || !c.IsRootCause {
+			continue
+		}
+		var addr adk.Address
+		for _, seg := range c.Address {
+			if seg.Type == adk.AddressSegmentAgent || seg.Type == adk.AddressSegmentTool {
+				addr = append(addr, seg)
+			}
+		}
+		return &traces.Interrupt{ID: c.ID, Address: addr.String(), Info: infoText(c.Info)}
+	}
+	return nil
 }
 
 // infoText renders what an interrupt carries for a person: a string as it is, a Stringer

@@ -27,32 +27,14 @@ const resumeAppEnv = "BATON_TEST_RESUME_APP"
 
 // resumeAppConfig says what a resumeApp does: run the query to its interrupt ("interrupt"), resume
 // Interrupt ("resume"), or both at once ("both"); recorded to URL, or to files in Dir, with its
-// checkpoints in Store. Close makes it close its Baton (at most 5 s) before it exits.
+// checkpoints in Store.
 type resumeAppConfig struct {
 	Phase, URL, Dir, Store, Interrupt string
-	Close                             bool
-}
-
-// appsCloseBeforeExit makes the apps of these tests close their Baton before they exit, instead
-// of exiting the moment their last event is read: a stand-in, on this branch, for the delivery of
-// a supervisor run's end when its app exits at once (issue 18, item 1: Recorder.ending), which
-// these tests need but do not test. Set it to false once that delivery is in.
-const appsCloseBeforeExit = true
-
-// exit ends a resumeApp, closing b first when cfg says so.
-func (cfg resumeAppConfig) exit(b *attach.Baton) {
-	if cfg.Close {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		b.Close(ctx)
-		cancel()
-	}
-	os.Exit(0)
 }
 
 // resumeApp is a SupervisedRefunds app in a process of its own, attached through the option as
 // users attach it. It prints the interrupt it stopped at ("interrupt ID") and how long its resume
-// took ("resume-ms N"), and exits the moment its last event is read: no cleanup (see
-// appsCloseBeforeExit).
+// took ("resume-ms N"), and exits the moment its last event is read: no Close, no cleanup.
 func resumeApp(raw string) {
 	var cfg resumeAppConfig
 	if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
@@ -69,7 +51,7 @@ func resumeApp(raw string) {
 		interrupt = readToInterrupt(runner.Query(ctx, attachtest.SupervisedRefundsInput, adk.WithCheckPointID("cp-1"), b.Option()))
 		fmt.Println("interrupt", interrupt)
 		if cfg.Phase == "interrupt" {
-			cfg.exit(b)
+			os.Exit(0)
 		}
 	}
 	began := time.Now()
@@ -79,7 +61,7 @@ func resumeApp(raw string) {
 	}
 	readToInterrupt(events)
 	fmt.Println("resume-ms", time.Since(began).Milliseconds())
-	cfg.exit(b)
+	os.Exit(0)
 }
 
 // readToInterrupt reads events to their end as an app does and returns the root cause of the
@@ -165,7 +147,7 @@ func awaitOneRun(t *testing.T, base string) traces.Trace {
 func TestResumeAtOnceInItsOwnProcess(t *testing.T) {
 	t.Run("recorded", func(t *testing.T) {
 		base := startBaton(t, listen(t))
-		printed := runResumeApp(t, resumeAppConfig{Phase: "both", URL: base, Store: t.TempDir(), Close: appsCloseBeforeExit})
+		printed := runResumeApp(t, resumeAppConfig{Phase: "both", URL: base, Store: t.TempDir()})
 		checkResumeTook(t, printed)
 		checkSupervisedResume(t, awaitOneRun(t, base), printed["interrupt"])
 	})
@@ -184,15 +166,15 @@ func TestResumeInAnotherProcess(t *testing.T) {
 	t.Run("server", func(t *testing.T) {
 		base := startBaton(t, listen(t))
 		store := t.TempDir()
-		stopped := runResumeApp(t, resumeAppConfig{Phase: "interrupt", URL: base, Store: store, Close: appsCloseBeforeExit})
-		printed := runResumeApp(t, resumeAppConfig{Phase: "resume", URL: base, Store: store, Interrupt: stopped["interrupt"], Close: appsCloseBeforeExit})
+		stopped := runResumeApp(t, resumeAppConfig{Phase: "interrupt", URL: base, Store: store})
+		printed := runResumeApp(t, resumeAppConfig{Phase: "resume", URL: base, Store: store, Interrupt: stopped["interrupt"]})
 		checkResumeTook(t, printed)
 		checkSupervisedResume(t, awaitOneRun(t, base), stopped["interrupt"])
 	})
 	t.Run("files", func(t *testing.T) {
 		dir, store := t.TempDir(), t.TempDir()
-		stopped := runResumeApp(t, resumeAppConfig{Phase: "interrupt", Dir: dir, Store: store, Close: appsCloseBeforeExit})
-		runResumeApp(t, resumeAppConfig{Phase: "resume", Dir: dir, Store: store, Interrupt: stopped["interrupt"], Close: appsCloseBeforeExit})
+		stopped := runResumeApp(t, resumeAppConfig{Phase: "interrupt", Dir: dir, Store: store})
+		runResumeApp(t, resumeAppConfig{Phase: "resume", Dir: dir, Store: store, Interrupt: stopped["interrupt"]})
 		checkSupervisedResume(t, attachtest.ReadTraces(t, attach.New(attach.Config{Dir: dir}), dir, 1)[0], stopped["interrupt"])
 	})
 }

@@ -103,13 +103,33 @@ func (r *Recorder) refuseTransfers(v *visit) {
 // refuse records v's unclaimed transfers as refused. Callers hold r.mu.
 func (r *Recorder) refuse(v *visit) {
 	for _, h := range r.unclaimed(v) {
-		msg := fmt.Sprintf("transfer to %q failed: the agent never started (eino found no agent of that name reachable from %q)", h.t.To, h.t.From)
+		msg := refusedWhy(h.t)
 		if len(r.streamErrs) > 0 {
 			msg = r.streamErrs[0]
 			r.streamErrs = r.streamErrs[1:]
 		}
 		r.recordTransfer(h, msg)
 	}
+}
+
+// refusedWhy says why t failed, as far as the recorder saw.
+func refusedWhy(t traces.Transfer) string {
+	return fmt.Sprintf("transfer to %q failed: the agent never started (eino found no agent of that name reachable from %q)", t.To, t.From)
+}
+
+// heldFrom returns v's held transfers no start has claimed, in the order refuse records them.
+// Callers hold r.mu.
+func (r *Recorder) heldFrom(v *visit) []*heldTransfer {
+	var out []*heldTransfer
+	for _, held := range r.transfers {
+		for _, h := range held {
+			if h.from == v {
+				out = append(out, h)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *heldTransfer) int { return strings.Compare(a.t.To, b.t.To) })
+	return out
 }
 
 // unclaimed removes and returns v's held transfers no start has claimed. Callers hold r.mu.

@@ -226,9 +226,11 @@ func (r *Recorder) runnableEnded(v *visit, err error) {
 	switch {
 	case isInterrupt(err):
 		v.interrupted = true
+		v.pendingInterrupt = interruptFromError(err)
 		r.stopped(err)
 	case err != nil:
 		v.errMsg = err.Error()
+		v.pendingError = true
 	}
 	v.runnableEnded = true
 	r.finishVisit(v)
@@ -262,12 +264,17 @@ func (r *Recorder) finishVisit(v *visit) {
 		return // finished when its transfers are recorded
 	}
 	v.closed = true
-	r.emit(traces.Event{Kind: traces.KindAgentFinished, Agent: v.agent, RunPath: v.path,
-		AgentRun: &traces.AgentRun{Error: v.errMsg, Interrupted: v.interrupted}})
+	r.emit(v.finishedEvent())
 	close(v.finished)
 	if v.parent != nil {
 		r.finishVisit(v.parent)
 	}
+}
+
+// finishedEvent is v's agent.finished.
+func (v *visit) finishedEvent() traces.Event {
+	return traces.Event{Kind: traces.KindAgentFinished, Agent: v.agent, RunPath: v.path,
+		AgentRun: &traces.AgentRun{Error: v.errMsg, Interrupted: v.interrupted}}
 }
 
 // follow reads v's copy of its events on a goroutine of its own. The root's copy closes when the

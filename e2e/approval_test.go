@@ -51,7 +51,8 @@ func TestApproveFromThePage(t *testing.T) {
 	if got := strings.Join(kinds, " "); got != "run.finished:interrupted resumed: run.finished:completed" {
 		t.Errorf("run %s: %s, want it interrupted, resumed and completed in one trace", id, got)
 	}
-	// The header's clock counts the run's active time: the wait for the decision is left out.
+	// The header's clock counts the run's active time, from its first event to its last: the wait
+	// for the decision is left out.
 	var stopped, resumed time.Time
 	for _, e := range tr.Events {
 		switch {
@@ -61,7 +62,7 @@ func TestApproveFromThePage(t *testing.T) {
 			resumed = e.Time
 		}
 	}
-	active := tr.Events[len(tr.Events)-1].Time.Sub(tr.Run.StartedAt) - resumed.Sub(stopped)
+	active := tr.Events[len(tr.Events)-1].Time.Sub(tr.Events[0].Time) - resumed.Sub(stopped)
 	tb.waitFor(t, "the active time in the header", `document.querySelector('[data-testid=elapsed]')?.textContent === `+strconv.Quote(web.Clock(active)))
 	// The page's rows are the whole trace: it followed the resumed part live.
 	if rows := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=timeline-row]').length`); rows != len(tr.Events) {
@@ -75,4 +76,45 @@ func runStatusOf(e traces.Event) traces.Status {
 		return ""
 	}
 	return e.Run.Status
+}
+
+// TestIndexAfterDecisions: with the runs kept in a database, as serve keeps them, an index page
+// left open lists two runs waiting for a decision; one is approved and the other rejected on
+// their pages, and the index, without a reload, and GET /api/runs then list both as their pages
+// show them: completed, with every event.
+func TestIndexAfterDecisions(t *testing.T) {
+	t.Parallel()
+	b := startStoredBaton(t)
+	ids := []string{b.startRun(t, "approval", 0), b.startRun(t, "approval", 0)}
+	for _, id := range ids {
+		b.waitRunEnded(t, id, waitTimeout)
+	}
+	index := newTab(t, nil)
+	index.open(t, b.base+"/")
+	row := func(id string) string {
+		return `document.querySelector('[data-testid=run-row]` + attrSel("data-run-id", id) + `')?.dataset.status`
+	}
+	for _, id := range ids {
+		index.waitFor(t, "run "+id+" listed as interrupted", row(id)+` === 'interrupted'`)
+	}
+
+	runPage := newTab(t, index)
+	for i, decision := range []string{"approve", "reject"} {
+		runPage.open(t, b.base+"/runs/"+ids[i])
+		runPage.click(t, "[data-testid="+decision+"]")
+		runPage.waitStatus(t, "completed")
+	}
+	for _, id := range ids {
+		index.waitFor(t, "run "+id+" listed as completed", row(id)+` === 'completed'`)
+	}
+	listed := map[string]traces.RunSummary{}
+	for _, r := range b.summaries(t) {
+		listed[r.ID] = r
+	}
+	for _, id := range ids {
+		tr := b.trace(t, id)
+		if r := listed[id]; r.Status != traces.StatusCompleted || r.Events != int64(len(tr.Events)) {
+			t.Errorf("GET /api/runs lists %s as %s with %d events; its page shows completed with %d", id, r.Status, r.Events, len(tr.Events))
+		}
+	}
 }

@@ -66,3 +66,35 @@ func TestPageFollowsAResumedRun(t *testing.T) {
 	tb.waitStatus(t, "completed")
 	tb.waitFor(t, "the resumed part's rows", `document.querySelectorAll('[data-testid=timeline-row]').length === 6`)
 }
+
+// TestAppRunTakesTheAppsTime: an app's run is timed by the app's clock, from its run.started to
+// its run.finished: the page of a 0.26 s run from an app whose clock is an hour behind the
+// server's says 00:00.2, whenever the server registered or closed it.
+func TestAppRunTakesTheAppsTime(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	var created struct{ ID string }
+	if err := json.Unmarshal(b.post(t, "/api/ingest", map[string]any{
+		"run":    map[string]string{"flow": "my-app", "input": "hi"},
+		"agents": []traces.Agent{{Name: "bot", Kind: traces.AgentChatModel}},
+	}, http.StatusCreated), &created); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().UTC().Add(-time.Hour)
+	events := []traces.Event{
+		{Seq: 1, Time: start, Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: "my-app", Input: "hi", Status: traces.StatusRunning}},
+		{Seq: 2, Time: start.Add(10 * time.Millisecond), Kind: traces.KindAgentStarted, Agent: "bot", AgentRun: &traces.AgentRun{Via: "run"}},
+		{Seq: 3, Time: start.Add(250 * time.Millisecond), Kind: traces.KindMessage, Agent: "bot", Message: &traces.Message{Role: "assistant", Content: "hello"}},
+		{Seq: 4, Time: start.Add(255 * time.Millisecond), Kind: traces.KindAgentFinished, Agent: "bot", AgentRun: &traces.AgentRun{}},
+		{Seq: 5, Time: start.Add(260 * time.Millisecond), Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: traces.StatusCompleted}},
+	}
+	b.post(t, "/api/ingest/"+created.ID, map[string]any{"events": events}, http.StatusOK)
+	b.waitRunEnded(t, created.ID, waitTimeout)
+
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+created.ID)
+	tb.waitStatus(t, "completed")
+	if got := evalJS[string](t, tb, `document.querySelector('[data-testid=elapsed]').textContent`); got != "00:00.2" {
+		t.Errorf("the page says the run took %s, want the app's 00:00.2", got)
+	}
+}

@@ -154,3 +154,37 @@ func TestFinalAnswerShows(t *testing.T) {
 	tb.click(t, "#run-outcome .seq-link")
 	tb.waitInspected(t, got.Seq)
 }
+
+// TestFinalAnswerIsTheRunsLastWord: the header credits the answer the run ended with to the agent
+// that said it: in pipeline the editor, after the collector's and the writer's intermediate
+// output; in agenttool-exit the concierge, after an exit that ended only its AgentTool call. The
+// answer's link opens that event.
+func TestFinalAnswerIsTheRunsLastWord(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	for _, tc := range []struct{ flow, by string }{{"pipeline", "editor"}, {"agenttool-exit", "concierge"}} {
+		t.Run(tc.flow, func(t *testing.T) {
+			tb := newTab(t, nil)
+			runFromIndex(t, tb, b, tc.flow, 0)
+			tb.waitStatus(t, "completed")
+			tr := b.trace(t, runID(t, evalJS[string](t, tb, `location.href`)))
+			var last traces.Event
+			for _, e := range tr.Events {
+				if m := e.Message; m != nil && m.Role == "assistant" && m.Content != "" && len(m.ToolCalls) == 0 {
+					last = e
+				}
+			}
+			if last.Agent != tc.by {
+				t.Fatalf("%s's last words are %s's (#%d), want %s's", tc.flow, last.Agent, last.Seq, tc.by)
+			}
+			tb.waitVisible(t, "[data-testid=final-answer]")
+			got := evalJS[struct{ Text, Seq, Agent string }](t, tb, `(() => { const a = document.querySelector('[data-testid=final-answer]');
+			  return {text: a.querySelector('.answer').textContent, seq: a.dataset.seq, agent: a.dataset.agent}; })()`)
+			if got.Text != last.Message.Content || got.Seq != itoa(int(last.Seq)) || got.Agent != tc.by {
+				t.Errorf("final answer #%s by %s: %q\nwant #%d by %s: %q", got.Seq, got.Agent, got.Text, last.Seq, tc.by, last.Message.Content)
+			}
+			tb.click(t, "#run-outcome .seq-link")
+			tb.waitInspected(t, itoa(int(last.Seq)))
+		})
+	}
+}

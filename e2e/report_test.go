@@ -237,8 +237,11 @@ func TestReportTimeTravel(t *testing.T) {
 		if s.Nodes[head.Edges[0].To] != "idle" {
 			t.Errorf("%s: %s is %q, want idle before it was transferred to", where, head.Edges[0].To, s.Nodes[head.Edges[0].To])
 		}
-		if s.Status != "running" || len(s.Seqs) != len(head.Seqs) {
-			t.Errorf("%s: status %s with %d rows, want running with the whole run's %d", where, s.Status, len(s.Seqs), len(head.Seqs))
+		if s.Status != "completed" || len(s.Seqs) != len(head.Seqs) {
+			t.Errorf("%s: status %s with %d rows, want the run's own, completed, with the whole run's %d", where, s.Status, len(s.Seqs), len(head.Seqs))
+		}
+		if got := evalJS[string](t, tb, runAtJS); got != "at event "+itoa(before)+" of "+itoa(len(head.Seqs)) {
+			t.Errorf("%s: the header says %q, want at event %d of %d", where, got, before, len(head.Seqs))
 		}
 		if n := evalJS[int](t, tb, `document.querySelectorAll('#timeline-rows .row.future').length`); n != len(head.Seqs)-before {
 			t.Errorf("%s: %d rows dimmed, want the %d after #%d", where, n, len(head.Seqs)-before, before)

@@ -51,6 +51,13 @@ func startStoredBaton(t *testing.T, extra ...agents.Flow) *baton {
 // store when t ends.
 func startBatonOn(t *testing.T, store *sqlite.Store, extra ...agents.Flow) *baton {
 	t.Helper()
+	return startBatonWith(t, store, nil, extra...)
+}
+
+// startBatonWith is startBatonOn with configure, when not nil, changing the server's Config
+// before it starts.
+func startBatonWith(t *testing.T, store *sqlite.Store, configure func(*server.Config), extra ...agents.Flow) *baton {
+	t.Helper()
 	flows := append(agents.Catalogue(), agentstest.Hostile())
 	for _, f := range extra {
 		if i := slices.IndexFunc(flows, func(g agents.Flow) bool { return g.Name == f.Name }); i >= 0 {
@@ -64,12 +71,16 @@ func startBatonOn(t *testing.T, store *sqlite.Store, extra ...agents.Flow) *bato
 	if store != nil {
 		broker = traces.NewStoredBroker(0, store, slog.New(logs))
 	}
-	srv, err := server.New(server.Config{
+	cfg := server.Config{
 		Addr:   "127.0.0.1:0",
 		Flows:  flows,
 		Logger: slog.New(logs),
 		Broker: broker,
-	})
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}
@@ -197,6 +208,21 @@ func (b *baton) runs(t *testing.T) []traces.Run {
 	}
 	defer res.Body.Close()
 	var runs []traces.Run
+	if err := json.NewDecoder(res.Body).Decode(&runs); err != nil {
+		t.Fatalf("GET /api/runs: %v", err)
+	}
+	return runs
+}
+
+// summaries returns GET /api/runs as run summaries, with their counts.
+func (b *baton) summaries(t *testing.T) []traces.RunSummary {
+	t.Helper()
+	res, err := http.Get(b.base + "/api/runs")
+	if err != nil {
+		t.Fatalf("GET /api/runs: %v", err)
+	}
+	defer res.Body.Close()
+	var runs []traces.RunSummary
 	if err := json.NewDecoder(res.Body).Decode(&runs); err != nil {
 		t.Fatalf("GET /api/runs: %v", err)
 	}

@@ -128,19 +128,29 @@ func TestIngestResumedRunThatGoesQuietStaysValid(t *testing.T) {
 }
 
 // TestIngestResumeEndsTheRunStillOpenAtItsInterrupt: an app that exits right after its last event
-// may leave its run's session open, its interrupt posted but not its end, and another process
-// resume it at once. The resume proves the run stopped there: the session is ended interrupted,
-// at once and at its last event's time, and the resume goes on in the same run, not in a run of
-// its own.
+// may leave its run's session open, its interrupt posted (or foreseen in its ending) but not its
+// end, and another process resume it at once. The resume proves the run stopped there: the session
+// is ended at once, as its ending says (tail and time) or else interrupted at its last event, and
+// the resume goes on in the same run, not in a run of its own.
 func TestIngestResumeEndsTheRunStillOpenAtItsInterrupt(t *testing.T) {
-	for _, ending := range []bool{false, true} {
-		t.Run(fmt.Sprintf("ending=%v", ending), func(t *testing.T) {
+	stopped := appEvents(1, traces.KindRunStarted, traces.KindAgentStarted, traces.KindInterrupted, traces.KindAgentFinished)
+	endAt := stopped[3].Time.Add(time.Millisecond)
+	for _, tc := range []struct {
+		name   string
+		posted []traces.Event
+		ending map[string]any
+		endAt  time.Time
+	}{
+		{"interrupt posted", stopped[:3], nil, stopped[2].Time},
+		{"interrupt posted, ending", stopped[:3], map[string]any{"status": "interrupted", "time": endAt, "tail": stopped[3:]}, endAt},
+		{"interrupt foreseen", stopped[:2], map[string]any{"status": "interrupted", "time": endAt, "tail": stopped[2:]}, endAt},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			ts := mustOpenServer(t, server.Config{})
 			id := ts.startIngest(t, `{"run":{"conversation":"conv-9"}}`, nil, http.StatusCreated).ID
-			posted := appEvents(1, traces.KindRunStarted, traces.KindAgentStarted, traces.KindInterrupted)
-			body := map[string]any{"events": posted}
-			if ending {
-				body["ending"] = traces.RunMark{Status: traces.StatusInterrupted}
+			body := map[string]any{"events": tc.posted}
+			if tc.ending != nil {
+				body["ending"] = tc.ending
 			}
 			data, err := json.Marshal(body)
 			if err != nil {
@@ -156,11 +166,16 @@ func TestIngestResumeEndsTheRunStillOpenAtItsInterrupt(t *testing.T) {
 			rest := appEvents(1, traces.KindResumed, traces.KindMessage, traces.KindRunFinished)
 			ts.postEvents(t, id, nil, 4, rest...)
 			tr := ts.trace(t, id) // validates: resumed follows an interrupted run.finished
-			if got, want := fmt.Sprint(kinds(tr.Events)), "[run.started agent.started interrupted run.finished resumed message run.finished]"; got != want {
+			want := "[run.started agent.started interrupted run.finished resumed message run.finished]"
+			if tc.ending != nil {
+				want = "[run.started agent.started interrupted agent.finished run.finished resumed message run.finished]"
+			}
+			if got := fmt.Sprint(kinds(tr.Events)); got != want {
 				t.Errorf("events %s, want %s", got, want)
 			}
-			if end := tr.Events[3]; end.Run.Status != traces.StatusInterrupted || !end.Time.Equal(posted[2].Time) {
-				t.Errorf("the first part ended %+v at %v, want interrupted at its last event's time %v", end.Run, end.Time, posted[2].Time)
+			end := tr.Events[slices.IndexFunc(tr.Events, func(e traces.Event) bool { return e.Kind == traces.KindRunFinished })]
+			if end.Run.Status != traces.StatusInterrupted || !end.Time.Equal(tc.endAt) {
+				t.Errorf("the first part ended %+v at %v, want interrupted at %v", end.Run, end.Time, tc.endAt)
 			}
 			if tr.Run.Status != traces.StatusCompleted || tr.Run.Conversation != "conv-9" || len(ts.Broker.Runs()) != 1 {
 				t.Errorf("run %+v among %d runs, want the one run completed in conv-9", tr.Run, len(ts.Broker.Runs()))

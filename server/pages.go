@@ -67,6 +67,8 @@ func (s *Server) runPage(c echo.Context) error {
 	}
 	opts := s.pageOptions(rec.ID())
 	opts.Conversation = s.conversation(rec.Run().Conversation)
+	_, unknown := s.lookupFlow(rec.Run().Flow)
+	opts.Runnable = unknown == nil // Run again and Replay start the flow here
 	if c.QueryParams().Has("at") {
 		return s.runPageAt(c, rec, opts)
 	}

@@ -210,3 +210,37 @@ func TestRunPageLinksItsConversation(t *testing.T) {
 		t.Errorf("a run with no conversation shows %d conversation navs", n)
 	}
 }
+
+// TestRunPageOffersWhatRuns: a run page offers Run again and Replay where this server runs the
+// run's flow (a run started here, a trace of a served flow) and neither for an app's run or a
+// trace of a flow it does not serve, where they could only fail.
+func TestRunPageOffersWhatRuns(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	served := ts.createRun(t, `{"flow":"echo"}`)
+	ts.waitStatus(t, served, traces.StatusCompleted)
+	imported := func(flow string) string {
+		tr := ts.trace(t, served)
+		tr.Run.Flow = flow
+		data, err := traces.Marshal(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts.importTrace(t, data).ID
+	}
+	for _, tc := range []struct {
+		name, id string
+		offered  bool
+	}{
+		{"started here", served, true},
+		{"a trace of a served flow", imported("echo"), true},
+		{"an app's run", imported("my-app"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := page(t, ts.do(t, request{path: "/runs/" + tc.id}))
+			again, replay := doc.Find("[data-testid=run-again]").Length(), doc.Find("[data-testid=replay]").Length()
+			if want := map[bool]int{true: 1, false: 0}[tc.offered]; again != want || replay != want {
+				t.Errorf("run-again %d, replay %d; want %d of each", again, replay, want)
+			}
+		})
+	}
+}

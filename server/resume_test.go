@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -125,5 +127,54 @@ func TestResumeRefusals(t *testing.T) {
 	}
 	if st := ts.trace(t, id).Run.Status; st != traces.StatusInterrupted {
 		t.Errorf("after the refusals the run is %s, want still interrupted", st)
+	}
+}
+
+// TestListAfterResume: once a decision resumed an interrupted run and it completed, GET
+// /api/runs and the index list it as its page shows it: completed, with all its events, whether
+// the runs live in memory or in the store.
+func TestListAfterResume(t *testing.T) {
+	flow, err := agents.Lookup("approval")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stored := range []bool{false, true} {
+		t.Run(map[bool]string{false: "in memory", true: "stored"}[stored], func(t *testing.T) {
+			cfg := server.Config{Flows: []agents.Flow{flow}}
+			if stored {
+				cfg.Broker, _, _ = storedBroker(t, filepath.Join(t.TempDir(), "baton.db"))
+			}
+			ts := mustOpenServer(t, cfg)
+			server.SetRunner(ts.Server, agents.RunFlow)
+			id := ts.createRun(t, `{"flow":"approval"}`)
+			paused := ts.waitStatus(t, id, traces.StatusInterrupted)
+			listed := func() traces.RunSummary {
+				t.Helper()
+				var runs []traces.RunSummary
+				if res := ts.do(t, request{path: "/api/runs"}); res.status != http.StatusOK || json.Unmarshal(res.body, &runs) != nil || len(runs) != 1 {
+					t.Fatalf("GET /api/runs: %d %s", res.status, res.body)
+				}
+				return runs[0]
+			}
+			eventually(t, "the list to show the interrupted run whole", func() bool {
+				r := listed()
+				return r.Status == traces.StatusInterrupted && r.Events == int64(len(paused.Events))
+			})
+
+			if res := ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + id + "/resume", body: `{"approve":true}`}); res.status != http.StatusAccepted {
+				t.Fatalf("resume: %d %s", res.status, res.body)
+			}
+			done := ts.waitStatus(t, id, traces.StatusCompleted)
+			var r traces.RunSummary
+			eventually(t, "the list to show the resumed run completed", func() bool {
+				r = listed()
+				return r.Status == traces.StatusCompleted && r.Events == int64(len(done.Events))
+			})
+
+			row := page(t, ts.do(t, request{path: "/"})).Find(`[data-testid=run-row][data-run-id="` + id + `"]`)
+			if got := row.AttrOr("data-status", ""); got != string(traces.StatusCompleted) {
+				t.Errorf("the index lists run %s as %q, want completed (%d rows)", id, got, row.Length())
+			}
+		})
 	}
 }

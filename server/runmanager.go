@@ -98,6 +98,9 @@ func (m *runManager) canStartLocked() error {
 	switch {
 	case m.closed || m.ctx.Err() != nil:
 		return errShuttingDown
+	case len(m.live) == 1 && m.cfg.maxRunning <= 1:
+		return traces.Errorf(traces.CodeUnavailable,
+			"a run is already going on, the most this server allows; try again when it has finished")
 	case len(m.live) >= m.cfg.maxRunning:
 		return traces.Errorf(traces.CodeUnavailable,
 			"%d runs are already going on, the most this server allows; try again when one has finished", len(m.live))
@@ -148,7 +151,9 @@ func (m *runManager) resume(id string, d agents.Decision) error {
 	if err := m.canStartLocked(); err != nil {
 		return err
 	}
-	if err := rec.Resume(); err != nil {
+	// Through the broker, which writes the resumed part to its store too: reopening the
+	// recording alone left the store (and so the runs list) at the interrupted part.
+	if err := m.cfg.broker.Resume(rec); err != nil {
 		return err
 	}
 	delete(m.paused, id)

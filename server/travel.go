@@ -34,16 +34,18 @@ func (s *Server) travelStep(c echo.Context) error {
 		return err
 	}
 	f := s.feeds.acquire(rec)
-	at, _, head, _, err := f.at(s.feeds.travel(rec), seq, 0)
+	t, err := f.at(s.feeds.travel(rec), seq, 0)
 	s.feeds.release(f)
 	if err != nil {
 		return err
 	}
-	frags, err := templates.Parts(c.Request().Context(), at.Redraw())
+	u := t.view.Redraw()
+	u.Stats.Away = t.away
+	frags, err := templates.Parts(c.Request().Context(), u)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, travelStep{Seq: seq, Head: head, Fragments: frags})
+	return c.JSON(http.StatusOK, travelStep{Seq: seq, Head: t.head, Fragments: frags})
 }
 
 // runPageAt serves GET /runs/:id?at=SEQ: the run page as of event SEQ, with the whole run's
@@ -55,15 +57,15 @@ func (s *Server) runPageAt(c echo.Context, rec *traces.Recording, opts templates
 		return err
 	}
 	f := s.feeds.acquire(rec)
-	at, rows, head, status, err := f.at(s.feeds.travel(rec), seq, pageRows)
+	t, err := f.at(s.feeds.travel(rec), seq, pageRows)
 	s.feeds.release(f)
 	if err != nil {
 		return err
 	}
-	v := at.View()
-	v.Timeline = rows
-	ev := at.Trace().Events
-	opts.Travel = &templates.Travel{At: seq, Head: head, Status: status, Kind: ev[len(ev)-1].Kind}
+	v := t.view.View()
+	v.Timeline, v.Stats.Away = t.rows, t.away
+	ev := t.view.Trace().Events
+	opts.Travel = &templates.Travel{At: seq, Head: t.head, Status: t.status, Kind: ev[len(ev)-1].Kind}
 	return render(c, http.StatusOK, templates.RunView(v, opts))
 }
 
@@ -76,28 +78,38 @@ func parseSeq(v string) (int64, error) {
 	return n, nil
 }
 
+// travelled is a run as of one of its events, for a page put there.
+type travelled struct {
+	view   *web.ViewState // the run as of the event
+	rows   []web.Row      // the timeline rows of the run's newest events, when asked for
+	head   int64          // the run's newest event
+	status traces.Status  // the run's status as of head
+	away   *web.Away      // where the page stands in the run; nil at head
+}
+
 // at returns the run as of event seq: the view state replayed up to it, with the timeline rows of
-// the run's newest rows events, and the run's newest event and status. A seq past the newest
-// event is refused: the page would claim a state the run has not reached. The replay, from
-// travel's copy nearest before seq, runs without holding the feed, so live viewers never wait
-// for it.
-func (f *feed) at(travel *web.Travel, seq int64, rows int) (at *web.ViewState, all []web.Row, head int64, status traces.Status, err error) {
+// the run's newest rows events, the run's newest event and status, and where a page at seq
+// stands. A seq past the newest event is refused: the page would claim a state the run has not
+// reached. The replay, from travel's copy nearest before seq, runs without holding the feed, so
+// live viewers never wait for it.
+func (f *feed) at(travel *web.Travel, seq int64, rows int) (travelled, error) {
 	f.mu.Lock()
-	head, status = f.view.Seq(), f.view.Status()
+	t := travelled{head: f.view.Seq(), status: f.view.Status(), away: f.view.AwayAt(seq)}
 	tr := f.view.Trace()
-	if rows > 0 && seq <= head {
+	if rows > 0 && seq <= t.head {
 		var after int64
 		if ev := f.view.Events(0, 0); len(ev) > rows {
 			after = ev[len(ev)-rows-1].Seq
 		}
-		all = f.view.Rows(after, 0)
+		t.rows = f.view.Rows(after, 0)
 	}
 	f.mu.Unlock()
-	if head == 0 {
-		return nil, nil, 0, status, traces.Errorf(traces.CodeInvalid, "at=%d: the run has no events yet; open the page without at", seq)
+	if t.head == 0 {
+		return t, traces.Errorf(traces.CodeInvalid, "at=%d: the run has no events yet; open the page without at", seq)
 	}
-	if seq > head {
-		return nil, nil, 0, status, traces.Errorf(traces.CodeInvalid, "at=%d is past the run's last event: choose 1 to %d", seq, head)
+	if seq > t.head {
+		return t, traces.Errorf(traces.CodeInvalid, "at=%d is past the run's last event: choose 1 to %d", seq, t.head)
 	}
-	return travel.At(tr, seq), all, head, status, nil
+	t.view = travel.At(tr, seq)
+	return t, nil
 }

@@ -20,7 +20,8 @@ import (
 
 // TestTimeTravel runs the real supervisor flow, then puts its page at every event, by the
 // fragment route the scrubber uses and by ?at=: each shows what a full render of the trace cut
-// at that event shows. Bad seqs get a 400 that says which are valid.
+// at that event shows, saying where it stands in the run, whose own status and outcome it
+// keeps. Bad seqs get a 400 that says which are valid.
 func TestTimeTravel(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{Flows: agents.Catalogue()})
 	server.SetRunner(ts.Server, agents.RunFlow)
@@ -114,11 +115,16 @@ func TestTimeTravel(t *testing.T) {
 	}
 }
 
-// renderCut renders the run page of tr cut right after event seq.
+// renderCut renders the run page of tr cut right after event seq, as a page put there shows it:
+// saying where it stands in tr, whose own status and outcome it keeps.
 func renderCut(t *testing.T, tr traces.Trace, seq int64) *goquery.Document {
 	t.Helper()
+	whole := web.NewViewState(tr.Run, tr.Agents)
+	whole.Add(tr.Events...)
+	v := web.NewView(web.Prefix(tr, seq))
+	v.Stats.Away = whole.AwayAt(seq)
 	var buf bytes.Buffer
-	if err := templates.RunPage(web.Prefix(tr, seq), templates.PageOptions{}).Render(context.Background(), &buf); err != nil {
+	if err := templates.RunView(v, templates.PageOptions{}).Render(context.Background(), &buf); err != nil {
 		t.Fatal(err)
 	}
 	return docOf(t, buf.String())
@@ -145,4 +151,39 @@ func outer(t *testing.T, doc *goquery.Document, id string) string {
 		t.Fatal(err)
 	}
 	return html
+}
+
+// TestTravelSaysWhereItStands: a completed run's page put at an earlier event, by a step of the
+// scrubber or by ?at=, says "at event N of M", not "running", and keeps the run's own status
+// and final answer in its header.
+func TestTravelSaysWhereItStands(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{Flows: agents.Catalogue()})
+	server.SetRunner(ts.Server, agents.RunFlow)
+	id := ts.createRun(t, `{"flow": "supervisor", "pace_ms": 0}`)
+	tr := ts.waitStatus(t, id, traces.StatusCompleted)
+	last := tr.Events[len(tr.Events)-1].Seq
+	answer := web.NewStats(tr).Outcome
+
+	res := ts.do(t, request{path: "/runs/" + id + "/at/3"})
+	var step struct{ Fragments []templates.Fragment }
+	if err := json.Unmarshal(res.body, &step); err != nil || res.status != http.StatusOK {
+		t.Fatalf("at 3: %d %s", res.status, res.body)
+	}
+	var html strings.Builder
+	for _, f := range step.Fragments {
+		html.WriteString(f.HTML)
+	}
+	for name, doc := range map[string]*goquery.Document{"step": docOf(t, html.String()), "?at=": page(t, ts.do(t, request{path: "/runs/" + id + "?at=3"}))} {
+		at := doc.Find(`[data-testid="run-at"]`)
+		if got := strings.Join(strings.Fields(at.Text()), " "); got != "at event 3 of "+itoa(last) {
+			t.Errorf("%s: run-at reads %q, want at event 3 of %d", name, got, last)
+		}
+		if got := doc.Find(`[data-testid="run-status"]`).AttrOr("data-status", ""); got != "completed" {
+			t.Errorf("%s: the header's status is %q, want the run's own, completed", name, got)
+		}
+		a := doc.Find(`[data-testid="final-answer"]`)
+		if a.AttrOr("data-seq", "") != itoa(answer.AnswerSeq) || a.AttrOr("data-agent", "") != answer.AnswerBy {
+			t.Errorf("%s: final answer #%q by %q, want #%d by %s", name, a.AttrOr("data-seq", ""), a.AttrOr("data-agent", ""), answer.AnswerSeq, answer.AnswerBy)
+		}
+	}
 }

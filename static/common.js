@@ -60,16 +60,16 @@ export function setupPace(onChange) {
 
 // startRun starts a run of flow on model (the server's default when empty) at the slider's pace
 // (the server's default without a slider) and navigates to its page, or shows the API's error in
-// errEl.
-export async function startRun(flow, input, errEl, button, model) {
+// errEl, after what (the control's name) when given.
+export async function startRun(flow, input, errEl, button, model, what) {
   const req = { flow: flow, input: input };
   if (model) req.model = model;
-  return postRun("/api/runs", req, errEl, button);
+  return postRun("/api/runs", req, errEl, button, what);
 }
 
 // postRun posts req (with the slider's pace) to url, a route that starts a run, and navigates to
-// the run's page, or shows the API's error in errEl.
-export async function postRun(url, req, errEl, button) {
+// the run's page, or shows the API's error in errEl, after what (the control's name) when given.
+export async function postRun(url, req, errEl, button, what) {
   showError(errEl, "");
   if (button) button.disabled = true;
   if (pace() !== null) req.pace_ms = pace();
@@ -79,5 +79,6 @@ export async function postRun(url, req, errEl, button) {
     location.assign(withToken(r.data.url));
     return;
   }
-  showError(errEl, (r.data && r.data.error) || "could not start the run (HTTP " + r.status + ")");
+  const msg = (r.data && r.data.error) || "could not start the run (HTTP " + r.status + ")";
+  showError(errEl, what ? what + ": " + msg : msg);
 }

@@ -14,7 +14,7 @@ import { watchInputs } from "./rowfilter.js";
 import { S, isFinal, readHash, rowOf, rowsEl, showTab } from "./runstate.js";
 import { inspect, inspectError, onGraphActivate, select } from "./selection.js";
 import { initSequence } from "./sequence.js";
-import { away, dim, hold, initTravel, onNews } from "./travel.js";
+import { away, dim, hold, initTravel, onNews, restep } from "./travel.js";
 import { watchTyping } from "./typing.js";
 
 const body = document.body;
@@ -43,10 +43,14 @@ function applyMessage(msg) {
   }
   if (typeof msg.status === "string" && msg.status) {
     const failedNow = msg.status === "failed" && S.status !== "failed";
+    const changed = msg.status !== S.status;
     S.status = msg.status;
     body.dataset.status = msg.status;
     if (isFinal(S.status)) fixPace();
+    showReplay();
     if (failedNow && !S.selected) inspectError();
+    // Away from the head the header keeps the run's own status: redraw it where the page stands.
+    if (changed && away()) restep();
   }
   if (typeof msg.pace_ms === "number" && msg.pace_ms !== S.paceMS && S.paceWanted === null) {
     // Another page changed the run's pace.
@@ -93,6 +97,12 @@ async function sendPace(ms) {
 function fixPace() {
   const input = document.getElementById("pace");
   if (input) input.disabled = true;
+}
+
+// showReplay enables Replay once the run has ended: there is nothing to replay before.
+function showReplay() {
+  const btn = document.getElementById("replay");
+  if (btn) btn.disabled = !isFinal(S.status);
 }
 
 // ---- events
@@ -185,13 +195,16 @@ export function initRun() {
   const dl = document.getElementById("download-json");
   if (dl) dl.href = withToken(dl.getAttribute("href")); // a no-op without a token
 
-  document.getElementById("run-again").addEventListener("click", (ev) => {
-    startRun(body.dataset.flow || "", body.dataset.input || "", document.getElementById("form-error"), ev.currentTarget);
+  // Run again and Replay are there only where the server runs the run's flow; what they could
+  // not do shows under the header, saying which of them failed.
+  document.getElementById("run-again")?.addEventListener("click", (ev) => {
+    startRun(body.dataset.flow || "", body.dataset.input || "", document.getElementById("form-error"), ev.currentTarget, "", "Run again");
   });
+  document.getElementById("replay")?.addEventListener("click", (ev) => {
+    postRun("/api/runs/" + encodeURIComponent(body.dataset.runId) + "/replay", {}, document.getElementById("form-error"), ev.currentTarget, "Replay");
+  });
+  showReplay(); // the run may have ended just as the page was rendered
   if (!isFinal(S.status)) watchTyping(S.runId);
-  document.getElementById("replay").addEventListener("click", (ev) => {
-    postRun("/api/runs/" + encodeURIComponent(body.dataset.runId) + "/replay", {}, document.getElementById("form-error"), ev.currentTarget);
-  });
   document.addEventListener("click", onClick);
   document.addEventListener("submit", decide);
   watchInputs(setFilters);

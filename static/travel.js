@@ -52,10 +52,16 @@ export function onNews(added) {
     r.max = String(Math.max(1, h));
     r.disabled = h === 0;
   }
-  const last = document.getElementById("scrub-head");
-  if (last) last.textContent = String(h);
+  // The scrubber's and the header's "of M".
+  for (const el of document.querySelectorAll(".head-seq")) el.textContent = String(h);
   if (T.at === 0 && !T.want) label(h);
   else for (const row of added) row.classList.add("future");
+}
+
+// restep redraws the page where it stands, away from the head: the header says the run's own
+// status and outcome, which a live message just changed.
+export function restep() {
+  if (T.at !== 0 && !T.want && T.held === null) go(T.at, true);
 }
 
 // dim marks the rows the timeline just loaded that come after the event the page shows.
@@ -76,8 +82,9 @@ export function step(dir) {
   go(Math.max(1, Math.min(h, Number.isFinite(dir) ? from + dir : (dir > 0 ? h : 1))));
 }
 
-// go puts the page as of event seq; the head means following the run again.
-async function go(seq) {
+// go puts the page as of event seq; the head means following the run again. again redraws the
+// event the page shows, leaving the selection where the reader put it.
+async function go(seq, again) {
   const h = T.head();
   const toHead = seq >= h;
   if (toHead && T.at === 0 && T.held === null) { T.want = 0; show(h); T.onStep(h); return; }
@@ -99,7 +106,7 @@ async function go(seq) {
   T.at = toHead ? 0 : seq;
   T.want = 0;
   show(seq);
-  T.onStep(seq);
+  if (!again) T.onStep(seq);
   if (toHead) release();
 }
 

@@ -35,6 +35,9 @@ type PageOptions struct {
 	PaceFixed bool
 	// NoPace leaves the slider out: the run was not started by this server, its pace is unknown.
 	NoPace bool
+	// Runnable says this server runs the run's flow, so that the run page offers Run again and
+	// Replay; an app's run or a trace of another flow gets neither.
+	Runnable bool
 	// Conversation lists the runs of the run's conversation (the run itself included), oldest
 	// first; empty when the run has none.
 	Conversation []traces.Run

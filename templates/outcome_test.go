@@ -18,6 +18,7 @@ import (
 func TestRunOutcome(t *testing.T) {
 	failed := webtest.FailedTransfer()
 	reason := "transfer failed: agent 'billing_agent' not found when transferring from 'router'"
+	planExecute := webtest.PlanExecute()
 	for _, tc := range []struct {
 		name                  string
 		tr                    traces.Trace
@@ -25,6 +26,8 @@ func TestRunOutcome(t *testing.T) {
 		errorText, jumpSeq    string
 	}{
 		{name: "completed", tr: webtest.Supervisor(), answer: "US GDP in 2024 was $29.18T; doubled, $58.36T.", answerSeq: "43", by: "supervisor"},
+		// The run ends with the replanner's response, not the executor's last step before it.
+		{name: "plan-execute", tr: planExecute, answer: webtest.PlanExecuteResponse, answerSeq: itoa(saidAt(planExecute, webtest.PlanExecuteResponse)), by: "replanner"},
 		{name: "failed", tr: failed, errorText: reason, jumpSeq: itoa(failed.Events[len(failed.Events)-2].Seq)},
 		{name: "running", tr: webtest.SupervisorUntil(30)},
 	} {
@@ -52,6 +55,16 @@ func TestRunOutcome(t *testing.T) {
 			}
 		})
 	}
+}
+
+// saidAt returns the seq of the message of tr that reads text, 0 if none.
+func saidAt(tr traces.Trace, text string) int64 {
+	for _, e := range tr.Events {
+		if e.Message != nil && e.Message.Content == text {
+			return e.Seq
+		}
+	}
+	return 0
 }
 
 func TestPaceControl(t *testing.T) {
@@ -121,5 +134,67 @@ func TestPagesPreloadEveryModule(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("modulepreload links %v, want the modules %v", got, want)
+	}
+}
+
+// TestRunControlsOffered: Run again and Replay show only where the server can run the run's
+// flow; Replay waits, disabled, for the run to end. Their errors have a line of their own under
+// the header, not in it.
+func TestRunControlsOffered(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		tr                     traces.Trace
+		runnable               bool
+		again, replay, enabled bool
+	}{
+		{"a completed run of a flow served here", webtest.Supervisor(), true, true, true, true},
+		{"a run going on", webtest.SupervisorUntil(20), true, true, true, false},
+		{"an app's run, or a trace of a flow not served here", webtest.Supervisor(), false, false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := mustDoc(t, templates.RunPage(tc.tr, templates.PageOptions{Runnable: tc.runnable}))
+			again, replay := byTestID(doc, "run-again"), byTestID(doc, "replay")
+			_, disabled := replay.Attr("disabled")
+			if again.Length() == 1 != tc.again || replay.Length() == 1 != tc.replay || tc.replay && disabled == tc.enabled {
+				t.Errorf("run-again %d, replay %d (disabled %v); want run-again %v, replay %v (enabled %v)",
+					again.Length(), replay.Length(), disabled, tc.again, tc.replay, tc.enabled)
+			}
+			if e := byTestID(doc, "form-error"); e.Length() != 1 || e.Closest("header").Length() != 0 {
+				t.Errorf("%d form-error lines, %d in the header; want one, under it", e.Length(), e.Closest("header").Length())
+			}
+		})
+	}
+}
+
+// TestRunPageAway: a page put at an earlier event of a completed run says "at event N of M",
+// its clock stands there, and the run's own status and final answer stay in the header; at the
+// newest event it says nothing of the sort.
+func TestRunPageAway(t *testing.T) {
+	tr := webtest.Supervisor()
+	whole := web.NewViewState(tr.Run, tr.Agents)
+	whole.Add(tr.Events...)
+	v := web.ViewAt(tr, 10).View()
+	v.Stats.Away = whole.AwayAt(10)
+	doc := mustDoc(t, templates.RunView(v, templates.PageOptions{}))
+
+	at := byTestID(doc, "run-at")
+	if got := strings.Join(strings.Fields(at.Text()), " "); got != "at event 10 of 45" || at.AttrOr("data-at", "") != "10" {
+		t.Errorf("run-at reads %q (data-at %q), want at event 10 of 45", got, at.AttrOr("data-at", ""))
+	}
+	if s := byTestID(doc, "run-status"); s.AttrOr("data-status", "") != "completed" || !strings.Contains(s.Text(), "completed") {
+		t.Errorf("run-status %q %q, want the run's own: completed", s.AttrOr("data-status", ""), s.Text())
+	}
+	if _, stopped := byTestID(doc, "elapsed").Attr("data-ended"); !stopped {
+		t.Errorf("the clock runs on a page that shows event 10")
+	}
+	if a := byTestID(doc, "final-answer"); a.AttrOr("data-seq", "") != "43" || a.AttrOr("data-agent", "") != "supervisor" {
+		t.Errorf("final answer #%q by %q, want the run's, #43 by supervisor", a.AttrOr("data-seq", ""), a.AttrOr("data-agent", ""))
+	}
+	if n := byTestID(doc, "timeline-row").Length(); n == 0 {
+		t.Errorf("no timeline rows")
+	}
+	head := mustDoc(t, templates.RunPage(tr, templates.PageOptions{}))
+	if n := byTestID(head, "run-at").Length(); n != 0 {
+		t.Errorf("the page at the newest event shows %d run-at", n)
 	}
 }

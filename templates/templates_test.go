@@ -46,7 +46,7 @@ func attrs(s *goquery.Selection, name string) []string {
 
 func TestRunPageSupervisor(t *testing.T) {
 	tr := webtest.Supervisor()
-	doc := mustDoc(t, templates.RunPage(tr, templates.PageOptions{}))
+	doc := mustDoc(t, templates.RunPage(tr, templates.PageOptions{Runnable: true}))
 
 	body := doc.Find("body")
 	if got := body.AttrOr("data-seq", ""); got != "45" || body.AttrOr("data-run-id", "") != "r-sup1" {

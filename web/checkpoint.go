@@ -84,7 +84,7 @@ func (a *analysis) takeUpTo(tr traces.Trace, n int) {
 // run's last event: what newAnalysis(run) and the same events would have made.
 func (a *analysis) endAs(run traces.Run) {
 	own := newAnalysis(run, nil)
-	a.tr.Run, a.metaStatus, a.endedAt = run, own.metaStatus, own.endedAt
+	a.tr.Run, a.metaStatus = run, own.metaStatus
 	if !a.settled {
 		a.status = own.status // no run.finished said otherwise
 	}
@@ -134,6 +134,10 @@ func (a *analysis) clone() *analysis {
 	for i, k := range a.calls {
 		l := *k
 		c.calls[i], callCopies[k] = &l, &l
+	}
+	c.open = make([]*agentToolCall, len(a.open))
+	for i, k := range a.open {
+		c.open[i] = callCopies[k]
 	}
 	c.values, c.valueAt = slices.Clone(a.values), maps.Clone(a.valueAt)
 	c.histories = make(map[string]*started, len(a.histories))

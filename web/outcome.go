@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"slices"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -13,9 +14,9 @@ type Outcome struct {
 	// event, else run.finished (0 when the trace has neither).
 	Error    string
 	ErrorSeq int64
-	// Answer is a completed run's final answer: the exit's final result or, without one, the last
-	// assistant message of the agent nearest the root that answered in words. AnswerSeq is its
-	// event and AnswerBy its agent ("" for an exit without one).
+	// Answer is a completed run's final answer: what the Runner's own stream ended with (see
+	// noteAnswer). AnswerSeq is its event and AnswerBy the agent that said it ("" for an exit
+	// that names none).
 	Answer    string
 	AnswerSeq int64
 	AnswerBy  string
@@ -36,12 +37,7 @@ type Paused struct {
 func newOutcome(a *analysis, runError string) Outcome {
 	switch a.status {
 	case traces.StatusCompleted:
-		// An exit's final result states the answer outright; without one, the newest words-only
-		// assistant message of the shallowest agent.
-		if a.exit.AnswerSeq != 0 {
-			return a.exit
-		}
-		return a.words
+		return a.answer
 	case traces.StatusInterrupted:
 		return Outcome{Error: runError, ErrorSeq: cmp.Or(a.errorSeq, a.finishedSeq), Paused: a.paused}
 	case traces.StatusFailed, traces.StatusCanceled:
@@ -65,4 +61,45 @@ func (a *analysis) notePause(e *traces.Event) {
 			a.paused.ID, a.paused.Info = e.Interrupt.ID, e.Interrupt.Info
 		}
 	}
+}
+
+// noteAnswer keeps the newest answer on the Runner's own stream, which a completed run's final
+// answer is: an exit's final result, an assistant message in words that calls no tool, or a
+// tool's result message (a tool that returns directly ends its agent's turn with it). A
+// transfer voids a tool message before it, which only announced the transfer. What is said
+// inside an AgentTool call is the call's result, not the run's: even its exit ends only the call.
+func (a *analysis) noteAnswer(e *traces.Event) {
+	var text string
+	switch m := e.Message; {
+	case e.Kind == traces.KindTransfer && e.Transfer != nil:
+		if a.answerIsTool && !a.insideAgentTool(e) {
+			a.answer, a.answerIsTool = Outcome{}, false
+		}
+		return
+	case e.Kind == traces.KindExit && e.Exit != nil:
+		text = e.Exit.FinalResult
+	case e.Kind == traces.KindMessage && m != nil && len(m.ToolCalls) == 0 && (m.Role == "assistant" || m.Role == "tool"):
+		text = m.Content
+	}
+	if text == "" || a.insideAgentTool(e) {
+		return
+	}
+	a.answer = Outcome{Answer: text, AnswerSeq: e.Seq, AnswerBy: e.Agent}
+	a.answerIsTool = e.Message != nil && e.Message.Role == "tool"
+}
+
+// insideAgentTool reports whether e happened inside an AgentTool call: its agent is a callee (or
+// below one) in the tree, or a call not yet exited ran it, by name or by run path.
+func (a *analysis) insideAgentTool(e *traces.Event) bool {
+	for m, d := a.roster.byName[e.Agent], 0; m != nil && d <= len(a.roster.list); m, d = a.roster.byName[m.Parent], d+1 {
+		if m.Relation == traces.RelationAgentTool && m.Parent != "" {
+			return true
+		}
+	}
+	for _, k := range a.open {
+		if e.Agent == k.callee || len(k.path) > 0 && len(e.RunPath) >= len(k.path) && slices.Equal(e.RunPath[:len(k.path)], k.path) {
+			return true
+		}
+	}
+	return false
 }

@@ -81,6 +81,10 @@ func frames(tr traces.Trace) []Update {
 	}
 	whole := NewViewState(tr.Run, tr.Agents)
 	whole.Add(tr.Events...)
+	// The frames before the end show where they stand, and the run as it ended.
+	for i := range out {
+		out[i].Stats.Away = whole.AwayAt(out[i].Seq)
+	}
 	return append(out, frame(whole))
 }
 

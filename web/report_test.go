@@ -79,6 +79,8 @@ func TestReportFrames(t *testing.T) {
 		want int
 	}{"recorded supervisor": {recorded, len(recorded.Events)}, "long": {long, web.ReportFrames}} {
 		frames := web.NewReport(tc.tr).Frames
+		whole := web.NewViewState(tc.tr.Run, tc.tr.Agents)
+		whole.Add(tc.tr.Events...)
 		if len(frames) != tc.want {
 			t.Fatalf("%s: %d frames, want %d", name, len(frames), tc.want)
 		}
@@ -93,6 +95,7 @@ func TestReportFrames(t *testing.T) {
 				t.Fatalf("%s: the frame as of #%d carries a sequence", name, f.Seq)
 			}
 			want := web.ViewAt(tc.tr, f.Seq).Redraw()
+			want.Stats.Away = whole.AwayAt(f.Seq) // where it stands in the run, as a page put there
 			if want.Sequence = nil; !reflect.DeepEqual(f, want) {
 				t.Fatalf("%s: the frame as of #%d differs from time travel's", name, f.Seq)
 			}

@@ -130,7 +130,8 @@ func TestStatsAndPrefix(t *testing.T) {
 	if s.Status != traces.StatusCompleted || !s.Ended || s.Transfers != 4 || s.ModelCalls != 7 || s.Tokens != 1750 || s.Agents != 3 {
 		t.Errorf("stats = %+v", s)
 	}
-	if want := time.Duration(len(tr.Events)) * 150 * time.Millisecond; s.Elapsed != want || s.ElapsedText != web.Clock(want) {
+	// From run.started to run.finished: the builder spaces events 150 ms apart.
+	if want := time.Duration(len(tr.Events)-1) * 150 * time.Millisecond; s.Elapsed != want || s.ElapsedText != web.Clock(want) {
 		t.Errorf("elapsed %v %q, want %v", s.Elapsed, s.ElapsedText, want)
 	}
 	p := web.NewStats(web.Prefix(tr, 10))
@@ -232,18 +233,45 @@ func TestElapsedIsActiveTime(t *testing.T) {
 	for _, e := range tr.Events {
 		vs.Add(e)
 		s := vs.View().Stats
-		want := at(e.Seq).Sub(tr.Run.StartedAt)
+		want := at(e.Seq).Sub(at(1))
 		if e.Seq >= resume {
 			want -= waited
 		}
 		if s.Elapsed != want || s.ElapsedText != web.Clock(want) {
 			t.Errorf("after #%d (%s): elapsed %v %q, want %v", e.Seq, e.Kind, s.Elapsed, s.ElapsedText, want)
 		}
-		if e.Seq >= resume && !s.ClockFrom.Equal(tr.Run.StartedAt.Add(waited)) {
+		if e.Seq >= resume && !s.ClockFrom.Equal(at(1).Add(waited)) {
 			t.Errorf("after #%d: the clock counts from %v, want the start moved on by %v", e.Seq, s.ClockFrom, waited)
 		}
 	}
 	if s := web.NewStats(tr); s.Elapsed >= wait || !s.Ended {
 		t.Errorf("finished run: elapsed %v (ended %v), want its active time, under the %v it waited", s.Elapsed, s.Ended, wait)
+	}
+}
+
+// TestElapsedIsTheRunsOwnTime: a run recorded in an app is timed by the app's clock, from its
+// run.started to its run.finished, never by the server's: not from when the server registered
+// the run (here 2 s after the app started it, by a clock 2 s behind) nor to when the server
+// closed it (3 s after the app's end), live or read back.
+func TestElapsedIsTheRunsOwnTime(t *testing.T) {
+	b := webtest.New("r-app", "app", "hi", traces.Agent{Name: "assistant", Kind: traces.AgentChatModel})
+	b.Start("assistant", "run")
+	b.Model("assistant", nil, nil, webtest.Msg("assistant", "hello"), 10)
+	b.Finish("assistant")
+	tr := b.End(traces.StatusCompleted, "")
+	first, last := tr.Events[0].Time, tr.Events[len(tr.Events)-1].Time
+	closed := last.Add(3 * time.Second)
+	tr.Run.StartedAt, tr.Run.EndedAt = first.Add(2*time.Second), &closed
+	want := last.Sub(first)
+
+	if s := web.NewStats(tr); s.Elapsed != want || s.ElapsedText != web.Clock(want) {
+		t.Errorf("read back: elapsed %v %q, want the app's %v", s.Elapsed, s.ElapsedText, want)
+	}
+	live := tr.Run
+	live.Status, live.EndedAt = traces.StatusRunning, nil
+	vs := web.NewViewState(live, tr.Agents)
+	vs.Add(tr.Events...)
+	if s := vs.View().Stats; s.Elapsed != want || !s.ClockFrom.Equal(first) {
+		t.Errorf("live: elapsed %v counted from %v, want the app's %v from its run.started %v", s.Elapsed, s.ClockFrom, want, first)
 	}
 }

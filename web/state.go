@@ -49,7 +49,8 @@ type agentToolCall struct {
 	callID          string
 	enter, exit     int64
 	request, result string
-	inner           string // its exit's inner_events
+	inner           string   // its exit's inner_events
+	path            []string // the run path inside the call: its entry's, then the callee
 }
 
 // analysis is what the events of a trace say, built one event at a time (add) and never
@@ -67,7 +68,8 @@ type analysis struct {
 	// newest Lanes of them: what the tree draws.
 	pairs      map[[2]string]*pairTransfers
 	calls      []*agentToolCall
-	metaStatus traces.Status // the run's status before any event: tr.Run's
+	open       []*agentToolCall // the calls entered and not exited yet
+	metaStatus traces.Status    // the run's status before any event: tr.Run's
 	status     traces.Status
 	errors     int
 	tools      int
@@ -79,20 +81,18 @@ type analysis struct {
 	flow, input string // the run's, else its run.started event's
 	firstTime   time.Time
 	lastTime    time.Time
-	endedAt     *time.Time // tr.Run.EndedAt when the run had ended before any event was added
 	// idle is the time the run spent stopped between a run.finished and the resume after it;
 	// stoppedAt the time of a run.finished not yet followed by anything.
-	idle        time.Duration
-	stoppedAt   time.Time
-	runErr      string  // of the newest run.finished that has one
-	finishedSeq int64   // the newest run.finished
-	settled     bool    // a run.finished with a valid status came: the status no longer is the run's own
-	errorSeq    int64   // the newest error event
-	exit        Outcome // the newest exit with a final result
-	words       Outcome // the newest words-only assistant message of the shallowest agent
-	wordsDepth  int
-	paused      *Paused // where an interrupted run waits
-	pausedTool  string  // the interrupted tool call before the interrupted event
+	idle         time.Duration
+	stoppedAt    time.Time
+	runErr       string  // of the newest run.finished that has one
+	finishedSeq  int64   // the newest run.finished
+	settled      bool    // a run.finished with a valid status came: the status no longer is the run's own
+	errorSeq     int64   // the newest error event
+	answer       Outcome // the newest answer on the Runner's own stream (noteAnswer)
+	answerIsTool bool    // answer is a tool's result message
+	paused       *Paused // where an interrupted run waits
+	pausedTool   string  // the interrupted tool call before the interrupted event
 
 	values    []SessionValue
 	valueAt   map[string]int
@@ -178,9 +178,6 @@ func newAnalysis(run traces.Run, agents []traces.Agent) *analysis {
 		a.metaStatus = traces.StatusRunning
 	}
 	a.status = a.metaStatus
-	if a.status.Ended() {
-		a.endedAt = run.EndedAt
-	}
 	return a
 }
 
@@ -247,14 +244,7 @@ func (a *analysis) note(e *traces.Event) {
 	if e.Kind == traces.KindError {
 		a.errorSeq = e.Seq
 	}
-	if x := e.Exit; x != nil && x.FinalResult != "" {
-		a.exit = Outcome{Answer: x.FinalResult, AnswerSeq: e.Seq, AnswerBy: e.Agent}
-	}
-	if m := e.Message; m != nil && m.Role == "assistant" && m.Content != "" && len(m.ToolCalls) == 0 {
-		if d := a.roster.depth(e.Agent); a.words.AnswerSeq == 0 || d <= a.wordsDepth {
-			a.words, a.wordsDepth = Outcome{Answer: m.Content, AnswerSeq: e.Seq, AnswerBy: e.Agent}, d
-		}
-	}
+	a.noteAnswer(e)
 }
 
 // runError is the run's failure reason: its run.finished event's (a live snapshot may carry it
@@ -432,7 +422,12 @@ func (a *analysis) agentTool(e *traces.Event) {
 	c := e.AgentTool
 	a.touch(e.Agent, e.Seq, false)
 	if e.Kind == traces.KindAgentToolEnter {
-		a.calls = append(a.calls, &agentToolCall{caller: c.Caller, callee: c.Callee, callID: c.CallID, enter: e.Seq, request: c.Request})
+		call := &agentToolCall{caller: c.Caller, callee: c.Callee, callID: c.CallID, enter: e.Seq, request: c.Request}
+		if len(e.RunPath) > 0 {
+			call.path = append(slices.Clone(e.RunPath), c.Callee)
+		}
+		a.calls = append(a.calls, call)
+		a.open = append(a.open, call)
 		a.touch(c.Caller, e.Seq, true)
 		a.touch(c.Callee, e.Seq, true)
 		return
@@ -443,6 +438,7 @@ func (a *analysis) agentTool(e *traces.Event) {
 		a.calls = append(a.calls, call)
 	}
 	call.exit, call.result, call.inner = e.Seq, c.Result, c.InnerEvents
+	a.open = slices.DeleteFunc(a.open, func(k *agentToolCall) bool { return k == call })
 	a.markInner(e, call)
 	a.touch(c.Callee, e.Seq, false)
 	if x := a.act(c.Callee); x == nil || x.state != StateInterrupted { // a paused callee stays paused

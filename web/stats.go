@@ -16,10 +16,12 @@ type Stats struct {
 	Status    traces.Status // as of the trace's last event
 	Error     string
 	StartedAt time.Time
-	// Ended is set when the run has finished; Elapsed then runs to its end, otherwise to the last
-	// event (the page keeps counting on the client). Elapsed is the run's active time: the time
-	// it waited between an interrupt and its resume is left out. ClockFrom is StartedAt moved
-	// on by that wait, so that now - ClockFrom is the active time while the run goes on.
+	// Ended is set when the run has finished. Elapsed runs from the run's first event to its
+	// newest (its end once it has finished; the page keeps counting on the client before), by
+	// the events' own times: an app's clock for an app's run. It is the run's active time: the
+	// time it waited between an interrupt and its resume is left out. ClockFrom is the first
+	// event's time moved on by that wait, so that now - ClockFrom is the active time while the
+	// run goes on.
 	Ended       bool
 	ClockFrom   time.Time
 	Elapsed     time.Duration
@@ -35,6 +37,20 @@ type Stats struct {
 	Tokens      int
 	TokensText  string // Tokens for the header: 950, 1.2k, 34k
 	Outcome     Outcome
+	// Away is set when these are the stats of an earlier event than the run's newest, for a
+	// page that shows the run as of that event: where it stands, and the run as it is.
+	Away *Away
+}
+
+// Away is where a page that shows its run as of an earlier event stands: at event At of the
+// run's Head events, the run itself, as of Head, having Status (Error, why it failed) and
+// Outcome. The page's counts, tree and session are as of At; its status and outcome are the
+// run's own, still in reach.
+type Away struct {
+	At, Head int64
+	Status   traces.Status
+	Error    string
+	Outcome  Outcome
 }
 
 // NewStats returns the header of tr after its last event.
@@ -58,12 +74,15 @@ func newStats(a *analysis) Stats {
 	if s.StartedAt.IsZero() {
 		s.StartedAt = a.firstTime
 	}
-	end := a.lastTime
-	if s.Ended && a.endedAt != nil && a.endedAt.After(end) {
-		end = *a.endedAt
+	// The run's time is its events': from its first (run.started) to its newest (run.finished
+	// once it ended), stamped by whoever ran it. An app's run is registered and closed by the
+	// server, whose clock and moments are not the app's.
+	start := a.firstTime
+	if start.IsZero() {
+		start = s.StartedAt
 	}
-	s.ClockFrom = s.StartedAt.Add(a.idle)
-	if !end.IsZero() && end.After(s.ClockFrom) {
+	s.ClockFrom = start.Add(a.idle)
+	if end := a.lastTime; !end.IsZero() && end.After(s.ClockFrom) {
 		s.Elapsed = end.Sub(s.ClockFrom)
 	}
 	s.ElapsedText = Clock(s.Elapsed)

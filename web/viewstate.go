@@ -102,6 +102,17 @@ func (v *ViewState) Sequence(after, through int64) Sequence { return v.a.sequenc
 // Agents returns every agent the state knows, with its colour index, in colour order.
 func (v *ViewState) Agents() []AgentRef { return v.a.agentRefs() }
 
+// AwayAt returns where a page that shows the run as of event seq stands, by the state's newest
+// event: the run's status and outcome as of that event. It is nil when seq is the newest event
+// or later.
+func (v *ViewState) AwayAt(seq int64) *Away {
+	a := v.a
+	if seq >= a.lastSeq {
+		return nil
+	}
+	return &Away{At: seq, Head: a.lastSeq, Status: a.status, Error: a.runError(), Outcome: newOutcome(a, a.runError())}
+}
+
 // Redraw returns an Update that redraws the header, outcome, tree, sequence and session panels as of the
 // newest event, whatever the page showed before: what a page needs to jump to this point of the
 // run. It leaves out the rows and the agent filter, which a page keeps for the whole run.

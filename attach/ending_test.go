@@ -1,0 +1,160 @@
+package attach_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/attach"
+	"github.com/baton-dev/baton/attach/attachtest"
+	"github.com/baton-dev/baton/traces"
+)
+
+// witnessSink keeps what the recorder delivered, and the ending it stands by, so that a test can
+// look at what had been delivered at the moment the app saw its run end.
+type witnessSink struct {
+	mu       sync.Mutex
+	events   []traces.Event
+	ending   *attach.TestEnding
+	voided   string // what made the last ending void, for failure messages
+	finished chan struct{}
+}
+
+func newWitnessSink() *witnessSink { return &witnessSink{finished: make(chan struct{})} }
+
+func (s *witnessSink) Emit(e traces.Event) traces.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, e)
+	if s.ending != nil {
+		s.voided = fmt.Sprintf("an ending with tail %v was made void by %v", story(s.ending.Tail), story([]traces.Event{e}))
+		s.ending = nil // the run went on
+	}
+	return e
+}
+
+func (s *witnessSink) EmitForeseen(e traces.Event, rest attach.TestEnding) traces.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, e)
+	if s.ending != nil {
+		s.ending = &rest
+	}
+	return e
+}
+
+func (s *witnessSink) PutAgent(traces.Agent) {}
+
+func (s *witnessSink) Finish(status traces.Status, errMsg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, traces.Event{Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: status, Error: errMsg}})
+	close(s.finished)
+}
+
+func (s *witnessSink) Ending(e attach.TestEnding) func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ending = &e
+	return func() {}
+}
+
+// delivered returns the run as an app that exits now leaves it: what was emitted, then, when the
+// run was not finished, the ending's tail and its run.finished; ok is false when neither a finish
+// nor an ending was delivered.
+func (s *witnessSink) delivered() (events []traces.Event, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	events = append(events, s.events...)
+	select {
+	case <-s.finished:
+		return events, true
+	default:
+	}
+	if s.ending == nil {
+		return events, false
+	}
+	events = append(events, s.ending.Tail...)
+	return append(events, traces.Event{Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: s.ending.Status, Error: s.ending.Error}}), true
+}
+
+// story is an event as compared: everything but its number and time.
+func story(events []traces.Event) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		e.Seq, e.Time = 0, time.Time{}
+		data, err := json.Marshal(e)
+		if err != nil {
+			panic(err)
+		}
+		out[i] = string(data)
+	}
+	return out
+}
+
+// TestRunDeliveredBeforeTheAppSeesItsEnd runs every catalogue flow, streaming and not, as an app
+// does (reading each streamed message, and nothing after its last event): at the moment the app's
+// iterator ends, the run as delivered so far (its ending included) must be the run as finally
+// recorded, to the last event. An app may exit at that moment.
+func TestRunDeliveredBeforeTheAppSeesItsEnd(t *testing.T) {
+	for _, flow := range agents.Catalogue() {
+		if flow.Name == "host" {
+			// Its root is a custom agent that sends its answer after its own runnable (host's
+			// graph) has returned: no callback of eino's runs between that send and the app's
+			// end, so an app that exits at once may leave that last message behind.
+			continue
+		}
+		for _, streaming := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/streaming=%v", flow.Name, streaming), func(t *testing.T) {
+				ctx := context.Background()
+				root, err := flow.Build(ctx, flow.ScriptedModels(nil))
+				if err != nil {
+					t.Fatal(err)
+				}
+				runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: streaming, CheckPointStore: attachtest.NewStore()})
+				sink := newWitnessSink()
+				opts := append([]adk.AgentRunOption{adk.WithCheckPointID("c1"), attach.RecordEachRunTo(func() attach.Sink { return sink })}, flow.RunOptions...)
+				events := runner.Run(ctx, []adk.Message{schema.UserMessage(flow.DefaultInput)}, opts...)
+				for {
+					ev, ok := events.Next()
+					if !ok {
+						break
+					}
+					if ev.Output != nil && ev.Output.MessageOutput != nil {
+						ev.Output.MessageOutput.GetMessage() // as an app reads a streamed reply
+					}
+				}
+				atEnd, ended := sink.delivered()
+				select {
+				case <-sink.finished:
+				case <-time.After(10 * time.Second):
+					t.Fatal("the run was not finished 10 s after the app saw its end")
+				}
+				final, _ := sink.delivered()
+				if !ended {
+					t.Fatalf("when the app saw its run end, neither the run's end nor how it ends had been delivered (%d of %d events; %s)", len(atEnd), len(final), sink.voided)
+				}
+				got, want := story(atEnd), story(final)
+				for i := range max(len(got), len(want)) {
+					g, w := "(none)", "(none)"
+					if i < len(got) {
+						g = got[i]
+					}
+					if i < len(want) {
+						w = want[i]
+					}
+					if g != w {
+						t.Fatalf("event %d of %d as delivered when the app saw its end:\n%s\nas finally recorded:\n%s", i+1, len(want), g, w)
+					}
+				}
+			})
+		}
+	}
+}
