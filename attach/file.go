@@ -78,10 +78,10 @@ func (s *fileRun) Finish(status traces.Status, errMsg string) {
 	s.write(s.rec.Snapshot(), true)
 }
 
-// write writes t, joined to the run it resumes, if any (see joined); wait says whether it may wait
-// for that run to be written. Callers hold s.mu.
-func (s *fileRun) write(t traces.Trace, wait bool) {
-	t, ok := s.joined(t, wait)
+// write writes t, joined to the run it resumes, if any (see joined); final says t is the run's
+// real end. Callers hold s.mu.
+func (s *fileRun) write(t traces.Trace, final bool) {
+	t, ok := s.joined(t, final)
 	if !ok {
 		return
 	}

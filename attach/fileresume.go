@@ -35,16 +35,16 @@ func (s *fileRun) follow(prev Sink) {
 }
 
 // joined returns t, the trace of s's run as it stands (ended), joined to the run it continues
-// when it is a resumed part: the whole run, to be written under that run's id. wait says whether
-// it may wait for the part before, in this process, to be written (never in eino's goroutine);
-// ok is false when that part is not written yet and t should not be written either: the resumed
-// part's end writes the whole run. Callers hold s.mu.
-func (s *fileRun) joined(t traces.Trace, wait bool) (traces.Trace, bool) {
+// when it is a resumed part: the whole run, to be written under that run's id. final says t is
+// the run's real end, not an ending written in case the app exits at once. ok is false when the
+// part before, in this process, is not written yet and t should not be written either. Callers
+// hold s.mu.
+func (s *fileRun) joined(t traces.Trace, final bool) (traces.Trace, bool) {
 	if len(t.Events) == 0 || t.Events[0].Kind != traces.KindResumed || t.Events[0].Interrupt == nil {
 		return t, true
 	}
 	if !s.looked {
-		before, ok := s.before(t.Events[0].Interrupt.ID, wait)
+		before, ok := s.before(t.Events[0].Interrupt.ID, final)
 		if !ok {
 			return t, false
 		}
@@ -57,24 +57,25 @@ func (s *fileRun) joined(t traces.Trace, wait bool) (traces.Trace, bool) {
 }
 
 // before returns the trace of the run that stopped at interrupt, as written, or nil when there
-// is none. ok is false when the part before is in this process and not written yet.
-func (s *fileRun) before(interrupt string, wait bool) (*traces.Trace, bool) {
+// is none. The part before, when in this process, is waited for until written for good (its
+// recorder is done with it, which takes milliseconds once its run ended in eino): at most
+// endingWait for an ending, which runs in eino's goroutine as remote endings wait for their
+// delivery, and followWait for the real end. ok is false when an ending waited in vain: the real
+// end writes the whole run, or, waiting in vain too, the part as a run of its own.
+func (s *fileRun) before(interrupt string, final bool) (*traces.Trace, bool) {
 	if s.prev == nil {
 		return findStopped(s.dir, interrupt), true
 	}
-	written := s.prev.written
-	if wait {
-		t := time.NewTimer(followWait)
-		defer t.Stop()
-		select {
-		case <-written:
-		case <-t.C:
-		}
+	wait := endingWait
+	if final {
+		wait = followWait
 	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
 	select {
-	case <-written:
-	default:
-		return nil, wait // waited in vain: the part is written as a run of its own
+	case <-s.prev.written:
+	case <-t.C:
+		return nil, final
 	}
 	s.prev.mu.Lock()
 	path := s.prev.path

@@ -151,6 +151,12 @@ func TestResumeAtOnceInItsOwnProcess(t *testing.T) {
 		checkResumeTook(t, printed)
 		checkSupervisedResume(t, awaitOneRun(t, base), printed["interrupt"])
 	})
+	t.Run("files", func(t *testing.T) {
+		dir := t.TempDir()
+		printed := runResumeApp(t, resumeAppConfig{Phase: "both", Dir: dir, Store: t.TempDir()})
+		checkResumeTook(t, printed)
+		checkSupervisedResume(t, attachtest.ReadTraces(t, attach.New(attach.Config{Dir: dir}), dir, 1)[0], printed["interrupt"])
+	})
 	t.Run("Baton unreachable", func(t *testing.T) {
 		ln := listen(t)
 		url := "http://" + ln.Addr().String()
