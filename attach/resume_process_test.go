@@ -117,7 +117,9 @@ func checkResumeTook(t *testing.T, printed map[string]string) {
 	if err != nil {
 		t.Fatalf("the app printed %v", printed)
 	}
-	if took := time.Duration(ms) * time.Millisecond; took >= resumeWait {
+	took := time.Duration(ms) * time.Millisecond
+	t.Logf("the app's resume took %s", took)
+	if took >= resumeWait {
 		t.Errorf("the app's resume took %s, want well under %s", took, resumeWait)
 	}
 }
