@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if cfg := os.Getenv(resumeAppEnv); cfg != "" {
 		resumeApp(cfg) // this process is an app of the tests in resume_process_test.go
 	}
+	if url := os.Getenv(outputAppEnv); url != "" {
+		outputApp(url) // this process is the app of TestOutputKeyReachesBatonInItsVisit
+	}
 	goleak.VerifyTestMain(m)
 }
 
