@@ -322,7 +322,7 @@ func (r *Recorder) start(ctx context.Context, rootAgent string, in *adk.AgentCal
 	r.started = true
 	r.runCtx = ctx
 	if in != nil && in.ResumeInfo != nil {
-		r.emit(traces.Event{Kind: traces.KindResumed, Agent: rootAgent, Interrupt: interruptOf(in.ResumeInfo.InterruptInfo)})
+		r.resumes(ctx, rootAgent, in.ResumeInfo)
 		return
 	}
 	flow := r.flow

@@ -14,7 +14,7 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// Ways control reaches an agent, as agent.started's via says.
+// Ways control reaches an agent, as agent.started's via says (and viaResume).
 const (
 	viaRun       = "run"
 	viaTransfer  = "transfer"
@@ -48,10 +48,14 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 		if parent.kind != "Parallel" {
 			r.awaitInside(parent) // one step runs after another; parallel branches run as they run
 		}
-	case r.rootVisit() == nil || (resumed && parent == nil):
+	case r.rootVisit() == nil:
 		via = viaRun
 	case parent != nil && parent.agent == at.agent() && parent.addr == pathKey(at.path):
 		via = viaWorkflow // an agent of its own name run directly inside: a wrapper runs what it wraps
+	case resumed:
+		// eino starts again every agent on the interrupt's address: no transfer brought control
+		// here, and none will be recorded.
+		via = viaResume
 	default:
 		r.awaitTransfer(ctx, at.agent())
 	}
@@ -82,6 +86,9 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 		v.fedInput = traceMessages(in.Input.Messages)
 	}
 	r.tree.visit(v)
+	if via == viaResume {
+		r.reenter(v, at)
+	}
 	r.putAgents()
 	return v
 }
@@ -223,6 +230,7 @@ func (r *Recorder) runnableEnded(v *visit, err error) {
 	case isInterrupt(err):
 		v.interrupted = true
 		v.pendingInterrupt = interruptFromError(err)
+		r.stopped(err)
 	case err != nil:
 		v.errMsg = err.Error()
 		v.pendingError = true
