@@ -47,7 +47,8 @@ type Config struct {
 	// Token is the server's token, when it requires one; "" reads $BATON_TOKEN.
 	Token string
 	// Dir, when set, makes each run a trace file Dir/<run id>.trace.json, written when the run
-	// ends (`baton open FILE` shows it), instead of streaming it.
+	// ends (`baton open FILE` shows it), instead of streaming it. A resumed run continues the file
+	// of the run it resumes, found in Dir, whichever process wrote it.
 	Dir string
 	// Flow names the runs in Baton's list; "" names each after its root agent.
 	Flow string

@@ -156,7 +156,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		// An agent directly inside a container of its own name (the prebuilt supervisor wraps
 		// its supervisor so, a deterministic transfer its team): one visit, followed through the
 		// container's copy of events.
-		v.rec.fold(ctx, v, at, adk.ConvAgentCallbackInput(in))
+		v.rec.fold(ctx, v, at, info.Type, adk.ConvAgentCallbackInput(in))
 		return ctx
 	case info.Component == adk.ComponentOfAgent:
 		r, starts := h.runOf(ctx, at, v)

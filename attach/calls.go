@@ -71,7 +71,9 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 			ended.usage, mc.Usage = *u, &ended.usage
 		}
 		c.v.lastReply = msg.Content
-		c.v.unechoed = append(c.v.unechoed, mc.Output)
+		if c.v.repliesAreEvents() {
+			c.v.unechoed = append(c.v.unechoed, mc.Output)
+		}
 		c.v.calls, c.v.handedOff = msg.ToolCalls, false
 	}
 	if usage != nil {
@@ -79,7 +81,7 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 		mc.Usage = &ended.usage
 	}
 	r.emit(traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.v.path, Model: mc})
-	if msg != nil {
+	if msg != nil && c.v.repliesAreEvents() {
 		r.emit(traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.v.path, Message: mc.Output})
 	}
 	if c.v.handedTo && !c.v.lambda {
@@ -246,3 +248,9 @@ func isInterrupt(err error) bool {
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// repliesAreEvents reports whether each model reply in v is also one of the Runner's events, so
+// recorded as a message from the model's callbacks (and its echo in v's events dropped): a chat
+// model agent's, and a host specialist's. A custom agent sends what it sends (plan-execute's
+// planner the arguments of its model's call, not the reply): its events are its messages.
+func (v *visit) repliesAreEvents() bool { return v.chat || v.handedTo }

@@ -238,6 +238,7 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 		v.pendingInterrupt = nil
 		r.interrupt = true
 		if i := interruptOf(a.Interrupted); r.firstInterrupt(i.ID) {
+			r.stoppedAt(i.ID)
 			r.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: i})
 		}
 	}

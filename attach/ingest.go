@@ -22,16 +22,20 @@ type ingestSession struct {
 	wire   wire
 }
 
-// send is the run's sender: it registers the run, then posts what is queued until the server
-// has the whole run. It retries while the server is unreachable; when a post's answer was lost
-// or the server lost the session, it goes on from where the server stands; a server that
-// refuses the run ends it.
+// send is the run's sender: it registers the run (once the part before it is delivered, when it
+// resumes one sent from this process), then posts what is queued until the server has the whole
+// run. It retries while the server is unreachable; when a post's answer was lost or the server
+// lost the session, it goes on from where the server stands; a server that refuses the run ends
+// it.
 func (s *remoteRun) send(first traces.Event) {
+	defer s.letEndingGo() // nothing more is sent: its waiter, if any, waits no longer
+	if !s.awaitPredecessor() {
+		return
+	}
 	var ss ingestSession
 	retry := retryMin
 	heartbeat := time.NewTimer(heartbeatEvery)
 	defer heartbeat.Stop()
-	defer s.letEndingGo() // nothing more is sent: its waiter, if any, waits no longer
 	for {
 		o := s.pending()
 		again, err := s.deliver(&ss, first, o)

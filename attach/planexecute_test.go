@@ -25,7 +25,8 @@ const (
 // replanner send, as their own messages, the arguments of their models' tool calls: the plan and,
 // at last, the response. Those are not echoes of the model's reply (which called a tool): each is
 // recorded as its agent's message, and the run's last message is the replanner's response, not
-// the executor's step. Every model reply is recorded once.
+// the executor's step. Their models' replies are recorded as model calls, not as messages: the
+// Runner's stream never carries them.
 func TestPlanAndResponseAreTheirAgentsMessages(t *testing.T) {
 	recordEachWay(t, planExecute, "How much is the cheapest flight Berlin-Lisbon?", func(t *testing.T, tr traces.Trace, _ []string) {
 		if tr.Run.Status != traces.StatusCompleted {
@@ -45,13 +46,13 @@ func TestPlanAndResponseAreTheirAgentsMessages(t *testing.T) {
 			said[e.Agent] = append(said[e.Agent], text)
 		}
 		want := map[string][]string{
-			"planner":   {"calls plan", tripPlan},
+			"planner":   {tripPlan},
 			"executor":  {"186 EUR, on 14 March."},
-			"replanner": {"calls respond", tripResponse},
+			"replanner": {tripResponse},
 		}
 		for agent, w := range want {
 			if !slices.Equal(said[agent], w) {
-				t.Errorf("%s's messages %q, want %q (its model's reply, then its own message)", agent, said[agent], w)
+				t.Errorf("%s's messages %q, want %q (what it sent: for planner and replanner not their models' replies, which called tools, but their own messages)", agent, said[agent], w)
 			}
 		}
 		if last == nil || last.Agent != "replanner" || last.Message.Content != tripResponse {

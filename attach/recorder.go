@@ -111,6 +111,7 @@ type visit struct {
 	rec   *Recorder
 	agent string
 	kind  string // eino's agent type: ChatModel, Sequential, Supervisor...
+	chat  bool   // its work is a chat model agent's (its own, or the one it folded)
 	// path is eino's run path of the visit's events on the Runner's stream, carried by every event
 	// recorded for it. Its own copy of events carries local, the same path without the callers'
 	// prefix when it runs inside an AgentTool; and, when it folds an agent of its own name started
@@ -321,7 +322,7 @@ func (r *Recorder) start(ctx context.Context, rootAgent string, in *adk.AgentCal
 	r.started = true
 	r.runCtx = ctx
 	if in != nil && in.ResumeInfo != nil {
-		r.emit(traces.Event{Kind: traces.KindResumed, Agent: rootAgent, Interrupt: interruptOf(in.ResumeInfo.InterruptInfo)})
+		r.resumes(ctx, rootAgent, in.ResumeInfo)
 		return
 	}
 	flow := r.flow

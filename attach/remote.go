@@ -92,7 +92,7 @@ func (c *client) close(ctx context.Context) error {
 
 // run returns the sink of one run. Nothing is sent before its first event.
 func (c *client) run(conversation string) *remoteRun {
-	return &remoteRun{c: c, conversation: conversation, key: rand.Text(), wake: make(chan struct{}, 1)}
+	return &remoteRun{c: c, conversation: conversation, key: rand.Text(), wake: make(chan struct{}, 1), senderDone: make(chan struct{})}
 }
 
 // unreachable says once that Baton cannot be reached.
@@ -200,6 +200,11 @@ type remoteRun struct {
 	// with the queue or it no longer stands.
 	ending     *ingestEnding
 	endingWait chan struct{}
+	// senderDone is closed when the run's sender has ended (delivered, refused or given up);
+	// after is the senderDone of the part before, when this run resumes one sent from this
+	// process (see follow).
+	senderDone chan struct{}
+	after      <-chan struct{}
 }
 
 // Emit queues e, or counts it lost when the queue is full: the next event that fits is preceded
@@ -300,6 +305,7 @@ func (s *remoteRun) queue(e traces.Event) traces.Event {
 		s.c.senders.Add(1)
 		go func() {
 			defer s.c.senders.Done()
+			defer close(s.senderDone)
 			s.send(e)
 		}()
 	}

@@ -82,7 +82,9 @@ type ingestCreated struct {
 // "resumes" names the last interrupt of a run that ended interrupted, that run is reopened
 // instead, and when "continues" names a run the server ended interrupted while the app went on,
 // that run goes on in a new session (see ingestion.continueRun); the answer is then 200 with its
-// id. A start sent again with the key of an open session is answered as the first one was.
+// id. A start sent again with the key of an open session is answered as the first one was. A
+// run still streamed whose last interrupt "resumes" names is ended interrupted first (see
+// ingestion.endStopped).
 func (s *Server) startIngest(c echo.Context) error {
 	var req ingestStart
 	if err := decodeIngest(c, &req); err != nil {
@@ -125,6 +127,20 @@ type ingestEnding struct {
 	Error  string         `json:"error"`
 	Time   time.Time      `json:"time"`
 	Tail   []traces.Event `json:"tail"`
+}
+
+// foresees reports whether the ending's tail holds the interrupt id, which the app has not posted
+// yet (false for a nil ending).
+func (e *ingestEnding) foresees(id string) bool {
+	if e == nil {
+		return false
+	}
+	for _, t := range e.Tail {
+		if t.Kind == traces.KindInterrupted && t.Interrupt != nil && t.Interrupt.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // check reports what is wrong with an ending, if anything.
@@ -269,6 +285,9 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 	for _, e := range events {
 		r.next++
 		r.lastEvent = e.Time
+		if e.Kind == traces.KindInterrupted && e.Interrupt != nil {
+			r.stoppedAt = e.Interrupt.ID
+		}
 		if e.Kind == traces.KindRunFinished {
 			r.endLocked(endedByApp, e.Time, e.Run.Status, e.Run.Error)
 			break

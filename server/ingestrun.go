@@ -57,8 +57,10 @@ type ingestStart struct {
 // start opens a session: on the run req.Continues names (see continueRun), or on the
 // interrupted run whose last interrupt is req.Resumes, reopened (reopened is true then), or else
 // on a new running run registered in the broker at once. A start whose key has an open session
-// gets that session again.
+// gets that session again. A run still streamed whose last interrupt req.Resumes is, is ended
+// first (see endStopped).
 func (in *ingestion) start(req ingestStart) (rec *traces.Recording, reopened bool, err error) {
+	in.endStopped(req.Resumes)
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.closed || in.ctx.Err() != nil {
@@ -101,6 +103,48 @@ func (in *ingestion) start(req ingestStart) (rec *traces.Recording, reopened boo
 	}
 	in.open(rec, "", startsRun, req.Key)
 	return rec, false, nil
+}
+
+// endStopped ends the session still open on a run whose last interrupt is id (none when id is
+// ""), posted or foreseen in the app's ending: the resume of that interrupt proves the run stopped
+// there, though its end has not come. An app that exits right after its last event may leave its
+// run's end unsent, and another process resume it at once; the resume then goes on in the same
+// run (see resume), not in a run of its own. It does so at once, ending the run as the watcher
+// would once the app went quiet: the resuming app may exit as soon as its own part ends. (An app
+// still sending the first part would find its session over.)
+func (in *ingestion) endStopped(id string) {
+	if id == "" {
+		return
+	}
+	in.mu.Lock()
+	open := make([]*ingestRun, 0, len(in.runs))
+	for _, r := range in.runs {
+		open = append(open, r)
+	}
+	in.mu.Unlock()
+	// A session's lock is taken before in.mu (see endLocked), so never while holding it.
+	for _, r := range open {
+		r.endIfStopped(id)
+	}
+}
+
+// endIfStopped ends the session when it is open on a run whose last interrupt is id: as its
+// ending says, or else interrupted at its last event.
+func (r *ingestRun) endIfStopped(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.over != stillOpen || r.stoppedAt != id && !r.ending.foresees(id) {
+		return
+	}
+	if r.ending != nil {
+		r.endAsSaidLocked()
+		return
+	}
+	at := r.lastEvent
+	if at.IsZero() {
+		at = r.lastHeard()
+	}
+	r.endLocked(endedByMark, at, traces.StatusInterrupted, "")
 }
 
 func putAgents(rec *traces.Recording, agents []traces.Agent) {
@@ -292,6 +336,9 @@ type ingestRun struct {
 	// may be the run's last agent, so that an app that exits at once still ends its run right.
 	ending *ingestEnding
 	poke   chan struct{} // wakes the watcher when ending is set
+	// stoppedAt is the id of the last interrupt the app posted: a resume of it ends the session
+	// (see endStopped).
+	stoppedAt string
 }
 
 // endingGrace is how long a run whose app said how it ends may stay quiet before it is ended
@@ -316,20 +363,27 @@ func (r *ingestRun) expire(timeout time.Duration, ended <-chan struct{}) time.Du
 	if idle := time.Since(r.last); idle < timeout {
 		return timeout - idle
 	}
-	if e := r.ending; e != nil {
-		at := e.Time
-		if at.IsZero() { // an app that does not say when
-			at = r.lastHeard()
-		}
-		for _, t := range e.Tail {
-			r.rec.Emit(t)
-		}
-		r.endLocked(endedByMark, at, e.Status, e.Error)
+	if r.ending != nil {
+		r.endAsSaidLocked()
 		return 0
 	}
 	r.endLocked(endedQuiet, r.lastHeard(), traces.StatusInterrupted,
 		fmt.Sprintf("the app stopped sending events: nothing for %s (it exited or lost its connection)", timeout))
 	return 0
+}
+
+// endAsSaidLocked ends the session as the app's ending says: its tail, then run.finished at its
+// time. The caller holds r.mu, and r.ending is set.
+func (r *ingestRun) endAsSaidLocked() {
+	e := r.ending
+	at := e.Time
+	if at.IsZero() { // an app that does not say when
+		at = r.lastHeard()
+	}
+	for _, t := range e.Tail {
+		r.rec.Emit(t)
+	}
+	r.endLocked(endedByMark, at, e.Status, e.Error)
 }
 
 // lastHeard is when the app was last heard from, and never before its latest event. The caller

@@ -87,9 +87,10 @@ type RunMark struct {
 type AgentRun struct {
 	Input   []Message `json:"input,omitempty"`
 	Resumed bool      `json:"resumed,omitempty"`
-	// Via says how control reached the agent: "run" (the root), "transfer", "agenttool", or
+	// Via says how control reached the agent: "run" (the root), "transfer", "agenttool",
 	// "workflow" (a sequential, parallel or loop agent ran it, or a wrapper agent of its own name
-	// ran the agent it wraps).
+	// ran the agent it wraps), or "resume" (the run was resumed and eino passed through the agent
+	// on the way back to the interrupt: no transfer brought control there).
 	Via string `json:"via,omitempty"`
 	// Error is set on agent.finished when the agent's own work failed.
 	Error string `json:"error,omitempty"`

@@ -14,13 +14,14 @@ import (
 type Recording struct {
 	now func() time.Time
 
-	mu     sync.Mutex
-	trace  Trace // its Events stay empty: the events are in events
-	events eventLog
-	ends   []int64 // the seq each ended part of the run ends at: its run.finished (a loaded trace: its last event)
-	ended  bool
-	doneCh chan struct{} // closed by Finish; Resume makes a new one
-	news   chan struct{} // nil, or made by a reader about to wait and closed by the next event or end
+	mu      sync.Mutex
+	trace   Trace // its Events stay empty: the events are in events
+	events  eventLog
+	ends    []int64 // the seq each ended part of the run ends at: its run.finished (a loaded trace: its last event)
+	ended   bool
+	doneCh  chan struct{} // closed by Finish; Resume makes a new one
+	resumed resumedPart   // how a resumed part joins the run (see resumed.go)
+	news    chan struct{} // nil, or made by a reader about to wait and closed by the next event or end
 }
 
 // NewRecording starts recording run on agents (which it copies). The run's status is set to
@@ -95,6 +96,7 @@ func (r *Recording) emitLocked(e *Event) {
 		return
 	}
 	e.Seq = int64(r.events.n + 1)
+	r.joinEvent(e)
 	if e.Time.IsZero() {
 		e.Time = r.now()
 	}
@@ -142,6 +144,9 @@ func (r *Recording) FinishAt(at time.Time, status Status, errMsg string) {
 // ended still end at its run.finished. The caller emits a resumed event next, so that the trace
 // stays valid (see Validate). It fails with CodeConflict when the run is not one that ended
 // interrupted.
+//
+// The resumed part joins the run as told in resumed.go: its model call ids m1, m2... go on from
+// the run's, and the agents it puts are merged into the run's tree.
 func (r *Recording) Resume() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -151,6 +156,7 @@ func (r *Recording) Resume() error {
 	r.ended = false
 	r.trace.Run.Status, r.trace.Run.Error, r.trace.Run.EndedAt = StatusRunning, "", nil
 	r.doneCh = make(chan struct{})
+	r.startResumedPart()
 	return nil
 }
 
@@ -163,13 +169,17 @@ func (r *Recording) Done() <-chan struct{} {
 }
 
 // PutAgent adds a to the agent tree, or replaces the agent of the same name: for recorders that
-// discover the tree while the run goes on. The recording keeps a copy of a.
+// discover the tree while the run goes on. After Resume it merges a into the agent of its name
+// instead (see Resume). The recording keeps a copy of a.
 func (r *Recording) PutAgent(a Agent) {
 	a.Tools = slices.Clone(a.Tools)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range r.trace.Agents {
 		if r.trace.Agents[i].Name == a.Name {
+			if r.resumed.joining {
+				a = joinAgent(r.trace.Agents[i], a, r.trace.Agents)
+			}
 			r.trace.Agents[i] = a
 			return
 		}
