@@ -421,13 +421,29 @@ func (r *Recorder) ending(v *visit) {
 // promised; any other means the run went on. Callers hold r.mu.
 func (r *Recorder) deliver(e traces.Event) {
 	p := r.promised
-	if p == nil || len(p.Tail) == 0 || !sameFact(e, p.Tail[0]) {
+	switch {
+	case p == nil:
+		r.sink.Emit(e)
+	case len(p.Tail) > 0 && sameFact(e, p.Tail[0]):
+		p.Tail = p.Tail[1:]
+		r.sink.(ender).EmitForeseen(e, *p)
+	case lateFact(e.Kind):
+		r.sink.(ender).EmitForeseen(e, *p) // before the tail, which still stands
+	default:
 		r.promised = nil
 		r.sink.Emit(e)
-		return
 	}
-	p.Tail = p.Tail[1:]
-	r.sink.(ender).EmitForeseen(e, *p)
+}
+
+// lateFact reports whether an event of kind, recorded after an ending, may be a fact of the work
+// that ended, which the ending could not foresee (an OutputKey eino stores once the agent's
+// runnable has returned, what a custom agent sends then): no new work, no change of outcome.
+func lateFact(kind traces.Kind) bool {
+	switch kind {
+	case traces.KindSessionSet, traces.KindMessage, traces.KindExit, traces.KindBreakLoop:
+		return true
+	}
+	return false
 }
 
 // sameFact reports whether a and b record the same fact, whenever and wherever in the trace.
