@@ -424,8 +424,7 @@ func (r *Recorder) deliver(e traces.Event) {
 	switch {
 	case p == nil:
 		r.sink.Emit(e)
-	case len(p.Tail) > 0 && sameFact(e, p.Tail[0]):
-		p.Tail = p.Tail[1:]
+	case foreseen(p, e):
 		r.sink.(ender).EmitForeseen(e, *p)
 	case lateFact(e.Kind):
 		r.sink.(ender).EmitForeseen(e, *p) // before the tail, which still stands
@@ -433,6 +432,21 @@ func (r *Recorder) deliver(e traces.Event) {
 		r.promised = nil
 		r.sink.Emit(e)
 	}
+}
+
+// foreseen reports whether e is in p's tail, and takes it out: the first of it, or any agent's
+// end (visits whose copies of events end at once may close in either order). Callers hold r.mu.
+func foreseen(p *ending, e traces.Event) bool {
+	for i, t := range p.Tail {
+		if sameFact(e, t) {
+			p.Tail = slices.Delete(slices.Clone(p.Tail), i, i+1)
+			return true
+		}
+		if t.Kind != traces.KindAgentFinished {
+			return false
+		}
+	}
+	return false
 }
 
 // lateFact reports whether an event of kind, recorded after an ending, may be a fact of the work
@@ -525,8 +539,8 @@ func (r *Recorder) mayBeLast(v *visit) bool {
 // recording anything. Its tail is what finish would record then, in finish's order: what is
 // parked; each transfer no agent claimed, refused, with the run's failure; what only the events
 // of an agent whose work just ended would still say (its error, its interrupt); then
-// agent.finished for every visit still open, each once the visits inside it have finished, in
-// start order. Callers hold r.mu.
+// agent.finished for every visit still open, each once the visits inside it have finished, the
+// latest started first. Callers hold r.mu.
 func (r *Recorder) foresee(at time.Time) ending {
 	end := ending{Time: at}
 	end.Status, end.Error = r.outcome()
@@ -583,7 +597,9 @@ func (r *Recorder) foresee(at time.Time) ending {
 			closeVisit(v.parent)
 		}
 	}
-	for _, v := range r.order {
+	// A visit's end is recorded when its copy of events ends, and the copy of an agent that
+	// handed over ends after everything downstream: the latest started close first.
+	for _, v := range slices.Backward(r.order) {
 		closeVisit(v)
 	}
 	return end
