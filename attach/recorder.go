@@ -98,7 +98,6 @@ type Recorder struct {
 	stamp       time.Time
 	failure     string
 	interrupt   bool
-	canceled    bool
 	status      traces.Status
 	promised    *ending       // the ending the sink holds, if any (see ending)
 	streamDone  bool          // the Runner's stream has ended, or nobody reads it
