@@ -497,7 +497,8 @@ function drawArrows(svg, x0, x1) {
 
 const selectedSeq = () => Q.selected;
 
-// markSequence shows event seq as the page's selection (run.js calls it as it selects).
+// markSequence shows event seq as the page's selection (selection.js and report.js call it as
+// they select).
 export function markSequence(seq) {
   if (seq === Q.selected) return;
   Q.selected = seq;
@@ -575,7 +576,7 @@ export function initSequence() {
     const link = ev.target.closest && ev.target.closest(".seq-link");
     if (!link || (ev.key !== "Enter" && ev.key !== " ")) return;
     ev.preventDefault();
-    ev.stopPropagation(); // run.js would inspect the old selection
+    ev.stopPropagation(); // the page's own Enter (keys.js) would inspect the old selection
     link.dispatchEvent(new MouseEvent("click", { bubbles: true }));
   });
   window.addEventListener("resize", () => { Q.dirty = true; schedule(); });
