@@ -137,6 +137,8 @@ func (b *Baton) hub(opts []RunOption) *hub {
 // waits until every run recorded so far has been delivered, or ctx is done, and then stops
 // sending (runs not delivered by then are lost). Use it to be sure of the last run before exit,
 // or to stop retrying a Baton that will not come back. Runs that start later are not recorded.
+// It returns an error when a run was not delivered whole: still being sent when ctx ended,
+// refused by Baton, or with events dropped while Baton was away (the trace counts those).
 func (b *Baton) Close(ctx context.Context) error {
 	if b.remote != nil {
 		return b.remote.close(ctx)

@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	if url := os.Getenv(exitingAppEnv); url != "" {
 		exitingApp(url) // this process is the app of TestAppThatExitsAtOnce
 	}
+	if url := os.Getenv(outputAppEnv); url != "" {
+		outputApp(url) // this process is the app of TestOutputKeyReachesBatonInItsVisit
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -3,6 +3,7 @@ package attach
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,14 +50,11 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 	return id, now
 }
 
-// modelFinished records a model's reply (or failure) and the reply as the agent's message; echo
-// says the reply's echo in the visit's copy of events is still to be counted (see expectEcho).
-func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, err error, echo bool) {
+// modelFinished records a model's reply (or failure) and the reply as the agent's message, which
+// the visit's copy of events will echo (see isReplyEcho).
+func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if echo {
-		c.v.expectEcho(false)
-	}
 	now := r.stampNow()
 	defer r.unstamp()
 	// The call, its reply and its usage, allocated together.
@@ -73,6 +71,7 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 			ended.usage, mc.Usage = *u, &ended.usage
 		}
 		c.v.lastReply = msg.Content
+		c.v.unechoed = append(c.v.unechoed, mc.Output)
 		c.v.calls, c.v.handedOff = msg.ToolCalls, false
 	}
 	if usage != nil {
@@ -89,37 +88,64 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 	}
 }
 
-// toolStarted records a tool call and returns its start.
-func (r *Recorder) toolStarted(v *visit, info *callbacks.RunInfo, at place, in *tool.CallbackInput) time.Time {
+// toolStarted records tool call c and notes its start.
+func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *tool.CallbackInput) {
 	args := ""
 	if in != nil {
 		args = in.ArgumentsInJSON
 	}
+	v := c.v
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := r.stampNow()
+	c.started = r.stampNow()
 	defer r.unstamp()
 	r.commit(v)
 	r.toolCalls++
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
-	r.openTools[at.toolCallID] = openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, order: r.toolCalls}
+	r.openTools[at.toolCallID] = openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, order: r.toolCalls, call: c}
 	r.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path,
 		Tool: &traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}})
-	return now
+}
+
+// Why a tool call is recorded ended though eino never ended it. eino fires no end or error
+// callback for a tool that panics: its graph recovers the panic and fails the agent.
+const (
+	toolAbandoned = "the tool never returned: its agent's work failed while it ran (eino ends a tool that panics with no callback)"
+	toolLeftOpen  = "the tool never returned: it panicked or the run was stopped"
+)
+
+// abandonTools records as ended, never returned for why, the tool calls of v (of every visit when
+// v is nil) that eino has not ended, in the order they started: v's work is over. An end eino
+// reports for one of them later is ignored; one whose end eino has begun to report is left to it.
+// Callers hold r.mu.
+func (r *Recorder) abandonTools(v *visit, why string) {
+	var open []openTool
+	for id, t := range r.openTools {
+		if (v == nil || t.v == v) && (t.call == nil || t.call.ended.CompareAndSwap(false, true)) {
+			open = append(open, t)
+			delete(r.openTools, id)
+		}
+	}
+	slices.SortFunc(open, func(a, b openTool) int { return a.order - b.order })
+	for _, t := range open {
+		r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: t.v.agent, RunPath: t.v.path,
+			Tool: &traces.ToolCall{Name: t.name, CallID: t.callID, Error: why}})
+	}
 }
 
 // toolFinished records a tool's result, and what it meant: the end of an AgentTool call, or a
 // transfer chosen by the model; then the session values the call set (ctx is the tool's). A
 // tool that interrupts the run is not a failure. The end of an AgentTool call that returned is
 // parked until v's copy of events tells how its inner events were seen (see inner.go). echo says
-// the result's echo in v's copy of events is still to be counted (see expectEcho).
+// the result's echo in v's copy of events is still to be counted (see expectToolEcho).
 //
 // An ordinary tool's end takes the recorder's lock once: it is a third of a run's callbacks.
 func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c *call, result string, err error, echo bool) {
 	r.mu.Lock()
 	if echo {
-		c.v.expectEcho(true)
+		c.v.expectToolEcho()
 	}
+	r.agentToolReturned(c.toolCallID, err)
 	if inside := r.insideCallee(c.toolCallID); len(inside) > 0 {
 		// An AgentTool call: its callee's visits finished in eino before the tool returned.
 		r.mu.Unlock()

@@ -59,11 +59,11 @@ func (s *witnessSink) Finish(status traces.Status, errMsg string) {
 	close(s.finished)
 }
 
-func (s *witnessSink) Ending(e attach.TestEnding) <-chan struct{} {
+func (s *witnessSink) Ending(e attach.TestEnding) func() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ending = &e
-	return nil
+	return func() {}
 }
 
 // delivered returns the run as an app that exits now leaves it: what was emitted, then, when the

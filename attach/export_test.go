@@ -1,6 +1,8 @@
 package attach
 
 import (
+	"time"
+
 	"github.com/cloudwego/eino/adk"
 )
 
@@ -11,3 +13,10 @@ type TestEnding = ending
 func RecordEachRunTo(newSink func() Sink) adk.AgentRunOption {
 	return adk.WithCallbacks(runsHub(func() *Recorder { return NewRecorder(newSink(), "", nil) }))
 }
+
+// SetPostTimeout sets how long b waits for each answer of Baton (postTimeout by default), for
+// tests that fault Baton; call it before b records a run.
+func SetPostTimeout(b *Baton, d time.Duration) { b.remote.http.Timeout = d }
+
+// EndingWaitsRunOut returns how many run ends recorded by b waited for their delivery in vain.
+func EndingWaitsRunOut(b *Baton) int64 { return b.remote.waitsRunOut.Load() }

@@ -77,15 +77,15 @@ func (s *fileRun) EmitForeseen(e traces.Event, _ ending) traces.Event { return s
 
 // Ending writes the trace so far, ended with status, so an app that exits at once leaves its run
 // on disk; the run's real end rewrites it.
-func (s *fileRun) Ending(end ending) <-chan struct{} {
+func (s *fileRun) Ending(end ending) (await func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.rec == nil {
-		return nil
+		return func() {}
 	}
 	t := s.rec.Snapshot()
 	if t.Run.Status.Ended() {
-		return nil
+		return func() {}
 	}
 	t.Run.Status, t.Run.Error, t.Run.EndedAt = end.Status, end.Error, &end.Time
 	for _, e := range end.Tail {
@@ -97,7 +97,7 @@ func (s *fileRun) Ending(end ending) <-chan struct{} {
 	if err := writeTrace(s.dir, t); err != nil {
 		s.log.Warn("baton could not write the run's trace", "error", err.Error())
 	}
-	return nil // written: nothing to wait for
+	return func() {} // written: nothing to wait for
 }
 
 // writeTrace writes t to dir/<id>.trace.json atomically.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -33,9 +32,9 @@ type Sink interface {
 // Recorder.ending).
 type ender interface {
 	// Ending delivers what was emitted so far, with how the run ends should nothing follow, and
-	// returns a channel closed once that is delivered (nil when it is not worth waiting for: the
-	// destination is known not to answer). The next Emit makes the ending void.
-	Ending(e ending) (delivered <-chan struct{})
+	// returns how to wait until that is delivered: as long as the sink finds worth it, which is
+	// never long. The next Emit makes the ending void.
+	Ending(e ending) (await func())
 	// EmitForeseen records the first event of the ending's tail, as recorded after all, and
 	// keeps rest (the ending with the rest of its tail) in one step: nobody sees the event twice
 	// or the ending void.
@@ -51,9 +50,6 @@ type ending struct {
 	Tail   []traces.Event
 }
 
-// endingWait bounds how long the end of a run's last agent waits for its delivery.
-const endingWait = 500 * time.Millisecond
-
 // causeWait bounds how long an agent's start waits for what caused it to be recorded: the
 // transfer that brought control to it, and the end of the agent that transferred (normally
 // microseconds: both already happened in eino).
@@ -65,8 +61,8 @@ const causeWait = 5 * time.Second
 // the work happens, so they are recorded as it happens and, for sequential flows, always in the
 // same order. The copy of an agent's own events that eino hands to its end callback supplies
 // what no callback reports (deterministic transfers, exits, interrupts, loop breaks, errors,
-// messages of agents without a model); its echoes of what callbacks already recorded (each model
-// reply and tool result) are counted off per visit.
+// messages of agents without a model, or of their own); its echoes of what callbacks already
+// recorded (each model reply and tool result) are counted off per visit.
 //
 // A Recorder records a single run and finishes its sink when the run ends.
 type Recorder struct {
@@ -86,8 +82,8 @@ type Recorder struct {
 	transfers   map[string][]*heldTransfer // agent -> transfers to it its start has not claimed yet
 	transferCh  chan struct{}              // closed and replaced whenever a transfer is held
 	held        int                        // transfers not recorded yet, claimed or not
-	streamErrs  []string                   // errors of no agent from the Runner's stream
-	streamErrCh chan struct{}              // closed when the first of them arrives
+	einoErrs    []einoError                // eino's errors of no agent, to explain refusals
+	errsChanged chan struct{}              // closed and replaced when one comes or a source ends
 	session     session
 	sessionCtx  context.Context // a context that carries the run's session
 	runCtx      context.Context // the root agent's context: its Err tells a cancel
@@ -98,6 +94,7 @@ type Recorder struct {
 	stamp       time.Time
 	failure     string
 	interrupt   bool
+	interrupts  []string // the root-cause ids of the interrupts recorded
 	status      traces.Status
 	promised    *ending       // the ending the sink holds, if any (see ending)
 	streamDone  bool          // the Runner's stream has ended, or nobody reads it
@@ -121,6 +118,7 @@ type visit struct {
 	path         []string
 	local, outer string
 	addr         string // its execution address's agent path, collapsed: what an agent inside it extends
+	boundary     string // the innermost AgentTool call it runs inside, if any
 	via          string
 	parent       *visit // the visit it runs inside: the AgentTool caller or the workflow
 	iteration    int    // its loop's iteration, from 1, when a loop runs it
@@ -152,12 +150,17 @@ type visit struct {
 	pendingError     bool
 	closed           bool          // agent.finished is recorded
 	finished         chan struct{} // closed with it
-	// Callback-recorded replies and tool results, and how many of their echoes were seen.
-	modelOutputs, toolResults int
-	echoedModel, echoedTool   int
-	caughtUp                  chan struct{} // closed when the echoes due are recorded (see echoesDue)
-	observed                  chan struct{} // closed when an event of its own is recorded (see catchUp)
-	lastReply                 string        // its latest reply's text: eino stores it under OutputKey
+	// eventsOver says its own events have all been read; until then heldSets holds what its
+	// runnable set (see noticeSession).
+	eventsOver bool
+	heldSets   []sessionSet
+	// unechoed are its model replies recorded from callbacks whose echo its copy of events has not
+	// carried yet; toolResults its tool results so recorded, echoedTool how many were echoed.
+	unechoed                []*traces.Message
+	toolResults, echoedTool int
+	caughtUp                chan struct{} // closed when the echoes due are recorded (see echoesDue)
+	observed                chan struct{} // closed when an event of its own is recorded (see catchUp)
+	lastReply               string        // its latest reply's text: eino stores it under OutputKey
 	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
 	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
 	// them started (see handOff).
@@ -176,19 +179,25 @@ type visit struct {
 	// recorded (see inner.go).
 	forwarded   map[string]int
 	echoedCalls map[string]struct{}
+	// ownRuns are the visits its own code ran on runs of their own (see agentStarted).
+	ownRuns []*visit
+	drained bool // its copy of events has been read to its end
 }
 
 // openTool is a tool call in progress.
 type openTool struct {
 	name, args, callID string
 	v                  *visit
-	order              int // start order, to close forgotten calls in order
+	order              int   // start order, to close forgotten calls in order
+	call               *call // its callbacks' call: ended once its end is being recorded
 }
 
-// agentToolCall is an AgentTool call in progress: what agenttool.entered said, and the callee.
+// agentToolCall is an AgentTool call in progress: what agenttool.entered said, and the callee;
+// returned says eino has ended it (its end is being recorded).
 type agentToolCall struct {
 	traces.AgentToolCall
-	callee *visit
+	callee   *visit
+	returned bool
 }
 
 // NewRecorder returns a recorder writing to sink. declared is the agent tree of the run when the
@@ -204,7 +213,7 @@ func NewRecorder(sink Sink, flow string, declared []traces.Agent) *Recorder {
 		agentTools:  make(map[string]agentToolCall),
 		transfers:   make(map[string][]*heldTransfer),
 		transferCh:  make(chan struct{}),
-		streamErrCh: make(chan struct{}),
+		errsChanged: make(chan struct{}),
 		session:     newSession(),
 		streamDone:  true,
 	}
@@ -260,7 +269,7 @@ func (r *Recorder) relay(ctx context.Context, events *adk.AsyncIterator[*adk.Age
 		}
 		r.mu.Lock()
 		r.streamDone = true
-		r.streamErrSeen()
+		r.wakeRefusals()
 		r.mu.Unlock()
 		if !r.hasStarted() {
 			r.start(ctx, "", nil) // the run failed before any agent started
@@ -400,16 +409,9 @@ func (r *Recorder) ending(v *visit) {
 	}
 	end := r.foresee(time.Now().UTC())
 	r.promised = &end
-	delivered := e.Ending(end)
+	await := e.Ending(end)
 	r.mu.Unlock()
-	if delivered != nil {
-		t := time.NewTimer(endingWait)
-		defer t.Stop()
-		select {
-		case <-delivered:
-		case <-t.C:
-		}
-	}
+	await()
 }
 
 // deliver hands e to the sink. While an ending is promised, an event that is the next of its
@@ -526,14 +528,16 @@ func (r *Recorder) foresee(at time.Time) ending {
 	}
 	for _, v := range r.order {
 		for _, h := range r.heldFrom(v) {
-			t, msg := h.t, refusedWhy(h.t)
-			t.Outcome, t.Error = traces.TransferFailed, msg
+			t := h.t
+			msg, by, _ := r.refusal(v, h)
+			t.Outcome, t.Error, t.ErrorBy = traces.TransferFailed, msg, by
 			add(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: v.path, Transfer: &t})
 			add(failure(v.agent, v.path, msg))
 			end.Status, end.Error = traces.StatusFailed, msg
 		}
 	}
 	closed := make(map[*visit]bool)
+	interrupts := slices.Clone(r.interrupts)
 	var closeVisit func(v *visit)
 	closeVisit = func(v *visit) {
 		if v.closed || closed[v] || !v.started {
@@ -546,7 +550,8 @@ func (r *Recorder) foresee(at time.Time) ending {
 		}
 		closed[v] = true
 		switch {
-		case v.pendingInterrupt != nil:
+		case v.pendingInterrupt != nil && !slices.Contains(interrupts, v.pendingInterrupt.ID):
+			interrupts = append(interrupts, v.pendingInterrupt.ID) // once, where it arose: first
 			add(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: v.path, Interrupt: v.pendingInterrupt})
 			if end.Status == traces.StatusCompleted {
 				end.Status, end.Error = traces.StatusInterrupted, ""
@@ -588,19 +593,11 @@ func (r *Recorder) finish() {
 		return
 	}
 	r.decideAll(nil)
-	// eino fires no end for a tool that panicked: close such calls so none stays open forever.
-	forgotten := slices.SortedFunc(maps.Values(r.openTools), func(a, b openTool) int { return a.order - b.order })
-	for _, t := range forgotten {
-		r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: t.v.agent, RunPath: t.v.path,
-			Tool: &traces.ToolCall{Name: t.name, CallID: t.callID, Error: "the tool never returned: it panicked or the run was stopped"}})
-	}
-	clear(r.openTools)
+	r.abandonTools(nil, toolLeftOpen) // none stays open forever
 	for _, v := range r.order {
 		r.refuse(v)
 	}
-	for _, msg := range r.streamErrs {
-		r.fail(r.lastAgent, r.lastPath, msg) // blamed on whoever acted last
-	}
+	r.failUnexplained()
 	for _, v := range r.order {
 		r.commit(v)
 		v.runnableEnded, v.ownDone = true, true

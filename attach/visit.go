@@ -65,6 +65,7 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 		resumed: resumed, startCtx: ctx, finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
 	r.setPath(v, at, local)
 	if ownRun {
+		parent.ownRuns = append(parent.ownRuns, v)
 		v.path = append(slices.Clone(parent.path), local...) // as the events of an AgentTool's callee
 	}
 	if r.root == nil {
@@ -96,6 +97,7 @@ func (r *Recorder) setPath(v *visit, at place, local []string) {
 	}
 	v.local = strings.Join(local, ">")
 	v.path = local
+	v.boundary = at.boundaryCallID
 	if t, ok := r.openTools[at.boundaryCallID]; ok && at.boundaryCallID != "" && t.v != nil {
 		v.path = append(slices.Clone(t.v.path), local...)
 	}
@@ -223,6 +225,7 @@ func (r *Recorder) runnableEnded(v *visit, err error) {
 	case err != nil:
 		v.errMsg = err.Error()
 		v.pendingError = true
+		r.abandonTools(v, toolAbandoned)
 	}
 	v.runnableEnded = true
 	r.finishVisit(v)
@@ -284,10 +287,19 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 			}
 			r.observe(v, ev)
 		}
+		v.outputs.wait() // its last reply, which eino stores under its OutputKey
+		r.mu.Lock()
+		r.endOwnEvents(v)
+		r.noticeOutput(v)
+		r.mu.Unlock()
 		r.refuseTransfers(v)
 		r.mu.Lock()
 		r.decideAll(v)
 		v.ownDone = true
+		v.drained = true
+		if isWorkflow(v.kind) {
+			r.wakeRefusals() // its copy passed on eino's errors raised in it: no more will come
+		}
 		r.finishVisit(v)
 		root := v == r.root
 		if root {
@@ -305,10 +317,19 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 // runs where the work happens; byWork says it ends work of v's that may set values (a tool call,
 // its runnable), which then set what changed. Goroutines reading copies of events never look: eino may be
 // writing the session at that very moment, and the trace would then depend on timing.
+//
+// What v's runnable set is held until v's own events have been read (see endOwnEvents): an agent
+// may send an event and then store a value (plan-execute's planner sends its plan, then stores
+// it), and its copy of events is read behind its callbacks.
 func (r *Recorder) noticeSession(ctx context.Context, v *visit, byWork bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.diffSession(ctx, v, byWork)
+	sets := r.sessionChanges(ctx, v, byWork)
+	if byWork && !v.eventsOver {
+		v.heldSets = append(v.heldSets, sets...)
+		return
+	}
+	r.recordSets(sets)
 }
 
 // inputMode tells what eino fed an AgentTool's callee: the request alone, as one user message, or
