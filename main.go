@@ -266,17 +266,28 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := model.Ready(); err != nil {
 		return errors.New(traces.ErrorMessage(err))
 	}
-	exp, err := startExport(*otlpEndpoint, *otlpContent, stderr)
-	if err != nil {
-		return err
-	}
 	if *input == "" {
 		*input = flow.DefaultInput
 		if replayed, recorded, ok := model.Replays(); ok && replayed == flow.Name {
 			*input = recorded // the input the recorded replies answer
 		}
 	}
-	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: *input, Model: model.Name()}, flow.Agents)
+	var decide *agents.Decision
+	if *approve || *reject != "" {
+		decide = &agents.Decision{Approve: *approve, Comment: *reject}
+	}
+	opts := agents.Options{Pace: agents.NewPace(*pace), Streaming: *stream, Model: model}
+	return exporting(*otlpEndpoint, *otlpContent, stderr, func(exp *otlp.Exporter) error {
+		return recordFlow(ctx, flow, *input, opts, decide, *out, exp, stdout)
+	})
+}
+
+// recordFlow runs flow on input, printing each event as it is recorded, and exports the run when
+// exp is not nil. A run that stops for approval is resumed with decide, each time it stops, unless
+// decide is nil. The trace goes to the file out unless out is empty. It fails when the run did not
+// complete.
+func recordFlow(ctx context.Context, flow agents.Flow, input string, opts agents.Options, decide *agents.Decision, out string, exp *otlp.Exporter, stdout io.Writer) error {
+	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: input, Model: opts.Model.Name()}, flow.Agents)
 	if exp != nil {
 		exp.Watch(rec)
 	}
@@ -286,9 +297,9 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		printEvents(rec, stdout, 0)
 	}()
 	var paused *agents.Pause // set by Paused, in RunFlow's and Resume's goroutine
-	opts := agents.Options{Pace: agents.NewPace(*pace), Streaming: *stream, Model: model, Paused: func(p *agents.Pause) { paused = p }}
-	status := agents.RunFlow(ctx, flow, *input, opts, rec)
-	for paused != nil && (*approve || *reject != "") {
+	opts.Paused = func(p *agents.Pause) { paused = p }
+	status := agents.RunFlow(ctx, flow, input, opts, rec)
+	for paused != nil && decide != nil {
 		<-printed // the printer ends with the interrupted run; it follows the resumed part anew
 		if err := rec.Resume(); err != nil {
 			return err
@@ -303,15 +314,14 @@ func runFlow(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}(printed, int64(len(rec.Snapshot().Events)))
 		p := paused
 		paused = nil
-		status = p.Resume(ctx, agents.Decision{Approve: *approve, Comment: *reject}, rec)
+		status = p.Resume(ctx, *decide, rec)
 	}
 	<-printed
-	stopExport(exp, stderr)
 	if paused != nil {
 		fmt.Fprintf(stdout, "The run waits for a decision: %s\nRun it again with --approve, or --reject REASON.\n", paused.Interrupt.Info)
 	}
-	if *out != "" {
-		if err := writeTrace(*out, rec.Snapshot()); err != nil {
+	if out != "" {
+		if err := writeTrace(out, rec.Snapshot()); err != nil {
 			return err
 		}
 	}
@@ -380,6 +390,18 @@ func startExport(endpoint string, content bool, stderr io.Writer) (*otlp.Exporte
 		return nil, fmt.Errorf("--otlp-endpoint: %s", traces.ErrorMessage(err))
 	}
 	return exp, nil
+}
+
+// exporting runs fn with an exporter to endpoint (nil when endpoint is empty), then sends the
+// spans not sent yet however fn returns: the exporter lives exactly as long as fn, so that no
+// return of fn, early or late, loses the last spans of a run.
+func exporting(endpoint string, content bool, stderr io.Writer, fn func(exp *otlp.Exporter) error) error {
+	exp, err := startExport(endpoint, content, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopExport(exp, stderr)
+	return fn(exp)
 }
 
 // stopExport sends the spans not sent yet, for at most exportGrace. Exporting never fails a

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"go.uber.org/goleak"
 
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/traces/otlp/otlptest"
@@ -34,9 +35,12 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_DATA_HOME", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	// The commands start goroutines (a run's printer, the server, the exporter's batcher): none
+	// may outlive the command that started it.
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }
 
 var servingLine = regexp.MustCompile(`Baton is serving on (http://\S+)`)

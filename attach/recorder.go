@@ -95,7 +95,6 @@ type Recorder struct {
 	failure     string
 	interrupt   bool
 	interrupts  []string // the root-cause ids of the interrupts recorded
-	canceled    bool
 	status      traces.Status
 	promised    *ending       // the ending the sink holds, if any (see ending)
 	streamDone  bool          // the Runner's stream has ended, or nobody reads it
