@@ -58,7 +58,7 @@ func TestIngestResumesAnInterruptedRun(t *testing.T) {
 		t.Errorf("late viewer closed with %v", closed)
 	}
 
-	final := readLive(t, page, func(m liveMessage) bool { return m.Status == traces.StatusCompleted })
+	final := readLive(t, page, func(m server.LiveMessage) bool { return m.Status == traces.StatusCompleted })
 	if got := rowIDs(t, final); !slices.Equal(got, []string{"ev-5", "ev-6", "ev-7"}) {
 		t.Errorf("run page rows after the resume: %v, want ev-5 to ev-7", got)
 	}

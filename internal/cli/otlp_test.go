@@ -1,18 +1,16 @@
-package main
+package cli_test
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/cli"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/otlp"
 	"github.com/baton-dev/baton/traces/otlp/otlptest"
 )
 
@@ -30,7 +28,7 @@ func TestRunExportsToOTLP(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "t.json")
 			args := append([]string{"run", "supervisor", "--out", out, "--otlp-endpoint", rcv.URL}, tc.flags...)
 			var stdout, stderr bytes.Buffer
-			if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+			if code := cli.Run(context.Background(), args, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d, stderr: %s", code, stderr.String())
 			}
 			tr := readTraceFile(t, out)
@@ -69,7 +67,7 @@ func TestRunWithCollectorDown(t *testing.T) {
 	ln.Close()
 	out := filepath.Join(t.TempDir(), "t.json")
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"run", "supervisor", "--out", out, "--otlp-endpoint", endpoint}, &stdout, &stderr); code != 0 {
+	if code := cli.Run(context.Background(), []string{"run", "supervisor", "--out", out, "--otlp-endpoint", endpoint}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d with the collector down, stderr: %s", code, stderr.String())
 	}
 	if tr := readTraceFile(t, out); tr.Run.Status != traces.StatusCompleted {
@@ -77,39 +75,6 @@ func TestRunWithCollectorDown(t *testing.T) {
 	}
 	if n := strings.Count(stderr.String(), "OpenTelemetry export failed"); n != 1 {
 		t.Errorf("stderr says %d times that export failed, want once:\n%s", n, stderr.String())
-	}
-}
-
-// TestExportingFlushesOnEarlyReturn: a command that returns an error after a run, as run does
-// when it cannot resume, still sends that run's spans before it returns; they are not left to a
-// batch timeout that the exiting process never reaches.
-func TestExportingFlushesOnEarlyReturn(t *testing.T) {
-	rcv := otlptest.NewReceiver(t)
-	flow, err := agents.Lookup("supervisor")
-	if err != nil {
-		t.Fatal(err)
-	}
-	early := errors.New("early return")
-	var id string
-	var stderr bytes.Buffer
-	err = exporting(rcv.URL, false, &stderr, func(exp *otlp.Exporter) error {
-		rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents)
-		id = rec.ID()
-		exp.Watch(rec)
-		agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{}, rec)
-		return early
-	})
-	if !errors.Is(err, early) {
-		t.Fatalf("exporting returned %v, want fn's error", err)
-	}
-	var root otlptest.Span
-	for _, s := range rcv.Spans() {
-		if s.Parent == "" {
-			root = s
-		}
-	}
-	if root.Name != "invoke_agent supervisor" || root.Attrs["baton.run.id"] != id {
-		t.Errorf("when exporting returned, the collector had run span %+v, want run %s's (stderr: %s)", root, id, stderr.String())
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli_test
 
 import (
 	"encoding/json"
@@ -16,18 +16,18 @@ import (
 	"github.com/gorilla/websocket"
 	"go.uber.org/goleak"
 
+	"github.com/baton-dev/baton/internal/cli"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/traces/otlp/otlptest"
 )
 
-// runMainEnv makes the test binary run main instead of the tests, so that a test can run the
-// command in a process of its own and signal it.
+// runMainEnv makes the test binary run the command line as main does instead of the tests, so
+// that a test can run the command in a process of its own and signal it.
 const runMainEnv = "BATON_TEST_RUN_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(runMainEnv) == "1" {
-		main()
-		return
+		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	// Tests name their databases; should one not, it lands here, never in the user's own.
 	dir, err := os.MkdirTemp("", "baton-data-")
