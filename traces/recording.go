@@ -100,6 +100,11 @@ func (r *Recording) emitLocked(e *Event) {
 	if e.Time.IsZero() {
 		e.Time = r.now()
 	}
+	if e.Kind == KindRunStarted {
+		// A run recorded elsewhere (an app's) started when its app says, by the app's clock, as
+		// it ends: its duration is the app's, not the time the server took to hear of it.
+		r.trace.Run.StartedAt = e.Time
+	}
 	r.events.add(e)
 	r.wakeLocked()
 }

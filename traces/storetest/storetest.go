@@ -26,6 +26,7 @@ func Run(t *testing.T, open Open) {
 		test func(*testing.T, Open)
 	}{
 		{"LoadReadsBackWhatWasSaved", testLoadReadsBackWhatWasSaved},
+		{"StartIsTheRuns", testStartIsTheRuns},
 		{"UnknownRuns", testUnknownRuns},
 		{"CreateRefusesATakenID", testCreateRefusesATakenID},
 		{"List", testList},
@@ -154,6 +155,36 @@ func testLoadReadsBackWhatWasSaved(t *testing.T, open Open) {
 	if r.Input != "go" || r.Status != traces.StatusCompleted || r.Agents != 2 || r.Transfers != 1 || r.Tokens != 42 ||
 		r.Events != 7 || r.EndedAt == nil || !r.EndedAt.Equal(*rec.Run().EndedAt) || !r.StartedAt.Equal(start) {
 		t.Errorf("summary %+v, want the first line of the input, completed, 2 agents, 1 transfer, 42 tokens, 7 events, its start and end", r)
+	}
+}
+
+// A run recorded elsewhere (an app's, streamed in) is created before its first event arrives; it
+// started when its run.started says, by the app's clock, and its listed start and duration follow.
+func testStartIsTheRuns(t *testing.T, open Open) {
+	s := open(t, 0)
+	rec := traces.NewRecording(traces.Run{ID: "r-app", Flow: "app", Model: "app", StartedAt: t0}, nil)
+	var tally traces.Tally
+	created := rec.Snapshot()
+	if err := s.Create(tally.Apply(created.Run), tally, created.Agents, nil); err != nil {
+		t.Fatal(err)
+	}
+	appStart := t0.Add(-time.Hour) // the app's clock is an hour behind
+	rec.Emit(traces.Event{Time: appStart, Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: "app", Status: traces.StatusRunning}})
+	rec.FinishAt(appStart.Add(260*time.Millisecond), traces.StatusCompleted, "")
+	tr := rec.Snapshot()
+	for _, e := range tr.Events {
+		tally.Add(e)
+	}
+	if err := s.Save(tally.Apply(tr.Run), tally, nil, tr.Events); err != nil {
+		t.Fatal(err)
+	}
+	p := list(t, s, traces.RunQuery{})
+	if len(p.Runs) != 1 {
+		t.Fatalf("listed %v, want r-app alone", ids(p))
+	}
+	r := p.Runs[0]
+	if !r.StartedAt.Equal(appStart) || r.EndedAt == nil || r.EndedAt.Sub(r.StartedAt) != 260*time.Millisecond {
+		t.Errorf("listed from %v to %v, want the app's 0.26 s from %v", r.StartedAt, r.EndedAt, appStart)
 	}
 }
 
