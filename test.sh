@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
-# Runs Baton's whole test suite. It first installs what the tests need when it is missing:
-# Debian's chromium, which the browser tests drive. Extra arguments go to `go test`.
+# Runs Baton's whole test suite: staticcheck (the version go.mod pins), the client modules' unit
+# tests (static/test, Node's own test runner), then go test -race over every package. It first
+# installs from Debian what the tests need when it is missing: chromium, which the browser tests
+# drive, and Node.js. Extra arguments go to `go test`.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-if ! command -v chromium >/dev/null 2>&1; then
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium fonts-dejavu-core)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+if [ ${#missing[@]} -gt 0 ]; then
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo="sudo"
-	echo "test.sh: installing chromium for the browser tests" >&2
+	echo "test.sh: installing ${missing[*]}" >&2
 	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+echo "test.sh: staticcheck" >&2
+go tool staticcheck ./...
+
+echo "test.sh: node --test static/test" >&2
+node --test --test-reporter=spec static/test/*.test.js
+
 # The browser tests skip when chromium is missing, except here, where it was just installed.
+echo "test.sh: go test -race" >&2
 BATON_REQUIRE_BROWSER=1 go test -race -count=1 -timeout 30m ./... "$@"

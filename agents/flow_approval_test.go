@@ -32,14 +32,15 @@ func TestApprovalFlow(t *testing.T) {
 				checkTrace(t, tr, traces.StatusCompleted)
 				fs := facts{t: t, tr: tr}
 
-				// One run: interrupted, then resumed naming the same interrupt.
+				// One run: interrupted once (eino's one interrupt, where it arose, though it crossed
+				// the AgentTool), then resumed naming the same interrupt.
 				var kinds []string
 				for _, e := range tr.Events {
 					if e.Kind == traces.KindInterrupted || e.Kind == traces.KindResumed || e.Kind == traces.KindRunFinished {
 						kinds = append(kinds, string(e.Kind))
 					}
 				}
-				assertEqual(t, "interrupt and run ends", kinds, []string{"interrupted", "interrupted", "run.finished", "resumed", "run.finished"})
+				assertEqual(t, "interrupt and run ends", kinds, []string{"interrupted", "run.finished", "resumed", "run.finished"})
 				cause := fs.of(traces.KindInterrupted, "billing_agent")
 				resumed := fs.of(traces.KindResumed, "")
 				if len(cause) != 1 || cause[0].Interrupt.Info != agents.ApprovalQuestion || !strings.Contains(cause[0].Interrupt.Address, "issue_refund") {

@@ -47,7 +47,8 @@ type Config struct {
 	// Token is the server's token, when it requires one; "" reads $BATON_TOKEN.
 	Token string
 	// Dir, when set, makes each run a trace file Dir/<run id>.trace.json, written when the run
-	// ends (`baton open FILE` shows it), instead of streaming it.
+	// ends (`baton open FILE` shows it), instead of streaming it. A resumed run continues the file
+	// of the run it resumes, found in Dir, whichever process wrote it.
 	Dir string
 	// Flow names the runs in Baton's list; "" names each after its root agent.
 	Flow string
@@ -137,6 +138,8 @@ func (b *Baton) hub(opts []RunOption) *hub {
 // waits until every run recorded so far has been delivered, or ctx is done, and then stops
 // sending (runs not delivered by then are lost). Use it to be sure of the last run before exit,
 // or to stop retrying a Baton that will not come back. Runs that start later are not recorded.
+// It returns an error when a run was not delivered whole: still being sent when ctx ended,
+// refused by Baton, or with events dropped while Baton was away (the trace counts those).
 func (b *Baton) Close(ctx context.Context) error {
 	if b.remote != nil {
 		return b.remote.close(ctx)

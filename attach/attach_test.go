@@ -19,6 +19,12 @@ func TestMain(m *testing.M) {
 	if url := os.Getenv(exitingAppEnv); url != "" {
 		exitingApp(url) // this process is the app of TestAppThatExitsAtOnce
 	}
+	if cfg := os.Getenv(resumeAppEnv); cfg != "" {
+		resumeApp(cfg) // this process is an app of the tests in resume_process_test.go
+	}
+	if url := os.Getenv(outputAppEnv); url != "" {
+		outputApp(url) // this process is the app of TestOutputKeyReachesBatonInItsVisit
+	}
 	goleak.VerifyTestMain(m)
 }
 

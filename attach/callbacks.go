@@ -199,7 +199,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		// An agent directly inside a container of its own name (the prebuilt supervisor wraps
 		// its supervisor so, a deterministic transfer its team): one visit, followed through the
 		// container's copy of events.
-		v.rec.fold(ctx, v, at, adk.ConvAgentCallbackInput(in))
+		v.rec.fold(ctx, v, at, info.Type, adk.ConvAgentCallbackInput(in))
 		return ctx
 	case info.Component == adk.ComponentOfAgent:
 		r, starts := h.runOf(ctx, at, v)
@@ -235,7 +235,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		ctx, c.scope = context.WithValue(ctx, visitKey{}, s), s
 	case info.Component == components.ComponentOfTool:
 		v.outputs.wait()
-		c.started = v.rec.toolStarted(v, info, at, tool.ConvCallbackInput(in), &c.tool.started)
+		v.rec.toolStarted(c, info, at, tool.ConvCallbackInput(in))
 	case at.runnable && at.agent() == v.agent:
 		v.outputs.wait()
 		v.rec.runnableStarted(v)
@@ -297,7 +297,7 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 		if o := model.ConvCallbackOutput(out); o != nil {
 			msg, usage = o.Message, o.TokenUsage
 		}
-		r.modelFinished(c, msg, usage, nil, msg != nil)
+		r.modelFinished(c, msg, usage, nil)
 	case info.Component == components.ComponentOfTool:
 		result := ""
 		if o := tool.ConvCallbackOutput(out); o != nil {
@@ -327,7 +327,7 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 	}
 	switch info.Component {
 	case components.ComponentOfChatModel:
-		r.modelFinished(c, nil, nil, err, false)
+		r.modelFinished(c, nil, nil, err)
 	case components.ComponentOfTool:
 		r.toolFinished(ctx, info, c, "", err, false)
 		return ctx
@@ -355,8 +355,10 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 	specialist := isSpecialist(info)
 	r.mu.Lock()
 	work := &v.closing
+	if isTool {
+		v.expectToolEcho() // the echo may reach the event copy before we finish reading
+	}
 	if isModel || isTool {
-		v.expectEcho(isTool) // the echo may reach the event copy before we finish reading
 		work = &v.outputs
 	}
 	if v.handedTo {
@@ -376,7 +378,7 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 			r.specialistAnswered(v, answer, err)
 		case isModel:
 			reply, usage, err := readModelStream(out)
-			r.modelFinished(c, reply, usage, err, false) // its echo is counted
+			r.modelFinished(c, reply, usage, err)
 		case isTool:
 			result, err := readToolStream(out)
 			r.toolFinished(ctx, info, c, result, err, false) // its echo is counted
@@ -404,16 +406,6 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 		}
 	}
 	return ctx
-}
-
-// expectEcho counts a reply or tool result of v recorded from a callback, whose copy v's events
-// will also carry. Callers hold the recorder's lock.
-func (v *visit) expectEcho(tool bool) {
-	if tool {
-		v.toolResults++
-	} else {
-		v.modelOutputs++
-	}
 }
 
 // readModelStream joins a model's streamed reply from the callback's copy of its chunks.

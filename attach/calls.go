@@ -3,6 +3,7 @@ package attach
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,14 +50,11 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 	return id, now
 }
 
-// modelFinished records a model's reply (or failure) and the reply as the agent's message; echo
-// says the reply's echo in the visit's copy of events is still to be counted (see expectEcho).
-func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, err error, echo bool) {
+// modelFinished records a model's reply (or failure) and the reply as the agent's message, which
+// the visit's copy of events will echo (see isReplyEcho).
+func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if echo {
-		c.v.expectEcho(false)
-	}
 	now := r.stampNow()
 	defer r.unstamp()
 	// The call, its reply and its usage, allocated together.
@@ -73,6 +71,9 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 			ended.usage, mc.Usage = *u, &ended.usage
 		}
 		c.v.lastReply = msg.Content
+		if c.v.repliesAreEvents() {
+			c.v.unechoed = append(c.v.unechoed, mc.Output)
+		}
 		c.v.calls, c.v.handedOff = msg.ToolCalls, false
 	}
 	if usage != nil {
@@ -80,7 +81,7 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 		mc.Usage = &ended.usage
 	}
 	r.emit(traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.v.path, Model: mc})
-	if msg != nil {
+	if msg != nil && c.v.repliesAreEvents() {
 		r.emit(traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.v.path, Message: mc.Output})
 	}
 	if c.v.handedTo && !c.v.lambda {
@@ -89,38 +90,69 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 	}
 }
 
-// toolStarted records a tool call, with tc (the call's own, see toolEvents) as its payload, and
-// returns its start.
-func (r *Recorder) toolStarted(v *visit, info *callbacks.RunInfo, at place, in *tool.CallbackInput, tc *traces.ToolCall) time.Time {
+// toolStarted records tool call c and notes its start. Its payload is the call's own (see
+// toolEvents).
+func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *tool.CallbackInput) {
 	args := ""
 	if in != nil {
 		args = in.ArgumentsInJSON
 	}
+	v := c.v
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := r.stampNow()
+	c.started = r.stampNow()
 	defer r.unstamp()
 	r.commit(v)
 	r.toolCalls++
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
-	r.openTools[at.toolCallID] = openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, order: r.toolCalls}
+	r.openTools[at.toolCallID] = openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, order: r.toolCalls, call: c}
+	tc := new(traces.ToolCall)
+	if c.tool != nil {
+		tc = &c.tool.started
+	}
 	*tc = traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}
 	r.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path, Tool: tc})
-	return now
+}
+
+// Why a tool call is recorded ended though eino never ended it. eino fires no end or error
+// callback for a tool that panics: its graph recovers the panic and fails the agent.
+const (
+	toolAbandoned = "the tool never returned: its agent's work failed while it ran (eino ends a tool that panics with no callback)"
+	toolLeftOpen  = "the tool never returned: it panicked or the run was stopped"
+)
+
+// abandonTools records as ended, never returned for why, the tool calls of v (of every visit when
+// v is nil) that eino has not ended, in the order they started: v's work is over. An end eino
+// reports for one of them later is ignored; one whose end eino has begun to report is left to it.
+// Callers hold r.mu.
+func (r *Recorder) abandonTools(v *visit, why string) {
+	var open []openTool
+	for id, t := range r.openTools {
+		if (v == nil || t.v == v) && (t.call == nil || t.call.ended.CompareAndSwap(false, true)) {
+			open = append(open, t)
+			delete(r.openTools, id)
+		}
+	}
+	slices.SortFunc(open, func(a, b openTool) int { return a.order - b.order })
+	for _, t := range open {
+		r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: t.v.agent, RunPath: t.v.path,
+			Tool: &traces.ToolCall{Name: t.name, CallID: t.callID, Error: why}})
+	}
 }
 
 // toolFinished records a tool's result, and what it meant: the end of an AgentTool call, or a
 // transfer chosen by the model; then the session values the call set (ctx is the tool's). A
 // tool that interrupts the run is not a failure. The end of an AgentTool call that returned is
 // parked until v's copy of events tells how its inner events were seen (see inner.go). echo says
-// the result's echo in v's copy of events is still to be counted (see expectEcho).
+// the result's echo in v's copy of events is still to be counted (see expectToolEcho).
 //
 // An ordinary tool's end takes the recorder's lock once: it is a third of a run's callbacks.
 func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c *call, result string, err error, echo bool) {
 	r.mu.Lock()
 	if echo {
-		c.v.expectEcho(true)
+		c.v.expectToolEcho()
 	}
+	r.agentToolReturned(c.toolCallID, err)
 	if inside := r.insideCallee(c.toolCallID); len(inside) > 0 {
 		// An AgentTool call: its callee's visits finished in eino before the tool returned.
 		r.mu.Unlock()
@@ -220,3 +252,9 @@ func isInterrupt(err error) bool {
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// repliesAreEvents reports whether each model reply in v is also one of the Runner's events, so
+// recorded as a message from the model's callbacks (and its echo in v's events dropped): a chat
+// model agent's, and a host specialist's. A custom agent sends what it sends (plan-execute's
+// planner the arguments of its model's call, not the reply): its events are its messages.
+func (v *visit) repliesAreEvents() bool { return v.chat || v.handedTo }

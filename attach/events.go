@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cloudwego/eino/adk"
@@ -18,8 +19,15 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	own, out := r.ownEvent(v, ev)
 	if !own {
 		v.noteForwarded(ev)
+		if ev.Err != nil && ev.AgentName == "" {
+			r.keepEinoError(ev.Err, v.boundary) // a workflow passes on what eino raised in it
+		}
 	}
-	echo := own && r.isEcho(v, ev)
+	echo := own && v.isToolEcho(ev)
+	var returned []*visit
+	if own && !out {
+		returned = v.returnedRuns()
+	}
 	r.mu.Unlock()
 	var msg *schema.Message
 	if mo := messageOf(ev); mo != nil {
@@ -42,17 +50,23 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 		// A wrapper sends its own events once the team it wraps has ended: every visit in it.
 		r.awaitInside(v)
 	}
+	for _, c := range returned {
+		c.await()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	defer v.noteCaughtUp()
 	if echo {
 		r.decideCall(v, ev)
+	} else if v.isReplyEcho(msg) {
+		msg = nil // recorded from the model's callbacks
 	}
 	path := v.path
 	if ev.Err != nil {
 		v.pendingError, v.pendingInterrupt = false, nil
-		v.ownEnd(out)
+		r.ownEnd(v, out)
 		if !isInterrupt(ev.Err) {
+			r.abandonTools(v, toolAbandoned)
 			v.errMsg = ev.Err.Error()
 			r.fail(v.agent, path, ev.Err.Error())
 		}
@@ -71,7 +85,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 // recorded, the echo of every reply and tool result callbacks recorded of v so far (see
 // Recorder.ending). Callers hold r.mu.
 func (v *visit) echoesDue() <-chan struct{} {
-	if v.echoedModel >= v.modelOutputs && v.echoedTool >= v.toolResults {
+	if len(v.unechoed) == 0 && v.echoedTool >= v.toolResults {
 		return alwaysClosed
 	}
 	if v.caughtUp == nil {
@@ -87,20 +101,44 @@ func (v *visit) noteCaughtUp() {
 		close(v.observed)
 		v.observed = nil
 	}
-	if v.caughtUp != nil && v.echoedModel >= v.modelOutputs && v.echoedTool >= v.toolResults {
+	if v.caughtUp != nil && len(v.unechoed) == 0 && v.echoedTool >= v.toolResults {
 		close(v.caughtUp)
 		v.caughtUp = nil
 	}
 }
 
+// returnedRuns returns the visits v's own code ran on runs of their own whose work eino has ended
+// and whose end is not recorded yet: an event of v waits for them. v's code goes on, and sends
+// what follows, once such a run has returned (an AgentTool's InvokableRun, say), while its copy of
+// events may still be being read. A run whose work goes on is not waited for: v may have sent the
+// event before it started. Callers hold r.mu.
+func (v *visit) returnedRuns() []*visit {
+	var ran []*visit
+	for _, c := range v.ownRuns {
+		if c.runnable && c.runnableEnded && !c.closed {
+			ran = append(ran, c)
+		}
+	}
+	return ran
+}
+
 // ownEnd notes that v's event was its last own one: of the whole visit, or, when v holds a team
 // and the event is not the wrapper's (out), of its first agent's work. Callers hold r.mu.
-func (v *visit) ownEnd(out bool) {
+func (r *Recorder) ownEnd(v *visit, out bool) {
 	if v.holds && !out {
 		v.teamDone = true
 		return
 	}
+	r.endOwnEvents(v)
 	v.ownDone = true
+}
+
+// endOwnEvents records what v's runnable set and was held until v's own events were read: they
+// have been. Callers hold r.mu.
+func (r *Recorder) endOwnEvents(v *visit) {
+	v.eventsOver = true
+	r.recordSets(v.heldSets)
+	v.heldSets = nil
 }
 
 // ownEvent reports whether ev is v's own: eino puts v's run path on v's own events; and out,
@@ -114,21 +152,52 @@ func (r *Recorder) ownEvent(v *visit, ev *adk.AgentEvent) (own, out bool) {
 	return out || pathIs(ev.RunPath, v.local), out
 }
 
-// isEcho reports whether ev repeats a reply or tool result callbacks already recorded, and counts
-// it off. Callers hold r.mu.
-func (r *Recorder) isEcho(v *visit, ev *adk.AgentEvent) bool {
+// expectToolEcho counts a tool result of v recorded from a callback, whose copy v's events will
+// also carry. Callers hold the recorder's lock.
+func (v *visit) expectToolEcho() { v.toolResults++ }
+
+// isToolEcho reports whether ev repeats a tool result callbacks already recorded, and counts it
+// off: a chat model agent's events carry each result of its tools. Callers hold r.mu.
+func (v *visit) isToolEcho(ev *adk.AgentEvent) bool {
 	mo := messageOf(ev)
-	if ev.Err != nil || mo == nil {
+	if ev.Err != nil || mo == nil || mo.Role != schema.Tool {
 		return false
 	}
-	if mo.Role == schema.Tool {
-		echo := v.echoedTool < v.toolResults
-		v.echoedTool += btoi(echo)
-		return echo
-	}
-	echo := v.echoedModel < v.modelOutputs
-	v.echoedModel += btoi(echo)
+	echo := v.echoedTool < v.toolResults
+	v.echoedTool += btoi(echo)
 	return echo
+}
+
+// isReplyEcho reports whether msg, a message of v's own events, repeats one of v's model replies
+// recorded from callbacks, and counts off that reply and any before it (events keep their order).
+// A chat model agent's events carry each reply as it is; an agent that sends a message of its own
+// (plan-execute's planner and replanner send their model's tool call arguments: the plan, the
+// response) sends another message, which is the agent's. Callers hold r.mu, after v's replies
+// streamed so far are recorded.
+func (v *visit) isReplyEcho(msg *schema.Message) bool {
+	if msg == nil || msg.Role == schema.Tool {
+		return false
+	}
+	i := slices.IndexFunc(v.unechoed, func(reply *traces.Message) bool { return sameReply(msg, reply) })
+	if i < 0 {
+		return false
+	}
+	v.unechoed = v.unechoed[i+1:]
+	return true
+}
+
+// sameReply reports whether msg says what reply, as recorded, says: the same text and tool calls.
+func sameReply(msg *schema.Message, reply *traces.Message) bool {
+	if msg.Content != reply.Content || len(msg.ToolCalls) != len(reply.ToolCalls) {
+		return false
+	}
+	for i, tc := range msg.ToolCalls {
+		rc := reply.ToolCalls[i]
+		if tc.ID != rc.ID || tc.Function.Name != rc.Name || tc.Function.Arguments != rc.Arguments {
+			return false
+		}
+	}
+	return true
 }
 
 // observeAction records an event's action; an action that ends the agent's turn makes ev its
@@ -137,7 +206,7 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 	a := ev.Action
 	switch {
 	case a.TransferToAgent != nil:
-		v.ownEnd(out)
+		r.ownEnd(v, out)
 		if msg != nil || ev.Output == nil {
 			// A transfer no transfer_to_agent tool call announced: a deterministic wrapper or a
 			// custom agent emitted it (a model's transfer was recorded from its tool callback).
@@ -148,7 +217,7 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 			r.holdTransfer(v, traces.Transfer{From: v.agent, To: a.TransferToAgent.DestAgentName, Mode: traces.TransferDeterministic, CallID: callID}, out)
 		}
 	case a.Exit:
-		v.ownEnd(out)
+		r.ownEnd(v, out)
 		final := ""
 		if msg != nil {
 			final = msg.Content
@@ -164,13 +233,33 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 		r.emit(traces.Event{Kind: traces.KindBreakLoop, Agent: v.agent, RunPath: path,
 			BreakLoop: &traces.BreakLoop{From: a.BreakLoop.From, Iterations: iterations}})
 	case a.Interrupted != nil:
-		v.ownEnd(out)
+		r.ownEnd(v, out)
 		v.interrupted = true
 		v.pendingInterrupt = nil
 		r.interrupt = true
-		r.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: interruptOf(a.Interrupted)})
+		if i := interruptOf(a.Interrupted); r.firstInterrupt(i.ID) {
+			r.stoppedAt(i.ID)
+			r.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: i})
+		}
 	}
 	r.finishVisit(v)
+}
+
+// firstInterrupt reports whether the interrupt of eino's root-cause id has not been recorded yet,
+// and notes it. An interrupt raised inside an AgentTool crosses it: the copies of events of every
+// agent on its way out carry it, with the same root cause, while the Runner's stream carries it
+// once. It is recorded once, where it arose: the innermost agent's copy carries it first (the
+// caller's AgentTool call ends only once the callee's visit has). An interrupt without an id is
+// recorded each time. Callers hold r.mu.
+func (r *Recorder) firstInterrupt(id string) bool {
+	if id == "" {
+		return true
+	}
+	if slices.Contains(r.interrupts, id) {
+		return false
+	}
+	r.interrupts = append(r.interrupts, id)
+	return true
 }
 
 // messageOf returns the message output an event carries, or nil.

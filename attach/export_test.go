@@ -3,6 +3,7 @@ package attach
 import (
 	"context"
 	"maps"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 )
@@ -25,3 +26,10 @@ func SessionInPlace(ctx context.Context) (map[string]any, bool) {
 	}
 	return maps.Clone(values), lock != nil
 }
+
+// SetPostTimeout sets how long b waits for each answer of Baton (postTimeout by default), for
+// tests that fault Baton; call it before b records a run.
+func SetPostTimeout(b *Baton, d time.Duration) { b.remote.http.Timeout = d }
+
+// EndingWaitsRunOut returns how many run ends recorded by b waited for their delivery in vain.
+func EndingWaitsRunOut(b *Baton) int64 { return b.remote.waitsRunOut.Load() }

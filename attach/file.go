@@ -21,10 +21,18 @@ type fileRun struct {
 	mu     sync.Mutex
 	rec    *traces.Recording // made by the first event, which names the run
 	agents []traces.Agent    // tree changes before it
+	// A resumed part continues the file of the run it resumes (see fileresume.go): prev is the
+	// part before, when this process wrote it; base is that run as written, once looked for.
+	prev   *fileRun
+	looked bool
+	base   *traces.Trace
+	// path is the file the run was last written to, and written is closed once it is finished.
+	path    string
+	written chan struct{}
 }
 
 func newFileRun(dir, conversation string, log *slog.Logger, pending *sync.WaitGroup) *fileRun {
-	return &fileRun{dir: dir, conversation: conversation, log: log, pending: pending}
+	return &fileRun{dir: dir, conversation: conversation, log: log, pending: pending, written: make(chan struct{})}
 }
 
 func (s *fileRun) Emit(e traces.Event) traces.Event {
@@ -36,7 +44,8 @@ func (s *fileRun) Emit(e traces.Event) traces.Event {
 		case e.Run != nil:
 			run.Flow, run.Input = e.Run.Flow, e.Run.Input
 		case e.Interrupt != nil && run.Conversation == "":
-			// A resumed run: a file cannot continue another, so it joins its conversation.
+			// A resumed part: written as the run it continues (see fileresume.go), or, when that
+			// run is not found, as a run of its own in the interrupt's conversation.
 			run.Conversation = e.Interrupt.ID
 		}
 		s.rec = traces.NewRecording(run, s.agents)
@@ -59,16 +68,36 @@ func (s *fileRun) PutAgent(a traces.Agent) {
 func (s *fileRun) Finish(status traces.Status, errMsg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.rec == nil {
-		return
-	}
-	if s.rec.Run().Status.Ended() {
+	if s.rec == nil || s.rec.Run().Status.Ended() {
+		s.finishWriting()
 		return
 	}
 	defer s.pending.Done()
+	defer s.finishWriting()
 	s.rec.Finish(status, errMsg)
-	if err := writeTrace(s.dir, s.rec.Snapshot()); err != nil {
+	s.write(s.rec.Snapshot(), true)
+}
+
+// write writes t, joined to the run it resumes, if any (see joined); final says t is the run's
+// real end. Callers hold s.mu.
+func (s *fileRun) write(t traces.Trace, final bool) {
+	t, ok := s.joined(t, final)
+	if !ok {
+		return
+	}
+	if err := writeTrace(s.dir, t); err != nil {
 		s.log.Warn("baton could not write the run's trace", "error", err.Error())
+		return
+	}
+	s.path = filepath.Join(s.dir, t.Run.ID+".trace.json")
+}
+
+// finishWriting tells a resume that follows s that s is written for good. Callers hold s.mu.
+func (s *fileRun) finishWriting() {
+	select {
+	case <-s.written:
+	default:
+		close(s.written)
 	}
 }
 
@@ -77,15 +106,15 @@ func (s *fileRun) EmitForeseen(e traces.Event, _ ending) traces.Event { return s
 
 // Ending writes the trace so far, ended with status, so an app that exits at once leaves its run
 // on disk; the run's real end rewrites it.
-func (s *fileRun) Ending(end ending) <-chan struct{} {
+func (s *fileRun) Ending(end ending) (await func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.rec == nil {
-		return nil
+		return func() {}
 	}
 	t := s.rec.Snapshot()
 	if t.Run.Status.Ended() {
-		return nil
+		return func() {}
 	}
 	t.Run.Status, t.Run.Error, t.Run.EndedAt = end.Status, end.Error, &end.Time
 	for _, e := range end.Tail {
@@ -94,10 +123,8 @@ func (s *fileRun) Ending(end ending) <-chan struct{} {
 	}
 	t.Events = append(t.Events, traces.Event{Seq: int64(len(t.Events) + 1), Time: end.Time, Kind: traces.KindRunFinished,
 		Run: &traces.RunMark{Status: end.Status, Error: end.Error}})
-	if err := writeTrace(s.dir, t); err != nil {
-		s.log.Warn("baton could not write the run's trace", "error", err.Error())
-	}
-	return nil // written: nothing to wait for
+	s.write(t, false)
+	return func() {} // written: nothing to wait for
 }
 
 // writeTrace writes t to dir/<id>.trace.json atomically.

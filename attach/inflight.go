@@ -2,7 +2,6 @@ package attach
 
 import (
 	"sync"
-	"time"
 )
 
 // inflight counts outputs still being read. Unlike a sync.WaitGroup, it may gain new work while
@@ -45,13 +44,3 @@ func (f *inflight) idled() <-chan struct{} {
 var alwaysClosed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func (f *inflight) wait() { <-f.idled() }
-
-// waitAtMost is wait, giving up after d.
-func (f *inflight) waitAtMost(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-f.idled():
-	case <-t.C:
-	}
-}

@@ -29,10 +29,6 @@ type parkedCall struct {
 	events         []traces.Event // agenttool.exited first
 }
 
-// parkWait bounds how long the end of a run waits for its parked calls to reach the sink (see
-// Recorder.ending): normally the time the caller's copy takes to catch up.
-const parkWait = causeWait
-
 // noteForwarded counts ev, an event of v's copy that is not v's own, when eino forwarded it from
 // inside an AgentTool call v made: its run path is v's, then the callee's name, then more.
 // Callers hold r.mu.
@@ -64,7 +60,6 @@ func (r *Recorder) park(v *visit, callID, callee string) bool {
 		return false
 	}
 	r.parked = append(r.parked, &parkedCall{v: v, callID: callID, callee: callee})
-	r.undecided.add()
 	return true
 }
 
@@ -113,6 +108,5 @@ func (r *Recorder) releaseDecided() {
 		for _, e := range p.events {
 			r.deliver(e)
 		}
-		r.undecided.done()
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -33,9 +32,9 @@ type Sink interface {
 // Recorder.ending).
 type ender interface {
 	// Ending delivers what was emitted so far, with how the run ends should nothing follow, and
-	// returns a channel closed once that is delivered (nil when it is not worth waiting for: the
-	// destination is known not to answer). The next Emit makes the ending void.
-	Ending(e ending) (delivered <-chan struct{})
+	// returns how to wait until that is delivered: as long as the sink finds worth it, which is
+	// never long. The next Emit makes the ending void.
+	Ending(e ending) (await func())
 	// EmitForeseen records the first event of the ending's tail, as recorded after all, and
 	// keeps rest (the ending with the rest of its tail) in one step: nobody sees the event twice
 	// or the ending void.
@@ -51,9 +50,6 @@ type ending struct {
 	Tail   []traces.Event
 }
 
-// endingWait bounds how long the end of a run's last agent waits for its delivery.
-const endingWait = 500 * time.Millisecond
-
 // causeWait bounds how long an agent's start waits for what caused it to be recorded: the
 // transfer that brought control to it, and the end of the agent that transferred (normally
 // microseconds: both already happened in eino).
@@ -65,8 +61,8 @@ const causeWait = 5 * time.Second
 // the work happens, so they are recorded as it happens and, for sequential flows, always in the
 // same order. The copy of an agent's own events that eino hands to its end callback supplies
 // what no callback reports (deterministic transfers, exits, interrupts, loop breaks, errors,
-// messages of agents without a model); its echoes of what callbacks already recorded (each model
-// reply and tool result) are counted off per visit.
+// messages of agents without a model, or of their own); its echoes of what callbacks already
+// recorded (each model reply and tool result) are counted off per visit.
 //
 // A Recorder records a single run and finishes its sink when the run ends.
 type Recorder struct {
@@ -86,8 +82,8 @@ type Recorder struct {
 	transfers   map[string][]*heldTransfer // agent -> transfers to it its start has not claimed yet
 	transferCh  chan struct{}              // closed and replaced whenever a transfer is held
 	held        int                        // transfers not recorded yet, claimed or not
-	streamErrs  []string                   // errors of no agent from the Runner's stream
-	streamErrCh chan struct{}              // closed when the first of them arrives
+	einoErrs    []einoError                // eino's errors of no agent, to explain refusals
+	errsChanged chan struct{}              // closed and replaced when one comes or a source ends
 	session     session
 	sessionCtx  context.Context // a context that carries the run's session
 	runCtx      context.Context // the root agent's context: its Err tells a cancel
@@ -98,13 +94,12 @@ type Recorder struct {
 	stamp       time.Time
 	failure     string
 	interrupt   bool
-	canceled    bool
+	interrupts  []string // the root-cause ids of the interrupts recorded
 	status      traces.Status
 	promised    *ending       // the ending the sink holds, if any (see ending)
 	streamDone  bool          // the Runner's stream has ended, or nobody reads it
 	rootDrained bool          // the root visit's copy of events has ended: so has the run
 	parked      []*parkedCall // AgentTool calls not decided yet, and what waits behind them (see park)
-	undecided   inflight      // counts them
 	streams     inflight      // streamed outputs being read
 	drains      inflight      // copies of events being read
 }
@@ -115,6 +110,7 @@ type visit struct {
 	rec   *Recorder
 	agent string
 	kind  string // eino's agent type: ChatModel, Sequential, Supervisor...
+	chat  bool   // its work is a chat model agent's (its own, or the one it folded)
 	// path is eino's run path of the visit's events on the Runner's stream, carried by every event
 	// recorded for it. Its own copy of events carries local, the same path without the callers'
 	// prefix when it runs inside an AgentTool; and, when it folds an agent of its own name started
@@ -123,6 +119,7 @@ type visit struct {
 	path         []string
 	local, outer string
 	addr         string // its execution address's agent path, collapsed: what an agent inside it extends
+	boundary     string // the innermost AgentTool call it runs inside, if any
 	via          string
 	parent       *visit // the visit it runs inside: the AgentTool caller or the workflow
 	iteration    int    // its loop's iteration, from 1, when a loop runs it
@@ -154,12 +151,17 @@ type visit struct {
 	pendingError     bool
 	closed           bool          // agent.finished is recorded
 	finished         chan struct{} // closed with it
-	// Callback-recorded replies and tool results, and how many of their echoes were seen.
-	modelOutputs, toolResults int
-	echoedModel, echoedTool   int
-	caughtUp                  chan struct{} // closed when the echoes due are recorded (see echoesDue)
-	observed                  chan struct{} // closed when an event of its own is recorded (see catchUp)
-	lastReply                 string        // its latest reply's text: eino stores it under OutputKey
+	// eventsOver says its own events have all been read; until then heldSets holds what its
+	// runnable set (see noticeSession).
+	eventsOver bool
+	heldSets   []sessionSet
+	// unechoed are its model replies recorded from callbacks whose echo its copy of events has not
+	// carried yet; toolResults its tool results so recorded, echoedTool how many were echoed.
+	unechoed                []*traces.Message
+	toolResults, echoedTool int
+	caughtUp                chan struct{} // closed when the echoes due are recorded (see echoesDue)
+	observed                chan struct{} // closed when an event of its own is recorded (see catchUp)
+	lastReply               string        // its latest reply's text: eino stores it under OutputKey
 	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
 	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
 	// them started (see handOff).
@@ -178,20 +180,26 @@ type visit struct {
 	// recorded (see inner.go).
 	forwarded   map[string]int
 	echoedCalls map[string]struct{}
-	session     sessionRef // eino's session as its callbacks read it (see sessionOf)
+	// ownRuns are the visits its own code ran on runs of their own (see agentStarted).
+	ownRuns []*visit
+	drained bool       // its copy of events has been read to its end
+	session sessionRef // eino's session as its callbacks read it (see sessionOf)
 }
 
 // openTool is a tool call in progress.
 type openTool struct {
 	name, args, callID string
 	v                  *visit
-	order              int // start order, to close forgotten calls in order
+	order              int   // start order, to close forgotten calls in order
+	call               *call // its callbacks' call: ended once its end is being recorded
 }
 
-// agentToolCall is an AgentTool call in progress: what agenttool.entered said, and the callee.
+// agentToolCall is an AgentTool call in progress: what agenttool.entered said, and the callee;
+// returned says eino has ended it (its end is being recorded).
 type agentToolCall struct {
 	traces.AgentToolCall
-	callee *visit
+	callee   *visit
+	returned bool
 }
 
 // NewRecorder returns a recorder writing to sink. declared is the agent tree of the run when the
@@ -207,7 +215,7 @@ func NewRecorder(sink Sink, flow string, declared []traces.Agent) *Recorder {
 		agentTools:  make(map[string]agentToolCall),
 		transfers:   make(map[string][]*heldTransfer),
 		transferCh:  make(chan struct{}),
-		streamErrCh: make(chan struct{}),
+		errsChanged: make(chan struct{}),
 		session:     newSession(),
 		streamDone:  true,
 	}
@@ -263,7 +271,7 @@ func (r *Recorder) relay(ctx context.Context, events *adk.AsyncIterator[*adk.Age
 		}
 		r.mu.Lock()
 		r.streamDone = true
-		r.streamErrSeen()
+		r.wakeRefusals()
 		r.mu.Unlock()
 		if !r.hasStarted() {
 			r.start(ctx, "", nil) // the run failed before any agent started
@@ -314,7 +322,7 @@ func (r *Recorder) start(ctx context.Context, rootAgent string, in *adk.AgentCal
 	r.started = true
 	r.runCtx = ctx
 	if in != nil && in.ResumeInfo != nil {
-		r.emit(traces.Event{Kind: traces.KindResumed, Agent: rootAgent, Interrupt: interruptOf(in.ResumeInfo.InterruptInfo)})
+		r.resumes(ctx, rootAgent, in.ResumeInfo)
 		return
 	}
 	flow := r.flow
@@ -403,16 +411,9 @@ func (r *Recorder) ending(v *visit) {
 	}
 	end := r.foresee(time.Now().UTC())
 	r.promised = &end
-	delivered := e.Ending(end)
+	await := e.Ending(end)
 	r.mu.Unlock()
-	if delivered != nil {
-		t := time.NewTimer(endingWait)
-		defer t.Stop()
-		select {
-		case <-delivered:
-		case <-t.C:
-		}
-	}
+	await()
 }
 
 // deliver hands e to the sink. While an ending is promised, an event that is the next of its
@@ -420,13 +421,43 @@ func (r *Recorder) ending(v *visit) {
 // promised; any other means the run went on. Callers hold r.mu.
 func (r *Recorder) deliver(e traces.Event) {
 	p := r.promised
-	if p == nil || len(p.Tail) == 0 || !sameFact(e, p.Tail[0]) {
+	switch {
+	case p == nil:
+		r.sink.Emit(e)
+	case foreseen(p, e):
+		r.sink.(ender).EmitForeseen(e, *p)
+	case lateFact(e.Kind):
+		r.sink.(ender).EmitForeseen(e, *p) // before the tail, which still stands
+	default:
 		r.promised = nil
 		r.sink.Emit(e)
-		return
 	}
-	p.Tail = p.Tail[1:]
-	r.sink.(ender).EmitForeseen(e, *p)
+}
+
+// foreseen reports whether e is in p's tail, and takes it out: the first of it, or any agent's
+// end (visits whose copies of events end at once may close in either order). Callers hold r.mu.
+func foreseen(p *ending, e traces.Event) bool {
+	for i, t := range p.Tail {
+		if sameFact(e, t) {
+			p.Tail = slices.Delete(slices.Clone(p.Tail), i, i+1)
+			return true
+		}
+		if t.Kind != traces.KindAgentFinished {
+			return false
+		}
+	}
+	return false
+}
+
+// lateFact reports whether an event of kind, recorded after an ending, may be a fact of the work
+// that ended, which the ending could not foresee (an OutputKey eino stores once the agent's
+// runnable has returned, what a custom agent sends then): no new work, no change of outcome.
+func lateFact(kind traces.Kind) bool {
+	switch kind {
+	case traces.KindSessionSet, traces.KindMessage, traces.KindExit, traces.KindBreakLoop:
+		return true
+	}
+	return false
 }
 
 // sameFact reports whether a and b record the same fact, whenever and wherever in the trace.
@@ -508,8 +539,8 @@ func (r *Recorder) mayBeLast(v *visit) bool {
 // recording anything. Its tail is what finish would record then, in finish's order: what is
 // parked; each transfer no agent claimed, refused, with the run's failure; what only the events
 // of an agent whose work just ended would still say (its error, its interrupt); then
-// agent.finished for every visit still open, each once the visits inside it have finished, in
-// start order. Callers hold r.mu.
+// agent.finished for every visit still open, each once the visits inside it have finished, the
+// latest started first. Callers hold r.mu.
 func (r *Recorder) foresee(at time.Time) ending {
 	end := ending{Time: at}
 	end.Status, end.Error = r.outcome()
@@ -529,14 +560,16 @@ func (r *Recorder) foresee(at time.Time) ending {
 	}
 	for _, v := range r.order {
 		for _, h := range r.heldFrom(v) {
-			t, msg := h.t, refusedWhy(h.t)
-			t.Outcome, t.Error = traces.TransferFailed, msg
+			t := h.t
+			msg, by, _ := r.refusal(v, h)
+			t.Outcome, t.Error, t.ErrorBy = traces.TransferFailed, msg, by
 			add(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: v.path, Transfer: &t})
 			add(failure(v.agent, v.path, msg))
 			end.Status, end.Error = traces.StatusFailed, msg
 		}
 	}
 	closed := make(map[*visit]bool)
+	interrupts := slices.Clone(r.interrupts)
 	var closeVisit func(v *visit)
 	closeVisit = func(v *visit) {
 		if v.closed || closed[v] || !v.started {
@@ -549,7 +582,8 @@ func (r *Recorder) foresee(at time.Time) ending {
 		}
 		closed[v] = true
 		switch {
-		case v.pendingInterrupt != nil:
+		case v.pendingInterrupt != nil && !slices.Contains(interrupts, v.pendingInterrupt.ID):
+			interrupts = append(interrupts, v.pendingInterrupt.ID) // once, where it arose: first
 			add(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: v.path, Interrupt: v.pendingInterrupt})
 			if end.Status == traces.StatusCompleted {
 				end.Status, end.Error = traces.StatusInterrupted, ""
@@ -563,7 +597,9 @@ func (r *Recorder) foresee(at time.Time) ending {
 			closeVisit(v.parent)
 		}
 	}
-	for _, v := range r.order {
+	// A visit's end is recorded when its copy of events ends, and the copy of an agent that
+	// handed over ends after everything downstream: the latest started close first.
+	for _, v := range slices.Backward(r.order) {
 		closeVisit(v)
 	}
 	return end
@@ -591,19 +627,11 @@ func (r *Recorder) finish() {
 		return
 	}
 	r.decideAll(nil)
-	// eino fires no end for a tool that panicked: close such calls so none stays open forever.
-	forgotten := slices.SortedFunc(maps.Values(r.openTools), func(a, b openTool) int { return a.order - b.order })
-	for _, t := range forgotten {
-		r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: t.v.agent, RunPath: t.v.path,
-			Tool: &traces.ToolCall{Name: t.name, CallID: t.callID, Error: "the tool never returned: it panicked or the run was stopped"}})
-	}
-	clear(r.openTools)
+	r.abandonTools(nil, toolLeftOpen) // none stays open forever
 	for _, v := range r.order {
 		r.refuse(v)
 	}
-	for _, msg := range r.streamErrs {
-		r.fail(r.lastAgent, r.lastPath, msg) // blamed on whoever acted last
-	}
+	r.failUnexplained()
 	for _, v := range r.order {
 		r.commit(v)
 		v.runnableEnded, v.ownDone = true, true

@@ -1,12 +1,10 @@
 package attach
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -20,26 +18,34 @@ import (
 
 // Tuning of the stream to a Baton server.
 const (
-	maxBatch        = 512              // events in one post
-	heartbeatEvery  = 5 * time.Second  // an open run says it is alive at least this often
-	endingHeartbeat = time.Second      // as often while the server holds its ending mark
-	postTimeout     = 10 * time.Second // one post, so a stalled server cannot hold a run forever
+	maxBatch        = 512                    // events in one post
+	heartbeatEvery  = 5 * time.Second        // an open run says it is alive at least this often
+	endingHeartbeat = time.Second            // as often while the server holds its ending mark
+	postTimeout     = 10 * time.Second       // one post, so a stalled server cannot hold a run forever
+	endingWait      = 500 * time.Millisecond // at most, a run's end for its ending's delivery
 	retryMin        = 250 * time.Millisecond
 	retryMax        = 5 * time.Second
 )
 
-// client streams runs to one Baton server (the ingestion protocol is in the README).
+// client streams runs to one Baton server (the ingestion protocol is in the README, the sending
+// in ingest.go).
 type client struct {
 	url, token string
 	buffer     int
 	http       *http.Client
 	log        *slog.Logger
 	warned     atomic.Bool // Baton was said to be unreachable
-	down       atomic.Bool // the latest post failed to reach Baton
+	health     health
 
 	senders sync.WaitGroup     // one per run being sent
 	stop    context.Context    // done when Close gives up on what is left
 	abandon context.CancelFunc // ends stop
+
+	// What Close reports of the runs not delivered whole.
+	refused atomic.Int64 // runs the server refused, and that were dropped
+	dropped atomic.Int64 // events dropped because their run's buffer was full (its trace counts them)
+	// waitsRunOut counts the run ends whose wait for delivery ran out, each finding a stall.
+	waitsRunOut atomic.Int64
 }
 
 func newClient(cfg Config) *client {
@@ -55,49 +61,150 @@ func newClient(cfg Config) *client {
 	}
 }
 
-// close waits until every run is delivered or ctx is done, then stops sending what is left.
+// close waits until every run is delivered or ctx is done, then stops sending what is left. It
+// fails when a run was not delivered whole: still being sent when ctx ended, refused by the
+// server, or with events dropped because Baton was away for longer than the buffer lasts.
 func (c *client) close(ctx context.Context) error {
 	delivered := make(chan struct{})
 	go func() {
 		c.senders.Wait()
 		close(delivered)
 	}()
+	var errs []error
 	select {
 	case <-delivered:
-		c.abandon()
-		return nil
 	case <-ctx.Done():
+		errs = append(errs, fmt.Errorf("runs still being sent: %w", ctx.Err()))
 	}
 	c.abandon()
 	<-delivered
-	return fmt.Errorf("baton: runs not delivered to %s: %w", c.url, ctx.Err())
+	if n := c.refused.Load(); n > 0 {
+		errs = append(errs, fmt.Errorf("%d runs refused by the server and dropped (see the log)", n))
+	}
+	if n := c.dropped.Load(); n > 0 {
+		errs = append(errs, fmt.Errorf("%d events dropped while Baton was away (a run keeps at most %d waiting; its trace counts them)", n, c.buffer))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("baton: runs not delivered whole to %s: %w", c.url, errors.Join(errs...))
+	}
+	return nil
 }
 
 // run returns the sink of one run. Nothing is sent before its first event.
 func (c *client) run(conversation string) *remoteRun {
-	return &remoteRun{c: c, conversation: conversation, wake: make(chan struct{}, 1)}
+	return &remoteRun{c: c, conversation: conversation, key: rand.Text(), wake: make(chan struct{}, 1), senderDone: make(chan struct{})}
+}
+
+// unreachable says once that Baton cannot be reached.
+func (c *client) unreachable(err error) {
+	if c.warned.CompareAndSwap(false, true) {
+		c.log.Warn("baton is unreachable; the app runs on and runs are sent when it answers (events beyond the buffer are dropped and counted)",
+			"url", c.url, "error", err.Error())
+	}
+}
+
+// awaitDelivery waits until delivered is closed or wait has passed, but not at all while Baton
+// is known not to answer, and no longer once it is found so. A wait that runs out finds Baton
+// stalled until it answers again, so that the ends of the client's other runs do not wait
+// meanwhile: a stall costs the app one bounded wait, not one per run.
+func (c *client) awaitDelivery(delivered <-chan struct{}, wait time.Duration) {
+	answering, quiet := c.health.watch()
+	if !answering || c.stop.Err() != nil { // or nothing is sent any more
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-delivered:
+	case <-quiet:
+	case <-t.C:
+		c.waitsRunOut.Add(1)
+		c.health.lost()
+	}
+}
+
+// health is what the client last found of Baton: answering, or not (stalled or down). It starts
+// answering.
+type health struct {
+	mu    sync.Mutex
+	quiet chan struct{} // closed while Baton is known not to answer; nil until first needed
+}
+
+// watch reports whether Baton is answering, with a channel closed once it is found not to.
+func (h *health) watch() (answering bool, quiet <-chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.quiet == nil {
+		h.quiet = make(chan struct{})
+	}
+	select {
+	case <-h.quiet:
+		return false, h.quiet
+	default:
+		return true, h.quiet
+	}
+}
+
+// lost records that Baton did not answer: a post failed to reach it or to come back, or a
+// run's end waited in vain.
+func (h *health) lost() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.quiet == nil {
+		h.quiet = make(chan struct{})
+	}
+	select {
+	case <-h.quiet:
+	default:
+		close(h.quiet)
+	}
+}
+
+// answered records that Baton answered a post, whatever it said.
+func (h *health) answered() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.quiet == nil {
+		return
+	}
+	select {
+	case <-h.quiet:
+		h.quiet = make(chan struct{})
+	default:
+	}
 }
 
 // remoteRun is a Sink that streams one run to the server. Emit, PutAgent and Finish only queue
 // and never wait: one goroutine per run, started by the first event and ended with the run's
-// last post, does the sending.
+// last post, does the sending (see send).
 type remoteRun struct {
 	c            *client
 	conversation string
-	wake         chan struct{}
+	// key is the run's own id, sent with each start of a session: a start sent again because
+	// its answer was lost gets the session the first one opened, not a second run.
+	key  string
+	wake chan struct{}
 
-	mu       sync.Mutex
-	events   []traces.Event // queued, numbered 1, 2, 3... in this run's stream
-	agents   []queuedAgent  // queued tree changes, the latest of each agent
-	changes  int            // tree changes so far, to tell a sent agent from a newer one
-	seq      int64
-	lost     int64 // events dropped since the last one queued
-	started  bool
-	finished bool
+	mu sync.Mutex
+	// events are queued and not yet delivered: numbered delivered+1, delivered+2... in the run.
+	events    []traces.Event
+	delivered int64         // events the server has taken
+	agents    []queuedAgent // queued tree changes, the latest of each agent
+	changes   int           // tree changes so far, to tell a sent agent from a newer one
+	seq       int64         // events queued so far
+	lost      int64         // events dropped since the last one queued
+	started   bool
+	finished  bool // no more events: run.finished is queued, or the server refused the run
 	// ending is how the run ends should nothing follow (see Ending), sent with every post until
-	// an event comes after it; endingSent is closed once a post delivered it with the queue.
+	// an event comes after it; endingWait, while not nil, is closed once a post delivered it
+	// with the queue or it no longer stands.
 	ending     *ingestEnding
-	endingSent chan struct{}
+	endingWait chan struct{}
+	// senderDone is closed when the run's sender has ended (delivered, refused or given up);
+	// after is the senderDone of the part before, when this run resumes one sent from this
+	// process (see follow).
+	senderDone chan struct{}
+	after      <-chan struct{}
 }
 
 // Emit queues e, or counts it lost when the queue is full: the next event that fits is preceded
@@ -118,46 +225,73 @@ func (s *remoteRun) emit(e traces.Event) traces.Event {
 	}
 	if len(s.events)+btoi(s.lost > 0) >= s.c.buffer {
 		s.lost++
+		s.c.dropped.Add(1)
 		return e
 	}
 	if s.lost > 0 {
 		s.queue(traces.Event{Time: e.Time, Kind: traces.KindLost, Lost: &traces.Lost{Count: s.lost}})
 		s.lost = 0
 	}
-	s.ending = nil // the run went on
+	if s.ending != nil { // the run went on
+		s.ending = nil
+		s.releaseEnding()
+	}
 	return s.queue(e)
 }
 
-// EmitForeseen queues e, keeping rest as the run's ending.
+// EmitForeseen queues e, the first event of the ending's tail, and keeps rest as the ending: its
+// waiter waits on for the delivery of both.
 func (s *remoteRun) EmitForeseen(e traces.Event, rest ending) traces.Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	held := s.ending != nil
+	held, waiter := s.ending != nil, s.endingWait
+	s.endingWait = nil // emit lets the waiter of an ending the run went past go
 	e = s.emit(e)
 	if held && !s.finished {
-		s.ending = &ingestEnding{Status: rest.Status, Error: rest.Error, Time: rest.Time, Tail: rest.Tail}
+		s.ending, s.endingWait = wireEnding(rest), waiter
+	} else if waiter != nil {
+		close(waiter)
 	}
 	return e
 }
 
-// Ending sends everything queued with how the run ends should nothing follow, and returns a
-// channel closed once a post delivered it; nil while Baton is unreachable, not worth waiting
-// for. The recorder calls it at the last moment the app cannot yet have seen its run end, so
-// that an app that exits at once still has its run delivered and ended right.
-func (s *remoteRun) Ending(end ending) <-chan struct{} {
+// Ending sends everything queued with how the run ends should nothing follow, and returns how to
+// wait until it is delivered: at most endingWait, and not at all while Baton is known to be
+// stalled or down (see client.awaitDelivery). The recorder calls it at the end of what may be the
+// run's last agent, the last moment the app cannot yet have seen its run end, so that an app that
+// exits at once still has its run delivered and ended right.
+func (s *remoteRun) Ending(end ending) (await func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.finished || !s.started {
-		return nil
+		return func() {}
 	}
-	s.ending = &ingestEnding{Status: end.Status, Error: end.Error, Time: end.Time, Tail: end.Tail}
-	sent := make(chan struct{})
-	s.endingSent = sent
+	s.releaseEnding() // this mark stands for the earlier one: only its own waiter waits on
+	s.ending = wireEnding(end)
+	delivered := make(chan struct{})
+	s.endingWait = delivered
 	s.signal()
-	if s.c.down.Load() {
-		return nil
+	return func() { s.c.awaitDelivery(delivered, endingWait) }
+}
+
+// wireEnding is an ending as posted.
+func wireEnding(e ending) *ingestEnding {
+	return &ingestEnding{Status: e.Status, Error: e.Error, Time: e.Time, Tail: e.Tail}
+}
+
+// letEndingGo is releaseEnding for a caller that does not hold s.mu.
+func (s *remoteRun) letEndingGo() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.releaseEnding()
+}
+
+// releaseEnding lets the waiter of the current ending go on. Callers hold s.mu.
+func (s *remoteRun) releaseEnding() {
+	if s.endingWait != nil {
+		close(s.endingWait)
+		s.endingWait = nil
 	}
-	return sent
 }
 
 // queue numbers e, appends it and wakes the sender, starting it with the first event. Callers
@@ -171,6 +305,7 @@ func (s *remoteRun) queue(e traces.Event) traces.Event {
 		s.c.senders.Add(1)
 		go func() {
 			defer s.c.senders.Done()
+			defer close(s.senderDone)
 			s.send(e)
 		}()
 	}
@@ -225,109 +360,69 @@ type queuedAgent struct {
 	change int
 }
 
-// pending returns what waits to be sent (at most maxBatch events, and the tree changes) and
-// whether it ends the run. The queue keeps it until sent says it was delivered.
-func (s *remoteRun) pending() (b ingestBatch, agents []queuedAgent, last bool) {
+// outbox is what waits to be sent: at most maxBatch events, the first ones of the queue; the
+// tree changes; and the ending, when the events are all that is queued.
+type outbox struct {
+	events []traces.Event
+	agents []queuedAgent
+	ending *ingestEnding
+}
+
+// pending returns what waits to be sent. The queue keeps it until sent says it was delivered.
+func (s *remoteRun) pending() outbox {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := min(len(s.events), maxBatch)
-	agents = slices.Clone(s.agents)
-	b = ingestBatch{Events: s.events[:n:n], Agents: agentsOf(agents)}
+	o := outbox{events: s.events[:n:n], agents: slices.Clone(s.agents)}
 	if n == len(s.events) {
-		b.Ending = s.ending
+		o.ending = s.ending
 	}
-	return b, agents, s.finished && n == len(s.events)
+	return o
 }
 
 // sent drops what a post delivered from the queue: its events, and its agents unless they
-// changed again meanwhile; it tells a waiting Ending when its mark went out.
-func (s *remoteRun) sent(b ingestBatch, agents []queuedAgent) {
+// changed again meanwhile; it lets a waiting Ending go on when its mark went out.
+func (s *remoteRun) sent(o outbox) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.events = s.events[len(b.Events):]
+	s.events = s.events[len(o.events):]
+	s.delivered += int64(len(o.events))
 	s.agents = slices.DeleteFunc(s.agents, func(q queuedAgent) bool {
-		return slices.ContainsFunc(agents, func(d queuedAgent) bool { return d.change == q.change })
+		return slices.ContainsFunc(o.agents, func(d queuedAgent) bool { return d.change == q.change })
 	})
-	if b.Ending != nil && b.Ending == s.ending && s.endingSent != nil {
-		close(s.endingSent)
-		s.endingSent = nil
+	if o.ending != nil && o.ending == s.ending {
+		s.releaseEnding()
 	}
 }
 
-// agentsOf returns the agents of queued changes.
-func agentsOf(qs []queuedAgent) []traces.Agent {
-	out := make([]traces.Agent, len(qs))
-	for i, q := range qs {
-		out[i] = q.Agent
+// taken drops from the queue the events up to seq (the run's numbering), which the server says
+// it has, although their post's answer was lost. It returns how many it dropped, and fails when
+// the server's count is not one the queue can agree with.
+func (s *remoteRun) taken(seq int64) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := seq - s.delivered
+	if n < 0 || n > int64(len(s.events)) {
+		return 0, &refusal{msg: fmt.Sprintf("the server holds the run's events up to %d, the app delivered %d and holds %d more",
+			seq, s.delivered, len(s.events))}
 	}
-	return out
+	s.events = s.events[n:]
+	s.delivered = seq
+	return int(n), nil
 }
 
-// send is the run's sender: it registers the run, then posts what is queued until run.finished
-// is delivered. It retries while the server is unreachable; a server that refuses the run ends it.
-func (s *remoteRun) send(first traces.Event) {
-	id := ""
-	var w wire
-	retry := retryMin
-	heartbeat := time.NewTimer(heartbeatEvery)
-	defer heartbeat.Stop()
-	for {
-		batch, agents, last := s.pending()
-		var err error
-		if id == "" {
-			id, err = s.create(first, batch.Agents)
-			if err == nil {
-				s.sent(ingestBatch{}, agents)
-				continue
-			}
-		} else {
-			if batch.Wire, err = w.array(batch.Events); err != nil {
-				err = &refusal{msg: "encode: " + err.Error()}
-			} else {
-				err = s.c.post("/api/ingest/"+id, batch, nil)
-			}
-			if err == nil {
-				w.sent(len(batch.Events))
-				s.sent(batch, agents)
-				if last {
-					return
-				}
-				retry = retryMin
-				if len(batch.Events) == maxBatch {
-					continue
-				}
-			}
-		}
-		var refused *refusal
-		switch {
-		case errors.As(err, &refused):
-			s.c.log.Warn("baton refused this run; it is no longer recorded", "url", s.c.url, "error", refused.msg)
-			s.drop()
-			return
-		case s.c.stop.Err() != nil:
-			return
-		case err != nil:
-			s.c.unreachable(err)
-			select {
-			case <-time.After(retry):
-			case <-s.c.stop.Done():
-				return
-			}
-			retry = min(2*retry, retryMax)
-			continue
-		}
-		every := heartbeatEvery
-		if batch.Ending != nil {
-			every = endingHeartbeat // the server ends a quiet run that holds an ending sooner
-		}
-		heartbeat.Reset(every)
-		select {
-		case <-s.wake:
-		case <-heartbeat.C: // an empty post tells the server the app is alive
-		case <-s.c.stop.Done():
-			return
-		}
-	}
+// whole reports whether the server has the whole run: its end and every event before it.
+func (s *remoteRun) whole() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.finished && len(s.events) == 0
+}
+
+// firstUndelivered returns the run's seq of the first event the server does not have.
+func (s *remoteRun) firstUndelivered() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.delivered + 1
 }
 
 // drop discards the run after the server refused it.
@@ -336,147 +431,5 @@ func (s *remoteRun) drop() {
 	defer s.mu.Unlock()
 	s.finished = true
 	s.events, s.agents = nil, nil
-}
-
-// ingestRun is the body of POST /api/ingest.
-type ingestRun struct {
-	Run     ingestLabels   `json:"run"`
-	Agents  []traces.Agent `json:"agents"`
-	Resumes string         `json:"resumes,omitempty"`
-}
-
-// ingestLabels is what a new run is called in the server's list.
-type ingestLabels struct {
-	Flow         string `json:"flow"`
-	Input        string `json:"input"`
-	Model        string `json:"model"`
-	Conversation string `json:"conversation,omitempty"`
-}
-
-// ingestBatch is the body of POST /api/ingest/:id.
-type ingestBatch struct {
-	Events []traces.Event  `json:"-"`      // what the post delivers
-	Wire   json.RawMessage `json:"events"` // Events in the compact form (see wire)
-	Agents []traces.Agent  `json:"agents,omitempty"`
-	Ending *ingestEnding   `json:"ending,omitempty"`
-}
-
-// ingestEnding is how a run ends should the app go quiet: its status, when it ended, and the
-// events its end records (each visit's agent.finished), which the server appends then.
-type ingestEnding struct {
-	Status traces.Status  `json:"status"`
-	Error  string         `json:"error,omitempty"`
-	Time   time.Time      `json:"time"`
-	Tail   []traces.Event `json:"tail,omitempty"`
-}
-
-// wire is the sender's encoding of a run's events in the compact form of the trace format's
-// current version, which the server reads: an input that extends an earlier event's refers to
-// it, so a growing conversation is sent in size linear in its messages. Each event is encoded
-// once, in order, and kept until delivered, so that a post sent again carries the same bytes.
-type wire struct {
-	enc     traces.EventEncoder
-	encoded [][]byte // the queue's first events, encoded
-}
-
-// array returns events, the queue's first ones, as a JSON array, encoding those not yet encoded.
-func (w *wire) array(events []traces.Event) ([]byte, error) {
-	out := []byte{'['}
-	for i, e := range events {
-		if i == len(w.encoded) {
-			data, err := w.enc.AppendEvent(nil, e)
-			if err != nil {
-				return nil, err
-			}
-			w.encoded = append(w.encoded, data)
-		}
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, w.encoded[i]...)
-	}
-	return append(out, ']'), nil
-}
-
-// sent drops the first n events, delivered.
-func (w *wire) sent(n int) { w.encoded = w.encoded[n:] }
-
-// create registers the run with the server, from its first event: run.started, or resumed when
-// it continues an interrupted run, which the server then reopens.
-func (s *remoteRun) create(first traces.Event, agents []traces.Agent) (string, error) {
-	req := ingestRun{Run: ingestLabels{Model: "app", Conversation: s.conversation}, Agents: agents}
-	if first.Run != nil {
-		req.Run.Flow, req.Run.Input = first.Run.Flow, first.Run.Input
-	}
-	if first.Kind == traces.KindResumed && first.Interrupt != nil {
-		req.Resumes = first.Interrupt.ID
-	}
-	if req.Agents == nil {
-		req.Agents = []traces.Agent{}
-	}
-	var created struct {
-		ID string `json:"id"`
-	}
-	if err := s.c.post("/api/ingest", req, &created); err != nil {
-		return "", err
-	}
-	if created.ID == "" {
-		return "", &refusal{msg: "the server answered without a run id"}
-	}
-	return created.ID, nil
-}
-
-// refusal is a 4xx answer: the server understood and said no; sending again will not help.
-type refusal struct{ msg string }
-
-func (e *refusal) Error() string { return e.msg }
-
-// post sends body as JSON and decodes the answer into out (when not nil).
-func (c *client) post(path string, body, out any) error {
-	data, err := json.Marshal(body)
-	if err != nil {
-		return &refusal{msg: "encode: " + err.Error()}
-	}
-	req, err := http.NewRequestWithContext(c.stop, http.MethodPost, c.url+path, bytes.NewReader(data))
-	if err != nil {
-		return &refusal{msg: err.Error()}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := c.http.Do(req)
-	c.down.Store(err != nil)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests {
-		var e struct {
-			Error string `json:"error"`
-		}
-		if json.Unmarshal(answer, &e) != nil || e.Error == "" {
-			e.Error = strings.TrimSpace(string(answer))
-		}
-		return &refusal{msg: fmt.Sprintf("%s: %s", resp.Status, e.Error)}
-	}
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s answered %s", c.url, resp.Status)
-	}
-	if out != nil {
-		return json.Unmarshal(answer, out)
-	}
-	return nil
-}
-
-// unreachable says once that Baton cannot be reached.
-func (c *client) unreachable(err error) {
-	if c.warned.CompareAndSwap(false, true) {
-		c.log.Warn("baton is unreachable; the app runs on and runs are sent when it answers (events beyond the buffer are dropped and counted)",
-			"url", c.url, "error", err.Error())
-	}
+	s.releaseEnding()
 }

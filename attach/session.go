@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/cloudwego/eino/adk"
+
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -69,8 +71,20 @@ func sessionOf(ctx context.Context, v *visit) (map[string]any, *sync.Mutex) {
 // value (eino stores a reply under OutputKey after the agent's work, so only a later callback
 // sees it: that agent's OutputKey is then learned); else v, whose callback saw it first.
 func (r *Recorder) diffSession(ctx context.Context, v *visit, byWork bool) {
+	r.recordSets(r.sessionChanges(ctx, v, byWork))
+}
+
+// sessionSet is a change of a session value to the JSON value js, set by setter (nil: unknown).
+type sessionSet struct {
+	key, js string
+	setter  *visit
+}
+
+// sessionChanges returns, as diffSession records them, the values changed since the last look,
+// and notes them as seen. Callers hold r.mu.
+func (r *Recorder) sessionChanges(ctx context.Context, v *visit, byWork bool) []sessionSet {
 	if ctx == nil {
-		return
+		return nil
 	}
 	values, lock := sessionOf(ctx, v)
 	if lock != nil {
@@ -89,31 +103,79 @@ func (r *Recorder) diffSession(ctx context.Context, v *visit, byWork bool) {
 		lock.Unlock()
 	}
 	if !changed {
-		return // the common case, spared copying the values and sorting the keys
+		return nil // the common case, spared copying the values and sorting the keys
 	}
+	var sets []sessionSet
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		js, changed := r.changedValue(k, values[k])
+		if !changed {
+			continue
+		}
+		sets = append(sets, sessionSet{key: k, js: js, setter: r.setterOf(k, js, v, byWork)})
+	}
+	return sets
+}
+
+// recordSets records sets, in order. Callers hold r.mu.
+func (r *Recorder) recordSets(sets []sessionSet) {
+	for _, s := range sets {
+		r.recordSet(s.key, s.js, s.setter)
+	}
+}
+
+// noticeOutput records the value eino stored under v's OutputKey, if it did, as set by v: eino
+// stores an agent's answer (setOutputToSession in adk/chatmodel.go) after its runnable has
+// returned and before its events end, where no callback fires. It is called where that is over and
+// nothing after v has begun: at the end of v's events, or, when v transferred, as the target
+// starts. Only v's own output is recorded: a parallel branch may be setting other values at this
+// very moment, which the next callback that looks records. Callers hold r.mu.
+func (r *Recorder) noticeOutput(v *visit) {
+	if v.startCtx == nil {
+		return
+	}
+	values := adk.GetSessionValues(v.startCtx)
 	for _, k := range slices.Sorted(maps.Keys(values)) {
 		if r.session.unchanged(k, values[k]) {
 			continue
 		}
 		js := jsonValue(values[k])
-		seen := seenValue{json: js}
-		switch values[k].(type) {
-		case string, bool, int, int64, float64:
-			seen.plain = values[k]
-		}
-		if r.session[k].json == js {
-			r.session[k] = seen
+		owner := r.tree.outputKeyOwner(k)
+		if owner != v.agent && (owner != "" || !v.answered(js)) {
 			continue
 		}
-		r.session[k] = seen
-		setter := r.setterOf(k, js, v, byWork)
-		agent, path := r.lastAgent, r.lastPath
-		if setter != nil {
-			agent, path = setter.agent, setter.path
+		if _, changed := r.changedValue(k, values[k]); changed {
+			r.learnOutputKey(v, k)
+			r.recordSet(k, js, v)
 		}
-		r.emit(traces.Event{Kind: traces.KindSessionSet, Agent: agent, RunPath: path,
-			Session: &traces.SessionSet{Key: k, Value: json.RawMessage(js), SetBy: agent}})
 	}
+}
+
+// changedValue notes the value under key as seen and returns it as JSON, with whether it changed
+// since the last look. Callers hold r.mu.
+func (r *Recorder) changedValue(key string, value any) (string, bool) {
+	if r.session.unchanged(key, value) {
+		return "", false
+	}
+	js := jsonValue(value)
+	seen := seenValue{json: js}
+	switch value.(type) {
+	case string, bool, int, int64, float64:
+		seen.plain = value
+	}
+	changed := r.session[key].json != js
+	r.session[key] = seen
+	return js, changed
+}
+
+// recordSet records that setter (nil: unknown, then whoever acted last) set key to the JSON value
+// js. Callers hold r.mu.
+func (r *Recorder) recordSet(key, js string, setter *visit) {
+	agent, path := r.lastAgent, r.lastPath
+	if setter != nil {
+		agent, path = setter.agent, setter.path
+	}
+	r.emit(traces.Event{Kind: traces.KindSessionSet, Agent: agent, RunPath: path,
+		Session: &traces.SessionSet{Key: key, Value: json.RawMessage(js), SetBy: agent}})
 }
 
 // setterOf returns the visit that set key to the JSON value js, as diffSession explains.
@@ -131,12 +193,22 @@ func (r *Recorder) setterOf(key, js string, noticer *visit, byWork bool) *visit 
 		return noticer
 	}
 	for i := len(r.order) - 1; i >= 0; i-- {
-		v := r.order[i]
-		if v.lastReply != "" && jsonValue(v.lastReply) == js {
-			r.tree.setOutputKey(v.agent, key)
-			r.putAgents()
+		if v := r.order[i]; v.answered(js) {
+			r.learnOutputKey(v, key)
 			return v
 		}
 	}
 	return noticer
+}
+
+// answered reports whether v's latest reply is the JSON value js, as eino stores an answer under
+// an OutputKey.
+func (v *visit) answered(js string) bool { return v.lastReply != "" && jsonValue(v.lastReply) == js }
+
+// learnOutputKey notes in the tree that v's agent answers into key. Callers hold r.mu.
+func (r *Recorder) learnOutputKey(v *visit, key string) {
+	if r.tree.outputKeyOwner(key) == "" {
+		r.tree.setOutputKey(v.agent, key)
+		r.putAgents()
+	}
 }

@@ -3,7 +3,7 @@ package attach
 import (
 	"context"
 	"fmt"
-	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -38,12 +38,12 @@ func (r *Recorder) holdTransfer(v *visit, t traces.Transfer, out bool) {
 	r.transferCh = make(chan struct{})
 }
 
-// recordTransfer records h with its outcome: made, or refused with errMsg (also the run's
-// failure). Callers hold r.mu.
-func (r *Recorder) recordTransfer(h *heldTransfer, errMsg string) {
+// recordTransfer records h with its outcome: made, or refused with errMsg, in the words of errBy
+// (also the run's failure). Callers hold r.mu.
+func (r *Recorder) recordTransfer(h *heldTransfer, errMsg, errBy string) {
 	t := h.t
 	if errMsg != "" {
-		t.Outcome, t.Error = traces.TransferFailed, errMsg
+		t.Outcome, t.Error, t.ErrorBy = traces.TransferFailed, errMsg, errBy
 	}
 	r.emit(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: h.from.path, Transfer: &t})
 	if errMsg != "" {
@@ -67,7 +67,8 @@ func (r *Recorder) awaitTransfer(ctx context.Context, agent string) bool {
 			r.mu.Unlock()
 			awaitClosed(h.ready)
 			r.mu.Lock()
-			r.recordTransfer(h, "")
+			r.noticeOutput(h.from) // stored as h.from's run ended, before eino started agent
+			r.recordTransfer(h, "", "")
 			r.mu.Unlock()
 			return true
 		}
@@ -84,37 +85,59 @@ func (r *Recorder) awaitTransfer(ctx context.Context, agent string) bool {
 }
 
 // refuseTransfers records the transfers of v that no agent start claimed, now that v's events
-// have ended: eino refused them. With the Runner's stream at hand its error says why; else the
-// recorder says what it saw.
+// have ended: eino refused them. It waits, at most causeWait, for eino's error while a source that
+// carries it may still bring it (see einoErrorMayCome); without it, the recorder says what it saw.
 func (r *Recorder) refuseTransfers(v *visit) {
-	r.mu.Lock()
-	waitStream := !r.streamDone && slices.ContainsFunc(slices.Concat(slices.Collect(maps.Values(r.transfers))...),
-		func(h *heldTransfer) bool { return h.from == v })
-	r.mu.Unlock()
-	if waitStream {
-		// eino sends its refusal on the stream just before it ends v's copy of events.
-		awaitClosed(r.streamErrCh)
-	}
+	timeout := time.NewTimer(causeWait)
+	defer timeout.Stop()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for r.hasUnclaimed(v) && r.einoErrorFor(v) < 0 && r.einoErrorMayCome(v) {
+		wake := r.errsChanged
+		r.mu.Unlock()
+		select {
+		case <-wake:
+			r.mu.Lock()
+		case <-timeout.C:
+			r.mu.Lock()
+			r.refuse(v)
+			return
+		}
+	}
 	r.refuse(v)
 }
 
 // refuse records v's unclaimed transfers as refused. Callers hold r.mu.
 func (r *Recorder) refuse(v *visit) {
 	for _, h := range r.unclaimed(v) {
-		msg := refusedWhy(h.t)
-		if len(r.streamErrs) > 0 {
-			msg = r.streamErrs[0]
-			r.streamErrs = r.streamErrs[1:]
+		msg, by, einos := r.refusal(v, h)
+		if einos >= 0 {
+			r.einoErrs = slices.Delete(r.einoErrs, einos, einos+1) // told once
 		}
-		r.recordTransfer(h, msg)
+		r.recordTransfer(h, msg, by)
 	}
 }
 
-// refusedWhy says why t failed, as far as the recorder saw.
-func refusedWhy(t traces.Transfer) string {
-	return fmt.Sprintf("transfer to %q failed: the agent never started (eino found no agent of that name reachable from %q)", t.To, t.From)
+// refusal returns why eino refused h, a transfer of v, and whose words these are: eino's own
+// error, when one reached the recorder (einos is its place in r.einoErrs, else -1); else the
+// recorder's, saying what it saw and why it has no more. Callers hold r.mu.
+func (r *Recorder) refusal(v *visit, h *heldTransfer) (msg, by string, einos int) {
+	if i := r.einoErrorFor(v); i >= 0 {
+		return r.einoErrs[i].err.Error(), traces.ErrorByEino, i
+	}
+	return fmt.Sprintf("transfer to %q refused: eino found no agent %q reachable from %q (only its sub-agents and its parent are); "+
+		"eino (as of v0.9.21) reports its own error only on the Runner's event stream, which callbacks do not see",
+		h.t.To, h.t.To, h.t.From), traces.ErrorByRecorder, -1
+}
+
+// hasUnclaimed reports whether v holds a transfer no agent start has claimed. Callers hold r.mu.
+func (r *Recorder) hasUnclaimed(v *visit) bool {
+	for _, held := range r.transfers {
+		if slices.ContainsFunc(held, func(h *heldTransfer) bool { return h.from == v }) {
+			return true
+		}
+	}
+	return false
 }
 
 // heldFrom returns v's held transfers no start has claimed, in the order refuse records them.
@@ -150,22 +173,100 @@ func (r *Recorder) unclaimed(v *visit) []*heldTransfer {
 	return out
 }
 
+// einoError is an error eino raised outside any agent's own events, kept to explain a transfer
+// eino refused. eino sends its refusal ("transfer failed: agent 'X' not found when transferring
+// from 'Y'") with no agent name, from the flow that ran the agent, to whatever reads that flow:
+// the Runner's stream, which no callback sees, or the workflow agent around it, whose copy of
+// events then carries it, or the AgentTool that ran it, whose call fails with it. call is the
+// AgentTool call whose refusals it explains ("" for the run's own).
+type einoError struct {
+	err  error
+	call string
+}
+
+// keepEinoError keeps err, raised by eino outside any agent, for the refusals of scope call, once:
+// the stream and the copies of nested workflows carry the same error. Callers hold r.mu.
+func (r *Recorder) keepEinoError(err error, call string) {
+	for _, e := range r.einoErrs {
+		if e.call == call && sameError(e.err, err) {
+			return
+		}
+	}
+	r.einoErrs = append(r.einoErrs, einoError{err: err, call: call})
+	r.wakeRefusals()
+}
+
+// sameError reports whether a and b are one error value (never compared by their text).
+func sameError(a, b error) bool {
+	ta := reflect.TypeOf(a)
+	return ta == reflect.TypeOf(b) && ta.Comparable() && a == b
+}
+
+// einoErrorFor returns the index of the kept error that explains a refusal of v, or -1.
+// Callers hold r.mu.
+func (r *Recorder) einoErrorFor(v *visit) int {
+	return slices.IndexFunc(r.einoErrs, func(e einoError) bool { return e.call == v.boundary })
+}
+
+// einoErrorMayCome reports whether eino's error for a transfer refused from v may still reach the
+// recorder: inside an AgentTool call, until the call returns; outside any, while the Runner's
+// stream is read (by Recorder.Run) and has not ended, or a workflow around v has not had its copy
+// of events read to its end. Callers hold r.mu.
+func (r *Recorder) einoErrorMayCome(v *visit) bool {
+	if v.boundary != "" {
+		call, open := r.agentTools[v.boundary]
+		return open && !call.returned
+	}
+	if !r.streamDone {
+		return true
+	}
+	for w := v.parent; w != nil; w = w.parent {
+		if isWorkflow(w.kind) && !w.drained {
+			return true
+		}
+	}
+	return false
+}
+
+// agentToolReturned notes that eino ended AgentTool call callID (when it is one), failed with err:
+// an AgentTool whose callee refused a transfer fails with eino's refusal. Callers hold r.mu.
+func (r *Recorder) agentToolReturned(callID string, err error) {
+	call, ok := r.agentTools[callID]
+	if !ok {
+		return
+	}
+	call.returned = true
+	r.agentTools[callID] = call
+	if err != nil && !isInterrupt(err) {
+		r.keepEinoError(err, callID)
+	}
+	r.wakeRefusals()
+}
+
 // unattributedError keeps an error eino raised outside any agent, from the Runner's stream: a
 // transfer it refused, which the agent that transferred records when its events end, or a panic in
 // eino's own goroutine, recorded when the run ends.
 func (r *Recorder) unattributedError(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.streamErrs = append(r.streamErrs, err.Error())
-	r.streamErrSeen()
+	r.keepEinoError(err, "")
 }
 
-// streamErrSeen wakes refuseTransfers: an error came from the stream, or the stream ended.
+// wakeRefusals wakes the refusals waiting for eino's error: one came, or a source of them ended.
 // Callers hold r.mu.
-func (r *Recorder) streamErrSeen() {
-	select {
-	case <-r.streamErrCh:
-	default:
-		close(r.streamErrCh)
+func (r *Recorder) wakeRefusals() {
+	close(r.errsChanged)
+	r.errsChanged = make(chan struct{})
+}
+
+// failUnexplained records the errors eino raised outside any agent that explained no refusal (a
+// panic in eino's own goroutine, say) as the run's failure, blamed on whoever acted last. An
+// AgentTool call's error is left out: its caller's own error event records it. Callers hold r.mu.
+func (r *Recorder) failUnexplained() {
+	for _, e := range r.einoErrs {
+		if e.call == "" {
+			r.fail(r.lastAgent, r.lastPath, e.err.Error())
+		}
 	}
+	r.einoErrs = nil
 }

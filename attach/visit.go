@@ -14,7 +14,7 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// Ways control reaches an agent, as agent.started's via says.
+// Ways control reaches an agent, as agent.started's via says (and viaResume).
 const (
 	viaRun       = "run"
 	viaTransfer  = "transfer"
@@ -48,10 +48,14 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 		if parent.kind != "Parallel" {
 			r.awaitInside(parent) // one step runs after another; parallel branches run as they run
 		}
-	case r.rootVisit() == nil || (resumed && parent == nil):
+	case r.rootVisit() == nil:
 		via = viaRun
 	case parent != nil && parent.agent == at.agent() && parent.addr == pathKey(at.path):
 		via = viaWorkflow // an agent of its own name run directly inside: a wrapper runs what it wraps
+	case resumed:
+		// eino starts again every agent on the interrupt's address: no transfer brought control
+		// here, and none will be recorded.
+		via = viaResume
 	default:
 		r.awaitTransfer(ctx, at.agent())
 	}
@@ -61,10 +65,11 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	if r.sessionCtx == nil {
 		r.sessionCtx = ctx
 	}
-	v := &visit{rec: r, agent: at.agent(), kind: info.Type, via: via, parent: parent, addr: pathKey(at.path),
+	v := &visit{rec: r, agent: at.agent(), kind: info.Type, chat: info.Type == "ChatModel", via: via, parent: parent, addr: pathKey(at.path),
 		resumed: resumed, startCtx: ctx, finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
 	r.setPath(v, at, local)
 	if ownRun {
+		parent.ownRuns = append(parent.ownRuns, v)
 		v.path = append(slices.Clone(parent.path), local...) // as the events of an AgentTool's callee
 	}
 	if r.root == nil {
@@ -81,6 +86,9 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 		v.fedInput = traceMessages(in.Input.Messages)
 	}
 	r.tree.visit(v)
+	if via == viaResume {
+		r.reenter(v, at)
+	}
 	r.putAgents()
 	return v
 }
@@ -96,6 +104,7 @@ func (r *Recorder) setPath(v *visit, at place, local []string) {
 	}
 	v.local = strings.Join(local, ">")
 	v.path = local
+	v.boundary = at.boundaryCallID
 	if t, ok := r.openTools[at.boundaryCallID]; ok && at.boundaryCallID != "" && t.v != nil {
 		v.path = append(slices.Clone(t.v.path), local...)
 	}
@@ -106,7 +115,7 @@ func (r *Recorder) setPath(v *visit, at place, local []string) {
 // same name, and a deterministic transfer around a team runs the team's first agent so. Their
 // events carry the inner agent's run path, and its input is what that agent was fed (a wrapped
 // team runs in a session of its own); the wrapper's own events keep the outer path.
-func (r *Recorder) fold(ctx context.Context, v *visit, at place, in *adk.AgentCallbackInput) {
+func (r *Recorder) fold(ctx context.Context, v *visit, at place, kind string, in *adk.AgentCallbackInput) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	local := einoRunPath(ctx)
@@ -114,6 +123,7 @@ func (r *Recorder) fold(ctx context.Context, v *visit, at place, in *adk.AgentCa
 		return // already folded: inside the supervisor, every callback fires twice
 	}
 	v.outer = v.local
+	v.chat = kind == "ChatModel"
 	// A deterministic transfer wrapping a team (its eino type) sends its way out after the team;
 	// the prebuilt supervisor's container has no events of its own.
 	v.holds = v.kind == "DeterministicTransfer"
@@ -220,9 +230,11 @@ func (r *Recorder) runnableEnded(v *visit, err error) {
 	case isInterrupt(err):
 		v.interrupted = true
 		v.pendingInterrupt = interruptFromError(err)
+		r.stopped(err)
 	case err != nil:
 		v.errMsg = err.Error()
 		v.pendingError = true
+		r.abandonTools(v, toolAbandoned)
 	}
 	v.runnableEnded = true
 	r.finishVisit(v)
@@ -284,10 +296,19 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 			}
 			r.observe(v, ev)
 		}
+		v.outputs.wait() // its last reply, which eino stores under its OutputKey
+		r.mu.Lock()
+		r.endOwnEvents(v)
+		r.noticeOutput(v)
+		r.mu.Unlock()
 		r.refuseTransfers(v)
 		r.mu.Lock()
 		r.decideAll(v)
 		v.ownDone = true
+		v.drained = true
+		if isWorkflow(v.kind) {
+			r.wakeRefusals() // its copy passed on eino's errors raised in it: no more will come
+		}
 		r.finishVisit(v)
 		root := v == r.root
 		if root {
@@ -305,10 +326,19 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 // runs where the work happens; byWork says it ends work of v's that may set values (a tool call,
 // its runnable), which then set what changed. Goroutines reading copies of events never look: eino may be
 // writing the session at that very moment, and the trace would then depend on timing.
+//
+// What v's runnable set is held until v's own events have been read (see endOwnEvents): an agent
+// may send an event and then store a value (plan-execute's planner sends its plan, then stores
+// it), and its copy of events is read behind its callbacks.
 func (r *Recorder) noticeSession(ctx context.Context, v *visit, byWork bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.diffSession(ctx, v, byWork)
+	sets := r.sessionChanges(ctx, v, byWork)
+	if byWork && !v.eventsOver {
+		v.heldSets = append(v.heldSets, sets...)
+		return
+	}
+	r.recordSets(sets)
 }
 
 // inputMode tells what eino fed an AgentTool's callee: the request alone, as one user message, or

@@ -43,7 +43,7 @@ func fastRunToViewers(tb testing.TB, turns, events, pages int) int64 {
 		seqs   []int64
 		closed *websocket.CloseError
 		end    traces.Event // the last event
-		last   liveMessage
+		last   server.LiveMessage
 	}
 	var wg sync.WaitGroup
 	results := make([]result, events+pages)
@@ -57,7 +57,7 @@ func fastRunToViewers(tb testing.TB, turns, events, pages int) int64 {
 	for i := events; i < events+pages; i++ {
 		page := ts.mustDial(tb, "/runs/"+id+"/live?after=0")
 		wg.Go(func() {
-			msgs := readLive(tb, page, func(m liveMessage) bool { return m.Status == traces.StatusCompleted })
+			msgs := readLive(tb, page, func(m server.LiveMessage) bool { return m.Status == traces.StatusCompleted })
 			var rows []int64
 			for _, id := range rowIDs(tb, msgs) {
 				var seq int64
@@ -85,8 +85,8 @@ func fastRunToViewers(tb testing.TB, turns, events, pages int) int64 {
 		}
 	}
 	for i, page := range results[events:] {
-		if !slices.Equal(page.seqs, span(1, n)) || *page.last.Seq != n {
-			tb.Errorf("run page %d: %d rows, last message at seq %d; want one row per event, in order, up to %d", i, len(page.seqs), *page.last.Seq, n)
+		if !slices.Equal(page.seqs, span(1, n)) || page.last.Seq != n {
+			tb.Errorf("run page %d: %d rows, last message at seq %d; want one row per event, in order, up to %d", i, len(page.seqs), page.last.Seq, n)
 		}
 	}
 	return n
@@ -128,7 +128,7 @@ func TestFeedKeepsNewestEvents(t *testing.T) {
 // timeline rows they append.
 func liveRows(t *testing.T, conn *websocket.Conn, n int64) []int64 {
 	t.Helper()
-	msgs := readLive(t, conn, func(m liveMessage) bool { return *m.Seq >= n })
+	msgs := readLive(t, conn, func(m server.LiveMessage) bool { return m.Seq >= n })
 	var out []int64
 	for _, id := range rowIDs(t, msgs) {
 		seq, _ := strconv.ParseInt(strings.TrimPrefix(id, "ev-"), 10, 64)

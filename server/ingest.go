@@ -1,7 +1,9 @@
 package server
 
 import (
+	"errors"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -74,10 +76,15 @@ type ingestCreated struct {
 }
 
 // startIngest serves POST /api/ingest {"run": {"flow", "input", "model", "conversation"},
-// "agents": [...], "resumes": "<interrupt id>"}: an app starts streaming a run. The run is
-// registered at once, so its page and websockets work before any event arrives, and 201 {"id",
-// "url", "next": 1} tells the app where to post. When "resumes" names the last interrupt of a run
-// that ended interrupted, that run is reopened instead and the answer is 200 with its id.
+// "agents": [...], "resumes": "<interrupt id>", "continues": "<run id>", "key": "<app's id>"}: an
+// app starts streaming a run. The run is registered at once, so its page and websockets work
+// before any event arrives, and 201 {"id", "url", "next": 1} tells the app where to post. When
+// "resumes" names the last interrupt of a run that ended interrupted, that run is reopened
+// instead, and when "continues" names a run the server ended interrupted while the app went on,
+// that run goes on in a new session (see ingestion.continueRun); the answer is then 200 with its
+// id. A start sent again with the key of an open session is answered as the first one was. A
+// run still streamed whose last interrupt "resumes" names is ended interrupted first (see
+// ingestion.endStopped).
 func (s *Server) startIngest(c echo.Context) error {
 	var req ingestStart
 	if err := decodeIngest(c, &req); err != nil {
@@ -86,12 +93,12 @@ func (s *Server) startIngest(c echo.Context) error {
 	if err := traces.ValidateAgents(req.Agents); err != nil {
 		return err
 	}
-	rec, resumed, err := s.ingest.start(req)
+	rec, reopened, err := s.ingest.start(req)
 	if err != nil {
 		return err
 	}
 	status := http.StatusCreated
-	if resumed {
+	if reopened {
 		status = http.StatusOK
 	}
 	url := "/runs/" + rec.ID()
@@ -111,13 +118,29 @@ type ingestBatch struct {
 	Ending *ingestEnding `json:"ending"`
 }
 
-// ingestEnding is how a run ends should its app go quiet: the status (and error) and time to
-// finish it with, and the events its end records (each visit's agent.finished), appended first.
+// ingestEnding is how a run ends should the app go quiet now, and when, by the app's clock: the
+// end of what may be the run's last agent. A run ended this way ends then, not when the server
+// gave up waiting (an ending without a time ends the run when the app was last heard from),
+// after the events its end records (each open agent's agent.finished...), its tail.
 type ingestEnding struct {
 	Status traces.Status  `json:"status"`
 	Error  string         `json:"error"`
 	Time   time.Time      `json:"time"`
 	Tail   []traces.Event `json:"tail"`
+}
+
+// foresees reports whether the ending's tail holds the interrupt id, which the app has not posted
+// yet (false for a nil ending).
+func (e *ingestEnding) foresees(id string) bool {
+	if e == nil {
+		return false
+	}
+	for _, t := range e.Tail {
+		if t.Kind == traces.KindInterrupted && t.Interrupt != nil && t.Interrupt.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // check reports what is wrong with an ending, if anything.
@@ -139,37 +162,75 @@ func (e *ingestEnding) check() error {
 	return nil
 }
 
+// same reports whether e and o say the same, both nil included.
+func (e *ingestEnding) same(o *ingestEnding) bool {
+	if e == nil || o == nil {
+		return e == o
+	}
+	return e.Status == o.Status && e.Error == o.Error && e.Time.Equal(o.Time) && reflect.DeepEqual(e.Tail, o.Tail)
+}
+
 // ingestNext is the answer to a post: the seq of the next event the app sends.
 type ingestNext struct {
 	Next int64 `json:"next"`
 }
 
-// postIngest serves POST /api/ingest/:id {"events": [...], "agents": [...]}: the next events of a
-// run an app streams, checked as a whole before any is stored; 200 {"next"}. An empty list is a
-// heartbeat. A run.finished, last in its post, ends the run and the session.
+// ingestConflict refuses a post that the session cannot take as sent, saying where the server
+// stands, so that the app goes on from there instead of giving up: a post sent again after its
+// answer was lost, or a post to a session that is over.
+type ingestConflict struct {
+	err   *traces.Error // CodeConflict: what the app reads
+	next  int64         // the seq of the session's next event; 0 when the server does not know
+	ended bool          // the session is over: the app goes on with POST /api/ingest {"continues"}
+}
+
+func (c *ingestConflict) Error() string { return c.err.Error() }
+func (c *ingestConflict) Unwrap() error { return c.err }
+
+// ingestConflictAnswer is the body of an ingestConflict's 409.
+type ingestConflictAnswer struct {
+	Error string `json:"error"`
+	Next  int64  `json:"next,omitempty"`
+	Ended bool   `json:"ended,omitempty"`
+}
+
+// postIngest serves POST /api/ingest/:id {"events": [...], "agents": [...], "ending": {...}}: the
+// next events of a run an app streams, checked as a whole before any is stored; 200 {"next"}. An
+// empty list is a heartbeat. A run.finished, last in its post, ends the run and the session. A
+// post the session cannot take where it stands gets 409 {"error", "next", "ended"} (see
+// ingestConflict).
 func (s *Server) postIngest(c echo.Context) error {
-	run, err := s.ingest.session(c.Param("id"))
-	if err != nil {
-		return err
+	next, err := s.postToSession(c)
+	var conflict *ingestConflict
+	if errors.As(err, &conflict) {
+		return c.JSON(http.StatusConflict, ingestConflictAnswer{Error: conflict.err.Message, Next: conflict.next, Ended: conflict.ended})
 	}
-	var b ingestBatch
-	if err := decodeIngest(c, &b); err != nil {
-		return err
-	}
-	next, err := run.post(b)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, ingestNext{Next: next})
 }
 
+func (s *Server) postToSession(c echo.Context) (next int64, err error) {
+	run, err := s.ingest.session(c.Param("id"))
+	if err != nil {
+		return 0, err
+	}
+	var b ingestBatch
+	if err := decodeIngest(c, &b); err != nil {
+		return 0, err
+	}
+	return run.post(b)
+}
+
 // post checks b against the session and then stores it: agents first, then the events, a final
-// run.finished through FinishAt. Nothing is stored when any check fails.
+// run.finished through FinishAt. Nothing is stored when any check fails. A session that ended is
+// reopened by a post that fits it when the app had only gone quiet (see sessionEnd).
 func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.over {
-		return 0, endedError(r.rec.ID())
+	if r.over == endedByApp || r.over == endedByServer {
+		return 0, r.endedConflict()
 	}
 	r.last = time.Now() // any post, even a refused one, shows the app is there
 	if err := traces.ValidateAgents(b.Agents); err != nil {
@@ -185,9 +246,31 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 		// Decoded last among the checks: the decoder keeps what it accepts.
 		var err error
 		events, err = r.dec.DecodeEvents(b.Events, func(events []traces.Event) error {
-			return checkBatch(events, r.next, r.resumes != "")
+			return checkBatch(events, r.next, r.start)
 		})
 		if err != nil {
+			return 0, err
+		}
+	}
+	switch r.over {
+	case endedByMark:
+		switch {
+		case len(events) == 0 && r.ending.same(b.Ending):
+			return r.next, nil // the app is there, and its run still ends as it had said
+		case len(events) == 1 && events[0].Kind == traces.KindRunFinished:
+			// The app's own end, late: the run already ended as the app had said.
+			r.next++
+			r.over = endedByApp
+			return r.next, nil
+		}
+		r.over = endedByServer // its events cannot follow the end it had announced
+		return 0, r.endedConflict()
+	case endedQuiet:
+		at := time.Now().UTC()
+		if len(events) > 0 {
+			at = events[0].Time
+		}
+		if err := r.reopenLocked(at); err != nil {
 			return 0, err
 		}
 	}
@@ -198,13 +281,15 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 		default:
 		}
 	}
-	for _, a := range b.Agents {
-		r.rec.PutAgent(a)
-	}
+	putAgents(r.rec, b.Agents)
 	for _, e := range events {
 		r.next++
+		r.lastEvent = e.Time
+		if e.Kind == traces.KindInterrupted && e.Interrupt != nil {
+			r.stoppedAt = e.Interrupt.ID
+		}
 		if e.Kind == traces.KindRunFinished {
-			r.endLocked(e.Time, e.Run.Status, e.Run.Error)
+			r.endLocked(endedByApp, e.Time, e.Run.Status, e.Run.Error)
 			break
 		}
 		r.rec.Emit(e)
@@ -212,14 +297,15 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 	return r.next, nil
 }
 
-// checkBatch checks a post's events: the first numbered next, each following +1, each valid on
-// its own (traces.ValidateEvent) and with a time, run.started only as a new run's first event,
-// resumed first in a resumed run, and run.finished, with a final status, only last. Messages name
-// the event as events[i] of the post.
-func checkBatch(events []traces.Event, next int64, resumed bool) error {
+// checkBatch checks a post's events: the first numbered next (else an ingestConflict
+// saying so), each following +1, each valid on its own (traces.ValidateEvent) and with a time,
+// run.started only as a new run's first event, resumed first in a resumed session, and
+// run.finished, with a final status, only last. Messages name the event as events[i] of the post.
+func checkBatch(events []traces.Event, next int64, start sessionStart) error {
 	for i, e := range events {
 		if i == 0 && e.Seq != next {
-			return traces.Errorf(traces.CodeConflict, "expected event seq %d, got %d: resend from %d", next, e.Seq, next)
+			return &ingestConflict{next: next,
+				err: traces.Errorf(traces.CodeConflict, "expected event seq %d, got %d: resend from %d", next, e.Seq, next)}
 		}
 		if want := next + int64(i); e.Seq != want {
 			return traces.Errorf(traces.CodeInvalid, "events[%d].seq is %d, want %d: number the events 1, 2, 3... with no gaps", i, e.Seq, want)
@@ -231,9 +317,9 @@ func checkBatch(events []traces.Event, next int64, resumed bool) error {
 			return traces.Errorf(traces.CodeInvalid, "events[%d] (%s) has no time: give each event the time it happened", i, e.Kind)
 		}
 		switch {
-		case e.Kind == traces.KindRunStarted && (e.Seq != 1 || resumed):
+		case e.Kind == traces.KindRunStarted && (e.Seq != 1 || start != startsRun):
 			return traces.Errorf(traces.CodeInvalid, "events[%d] (run.started) is not the first event of a new run: a run starts once", i)
-		case resumed && e.Seq == 1 && e.Kind != traces.KindResumed:
+		case start == resumesRun && e.Seq == 1 && e.Kind != traces.KindResumed:
 			return traces.Errorf(traces.CodeInvalid, "events[%d] (%s) is the first event of a resumed run: send resumed first", i, e.Kind)
 		case e.Kind == traces.KindRunFinished && i != len(events)-1:
 			return traces.Errorf(traces.CodeInvalid, "events[%d] (run.finished) is not the last event of its post: run.finished ends the run", i)

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -57,7 +58,7 @@ func TestIngestResumesAnInterruptedRun(t *testing.T) {
 		t.Errorf("late viewer closed with %v", closed)
 	}
 
-	final := readLive(t, page, func(m liveMessage) bool { return m.Status == traces.StatusCompleted })
+	final := readLive(t, page, func(m server.LiveMessage) bool { return m.Status == traces.StatusCompleted })
 	if got := rowIDs(t, final); !slices.Equal(got, []string{"ev-5", "ev-6", "ev-7"}) {
 		t.Errorf("run page rows after the resume: %v, want ev-5 to ev-7", got)
 	}
@@ -123,5 +124,62 @@ func TestIngestResumedRunThatGoesQuietStaysValid(t *testing.T) {
 	// It can be resumed again from the same interrupt.
 	if res := ts.startIngest(t, `{"resumes":"int-7"}`, nil, http.StatusOK); res.ID != id {
 		t.Errorf("second resume went to %s, want %s", res.ID, id)
+	}
+}
+
+// TestIngestResumeEndsTheRunStillOpenAtItsInterrupt: an app that exits right after its last event
+// may leave its run's session open, its interrupt posted (or foreseen in its ending) but not its
+// end, and another process resume it at once. The resume proves the run stopped there: the session
+// is ended at once, as its ending says (tail and time) or else interrupted at its last event, and
+// the resume goes on in the same run, not in a run of its own.
+func TestIngestResumeEndsTheRunStillOpenAtItsInterrupt(t *testing.T) {
+	stopped := appEvents(1, traces.KindRunStarted, traces.KindAgentStarted, traces.KindInterrupted, traces.KindAgentFinished)
+	endAt := stopped[3].Time.Add(time.Millisecond)
+	for _, tc := range []struct {
+		name   string
+		posted []traces.Event
+		ending map[string]any
+		endAt  time.Time
+	}{
+		{"interrupt posted", stopped[:3], nil, stopped[2].Time},
+		{"interrupt posted, ending", stopped[:3], map[string]any{"status": "interrupted", "time": endAt, "tail": stopped[3:]}, endAt},
+		{"interrupt foreseen", stopped[:2], map[string]any{"status": "interrupted", "time": endAt, "tail": stopped[2:]}, endAt},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := mustOpenServer(t, server.Config{})
+			id := ts.startIngest(t, `{"run":{"conversation":"conv-9"}}`, nil, http.StatusCreated).ID
+			body := map[string]any{"events": tc.posted}
+			if tc.ending != nil {
+				body["ending"] = tc.ending
+			}
+			data, err := json.Marshal(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := ts.do(t, request{method: http.MethodPost, path: "/api/ingest/" + id, body: string(data)}); res.status != http.StatusOK {
+				t.Fatalf("post: %d %s", res.status, res.body)
+			}
+
+			if res := ts.startIngest(t, `{"resumes":"int-7"}`, nil, http.StatusOK); res.ID != id {
+				t.Fatalf("resumed as %s, want the run still open at the interrupt, %s", res.ID, id)
+			}
+			rest := appEvents(1, traces.KindResumed, traces.KindMessage, traces.KindRunFinished)
+			ts.postEvents(t, id, nil, 4, rest...)
+			tr := ts.trace(t, id) // validates: resumed follows an interrupted run.finished
+			want := "[run.started agent.started interrupted run.finished resumed message run.finished]"
+			if tc.ending != nil {
+				want = "[run.started agent.started interrupted agent.finished run.finished resumed message run.finished]"
+			}
+			if got := fmt.Sprint(kinds(tr.Events)); got != want {
+				t.Errorf("events %s, want %s", got, want)
+			}
+			end := tr.Events[slices.IndexFunc(tr.Events, func(e traces.Event) bool { return e.Kind == traces.KindRunFinished })]
+			if end.Run.Status != traces.StatusInterrupted || !end.Time.Equal(tc.endAt) {
+				t.Errorf("the first part ended %+v at %v, want interrupted at %v", end.Run, end.Time, tc.endAt)
+			}
+			if tr.Run.Status != traces.StatusCompleted || tr.Run.Conversation != "conv-9" || len(ts.Broker.Runs()) != 1 {
+				t.Errorf("run %+v among %d runs, want the one run completed in conv-9", tr.Run, len(ts.Broker.Runs()))
+			}
+		})
 	}
 }

@@ -36,7 +36,7 @@ func mustServe(tb testing.TB, cfg server.Config) *servedServer {
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
-	cfg = withTestDefaults(cfg)
+	cfg = withTestDefaults(tb, cfg)
 	srv, err := server.New(cfg)
 	if err != nil {
 		ln.Close()

@@ -9,7 +9,6 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
 
-	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -18,17 +17,6 @@ const liveRoute = "/runs/:id/live"
 
 func (s *Server) liveRoutes(e *echo.Echo) {
 	e.GET(liveRoute, s.streamLive)
-}
-
-// liveUpdate is the shape of one message of the run page's websocket (feed.liveMessage writes
-// it): the HTML fragments that bring the page from its previous seq to Seq, the run's status as
-// of Seq, and the run's pace (absent for a run not started here), which another page may have
-// changed.
-type liveUpdate struct {
-	Seq       int64                `json:"seq"`
-	Status    traces.Status        `json:"status"`
-	PaceMS    *int64               `json:"pace_ms,omitempty"`
-	Fragments []templates.Fragment `json:"fragments"`
 }
 
 // liveDropped is the last message to a page that took too long to accept one: reconnect with

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -14,8 +15,39 @@ import (
 // The run page's live messages: what a feed renders of the page's parts, once per window, and
 // the message that brings a page at one seq to that render, built once for every page there.
 
+// LiveMessage is one message of the run page's websocket (GET /runs/:id/live): the HTML fragments
+// that bring the page from its previous seq to Seq, in the order the page applies them; the run's
+// status as of Seq; and the run's pace, absent for a run not started here, which another page may
+// have changed. Seq comes first, so that a reader may take it without decoding the rest.
+//
+// The feed writes it in pieces (liveMsg): the head is the type's own encoding/json encoding with
+// no fragments, cut where its empty list would close (so Fragments stays the last field), then the
+// fragments as templates encoded them, once for every page. A test reads the socket's messages
+// back through this type and holds that each is its encoding, byte for byte, with HTML unescaped.
+type LiveMessage struct {
+	Seq       int64                `json:"seq"`
+	Status    traces.Status        `json:"status"`
+	PaceMS    *int64               `json:"pace_ms,omitempty"`
+	Fragments []templates.Fragment `json:"fragments"`
+}
+
+// head returns m's JSON up to the first of its fragments, which it leaves out: the caller follows
+// it with the fragments' JSON, comma-separated, then liveEnd.
+func (m LiveMessage) head() ([]byte, error) {
+	m.Fragments = []templates.Fragment{}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode live message at %d: %w", m.Seq, err)
+	}
+	n := len(data) - len(liveEnd)
+	return data[:n:n], nil
+}
+
+// liveEnd closes a live message after its fragments.
+var liveEnd = []byte(`]}`)
+
 // liveMessage returns the next message of a run page that shows page, or nil when the page is up
-// to date (pace is the run's pace, nil when unknown); see liveUpdate for its shape. It returns the
+// to date (pace is the run's pace, nil when unknown); see LiveMessage for its shape. It returns the
 // page as the message leaves it. The page is brought to the seq the parts were last rendered at,
 // which is the newest event, or one at most a window old: all events since then come in the next
 // message, woken by wake. A page far behind gets the timeline rows in parts of about maxFrame,
@@ -130,44 +162,38 @@ scan:
 			return nil, err
 		}
 	}
-	// {"seq":N,"status":"S","pace_ms":P,"fragments":[...]}, each piece encoded once for all pages.
-	msg := fmt.Appendf(nil, `{"seq":%d,"status":"`, next.seq)
-	msg = append(traces.AppendJSONString(msg, string(next.status)), '"')
-	if pace != nil {
-		msg = fmt.Appendf(msg, `,"pace_ms":%d`, *pace)
+	// The head, then the fragments, each piece encoded once for all pages.
+	head, err := LiveMessage{Seq: next.seq, Status: next.status, PaceMS: pace}.head()
+	if err != nil {
+		return nil, err
 	}
 	pieces := make([][]byte, 1, len(f.parts)*2+len(rows)+8)
-	pieces[0] = append(msg, `,"fragments":[`...)
-	add := func(b ...[]byte) {
+	pieces[0] = head
+	sep := func() {
 		if len(pieces) > 1 {
 			pieces = append(pieces, comma)
 		}
-		pieces = append(pieces, b...)
 	}
 	for _, p := range f.parts {
 		if caughtUp && p.at > page.seq { // a page caught up gets the parts rendered since its seq
-			add(p.json)
+			sep()
+			pieces = append(pieces, p.json)
 		}
 	}
 	if seqData != nil {
-		add(seqData)
+		sep()
+		pieces = append(pieces, seqData)
 	}
 	if len(rows) > 0 {
-		add(rowsHead)
-		pieces = append(append(pieces, rows...), rowsEnd)
+		sep()
+		pieces = templates.AppendRows(pieces, rows...)
 	}
-	pieces = append(pieces, msgEnd)
+	pieces = append(pieces, liveEnd)
 	return &liveMsg{pieces: pieces, next: next, caughtUp: caughtUp}, nil
 }
 
-// Pieces of every live message: rowsHead opens the fragment that appends timeline rows (their
-// HTML follows, then rowsEnd closes it), msgEnd closes the message.
-var (
-	rowsHead = []byte(`{"target":"` + templates.RowsTarget + `","swap":"` + templates.SwapAppend + `","html":"`)
-	rowsEnd  = []byte(`"}`)
-	msgEnd   = []byte(`]}`)
-	comma    = []byte(`,`)
-)
+// comma parts a live message's fragments.
+var comma = []byte(`,`)
 
 // renderLocked renders the parts of the page that changed since they were last rendered, and
 // forgets the rows drawn again since; a first render flashes the transfers after seq fresh. The

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,34 +16,19 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web/webtest"
 )
 
-// liveMessage is a message of the run page's websocket.
-type liveMessage struct {
-	Seq       *int64        `json:"seq"`
-	Status    traces.Status `json:"status"`
-	PaceMS    *int64        `json:"pace_ms"`
-	Fragments []fragment    `json:"fragments"`
-	Error     string        `json:"error"`
-	Resume    *int64        `json:"resume_after"`
-}
-
-type fragment struct {
-	Target string `json:"target"`
-	Swap   string `json:"swap"`
-	HTML   string `json:"html"`
-}
-
 // rowIDs returns the ids of the timeline rows the messages append, in order.
-func rowIDs(t testing.TB, msgs []liveMessage) []string {
+func rowIDs(t testing.TB, msgs []server.LiveMessage) []string {
 	t.Helper()
 	return rowsMatching(t, msgs, `[id^="ev-"]`)
 }
 
 // rowsMatching returns the ids of the timeline rows the messages append that match sel, in order.
-func rowsMatching(t testing.TB, msgs []liveMessage, sel string) []string {
+func rowsMatching(t testing.TB, msgs []server.LiveMessage, sel string) []string {
 	t.Helper()
 	var ids []string
 	for _, m := range msgs {
@@ -63,22 +49,44 @@ func rowsMatching(t testing.TB, msgs []liveMessage, sel string) []string {
 	return ids
 }
 
-// readLive reads live messages until the socket closes.
-func readLive(t testing.TB, conn *websocket.Conn, until func(liveMessage) bool) []liveMessage {
+// liveEncoding returns m as encoding/json writes it with HTML left unescaped, as the live socket
+// sends it.
+func liveEncoding(t testing.TB, m server.LiveMessage) []byte {
 	t.Helper()
-	var msgs []liveMessage
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// readLive reads live messages until until says it has the one it wants; each must be exactly
+// a LiveMessage as encoding/json writes it (HTML unescaped), with its fragments list.
+func readLive(t testing.TB, conn *websocket.Conn, until func(server.LiveMessage) bool) []server.LiveMessage {
+	t.Helper()
+	var msgs []server.LiveMessage
 	for {
 		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 		_, data, err := conn.ReadMessage()
 		if err != nil {
 			t.Fatalf("after %d messages: %v", len(msgs), err)
 		}
-		var m liveMessage
+		var m server.LiveMessage
 		if err := json.Unmarshal(data, &m); err != nil {
 			t.Fatalf("live message is not JSON: %v: %s", err, data)
 		}
-		if m.Seq == nil || m.Fragments == nil || !strings.Contains(string(data), `"fragments":[`) {
-			t.Fatalf("live message lacks seq or a fragments list: %s", data)
+		if m.Fragments == nil {
+			t.Fatalf("live message lacks a fragments list: %.300s", data)
+		}
+		// The feed writes the message in pieces: they must add up to the type's own encoding.
+		if want := liveEncoding(t, m); !bytes.Equal(data, want) {
+			i := 0
+			for i < min(len(data), len(want)) && data[i] == want[i] {
+				i++
+			}
+			t.Fatalf("live message is not server.LiveMessage's encoding: from byte %d\n got %.200s\nwant %.200s", i, data[i:], want[i:])
 		}
 		msgs = append(msgs, m)
 		if until(m) {
@@ -93,25 +101,25 @@ func TestLivePage(t *testing.T) {
 	emitMessages(rec, 2, "first")
 
 	conn := ts.mustDial(t, "/runs/r-live/live?after=0")
-	msgs := readLive(t, conn, func(m liveMessage) bool { return *m.Seq == 2 })
+	msgs := readLive(t, conn, func(m server.LiveMessage) bool { return m.Seq == 2 })
 	all := msgs
 	if m := msgs[len(msgs)-1]; m.Status != traces.StatusRunning {
 		t.Errorf("status = %q, want running", m.Status)
 	}
 
 	emitMessages(rec, 3, "more")
-	msgs = readLive(t, conn, func(m liveMessage) bool { return *m.Seq == 5 })
+	msgs = readLive(t, conn, func(m server.LiveMessage) bool { return m.Seq == 5 })
 	all = append(all, msgs...)
 	for i := 1; i < len(msgs); i++ {
-		if *msgs[i].Seq <= *msgs[i-1].Seq {
-			t.Errorf("seq went from %d to %d", *msgs[i-1].Seq, *msgs[i].Seq)
+		if msgs[i].Seq <= msgs[i-1].Seq {
+			t.Errorf("seq went from %d to %d", msgs[i-1].Seq, msgs[i].Seq)
 		}
 	}
 
 	rec.Finish(traces.StatusFailed, "boom")
-	final := readLive(t, conn, func(m liveMessage) bool { return m.Status != traces.StatusRunning })
-	if m := final[len(final)-1]; m.Status != traces.StatusFailed || *m.Seq != 6 {
-		t.Errorf("final message: seq %d status %q, want 6 failed", *m.Seq, m.Status)
+	final := readLive(t, conn, func(m server.LiveMessage) bool { return m.Status != traces.StatusRunning })
+	if m := final[len(final)-1]; m.Status != traces.StatusFailed || m.Seq != 6 {
+		t.Errorf("final message: seq %d status %q, want 6 failed", m.Seq, m.Status)
 	}
 	// Every event becomes exactly one timeline row across the batches.
 	if got, want := rowIDs(t, append(all, final...)), []string{"ev-1", "ev-2", "ev-3", "ev-4", "ev-5", "ev-6"}; !slices.Equal(got, want) {
@@ -124,8 +132,8 @@ func TestLivePage(t *testing.T) {
 
 	// A page opened after the run ended gets the final state at once.
 	late := ts.mustDial(t, "/runs/r-live/live?after=6")
-	msgs = readLive(t, late, func(liveMessage) bool { return true })
-	if *msgs[0].Seq != 6 || msgs[0].Status != traces.StatusFailed {
+	msgs = readLive(t, late, func(server.LiveMessage) bool { return true })
+	if msgs[0].Seq != 6 || msgs[0].Status != traces.StatusFailed {
 		t.Errorf("late page: %+v", msgs[0])
 	}
 	_ = late.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -135,7 +143,7 @@ func TestLivePage(t *testing.T) {
 
 	// A page that claims more than the run has gets its status once, and a normal close.
 	ahead := ts.mustDial(t, "/runs/r-live/live?after=99")
-	if msgs = readLive(t, ahead, func(liveMessage) bool { return true }); msgs[0].Status != traces.StatusFailed {
+	if msgs = readLive(t, ahead, func(server.LiveMessage) bool { return true }); msgs[0].Status != traces.StatusFailed {
 		t.Errorf("page ahead of the run: %+v", msgs[0])
 	}
 	_ = ahead.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -165,11 +173,11 @@ func TestLiveMessageCarriesMarkupAsIs(t *testing.T) {
 	if strings.Contains(raw, "<script") || !strings.Contains(raw, "&lt;script&gt;") {
 		t.Errorf("the agent's text is not escaped as HTML text: %.300s", raw)
 	}
-	var m liveMessage
+	var m server.LiveMessage
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatalf("not JSON: %v", err)
 	}
-	if got := rowsMatching(t, []liveMessage{m}, "#ev-1"); len(got) != 1 {
+	if got := rowsMatching(t, []server.LiveMessage{m}, "#ev-1"); len(got) != 1 {
 		t.Errorf("rows decoded from the message: %v, want ev-1", got)
 	}
 }
@@ -185,26 +193,26 @@ func TestLivePagePace(t *testing.T) {
 	st := receive(t, runs)
 	emitMessages(st.rec, 1, "hi")
 
-	paceOf := func(m liveMessage) int64 {
+	paceOf := func(m server.LiveMessage) int64 {
 		if m.PaceMS == nil {
 			t.Fatalf("live message without pace_ms: %+v", m)
 		}
 		return *m.PaceMS
 	}
 	conn := ts.mustDial(t, "/runs/"+id+"/live?after=0")
-	if m := readLive(t, conn, func(m liveMessage) bool { return *m.Seq == 1 }); paceOf(m[len(m)-1]) != 100 {
+	if m := readLive(t, conn, func(m server.LiveMessage) bool { return m.Seq == 1 }); paceOf(m[len(m)-1]) != 100 {
 		t.Errorf("first update: pace %d, want 100", paceOf(m[len(m)-1]))
 	}
 	if res := ts.do(t, request{method: "POST", path: "/api/runs/" + id + "/pace", body: `{"pace_ms": 300}`}); res.status != 204 {
 		t.Fatalf("set pace: %d %s", res.status, res.body)
 	}
 	// No event arrived: the pace change alone wakes the socket.
-	m := readLive(t, conn, func(liveMessage) bool { return true })[0]
-	if paceOf(m) != 300 || *m.Seq != 1 || len(m.Fragments) != 0 {
+	m := readLive(t, conn, func(server.LiveMessage) bool { return true })[0]
+	if paceOf(m) != 300 || m.Seq != 1 || len(m.Fragments) != 0 {
 		t.Errorf("after the pace change: %+v, want pace 300 at seq 1 and no fragments", m)
 	}
 	st.rec.Finish(traces.StatusCompleted, "")
-	final := readLive(t, conn, func(m liveMessage) bool { return m.Status != traces.StatusRunning })
+	final := readLive(t, conn, func(m server.LiveMessage) bool { return m.Status != traces.StatusRunning })
 	if paceOf(final[len(final)-1]) != 300 {
 		t.Errorf("final update: pace %d, want 300", paceOf(final[len(final)-1]))
 	}
@@ -221,7 +229,7 @@ func TestLivePagePace(t *testing.T) {
 		t.Errorf("a run not started here has %d pace sliders, want none: its pace is unknown", n)
 	}
 	other := ts.mustDial(t, "/runs/r-elsewhere/live?after=0")
-	if m := readLive(t, other, func(liveMessage) bool { return true })[0]; m.PaceMS != nil {
+	if m := readLive(t, other, func(server.LiveMessage) bool { return true })[0]; m.PaceMS != nil {
 		t.Errorf("a run not started here: pace_ms %d, want none", *m.PaceMS)
 	}
 }
@@ -246,8 +254,8 @@ func TestLivePageGathersEvents(t *testing.T) {
 	pages := []*websocket.Conn{ts.mustDial(t, "/runs/r-burst/live?after=0"), ts.mustDial(t, "/runs/r-burst/live?after=0")}
 	for _, conn := range pages {
 		// The first update comes at once, whatever the window.
-		if m := readLive(t, conn, func(liveMessage) bool { return true }); *m[0].Seq != 2 {
-			t.Fatalf("first update at seq %d, want 2", *m[0].Seq)
+		if m := readLive(t, conn, func(server.LiveMessage) bool { return true }); m[0].Seq != 2 {
+			t.Fatalf("first update at seq %d, want 2", m[0].Seq)
 		}
 	}
 	// In bursts, each taken in by the run's feed (its events socket has it) before the next: one
@@ -264,15 +272,15 @@ func TestLivePageGathersEvents(t *testing.T) {
 		want = append(want, "ev-"+strconv.Itoa(i))
 	}
 	for i, conn := range pages {
-		msgs := readLive(t, conn, func(liveMessage) bool { return true })
+		msgs := readLive(t, conn, func(server.LiveMessage) bool { return true })
 		m := msgs[0]
-		if *m.Seq != 53 || m.Status != traces.StatusCompleted {
-			t.Errorf("page %d: update at seq %d, status %q; want all 51 events in one update: seq 53, completed", i, *m.Seq, m.Status)
+		if m.Seq != 53 || m.Status != traces.StatusCompleted {
+			t.Errorf("page %d: update at seq %d, status %q; want all 51 events in one update: seq 53, completed", i, m.Seq, m.Status)
 		}
 		if got := rowIDs(t, msgs); !slices.Equal(got, want) {
 			t.Errorf("page %d: rows %v, want %v", i, got, want)
 		}
-		if !slices.ContainsFunc(m.Fragments, func(f fragment) bool { return f.Target != "timeline-rows" }) {
+		if !slices.ContainsFunc(m.Fragments, func(f templates.Fragment) bool { return f.Target != "timeline-rows" }) {
 			t.Errorf("page %d: the update has rows but no other part (tree, header): %+v", i, m.Fragments)
 		}
 		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -299,9 +307,9 @@ func TestLivePageRedrawsAmendedRow(t *testing.T) {
 	transfer := "ev-" + strconv.Itoa(i+1)
 
 	conn := ts.mustDial(t, "/runs/r-amend/live?after=0")
-	before := readLive(t, conn, func(m liveMessage) bool { return *m.Seq == int64(i+1) })
+	before := readLive(t, conn, func(m server.LiveMessage) bool { return m.Seq == int64(i+1) })
 	rec.Emit(tr.Events[i+1]) // the error that fails it
-	after := readLive(t, conn, func(m liveMessage) bool { return *m.Seq == int64(i+2) })
+	after := readLive(t, conn, func(m server.LiveMessage) bool { return m.Seq == int64(i+2) })
 	if got := rowIDs(t, before); slices.Index(got, transfer) < 0 {
 		t.Fatalf("rows before the error %v lack the transfer's %s", got, transfer)
 	}
@@ -314,21 +322,21 @@ func TestLivePageRedrawsAmendedRow(t *testing.T) {
 
 	late := ts.mustDial(t, "/runs/r-amend/live?after="+strconv.Itoa(i+2))
 	rec.Emit(traces.Event{Kind: traces.KindMessage, Agent: "router", Message: &traces.Message{Role: "assistant", Content: "later"}})
-	msgs := readLive(t, late, func(m liveMessage) bool { return *m.Seq == int64(i+3) })
+	msgs := readLive(t, late, func(m server.LiveMessage) bool { return m.Seq == int64(i+3) })
 	if got, want := rowIDs(t, msgs), []string{"ev-" + strconv.Itoa(i+3)}; !slices.Equal(got, want) {
 		t.Errorf("a page joined after the error gets rows %v, want only the new one %v", got, want)
 	}
 }
 
 // failedRows returns the ids of the timeline rows the messages append that are marked failed.
-func failedRows(t *testing.T, msgs []liveMessage) []string {
+func failedRows(t *testing.T, msgs []server.LiveMessage) []string {
 	t.Helper()
 	return rowsMatching(t, msgs, `[id^="ev-"][data-failed="true"]`)
 }
 
 // seqData returns the bars and arrows of the seq-data fragments of msgs, by id, the later in
 // place of the earlier, as the page takes them in.
-func seqData(t *testing.T, frags []fragment) map[string]string {
+func seqData(t *testing.T, frags []templates.Fragment) map[string]string {
 	t.Helper()
 	got := map[string]string{}
 	for _, f := range frags {
@@ -377,20 +385,20 @@ func TestLivePageSequence(t *testing.T) {
 	rec.Finish(traces.StatusCompleted, "")
 
 	conn := ts.mustDial(t, "/runs/r-seq/live?after=0")
-	msgs := readLive(t, conn, func(m liveMessage) bool { return m.Status == traces.StatusCompleted })
-	var frags []fragment
+	msgs := readLive(t, conn, func(m server.LiveMessage) bool { return m.Status == traces.StatusCompleted })
+	var frags []templates.Fragment
 	withRows := 0
 	for _, m := range msgs {
 		frags = append(frags, m.Fragments...)
-		if slices.ContainsFunc(m.Fragments, func(f fragment) bool { return f.Target == "timeline-rows" }) {
+		if slices.ContainsFunc(m.Fragments, func(f templates.Fragment) bool { return f.Target == "timeline-rows" }) {
 			withRows++
 		}
 	}
 	if withRows < 2 {
 		t.Fatalf("the rows came in %d message(s): too few to test a page fed in parts", withRows)
 	}
-	res := ts.do(t, request{path: "/runs/r-seq/at/" + strconv.FormatInt(*msgs[len(msgs)-1].Seq, 10)})
-	var step struct{ Fragments []fragment }
+	res := ts.do(t, request{path: "/runs/r-seq/at/" + strconv.FormatInt(msgs[len(msgs)-1].Seq, 10)})
+	var step struct{ Fragments []templates.Fragment }
 	if err := json.Unmarshal(res.body, &step); err != nil {
 		t.Fatal(err)
 	}
@@ -411,9 +419,9 @@ func TestLivePageNodeAlone(t *testing.T) {
 	rec := ts.addRecording(t, "r-node")
 	emitMessages(rec, 1, "first")
 	page := ts.mustDial(t, "/runs/r-node/live?after=0")
-	readLive(t, page, func(m liveMessage) bool { return *m.Seq == 1 })
+	readLive(t, page, func(m server.LiveMessage) bool { return m.Seq == 1 })
 
-	targets := func(m liveMessage) []string {
+	targets := func(m server.LiveMessage) []string {
 		var out []string
 		for _, f := range m.Fragments {
 			if f.Target == "graph" || strings.HasPrefix(f.Target, "node-") {
@@ -423,20 +431,20 @@ func TestLivePageNodeAlone(t *testing.T) {
 		return out
 	}
 	rec.Emit(traces.Event{Kind: traces.KindModelFinished, Agent: "echo_agent", Model: &traces.ModelCall{ID: "m1", Usage: &traces.Usage{TotalTokens: 40}}})
-	msgs := readLive(t, page, func(m liveMessage) bool { return *m.Seq == 2 })
+	msgs := readLive(t, page, func(m server.LiveMessage) bool { return m.Seq == 2 })
 	if got := targets(msgs[len(msgs)-1]); !slices.Equal(got, []string{"node-echo_agent"}) {
 		t.Errorf("model.finished: tree parts %v, want its node alone", got)
 	}
 	// The error fails the agent: its node changes again, and the tree with it (an error may end
 	// transfers and frames).
 	rec.Emit(traces.Event{Kind: traces.KindError, Agent: "echo_agent", Error: &traces.ErrorDetail{Message: "model unreachable"}})
-	msgs = readLive(t, page, func(m liveMessage) bool { return *m.Seq == 3 })
+	msgs = readLive(t, page, func(m server.LiveMessage) bool { return m.Seq == 3 })
 	if got := targets(msgs[len(msgs)-1]); !slices.Equal(got, []string{"graph"}) {
 		t.Errorf("error: tree parts %v, want the tree alone", got)
 	}
 
 	late := ts.mustDial(t, "/runs/r-node/live?after=1")
-	m := readLive(t, late, func(m liveMessage) bool { return *m.Seq == 3 })[0]
+	m := readLive(t, late, func(m server.LiveMessage) bool { return m.Seq == 3 })[0]
 	var tree *goquery.Document
 	for _, f := range m.Fragments {
 		switch {

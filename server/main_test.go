@@ -51,7 +51,7 @@ func mustOpenServer(tb testing.TB, cfg server.Config) *testServer {
 	if cfg.Addr == "" {
 		cfg.Addr = ts.Listener.Addr().String()
 	}
-	cfg = withTestDefaults(cfg)
+	cfg = withTestDefaults(tb, cfg)
 	srv, err := server.New(cfg)
 	if err != nil {
 		ts.Close()
@@ -71,19 +71,38 @@ func mustOpenServer(tb testing.TB, cfg server.Config) *testServer {
 	return &testServer{Server: srv, base: ts.URL, Host: ts.Listener.Addr().String(), Broker: cfg.Broker}
 }
 
-// withTestDefaults gives cfg the tests' flows (testFlows), a broker of its own and a logger that
-// discards, where cfg has none.
-func withTestDefaults(cfg server.Config) server.Config {
+// withTestDefaults gives cfg the tests' flows (testFlows), a broker of its own (see
+// closeBrokerAtEnd) and a logger that discards, where cfg has none.
+func withTestDefaults(tb testing.TB, cfg server.Config) server.Config {
 	if cfg.Flows == nil {
 		cfg.Flows = testFlows()
 	}
 	if cfg.Broker == nil {
 		cfg.Broker = traces.NewBroker(0)
+		closeBrokerAtEnd(tb, cfg.Broker)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return cfg
+}
+
+// closeBrokerAtEnd ends, once the test and the cleanups registered after this one are done (the
+// server's shutdown among them), the runs b holds that are still going on (those a test emits into
+// itself), and waits until b's store has them: the broker's writers end with their runs.
+func closeBrokerAtEnd(tb testing.TB, b *traces.Broker) {
+	tb.Cleanup(func() {
+		for _, run := range b.Runs() {
+			if rec, err := b.Get(run.ID); err == nil {
+				rec.Finish(traces.StatusCanceled, "the test ended")
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := b.Close(ctx); err != nil {
+			tb.Error(err)
+		}
+	})
 }
 
 // quickRunner records a run that starts, says one thing and completes.

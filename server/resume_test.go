@@ -65,7 +65,7 @@ func TestResumeApproval(t *testing.T) {
 					result = e.Tool.Result
 				}
 			}
-			if want := "interrupted interrupted run.finished resumed run.finished"; strings.Join(kinds, " ") != want {
+			if want := "interrupted run.finished resumed run.finished"; strings.Join(kinds, " ") != want {
 				t.Errorf("trace of %s: %s, want %s", id, strings.Join(kinds, " "), want)
 			}
 			if !strings.Contains(result, tc.result) {

@@ -1,7 +1,11 @@
 // Package server is Baton's HTTP side: the Echo routes of the pages and the JSON API, the run
-// manager that starts flows in the background, the websocket endpoints that stream a run as it
-// happens, and the middleware that keeps a local debugger from being driven by other web sites
-// (Host and Origin checks, a token, security headers, body limits).
+// manager that starts flows in the background, the ingestion of the runs apps send (package
+// attach's remote recorder), the websocket endpoints that stream a run as it happens, and the
+// middleware that keeps a local debugger from being driven by other web sites (Host and Origin
+// checks, a token, security headers, body limits).
+//
+// It is Baton's own, not a supported API: its exported names serve the baton command and Baton's
+// tests, and may change in any release. Apps record their runs with package attach.
 package server
 
 import (

@@ -68,15 +68,15 @@ func TestShutdownDeliversRunFinished(t *testing.T) {
 	readN(t, eventsA, 1)
 	readN(t, eventsB, 1)
 	live := ts.mustDial(t, "/runs/"+ids[0]+"/live")
-	readLive(t, live, func(m liveMessage) bool { return *m.Seq == 1 })
+	readLive(t, live, func(m server.LiveMessage) bool { return m.Seq == 1 })
 
 	stopped := make(chan error, 1)
 	go func() { stopped <- ts.stop() }()
 	checkCanceledEnd(t, "events of run A", eventsA)
 	checkCanceledEnd(t, "events of run B", eventsB)
-	final := readLive(t, live, func(m liveMessage) bool { return m.Status != traces.StatusRunning })
-	if m := final[len(final)-1]; m.Status != traces.StatusCanceled || *m.Seq != 2 {
-		t.Errorf("the live page's last update: seq %d status %q, want 2 canceled", *m.Seq, m.Status)
+	final := readLive(t, live, func(m server.LiveMessage) bool { return m.Status != traces.StatusRunning })
+	if m := final[len(final)-1]; m.Status != traces.StatusCanceled || m.Seq != 2 {
+		t.Errorf("the live page's last update: seq %d status %q, want 2 canceled", m.Seq, m.Status)
 	}
 	_ = live.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, _, err := live.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseNormalClosure) {

@@ -1,5 +1,9 @@
-// Package static holds the run page's stylesheet and client script, embedded in the binary. The
-// server serves FS at /static/.
+// Package static holds the pages' stylesheet and client script (ES modules, no build step),
+// embedded in the binary. The server serves FS at /static/; the report inlines app.css and
+// report.js with the modules it imports. The modules' unit tests are in static/test (node --test),
+// which FS leaves out.
+//
+// It is Baton's own, not a supported API: it may change in any release.
 package static
 
 import "embed"

@@ -9,8 +9,31 @@ import { inspect, move, onGraphActivate } from "./selection.js";
 import { step } from "./travel.js";
 
 // isTyping reports whether el takes text, where keys are the field's own.
-function isTyping(el) {
-  return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+export function isTyping(el) {
+  return Boolean(el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName)));
+}
+
+// keyAction returns what key does outside fields, in the timeline's rows or elsewhere, as
+// [what, n]: ["move", n] moves the selection n visible rows (-Infinity, Infinity: to the first,
+// the last), ["step", n] travels n events in time (likewise), ["search"] focuses the search,
+// ["activate"] activates the focused element or inspects the selection, ["escape"] closes the
+// drawer or clears the filters; null for a key the page leaves alone.
+export function keyAction(key, inTimeline) {
+  switch (key) {
+    case "j": return ["move", 1];
+    case "k": return ["move", -1];
+    case "ArrowDown": return inTimeline ? ["move", 1] : null;
+    case "ArrowUp": return inTimeline ? ["move", -1] : null;
+    // In the timeline Home and End move the selection; elsewhere they travel, like ← and →.
+    case "Home": return inTimeline ? ["move", -Infinity] : ["step", -Infinity];
+    case "End": return inTimeline ? ["move", Infinity] : ["step", Infinity];
+    case "ArrowLeft": return ["step", -1];
+    case "ArrowRight": return ["step", 1];
+    case "/": return ["search"];
+    case "Enter": case " ": return ["activate"];
+    case "Escape": return ["escape"];
+    default: return null;
+  }
 }
 
 // onKey handles the page's keys, outside fields (Esc leaves one).
@@ -22,30 +45,24 @@ export function onKey(ev) {
   }
   const inGraph = ev.target.closest && ev.target.closest("#graph");
   const inTimeline = ev.target.closest && ev.target.closest("#timeline-rows");
-  switch (ev.key) {
-    case "j": move(1); break;
-    case "k": move(-1); break;
-    case "ArrowDown": if (!inTimeline) return; move(1); break;
-    case "ArrowUp": if (!inTimeline) return; move(-1); break;
-    // In the timeline Home and End move the selection; elsewhere they travel, like ← and →.
-    case "Home": if (inTimeline) move(-Infinity); else step(-Infinity); break;
-    case "End": if (inTimeline) move(Infinity); else step(Infinity); break;
-    case "ArrowLeft": step(-1); break;
-    case "ArrowRight": step(1); break;
-    case "/": {
+  const action = keyAction(ev.key, Boolean(inTimeline));
+  if (!action) return;
+  const [what, n] = action;
+  switch (what) {
+    case "move": move(n); break;
+    case "step": step(n); break;
+    case "search": {
       const t = document.getElementById("filter-text");
       if (S.tab !== "timeline") showTab("timeline");
       if (t) t.focus();
       break;
     }
-    case "Enter":
-    case " ":
+    case "activate":
       if (inGraph && onGraphActivate(ev.target)) break;
       if (ev.key === "Enter" && !ev.target.closest("button, a") && S.selected) { openDrawer(); inspect(S.selected); break; }
       return;
     // Esc closes the inspector's drawer first, then clears the filters.
-    case "Escape": if (!closeDrawer()) setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
-    default: return;
+    case "escape": if (!closeDrawer()) setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
   }
   ev.preventDefault();
 }

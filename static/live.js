@@ -97,7 +97,7 @@ export function follow(runId, lastSeq, isOver, mayResume, onMessage) {
 }
 
 // clock formats ms as the header's elapsed time: mm:ss.d, or h:mm:ss.d from an hour on.
-function clock(ms) {
+export function clock(ms) {
   const tenths = Math.floor(ms / 100);
   const h = Math.floor(tenths / 36000), m = Math.floor(tenths / 600) % 60;
   const s = Math.floor(tenths / 10) % 60, t = tenths % 10;

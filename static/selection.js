@@ -119,7 +119,8 @@ export async function move(dir, loaded) {
   }
   const rows = visibleRows();
   if (rows.length === 0) return;
-  let i = rows.findIndex((r) => Number(r.dataset.seq) === S.selected);
+  const seqs = rows.map((r) => Number(r.dataset.seq));
+  const i = seqs.indexOf(S.selected);
   const edge = !Number.isFinite(dir) ? rows[dir > 0 ? rows.length - 1 : 0]
     : (i >= 0 && (i + dir < 0 || i + dir >= rows.length) ? rows[i] : null);
   const g = !loaded && edge && gapNext(edge, dir > 0 ? 1 : -1);
@@ -129,17 +130,20 @@ export async function move(dir, loaded) {
     await fill(g, forward, !forward);
     return move(dir, true);
   }
-  if (!Number.isFinite(dir)) {
-    i = dir > 0 ? rows.length - 1 : 0;
-  } else if (i < 0) {
-    // Nothing visible is selected: start from the nearest visible row.
-    i = dir > 0 ? rows.findIndex((r) => Number(r.dataset.seq) > S.selected) : -1;
-    if (i < 0) i = dir > 0 ? 0 : rows.length - 1;
-  } else {
-    i = Math.max(0, Math.min(rows.length - 1, i + dir));
-  }
   openDrawer();
-  inspect(Number(rows[i].dataset.seq), { focus: true });
+  inspect(seqs[moveIndex(seqs, S.selected, dir)], { focus: true });
+}
+
+// moveIndex returns the index in seqs (the visible rows' seqs, ascending, at least one) of the
+// row dir rows away from the selected event, staying within the rows; dir -Infinity or Infinity
+// is the first or the last row.
+export function moveIndex(seqs, selected, dir) {
+  if (!Number.isFinite(dir)) return dir > 0 ? seqs.length - 1 : 0;
+  const i = seqs.indexOf(selected);
+  if (i >= 0) return Math.max(0, Math.min(seqs.length - 1, i + dir));
+  // Nothing visible is selected: start from the nearest visible row.
+  const next = dir > 0 ? seqs.findIndex((s) => s > selected) : -1;
+  return next >= 0 ? next : (dir > 0 ? 0 : seqs.length - 1);
 }
 
 // inspectError selects the event that shows why the run failed, if the header names one.

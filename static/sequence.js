@@ -24,7 +24,9 @@ const MIN_ZOOM = 2, MAX_ZOOM = 80; // px per step; Fit stays at MIN_ZOOM or more
 const KINDS = ["agent", "model", "tool"]; // the bars' drawing order: calls over their visit
 const SVGNS = "http://www.w3.org/2000/svg";
 
-const Q = {
+// Q is the view's state. It, take, layout, firstAtLeast and timeAt are exported for the
+// module's unit tests (static/test/sequence.test.js) only: no other module touches them.
+export const Q = {
   lanes: [],          // {agent, colour, depth}, in lane order
   bars: new Map(),    // id -> bar, with .agent
   arrows: new Map(),  // id -> arrow, with .fromAgent, .toAgent
@@ -51,7 +53,7 @@ const shown = () => { const p = document.getElementById("view-sequence"); return
 // take takes in the data of the #seq-data element el, once. A whole Sequence (page load, a step
 // in time) replaces what the view holds; a live delta costs what it holds: its bars and arrows
 // join the index (see extend) and the view draws again only if they change what is drawn.
-function take(el) {
+export function take(el) {
   if (!el || el.dataset.taken) return;
   el.dataset.taken = "1";
   let s;
@@ -96,7 +98,7 @@ function changed(lo, hi) {
 }
 
 // layout places every event the view shows on the time axis, in steps, and indexes it all.
-function layout() {
+export function layout() {
   Q.ticks = { seqs: [], xs: [], ts: [], index: new Map() };
   Q.headTick = false;
   Q.groups = new Map();
@@ -238,7 +240,7 @@ function extend(bars, arrows, was, ahead, prevHead) {
 
 // firstAtLeast returns the first index of the ascending array arr whose value is >= v (by(x)
 // gives an element's value; or cmp(x, v) compares them), arr.length if none.
-function firstAtLeast(arr, v, by, cmp) {
+export function firstAtLeast(arr, v, by, cmp) {
   let lo = 0, hi = arr.length;
   while (lo < hi) {
     const m = (lo + hi) >> 1;
@@ -248,7 +250,7 @@ function firstAtLeast(arr, v, by, cmp) {
 }
 
 // timeAt returns the run's time (ms) at px x of the time area.
-function timeAt(x) {
+export function timeAt(x) {
   const { xs, ts } = Q.ticks;
   if (xs.length === 0) return 0;
   const s = x / Q.zoom;
@@ -495,7 +497,8 @@ function drawArrows(svg, x0, x1) {
 
 const selectedSeq = () => Q.selected;
 
-// markSequence shows event seq as the page's selection (run.js calls it as it selects).
+// markSequence shows event seq as the page's selection (selection.js and report.js call it as
+// they select).
 export function markSequence(seq) {
   if (seq === Q.selected) return;
   Q.selected = seq;
@@ -573,7 +576,7 @@ export function initSequence() {
     const link = ev.target.closest && ev.target.closest(".seq-link");
     if (!link || (ev.key !== "Enter" && ev.key !== " ")) return;
     ev.preventDefault();
-    ev.stopPropagation(); // run.js would inspect the old selection
+    ev.stopPropagation(); // the page's own Enter (keys.js) would inspect the old selection
     link.dispatchEvent(new MouseEvent("click", { bubbles: true }));
   });
   window.addEventListener("resize", () => { Q.dirty = true; schedule(); });

@@ -3,6 +3,7 @@ package templates
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/a-h/templ"
 
@@ -42,7 +43,7 @@ func EncodeSequence(ctx context.Context, s web.Sequence) ([]byte, error) {
 }
 
 // EncodeRow returns the HTML of r's timeline row as the content of a JSON string, without its
-// quotes: rows so encoded join into the html of the RowsTarget fragment.
+// quotes: AppendRows puts rows so encoded, side by side, in the html of the RowsTarget fragment.
 func EncodeRow(ctx context.Context, r web.Row) ([]byte, error) {
 	var data []byte
 	err := renderWith(ctx, timelineRow(r), func(html []byte) {
@@ -58,18 +59,43 @@ func EncodeRow(ctx context.Context, r web.Row) ([]byte, error) {
 func encode(ctx context.Context, target string, c templ.Component) ([]byte, error) {
 	var data []byte
 	err := renderWith(ctx, c, func(html []byte) {
-		b := make([]byte, 0, len(target)+jsonSize(len(html))+48)
-		b = append(b, `{"target":"`...)
-		b = traces.AppendJSONString(b, target)
-		b = append(b, `","swap":"`+SwapReplace+`","html":"`...)
+		b := appendFragmentHead(make([]byte, 0, len(target)+jsonSize(len(html))+48), target, SwapReplace)
 		b = traces.AppendJSONString(b, html)
-		data = append(b, `"}`...)
+		data = append(b, fragmentEnd...)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("render fragment %s: %w", target, err)
 	}
 	return data, nil
 }
+
+// AppendRows appends to pieces the fragment that appends rows to RowsTarget, as pieces to be
+// written in order: rows are as EncodeRow returns them, and are not copied.
+func AppendRows(pieces [][]byte, rows ...[]byte) [][]byte {
+	pieces = append(pieces, rowsHead)
+	return append(append(pieces, rows...), rowsEnd)
+}
+
+// The pieces around the rows of an AppendRows fragment, the same for every message; clipped, so
+// that no append may write into what all of them share.
+var (
+	rowsHead = slices.Clip(appendFragmentHead(nil, RowsTarget, SwapAppend))
+	rowsEnd  = []byte(fragmentEnd)
+)
+
+// appendFragmentHead appends the JSON of a Fragment up to its html's content: what follows is the
+// HTML as JSON string content (traces.AppendJSONString), then fragmentEnd. It is the one writer of
+// a fragment's JSON: encode and AppendRows both go through it.
+func appendFragmentHead(b []byte, target, swap string) []byte {
+	b = append(b, `{"target":"`...)
+	b = traces.AppendJSONString(b, target)
+	b = append(b, `","swap":"`...)
+	b = traces.AppendJSONString(b, swap)
+	return append(b, `","html":"`...)
+}
+
+// fragmentEnd closes a fragment's JSON after its html's content.
+const fragmentEnd = `"}`
 
 // jsonSize is about how long n bytes of HTML are as JSON string content: an attribute's quotes
 // take two bytes each.

@@ -1,6 +1,3 @@
-// Package templates holds Baton's templ components: the index and run pages, the panels of the
-// run page and the fragments the live view swaps in. Every string from a trace is rendered as
-// text by templ's escaping; nothing here uses templ.Raw.
 package templates
 
 import (

@@ -290,9 +290,9 @@ func TestEncodedEqualsRendered(t *testing.T) {
 		}
 		var got []templates.Fragment
 		for _, f := range encoded {
-			var fr templates.Fragment
-			if err := json.Unmarshal(f.JSON, &fr); err != nil || fr.Target != f.Target {
-				t.Fatalf("#%d: fragment %s encoded as %.200s: %v", e.Seq, f.Target, f.JSON, err)
+			fr := decodeFragment(t, f.JSON)
+			if fr.Target != f.Target {
+				t.Fatalf("#%d: fragment %s encoded as %.200s", e.Seq, f.Target, f.JSON)
 			}
 			got = append(got, fr)
 		}
@@ -304,6 +304,7 @@ func TestEncodedEqualsRendered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var encodedRows [][]byte
 		for i, r := range rows {
 			data, err := templates.EncodeRow(ctx, r)
 			if err != nil {
@@ -312,6 +313,14 @@ func TestEncodedEqualsRendered(t *testing.T) {
 			var s string
 			if err := json.Unmarshal(append(append([]byte{'"'}, data...), '"'), &s); err != nil || s != html[i] {
 				t.Fatalf("#%d: row encoded as %.300s (%v), want %.300s", r.Seq, data, err, html[i])
+			}
+			encodedRows = append(encodedRows, data)
+		}
+		if len(rows) > 0 {
+			joined := bytes.Join(templates.AppendRows(nil, encodedRows...), nil)
+			want := templates.Fragment{Target: templates.RowsTarget, Swap: templates.SwapAppend, HTML: strings.Join(html, "")}
+			if fr := decodeFragment(t, joined); fr != want {
+				t.Fatalf("#%d: rows fragment decodes to %.300v, want %.300v", e.Seq, fr, want)
 			}
 		}
 		seq := vs.Sequence(from, e.Seq)
@@ -323,11 +332,30 @@ func TestEncodedEqualsRendered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var fr templates.Fragment
-		if err := json.Unmarshal(data, &fr); err != nil || fr != want {
-			t.Fatalf("#%d: sequence encoded as %.300s (%v), want %.300v", e.Seq, data, err, want)
+		if fr := decodeFragment(t, data); fr != want {
+			t.Fatalf("#%d: sequence encoded as %.300s, want %.300v", e.Seq, data, want)
 		}
 	}
+}
+
+// decodeFragment decodes a fragment encoded for the live socket, and fails t unless the encoding
+// is the Fragment's own as encoding/json writes it with HTML left unescaped, byte for byte.
+func decodeFragment(t *testing.T, data []byte) templates.Fragment {
+	t.Helper()
+	var fr templates.Fragment
+	if err := json.Unmarshal(data, &fr); err != nil {
+		t.Fatalf("fragment encoded as %.200s: %v", data, err)
+	}
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(fr); err != nil {
+		t.Fatal(err)
+	}
+	if w := bytes.TrimSuffix(want.Bytes(), []byte("\n")); !bytes.Equal(data, w) {
+		t.Fatalf("fragment encoded as\n%.300s\nnot as encoding/json writes it:\n%.300s", data, w)
+	}
+	return fr
 }
 
 // FuzzEncodeRow: a row encoded for the live socket is its rendered HTML as encoding/json writes

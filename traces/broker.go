@@ -7,15 +7,17 @@ import (
 	"sync"
 )
 
-// DefaultKeep is how many runs a broker holds by default before it forgets the oldest ended ones.
+// DefaultKeep is how many runs a broker holds in memory, and a MemoryStore keeps, by default
+// before they forget the oldest that have ended.
 const DefaultKeep = 500
 
 // Broker holds the recordings of this process by run id: the in-memory source of live runs and
-// their recent history. With a Store (NewStoredBroker) it also writes every run to the store as
-// it goes on and reads back the runs it no longer holds. It is safe for concurrent use.
+// their recent history. It writes every run to its Store as the run goes on, reads back from it
+// the runs it no longer holds, and leaves listing and searching runs to it. It is safe for
+// concurrent use.
 type Broker struct {
 	keep  int
-	store Store // nil: runs live in memory only
+	store Store
 	log   *slog.Logger
 
 	mu      sync.RWMutex
@@ -25,31 +27,32 @@ type Broker struct {
 	writers sync.WaitGroup
 }
 
-// NewBroker returns an empty broker that holds up to keep runs (DefaultKeep when keep <= 0):
-// adding one more forgets the oldest runs that have ended. Running runs are never forgotten.
+// NewBroker returns an empty broker whose runs live in memory only: NewStoredBroker with a
+// MemoryStore that keeps as many runs as the broker holds.
 func NewBroker(keep int) *Broker {
+	return NewStoredBroker(keep, NewMemoryStore(keep), nil)
+}
+
+// NewStoredBroker returns an empty broker backed by store that holds up to keep runs in memory
+// (DefaultKeep when keep <= 0): adding one more forgets the oldest runs that have ended; running
+// runs are never forgotten. Every run added is created in the store at once, and its events are
+// written to it as they are recorded, batched, by a goroutine of the broker's that ends with the
+// run (see Close); Get, Delete and Interrupted also see the runs only the store holds, and List
+// is the store's. log receives the store's errors (slog.Default when nil): a run whose events
+// cannot be written goes on in memory only.
+func NewStoredBroker(keep int, store Store, log *slog.Logger) *Broker {
 	if keep <= 0 {
 		keep = DefaultKeep
 	}
-	return &Broker{keep: keep, runs: make(map[string]*Recording), writing: make(map[string]chan struct{})}
-}
-
-// NewStoredBroker is NewBroker backed by store: every run added is created in the store at once,
-// and its events are written to it as they are recorded, batched, by a goroutine of the broker's
-// (see Close); Get, List, Delete and Interrupted also see the runs only the store holds. log
-// receives the store's errors: a run whose events cannot be written goes on in memory only.
-func NewStoredBroker(keep int, store Store, log *slog.Logger) *Broker {
-	b := NewBroker(keep)
-	b.store, b.log = store, log
-	if b.log == nil {
-		b.log = slog.Default()
+	if log == nil {
+		log = slog.Default()
 	}
-	return b
+	return &Broker{keep: keep, store: store, log: log, runs: make(map[string]*Recording), writing: make(map[string]chan struct{})}
 }
 
 // Add registers rec under its run id, then forgets the oldest ended runs beyond what the broker
-// keeps. It fails with CodeConflict when the id is taken, in memory or in the store. With a
-// store, what rec holds so far is saved before Add returns, and the rest follows as recorded.
+// keeps. It fails with CodeConflict when the id is taken, in memory or in the store. What rec
+// holds so far is saved before Add returns, and the rest follows as recorded.
 func (b *Broker) Add(rec *Recording) error {
 	id := rec.ID()
 	b.mu.RLock()
@@ -58,32 +61,21 @@ func (b *Broker) Add(rec *Recording) error {
 	if taken {
 		return Errorf(CodeConflict, "run %q already exists", id)
 	}
-	if b.store != nil {
-		tr := rec.Snapshot()
-		var tally Tally
-		for _, e := range tr.Events {
-			tally.Add(e)
-		}
-		if err := b.store.Create(tally.Apply(tr.Run), tally, tr.Agents, tr.Events); err != nil {
-			return err
-		}
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		b.runs[id] = rec
-		b.added = append(b.added, id)
-		if !tr.Run.Status.Ended() {
-			b.persist(rec, tally)
-		}
-		b.forget()
-		return nil
+	tr := rec.Snapshot()
+	var tally Tally
+	for _, e := range tr.Events {
+		tally.Add(e)
+	}
+	if err := b.store.Create(tally.Apply(tr.Run), tally, tr.Agents, tr.Events); err != nil {
+		return err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := b.runs[id]; ok {
-		return Errorf(CodeConflict, "run %q already exists", id)
-	}
 	b.runs[id] = rec
 	b.added = append(b.added, id)
+	if !tr.Run.Status.Ended() {
+		b.persist(rec, tally)
+	}
 	b.forget()
 	return nil
 }
@@ -114,9 +106,6 @@ func (b *Broker) Get(id string) (*Recording, error) {
 	b.mu.RUnlock()
 	if ok {
 		return rec, nil
-	}
-	if b.store == nil {
-		return nil, Errorf(CodeNotFound, "run %q not found", id)
 	}
 	tr, err := b.store.Load(id)
 	if err != nil {

@@ -1,6 +1,7 @@
 package traces_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,13 +12,33 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
+// newBroker returns NewBroker(keep); cleanup ends the runs it holds that are still going on and
+// waits until its store has them, so that no writer of the broker's outlives the test.
+func newBroker(t *testing.T, keep int) *traces.Broker {
+	t.Helper()
+	b := traces.NewBroker(keep)
+	t.Cleanup(func() {
+		for _, run := range b.Runs() {
+			if rec, err := b.Get(run.ID); err == nil {
+				rec.Finish(traces.StatusCanceled, "the test ended")
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := b.Close(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	return b
+}
+
 // recordingStartedAt returns a recording of run id started at start.
 func recordingStartedAt(id string, start time.Time) *traces.Recording {
 	return traces.NewRecording(traces.Run{ID: id, Flow: "f", StartedAt: start}, nil)
 }
 
 func TestBrokerAddAndGet(t *testing.T) {
-	b := traces.NewBroker(0)
+	b := newBroker(t, 0)
 	first := recordingStartedAt("r1", t0)
 	if err := b.Add(first); err != nil {
 		t.Fatalf("Add(r1): %v", err)
@@ -55,7 +76,7 @@ func TestBrokerAddAndGet(t *testing.T) {
 }
 
 func TestBrokerRunsNewestFirst(t *testing.T) {
-	b := traces.NewBroker(0)
+	b := newBroker(t, 0)
 	if got := b.Runs(); len(got) != 0 {
 		t.Fatalf("empty broker lists %d runs", len(got))
 	}
@@ -85,7 +106,7 @@ func TestBrokerRunsNewestFirst(t *testing.T) {
 }
 
 func TestBrokerIsSafeForConcurrentUse(t *testing.T) {
-	b := traces.NewBroker(0)
+	b := newBroker(t, 0)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -132,10 +153,11 @@ func TestErrorCodeAndMessage(t *testing.T) {
 	}
 }
 
-// TestBrokerForgetsOldestEndedRuns: past its limit a broker drops the oldest runs that ended, and
-// never one that is still running.
+// TestBrokerForgetsOldestEndedRuns: past its limit a broker drops from memory the oldest runs
+// that ended, and never one that is still running; its store, which keeps what it keeps, still
+// has them.
 func TestBrokerForgetsOldestEndedRuns(t *testing.T) {
-	b := traces.NewBroker(3)
+	b := newBroker(t, 3)
 	add := func(id string, ended bool) {
 		t.Helper()
 		rec := recordingStartedAt(id, t0)
@@ -152,11 +174,17 @@ func TestBrokerForgetsOldestEndedRuns(t *testing.T) {
 	add("r4", true) // one over the limit: r2, the oldest ended run, goes
 	add("r5", false)
 	for id, want := range map[string]bool{"r1": true, "r2": false, "r3": false, "r4": true, "r5": true} {
-		if _, err := b.Get(id); (err == nil) != want {
-			t.Errorf("Get(%s): %v, want kept=%v", id, err, want)
+		if got := b.Holds(id); got != want {
+			t.Errorf("Holds(%s) = %v, want %v", id, got, want)
 		}
 	}
 	if n := len(b.Runs()); n != 3 {
 		t.Errorf("broker holds %d runs, want 3", n)
+	}
+	// The store's retention is its own (the newest 3 added, and r1, still running): r2 went.
+	for id, want := range map[string]bool{"r2": false, "r3": true} {
+		if _, err := b.Get(id); (err == nil) != want {
+			t.Errorf("Get(%s): %v, want found=%v", id, err, want)
+		}
 	}
 }

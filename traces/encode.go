@@ -109,6 +109,7 @@ func (w *eventWriter) payloads(e *Event) {
 		w.optStr("call_id", t.CallID)
 		w.optStr("outcome", t.Outcome)
 		w.optStr("error", t.Error)
+		w.optStr("error_by", t.ErrorBy)
 		w.close()
 	}
 	if a := e.AgentTool; a != nil {

@@ -87,9 +87,10 @@ type RunMark struct {
 type AgentRun struct {
 	Input   []Message `json:"input,omitempty"`
 	Resumed bool      `json:"resumed,omitempty"`
-	// Via says how control reached the agent: "run" (the root), "transfer", "agenttool", or
+	// Via says how control reached the agent: "run" (the root), "transfer", "agenttool",
 	// "workflow" (a sequential, parallel or loop agent ran it, or a wrapper agent of its own name
-	// ran the agent it wraps).
+	// ran the agent it wraps), or "resume" (the run was resumed and eino passed through the agent
+	// on the way back to the interrupt: no transfer brought control there).
 	Via string `json:"via,omitempty"`
 	// Error is set on agent.finished when the agent's own work failed.
 	Error string `json:"error,omitempty"`
@@ -160,8 +161,19 @@ const (
 // reachable from the source (only its sub-agents and its parent are).
 const TransferFailed = "failed"
 
+// Whose words a refused transfer's Error is, as Transfer.ErrorBy says.
+const (
+	// ErrorByEino: eino's own error, as eino raised it.
+	ErrorByEino = "eino"
+	// ErrorByRecorder: the recorder's words. eino (as of v0.9.21) reports a refused transfer
+	// only on the Runner's event stream, which callbacks do not see, unless a workflow or an
+	// AgentTool around the agent passes it on; a recorder that sees neither says what it saw.
+	ErrorByRecorder = "recorder"
+)
+
 // Transfer is the payload of a transfer: control passed From one agent To another. Outcome is
-// empty for a transfer made, TransferFailed with eino's Error for one eino refused.
+// empty for a transfer made, TransferFailed with Error for one eino refused; ErrorBy says whose
+// words Error is (empty in traces written before it was recorded).
 type Transfer struct {
 	From    string `json:"from"`
 	To      string `json:"to"`
@@ -169,6 +181,7 @@ type Transfer struct {
 	CallID  string `json:"call_id,omitempty"`
 	Outcome string `json:"outcome,omitempty"`
 	Error   string `json:"error,omitempty"`
+	ErrorBy string `json:"error_by,omitempty"`
 }
 
 // AgentTool input modes: what eino fed the callee of an AgentTool call.

@@ -104,7 +104,8 @@ const (
 
 // add appends e, numbering the references of its inputs by position (n+1), not by its Seq. It
 // encodes e straight into the room left in the last chunk, and only when e does not fit there
-// copies it to a new chunk.
+// copies it to a new chunk. A field added to an event's types must be added here and in raw:
+// TestRecordingReadsBackEveryEventExactly reads back richTrace, which sets every field.
 func (w *logWriter) add(e *Event) {
 	seq := int64(w.n + 1)
 	var b []byte
@@ -208,6 +209,7 @@ func (w *logWriter) appendPayloads(b []byte, e *Event) []byte {
 		b = appendLogStrings4(b, t.From, t.To, t.Mode, t.CallID)
 		b = appendLogString(b, t.Outcome)
 		b = w.text(b, t.Error)
+		b = appendLogString(b, t.ErrorBy)
 	}
 	if a := e.AgentTool; a != nil {
 		b = appendLogString(appendLogString(appendLogString(b, a.Caller), a.Callee), a.CallID)

@@ -23,6 +23,17 @@ func newLogReader() *logReader {
 	return &logReader{inputs: newEventState(), actors: make(map[int]actor), lastActorBy: -1}
 }
 
+// all decodes every event of l, or returns nil when it has none. locs is the writer's time zones
+// as they were when l was copied.
+func (l *eventLog) all(locs []*time.Location) []Event {
+	if l.n == 0 {
+		return nil
+	}
+	events := make([]Event, l.n)
+	newLogReader().read(l, locs, events, 0, l.n)
+	return events
+}
+
 // read decodes into p the events of l after the first from and up to the to-th, as many as fit,
 // and returns how many. locs is the writer's time zones as they were when l was copied.
 func (r *logReader) read(l *eventLog, locs []*time.Location, p []Event, from, to int) int {
@@ -167,7 +178,8 @@ func (d *logDecoder) model(ref *inputRef) *ModelCall {
 // payloads decodes the payloads appendLogPayloads writes.
 func (d *logDecoder) payloads(e *Event, mask uint64) {
 	if mask&hasTransfer != 0 {
-		e.Transfer = &Transfer{From: d.str(), To: d.str(), Mode: d.str(), CallID: d.str(), Outcome: d.str(), Error: d.str()}
+		e.Transfer = &Transfer{From: d.str(), To: d.str(), Mode: d.str(), CallID: d.str(), Outcome: d.str(), Error: d.str(),
+			ErrorBy: d.str()}
 	}
 	if mask&hasAgentTool != 0 {
 		e.AgentTool = &AgentToolCall{Caller: d.str(), Callee: d.str(), CallID: d.str(), Request: d.str(),

@@ -41,7 +41,7 @@ func richTrace() traces.Trace {
 		{Kind: traces.KindMessage, Agent: "planner", Message: &traces.Message{Role: "tool", Content: "Jardin d'Acclimatation", ToolCallID: "call_1", ToolName: "search"}},
 		{Kind: traces.KindTransfer, Agent: "planner", Transfer: &traces.Transfer{From: "planner", To: "writer", Mode: traces.TransferLLM, CallID: "call_2"}},
 		{Kind: traces.KindTransfer, Agent: "planner", Transfer: &traces.Transfer{From: "planner", To: "ghost", Mode: traces.TransferLLM, CallID: "call_2b",
-			Outcome: traces.TransferFailed, Error: "transfer failed: agent 'ghost' not found when transferring from 'planner'"}},
+			Outcome: traces.TransferFailed, Error: "transfer failed: agent 'ghost' not found when transferring from 'planner'", ErrorBy: traces.ErrorByEino}},
 		{Kind: traces.KindAgentStarted, Agent: "writer", AgentRun: &traces.AgentRun{Via: "transfer"}},
 		{Kind: traces.KindAgentToolEnter, Agent: "writer", AgentTool: &traces.AgentToolCall{Caller: "writer", Callee: "critic", CallID: "call_3", Request: "review the draft", InputMode: traces.AgentToolInputRequest}},
 		{Kind: traces.KindAgentToolExit, Agent: "writer", AgentTool: &traces.AgentToolCall{Caller: "writer", Callee: "critic", CallID: "call_3", Result: "Looks good.", InnerEvents: traces.InnerEventsCallbacks}},

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"io"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -94,12 +92,9 @@ func agentEqual(a, b Agent) bool {
 		a.Relation == b.Relation && a.OutputKey == b.OutputKey && slices.Equal(a.Tools, b.Tools)
 }
 
-// Resume reopens rec, a run of this broker that ended interrupted (see Recording.Resume), and with
-// a store writes the resumed part too.
+// Resume reopens rec, a run of this broker that ended interrupted (see Recording.Resume), and
+// writes the resumed part to the store too.
 func (b *Broker) Resume(rec *Recording) error {
-	if b.store == nil {
-		return rec.Resume()
-	}
 	b.mu.RLock()
 	done := b.writing[rec.ID()]
 	b.mu.RUnlock()
@@ -129,9 +124,6 @@ func (b *Broker) Interrupted(interruptID string) (*Recording, error) {
 		if rec, err := b.Get(run.ID); err == nil && lastInterrupt(rec.Snapshot()) == interruptID {
 			return rec, nil
 		}
-	}
-	if b.store == nil {
-		return nil, nil
 	}
 	id, err := b.store.Interrupted(interruptID)
 	if err != nil || id == "" {
@@ -165,101 +157,16 @@ func (b *Broker) Delete(id string) error {
 	delete(b.runs, id)
 	b.added = slices.DeleteFunc(b.added, func(x string) bool { return x == id })
 	b.mu.Unlock()
-	if b.store == nil {
-		return nil
-	}
 	if done != nil {
 		<-done // its last events are being written: delete them too
 	}
 	return b.store.Delete(id)
 }
 
-// List returns one page of run summaries: from the store when there is one, else from the runs
-// in memory, newest first.
+// List returns one page of run summaries, the most recently added first: the store's (see
+// Store.List).
 func (b *Broker) List(q RunQuery) (RunPage, error) {
-	if err := q.Check(); err != nil {
-		return RunPage{}, err
-	}
-	if b.store != nil {
-		return b.store.List(q)
-	}
-	startedNanos, after, err := parseCursor(q.After)
-	if err != nil {
-		return RunPage{}, err
-	}
-	text := strings.ToLower(q.Text)
-	var page RunPage
-	for _, run := range b.Runs() {
-		if (q.Flow != "" && run.Flow != q.Flow) || (q.Status != "" && run.Status != q.Status) ||
-			(q.Conversation != "" && run.Conversation != q.Conversation) ||
-			(q.After != "" && !older(run, startedNanos, after)) {
-			continue
-		}
-		rec, err := b.Get(run.ID)
-		if err != nil {
-			continue // forgotten meanwhile
-		}
-		tr := rec.Snapshot()
-		if text != "" && !traceContains(tr, text) {
-			continue
-		}
-		if len(page.Runs) == q.Limit {
-			page.Next = cursor(page.Runs[len(page.Runs)-1].Run)
-			break
-		}
-		page.Runs = append(page.Runs, Summarize(tr))
-	}
-	return page, nil
-}
-
-// cursor returns the After of the page that follows run r in a list of the runs in memory,
-// sorted newest first, ties broken by id, descending.
-func cursor(r Run) string {
-	return strconv.FormatInt(r.StartedAt.UnixNano(), 10) + "." + r.ID
-}
-
-// parseCursor reads a cursor made by cursor: the start time and id of the last run of a page.
-func parseCursor(c string) (startedNanos int64, id string, err error) {
-	if c == "" {
-		return 0, "", nil
-	}
-	ns, id, ok := strings.Cut(c, ".")
-	n, perr := strconv.ParseInt(ns, 10, 64)
-	if !ok || perr != nil || id == "" {
-		return 0, "", BadCursor(c)
-	}
-	return n, id, nil
-}
-
-// older reports whether run r comes after the cursor position (startedNanos, id).
-func older(r Run, startedNanos int64, id string) bool {
-	n := r.StartedAt.UnixNano()
-	return n < startedNanos || (n == startedNanos && r.ID < id)
-}
-
-// traceContains reports whether tr's input or any SearchText of its events contains text, which
-// is lower case.
-func traceContains(tr Trace, text string) bool {
-	if strings.Contains(strings.ToLower(tr.Run.Input), text) {
-		return true
-	}
-	for _, e := range tr.Events {
-		if strings.Contains(strings.ToLower(SearchText(e)), text) {
-			return true
-		}
-	}
-	return false
-}
-
-// Summarize returns tr as a list shows it.
-func Summarize(tr Trace) RunSummary {
-	var tally Tally
-	for _, e := range tr.Events {
-		tally.Add(e)
-	}
-	run := tr.Run
-	run.Input = FirstLine(run.Input)
-	return RunSummary{Run: run, Agents: tally.Agents, Transfers: tally.Transfers, Tokens: tally.Tokens, Events: tally.Events}
+	return b.store.List(q)
 }
 
 // Close waits until every run's events are written to the store, or ctx ends. End the runs

@@ -15,13 +15,14 @@ import (
 type Recording struct {
 	now func() time.Time
 
-	mu     sync.Mutex
-	trace  Trace // its Events stay empty: the events are in events
-	events logWriter
-	ends   []int64 // the seq each ended part of the run ends at: its run.finished (a loaded trace: its last event)
-	ended  bool
-	doneCh chan struct{} // closed by Finish; Resume makes a new one
-	news   chan struct{} // nil, or made by a reader about to wait and closed by the next event or end
+	mu      sync.Mutex
+	trace   Trace // its Events stay empty: the events are in events
+	events  logWriter
+	ends    []int64 // the seq each ended part of the run ends at: its run.finished (a loaded trace: its last event)
+	ended   bool
+	doneCh  chan struct{} // closed by Finish; Resume makes a new one
+	resumed resumedPart   // how a resumed part joins the run (see resumed.go)
+	news    chan struct{} // nil, or made by a reader about to wait and closed by the next event or end
 }
 
 // NewRecording starts recording run on agents (which it copies). The run's status is set to
@@ -97,10 +98,16 @@ func (r *Recording) emitLocked(e *Event) {
 		return
 	}
 	e.Seq = int64(r.events.n + 1)
+	r.joinEvent(e)
 	if e.Time.IsZero() {
 		e.Time = r.now()
 	}
 	e.Time = e.Time.Round(0)
+	if e.Kind == KindRunStarted {
+		// A run recorded elsewhere (an app's) started when its app says, by the app's clock, as
+		// it ends: its duration is the app's, not the time the server took to hear of it.
+		r.trace.Run.StartedAt = e.Time
+	}
 	r.events.add(e)
 	r.wakeLocked()
 }
@@ -146,6 +153,9 @@ func (r *Recording) FinishAt(at time.Time, status Status, errMsg string) {
 // ended still end at its run.finished. The caller emits a resumed event next, so that the trace
 // stays valid (see Validate). It fails with CodeConflict when the run is not one that ended
 // interrupted.
+//
+// The resumed part joins the run as told in resumed.go: its model call ids m1, m2... go on from
+// the run's, and the agents it puts are merged into the run's tree.
 func (r *Recording) Resume() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -155,6 +165,7 @@ func (r *Recording) Resume() error {
 	r.ended = false
 	r.trace.Run.Status, r.trace.Run.Error, r.trace.Run.EndedAt = StatusRunning, "", nil
 	r.doneCh = make(chan struct{})
+	r.startResumedPart()
 	return nil
 }
 
@@ -167,13 +178,17 @@ func (r *Recording) Done() <-chan struct{} {
 }
 
 // PutAgent adds a to the agent tree, or replaces the agent of the same name: for recorders that
-// discover the tree while the run goes on. The recording keeps a copy of a.
+// discover the tree while the run goes on. After Resume it merges a into the agent of its name
+// instead (see Resume). The recording keeps a copy of a.
 func (r *Recording) PutAgent(a Agent) {
 	a.Tools = slices.Clone(a.Tools)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range r.trace.Agents {
 		if r.trace.Agents[i].Name == a.Name {
+			if r.resumed.joining {
+				a = joinAgent(r.trace.Agents[i], a, r.trace.Agents)
+			}
 			r.trace.Agents[i] = a
 			return
 		}
@@ -197,10 +212,7 @@ func (r *Recording) Snapshot() Trace {
 	t := Trace{Run: r.runLocked(), Agents: cloneAgents(r.trace.Agents)}
 	log, locs := r.events.eventLog, r.events.locs
 	r.mu.Unlock()
-	if log.n > 0 {
-		t.Events = make([]Event, log.n)
-		newLogReader().read(&log, locs, t.Events, 0, log.n)
-	}
+	t.Events = log.all(locs)
 	return t
 }
 

@@ -2,6 +2,7 @@ package traces_test
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -171,5 +172,104 @@ func TestNewRecordingOfATraceSavedMidRun(t *testing.T) {
 	run := traces.NewRecordingOf(tr).Run()
 	if run.Status != traces.StatusCanceled || run.Error == "" || run.EndedAt == nil || !run.EndedAt.Equal(tr.Events[4].Time) {
 		t.Errorf("run = %+v, want canceled, saying why, ended at its last event", run)
+	}
+}
+
+// modelEvents returns a model call id's started and finished events, by agent.
+func modelEvents(agent, id string) []traces.Event {
+	return []traces.Event{
+		{Kind: traces.KindModelStarted, Agent: agent, Model: &traces.ModelCall{ID: id}},
+		{Kind: traces.KindModelFinished, Agent: agent, Model: &traces.ModelCall{ID: id, Usage: &traces.Usage{TotalTokens: 7}}},
+	}
+}
+
+// modelIDs returns the model call ids of tr's model.started events, in order.
+func modelIDs(tr traces.Trace) []string {
+	var ids []string
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindModelStarted {
+			ids = append(ids, e.Model.ID)
+		}
+	}
+	return ids
+}
+
+// TestResumedPartNumbersModelCallsOn: a resumed part's recorder numbers its model calls from m1
+// again, knowing nothing of the part before; the recording, which holds the whole run, numbers
+// them on from the run's highest, at every resume, and leaves ids of other forms alone.
+func TestResumedPartNumbersModelCallsOn(t *testing.T) {
+	rec := newRecording(t)
+	for _, id := range []string{"m1", "call-x", "m2"} {
+		for _, e := range modelEvents("root", id) {
+			rec.Emit(e)
+		}
+	}
+	rec.Emit(traces.Event{Kind: traces.KindInterrupted, Agent: "root", Interrupt: &traces.Interrupt{ID: "int-1"}})
+	rec.Finish(traces.StatusInterrupted, "")
+
+	part := func(interrupt string, ids ...string) {
+		if err := rec.Resume(); err != nil {
+			t.Fatal(err)
+		}
+		rec.Emit(traces.Event{Kind: traces.KindResumed, Agent: "root", Interrupt: &traces.Interrupt{ID: interrupt}})
+		for _, id := range ids {
+			for _, e := range modelEvents("root", id) {
+				given := e.Model
+				if got := rec.Emit(e); got.Kind == traces.KindModelFinished && got.Model.Usage == nil {
+					t.Errorf("the model call %s lost its usage", got.Model.ID)
+				}
+				if given.ID != id {
+					t.Errorf("the caller's event was changed: id %s, was %s", given.ID, id)
+				}
+			}
+		}
+	}
+	part("int-1", "m1", "m2", "other")
+	rec.Emit(traces.Event{Kind: traces.KindInterrupted, Agent: "root", Interrupt: &traces.Interrupt{ID: "int-2"}})
+	rec.Finish(traces.StatusInterrupted, "")
+	part("int-2", "m1")
+	rec.Finish(traces.StatusCompleted, "")
+
+	tr := rec.Snapshot()
+	if got, want := modelIDs(tr), []string{"m1", "call-x", "m2", "m3", "m4", "other", "m5"}; !slices.Equal(got, want) {
+		t.Errorf("model call ids %v, want %v", got, want)
+	}
+	if err := traces.Validate(tr); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestResumedPartMergesItsAgents: the agents a resumed part puts are merged into the run's tree:
+// what the run knew stays (a description, tools, an output key, the root without a parent), what
+// it lacked is filled in, and no parent closes a cycle. Before any resume, PutAgent replaces.
+func TestResumedPartMergesItsAgents(t *testing.T) {
+	rec := interruptedRecording(t)
+	rec.PutAgent(traces.Agent{Name: "clerk", Kind: traces.AgentChatModel, Description: "Handles refunds.", Parent: "root",
+		Relation: traces.RelationSubAgent, Tools: []string{"refund"}})
+	rec.PutAgent(traces.Agent{Name: "auditor", Kind: traces.AgentCustom, Parent: "root", Relation: traces.RelationSubAgent})
+	if err := rec.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	// What the resumed part's own view of the tree says: less of clerk, the root below clerk
+	// (as a transfer back up looks with nothing before it), and more of auditor and a newcomer.
+	rec.PutAgent(traces.Agent{Name: "clerk", Kind: traces.AgentChatModel})
+	rec.PutAgent(traces.Agent{Name: "root", Kind: traces.AgentSupervisor, Parent: "clerk", Relation: traces.RelationSubAgent, OutputKey: "answer"})
+	rec.PutAgent(traces.Agent{Name: "auditor", Kind: traces.AgentChatModel, Description: "Audits.", Tools: []string{"audit"}})
+	rec.PutAgent(traces.Agent{Name: "scribe", Kind: traces.AgentChatModel, Parent: "auditor", Relation: traces.RelationAgentTool})
+
+	want := map[string]traces.Agent{
+		"root":    {Name: "root", Kind: traces.AgentSupervisor, Tools: []string{"transfer_to_agent"}, OutputKey: "answer"},
+		"clerk":   {Name: "clerk", Kind: traces.AgentChatModel, Description: "Handles refunds.", Parent: "root", Relation: traces.RelationSubAgent, Tools: []string{"refund"}},
+		"auditor": {Name: "auditor", Kind: traces.AgentChatModel, Description: "Audits.", Parent: "root", Relation: traces.RelationSubAgent, Tools: []string{"audit"}},
+		"scribe":  {Name: "scribe", Kind: traces.AgentChatModel, Parent: "auditor", Relation: traces.RelationAgentTool},
+	}
+	agents := rec.Snapshot().Agents
+	if len(agents) != len(want) {
+		t.Errorf("agents %+v, want %d", agents, len(want))
+	}
+	for _, a := range agents {
+		if w := want[a.Name]; fmt.Sprintf("%+v", a) != fmt.Sprintf("%+v", w) {
+			t.Errorf("agent %+v\nwant  %+v", a, w)
+		}
 	}
 }

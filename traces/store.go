@@ -6,10 +6,12 @@ import (
 	"unicode/utf8"
 )
 
-// Store keeps runs beyond the life of the process. A Broker given one (NewStoredBroker) writes
-// every run it holds into it while the run goes on, and reads back from it the runs it no longer
-// holds in memory. Implementations are safe for concurrent use, also by other processes on the
-// same database. Problems of the caller's making are *Error values (CodeNotFound, CodeInvalid);
+// Store keeps runs, lists them and searches them: a Broker writes every run it holds into its
+// store while the run goes on, reads back from it the runs it no longer holds in memory, and
+// leaves every list and search to it. MemoryStore keeps runs for the life of the process,
+// traces/sqlite beyond it; traces/storetest holds both, and any store to come, to this contract.
+// Implementations are safe for concurrent use (a database's, also by other processes on it).
+// Problems of the caller's making are *Error values (CodeNotFound, CodeInvalid, CodeConflict);
 // anything else is internal.
 type Store interface {
 	// Create records a new run with its agents and its events so far, in one transaction; run's
@@ -22,7 +24,8 @@ type Store interface {
 	Save(run Run, tally Tally, agents []Agent, events []Event) error
 	// Load returns the trace of run id as saved so far.
 	Load(id string) (Trace, error)
-	// List returns one page of run summaries, the most recently added first (see RunQuery).
+	// List returns one page of run summaries, the most recently added first (see RunQuery),
+	// never nil. A run's summary has the first line of its input (FirstLine) and its tally.
 	List(q RunQuery) (RunPage, error)
 	// Delete removes run id and its events.
 	Delete(id string) error

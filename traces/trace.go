@@ -3,6 +3,14 @@
 // sequence numbers and fans events out to subscribers, the Broker that holds a process's runs,
 // the Store contract that keeps them beyond it (with the run list's query and tally), and the
 // domain error type. It imports nothing but the standard library.
+//
+// Supported API, for apps and tools that read or write Baton's traces: the trace model (Trace,
+// Run, Status, Agent, Event with its kinds and their payloads) and its files (Marshal, Unmarshal
+// and Validate, in the format docs/trace-format.md describes: a reader of version N reads every
+// version up to N), with the domain error type they return. Everything else (the live Recording
+// and its Subscriptions, the Broker, the Store contract and its queries, the streaming
+// EventEncoder and EventDecoder, the JSON helpers) is exported for Baton's own packages and may
+// change in any release.
 package traces
 
 import (

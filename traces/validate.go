@@ -101,6 +101,9 @@ func ValidateEvent(i int, e Event) error {
 	if e.Transfer != nil && e.Transfer.Outcome != "" && e.Transfer.Outcome != TransferFailed {
 		return Errorf(CodeInvalid, "events[%d].transfer.outcome %q is not %q (or absent, for a transfer made)", i, e.Transfer.Outcome, TransferFailed)
 	}
+	if t := e.Transfer; t != nil && t.ErrorBy != "" && t.ErrorBy != ErrorByEino && t.ErrorBy != ErrorByRecorder {
+		return Errorf(CodeInvalid, "events[%d].transfer.error_by %q is not %q or %q", i, t.ErrorBy, ErrorByEino, ErrorByRecorder)
+	}
 	if m := e.AgentTool; m != nil && m.InputMode != "" && m.InputMode != AgentToolInputRequest && m.InputMode != AgentToolInputFullHistory {
 		return Errorf(CodeInvalid, "events[%d].agenttool.input_mode %q is not %q or %q", i, m.InputMode, AgentToolInputRequest, AgentToolInputFullHistory)
 	}

@@ -69,7 +69,9 @@ func NewAgentSummary(tr traces.Trace, name string) (AgentSummary, error) {
 		e := &tr.Events[i]
 		switch {
 		case e.Kind == traces.KindAgentStarted && e.Agent == name && e.AgentRun != nil:
-			s.Starts = append(s.Starts, Ref{Label: "started via " + firstNonEmpty(e.AgentRun.Via, "run"), Seq: e.Seq})
+			run := *e.AgentRun
+			run.Via = firstNonEmpty(run.Via, "run")
+			s.Starts = append(s.Starts, Ref{Label: startedHow(&run), Seq: e.Seq})
 		case e.Kind == traces.KindTransfer && e.Transfer != nil && (e.Transfer.From == name || e.Transfer.To == name):
 			s.Handoffs = append(s.Handoffs, Ref{Label: fmt.Sprintf("transfer %s → %s (%s)", e.Transfer.From, e.Transfer.To, e.Transfer.Mode), Seq: e.Seq})
 		case e.Kind == traces.KindAgentToolEnter && e.AgentTool != nil && (e.AgentTool.Caller == name || e.AgentTool.Callee == name):

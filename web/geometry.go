@@ -52,12 +52,8 @@ func leftOf(p, q Point) Point {
 	return Point{dy / n, -dx / n}
 }
 
-// num formats a coordinate for SVG: at most one decimal, no trailing zeros.
-func num(f float64) string {
-	return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64)
-}
-
-// appendPoint appends " x y" to SVG path data, each coordinate as num writes it.
+// appendPoint appends " x y" to SVG path data, each coordinate with at most one decimal and no
+// trailing zeros.
 func appendPoint(b []byte, p Point) []byte {
 	b = strconv.AppendFloat(append(b, ' '), math.Round(p.X*10)/10, 'f', -1, 64)
 	return strconv.AppendFloat(append(b, ' '), math.Round(p.Y*10)/10, 'f', -1, 64)

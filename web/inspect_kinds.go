@@ -137,11 +137,24 @@ func (s *inspector) transfer(e *traces.Event) {
 			s.in.Failed = true
 			s.fact("outcome", "failed")
 			s.block("error", x.err)
+			s.fact(ErrorWordsLabel, errorWords[t.ErrorBy])
 			s.link("error", x.failSeq)
 		}
 	}
 	s.transferWhy(e)
 	s.pair(t)
+}
+
+// ErrorWordsLabel labels the fact that says whose words a refused transfer's error is.
+const ErrorWordsLabel = "in the words of"
+
+// errorWords says whose words a refused transfer's error is, by its error_by (nothing for a trace
+// written before the recorder said).
+var errorWords = map[string]string{
+	traces.ErrorByEino: "eino: its own error",
+	traces.ErrorByRecorder: "Baton: eino (as of v0.9.21) reports a refused transfer only on the Runner's event stream, " +
+		"which callbacks do not see, so an app recorded through the run option or the global handler has only what Baton " +
+		"saw; one recorded through Baton.Run, which reads that stream, has eino's own words",
 }
 
 // pair lists the transfers that took t's direction, when there were several.

@@ -1,6 +1,3 @@
-// Package web is Baton's view: pure functions from a trace (up to some event) to what the pages
-// draw. It does no I/O and imports only the standard library and traces, so every picture the
-// run page shows can be tested without a browser.
 package web
 
 import (

@@ -8,7 +8,7 @@ import (
 // RowFilter is the timeline's filters, as the run page sets them: a row passes when it is the
 // agent's (any agent when ""), of one of Groups (none: every group, messages folded into their
 // call's row left out), failed when Failed, and its Search text holds Text (lower-cased and
-// trimmed before matching). static/filters.js's matches applies the same rules in the page.
+// trimmed before matching). static/rowfilter.js's matches applies the same rules in the page.
 type RowFilter struct {
 	Agent  string
 	Groups []string

@@ -23,8 +23,9 @@ type SessionValue struct {
 }
 
 // History is what an agent was fed the last time it started: the Input of its newest
-// agent.started event (Seq). Starts lists the seqs of its newest starts (at most MaxStarts),
-// oldest first; Started counts them all.
+// agent.started event (Seq), or, when that start resumed it with nothing new (Resumed), of the
+// start before, whose history it goes on with. Starts lists the seqs of its newest starts (at most
+// MaxStarts), oldest first; Started counts them all.
 type History struct {
 	Agent    string
 	Colour   int
@@ -122,7 +123,10 @@ func (a *analysis) noteSession(i int) {
 		// Classified now, on the one index the analysis grows: what the panel shows of the agent's
 		// newest start, at the cost of this start's input alone.
 		h.seq, h.via, h.resumed = e.Seq, e.AgentRun.Via, e.AgentRun.Resumed
-		h.fed = a.fed(a.sources, i, e.Agent, e.AgentRun.Input)
+		if !e.AgentRun.Resumed || len(e.AgentRun.Input) > 0 || h.count == 0 {
+			// A resumed agent is fed nothing new: it goes on with the history it had.
+			h.fed = a.fed(a.sources, i, e.Agent, e.AgentRun.Input)
+		}
 		if h.count++; len(h.starts) == MaxStarts {
 			h.starts = append(h.starts[:0], h.starts[1:]...)
 		}

@@ -156,6 +156,19 @@ func agentSummary(e traces.Event) string {
 	if e.Kind == traces.KindAgentFinished {
 		return "finished"
 	}
+	how := startedHow(r)
+	if len(r.Input) > 0 {
+		how += ", fed " + plural(len(r.Input), "message")
+	}
+	return how
+}
+
+// startedHow says how an agent took control: "started via transfer", "resumed via run", or, for an
+// agent eino passes through on its way back to the interrupt a run resumes (via resume), that.
+func startedHow(r *traces.AgentRun) string {
+	if r.Via == viaResume {
+		return "resumed on the way back to the interrupt"
+	}
 	how := "started"
 	if r.Resumed {
 		how = "resumed"
@@ -163,11 +176,12 @@ func agentSummary(e traces.Event) string {
 	if r.Via != "" {
 		how += " via " + r.Via
 	}
-	if len(r.Input) > 0 {
-		how += ", fed " + plural(len(r.Input), "message")
-	}
 	return how
 }
+
+// viaResume is the via of an agent eino re-enters on the way back to the interrupt a run
+// resumes: not a transfer, nor a new visit's own start.
+const viaResume = "resume"
 
 func modelSummary(e traces.Event) string {
 	m := e.Model

@@ -78,23 +78,45 @@ func TestTransferWhyRecordedSupervisor(t *testing.T) {
 	}
 }
 
-// TestTransferWhyFailed checks that a transfer eino refused shows eino's error and no receiver.
+// TestTransferWhyFailed checks that a transfer eino refused shows its error, whose words these
+// are (eino's, or Baton's and why eino's were out of its reach), and no receiver.
 func TestTransferWhyFailed(t *testing.T) {
-	msg := "transfer failed: agent 'ghost' not found when transferring from 'planner'"
-	tr := traces.Trace{Run: traces.Run{ID: "r", Status: traces.StatusFailed}, Events: []traces.Event{
+	for _, tc := range []struct {
+		by, msg, words string // words: in the fact saying whose words, "" for no such fact
+	}{
+		{traces.ErrorByEino, "transfer failed: agent 'ghost' not found when transferring from 'planner'", "eino: its own error"},
+		{traces.ErrorByRecorder, `transfer to "ghost" refused: eino found no agent "ghost" reachable from "planner"`, "only on the Runner's event stream"},
+		{"", "transfer failed: agent 'ghost' not found when transferring from 'planner'", ""},
+	} {
+		tr := refusedTransfer(tc.msg, tc.by)
+		in, err := web.NewInspection(tr, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !in.Failed || in.Decision != 2 || in.Received != 0 || !hasBlockText(in, tc.msg) {
+			t.Errorf("error by %q: failed transfer: %+v", tc.by, in)
+		}
+		words := ""
+		for _, f := range in.Facts {
+			if f.Label == web.ErrorWordsLabel {
+				words = f.Value
+			}
+		}
+		if tc.words == "" && words != "" || !strings.Contains(words, tc.words) {
+			t.Errorf("error by %q: the inspector says %q of its words, want %q in it", tc.by, words, tc.words)
+		}
+	}
+}
+
+// refusedTransfer is a run whose planner transfers to ghost, refused with msg in the words of by.
+func refusedTransfer(msg, by string) traces.Trace {
+	return traces.Trace{Run: traces.Run{ID: "r", Status: traces.StatusFailed}, Events: []traces.Event{
 		{Seq: 1, Kind: traces.KindAgentStarted, Agent: "planner", AgentRun: &traces.AgentRun{Via: "run"}},
 		{Seq: 2, Kind: traces.KindModelFinished, Agent: "planner", Model: &traces.ModelCall{ID: "m1",
 			Output: &traces.Message{Role: "assistant", Content: "ghost knows", ToolCalls: []traces.ToolCallSpec{{ID: "c1", Name: "transfer_to_agent", Arguments: `{"agent_name":"ghost"}`}}}}},
 		{Seq: 3, Kind: traces.KindTransfer, Agent: "planner", Transfer: &traces.Transfer{From: "planner", To: "ghost", Mode: traces.TransferLLM, CallID: "c1",
-			Outcome: traces.TransferFailed, Error: msg}},
+			Outcome: traces.TransferFailed, Error: msg, ErrorBy: by}},
 	}}
-	in, err := web.NewInspection(tr, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !in.Failed || in.Decision != 2 || in.Received != 0 || !hasBlockText(in, msg) {
-		t.Errorf("failed transfer: %+v", in)
-	}
 }
 
 func callsTransfer(m traces.Message, id string) bool {

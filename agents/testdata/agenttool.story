@@ -15,11 +15,11 @@
  15 model.started     research_agent  [project_manager>research_agent]
  16 model.finished    research_agent  [project_manager>research_agent]
  17 message           research_agent  [project_manager>research_agent] assistant
- 18 agent.finished    research_agent  [project_manager>research_agent]
- 19 agenttool.exited  project_manager [project_manager] project_manager -> research_agent project_manager_call_1 inner events: stream
- 20 tool.finished     project_manager [project_manager] research_agent project_manager_call_1
- 21 message           project_manager [project_manager] tool
- 22 session.set       research_agent  [project_manager>research_agent] research_notes set by research_agent
+ 18 session.set       research_agent  [project_manager>research_agent] research_notes set by research_agent
+ 19 agent.finished    research_agent  [project_manager>research_agent]
+ 20 agenttool.exited  project_manager [project_manager] project_manager -> research_agent project_manager_call_1 inner events: stream
+ 21 tool.finished     project_manager [project_manager] research_agent project_manager_call_1
+ 22 message           project_manager [project_manager] tool
  23 model.started     project_manager [project_manager]
  24 model.finished    project_manager [project_manager]
  25 message           project_manager [project_manager] assistant

@@ -21,26 +21,25 @@
  21 agent.finished    billing_agent   [support_agent>billing_agent]
  22 agenttool.exited  support_agent   [support_agent] support_agent -> billing_agent support_agent_call_1
  23 tool.finished     support_agent   [support_agent] billing_agent support_agent_call_1
- 24 interrupted       support_agent   [support_agent]
- 25 agent.finished    support_agent   [support_agent]
- 26 run.finished                      [] interrupted
- 27 resumed           support_agent   []
- 28 agent.started     support_agent   [support_agent] via run
- 29 tool.started      support_agent   [support_agent] billing_agent support_agent_call_1
- 30 agenttool.entered support_agent   [support_agent] support_agent -> billing_agent support_agent_call_1
- 31 agent.started     billing_agent   [support_agent>billing_agent] via agenttool
- 32 tool.started      billing_agent   [support_agent>billing_agent] issue_refund billing_agent_call_2
- 33 tool.finished     billing_agent   [support_agent>billing_agent] issue_refund billing_agent_call_2
- 34 message           billing_agent   [support_agent>billing_agent] tool
- 35 model.started     billing_agent   [support_agent>billing_agent]
- 36 model.finished    billing_agent   [support_agent>billing_agent]
- 37 message           billing_agent   [support_agent>billing_agent] assistant
- 38 agent.finished    billing_agent   [support_agent>billing_agent]
- 39 agenttool.exited  support_agent   [support_agent] support_agent -> billing_agent support_agent_call_1 inner events: stream
- 40 tool.finished     support_agent   [support_agent] billing_agent support_agent_call_1
- 41 message           support_agent   [support_agent] tool
- 42 model.started     support_agent   [support_agent]
- 43 model.finished    support_agent   [support_agent]
- 44 message           support_agent   [support_agent] assistant
- 45 agent.finished    support_agent   [support_agent]
- 46 run.finished                      [] completed
+ 24 agent.finished    support_agent   [support_agent]
+ 25 run.finished                      [] interrupted
+ 26 resumed           support_agent   []
+ 27 agent.started     support_agent   [support_agent] via run
+ 28 tool.started      support_agent   [support_agent] billing_agent support_agent_call_1
+ 29 agenttool.entered support_agent   [support_agent] support_agent -> billing_agent support_agent_call_1
+ 30 agent.started     billing_agent   [support_agent>billing_agent] via agenttool
+ 31 tool.started      billing_agent   [support_agent>billing_agent] issue_refund billing_agent_call_2
+ 32 tool.finished     billing_agent   [support_agent>billing_agent] issue_refund billing_agent_call_2
+ 33 message           billing_agent   [support_agent>billing_agent] tool
+ 34 model.started     billing_agent   [support_agent>billing_agent]
+ 35 model.finished    billing_agent   [support_agent>billing_agent]
+ 36 message           billing_agent   [support_agent>billing_agent] assistant
+ 37 agent.finished    billing_agent   [support_agent>billing_agent]
+ 38 agenttool.exited  support_agent   [support_agent] support_agent -> billing_agent support_agent_call_1 inner events: stream
+ 39 tool.finished     support_agent   [support_agent] billing_agent support_agent_call_1
+ 40 message           support_agent   [support_agent] tool
+ 41 model.started     support_agent   [support_agent]
+ 42 model.finished    support_agent   [support_agent]
+ 43 message           support_agent   [support_agent] assistant
+ 44 agent.finished    support_agent   [support_agent]
+ 45 run.finished                      [] completed

@@ -11,19 +11,19 @@
  11 message           collector       [collector] assistant
  12 message           collector       [collector] assistant
  13 message           collector       [collector] tool
- 14 transfer          collector       [collector] collector -> writer (deterministic)
- 15 agent.finished    collector       [collector]
- 16 agent.started     writer          [collector>writer] via transfer
- 17 session.set       collector       [collector] changes set by collector
+ 14 session.set       collector       [collector] changes set by collector
+ 15 transfer          collector       [collector] collector -> writer (deterministic)
+ 16 agent.finished    collector       [collector]
+ 17 agent.started     writer          [collector>writer] via transfer
  18 model.started     writer          [collector>writer]
  19 model.finished    writer          [collector>writer]
  20 message           writer          [collector>writer] assistant
  21 message           writer          [collector>writer] assistant
  22 message           writer          [collector>writer] tool
- 23 transfer          writer          [collector>writer] writer -> editor (deterministic)
- 24 agent.finished    writer          [collector>writer]
- 25 agent.started     editor          [collector>writer>editor>editor] via transfer
- 26 session.set       writer          [collector>writer] draft set by writer
+ 23 session.set       writer          [collector>writer] draft set by writer
+ 24 transfer          writer          [collector>writer] writer -> editor (deterministic)
+ 25 agent.finished    writer          [collector>writer]
+ 26 agent.started     editor          [collector>writer>editor>editor] via transfer
  27 model.started     editor          [collector>writer>editor>editor]
  28 model.finished    editor          [collector>writer>editor>editor]
  29 message           editor          [collector>writer>editor>editor] assistant

@@ -18,9 +18,9 @@
  18 model.started     executor        [plan_execute_replan>planner>execute_replan>executor]
  19 model.finished    executor        [plan_execute_replan>planner>execute_replan>executor]
  20 message           executor        [plan_execute_replan>planner>execute_replan>executor] assistant
- 21 agent.finished    executor        [plan_execute_replan>planner>execute_replan>executor]
- 22 agent.started     replanner       [plan_execute_replan>planner>execute_replan>executor>replanner] via workflow
- 23 session.set       executor        [plan_execute_replan>planner>execute_replan>executor] ExecutedStep set by executor
+ 21 session.set       executor        [plan_execute_replan>planner>execute_replan>executor] ExecutedStep set by executor
+ 22 agent.finished    executor        [plan_execute_replan>planner>execute_replan>executor]
+ 23 agent.started     replanner       [plan_execute_replan>planner>execute_replan>executor>replanner] via workflow
  24 session.set       replanner       [plan_execute_replan>planner>execute_replan>executor>replanner] ExecutedSteps set by replanner
  25 model.started     replanner       [plan_execute_replan>planner>execute_replan>executor>replanner]
  26 model.finished    replanner       [plan_execute_replan>planner>execute_replan>executor>replanner]
@@ -37,9 +37,9 @@
  37 model.started     executor        [plan_execute_replan>planner>execute_replan>executor>replanner>executor]
  38 model.finished    executor        [plan_execute_replan>planner>execute_replan>executor>replanner>executor]
  39 message           executor        [plan_execute_replan>planner>execute_replan>executor>replanner>executor] assistant
- 40 agent.finished    executor        [plan_execute_replan>planner>execute_replan>executor>replanner>executor]
- 41 agent.started     replanner       [plan_execute_replan>planner>execute_replan>executor>replanner>executor>replanner] via workflow
- 42 session.set       executor        [plan_execute_replan>planner>execute_replan>executor>replanner>executor] ExecutedStep set by executor
+ 40 session.set       executor        [plan_execute_replan>planner>execute_replan>executor>replanner>executor] ExecutedStep set by executor
+ 41 agent.finished    executor        [plan_execute_replan>planner>execute_replan>executor>replanner>executor]
+ 42 agent.started     replanner       [plan_execute_replan>planner>execute_replan>executor>replanner>executor>replanner] via workflow
  43 session.set       replanner       [plan_execute_replan>planner>execute_replan>executor>replanner>executor>replanner] ExecutedSteps set by replanner
  44 model.started     replanner       [plan_execute_replan>planner>execute_replan>executor>replanner>executor>replanner]
  45 model.finished    replanner       [plan_execute_replan>planner>execute_replan>executor>replanner>executor>replanner]

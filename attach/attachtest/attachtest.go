@@ -7,7 +7,9 @@ package attachtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,10 +19,12 @@ import (
 	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/adk/prebuilt/supervisor"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/components/tool/utils"
 	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/attach"
@@ -108,19 +112,7 @@ const RefundsApproval = "Refund $12 to alice?"
 // Refunds builds a refunds app on store: clerk calls refund, which interrupts for approval the
 // first time; resumed with the answer as data, it refunds (or not), and clerk reports.
 func Refunds(ctx context.Context, store adk.CheckPointStore) (*adk.Runner, error) {
-	refund, err := utils.InferTool("refund", "Refunds a charge once a person approves.",
-		func(ctx context.Context, in struct {
-			Amount int `json:"amount"`
-		}) (string, error) {
-			wasTarget, hasData, answer := tool.GetResumeContext[string](ctx)
-			if !wasTarget {
-				return "", tool.Interrupt(ctx, RefundsApproval)
-			}
-			if !hasData || answer != "approved" {
-				return "refund rejected", nil
-			}
-			return fmt.Sprintf("refunded $%d", in.Amount), nil
-		})
+	refund, err := refundTool()
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +129,108 @@ func Refunds(ctx context.Context, store adk.CheckPointStore) (*adk.Runner, error
 		return nil, err
 	}
 	return adk.NewRunner(ctx, adk.RunnerConfig{Agent: clerk, CheckPointStore: store}), nil
+}
+
+// SupervisedRefundsInput is the request SupervisedRefunds is scripted for.
+const SupervisedRefundsInput = "Alice was charged twice: refund the duplicate $12."
+
+// SupervisedRefunds builds a supervised refunds app on store, eino's prebuilt supervisor as users
+// build it, whose models decide from what they are given (so it resumes in another process too): manager hands the case to clerk (a transfer chosen by its model); clerk finds the
+// charge (its tool stores it in the session under "charge") and calls refund, which interrupts
+// for approval as in Refunds; resumed, clerk reports, eino sends it back to manager by a
+// deterministic transfer, and manager answers into the session key "answer". auditor is a
+// sub-agent that never runs. With streaming, every agent streams its replies.
+func SupervisedRefunds(ctx context.Context, store adk.CheckPointStore, streaming bool) (*adk.Runner, error) {
+	refund, err := refundTool()
+	if err != nil {
+		return nil, err
+	}
+	findCharge, err := utils.InferTool("find_charge", "Finds a customer's latest charge.",
+		func(ctx context.Context, in struct {
+			Customer string `json:"customer"`
+		}) (string, error) {
+			// A string: eino saves the session in the checkpoint with gob, which knows no map[string]any.
+			adk.AddSessionValue(ctx, "charge", in.Customer+": $12, charged twice")
+			return in.Customer + ": $12, charged twice", nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	clerk, err := agents.NewChatAgent(ctx, deciding("clerk", func(in []*schema.Message) agents.Reply {
+		switch lastTool(in) {
+		case "refund":
+			return agents.Reply{Text: "Done: " + agents.LastToolResult(in) + "."}
+		case "find_charge":
+			return agents.Reply{ToolCalls: []agents.ToolCall{agents.Call("refund", map[string]int{"amount": 12})}}
+		}
+		return agents.Reply{ToolCalls: []agents.ToolCall{agents.Call("find_charge", map[string]string{"customer": "alice"})}}
+	}), adk.ChatModelAgentConfig{
+		Name: "clerk", Description: "Handles refunds.", Instruction: "Refund when asked.",
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: toolsOf(findCharge, refund)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	auditor, err := agents.NewChatAgent(ctx, Scripted("auditor", nil, agents.Say("All in order.")),
+		adk.ChatModelAgentConfig{Name: "auditor", Description: "Audits accounts.", Instruction: "Audit."})
+	if err != nil {
+		return nil, err
+	}
+	manager, err := agents.NewChatAgent(ctx, deciding("manager", func(in []*schema.Message) agents.Reply {
+		for _, m := range in {
+			if strings.Contains(m.Content, "Done: ") { // clerk's report, as eino rewrites it for manager
+				return agents.Reply{Text: SupervisedRefundsAnswer}
+			}
+		}
+		return agents.Reply{ToolCalls: []agents.ToolCall{agents.Transfer("clerk")}}
+	}), adk.ChatModelAgentConfig{Name: "manager", Description: "Runs the refunds desk.", Instruction: "Delegate.", OutputKey: "answer"})
+	if err != nil {
+		return nil, err
+	}
+	root, err := supervisor.New(ctx, &supervisor.Config{Supervisor: manager, SubAgents: []adk.Agent{clerk, auditor}})
+	if err != nil {
+		return nil, err
+	}
+	return adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, CheckPointStore: store, EnableStreaming: streaming}), nil
+}
+
+// SupervisedRefundsAnswer is manager's final answer in SupervisedRefunds.
+const SupervisedRefundsAnswer = "Alice's duplicate $12 was refunded."
+
+// deciding returns models that answer as agent with decide, from the conversation they are given
+// alone, as an LLM does: unlike a script's place, that survives a resume in another process.
+func deciding(agent string, decide func([]*schema.Message) agents.Reply) agents.ModelFor {
+	steps := make([]agents.Step, 16)
+	for i := range steps {
+		steps[i] = agents.Computed(decide)
+	}
+	return Scripted(agent, nil, steps...)
+}
+
+// lastTool returns the name of the tool whose result is the newest message of in, or "".
+func lastTool(in []*schema.Message) string {
+	if n := len(in); n > 0 && in[n-1] != nil && in[n-1].Role == schema.Tool {
+		return in[n-1].ToolName
+	}
+	return ""
+}
+
+// refundTool returns the refund tool of the refunds apps: it interrupts for approval the first time;
+// resumed with "approved" as data, it refunds, else it does not.
+func refundTool() (tool.InvokableTool, error) {
+	return utils.InferTool("refund", "Refunds a charge once a person approves.",
+		func(ctx context.Context, in struct {
+			Amount int `json:"amount"`
+		}) (string, error) {
+			wasTarget, hasData, answer := tool.GetResumeContext[string](ctx)
+			if !wasTarget {
+				return "", tool.Interrupt(ctx, RefundsApproval)
+			}
+			if !hasData || answer != "approved" {
+				return "refund rejected", nil
+			}
+			return fmt.Sprintf("refunded $%d", in.Amount), nil
+		})
 }
 
 // toolsOf returns the tools node config of an agent with tools, run one after another so a
@@ -170,6 +264,24 @@ func (s *Store) Set(_ context.Context, id string, b []byte) error {
 	return nil
 }
 
+// FileStore is a checkpoint store in a directory, one file per checkpoint: what lets a run stop in
+// one process and resume in another.
+type FileStore string
+
+// Get returns the checkpoint saved under id.
+func (s FileStore) Get(_ context.Context, id string) ([]byte, bool, error) {
+	b, err := os.ReadFile(filepath.Join(string(s), id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	return b, err == nil, err
+}
+
+// Set saves a checkpoint under id.
+func (s FileStore) Set(_ context.Context, id string, b []byte) error {
+	return os.WriteFile(filepath.Join(string(s), id), b, 0o600)
+}
+
 // Drain reads events to their end as an app does (streamed messages included) and describes each
 // one, with the transfers the events announce ("from -> to").
 func Drain(tb testing.TB, events *adk.AsyncIterator[*adk.AgentEvent]) (lines, transfers []string) {
@@ -199,6 +311,35 @@ func Drain(tb testing.TB, events *adk.AsyncIterator[*adk.AgentEvent]) (lines, tr
 		}
 		lines = append(lines, line)
 	}
+}
+
+// DrainInterrupted reads events to their end as Drain does and returns the interrupt they stop at:
+// the id of its root cause, which a resume targets.
+func DrainInterrupted(tb testing.TB, events *adk.AsyncIterator[*adk.AgentEvent]) string {
+	tb.Helper()
+	id := ""
+	for {
+		ev, ok := events.Next()
+		if !ok {
+			break
+		}
+		if ev.Output != nil && ev.Output.MessageOutput != nil {
+			if _, err := ev.Output.MessageOutput.GetMessage(); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if ev.Action != nil && ev.Action.Interrupted != nil {
+			for _, c := range ev.Action.Interrupted.InterruptContexts {
+				if c != nil && c.IsRootCause {
+					id = c.ID
+				}
+			}
+		}
+	}
+	if id == "" {
+		tb.Fatal("the run did not stop at an interrupt")
+	}
+	return id
 }
 
 func runPath(ev *adk.AgentEvent) []string {

@@ -139,6 +139,9 @@ func (s *runSpans) startRun(e traces.Event) {
 	}
 	attrs = s.agentAttrs(attrs, s.root)
 	if e.Kind != traces.KindResumed {
+		// A run starts when its run.started says (an app's, by the app's clock), which the ids of
+		// its spans derive from: so do those of a resumed part, from the run as recorded.
+		s.run.StartedAt = e.Time
 		ctx = context.WithValue(ctx, runKey{}, s.run)
 		if s.content && e.Kind == traces.KindRunStarted && e.Run.Input != "" {
 			attrs = append(attrs, attribute.String("gen_ai.input.messages",

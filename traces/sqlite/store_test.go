@@ -16,6 +16,7 @@ import (
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/traces/sqlite"
+	"github.com/baton-dev/baton/traces/storetest"
 )
 
 func TestMain(m *testing.M) {
@@ -153,146 +154,10 @@ func TestConcurrentRunsKeepTheirOwnSequence(t *testing.T) {
 	}
 }
 
-// create stores an ended run of flow with status, input and one message, started at minute m.
-func create(tb testing.TB, s traces.Store, id, flow string, status traces.Status, input, message string, m int) {
-	tb.Helper()
-	start := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC).Add(time.Duration(m) * time.Minute)
-	events := []traces.Event{
-		{Seq: 1, Time: start, Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: flow, Input: input, Status: traces.StatusRunning}},
-		{Seq: 2, Time: start.Add(time.Second), Kind: traces.KindMessage, Agent: "a", Message: &traces.Message{Role: "assistant", Content: message}},
-		{Seq: 3, Time: start.Add(2 * time.Second), Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: status}},
-	}
-	var tally traces.Tally
-	for _, e := range events {
-		tally.Add(e)
-	}
-	run := tally.Apply(traces.Run{ID: id, Flow: flow, Input: input, StartedAt: start})
-	if err := s.Create(run, tally, []traces.Agent{{Name: "a", Kind: traces.AgentChatModel}}, events); err != nil {
-		tb.Fatal(err)
-	}
-}
-
-func ids(p traces.RunPage) []string {
-	var out []string
-	for _, r := range p.Runs {
-		out = append(out, r.ID)
-	}
-	return out
-}
-
-func TestListPagesFiltersAndSearches(t *testing.T) {
-	store, _ := mustOpen(t, 0)
-	for i := range 25 {
-		flow, status := "alpha", traces.StatusCompleted
-		if i%2 == 1 {
-			flow = "beta"
-		}
-		if i%5 == 0 {
-			status = traces.StatusFailed
-		}
-		create(t, store, fmt.Sprintf("r-%02d", i), flow, status,
-			fmt.Sprintf("question %d\nsecond line", i), fmt.Sprintf("answer about Zebra-%d", i), i)
-	}
-	b := traces.NewStoredBroker(0, store, nil)
-	list := func(q traces.RunQuery) traces.RunPage {
-		t.Helper()
-		p, err := b.List(q)
-		if err != nil {
-			t.Fatalf("List(%+v): %v", q, err)
-		}
-		return p
-	}
-
-	t.Run("pages cover every run once, newest first", func(t *testing.T) {
-		var all []string
-		q := traces.RunQuery{Limit: 10}
-		for pages := 0; ; pages++ {
-			p := list(q)
-			all = append(all, ids(p)...)
-			if p.Next == "" {
-				if pages != 2 {
-					t.Errorf("%d pages, want 3", pages+1)
-				}
-				break
-			}
-			q.After = p.Next
-		}
-		if len(all) != 25 || all[0] != "r-24" || all[24] != "r-00" {
-			t.Errorf("listed %v", all)
-		}
+// The SQLite store meets the Store contract, as the in-memory one does.
+func TestStoreContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, keep int) traces.Store {
+		s, _ := mustOpen(t, keep)
+		return s
 	})
-	t.Run("a summary has the first line of the input and the tally", func(t *testing.T) {
-		r := list(traces.RunQuery{Limit: 1}).Runs[0]
-		if r.Input != "question 24" || r.Events != 3 || r.EndedAt == nil || r.EndedAt.Sub(r.StartedAt) != 2*time.Second {
-			t.Errorf("summary %+v", r)
-		}
-	})
-	t.Run("flow and status", func(t *testing.T) {
-		p := list(traces.RunQuery{Flow: "beta", Status: traces.StatusFailed})
-		if got := fmt.Sprint(ids(p)); got != "[r-15 r-05]" {
-			t.Errorf("failed beta runs %s, want [r-15 r-05]", got)
-		}
-	})
-	t.Run("text in a message, any case", func(t *testing.T) {
-		if got := fmt.Sprint(ids(list(traces.RunQuery{Text: "zebra-17"}))); got != "[r-17]" {
-			t.Errorf("search zebra-17: %s", got)
-		}
-	})
-	t.Run("text in an input", func(t *testing.T) {
-		if got := ids(list(traces.RunQuery{Text: "second LINE", Flow: "alpha"})); len(got) != 13 {
-			t.Errorf("search in inputs of alpha: %d runs, want 13", len(got))
-		}
-	})
-	t.Run("text with quotes and operators is literal", func(t *testing.T) {
-		if got := ids(list(traces.RunQuery{Text: `"zebra" OR *`})); len(got) != 0 {
-			t.Errorf("literal search found %v", got)
-		}
-	})
-	t.Run("bad queries", func(t *testing.T) {
-		for _, q := range []traces.RunQuery{{Text: "ab"}, {Status: "done"}, {Limit: 100000}, {After: "yesterday"}} {
-			if _, err := b.List(q); traces.ErrorCode(err) != traces.CodeInvalid {
-				t.Errorf("List(%+v): %v, want an invalid-input error", q, err)
-			}
-		}
-	})
-	t.Run("delete", func(t *testing.T) {
-		if err := b.Delete("r-17"); err != nil {
-			t.Fatal(err)
-		}
-		if got := ids(list(traces.RunQuery{Text: "zebra-17"})); len(got) != 0 {
-			t.Errorf("the deleted run is still found: %v", got)
-		}
-		if _, err := store.Load("r-17"); traces.ErrorCode(err) != traces.CodeNotFound {
-			t.Errorf("Load of a deleted run: %v", err)
-		}
-		if err := b.Delete("r-17"); traces.ErrorCode(err) != traces.CodeNotFound {
-			t.Errorf("second delete: %v", err)
-		}
-	})
-}
-
-func TestRetentionKeepsTheNewestAdded(t *testing.T) {
-	store, _ := mustOpen(t, 3)
-	for i := range 5 {
-		create(t, store, fmt.Sprintf("r-%d", i), "f", traces.StatusCompleted, "in", "out", 10-i) // added last, started first
-	}
-	p, err := store.List(traces.RunQuery{Limit: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := fmt.Sprint(ids(p)); got != "[r-4 r-3 r-2]" {
-		t.Errorf("kept %s, want the last 3 added", got)
-	}
-	if _, err := store.Load("r-0"); traces.ErrorCode(err) != traces.CodeNotFound {
-		t.Errorf("Load(r-0) after retention: %v", err)
-	}
-}
-
-func TestCreateRefusesATakenID(t *testing.T) {
-	store, _ := mustOpen(t, 0)
-	create(t, store, "r-1", "f", traces.StatusCompleted, "in", "out", 0)
-	err := store.Create(traces.Run{ID: "r-1", Status: traces.StatusRunning}, traces.Tally{}, nil, nil)
-	if traces.ErrorCode(err) != traces.CodeConflict {
-		t.Errorf("Create of a taken id: %v, want a conflict", err)
-	}
 }

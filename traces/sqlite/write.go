@@ -99,10 +99,11 @@ func (s *Store) saveLocked(ctx context.Context, run traces.Run, tally traces.Tal
 		return err
 	}
 	var key int64
-	err = tx.QueryRowContext(ctx, `UPDATE runs SET meta = ?, tree = coalesce(?, tree), status = ?, ended_at = ?,
-		error = ?, agents = ?, transfers = ?, tokens = ?, events = ?, last_interrupt = ? WHERE id = ? RETURNING key`,
-		meta, tree, string(run.Status), endNanos(run), run.Error, tally.Agents, tally.Transfers, tally.Tokens,
-		tally.Events, tally.LastInterrupt, run.ID).Scan(&key)
+	err = tx.QueryRowContext(ctx, `UPDATE runs SET meta = ?, tree = coalesce(?, tree), status = ?, started_at = ?,
+		ended_at = ?, error = ?, agents = ?, transfers = ?, tokens = ?, events = ?, last_interrupt = ? WHERE id = ?
+		RETURNING key`,
+		meta, tree, string(run.Status), run.StartedAt.UnixNano(), endNanos(run), run.Error, tally.Agents,
+		tally.Transfers, tally.Tokens, tally.Events, tally.LastInterrupt, run.ID).Scan(&key)
 	if isNoRows(err) {
 		return notFound(run.ID)
 	} else if err != nil {

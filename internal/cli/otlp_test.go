@@ -1,4 +1,4 @@
-package main
+package cli_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-dev/baton/internal/cli"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/traces/otlp/otlptest"
 )
@@ -27,7 +28,7 @@ func TestRunExportsToOTLP(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "t.json")
 			args := append([]string{"run", "supervisor", "--out", out, "--otlp-endpoint", rcv.URL}, tc.flags...)
 			var stdout, stderr bytes.Buffer
-			if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+			if code := cli.Run(context.Background(), args, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d, stderr: %s", code, stderr.String())
 			}
 			tr := readTraceFile(t, out)
@@ -66,7 +67,7 @@ func TestRunWithCollectorDown(t *testing.T) {
 	ln.Close()
 	out := filepath.Join(t.TempDir(), "t.json")
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"run", "supervisor", "--out", out, "--otlp-endpoint", endpoint}, &stdout, &stderr); code != 0 {
+	if code := cli.Run(context.Background(), []string{"run", "supervisor", "--out", out, "--otlp-endpoint", endpoint}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d with the collector down, stderr: %s", code, stderr.String())
 	}
 	if tr := readTraceFile(t, out); tr.Run.Status != traces.StatusCompleted {

@@ -1,4 +1,4 @@
-package main
+package cli_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-dev/baton/internal/cli"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -15,11 +16,11 @@ func TestRunReplaysATrace(t *testing.T) {
 	dir := t.TempDir()
 	recorded, replayed := filepath.Join(dir, "recorded.json"), filepath.Join(dir, "replayed.json")
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"run", "transfer", "--input", "Weather in Berlin?", "--out", recorded}, &stdout, &stderr); code != 0 {
+	if code := cli.Run(context.Background(), []string{"run", "transfer", "--input", "Weather in Berlin?", "--out", recorded}, &stdout, &stderr); code != 0 {
 		t.Fatalf("record: exit %d: %s", code, stderr.String())
 	}
 	// No --input: the replay answers the recorded input.
-	if code := run(context.Background(), []string{"run", "transfer", "--model", "replay:" + recorded, "--out", replayed}, &stdout, &stderr); code != 0 {
+	if code := cli.Run(context.Background(), []string{"run", "transfer", "--model", "replay:" + recorded, "--out", replayed}, &stdout, &stderr); code != 0 {
 		t.Fatalf("replay: exit %d: %s", code, stderr.String())
 	}
 	data, err := os.ReadFile(replayed)
@@ -48,7 +49,7 @@ func TestRunModelErrors(t *testing.T) {
 		{[]string{"serve", "--model", "openai:"}, "names no model"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := run(context.Background(), c.args, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), c.want) {
+		if code := cli.Run(context.Background(), c.args, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("%q: exit %d, stderr %q; want an error saying %q", c.args, code, stderr.String(), c.want)
 		}
 	}

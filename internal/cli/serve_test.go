@@ -1,4 +1,4 @@
-package main
+package cli_test
 
 import (
 	"encoding/json"
@@ -14,19 +14,20 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"go.uber.org/goleak"
 
+	"github.com/baton-dev/baton/internal/cli"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/traces/otlp/otlptest"
 )
 
-// runMainEnv makes the test binary run main instead of the tests, so that a test can run the
-// command in a process of its own and signal it.
+// runMainEnv makes the test binary run the command line as main does instead of the tests, so
+// that a test can run the command in a process of its own and signal it.
 const runMainEnv = "BATON_TEST_RUN_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(runMainEnv) == "1" {
-		main()
-		return
+		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	// Tests name their databases; should one not, it lands here, never in the user's own.
 	dir, err := os.MkdirTemp("", "baton-data-")
@@ -34,9 +35,12 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_DATA_HOME", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	// The commands start goroutines (a run's printer, the server, the exporter's batcher): none
+	// may outlive the command that started it.
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }
 
 var servingLine = regexp.MustCompile(`Baton is serving on (http://\S+)`)

@@ -1,4 +1,4 @@
-package main
+package cli_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/baton-dev/baton/internal/cli"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
 )
@@ -176,46 +177,46 @@ func TestRestartKeepsEveryRun(t *testing.T) {
 // A trace imported into the database exports as the same bytes; imported again, its id is taken,
 // so it gets a new one and otherwise exports the same.
 func TestExportImportRoundTrip(t *testing.T) {
-	const file = "traces/testdata/v2/supervisor.trace.json" // the version Baton writes
+	const file = "../../traces/testdata/v2/supervisor.trace.json" // the version Baton writes
 	dir := t.TempDir()
 	db := filepath.Join(dir, "baton.db")
 	want, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cli := func(args ...string) string {
+	baton := func(args ...string) string {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
-		if code := run(context.Background(), append(args, "--db", db), &stdout, &stderr); code != 0 {
+		if code := cli.Run(context.Background(), append(args, "--db", db), &stdout, &stderr); code != 0 {
 			t.Fatalf("baton %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
 		}
 		return stdout.String()
 	}
 	const id = "run-20260314-093000-7f3a"
-	if out := cli("import", file); !strings.Contains(out, "imported run "+id) {
+	if out := baton("import", file); !strings.Contains(out, "imported run "+id) {
 		t.Errorf("import said %q", out)
 	}
 	exported := filepath.Join(dir, "out.trace.json")
-	cli("export", id, "--out", exported)
+	baton("export", id, "--out", exported)
 	if got, _ := os.ReadFile(exported); !bytes.Equal(got, want) {
 		t.Errorf("export after import differs from the file:\n%s", got)
 	}
-	out := cli("import", exported)
+	out := baton("import", exported)
 	again := regexpRunID.FindStringSubmatch(out)
 	if again == nil || again[1] == id || !strings.Contains(out, "was taken") {
 		t.Fatalf("second import said %q: want a new id and why", out)
 	}
-	got := cli("export", again[1])
+	got := baton("export", again[1])
 	if strings.Replace(got, again[1], id, 1) != string(want) {
 		t.Errorf("the re-imported run exports differently:\n%s", got)
 	}
 
 	var stderr bytes.Buffer
-	if code := run(context.Background(), []string{"export", "r-nope", "--db", db}, &bytes.Buffer{}, &stderr); code == 0 || !strings.Contains(stderr.String(), `run "r-nope" not found`) {
+	if code := cli.Run(context.Background(), []string{"export", "r-nope", "--db", db}, &bytes.Buffer{}, &stderr); code == 0 || !strings.Contains(stderr.String(), `run "r-nope" not found`) {
 		t.Errorf("export of an unknown run: exit %d, %q", code, stderr.String())
 	}
 	stderr.Reset()
-	if code := run(context.Background(), []string{"export", id, "--db", filepath.Join(dir, "none.db")}, &bytes.Buffer{}, &stderr); code == 0 || !strings.Contains(stderr.String(), "no database of runs at") {
+	if code := cli.Run(context.Background(), []string{"export", id, "--db", filepath.Join(dir, "none.db")}, &bytes.Buffer{}, &stderr); code == 0 || !strings.Contains(stderr.String(), "no database of runs at") {
 		t.Errorf("export from a missing database: exit %d, %q", code, stderr.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "none.db")); !os.IsNotExist(err) {
@@ -224,7 +225,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	stderr.Reset()
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"format":"baton.trace","version":1,"run":{"id":""}}`), 0o644)
-	if code := run(context.Background(), []string{"import", bad, "--db", db}, &bytes.Buffer{}, &stderr); code == 0 || !strings.Contains(stderr.String(), "run.id is empty") {
+	if code := cli.Run(context.Background(), []string{"import", bad, "--db", db}, &bytes.Buffer{}, &stderr); code == 0 || !strings.Contains(stderr.String(), "run.id is empty") {
 		t.Errorf("import of a bad file: exit %d, %q", code, stderr.String())
 	}
 	if n := len(listStored(t, db)); n != 2 {
@@ -245,19 +246,16 @@ func listStored(t *testing.T, db string) []traces.RunSummary {
 // export --html writes the run's report: a page of the trace's timeline that embeds the trace
 // file itself, with a CSP that allows nothing remote.
 func TestExportHTMLReport(t *testing.T) {
-	const file = "traces/testdata/v2/supervisor.trace.json"
+	const file = "../../traces/testdata/v2/supervisor.trace.json"
 	dir := t.TempDir()
 	db := filepath.Join(dir, "baton.db")
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"import", file, "--db", db}, &stdout, &stderr); code != 0 {
+	if code := cli.Run(context.Background(), []string{"import", file, "--db", db}, &stdout, &stderr); code != 0 {
 		t.Fatalf("import: exit %d: %s", code, stderr.String())
 	}
-	want, err := readTrace(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := readTraceFile(t, file)
 	out := filepath.Join(dir, "report.html")
-	if code := run(context.Background(), []string{"export", want.Run.ID, "--html", "--out", out, "--db", db}, &stdout, &stderr); code != 0 {
+	if code := cli.Run(context.Background(), []string{"export", want.Run.ID, "--html", "--out", out, "--db", db}, &stdout, &stderr); code != 0 {
 		t.Fatalf("export --html: exit %d: %s", code, stderr.String())
 	}
 	html, err := os.ReadFile(out)

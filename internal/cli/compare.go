@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -16,24 +16,34 @@ import (
 	"github.com/baton-dev/baton/web"
 )
 
+var compareCommand = &command{
+	name:  "compare",
+	args:  "FLOW...",
+	shape: "[--input] [--out]",
+	about: "run one task under several flows, and compare them",
+	define: func(fs *flag.FlagSet) runner {
+		input := fs.String("input", "", "the task `TEXT` every flow runs (default: their shared default input, else each its own)")
+		out := fs.String("out", "", "write each run's trace to the directory `DIR`, as FLOW.json (to open the events the table names)")
+		return func(ctx context.Context, args []string, stdout, _ io.Writer) error {
+			var names []string
+			for len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+				names, args = append(names, args[0]), args[1:]
+			}
+			if err := fs.Parse(args); err != nil {
+				return err
+			}
+			names = append(names, fs.Args()...)
+			if len(names) == 0 {
+				return misuse("compare", "compare needs at least one flow")
+			}
+			return compareFlows(ctx, names, *input, *out, stdout)
+		}
+	},
+}
+
 // compareFlows runs one task under each named flow, one after the other without pace, and prints
 // web.NewComparison's table, each figure with the events (#seq) it comes from.
-func compareFlows(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var names []string
-	for len(args) > 0 && args[0] != "" && args[0][0] != '-' {
-		names, args = append(names, args[0]), args[1:]
-	}
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	input := fs.String("input", "", "the task every flow runs (default: their shared default input, else each its own)")
-	out := fs.String("out", "", "write each run's trace to this directory, as FLOW.json (to open the events the table names)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	names = append(names, fs.Args()...)
-	if len(names) == 0 {
-		return fmt.Errorf("compare needs at least one flow\n%s", usage)
-	}
+func compareFlows(ctx context.Context, names []string, input, out string, stdout io.Writer) error {
 	flows := make([]agents.Flow, len(names))
 	for i, n := range names {
 		f, err := agents.Lookup(n)
@@ -42,7 +52,7 @@ func compareFlows(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		flows[i] = f
 	}
-	inputs, same := agents.TaskInputs(flows, *input)
+	inputs, same := agents.TaskInputs(flows, input)
 	trs := make([]traces.Trace, len(flows))
 	for i, f := range flows {
 		rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: f.Name, Input: inputs[i], Model: "scripted"}, f.Agents)
@@ -51,11 +61,11 @@ func compareFlows(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return ctx.Err()
 		}
 		trs[i] = rec.Snapshot()
-		if *out != "" {
-			if err := os.MkdirAll(*out, 0o755); err != nil {
+		if out != "" {
+			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
-			if err := writeTrace(filepath.Join(*out, f.Name+".json"), trs[i]); err != nil {
+			if err := writeTrace(filepath.Join(out, f.Name+".json"), trs[i]); err != nil {
 				return err
 			}
 		}

@@ -1,4 +1,4 @@
-package main
+package cli_test
 
 import (
 	"bytes"
@@ -14,13 +14,14 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/cli"
 	"github.com/baton-dev/baton/traces"
 )
 
 func TestRunWritesTrace(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "t.json")
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"run", "supervisor", "--out", out}, &stdout, &stderr); code != 0 {
+	if code := cli.Run(context.Background(), []string{"run", "supervisor", "--out", out}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d, stderr: %s", code, stderr.String())
 	}
 	data, err := os.ReadFile(out)
@@ -72,7 +73,7 @@ func TestRunApproval(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "t.json")
 			var stdout, stderr bytes.Buffer
 			args := append([]string{"run", "approval", "--out", out}, tc.flags...)
-			if code := run(context.Background(), args, &stdout, &stderr); code != tc.code {
+			if code := cli.Run(context.Background(), args, &stdout, &stderr); code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr: %s", code, tc.code, stderr.String())
 			}
 			data, err := os.ReadFile(out)
@@ -125,7 +126,7 @@ func TestCommandErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := run(context.Background(), tc.args, &stdout, &stderr); code == 0 {
+			if code := cli.Run(context.Background(), tc.args, &stdout, &stderr); code == 0 {
 				t.Fatalf("exit 0, want non-zero")
 			}
 			if !strings.Contains(stderr.String(), tc.want) {
@@ -137,7 +138,7 @@ func TestCommandErrors(t *testing.T) {
 
 func TestFlowsLists(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"flows"}, &stdout, &stderr); code != 0 {
+	if code := cli.Run(context.Background(), []string{"flows"}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	for _, name := range flowNames() {
@@ -175,7 +176,7 @@ func (b *lockedBuffer) String() string {
 }
 
 func TestOpenServesATraceFile(t *testing.T) {
-	const file = "traces/testdata/v2/supervisor.trace.json"
+	const file = "../../traces/testdata/v2/supervisor.trace.json"
 	want, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +185,7 @@ func TestOpenServesATraceFile(t *testing.T) {
 	defer cancel()
 	var stdout, stderr lockedBuffer
 	exit := make(chan int, 1)
-	go func() { exit <- run(ctx, []string{"open", file, "--addr", "127.0.0.1:0"}, &stdout, &stderr) }()
+	go func() { exit <- cli.Run(ctx, []string{"open", file, "--addr", "127.0.0.1:0"}, &stdout, &stderr) }()
 
 	page := regexp.MustCompile(`http://127\.0\.0\.1:[1-9][0-9]*/runs/run-20260314-093000-7f3a`)
 	deadline := time.Now().Add(10 * time.Second)

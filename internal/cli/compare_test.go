@@ -1,4 +1,4 @@
-package main
+package cli_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-dev/baton/internal/cli"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -18,7 +19,7 @@ func TestCompareCommand(t *testing.T) {
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	args := []string{"compare", "supervisor", "supervisor-agenttool", "--out", dir}
-	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+	if code := cli.Run(context.Background(), args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d, stderr: %s", code, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "task: \"Find US and NY GDP") {
@@ -54,7 +55,7 @@ func TestCompareCommand(t *testing.T) {
 		}
 	}
 	stderr.Reset()
-	if code := run(context.Background(), []string{"compare", "supervisor", "nope"}, &stdout, &stderr); code == 0 ||
+	if code := cli.Run(context.Background(), []string{"compare", "supervisor", "nope"}, &stdout, &stderr); code == 0 ||
 		!strings.Contains(stderr.String(), "nope") || !strings.Contains(stderr.String(), "supervisor-agenttool") {
 		t.Errorf("unknown flow: exit %d, %s", code, stderr.String())
 	}

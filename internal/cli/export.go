@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/traces/sqlite"
+)
+
+var exportCommand = &command{
+	name:  "export",
+	args:  "RUN",
+	shape: "[--html] [--out] [--db]",
+	about: "write a stored run as a trace file (or an HTML report)",
+	define: func(fs *flag.FlagSet) runner {
+		html := fs.Bool("html", false, "write the self-contained HTML report (opens offline, in any browser) instead of the trace JSON")
+		out := fs.String("out", "", "write the trace to the file `FILE` instead of stdout")
+		db := dbFlag(fs)
+		return func(_ context.Context, args []string, stdout, _ io.Writer) error {
+			id, err := parseWithArg(fs, args, "export needs a run id")
+			if err != nil {
+				return err
+			}
+			return exportRun(id, *db, *out, *html, stdout)
+		}
+	},
+}
+
+// exportRun writes run id of the database db as a trace file or, with html, as its report; to
+// stdout when out is empty.
+func exportRun(id, db, out string, html bool, stdout io.Writer) error {
+	if db == "" {
+		var err error
+		if db, err = sqlite.DefaultPath(); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Stat(db); db != sqlite.Memory && err != nil {
+		return fmt.Errorf("no database of runs at %s (choose one with --db): %w", db, err)
+	}
+	store, err := openStore(db, -1)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	tr, err := store.Load(id)
+	if err != nil {
+		return errors.New(traces.ErrorMessage(err))
+	}
+	if html {
+		return writeReport(out, tr, stdout)
+	}
+	if out != "" {
+		return writeTrace(out, tr)
+	}
+	data, err := traces.Marshal(tr)
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(data)
+	return err
+}
+
+// writeReport writes tr's HTML report to the file out, or to stdout when out is empty.
+func writeReport(out string, tr traces.Trace, stdout io.Writer) error {
+	var buf bytes.Buffer
+	if err := templates.Report(context.Background(), &buf, tr); err != nil {
+		return err
+	}
+	if out == "" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	return writeWhole(out, buf.Bytes())
+}

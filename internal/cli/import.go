@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+var importCommand = &command{
+	name:  "import",
+	args:  "FILE",
+	shape: "[--db] [--keep]",
+	about: "add a trace file to the stored runs",
+	define: func(fs *flag.FlagSet) runner {
+		db, keep := dbFlag(fs), keepFlag(fs)
+		return func(_ context.Context, args []string, stdout, _ io.Writer) error {
+			file, err := parseWithArg(fs, args, "import needs a trace file")
+			if err != nil {
+				return err
+			}
+			return importTrace(file, *db, *keep, stdout)
+		}
+	},
+}
+
+// importTrace adds a trace file to the database db, after traces.Unmarshal accepted it, under its
+// own id or a fresh one when that is taken.
+func importTrace(file, db string, keep int, stdout io.Writer) error {
+	tr, err := readTrace(file)
+	if err != nil {
+		return err
+	}
+	store, err := openStore(db, keep)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	rec, err := traces.NewStoredBroker(0, store, nil).Import(tr)
+	if err != nil {
+		return fmt.Errorf("import %s: %s", file, traces.ErrorMessage(err))
+	}
+	fmt.Fprintf(stdout, "imported run %s (%s, %s)\n", rec.ID(), tr.Run.Flow, rec.Run().Status)
+	if rec.ID() != tr.Run.ID {
+		fmt.Fprintf(stdout, "run id %s was taken, so this trace is run %s\n", tr.Run.ID, rec.ID())
+	}
+	return nil
+}
