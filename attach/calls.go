@@ -106,9 +106,11 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *t
 	r.toolCalls++
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
 	r.openTools[at.toolCallID] = openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, order: r.toolCalls, call: c}
-	tc := new(traces.ToolCall)
+	var tc *traces.ToolCall
 	if c.tool != nil {
 		tc = &c.tool.started
+	} else {
+		tc = new(traces.ToolCall)
 	}
 	*tc = traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}
 	r.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path, Tool: tc})
