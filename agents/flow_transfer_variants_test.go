@@ -93,7 +93,7 @@ func TestTransferSkipFlow(t *testing.T) {
 			t.Errorf("schedule_cleaning returned %q", got)
 		}
 
-		without := facts{t: t, tr: record(t, plain, streaming)}
+		without := facts{t: t, tr: recordRun(t, plain, streaming)}
 		in = without.modelInputs("housekeeping")[0]
 		if !hasContent(in, "called tool: `transfer_to_agent`") || !hasContent(in, "You are in room 412") {
 			t.Errorf("without the option housekeeping should be fed the transfer message:%s", joined(in))

@@ -17,7 +17,7 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/agents/agentstest"
-	"github.com/baton-dev/baton/attach"
+	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/traces/sqlite"
 )
@@ -46,7 +46,7 @@ func drainLong(b *testing.B, flow agents.Flow, pace *agents.Pace, rec *traces.Re
 	if rec == nil {
 		events = runner.Run(ctx, msgs, opts...)
 	} else {
-		events = attach.NewRecorder(rec, flow.Name, flow.Agents).Run(ctx, runner, msgs)
+		events = record.NewRecorder(rec, flow.Name, flow.Agents).Run(ctx, runner, msgs)
 	}
 	for {
 		ev, ok := events.Next()

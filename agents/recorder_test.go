@@ -18,7 +18,7 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/agents/agentstest"
-	"github.com/baton-dev/baton/attach"
+	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -26,8 +26,8 @@ var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// record runs flow's default input at zero pace and returns the recorded trace.
-func record(t *testing.T, flow agents.Flow, streaming bool) traces.Trace {
+// recordRun runs flow's default input at zero pace and returns the recorded trace.
+func recordRun(t *testing.T, flow agents.Flow, streaming bool) traces.Trace {
 	t.Helper()
 	return recordInput(t, flow, flow.DefaultInput, streaming)
 }
@@ -146,12 +146,12 @@ func golden(t *testing.T, name string, got []byte) {
 func TestRecorderStory(t *testing.T) {
 	for _, flow := range agents.Catalogue() {
 		t.Run(flow.Name, func(t *testing.T) {
-			tr := record(t, flow, false)
+			tr := recordRun(t, flow, false)
 			golden(t, flow.Name+".story", []byte(traceStory(tr)))
 			checkTrace(t, tr, wantStatus(flow.Name))
 			// Streaming changes how replies travel, not what happened: same story, every time.
 			for i := range 3 {
-				if got, want := traceStory(record(t, flow, true)), traceStory(tr); got != want {
+				if got, want := traceStory(recordRun(t, flow, true)), traceStory(tr); got != want {
 					t.Fatalf("streaming run %d tells another story:\n%s\nwant:\n%s", i, got, want)
 				}
 			}
@@ -211,14 +211,14 @@ func checkTrace(t *testing.T, tr traces.Trace, status traces.Status) {
 // messages rewritten as "For context:", an AgentTool callee only its request.
 func TestRecorderHistory(t *testing.T) {
 	sup, _ := agents.Lookup("supervisor")
-	tr := record(t, sup, false)
+	tr := recordRun(t, sup, false)
 	math := firstStart(t, tr, "math_agent")
 	if !hasContent(math.AgentRun.Input, "For context: [research_agent]") {
 		t.Errorf("math_agent was not fed research_agent's work as context: %+v", math.AgentRun.Input)
 	}
 
 	at, _ := agents.Lookup("agenttool")
-	tr = record(t, at, false)
+	tr = recordRun(t, at, false)
 	code := firstStart(t, tr, "code_agent")
 	var enter *traces.AgentToolCall
 	for _, e := range tr.Events {
@@ -271,7 +271,7 @@ func hasContent(ms []traces.Message, s string) bool {
 // times and durations zeroed: what a downloaded trace looks like.
 func TestRecorderTraceGolden(t *testing.T) {
 	sup, _ := agents.Lookup("supervisor")
-	tr := record(t, sup, false)
+	tr := recordRun(t, sup, false)
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	tr.Run.StartedAt, tr.Run.EndedAt = at, &at
 	for i := range tr.Events {
@@ -296,7 +296,7 @@ func TestRecorderTraceGolden(t *testing.T) {
 func TestRecorderFailures(t *testing.T) {
 	t.Run("tool error and panic", func(t *testing.T) {
 		for _, streaming := range []bool{false, true} {
-			tr := record(t, agentstest.FailingTool(), streaming)
+			tr := recordRun(t, agentstest.FailingTool(), streaming)
 			if err := traces.Validate(tr); err != nil {
 				t.Fatal(err)
 			}
@@ -326,7 +326,7 @@ func TestRecorderFailures(t *testing.T) {
 		}
 	})
 	t.Run("transfer to an unknown agent", func(t *testing.T) {
-		tr := record(t, strayTransferFlow(), false)
+		tr := recordRun(t, strayTransferFlow(), false)
 		var failed *traces.Event
 		for i, e := range tr.Events {
 			if e.Kind == traces.KindError {
@@ -376,7 +376,7 @@ func TestRecorderHandsEventsOn(t *testing.T) {
 	for _, streaming := range []bool{false, true} {
 		plain := drain(t, flow, streaming, nil)
 		rec := traces.NewRecording(traces.Run{ID: "r-test"}, flow.Agents)
-		recorded := drain(t, flow, streaming, attach.NewRecorder(rec, flow.Name, flow.Agents))
+		recorded := drain(t, flow, streaming, record.NewRecorder(rec, flow.Name, flow.Agents))
 		if strings.Join(plain, "\n") != strings.Join(recorded, "\n") {
 			t.Errorf("streaming=%v: recorded run yields\n%s\nwant\n%s", streaming, strings.Join(recorded, "\n"), strings.Join(plain, "\n"))
 		}
@@ -388,7 +388,7 @@ func TestRecorderHandsEventsOn(t *testing.T) {
 
 // drain runs flow through recorder (or plainly when it is nil) and describes each yielded event,
 // reading streamed messages to their end as a caller would.
-func drain(t *testing.T, flow agents.Flow, streaming bool, recorder *attach.Recorder) []string {
+func drain(t *testing.T, flow agents.Flow, streaming bool, recorder *record.Recorder) []string {
 	t.Helper()
 	ctx := context.Background()
 	root, err := flow.Build(ctx, flow.ScriptedModels(nil))
@@ -458,7 +458,7 @@ func TestRecorderWorkflow(t *testing.T) {
 		return adk.NewSequentialAgent(ctx, &adk.SequentialAgentConfig{Name: "seq", Description: "plan, then write", SubAgents: []adk.Agent{planner, writer}})
 	}
 	for _, streaming := range []bool{false, true} {
-		tr := record(t, f, streaming)
+		tr := recordRun(t, f, streaming)
 		golden(t, "sequential.story", []byte(traceStory(tr)))
 		checkTrace(t, tr, traces.StatusCompleted)
 	}

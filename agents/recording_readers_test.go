@@ -15,7 +15,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/attach"
+	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/traces/sqlite"
 )
@@ -112,7 +112,7 @@ func recordResumed(t *testing.T, flow agents.Flow, streaming bool, broker *trace
 	}
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: streaming, CheckPointStore: &memStore{data: map[string][]byte{}}})
 	opts := append([]adk.AgentRunOption{adk.WithCheckPointID("cp")}, flow.RunOptions...)
-	recorder := attach.NewRecorder(sink, flow.Name, flow.Agents)
+	recorder := record.NewRecorder(sink, flow.Name, flow.Agents)
 	events := recorder.Run(ctx, runner, []adk.Message{schema.UserMessage(flow.DefaultInput)}, opts...)
 	for range 3 {
 		cause := drainCause(events)
@@ -123,7 +123,7 @@ func recordResumed(t *testing.T, flow agents.Flow, streaming bool, broker *trace
 		if err := broker.Resume(sink.Recording); err != nil {
 			t.Fatal(err)
 		}
-		recorder = attach.NewRecorder(sink, flow.Name, flow.Agents)
+		recorder = record.NewRecorder(sink, flow.Name, flow.Agents)
 		events, err = recorder.Resume(ctx, runner, "cp", &adk.ResumeParams{Targets: map[string]any{cause: agents.Decision{Approve: true, Comment: "ok"}}}, flow.RunOptions...)
 		if err != nil {
 			t.Fatal(err)

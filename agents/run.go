@@ -7,7 +7,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/baton-dev/baton/attach"
+	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -53,7 +53,7 @@ func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 	if unplayed != nil {
 		p.checked = &checkedSink{Recording: rec, check: unplayed}
 	}
-	recorder := attach.NewRecorder(p.sink(rec), flow.Name, flow.Agents)
+	recorder := record.NewRecorder(p.sink(rec), flow.Name, flow.Agents)
 	runOpts := append([]adk.AgentRunOption{adk.WithCheckPointID(p.checkPoint)}, flow.RunOptions...)
 	return p.follow(recorder, recorder.Run(ctx, p.runner, []adk.Message{schema.UserMessage(input)}, runOpts...))
 }
@@ -83,7 +83,7 @@ type Decision struct {
 // reopened by the caller with rec.Resume. A run that interrupts again is handed to opts.Paused
 // anew; a Pause is resumed at most once.
 func (p *Pause) Resume(ctx context.Context, d Decision, rec *traces.Recording) traces.Status {
-	recorder := attach.NewRecorder(p.sink(rec), p.flow.Name, p.flow.Agents)
+	recorder := record.NewRecorder(p.sink(rec), p.flow.Name, p.flow.Agents)
 	events, err := recorder.Resume(ctx, p.runner, p.checkPoint,
 		&adk.ResumeParams{Targets: map[string]any{p.Interrupt.ID: d}}, p.flow.RunOptions...)
 	if err != nil {
@@ -100,7 +100,7 @@ func (p *Pause) Resume(ctx context.Context, d Decision, rec *traces.Recording) t
 
 // follow reads a run's events to their end, waits for the recorder, and hands the run to
 // opts.Paused when it ended interrupted.
-func (p *Pause) follow(recorder *attach.Recorder, events *adk.AsyncIterator[*adk.AgentEvent]) (traces.Status, string) {
+func (p *Pause) follow(recorder *record.Recorder, events *adk.AsyncIterator[*adk.AgentEvent]) (traces.Status, string) {
 	var cause *adk.InterruptCtx
 	for {
 		ev, ok := events.Next()
@@ -163,7 +163,7 @@ func (s *checkPoints) Set(_ context.Context, id string, b []byte) error {
 }
 
 // sink is what the run records into: rec, or a replay's check of it.
-func (p *Pause) sink(rec *traces.Recording) attach.Sink {
+func (p *Pause) sink(rec *traces.Recording) record.Sink {
 	if p.checked != nil {
 		return p.checked
 	}
@@ -178,7 +178,7 @@ type checkedSink struct {
 	diverged *Divergence // set by Finish
 }
 
-// Finish implements attach.Sink.
+// Finish implements record.Sink.
 func (s *checkedSink) Finish(status traces.Status, errMsg string) {
 	if status == traces.StatusCompleted {
 		if s.diverged = s.check(); s.diverged != nil {

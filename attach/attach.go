@@ -21,7 +21,6 @@ package attach
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"sync"
@@ -29,6 +28,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/callbacks"
 
+	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -65,9 +65,8 @@ type Config struct {
 
 // Baton records runs to one destination. Its methods are safe for concurrent use.
 type Baton struct {
-	cfg    Config
-	remote *client        // nil when writing files
-	files  sync.WaitGroup // runs being written to files
+	cfg  Config
+	dest *record.Destination
 }
 
 // New returns a Baton for cfg.
@@ -78,11 +77,8 @@ func New(cfg Config) *Baton {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	b := &Baton{cfg: cfg}
-	if cfg.Dir == "" {
-		b.remote = newClient(cfg)
-	}
-	return b
+	return &Baton{cfg: cfg, dest: record.NewDestination(record.Config{
+		URL: cfg.URL, Token: cfg.Token, Dir: cfg.Dir, Logger: cfg.Logger, Buffer: cfg.Buffer})}
 }
 
 // defaultBaton is the Baton of the package-level functions, configured from the environment.
@@ -123,15 +119,20 @@ func (b *Baton) Handler(opts ...RunOption) callbacks.Handler { return b.hub(opts
 // iterator form, for apps that prefer to wrap.
 func (b *Baton) Run(ctx context.Context, runner *adk.Runner, messages []adk.Message, opts ...adk.AgentRunOption) *adk.AsyncIterator[*adk.AgentEvent] {
 	labels := runLabels{flow: b.cfg.Flow}
-	return NewRecorder(b.sink(labels), labels.flow, b.cfg.Agents).Run(ctx, runner, messages, opts...)
+	return b.recorder(labels).Run(ctx, runner, messages, opts...)
 }
 
-func (b *Baton) hub(opts []RunOption) *hub {
+func (b *Baton) hub(opts []RunOption) callbacks.Handler {
 	labels := runLabels{flow: b.cfg.Flow}
 	for _, o := range opts {
 		o(&labels)
 	}
-	return runsHub(func() *Recorder { return NewRecorder(b.sink(labels), labels.flow, b.cfg.Agents) })
+	return record.Handler(func() *record.Recorder { return b.recorder(labels) })
+}
+
+// recorder returns the recorder of one run labelled labels.
+func (b *Baton) recorder(labels runLabels) *record.Recorder {
+	return record.NewRecorder(b.dest.Sink(labels.conversation), labels.flow, b.cfg.Agents)
 }
 
 // Close is optional: runs are delivered as they go and when they end, with nothing to close. It
@@ -140,27 +141,4 @@ func (b *Baton) hub(opts []RunOption) *hub {
 // or to stop retrying a Baton that will not come back. Runs that start later are not recorded.
 // It returns an error when a run was not delivered whole: still being sent when ctx ended,
 // refused by Baton, or with events dropped while Baton was away (the trace counts those).
-func (b *Baton) Close(ctx context.Context) error {
-	if b.remote != nil {
-		return b.remote.close(ctx)
-	}
-	written := make(chan struct{})
-	go func() {
-		b.files.Wait()
-		close(written)
-	}()
-	select {
-	case <-written:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("baton: runs not written to %s: %w", b.cfg.Dir, ctx.Err())
-	}
-}
-
-// sink returns where one run goes.
-func (b *Baton) sink(labels runLabels) Sink {
-	if b.remote != nil {
-		return b.remote.run(labels.conversation)
-	}
-	return newFileRun(b.cfg.Dir, labels.conversation, b.cfg.Logger, &b.files)
-}
+func (b *Baton) Close(ctx context.Context) error { return b.dest.Close(ctx) }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/baton-dev/baton/attach"
 	"github.com/baton-dev/baton/attach/attachtest"
+	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -149,7 +150,7 @@ func TestResumeInsideSupervisor(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := traces.NewRecording(traces.Run{ID: "r-1"}, nil)
-			first := attach.NewRecorder(rec, "", nil)
+			first := record.NewRecorder(rec, "", nil)
 			attachtest.Drain(t, first.Run(ctx, runner, []adk.Message{schema.UserMessage(attachtest.SupervisedRefundsInput)}, adk.WithCheckPointID("cp-1")))
 			<-first.Done()
 			rec.Finish(first.Outcome())
@@ -160,7 +161,7 @@ func TestResumeInsideSupervisor(t *testing.T) {
 
 			began := time.Now()
 			sent := &agentsSent{Recording: rec}
-			second := attach.NewRecorder(sent, "", nil)
+			second := record.NewRecorder(sent, "", nil)
 			events, err := second.Resume(ctx, runner, "cp-1", &adk.ResumeParams{Targets: map[string]any{interrupt.ID: "approved"}})
 			if err != nil {
 				t.Fatal(err)

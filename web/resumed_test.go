@@ -9,8 +9,8 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/baton-dev/baton/attach"
 	"github.com/baton-dev/baton/attach/attachtest"
+	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -26,14 +26,14 @@ func resumedSupervisor(t *testing.T) traces.Trace {
 		t.Fatal(err)
 	}
 	rec := traces.NewRecording(traces.Run{ID: "r-resumed", Flow: "manager", Input: attachtest.SupervisedRefundsInput}, nil)
-	first := attach.NewRecorder(rec, "", nil)
+	first := record.NewRecorder(rec, "", nil)
 	interrupt := attachtest.DrainInterrupted(t, first.Run(ctx, runner, []adk.Message{schema.UserMessage(attachtest.SupervisedRefundsInput)}, adk.WithCheckPointID("cp")))
 	<-first.Done()
 	rec.Finish(first.Outcome())
 	if err := rec.Resume(); err != nil {
 		t.Fatal(err)
 	}
-	second := attach.NewRecorder(rec, "", nil)
+	second := record.NewRecorder(rec, "", nil)
 	events, err := second.Resume(ctx, runner, "cp", &adk.ResumeParams{Targets: map[string]any{interrupt: "approved"}})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package attach_test
+package record_test
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"github.com/cloudwego/eino/compose"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/attach"
 	"github.com/baton-dev/baton/attach/attachtest"
+	"github.com/baton-dev/baton/internal/record"
 )
 
 // TestSessionIsReadInPlace pins what the recorder relies on in eino v0.9.21 to look at a run's
@@ -26,7 +26,7 @@ func TestSessionIsReadInPlace(t *testing.T) {
 	var inPlace bool
 	note, err := utils.InferTool("note", "Notes a value.", func(ctx context.Context, _ struct{}) (string, error) {
 		adk.AddSessionValue(ctx, "noted", "yes")
-		seen, inPlace = attach.SessionInPlace(ctx)
+		seen, inPlace = record.SessionInPlace(ctx)
 		return "noted", nil
 	})
 	if err != nil {

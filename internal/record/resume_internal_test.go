@@ -1,4 +1,4 @@
-package attach
+package record
 
 import (
 	"runtime"
@@ -9,9 +9,9 @@ import (
 // of the part before while something still holds it (its recorder, its sender), and keeps nothing
 // alive once nothing does; only sinks a resumed part can follow are kept.
 func TestStopsHoldSinksWeakly(t *testing.T) {
-	held := newClient(Config{URL: "http://127.0.0.1:1"}).run("")
+	held := newClient(Config{Buffer: 1, URL: "http://127.0.0.1:1"}).run("")
 	stops.put("held", held)
-	stops.put("dropped", newClient(Config{URL: "http://127.0.0.1:1"}).run(""))
+	stops.put("dropped", newClient(Config{Buffer: 1, URL: "http://127.0.0.1:1"}).run(""))
 	stops.put("recording", Sink(nil))
 	runtime.GC()
 	runtime.GC()

@@ -1,4 +1,4 @@
-package attach_test
+package record_test
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/attach"
 	"github.com/baton-dev/baton/attach/attachtest"
+	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -22,7 +22,7 @@ import (
 type witnessSink struct {
 	mu       sync.Mutex
 	events   []traces.Event
-	ending   *attach.TestEnding
+	ending   *record.TestEnding
 	voided   string // what made the last ending void, for failure messages
 	finished chan struct{}
 }
@@ -40,7 +40,7 @@ func (s *witnessSink) Emit(e traces.Event) traces.Event {
 	return e
 }
 
-func (s *witnessSink) EmitForeseen(e traces.Event, rest attach.TestEnding) traces.Event {
+func (s *witnessSink) EmitForeseen(e traces.Event, rest record.TestEnding) traces.Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.events = append(s.events, e)
@@ -59,7 +59,7 @@ func (s *witnessSink) Finish(status traces.Status, errMsg string) {
 	close(s.finished)
 }
 
-func (s *witnessSink) Ending(e attach.TestEnding) func() {
+func (s *witnessSink) Ending(e record.TestEnding) func() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ending = &e
@@ -167,7 +167,7 @@ func TestRunDeliveredBeforeTheAppSeesItsEnd(t *testing.T) {
 				}
 				runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: streaming, CheckPointStore: attachtest.NewStore()})
 				sink := newWitnessSink()
-				opts := append([]adk.AgentRunOption{adk.WithCheckPointID("c1"), attach.RecordEachRunTo(func() attach.Sink { return sink })}, flow.RunOptions...)
+				opts := append([]adk.AgentRunOption{adk.WithCheckPointID("c1"), record.RecordEachRunTo(func() record.Sink { return sink })}, flow.RunOptions...)
 				events := runner.Run(ctx, []adk.Message{schema.UserMessage(flow.DefaultInput)}, opts...)
 				for {
 					ev, ok := events.Next()
@@ -218,9 +218,9 @@ func TestResumedPartDeliveredBeforeTheAppSeesItsEnd(t *testing.T) {
 				sink.checkDelivered(t)
 			}
 			part(first, runner.Query(ctx, attachtest.SupervisedRefundsInput, adk.WithCheckPointID("cp-1"),
-				attach.RecordEachRunTo(func() attach.Sink { return first })))
+				record.RecordEachRunTo(func() record.Sink { return first })))
 			events, err := runner.ResumeWithParams(ctx, "cp-1", &adk.ResumeParams{Targets: map[string]any{interrupt: "approved"}},
-				attach.RecordEachRunTo(func() attach.Sink { return second }))
+				record.RecordEachRunTo(func() record.Sink { return second }))
 			if err != nil {
 				t.Fatal(err)
 			}
