@@ -16,10 +16,10 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/internal/record"
+	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/sqlite"
 )
 
 // Baton's benchmarks, all in one command (see the README's Measurements):

@@ -17,7 +17,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/traces"
 )

@@ -16,8 +16,8 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/record"
+	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/sqlite"
 )
 
 // teeSink is a recording as the recorder sees it, keeping each event as Emit returned it: what

@@ -15,12 +15,12 @@ import (
 	"github.com/cloudwego/eino/adk"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/agents/agentstest"
 	"github.com/baton-dev/baton/attach"
-	"github.com/baton-dev/baton/attach/attachtest"
+	"github.com/baton-dev/baton/internal/agentstest"
+	"github.com/baton-dev/baton/internal/attachtest"
+	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/sqlite"
 )
 
 // The tests of this file fault Baton between a real eino app and a real server (see faultProxy):

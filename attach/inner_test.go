@@ -20,7 +20,7 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/attach"
-	"github.com/baton-dev/baton/attach/attachtest"
+	"github.com/baton-dev/baton/internal/attachtest"
 	"github.com/baton-dev/baton/traces"
 )
 

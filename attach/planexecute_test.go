@@ -10,7 +10,7 @@ import (
 	"github.com/cloudwego/eino/adk/prebuilt/planexecute"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/attach/attachtest"
+	"github.com/baton-dev/baton/internal/attachtest"
 	"github.com/baton-dev/baton/traces"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 
 	"github.com/baton-dev/baton/attach"
-	"github.com/baton-dev/baton/attach/attachtest"
+	"github.com/baton-dev/baton/internal/attachtest"
 	"github.com/baton-dev/baton/traces"
 )
 

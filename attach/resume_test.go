@@ -12,7 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/attach"
-	"github.com/baton-dev/baton/attach/attachtest"
+	"github.com/baton-dev/baton/internal/attachtest"
 	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/traces"
 )

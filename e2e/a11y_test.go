@@ -10,7 +10,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
 )
 
 // axeSource is axe-core's browser build (see testdata/README.md): a test fixture only, never

@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )

@@ -9,7 +9,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
 )
 
 // TestHostileMarkupStaysText runs agentstest.Hostile, whose model output, tool arguments, tool

@@ -8,7 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/traces"
 )
 

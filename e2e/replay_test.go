@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // TestReplayButton clicks Replay on a finished run and lands on a new run that the recorded model

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/chromedp/chromedp"
 )

@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
+	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/sqlite"
 )
 
 // baton is a Baton server running in process on a loopback port.

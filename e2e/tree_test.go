@@ -13,9 +13,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // legibleJS measures the tree as drawn: the zoom (drawn width over the viewBox's), and the

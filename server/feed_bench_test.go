@@ -14,9 +14,9 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // BenchmarkEventToFrame measures how long an event takes from Emit to the viewers' socket reading

@@ -15,10 +15,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gorilla/websocket"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // rowIDs returns the ids of the timeline rows the messages append, in order.

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/otlp"
+	"github.com/baton-dev/baton/internal/otlp/otlptest"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/otlp"
-	"github.com/baton-dev/baton/traces/otlp/otlptest"
 )
 
 // exportingServer opens a server whose Config.Export is an exporter to a test receiver; stop

@@ -10,7 +10,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/server"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
 )

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/sqlite"
 )
 
 // storedBroker opens the database at path and returns a broker that keeps its runs there, and a

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // BenchmarkFragments measures one live update: a 3,000-event run gets one more event.

@@ -13,9 +13,9 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")

@@ -8,11 +8,11 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/static"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 func TestRunOutcome(t *testing.T) {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // unpackReport returns what a report's pack element holds: its gzipped, base64 JSON object.

@@ -9,10 +9,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // mustDoc renders c and parses it.

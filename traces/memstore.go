@@ -11,7 +11,7 @@ import (
 // MemoryStore is a Store that keeps its runs in the process's memory, gone when it exits: what
 // NewBroker lists and searches its runs with. It keeps the runs' events in chunks that never
 // move, and lists and searches them as a database would, under the same contract (the tests of
-// traces/storetest hold every Store to it). It is safe for concurrent use.
+// internal/storetest hold every Store to it). It is safe for concurrent use.
 type MemoryStore struct {
 	keep int
 

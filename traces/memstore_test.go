@@ -3,8 +3,8 @@ package traces_test
 import (
 	"testing"
 
+	"github.com/baton-dev/baton/internal/storetest"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/storetest"
 )
 
 // The in-memory store meets the Store contract, as SQLite does.

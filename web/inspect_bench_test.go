@@ -3,7 +3,7 @@ package web_test
 import (
 	"testing"
 
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 func TestOutcome(t *testing.T) {

@@ -3,9 +3,9 @@ package web_test
 import (
 	"testing"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // TestRecordedSupervisorRun replays a trace the recorder wrote for a real eino run, event by

@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // NewReport inspects every event as NewInspection does, keeping only the latest steps of a run

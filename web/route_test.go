@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // drawing is a line of the graph: what it is, and its route.

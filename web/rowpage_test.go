@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // TestFindRowsPages pages through a 3,000-event run forward and backward, with and without

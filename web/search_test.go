@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // TestTimelineSearchAndEchoes checks on a recorded real supervisor run that rows carry their

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // checkSequence checks what must hold of any run's sequence view: one lane per agent of the

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 func TestSessionKeepsLatestValue(t *testing.T) {

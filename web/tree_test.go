@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // generated are the trees past a handful of agents: 10 and 20 agents 5 levels deep (with

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // BenchmarkViewStateUpdate measures one live update of a supervisor-shaped run at event 100 and

@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
-	"github.com/baton-dev/baton/web/webtest"
 )
 
 // TestViewStateAt steps a recorded real run back to every event: the state as of an event, and

@@ -12,7 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/baton-dev/baton/attach"
-	"github.com/baton-dev/baton/attach/attachtest"
+	"github.com/baton-dev/baton/internal/attachtest"
 	"github.com/baton-dev/baton/traces"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/baton-dev/baton/attach/attachtest"
 	"github.com/baton-dev/baton/attach/inprocess"
+	"github.com/baton-dev/baton/internal/attachtest"
 	"github.com/baton-dev/baton/traces"
 )
 

@@ -9,9 +9,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/sqlite"
 )
 
 var exportCommand = &command{

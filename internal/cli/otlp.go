@@ -8,8 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/baton-dev/baton/internal/otlp"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/otlp"
 )
 
 // otlpFlags adds the OpenTelemetry export flags of serve and run to fs.

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/otlp"
+	"github.com/baton-dev/baton/internal/otlp/otlptest"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/otlp"
-	"github.com/baton-dev/baton/traces/otlp/otlptest"
 )
 
 // TestExportingFlushesOnEarlyReturn: a command that returns an error after a run, as run does

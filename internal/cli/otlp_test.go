@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/baton-dev/baton/internal/cli"
+	"github.com/baton-dev/baton/internal/otlp/otlptest"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/otlp/otlptest"
 )
 
 func TestRunExportsToOTLP(t *testing.T) {

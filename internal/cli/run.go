@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/otlp"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/otlp"
 	"github.com/baton-dev/baton/web"
 )
 

@@ -17,8 +17,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/baton-dev/baton/internal/cli"
+	"github.com/baton-dev/baton/internal/otlp/otlptest"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/otlp/otlptest"
 )
 
 // runMainEnv makes the test binary run the command line as main does instead of the tests, so

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/sqlite"
 )
 
 // dbFlag adds --db to fs: the database of runs.

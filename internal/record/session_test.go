@@ -11,7 +11,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/attach/attachtest"
+	"github.com/baton-dev/baton/internal/attachtest"
 	"github.com/baton-dev/baton/internal/record"
 )
 

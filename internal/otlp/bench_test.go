@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
+	"github.com/baton-dev/baton/internal/otlp"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/otlp"
 )
 
 // sink is a collector that takes every export and throws it away: the benchmarks measure Baton's

@@ -97,7 +97,7 @@ func New(cfg Config) (*Exporter, error) {
 	return &Exporter{
 		content:  cfg.Content,
 		provider: provider,
-		tracer:   provider.Tracer("github.com/baton-dev/baton/traces/otlp"),
+		tracer:   provider.Tracer("github.com/baton-dev/baton/internal/otlp"),
 	}, nil
 }
 

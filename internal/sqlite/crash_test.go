@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
+	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/sqlite"
 )
 
 // childEnv makes the test binary a writer process instead of running the tests: it records a

@@ -14,9 +14,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/sqlite"
+	"github.com/baton-dev/baton/internal/storetest"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/sqlite"
-	"github.com/baton-dev/baton/traces/storetest"
 )
 
 func TestMain(m *testing.M) {

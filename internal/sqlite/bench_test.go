@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
+	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/sqlite"
 )
 
 // benchRuns is how many runs the list benchmarks query.

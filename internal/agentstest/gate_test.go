@@ -11,7 +11,7 @@ import (
 	"github.com/cloudwego/eino/components"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
 )
 
 // gatedRun starts flow's default input on a real Runner through gate and returns the model

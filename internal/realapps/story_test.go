@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baton-dev/baton/attach/realapps"
+	"github.com/baton-dev/baton/internal/realapps"
 	"github.com/baton-dev/baton/traces"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/cloudwego/eino/components"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
 )
 
 // observed is what a run showed: its events, its root agent's context (to read the session after

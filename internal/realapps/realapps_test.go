@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-dev/baton/attach/realapps"
+	"github.com/baton-dev/baton/internal/realapps"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )

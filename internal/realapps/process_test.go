@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-dev/baton/attach/realapps"
+	"github.com/baton-dev/baton/internal/realapps"
 )
 
 // The environment that makes the test binary one of the apps, in a process of its own.

@@ -17,10 +17,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/agents/agentstest"
+	"github.com/baton-dev/baton/internal/agentstest"
+	"github.com/baton-dev/baton/internal/otlp"
+	"github.com/baton-dev/baton/internal/otlp/otlptest"
 	"github.com/baton-dev/baton/traces"
-	"github.com/baton-dev/baton/traces/otlp"
-	"github.com/baton-dev/baton/traces/otlp/otlptest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
