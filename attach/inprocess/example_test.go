@@ -34,7 +34,7 @@ func (m cannedModel) WithTools([]*schema.ToolInfo) (model.ToolCallingChatModel, 
 // prints where to watch them. Here the example asks the page's JSON API what it holds.
 func ExampleStart() {
 	ctx, stop := context.WithCancel(context.Background())
-	defer stop() // the page lives as long as ctx
+	defer stop()         // the page lives as long as ctx
 	var out bytes.Buffer // standard error when not set
 	b, err := inprocess.Start(ctx, inprocess.Options{Out: &out})
 	if err != nil {
