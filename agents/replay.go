@@ -61,6 +61,17 @@ func ReplayOf(tr traces.Trace) (*Model, error) {
 	return &Model{spec: specReplay + "run " + tr.Run.ID, name: "replay of " + tr.Run.ID + " (" + tr.Run.Model + ")", replay: rc}, nil
 }
 
+// Replaying returns the models of one new run that replays tr's model calls (see ReplayOf), and
+// the check to make once that run has completed: the recorded calls it left unplayed.
+func Replaying(tr traces.Trace) (ModelFor, func() *Divergence, error) {
+	m, err := ReplayOf(tr)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := newReplay(m.replay)
+	return p.modelFor(nil), p.unplayed, nil
+}
+
 // Divergence is where a replayed run departed from its recording: at its Call-th model call
 // (from 1), asked by Agent, Reason says what differed. A replay model fails that call with it,
 // and every later one.
@@ -113,7 +124,9 @@ func (p *replay) reply(agent string, tools []*schema.ToolInfo) (*schema.Message,
 	}
 	c := queue[k]
 	p.next[agent] = k + 1
-	if reason := toolsDiffer(c.tools, tools); reason != "" {
+	// A recording without tools may just not know them: eino's callbacks carry a model's tools
+	// only when the model reports its own callbacks (as eino-ext's do); then nothing is checked.
+	if reason := toolsDiffer(c.tools, tools); len(c.tools) > 0 && reason != "" {
 		return nil, p.diverge(agent, fmt.Sprintf("the tools offered differ from those of recorded call %d: %s", c.n, reason))
 	}
 	p.played[c] = true

@@ -163,7 +163,7 @@ func byOrigin(msgs []traces.Message) string {
 	}
 	var shares []share
 	for _, m := range msgs {
-		o := origin(m)
+		o := Origin(m)
 		i := slices.IndexFunc(shares, func(s share) bool { return s.origin == o })
 		if i < 0 {
 			shares = append(shares, share{origin: o})

@@ -80,8 +80,9 @@ func (r *run) tokensBetween(from, to int64) int {
 	return n
 }
 
-// origin says where a message in an agent's input came from.
-func origin(m traces.Message) string {
+// Origin says where a message in an agent's input came from: the user, other agents (eino's
+// "For context:" rewrite of their words), instructions, tool results, or the agent's own replies.
+func Origin(m traces.Message) string {
 	switch {
 	case m.Role == "user" && strings.HasPrefix(m.Content, forContext):
 		return "other agents (For context:)"
