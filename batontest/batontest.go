@@ -9,7 +9,7 @@
 // A run recorded once with a live model (-baton.update also writes testdata/parcel.trace.json)
 // is replayed offline from then on by building the app's agents on Replay's models.
 //
-// Supported API, with runnable examples.
+// Supported API; examples/golden is a complete, runnable use of it.
 package batontest
 
 import (
