@@ -24,6 +24,7 @@ import (
 
 	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/internal/record"
+	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -59,15 +60,7 @@ func (r *Run) Status() (traces.Status, string) { return r.Trace.Run.Status, r.Tr
 
 // Route is the agents control went through, in order, by transfer or as the root:
 // "supervisor>research_agent>supervisor". Agents run as tools, or by a workflow, are not handoffs.
-func (r *Run) Route() string {
-	var route []string
-	for _, e := range r.Trace.Events {
-		if e.Kind == traces.KindAgentStarted && e.AgentRun != nil && (e.AgentRun.Via == "run" || e.AgentRun.Via == "transfer") {
-			route = append(route, e.Agent)
-		}
-	}
-	return strings.Join(route, ">")
-}
+func (r *Run) Route() string { return strings.Join(story.Of(r.Trace).Route, ">") }
 
 // Transfers are the run's transfers, in order, refused ones included (Outcome "failed").
 func (r *Run) Transfers() []traces.Transfer {
@@ -103,29 +96,13 @@ func (r *Run) ToolCalls(agent string) []string {
 }
 
 // Session is the run's session values as they ended, each as JSON.
-func (r *Run) Session() map[string]string {
-	out := map[string]string{}
-	for _, e := range r.Trace.Events {
-		if e.Kind == traces.KindSessionSet && e.Session != nil {
-			out[e.Session.Key] = string(e.Session.Value)
-		}
-	}
-	return out
-}
+func (r *Run) Session() map[string]string { return story.Of(r.Trace).Session }
 
 // Answer is the run's final answer and the agent that gave it: an exit's final result, else the
-// last reply with text of the last agent that spoke; empty when there is none.
+// last reply with text and no tool call; empty when there is none.
 func (r *Run) Answer() (author, text string) {
-	for i := len(r.Trace.Events) - 1; i >= 0; i-- {
-		e := r.Trace.Events[i]
-		switch {
-		case e.Kind == traces.KindExit && e.Exit != nil:
-			return e.Agent, e.Exit.FinalResult
-		case e.Kind == traces.KindModelFinished && e.Model != nil && e.Model.Output != nil && e.Model.Output.Content != "" && len(e.Model.Output.ToolCalls) == 0:
-			return e.Agent, e.Model.Output.Content
-		}
-	}
-	return "", ""
+	s := story.Of(r.Trace)
+	return s.AnswerBy, s.Answer
 }
 
 // Findings are the handoff bugs Baton's linter names in the run at or above the severity

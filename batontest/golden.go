@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -23,12 +24,12 @@ var (
 // written, to look at with `baton open`.
 func (r *Run) MatchGolden(base string) {
 	r.tb.Helper()
-	story := r.Story()
+	text := r.Story()
 	if *update || os.Getenv("BATON_UPDATE") == "1" {
 		if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 			r.tb.Fatalf("batontest: %v", err)
 		}
-		if err := writeWhole(base+".story", []byte(story)); err != nil {
+		if err := writeWhole(base+".story", []byte(text)); err != nil {
 			r.tb.Fatalf("batontest: %v", err)
 		}
 		if err := r.writeTrace(base + ".trace.json"); err != nil {
@@ -40,10 +41,10 @@ func (r *Run) MatchGolden(base string) {
 	if err != nil {
 		r.tb.Fatalf("batontest: %v (go test -baton.update writes it from this run)", err)
 	}
-	if string(want) == story {
+	if string(want) == text {
 		return
 	}
-	msg := fmt.Sprintf("batontest: the handoff story differs from %s.story (go test -baton.update rewrites it)\n%s", base, storyDiff(string(want), story))
+	msg := fmt.Sprintf("batontest: the handoff story differs from %s.story (go test -baton.update rewrites it)\n%s", base, story.TextDiff(string(want), text))
 	msg += r.saved(filepath.Base(base))
 	if _, err := os.Stat(base + ".trace.json"); err == nil {
 		msg += fmt.Sprintf("; the golden run: baton open %s.trace.json", base)

@@ -36,23 +36,9 @@ var exportCommand = &command{
 // exportRun writes run id of the database db as a trace file or, with html, as its report; to
 // stdout when out is empty.
 func exportRun(id, db, out string, html bool, stdout io.Writer) error {
-	if db == "" {
-		var err error
-		if db, err = sqlite.DefaultPath(); err != nil {
-			return err
-		}
-	}
-	if _, err := os.Stat(db); db != sqlite.Memory && err != nil {
-		return fmt.Errorf("no database of runs at %s (choose one with --db): %w", db, err)
-	}
-	store, err := openStore(db, -1)
+	tr, err := loadStored(id, db)
 	if err != nil {
 		return err
-	}
-	defer store.Close()
-	tr, err := store.Load(id)
-	if err != nil {
-		return errors.New(traces.ErrorMessage(err))
 	}
 	if html {
 		return writeReport(out, tr, stdout)
@@ -79,4 +65,27 @@ func writeReport(out string, tr traces.Trace, stdout io.Writer) error {
 		return err
 	}
 	return writeWhole(out, buf.Bytes())
+}
+
+// loadStored reads run id from the database db ("" for the default one), which must exist.
+func loadStored(id, db string) (traces.Trace, error) {
+	if db == "" {
+		var err error
+		if db, err = sqlite.DefaultPath(); err != nil {
+			return traces.Trace{}, err
+		}
+	}
+	if _, err := os.Stat(db); db != sqlite.Memory && err != nil {
+		return traces.Trace{}, fmt.Errorf("no database of runs at %s (choose one with --db): %w", db, err)
+	}
+	store, err := openStore(db, -1)
+	if err != nil {
+		return traces.Trace{}, err
+	}
+	defer store.Close()
+	tr, err := store.Load(id)
+	if err != nil {
+		return traces.Trace{}, errors.New(traces.ErrorMessage(err))
+	}
+	return tr, nil
 }

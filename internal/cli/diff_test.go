@@ -1,0 +1,49 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baton-dev/baton/internal/cli"
+)
+
+// TestDiff: `baton diff` is silent and exits 0 on two runs of one flow, and on runs that part
+// names the first divergence and exits 1; --json says the same to machines.
+func TestDiff(t *testing.T) {
+	dir := t.TempDir()
+	a := runFlowTo(t, dir, "supervisor")
+	b := runFlowTo(t, t.TempDir(), "supervisor")
+	other := runFlowTo(t, dir, "transfer-unknown")
+	diff := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := cli.Run(context.Background(), append([]string{"diff"}, args...), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	if code, out, errOut := diff(a, b); code != 0 || !strings.Contains(out, "the runs took the same turns") || strings.Contains(out, "≠") {
+		t.Errorf("diff of two supervisor runs = %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := diff(a, other)
+	if code != 1 || !strings.Contains(out, "first divergence: routing decision, in turn 1 of A, 0 of B\n  A: supervisor, as the root (#2)\n  B: no such turn") || !strings.Contains(errOut, "the runs differ") {
+		t.Errorf("diff of two flows = %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = diff("--json", a, other)
+	var got struct {
+		First struct {
+			What string `json:"what"`
+		} `json:"first_divergence"`
+		Turns []json.RawMessage `json:"turns"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 1 || got.First.What != "routing decision" || len(got.Turns) == 0 {
+		t.Errorf("diff --json = %d %q (%v)", code, out, err)
+	}
+	if code, _, errOut := diff(a); code != 1 || !strings.Contains(errOut, "diff compares two runs") {
+		t.Errorf("diff with one run = %d %q", code, errOut)
+	}
+	if code, _, errOut := diff(a, "no-such-run", "--db", filepath.Join(dir, "none.db")); code != 1 || !strings.Contains(errOut, "no database of runs") {
+		t.Errorf("diff with an unknown run = %d %q", code, errOut)
+	}
+}

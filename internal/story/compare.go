@@ -1,0 +1,212 @@
+package story
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/baton-dev/baton/internal/lint"
+	"github.com/baton-dev/baton/traces"
+)
+
+// Comparison is two runs' turns aligned by agent and handoff, not by event number.
+type Comparison struct {
+	Pairs []Pair `json:"turns"`
+	// First is where the runs first part, in the aligned order; nil when they do not.
+	First *Divergence `json:"first_divergence,omitempty"`
+}
+
+// Pair is a turn of run A and its counterpart in run B; either is nil when the other run has no
+// such turn there (a different route).
+type Pair struct {
+	A *Turn `json:"a,omitempty"`
+	B *Turn `json:"b,omitempty"`
+	// Turn is each turn's number in its run, from 1 (0 for none).
+	Turn [2]int `json:"turn"`
+	// Differences says what differs between the two, in the order the turns did it.
+	Differences []Divergence `json:"differences,omitempty"`
+}
+
+// Divergence is one place where the runs differ.
+type Divergence struct {
+	// What is "routing decision" (a handoff, or a turn only one run has), "model input" (what the
+	// turn was fed), "tool call", "tool result", "reply", or "outcome".
+	What string `json:"what"`
+	// Turn is the turn's number in each run, from 1 (0 for none); Seq the event in each (0 for none).
+	Turn [2]int   `json:"turn"`
+	Seq  [2]int64 `json:"seq"`
+	// A and B say what each run did there.
+	A string `json:"a"`
+	B string `json:"b"`
+}
+
+// Same reports whether the runs did not differ.
+func (c Comparison) Same() bool { return c.First == nil }
+
+// Compare aligns a's and b's turns (the longest common sequence of their keys: agent, and how
+// control reached it) and says how each aligned pair differs.
+func Compare(a, b Story) Comparison {
+	var c Comparison
+	ka, kb := keys(a.Turns), keys(b.Turns)
+	for _, op := range align(ka, kb) {
+		p := Pair{}
+		var ia, ib int
+		if op.a >= 0 {
+			p.A, ia = &a.Turns[op.a], op.a+1
+		}
+		if op.b >= 0 {
+			p.B, ib = &b.Turns[op.b], op.b+1
+		}
+		p.Turn = [2]int{ia, ib}
+		p.Differences = differences(p.A, p.B, p.Turn)
+		if c.First == nil && len(p.Differences) > 0 {
+			c.First = &p.Differences[0]
+		}
+		c.Pairs = append(c.Pairs, p)
+	}
+	if c.First == nil && (a.Status != b.Status || a.Answer != b.Answer) {
+		c.First = &Divergence{What: "outcome", A: fmt.Sprintf("%s: %q", a.Status, clip(a.Answer, 80)), B: fmt.Sprintf("%s: %q", b.Status, clip(b.Answer, 80))}
+	}
+	return c
+}
+
+func keys(turns []Turn) []string {
+	out := make([]string, len(turns))
+	for i, t := range turns {
+		out[i] = t.Key()
+	}
+	return out
+}
+
+// differences says how a turn and its counterpart differ: what they were fed, then their steps
+// one by one, then how they ended.
+func differences(a, b *Turn, turn [2]int) []Divergence {
+	d := func(what string, sa, sb int64, da, db string) Divergence {
+		return Divergence{What: what, Turn: turn, Seq: [2]int64{sa, sb}, A: da, B: db}
+	}
+	switch {
+	case a == nil:
+		return []Divergence{d("routing decision", 0, b.Seq, "no such turn", b.Key())}
+	case b == nil:
+		return []Divergence{d("routing decision", a.Seq, 0, a.Key(), "no such turn")}
+	}
+	var out []Divergence
+	if fa, fb := fedLines(a.Fed), fedLines(b.Fed); !slices.Equal(fa, fb) {
+		out = append(out, d("model input", a.Seq, b.Seq, firstOnly(fa, fb), firstOnly(fb, fa)))
+	}
+	// Steps align by what they are, so that one step more on one side is one difference.
+	stepKeys := func(steps []Step) []string {
+		out := make([]string, len(steps))
+		for i, st := range steps {
+			out[i] = string(st.Kind) + " " + st.Text
+		}
+		return out
+	}
+	al := align(stepKeys(a.Steps), stepKeys(b.Steps))
+	for i := 0; i < len(al); i++ {
+		var sa, sb Step
+		if al[i].a >= 0 {
+			sa = a.Steps[al[i].a]
+		}
+		if al[i].b >= 0 {
+			sb = b.Steps[al[i].b]
+		}
+		if al[i].a >= 0 && al[i].b >= 0 {
+			if sa.Result != sb.Result {
+				out = append(out, d("tool result", sa.Seq, sb.Seq, sa.line()+" → "+clip(sa.Result, 100), sb.line()+" → "+clip(sb.Result, 100)))
+			}
+			continue
+		}
+		// A step one run has, next to a step of the same kind the other has instead: one change.
+		if i+1 < len(al) && (al[i+1].a < 0 || al[i+1].b < 0) && (al[i+1].a < 0) != (al[i].a < 0) {
+			var na, nb Step
+			if al[i+1].a >= 0 {
+				na = a.Steps[al[i+1].a]
+			} else {
+				nb = b.Steps[al[i+1].b]
+			}
+			if sa.Kind+sb.Kind == na.Kind+nb.Kind {
+				sa, sb = cmp.Or(sa, na), cmp.Or(sb, nb)
+				i++
+			}
+		}
+		kind := cmp.Or(sa.Kind, sb.Kind)
+		what := map[StepKind]string{HandsOff: "routing decision", Calls: "tool call", Says: "reply", Fails: "error"}[kind]
+		out = append(out, d(cmp.Or(what, string(kind)), sa.Seq, sb.Seq, stepText(sa), stepText(sb)))
+	}
+	if a.Outcome != b.Outcome {
+		out = append(out, d("outcome", a.Seq, b.Seq, a.Outcome, b.Outcome))
+	}
+	return out
+}
+
+func stepText(s Step) string {
+	if s.Kind == "" {
+		return "nothing"
+	}
+	return s.line()
+}
+
+// fedLines are a turn's input messages as a diff compares them: origin and text.
+func fedLines(msgs []traces.Message) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = lint.Origin(m) + ": " + m.Content
+		for _, c := range m.ToolCalls {
+			out[i] += " [calls " + c.Name + " " + c.Arguments + "]"
+		}
+	}
+	return out
+}
+
+// firstOnly is the first of lines that others lack, clipped, or what lines lack.
+func firstOnly(lines, others []string) string {
+	for _, l := range lines {
+		if !slices.Contains(others, l) {
+			return clip(l, 120)
+		}
+	}
+	for _, l := range others {
+		if !slices.Contains(lines, l) {
+			return "lacks " + clip(l, 112)
+		}
+	}
+	return fmt.Sprintf("%d messages", len(lines))
+}
+
+// step of an alignment: indexes into the two sequences, -1 for a gap.
+type step struct{ a, b int }
+
+// align is the longest common subsequence alignment of a and b, gaps included, in order.
+func align(a, b []string) []step {
+	n, m := len(a), len(b)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out []step
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && a[i] == b[j]:
+			out = append(out, step{i, j})
+			i, j = i+1, j+1
+		case j < m && (i == n || lcs[i][j+1] > lcs[i+1][j]):
+			out = append(out, step{-1, j})
+			j++
+		default:
+			out = append(out, step{i, -1})
+			i++
+		}
+	}
+	return out
+}
