@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -87,6 +88,11 @@ type feed struct {
 	lastDraw time.Time     // when the parts were last rendered
 	draws    int           // renders so far
 	msg      *liveMsg      // the live message built last, for the next page at its place
+
+	// The handoff findings (findings.go): as of lintedAt, linted at lintTime.
+	linted   []lint.Finding
+	lintedAt int64
+	lintTime time.Time
 }
 
 // part is the latest render of one replaceable fragment of the run page, as JSON, with the seq

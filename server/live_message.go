@@ -231,6 +231,9 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 			f.parts = append(f.parts, p)
 		}
 	}
+	if err := f.findingsPartLocked(ctx); err != nil {
+		return err
+	}
 	for _, r := range u.Amended {
 		f.rows.drop(r.Seq) // rendered again on demand
 	}

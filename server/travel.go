@@ -58,6 +58,7 @@ func (s *Server) runPageAt(c echo.Context, rec *traces.Recording, opts templates
 	}
 	f := s.feeds.acquire(rec)
 	t, err := f.at(s.feeds.travel(rec), seq, pageRows)
+	opts.Findings = f.findings()
 	s.feeds.release(f)
 	if err != nil {
 		return err

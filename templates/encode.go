@@ -7,6 +7,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -35,6 +36,11 @@ func EncodeParts(ctx context.Context, u web.Update) ([]EncodedFragment, error) {
 		out = append(out, EncodedFragment{Target: p.target, JSON: data})
 	}
 	return out, nil
+}
+
+// EncodeFindings is the FindingsTarget fragment of findings, encoded as JSON.
+func EncodeFindings(ctx context.Context, findings []lint.Finding) ([]byte, error) {
+	return encode(ctx, FindingsTarget, runFindings(findings))
 }
 
 // EncodeSequence is Sequence encoded as JSON.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -38,6 +39,8 @@ type PageOptions struct {
 	// Conversation lists the runs of the run's conversation (the run itself included), oldest
 	// first; empty when the run has none.
 	Conversation []traces.Run
+	// Findings are the handoff bugs the linter names in the run, listed under the header.
+	Findings []lint.Finding
 	// Travel, when set, places a run page at one event of its run (GET /runs/:id?at=SEQ): the
 	// page's view is the run as of that event, its timeline still the whole run.
 	Travel *Travel
@@ -79,7 +82,7 @@ func kindAt(rows []web.Row, seq int64) string {
 
 // clientModules are the modules static/app.js imports, directly or not; each page preloads them.
 var clientModules = []string{"index.js", "run.js", "common.js", "live.js", "travel.js", "graph.js", "sequence.js", "layout.js", "rows.js",
-	"runstate.js", "filters.js", "rowfilter.js", "selection.js", "keys.js", "typing.js"}
+	"runstate.js", "filters.js", "rowfilter.js", "selection.js", "keys.js", "keymap.js", "typing.js"}
 
 // n formats a viewBox coordinate: at most one decimal, no trailing zeros.
 func n(f float64) string {

@@ -1,0 +1,54 @@
+package server_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/traces"
+)
+
+// TestFindingsLiveAndOnThePage: a handoff bug the linter names reaches a watching page while the
+// run goes on, and a page opened later lists it under the header.
+func TestFindingsLiveAndOnThePage(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	rec := ts.addRecording(t, "r-lint")
+	emitMessages(rec, 1, "hi")
+	conn := ts.mustDial(t, "/runs/r-lint/live?after=0")
+	readLive(t, conn, func(m server.LiveMessage) bool { return m.Seq == 1 })
+
+	rec.Emit(traces.Event{Kind: traces.KindTransfer, Agent: "echo_agent", Transfer: &traces.Transfer{
+		From: "echo_agent", To: "refunds_agent", Mode: traces.TransferLLM, Outcome: traces.TransferFailed,
+		Error: "transfer failed: agent 'refunds_agent' not found"}})
+	rec.Finish(traces.StatusFailed, "transfer failed")
+	msgs := readLive(t, conn, func(m server.LiveMessage) bool { return m.Status == traces.StatusFailed })
+	var found []string
+	for _, m := range msgs {
+		for _, f := range m.Fragments {
+			if f.Target == templates.FindingsTarget {
+				found = append(found, f.HTML)
+			}
+		}
+	}
+	if len(found) != 1 || !strings.Contains(found[0], `data-rule="refused-transfer"`) || !strings.Contains(found[0], `data-seq="2"`) {
+		t.Fatalf("findings fragments = %q, want one naming the refused transfer at #2", found)
+	}
+
+	page := ts.do(t, request{path: "/runs/r-lint"})
+	html := string(page.body)
+	i := strings.Index(html, `id="run-findings"`)
+	if page.status != 200 || i < 0 || !strings.Contains(html[i:], "eino refused echo_agent&#39;s transfer to refunds_agent") ||
+		strings.Index(html, `id="run-outcome"`) > i {
+		t.Errorf("run page: status %d, findings at %d, want them listed under the outcome", page.status, i)
+	}
+
+	healthy := ts.addRecording(t, "r-healthy")
+	emitMessages(healthy, 2, "fine")
+	healthy.Finish(traces.StatusCompleted, "")
+	html = string(ts.do(t, request{path: "/runs/r-healthy"}).body)
+	if !regexp.MustCompile(`<section id="run-findings"[^>]* hidden[ >]`).MatchString(html) {
+		t.Errorf("a healthy run's page shows findings")
+	}
+}
