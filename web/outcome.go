@@ -2,7 +2,6 @@ package web
 
 import (
 	"cmp"
-	"slices"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -34,32 +33,34 @@ type Paused struct {
 	Info  string // what the interrupt asks
 }
 
-func newOutcome(a *analysis, runError string) Outcome {
-	switch a.status {
+// outcome returns how the run ended as of the newest event, runError being why it failed.
+func (s *runState) outcome(runError string) Outcome {
+	switch s.status {
 	case traces.StatusCompleted:
-		return a.answer
+		return s.answer
 	case traces.StatusInterrupted:
-		return Outcome{Error: runError, ErrorSeq: cmp.Or(a.errorSeq, a.finishedSeq), Paused: a.paused}
+		return Outcome{Error: runError, ErrorSeq: cmp.Or(s.errorSeq, s.finishedSeq), Paused: s.paused}
 	case traces.StatusFailed, traces.StatusCanceled:
 		// The event to jump to: the last error event, else run.finished.
-		return Outcome{Error: runError, ErrorSeq: cmp.Or(a.errorSeq, a.finishedSeq)}
+		return Outcome{Error: runError, ErrorSeq: cmp.Or(s.errorSeq, s.finishedSeq)}
 	}
 	return Outcome{}
 }
 
 // notePause keeps where the run waits: the first interrupted event since it (last) started or
 // resumed, and the interrupted tool call just before it.
-func (a *analysis) notePause(e *traces.Event) {
+func (s *runState) notePause(e *traces.Event) {
 	switch {
 	case e.Kind == traces.KindResumed:
-		a.paused, a.pausedTool = nil, ""
-	case e.Kind == traces.KindToolFinished && e.Tool != nil && e.Tool.Interrupted && a.paused == nil:
-		a.pausedTool = e.Tool.Name
-	case e.Kind == traces.KindInterrupted && a.paused == nil:
-		a.paused = &Paused{Seq: e.Seq, Agent: e.Agent, Tool: a.pausedTool}
+		s.paused, s.pausedTool = nil, ""
+	case e.Kind == traces.KindToolFinished && e.Tool != nil && e.Tool.Interrupted && s.paused == nil:
+		s.pausedTool = e.Tool.Name
+	case e.Kind == traces.KindInterrupted && s.paused == nil:
+		p := &Paused{Seq: e.Seq, Agent: e.Agent, Tool: s.pausedTool}
 		if e.Interrupt != nil {
-			a.paused.ID, a.paused.Info = e.Interrupt.ID, e.Interrupt.Info
+			p.ID, p.Info = e.Interrupt.ID, e.Interrupt.Info
 		}
+		s.paused = p
 	}
 }
 
@@ -68,12 +69,12 @@ func (a *analysis) notePause(e *traces.Event) {
 // tool's result message (a tool that returns directly ends its agent's turn with it). A
 // transfer voids a tool message before it, which only announced the transfer. What is said
 // inside an AgentTool call is the call's result, not the run's: even its exit ends only the call.
-func (a *analysis) noteAnswer(e *traces.Event) {
+func (s *runState) noteAnswer(e *traces.Event, t *treeState) {
 	var text string
 	switch m := e.Message; {
 	case e.Kind == traces.KindTransfer && e.Transfer != nil:
-		if a.answerIsTool && !a.insideAgentTool(e) {
-			a.answer, a.answerIsTool = Outcome{}, false
+		if s.answerIsTool && !t.insideAgentTool(e) {
+			s.answer, s.answerIsTool = Outcome{}, false
 		}
 		return
 	case e.Kind == traces.KindExit && e.Exit != nil:
@@ -81,25 +82,9 @@ func (a *analysis) noteAnswer(e *traces.Event) {
 	case e.Kind == traces.KindMessage && m != nil && len(m.ToolCalls) == 0 && (m.Role == "assistant" || m.Role == "tool"):
 		text = m.Content
 	}
-	if text == "" || a.insideAgentTool(e) {
+	if text == "" || t.insideAgentTool(e) {
 		return
 	}
-	a.answer = Outcome{Answer: text, AnswerSeq: e.Seq, AnswerBy: e.Agent}
-	a.answerIsTool = e.Message != nil && e.Message.Role == "tool"
-}
-
-// insideAgentTool reports whether e happened inside an AgentTool call: its agent is a callee (or
-// below one) in the tree, or a call not yet exited ran it, by name or by run path.
-func (a *analysis) insideAgentTool(e *traces.Event) bool {
-	for m, d := a.roster.byName[e.Agent], 0; m != nil && d <= len(a.roster.list); m, d = a.roster.byName[m.Parent], d+1 {
-		if m.Relation == traces.RelationAgentTool && m.Parent != "" {
-			return true
-		}
-	}
-	for _, k := range a.open {
-		if e.Agent == k.callee || len(k.path) > 0 && len(e.RunPath) >= len(k.path) && slices.Equal(e.RunPath[:len(k.path)], k.path) {
-			return true
-		}
-	}
-	return false
+	s.answer = Outcome{Answer: text, AnswerSeq: e.Seq, AnswerBy: e.Agent}
+	s.answerIsTool = e.Message != nil && e.Message.Role == "tool"
 }

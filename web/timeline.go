@@ -44,39 +44,40 @@ func NewTimeline(tr traces.Trace, after int64) []Row {
 
 func newTimeline(a *analysis, after int64) []Row {
 	ev := a.tr.Events
-	first := a.firstAfter(after)
+	first := firstAfter(ev, after)
 	rows := make([]Row, 0, len(ev)-first)
 	for i := first; i < len(ev); i++ {
-		rows = append(rows, a.row(i))
+		rows = append(rows, a.timeline.row(ev, i, a.tree))
 	}
 	return rows
 }
 
-// row returns the timeline row of event i.
-func (a *analysis) row(i int) Row {
-	e := &a.tr.Events[i]
+// row returns the timeline row of event i of ev, the events x took in; t is their tree, for the
+// agent's colour and a transfer's order and failure.
+func (x *timelineIndex) row(ev []traces.Event, i int, t *treeState) Row {
+	e := &ev[i]
 	r := Row{
 		Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Agent: e.Agent,
-		Colour: a.roster.colour(e.Agent), Kind: e.Kind, Group: KindGroup(e.Kind),
-		Summary: shorten(oneLine(Summary(*e)), summaryLen), EchoOf: a.echoOf[e.Seq],
-		CallbacksOnly: a.callbacksOnly[e.Seq],
+		Colour: t.roster.colour(e.Agent), Kind: e.Kind, Group: KindGroup(e.Kind),
+		Summary: shorten(oneLine(Summary(*e)), summaryLen), EchoOf: x.echoOf[e.Seq],
+		CallbacksOnly: x.callbacksOnly[e.Seq],
 	}
-	if i < len(a.searches) {
-		r.Search = a.searches[i]
+	if i < len(x.searches) {
+		r.Search = x.searches[i]
 	} else {
-		r.Search = a.searchText(e, r.Summary)
+		r.Search = x.searchText(e, r.Summary)
 	}
-	if t := a.transferAt[e.Seq]; t != nil && e.Kind == traces.KindTransfer {
-		r.Order = t.order
+	if tr := t.transferAt[e.Seq]; tr != nil && e.Kind == traces.KindTransfer {
+		r.Order = tr.order
 	}
-	r.Failed = a.failed(e)
+	r.Failed = rowFailed(e, t)
 	return r
 }
 
-// failed reports whether e's row shows a failure: an error, a failed model or tool call, or a
-// transfer that failed.
-func (a *analysis) failed(e *traces.Event) bool {
-	if t := a.transferAt[e.Seq]; t != nil && e.Kind == traces.KindTransfer && t.failed {
+// rowFailed reports whether e's row shows a failure: an error, a failed model or tool call, or a
+// transfer that failed (by t, the tree).
+func rowFailed(e *traces.Event, t *treeState) bool {
+	if tr := t.transferAt[e.Seq]; tr != nil && e.Kind == traces.KindTransfer && tr.failed {
 		return true
 	}
 	return e.Kind == traces.KindError || e.Model != nil && e.Model.Error != "" || e.Tool != nil && e.Tool.Error != ""
