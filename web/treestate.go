@@ -122,8 +122,8 @@ func (t *treeState) clone() *treeState {
 	}
 	// Transfers change when a later error fails them: copy each, and point the indexes at the copies.
 	copied := make(map[*transfer]*transfer, len(t.transfers))
-	c.transfers = make([]*transfer, len(t.transfers))
-	for i, x := range t.transfers {
+	c.transfers = slices.Clone(t.transfers)
+	for i, x := range c.transfers {
 		u := *x
 		c.transfers[i], copied[x] = &u, &u
 	}
@@ -141,14 +141,14 @@ func (t *treeState) clone() *treeState {
 		c.pairs[k] = &q
 	}
 	// Calls change when they exit: copy each, and point the open ones at the copies.
-	c.calls = make([]*agentToolCall, len(t.calls))
+	c.calls = slices.Clone(t.calls)
 	callCopies := make(map[*agentToolCall]*agentToolCall, len(t.calls))
-	for i, k := range t.calls {
+	for i, k := range c.calls {
 		l := *k
 		c.calls[i], callCopies[k] = &l, &l
 	}
-	c.open = make([]*agentToolCall, len(t.open))
-	for i, k := range t.open {
+	c.open = slices.Clone(t.open)
+	for i, k := range c.open {
 		c.open[i] = callCopies[k]
 	}
 	c.now = treeChange{}
