@@ -91,7 +91,3 @@ func sameAgent(a, b traces.Agent) bool {
 	return a.Name == b.Name && a.Description == b.Description && a.Kind == b.Kind && a.Parent == b.Parent &&
 		a.Relation == b.Relation && a.OutputKey == b.OutputKey && slices.Equal(a.Tools, b.Tools)
 }
-
-// capped returns s with no room to grow: an append to it copies rather than writes into what
-// another holder of s may append to.
-func capped[T any](s []T) []T { return s[:len(s):len(s)] }

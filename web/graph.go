@@ -145,12 +145,6 @@ type TransferBundle struct {
 	Label    Point
 }
 
-// ModeMixed is the Mode of a bundle holding both llm and deterministic transfers.
-const ModeMixed = "mixed"
-
-// Lanes is how many transfers of one direction between two agents the tree draws.
-const Lanes = 3
-
 // NewGraph lays out tr's agent tree with the state each agent is in after tr's last event.
 func NewGraph(tr traces.Trace) Graph {
 	return newGraph(treeOf(tr))
@@ -306,35 +300,6 @@ func (t *treeState) bundles(es []TransferEdge) []TransferBundle {
 		return cmp.Compare(x.Orders[len(x.Orders)-1], y.Orders[len(y.Orders)-1])
 	})
 	return out
-}
-
-// shorten cuts s to at most n runes, ending in "…" when it had to cut.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-// compact writes a count the way the header does: 950, 1.2k, 34k, 1.5M.
-func compact(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 10_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
-	case n < 1_000_000:
-		return fmt.Sprintf("%dk", n/1000)
-	}
-	return fmt.Sprintf("%.1fM", float64(n)/1e6)
 }
 
 // CallWord is what the call arrow of b says: "call", or "call ×N" after several calls.

@@ -87,19 +87,6 @@ func (a *analysis) inspection(i int) Inspection {
 	return in
 }
 
-// eventIndex returns the index of event seq in tr.Events, or -1.
-func eventIndex(tr traces.Trace, seq int64) int {
-	if i := seq - 1; i >= 0 && i < int64(len(tr.Events)) && tr.Events[i].Seq == seq {
-		return int(i)
-	}
-	for i := range tr.Events {
-		if tr.Events[i].Seq == seq {
-			return i
-		}
-	}
-	return -1
-}
-
 // collapse drops adjacent duplicates from a run path.
 func collapse(path []string) []string {
 	var out []string

@@ -59,12 +59,6 @@ type FedMessage struct {
 	Injected string
 }
 
-// NewSession returns the session panel of tr after its last event.
-func NewSession(tr traces.Trace) Session {
-	a := analyse(tr)
-	return a.session.panel(a.tree.roster)
-}
-
 // sessionState is the session panel's piece of the analysis: each key's newest value, each
 // agent's newest start with what it was fed, the index that classifies what an agent is fed by
 // origin, and at which event each part of the panel last changed. It reads the roster, for

@@ -2,18 +2,6 @@ package web
 
 import "github.com/baton-dev/baton/traces"
 
-// State is what an agent is doing at the point of the trace being drawn.
-type State string
-
-// Agent states. Each is drawn with its own shape and word, never by colour alone.
-const (
-	StateIdle        State = "idle"        // no event of the agent yet
-	StateActive      State = "active"      // its latest activity says it is working
-	StateDone        State = "done"        // it finished, handed control on or the run ended
-	StateFailed      State = "failed"      // an error was attributed to it
-	StateInterrupted State = "interrupted" // the run was interrupted (or canceled) while it worked
-)
-
 // analysis is what the events of a trace say, built one event at a time (add) and never
 // revisited. It is made of one piece per part of the page, each with its own state and its own
 // add, taken in this order, each reading only the pieces before it:
@@ -93,37 +81,4 @@ func (a *analysis) runError() string {
 // sequence returns the sequence view, as sequence.view says.
 func (a *analysis) sequence(after, through int64) Sequence {
 	return a.spans.view(after, through, a.run.lastSeq, ms(a.run.lastTime, a.run.firstTime), a.tree.roster)
-}
-
-// hasPayload reports whether e carries the payload its kind requires.
-func hasPayload(e *traces.Event) bool {
-	switch e.Kind {
-	case traces.KindRunStarted, traces.KindRunFinished:
-		return e.Run != nil
-	case traces.KindAgentStarted, traces.KindAgentFinished:
-		return e.AgentRun != nil
-	case traces.KindModelStarted, traces.KindModelFinished:
-		return e.Model != nil
-	case traces.KindToolStarted, traces.KindToolFinished:
-		return e.Tool != nil
-	case traces.KindMessage:
-		return e.Message != nil
-	case traces.KindTransfer:
-		return e.Transfer != nil
-	case traces.KindAgentToolEnter, traces.KindAgentToolExit:
-		return e.AgentTool != nil
-	case traces.KindSessionSet:
-		return e.Session != nil
-	case traces.KindInterrupted, traces.KindResumed:
-		return e.Interrupt != nil
-	case traces.KindExit:
-		return e.Exit != nil
-	case traces.KindBreakLoop:
-		return e.BreakLoop != nil
-	case traces.KindError:
-		return e.Error != nil
-	case traces.KindLost:
-		return e.Lost != nil
-	}
-	return true
 }

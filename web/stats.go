@@ -53,12 +53,6 @@ type Away struct {
 	Outcome  Outcome
 }
 
-// NewStats returns the header of tr after its last event.
-func NewStats(tr traces.Trace) Stats {
-	a := analyse(tr)
-	return a.stats()
-}
-
 // newStats is the header: the run's state (r) with the agents and transfers of its tree (t), for
 // tr's events.
 func newStats(tr traces.Trace, r *runState, t *treeState) Stats {

@@ -8,6 +8,18 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
+// State is what an agent is doing at the point of the trace being drawn.
+type State string
+
+// Agent states. Each is drawn with its own shape and word, never by colour alone.
+const (
+	StateIdle        State = "idle"        // no event of the agent yet
+	StateActive      State = "active"      // its latest activity says it is working
+	StateDone        State = "done"        // it finished, handed control on or the run ended
+	StateFailed      State = "failed"      // an error was attributed to it
+	StateInterrupted State = "interrupted" // the run was interrupted (or canceled) while it worked
+)
+
 // treeState is the tree panel's piece of the analysis: the agents (roster), what each did
 // (activity), the transfers with the pairs of agents they ran between, the AgentTool calls, and at
 // which event the tree last changed. The other pieces read it; it reads none of them.
@@ -32,6 +44,12 @@ type treeState struct {
 	now treeChange // what the event being added did, for add to return
 }
 
+// laidTree is the tree as laid out after event seq.
+type laidTree struct {
+	seq int64
+	g   Graph
+}
+
 // treeChange is what one event did to the tree that other pieces take in too.
 type treeChange struct {
 	newCall bool           // it made a model call the run had not counted yet
@@ -51,6 +69,25 @@ type activity struct {
 	err        string
 	drawn      face  // what the agent's node showed after the last event that changed it
 	faceSeq    int64 // the newest event that changed only its node's face (see noteGraph)
+}
+
+// face is what an agent's node in the tree shows of its activity: its state, its error, and the
+// counts its detail line is made of.
+type face struct {
+	state                State
+	err                  string
+	calls, tools, tokens int
+}
+
+// looksLike reports whether a node showing f shows the same as one showing g: the detail line
+// names model calls and tokens (compacted, 1.2k), and tool calls only as whether there were any.
+func (f face) looksLike(g face) bool {
+	return f.state == g.state && f.err == g.err && f.calls == g.calls && (f.tools == 0) == (g.tools == 0) &&
+		(f.tokens == g.tokens || compact(f.tokens) == compact(g.tokens))
+}
+
+func (x *activity) face() face {
+	return face{state: x.state, err: x.err, calls: x.modelCalls, tools: x.toolCalls, tokens: x.tokens}
 }
 
 // transfer is one transfer event with what became of it.
@@ -79,6 +116,12 @@ type pairTransfers struct {
 	mode          string      // the transfers' mode, "mixed" when they differ
 	newest        []*transfer // at most Lanes, oldest first
 }
+
+// Lanes is how many transfers of one direction between two agents the tree draws.
+const Lanes = 3
+
+// ModeMixed is the Mode of a bundle holding both llm and deterministic transfers.
+const ModeMixed = "mixed"
 
 // transferNotFound matches eino's message for a transfer to an agent it cannot reach.
 var transferNotFound = regexp.MustCompile(`transfer failed: agent '([^']*)' not found`)
@@ -487,4 +530,36 @@ func treeOf(tr traces.Trace) *treeState {
 		t.add(tr.Events, i)
 	}
 	return t
+}
+
+// Many events leave the tree as drawn unchanged, and most others change one node's face (its
+// state, detail line or error mark) without moving a box or an edge: the tree notes the
+// newest event that changed the tree beyond faces (graphSeq) and, per agent, the newest that
+// changed its face (faceSeq), so that a live page is sent the whole tree only for the first and
+// the changed nodes alone for the second.
+
+// noteGraph notes what e changed of the tree as drawn. A new agent, a transfer, an AgentTool
+// call, an error and the run's interrupt, resume or end change the layout, edges, frames or
+// several agents' states; any other event touches only its own agent, whose face changes when
+// its state, error or detail line does: a message, or a tool call of an agent already at work,
+// leaves the tree as it was.
+func (t *treeState) noteGraph(e *traces.Event, newAgent bool) {
+	switch e.Kind {
+	case traces.KindTransfer, traces.KindAgentToolEnter, traces.KindAgentToolExit, traces.KindError,
+		traces.KindInterrupted, traces.KindResumed, traces.KindRunFinished:
+		newAgent = true
+	}
+	if newAgent {
+		for _, x := range t.acts {
+			x.drawn = x.face()
+		}
+		t.graphSeq = e.Seq
+		return
+	}
+	if x := t.acts[e.Agent]; x != nil {
+		if f := x.face(); !f.looksLike(x.drawn) {
+			x.drawn = f
+			x.faceSeq = e.Seq
+		}
+	}
 }

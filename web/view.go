@@ -1,11 +1,6 @@
 package web
 
-import (
-	"cmp"
-	"slices"
-
-	"github.com/baton-dev/baton/traces"
-)
+import "github.com/baton-dev/baton/traces"
 
 // View is everything the run page draws for a trace, computed in one pass over its events.
 type View struct {
@@ -20,6 +15,32 @@ type View struct {
 // NewView returns the whole run page's model for tr after its last event.
 func NewView(tr traces.Trace) View {
 	return analyse(tr).view(0)
+}
+
+// NewSession returns the session panel of tr after its last event.
+func NewSession(tr traces.Trace) Session {
+	a := analyse(tr)
+	return a.session.panel(a.tree.roster)
+}
+
+// NewStats returns the header of tr after its last event.
+func NewStats(tr traces.Trace) Stats {
+	return analyse(tr).stats()
+}
+
+// NewTimeline returns the timeline rows of the events of tr with Seq > after, in order.
+func NewTimeline(tr traces.Trace, after int64) []Row {
+	return newTimeline(analyse(tr), after)
+}
+
+func newTimeline(a *analysis, after int64) []Row {
+	ev := a.tr.Events
+	first := firstAfter(ev, after)
+	rows := make([]Row, 0, len(ev)-first)
+	for i := first; i < len(ev); i++ {
+		rows = append(rows, a.timeline.row(ev, i, a.tree))
+	}
+	return rows
 }
 
 // view returns the page's model with the rows of the newest limit events (all when limit <= 0).
@@ -112,20 +133,4 @@ func (a *analysis) update(from int64) Update {
 		u.Agents = t.agentRefs()
 	}
 	return u
-}
-
-// firstAfter returns the index of the first event of ev (in seq order) with a seq above after
-// (len when none).
-func firstAfter(ev []traces.Event, after int64) int {
-	i, _ := slices.BinarySearchFunc(ev, after+1, func(e traces.Event, s int64) int { return cmp.Compare(e.Seq, s) })
-	return i
-}
-
-// indexOf returns the index of event seq in ev (in seq order), or -1.
-func indexOf(ev []traces.Event, seq int64) int {
-	i, ok := slices.BinarySearchFunc(ev, seq, func(e traces.Event, s int64) int { return cmp.Compare(e.Seq, s) })
-	if !ok {
-		return -1
-	}
-	return i
 }
