@@ -48,12 +48,12 @@ type OriginTokens struct {
 // NewAgentSummary returns the inspector for agent name in tr, or an error with
 // traces.CodeNotFound when tr has no such agent.
 func NewAgentSummary(tr traces.Trace, name string) (AgentSummary, error) {
-	a := analyse(tr)
-	m := a.roster.byName[name]
+	t := treeOf(tr)
+	m := t.roster.byName[name]
 	if m == nil {
 		return AgentSummary{}, traces.Errorf(traces.CodeNotFound, "run %s has no agent %q", tr.Run.ID, name)
 	}
-	x := a.stateOf(name)
+	x := t.stateOf(name)
 	s := AgentSummary{
 		Name: name, Colour: m.colour, Kind: m.Kind, Description: m.Description, Parent: m.Parent, Relation: m.Relation,
 		State: x.state, ModelCalls: x.modelCalls, ToolCalls: x.toolCalls, Tokens: x.tokens,

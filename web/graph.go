@@ -145,25 +145,19 @@ type TransferBundle struct {
 	Label    Point
 }
 
-// ModeMixed is the Mode of a bundle holding both llm and deterministic transfers.
-const ModeMixed = "mixed"
-
-// Lanes is how many transfers of one direction between two agents the tree draws.
-const Lanes = 3
-
 // NewGraph lays out tr's agent tree with the state each agent is in after tr's last event.
 func NewGraph(tr traces.Trace) Graph {
-	return newGraph(analyse(tr))
+	return newGraph(treeOf(tr))
 }
 
-func newGraph(a *analysis) Graph {
-	slots, w, h := layoutTree(a.roster, func(from, to string) int {
-		if p := a.pairs[[2]string{from, to}]; p != nil {
+func newGraph(t *treeState) Graph {
+	slots, w, h := layoutTree(t.roster, func(from, to string) int {
+		if p := t.pairs[[2]string{from, to}]; p != nil {
 			return p.count
 		}
 		return 0
 	})
-	g := Graph{Width: w, Height: h, TransferCount: len(a.transfers)}
+	g := Graph{Width: w, Height: h, TransferCount: len(t.transfers)}
 	boxes := make(map[string]Rect, len(slots))
 	depth := make(map[string]int, len(slots))
 	for _, s := range slots {
@@ -176,43 +170,43 @@ func newGraph(a *analysis) Graph {
 	for _, s := range slots {
 		if s.frame {
 			callers[s.m.Parent] = true
-			g.Boundaries = append(g.Boundaries, a.boundary(s))
+			g.Boundaries = append(g.Boundaries, t.boundary(s))
 		} else if s.m.Parent != "" && !s.m.missing {
 			g.Links = append(g.Links, Link{From: s.m.Parent, To: s.m.Name})
 		}
 	}
 	for _, s := range slots {
-		g.Nodes = append(g.Nodes, a.node(s, depth[s.m.Name], callers[s.m.Name]))
+		g.Nodes = append(g.Nodes, t.node(s, depth[s.m.Name], callers[s.m.Name]))
 	}
 	var drawn []bool
-	g.Transfers, drawn = a.transferEdges(boxes)
+	g.Transfers, drawn = t.transferEdges(boxes)
 	g.route(slots, drawn)
-	g.Bundles = a.bundles(g.Transfers)
-	for _, t := range g.Transfers {
+	g.Bundles = t.bundles(g.Transfers)
+	for _, e := range g.Transfers {
 		// A transfer within a row dips below it: make room for the lowest such dip.
-		if t.Path != "" {
-			g.Height = max(g.Height, t.Label.Y+40)
+		if e.Path != "" {
+			g.Height = max(g.Height, e.Label.Y+40)
 		}
 	}
 	return g
 }
 
-func (a *analysis) node(s *slot, depth int, caller bool) Node {
+func (t *treeState) node(s *slot, depth int, caller bool) Node {
 	m := s.m
 	n := Node{
 		Name: m.Name, Label: nameLabel(m.Name, s.box.W), Description: m.Description, Kind: m.Kind,
 		Parent: m.Parent, Relation: m.Relation, Depth: depth, Box: s.box, Colour: m.colour,
 		Extra: m.extra, Missing: m.missing, Caller: caller,
 	}
-	a.setFace(&n)
+	t.setFace(&n)
 	return n
 }
 
 // setFace fills in what n shows of its agent's activity: its state, counts, error and detail
 // line. None of it moves the node's box (its width is its name's), so a face can be redrawn
 // alone.
-func (a *analysis) setFace(n *Node) {
-	x := a.stateOf(n.Name)
+func (t *treeState) setFace(n *Node) {
+	x := t.stateOf(n.Name)
 	n.State, n.ModelCalls, n.ToolCalls, n.Tokens, n.Error = x.state, x.modelCalls, x.toolCalls, x.tokens, x.err
 	switch {
 	case n.Missing:
@@ -224,9 +218,9 @@ func (a *analysis) setFace(n *Node) {
 	}
 }
 
-func (a *analysis) boundary(s *slot) Boundary {
+func (t *treeState) boundary(s *slot) Boundary {
 	b := Boundary{
-		Caller: s.m.Parent, Callee: s.m.Name, CallerColour: a.roster.colour(s.m.Parent),
+		Caller: s.m.Parent, Callee: s.m.Name, CallerColour: t.roster.colour(s.m.Parent),
 		Frame: s.outer, Caption: "AgentTool of " + s.m.Parent + ":", Note: noteOf(s.m),
 		CallbacksOnly: s.m.callbacksOnly,
 		CaptionLines:  s.caption, NoteLines: s.note, Text: s.text,
@@ -236,7 +230,7 @@ func (a *analysis) boundary(s *slot) Boundary {
 		at := Point{s.text.X, s.text.Y + 12 + frameLine*float64(i)}
 		b.Lines = append(b.Lines, FrameText{Text: l, At: at, Note: i >= len(s.caption)})
 	}
-	for i, c := range a.calls {
+	for i, c := range t.calls {
 		if c.callee != b.Callee {
 			continue
 		}
@@ -254,23 +248,23 @@ func (a *analysis) boundary(s *slot) Boundary {
 
 // transferEdges returns the transfers the tree draws, the newest Lanes of each direction between
 // two agents, in order, and which of them it has boxes for.
-func (a *analysis) transferEdges(boxes map[string]Rect) ([]TransferEdge, []bool) {
+func (t *treeState) transferEdges(boxes map[string]Rect) ([]TransferEdge, []bool) {
 	var shown []*transfer
-	for _, p := range a.pairs {
+	for _, p := range t.pairs {
 		shown = append(shown, p.newest...)
 	}
 	slices.SortFunc(shown, func(x, y *transfer) int { return x.order - y.order })
 	out := make([]TransferEdge, len(shown))
 	drawn := make([]bool, len(shown))
-	for i, t := range shown {
-		p := a.pairs[[2]string{t.t.From, t.t.To}]
+	for i, x := range shown {
+		p := t.pairs[[2]string{x.t.From, x.t.To}]
 		e := TransferEdge{
-			Order: t.order, Seq: t.seq, From: t.t.From, To: t.t.To, Mode: t.t.Mode, CallID: t.t.CallID,
-			Failed: t.failed, FailSeq: t.failSeq, Error: t.err, Current: t.order == len(a.transfers),
+			Order: x.order, Seq: x.seq, From: x.t.From, To: x.t.To, Mode: x.t.Mode, CallID: x.t.CallID,
+			Failed: x.failed, FailSeq: x.failSeq, Error: x.err, Current: x.order == len(t.transfers),
 		}
-		_, okF := boxes[t.t.From]
-		_, okT := boxes[t.t.To]
-		if drawn[i] = okF && okT; drawn[i] && p.newest[0] == t {
+		_, okF := boxes[x.t.From]
+		_, okT := boxes[x.t.To]
+		if drawn[i] = okF && okT; drawn[i] && p.newest[0] == x {
 			e.Earlier = p.count - len(p.newest)
 		}
 		out[i] = e
@@ -280,13 +274,13 @@ func (a *analysis) transferEdges(boxes map[string]Rect) ([]TransferEdge, []bool)
 
 // bundles returns the bundles of the drawn edges es, newest last, and marks their edges
 // Bundled.
-func (a *analysis) bundles(es []TransferEdge) []TransferBundle {
+func (t *treeState) bundles(es []TransferEdge) []TransferBundle {
 	at := make(map[[2]string]int) // index in out
 	var out []TransferBundle
 	for i := range es {
 		e := &es[i]
 		key := [2]string{e.From, e.To}
-		p := a.pairs[key]
+		p := t.pairs[key]
 		if e.Path == "" || p.count < 2 {
 			continue
 		}
@@ -306,35 +300,6 @@ func (a *analysis) bundles(es []TransferEdge) []TransferBundle {
 		return cmp.Compare(x.Orders[len(x.Orders)-1], y.Orders[len(y.Orders)-1])
 	})
 	return out
-}
-
-// shorten cuts s to at most n runes, ending in "…" when it had to cut.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-// compact writes a count the way the header does: 950, 1.2k, 34k, 1.5M.
-func compact(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 10_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
-	case n < 1_000_000:
-		return fmt.Sprintf("%dk", n/1000)
-	}
-	return fmt.Sprintf("%.1fM", float64(n)/1e6)
 }
 
 // CallWord is what the call arrow of b says: "call", or "call ×N" after several calls.

@@ -11,13 +11,13 @@ import (
 // recorded "running" whatever became of the run.
 func (s *inspector) run(e *traces.Event) {
 	s.fact("flow", e.Run.Flow)
-	s.fact("status", string(s.a.status))
+	s.fact("status", string(s.a.run.status))
 	s.block("input", e.Run.Input)
 	s.block("error", e.Run.Error)
 	s.in.Failed = e.Run.Error != ""
 	if e.Kind == traces.KindRunStarted {
 		s.link("run finished", s.find(1, func(o *traces.Event) bool { return o.Kind == traces.KindRunFinished }))
-		if s.a.status != traces.StatusRunning {
+		if s.a.run.status != traces.StatusRunning {
 			s.block("error", s.a.runError())
 		}
 	}
@@ -30,7 +30,7 @@ func (s *inspector) agentRun(e *traces.Event) {
 		s.fact("resumed", "yes")
 	}
 	if e.Kind == traces.KindAgentStarted {
-		s.in.Messages = s.a.fed(s.a.sources, s.i, e.Agent, r.Input)
+		s.in.Messages = s.fed(s.i, e.Agent, r.Input)
 		s.in.MessagesTitle = fmt.Sprintf("History %s was fed (%s)", e.Agent, plural(len(r.Input), "message"))
 		s.link("previous start", s.find(-1, func(o *traces.Event) bool {
 			return o.Kind == traces.KindAgentStarted && o.Agent == e.Agent
@@ -66,7 +66,7 @@ func (s *inspector) model(e *traces.Event) {
 			s.message("output", *m.Output)
 			for _, c := range m.Output.ToolCalls {
 				if c.Name == TransferTool {
-					s.link("transfer it made", s.a.madeTransfer(s.i, c.ID))
+					s.link("transfer it made", madeTransfer(s.a.tr.Events, s.i, c.ID))
 				}
 			}
 		}
@@ -75,12 +75,12 @@ func (s *inspector) model(e *traces.Event) {
 	}
 	s.fact("tools offered", strings.Join(tools, ", "))
 	if len(input) > 0 {
-		pc := promptCall(s.a.tr, at, 0, nil, s.a.counts, s.a.sources)
+		pc := promptCall(s.a.tr, at, 0, nil, s.a.inspect.counts, s.a.session.sources)
 		s.fact("prompt by origin", byOriginText(pc.ByOrigin)+" ("+Estimator+")")
 		if e.Kind == traces.KindModelFinished && m.Usage == nil {
 			s.fact("tokens", fmt.Sprintf("prompt %d (%s); the model reported none", pc.Estimate, Estimator))
 		}
-		s.in.Messages = s.a.fed(s.a.sources, at, e.Agent, input)
+		s.in.Messages = s.fed(at, e.Agent, input)
 		s.in.MessagesTitle = fmt.Sprintf("Input (%s)", plural(len(input), "message"))
 	}
 }
@@ -128,7 +128,7 @@ func (s *inspector) transfer(e *traces.Event) {
 	s.agentFact("to", t.To)
 	s.fact("mode", t.Mode)
 	s.fact("call id", t.CallID)
-	for _, x := range s.a.transfers {
+	for _, x := range s.a.tree.transfers {
 		if x.seq != e.Seq {
 			continue
 		}
@@ -159,11 +159,11 @@ var errorWords = map[string]string{
 
 // pair lists the transfers that took t's direction, when there were several.
 func (s *inspector) pair(t *traces.Transfer) {
-	p := s.a.pairs[[2]string{t.From, t.To}]
+	p := s.a.tree.pairs[[2]string{t.From, t.To}]
 	if p == nil || p.count < 2 {
 		return
 	}
-	for _, x := range s.a.transfers {
+	for _, x := range s.a.tree.transfers {
 		if x.t.From == t.From && x.t.To == t.To {
 			s.in.Pair = append(s.in.Pair, Ref{Label: fmt.Sprintf("transfer %d", x.order), Seq: x.seq})
 		}

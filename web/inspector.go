@@ -71,33 +71,20 @@ func (a *analysis) inspection(i int) Inspection {
 	e := &a.tr.Events[i]
 	in := Inspection{
 		Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Kind: e.Kind,
-		Agent: e.Agent, Colour: a.roster.colour(e.Agent), RunPath: collapse(e.RunPath),
+		Agent: e.Agent, Colour: a.tree.roster.colour(e.Agent), RunPath: collapse(e.RunPath),
 		Title: fmt.Sprintf("#%d %s", e.Seq, e.Kind), Summary: oneLine(Summary(*e)),
 	}
 	(&inspector{a: a, in: &in, i: i}).fill()
-	if a.callbacksOnly[e.Seq] {
+	if a.timeline.callbacksOnly[e.Seq] {
 		in.Facts = append(in.Facts, Fact{Label: "seen", Value: callbacksOnlyFact, Colour: -1})
 	}
-	if m := a.echoedBy[e.Seq]; m > 0 {
+	if m := a.inspect.echoedBy[e.Seq]; m > 0 {
 		in.Links = append(in.Links, Ref{Label: "its message (folded into this row)", Seq: m})
 	}
-	if c := a.echoOf[e.Seq]; c > 0 {
+	if c := a.timeline.echoOf[e.Seq]; c > 0 {
 		in.Links = append(in.Links, Ref{Label: "the call it repeats", Seq: c})
 	}
 	return in
-}
-
-// eventIndex returns the index of event seq in tr.Events, or -1.
-func eventIndex(tr traces.Trace, seq int64) int {
-	if i := seq - 1; i >= 0 && i < int64(len(tr.Events)) && tr.Events[i].Seq == seq {
-		return int(i)
-	}
-	for i := range tr.Events {
-		if tr.Events[i].Seq == seq {
-			return i
-		}
-	}
-	return -1
 }
 
 // collapse drops adjacent duplicates from a run path.
@@ -126,7 +113,7 @@ func (s *inspector) fact(label, value string) {
 
 func (s *inspector) agentFact(label, name string) {
 	if name != "" {
-		s.in.Facts = append(s.in.Facts, Fact{Label: label, Value: name, Colour: s.a.roster.colour(name)})
+		s.in.Facts = append(s.in.Facts, Fact{Label: label, Value: name, Colour: s.a.tree.roster.colour(name)})
 	}
 }
 
@@ -144,6 +131,11 @@ func (s *inspector) link(label string, seq int64) {
 
 // find returns the seq of the nearest event before (dir -1) or after (dir 1) this one that
 // matches, or 0.
+// fed is the session's fed for the event at index i: msgs that agent received, with their origins.
+func (s *inspector) fed(i int, agent string, msgs []traces.Message) []FedMessage {
+	return s.a.session.fed(s.a.tr, i, agent, msgs, s.a.tree.roster)
+}
+
 func (s *inspector) find(dir int, match func(*traces.Event) bool) int64 {
 	ev := s.a.tr.Events
 	for j := s.i + dir; j >= 0 && j < len(ev); j += dir {

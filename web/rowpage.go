@@ -3,6 +3,8 @@ package web
 import (
 	"slices"
 	"strings"
+
+	"github.com/baton-dev/baton/traces"
 )
 
 // RowFilter is the timeline's filters, as the run page sets them: a row passes when it is the
@@ -21,19 +23,19 @@ func (f RowFilter) Active() bool {
 	return f.Agent != "" || len(f.Groups) > 0 || f.Failed || strings.TrimSpace(f.Text) != ""
 }
 
-// passes reports whether event i's row passes f, whose Text is lower-cased and trimmed. It
-// builds no row.
-func (a *analysis) passes(f RowFilter, i int) bool {
-	e := &a.tr.Events[i]
+// passes reports whether the row of event i of ev passes f, whose Text is lower-cased and
+// trimmed; t is the events' tree. It builds no row.
+func (x *timelineIndex) passes(ev []traces.Event, f RowFilter, i int, t *treeState) bool {
+	e := &ev[i]
 	switch {
 	case f.Agent != "" && e.Agent != f.Agent:
 		return false
-	case len(f.Groups) > 0 && !slices.Contains(f.Groups, KindGroup(e.Kind)), len(f.Groups) == 0 && a.echoOf[e.Seq] > 0:
+	case len(f.Groups) > 0 && !slices.Contains(f.Groups, KindGroup(e.Kind)), len(f.Groups) == 0 && x.echoOf[e.Seq] > 0:
 		return false
-	case f.Failed && !a.failed(e):
+	case f.Failed && !rowFailed(e, t):
 		return false
 	}
-	return f.Text == "" || strings.Contains(a.searchOf(i), f.Text)
+	return f.Text == "" || strings.Contains(x.searchOf(ev, i), f.Text)
 }
 
 // RowPage is one page of the timeline's rows that pass a filter, for a page that holds only
@@ -56,11 +58,11 @@ const SearchTurn = 1024
 // first, letting go of the state between them, so that a run's first search never holds it for
 // a pass over the run.
 func (v *ViewState) IndexSearch(n int) bool {
-	a := v.a
-	for end := min(len(a.tr.Events), len(a.searches)+n); len(a.searches) < end; {
-		a.searches = append(a.searches, a.searchOf(len(a.searches)))
+	ev, x := v.a.tr.Events, v.a.timeline
+	for end := min(len(ev), len(x.searches)+n); len(x.searches) < end; {
+		x.searches = append(x.searches, x.searchOf(ev, len(x.searches)))
 	}
-	return len(a.searches) == len(a.tr.Events)
+	return len(x.searches) == len(ev)
 }
 
 // CountRows returns how many rows of the run pass f, and how many rows there are. With a text
@@ -68,13 +70,13 @@ func (v *ViewState) IndexSearch(n int) bool {
 func (v *ViewState) CountRows(f RowFilter) (matches, rows int) {
 	ev := v.a.tr.Events
 	if !f.Active() {
-		return len(ev) - len(v.a.echoOf), len(ev) // every row but the folded messages
+		return len(ev) - len(v.a.timeline.echoOf), len(ev) // every row but the folded messages
 	}
 	if f.Text = strings.ToLower(strings.TrimSpace(f.Text)); f.Text != "" {
 		v.IndexSearch(len(ev))
 	}
 	for i := range ev {
-		if v.a.passes(f, i) {
+		if v.a.timeline.passes(ev, f, i, v.a.tree) {
 			matches++
 		}
 	}
@@ -88,9 +90,9 @@ func (v *ViewState) CountRows(f RowFilter) (matches, rows int) {
 func (v *ViewState) FindRows(f RowFilter, after, before int64, limit int, forward bool) RowPage {
 	a := v.a
 	ev := a.tr.Events
-	lo, hi := a.firstAfter(after), len(ev)
+	lo, hi := firstAfter(ev, after), len(ev)
 	if before > 0 {
-		hi = a.firstAfter(before - 1)
+		hi = firstAfter(ev, before-1)
 	}
 	var p RowPage
 	limit = max(limit, 1)
@@ -102,8 +104,8 @@ func (v *ViewState) FindRows(f RowFilter, after, before int64, limit int, forwar
 		step, i, end = -1, hi-1, lo-1
 	}
 	for ; i != end && len(p.Rows) < limit; i += step {
-		if a.passes(f, i) {
-			p.Rows = append(p.Rows, a.row(i))
+		if a.timeline.passes(ev, f, i, a.tree) {
+			p.Rows = append(p.Rows, a.timeline.row(ev, i, a.tree))
 		}
 	}
 	switch {

@@ -1,6 +1,9 @@
 package web
 
 import (
+	"cmp"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/baton-dev/baton/traces"
@@ -10,12 +13,62 @@ import (
 // message right after the callback it echoes, give or take parallel tool calls.
 const echoWindow = 16
 
+// timelineIndex is the timeline's piece of the analysis: what its rows need beyond their event,
+// for search and folding (where an input's new messages begin, the call each echoing message
+// event repeats, the search texts made so far), the events seen through callbacks only, and the
+// rows drawn again after their event. Its slices only grow and its maps only gain keys (inputs
+// replaces an agent's input whole).
+type timelineIndex struct {
+	// inputs is each agent's newest agent and model input; freshFrom, by an input event's seq,
+	// where its new messages begin; echoOf, by a message event's seq, the call it repeats.
+	inputs    map[string][]traces.Message
+	freshFrom map[int64]int
+	echoOf    map[int64]int64
+	// searches holds the search texts of the first events, by index, made as searches need
+	// them (IndexSearch): a run's next search costs a pass over strings, not over events.
+	searches []string
+	// callbacksOnly holds the events inside AgentTool calls whose inner events the caller's
+	// event stream did not carry: the recorder saw them through callbacks only.
+	callbacksOnly map[int64]bool
+	// amended lists the rows drawn again after their event: a transfer that a later error failed,
+	// the work inside an AgentTool call seen through callbacks only. In the order of their At.
+	amended []amend
+}
+
+// amend says that the row of event Seq changed at event At.
+type amend struct{ Seq, At int64 }
+
+func newTimelineIndex() *timelineIndex {
+	return &timelineIndex{inputs: make(map[string][]traces.Message), freshFrom: make(map[int64]int), echoOf: make(map[int64]int64)}
+}
+
+// clone copies x's maps; its slices only grow, so a copy shares them, capped.
+func (x *timelineIndex) clone() *timelineIndex {
+	c := *x
+	c.inputs = maps.Clone(x.inputs) // each replaced whole, never changed
+	c.freshFrom, c.echoOf, c.callbacksOnly = maps.Clone(x.freshFrom), maps.Clone(x.echoOf), maps.Clone(x.callbacksOnly)
+	c.searches, c.amended = capped(x.searches), capped(x.amended)
+	return &c
+}
+
+// add takes in event i of ev, which the tree took in and changed as c says. It returns the seq
+// of the call the event repeats, when it is a message that does (0 otherwise).
+func (x *timelineIndex) add(ev []traces.Event, i int, c treeChange) (echoes int64) {
+	if c.failed != nil && c.late {
+		x.amended = append(x.amended, amend{Seq: c.failed.seq, At: ev[i].Seq})
+	}
+	if c.exited != nil {
+		x.markInner(ev, i, c.exited)
+	}
+	return x.noteSearch(ev, i)
+}
+
 // noteSearch keeps what an event's row needs for search and folding: where an agent's input
 // stops repeating its previous one, and which call a message event echoes. The event's search
 // text is made when a search first needs it (IndexSearch): making it here would make every
 // analysis, a replay's included, some 3 times as dear.
-func (a *analysis) noteSearch(i int) {
-	e := &a.tr.Events[i]
+func (x *timelineIndex) noteSearch(ev []traces.Event, i int) (echoes int64) {
+	e := &ev[i]
 	var in []traces.Message
 	key := string(e.Kind) + " " + e.Agent // a model's input and an agent's are different lists
 	switch {
@@ -24,24 +77,63 @@ func (a *analysis) noteSearch(i int) {
 	case e.AgentRun != nil && e.Kind == traces.KindAgentStarted:
 		in = e.AgentRun.Input
 	case e.Message != nil:
-		if of := a.echoed(i); of > 0 {
-			a.echoOf[e.Seq], a.echoedBy[of] = of, e.Seq
+		if of := echoed(ev, i); of > 0 {
+			x.echoOf[e.Seq] = of
+			return of
 		}
-		return
+		return 0
 	default:
-		return
+		return 0
 	}
 	// Each input repeats the agent's previous one and adds to it: only what it adds is searched,
 	// so that a long conversation's search text grows with its length, not its square.
-	if p := a.inputs[key]; len(p) > 0 && len(p) <= len(in) && sameMessage(p[len(p)-1], in[len(p)-1]) {
-		a.freshFrom[e.Seq] = len(p)
+	if p := x.inputs[key]; len(p) > 0 && len(p) <= len(in) && sameMessage(p[len(p)-1], in[len(p)-1]) {
+		x.freshFrom[e.Seq] = len(p)
 	}
-	a.inputs[key] = in
+	x.inputs[key] = in
+	return 0
+}
+
+// markInner notes, at the exit (event i) of call, whether its inner events were seen through
+// callbacks only; if so it marks each of them (the events between its entry and the exit that
+// ran inside the callee), and a live page draws their rows again.
+func (x *timelineIndex) markInner(ev []traces.Event, i int, call *agentToolCall) {
+	if call.inner != traces.InnerEventsCallbacks || call.enter == 0 {
+		return
+	}
+	e := &ev[i]
+	inside := append(slices.Clone(e.RunPath), call.callee)
+	for j := indexOf(ev, call.enter) + 1; j >= 1 && j < len(ev) && ev[j].Seq < e.Seq; j++ {
+		o := &ev[j]
+		if len(o.RunPath) < len(inside) || !slices.Equal(o.RunPath[:len(inside)], inside) {
+			continue
+		}
+		if x.callbacksOnly == nil {
+			x.callbacksOnly = make(map[int64]bool)
+		}
+		x.callbacksOnly[o.Seq] = true
+		x.amended = append(x.amended, amend{Seq: o.Seq, At: e.Seq})
+	}
+}
+
+// amendedSince returns the seqs of the rows up to from that events after from, up to to, drew
+// again, each once. amended is in the order of its events, so this costs the rows it returns.
+func (x *timelineIndex) amendedSince(from, to int64) []int64 {
+	i, _ := slices.BinarySearchFunc(x.amended, from+1, func(m amend, at int64) int { return cmp.Compare(m.At, at) })
+	var seqs []int64
+	for _, m := range x.amended[i:] {
+		if m.At > to {
+			break
+		}
+		if m.Seq <= from && !slices.Contains(seqs, m.Seq) {
+			seqs = append(seqs, m.Seq)
+		}
+	}
+	return seqs
 }
 
 // echoed returns the seq of the model or tool call whose reply message event i repeats, or 0.
-func (a *analysis) echoed(i int) int64 {
-	ev := a.tr.Events
+func echoed(ev []traces.Event, i int) int64 {
 	e := &ev[i]
 	m := e.Message
 	for j := i - 1; j >= 0 && j >= i-echoWindow; j-- {
@@ -78,17 +170,17 @@ func sameMessage(a, b traces.Message) bool {
 }
 
 // searchOf returns the search text of event i: kept when IndexSearch made it, else made now.
-func (a *analysis) searchOf(i int) string {
-	if i < len(a.searches) {
-		return a.searches[i]
+func (x *timelineIndex) searchOf(ev []traces.Event, i int) string {
+	if i < len(x.searches) {
+		return x.searches[i]
 	}
-	e := &a.tr.Events[i]
-	return a.searchText(e, shorten(oneLine(Summary(*e)), summaryLen))
+	e := &ev[i]
+	return x.searchText(e, shorten(oneLine(Summary(*e)), summaryLen))
 }
 
 // searchText is the lower-cased text a timeline search looks in for e: its row's words and the
 // event's whole content (messages, arguments, results, errors, session values).
-func (a *analysis) searchText(e *traces.Event, summary string) string {
+func (x *timelineIndex) searchText(e *traces.Event, summary string) string {
 	var b strings.Builder
 	add := func(ss ...string) {
 		for _, s := range ss {
@@ -111,10 +203,10 @@ func (a *analysis) searchText(e *traces.Event, summary string) string {
 	case e.Run != nil:
 		add(e.Run.Input, e.Run.Error)
 	case e.AgentRun != nil:
-		msgs(e.AgentRun.Input[a.freshFrom[e.Seq]:])
+		msgs(e.AgentRun.Input[x.freshFrom[e.Seq]:])
 		add(e.AgentRun.Error)
 	case e.Model != nil:
-		msgs(e.Model.Input[a.freshFrom[e.Seq]:])
+		msgs(e.Model.Input[x.freshFrom[e.Seq]:])
 		if e.Model.Output != nil {
 			msgs([]traces.Message{*e.Model.Output})
 		}

@@ -3,6 +3,7 @@ package web
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -119,17 +120,19 @@ func appendString(out []byte, s string) []byte {
 	return append(out, q...)
 }
 
-// sequence is the sequence view built one event at a time: the bars and arrows so far, what is
-// open, and a log of which bar or arrow each event touched, so that a delta costs what it holds.
+// sequence is the sequence panel's piece of the analysis, built one event at a time: the bars
+// and arrows so far, what is open, and a log of which bar or arrow each event touched, so that a
+// delta costs what it holds. It reads the tree (lanes are the roster's agents; transfers and
+// AgentTool calls are the tree's) and the run's first time, and holds no pointer into either.
 type sequence struct {
 	bars   []SeqBar
 	arrows []SeqArrow
-	visit  map[string]int         // each agent's open visit
-	model  map[string]int         // open model calls, by agent and id
-	tool   map[string]int         // open tool calls, by agent and call id (else name)
-	open   map[int]bool           // every open bar
-	arrow  map[int]int            // a transfer's arrow, by its order
-	calls  map[*agentToolCall]int // each AgentTool call's order
+	visit  map[string]int // each agent's open visit
+	model  map[string]int // open model calls, by agent and id
+	tool   map[string]int // open tool calls, by agent and call id (else name)
+	open   map[int]bool   // every open bar
+	arrow  map[int]int    // a transfer's arrow, by its order
+	calls  map[int]int    // each AgentTool call's order, by its index in the tree's calls
 	log    []seqTouch
 }
 
@@ -142,179 +145,185 @@ type seqTouch struct {
 
 func newSequence() *sequence {
 	return &sequence{visit: map[string]int{}, model: map[string]int{}, tool: map[string]int{},
-		open: map[int]bool{}, arrow: map[int]int{}, calls: map[*agentToolCall]int{}}
+		open: map[int]bool{}, arrow: map[int]int{}, calls: map[int]int{}}
 }
 
-// ms returns t as milliseconds since the run's first event.
-func (a *analysis) ms(t time.Time) float64 {
-	return float64(t.Sub(a.firstTime).Microseconds()) / 1000
+// clone copies s: its open bars and arrows are changed in place, its log only grows.
+func (s *sequence) clone() *sequence {
+	c := *s
+	c.bars, c.arrows, c.log = slices.Clone(s.bars), slices.Clone(s.arrows), capped(s.log)
+	c.visit, c.model, c.tool = maps.Clone(s.visit), maps.Clone(s.model), maps.Clone(s.tool)
+	c.open, c.arrow, c.calls = maps.Clone(s.open), maps.Clone(s.arrow), maps.Clone(s.calls)
+	return &c
 }
 
-// noteSequence takes event i into the sequence view. It runs after apply and note, so
-// transfers and the run's first time are known.
-func (a *analysis) noteSequence(i int) {
-	e := &a.tr.Events[i]
+// ms returns t as milliseconds since t0, the run's first event's time.
+func ms(t, t0 time.Time) float64 {
+	return float64(t.Sub(t0).Microseconds()) / 1000
+}
+
+// add takes e into the sequence view, after the tree (t) took it in and changed what c says; t0
+// is the run's first event's time.
+func (s *sequence) add(e *traces.Event, t *treeState, c treeChange, t0 time.Time) {
+	if c.failed != nil {
+		s.fail(c.failed, e.Seq)
+	}
 	if !hasPayload(e) {
 		return
 	}
-	s := a.spans
+	r, at := t.roster, ms(e.Time, t0)
 	switch e.Kind {
 	case traces.KindAgentStarted:
 		if v, ok := s.visit[e.Agent]; ok {
-			a.closeBar(v, e, false) // a visit with no agent.finished: the next one ends it
+			s.closeBar(r, v, e, at, false) // a visit with no agent.finished: the next one ends it
 		}
-		a.openVisit(e)
+		s.openVisit(r, e, at)
 	case traces.KindAgentFinished:
 		if v, ok := s.visit[e.Agent]; ok {
-			a.closeBar(v, e, e.AgentRun.Error != "")
+			s.closeBar(r, v, e, at, e.AgentRun.Error != "")
 		}
 	case traces.KindModelStarted:
-		s.model[e.Agent+"\x00"+e.Model.ID] = a.openBar(e, BarModel, e.Model.ID)
+		s.model[e.Agent+"\x00"+e.Model.ID] = s.openBar(r, e, at, BarModel, e.Model.ID)
 	case traces.KindModelFinished:
 		k := e.Agent + "\x00" + e.Model.ID
 		b, ok := s.model[k]
 		if !ok {
-			b = a.openBar(e, BarModel, e.Model.ID) // a trace cut before the call's start
+			b = s.openBar(r, e, at, BarModel, e.Model.ID) // a trace cut before the call's start
 		}
 		delete(s.model, k)
 		if u := e.Model.Usage; u != nil {
 			s.bars[b].Tokens = u.TotalTokens
 		}
-		a.closeBar(b, e, e.Model.Error != "")
+		s.closeBar(r, b, e, at, e.Model.Error != "")
 	case traces.KindToolStarted:
-		s.tool[e.Agent+"\x00"+firstNonEmpty(e.Tool.CallID, e.Tool.Name)] = a.openBar(e, BarTool, e.Tool.Name)
+		s.tool[e.Agent+"\x00"+firstNonEmpty(e.Tool.CallID, e.Tool.Name)] = s.openBar(r, e, at, BarTool, e.Tool.Name)
 	case traces.KindToolFinished:
 		k := e.Agent + "\x00" + firstNonEmpty(e.Tool.CallID, e.Tool.Name)
 		b, ok := s.tool[k]
 		if !ok {
-			b = a.openBar(e, BarTool, e.Tool.Name)
+			b = s.openBar(r, e, at, BarTool, e.Tool.Name)
 		}
 		delete(s.tool, k)
-		a.closeBar(b, e, e.Tool.Error != "")
+		s.closeBar(r, b, e, at, e.Tool.Error != "")
 	case traces.KindTransfer:
-		t := a.transferAt[e.Seq]
-		s.arrow[t.order] = a.addArrow(e, ArrowTransfer, t.order, t.t.From, t.t.To, t.t.Mode, t.failed)
+		x := t.transferAt[e.Seq]
+		s.arrow[x.order] = s.addArrow(r, e, at, ArrowTransfer, x.order, x.t.From, x.t.To, x.t.Mode, x.failed)
 	case traces.KindAgentToolEnter:
 		order := len(s.calls) + 1
-		s.calls[a.calls[len(a.calls)-1]] = order // agentTool appended it
-		a.addArrow(e, ArrowCall, order, e.AgentTool.Caller, e.AgentTool.Callee, "", false)
+		s.calls[len(t.calls)-1] = order // the tree appended it
+		s.addArrow(r, e, at, ArrowCall, order, e.AgentTool.Caller, e.AgentTool.Callee, "", false)
 	case traces.KindAgentToolExit:
-		// agentTool paired it with its call, if it had one: the newest call exited here.
+		// The tree paired it with its call, if it had one: the newest call exited here.
 		order := 0
-		for i := len(a.calls) - 1; i >= 0 && order == 0; i-- {
-			if a.calls[i].exit == e.Seq {
-				order = s.calls[a.calls[i]]
+		for i := len(t.calls) - 1; i >= 0 && order == 0; i-- {
+			if t.calls[i].exit == e.Seq {
+				order = s.calls[i]
 			}
 		}
-		a.addArrow(e, ArrowReturn, order, e.AgentTool.Callee, e.AgentTool.Caller, "", false)
+		s.addArrow(r, e, at, ArrowReturn, order, e.AgentTool.Callee, e.AgentTool.Caller, "", false)
 	case traces.KindRunFinished:
-		for _, b := range a.openBars() {
-			a.closeBar(b, e, false)
+		for _, b := range s.openBars() {
+			s.closeBar(r, b, e, at, false)
 		}
 	}
 }
 
 // openBars returns the open bars, innermost (newest) first.
-func (a *analysis) openBars() []int {
-	ids := make([]int, 0, len(a.spans.open))
-	for id := range a.spans.open {
+func (s *sequence) openBars() []int {
+	ids := make([]int, 0, len(s.open))
+	for id := range s.open {
 		ids = append(ids, id)
 	}
 	slices.SortFunc(ids, func(x, y int) int { return cmp.Compare(y, x) })
 	return ids
 }
 
-func (a *analysis) openVisit(e *traces.Event) int {
-	id := a.newBar(e, BarVisit, "", -1)
-	a.spans.visit[e.Agent] = id
+func (s *sequence) openVisit(r *roster, e *traces.Event, at float64) int {
+	id := s.newBar(r, e, at, BarVisit, "", -1)
+	s.visit[e.Agent] = id
 	return id
 }
 
 // openBar opens a model or tool bar of e's agent inside its visit, opening a visit first when
 // the agent has none (a trace without agent events).
-func (a *analysis) openBar(e *traces.Event, kind, name string) int {
-	v, ok := a.spans.visit[e.Agent]
+func (s *sequence) openBar(r *roster, e *traces.Event, at float64, kind, name string) int {
+	v, ok := s.visit[e.Agent]
 	if !ok && e.Agent != "" {
-		v, ok = a.openVisit(e), true
+		v, ok = s.openVisit(r, e, at), true
 	}
 	if !ok {
 		v = -1
 	}
-	return a.newBar(e, kind, name, v)
+	return s.newBar(r, e, at, kind, name, v)
 }
 
-func (a *analysis) newBar(e *traces.Event, kind, name string, parent int) int {
-	s := a.spans
+func (s *sequence) newBar(r *roster, e *traces.Event, at float64, kind, name string, parent int) int {
 	id := len(s.bars)
-	t := a.ms(e.Time)
-	s.bars = append(s.bars, SeqBar{ID: id, Lane: a.lane(e.Agent), Kind: kind, Name: name, Seq: e.Seq,
-		T0: t, T1: t, Parent: parent})
+	s.bars = append(s.bars, SeqBar{ID: id, Lane: r.lane(e.Agent), Kind: kind, Name: name, Seq: e.Seq,
+		T0: at, T1: at, Parent: parent})
 	s.open[id] = true
 	s.log = append(s.log, seqTouch{seq: e.Seq, id: id})
 	return id
 }
 
-// closeBar ends bar id at e (its calls still open end with it) and forgets it as open.
-func (a *analysis) closeBar(id int, e *traces.Event, failed bool) {
-	s := a.spans
+// closeBar ends bar id at e, at ms at (its calls still open end with it), and forgets it as open.
+func (s *sequence) closeBar(r *roster, id int, e *traces.Event, at float64, failed bool) {
 	if !s.open[id] {
 		return
 	}
 	b := &s.bars[id]
-	b.End, b.T1, b.Failed = e.Seq, max(b.T0, a.ms(e.Time)), b.Failed || failed
+	b.End, b.T1, b.Failed = e.Seq, max(b.T0, at), b.Failed || failed
 	delete(s.open, id)
 	s.log = append(s.log, seqTouch{seq: e.Seq, id: id})
 	if b.Kind != BarVisit {
 		return
 	}
-	if s.visit[a.laneName(b.Lane)] == id {
-		delete(s.visit, a.laneName(b.Lane))
+	if s.visit[r.laneName(b.Lane)] == id {
+		delete(s.visit, r.laneName(b.Lane))
 	}
-	for _, c := range a.openBars() {
+	for _, c := range s.openBars() {
 		if s.bars[c].Parent == id {
-			a.closeBar(c, e, false)
+			s.closeBar(r, c, e, at, false)
 		}
 	}
 }
 
-func (a *analysis) addArrow(e *traces.Event, kind string, order int, from, to, mode string, failed bool) int {
-	s := a.spans
+func (s *sequence) addArrow(r *roster, e *traces.Event, at float64, kind string, order int, from, to, mode string, failed bool) int {
 	id := len(s.arrows)
-	s.arrows = append(s.arrows, SeqArrow{ID: id, Kind: kind, Order: order, From: a.lane(from), To: a.lane(to),
-		Seq: e.Seq, T: a.ms(e.Time), Mode: mode, Failed: failed})
+	s.arrows = append(s.arrows, SeqArrow{ID: id, Kind: kind, Order: order, From: r.lane(from), To: r.lane(to),
+		Seq: e.Seq, T: at, Mode: mode, Failed: failed})
 	s.log = append(s.log, seqTouch{seq: e.Seq, id: id, arrow: true})
 	return id
 }
 
-// failSequence marks transfer t's arrow failed, at event seq (an error after it said so).
-func (a *analysis) failSequence(t *transfer, seq int64) {
-	if id, ok := a.spans.arrow[t.order]; ok && !a.spans.arrows[id].Failed {
-		a.spans.arrows[id].Failed = true
-		a.spans.log = append(a.spans.log, seqTouch{seq: seq, id: id, arrow: true})
+// fail marks transfer t's arrow failed, at event seq (an error after it said so).
+func (s *sequence) fail(t *transfer, seq int64) {
+	if id, ok := s.arrow[t.order]; ok && !s.arrows[id].Failed {
+		s.arrows[id].Failed = true
+		s.log = append(s.log, seqTouch{seq: seq, id: id, arrow: true})
 	}
 }
 
 // lane returns agent name's lane: its index in the roster, -1 for none.
-func (a *analysis) lane(name string) int {
-	if m := a.roster.byName[name]; m != nil {
-		return slices.Index(a.roster.list, m)
+func (r *roster) lane(name string) int {
+	if m := r.byName[name]; m != nil {
+		return slices.Index(r.list, m)
 	}
 	return -1
 }
 
-func (a *analysis) laneName(lane int) string {
-	if lane < 0 || lane >= len(a.roster.list) {
+func (r *roster) laneName(lane int) string {
+	if lane < 0 || lane >= len(r.list) {
 		return ""
 	}
-	return a.roster.list[lane].Name
+	return r.list[lane].Name
 }
 
-// sequence returns the sequence view: whole when after <= 0, else what the events after seq
-// after, up to seq through, created or changed (in its state now). A delta costs what it holds,
-// not a pass over the run.
-func (a *analysis) sequence(after, through int64) Sequence {
-	s := a.spans
-	out := Sequence{Full: after <= 0, Head: a.lastSeq, Now: a.ms(a.lastTime), Lanes: a.lanes()}
+// view returns the sequence view: whole when after <= 0, else what the events after seq after,
+// up to seq through, created or changed (in its state now). A delta costs what it holds, not a
+// pass over the run. head is the newest event, now its time in ms, r the tree's roster.
+func (s *sequence) view(after, through, head int64, now float64, r *roster) Sequence {
+	out := Sequence{Full: after <= 0, Head: head, Now: now, Lanes: r.lanes()}
 	if out.Full {
 		out.Bars, out.Arrows = slices.Clone(s.bars), slices.Clone(s.arrows)
 		return out
@@ -336,10 +345,10 @@ func (a *analysis) sequence(after, through int64) Sequence {
 	return out
 }
 
-func (a *analysis) lanes() []SeqLane {
-	out := make([]SeqLane, len(a.roster.list))
-	for i, m := range a.roster.list {
-		out[i] = SeqLane{Agent: m.Name, Colour: m.colour, Depth: a.roster.depth(m.Name)}
+func (r *roster) lanes() []SeqLane {
+	out := make([]SeqLane, len(r.list))
+	for i, m := range r.list {
+		out[i] = SeqLane{Agent: m.Name, Colour: m.colour, Depth: r.depth(m.Name)}
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/baton-dev/baton/traces"
@@ -58,26 +59,79 @@ type FedMessage struct {
 	Injected string
 }
 
-// NewSession returns the session panel of tr after its last event.
-func NewSession(tr traces.Trace) Session {
-	return newSession(analyse(tr))
+// sessionState is the session panel's piece of the analysis: each key's newest value, each
+// agent's newest start with what it was fed, the index that classifies what an agent is fed by
+// origin, and at which event each part of the panel last changed. It reads the roster, for
+// colours.
+type sessionState struct {
+	values    []SessionValue
+	valueAt   map[string]int
+	histories map[string]*started
+	sources   *sourceIndex // grown as agents start (and inspections ask), to classify what each was fed
+
+	valuesSeq, historiesSeq int64
+	// sectionsSeq is the newest agent.started that was its agent's first: the session panel
+	// gained a section (an agent starting again only changes its own).
+	sectionsSeq int64
 }
 
-func newSession(a *analysis) Session {
-	s := Session{Values: slices.Clone(a.values)}
-	for _, m := range a.roster.list {
-		if h := a.histories[m.Name]; h != nil {
-			s.Histories = append(s.Histories, history(m, h))
+// started is an agent's newest agent.started, with the seqs of its newest starts and how many
+// there were.
+type started struct {
+	seq     int64
+	via     string
+	resumed bool
+	starts  []int64
+	count   int
+	fed     []FedMessage // its input, classified by origin
+}
+
+func newSessionState() *sessionState {
+	return &sessionState{valueAt: make(map[string]int), histories: make(map[string]*started), sources: newSourceIndex()}
+}
+
+func (s *sessionState) clone() *sessionState {
+	c := *s
+	c.values, c.valueAt = slices.Clone(s.values), maps.Clone(s.valueAt)
+	c.histories = make(map[string]*started, len(s.histories))
+	for k, h := range s.histories {
+		g := *h
+		g.starts = slices.Clone(h.starts) // shifted in place once full
+		c.histories[k] = &g
+	}
+	c.sources = s.sources.clone()
+	return &c
+}
+
+func (x *sourceIndex) clone() *sourceIndex {
+	c := *x
+	c.primary, c.echo = make(map[string][]int64, len(x.primary)), make(map[string][]int64, len(x.echo))
+	for k, s := range x.primary {
+		c.primary[k] = capped(s)
+	}
+	for k, s := range x.echo {
+		c.echo[k] = capped(s)
+	}
+	c.callees, c.callers = maps.Clone(x.callees), maps.Clone(x.callers)
+	return &c
+}
+
+// panel returns the session panel, its histories in r's order.
+func (s *sessionState) panel(r *roster) Session {
+	out := Session{Values: slices.Clone(s.values)}
+	for _, m := range r.list {
+		if h := s.histories[m.Name]; h != nil {
+			out.Histories = append(out.Histories, history(m, h))
 		}
 	}
-	return s
+	return out
 }
 
-// restarts returns, in tree order, the histories of the agents that started after from.
-func (a *analysis) restarts(from int64) []History {
+// restarts returns, in r's order, the histories of the agents that started after from.
+func (s *sessionState) restarts(from int64, r *roster) []History {
 	var out []History
-	for _, m := range a.roster.list {
-		if h := a.histories[m.Name]; h != nil && h.seq > from {
+	for _, m := range r.list {
+		if h := s.histories[m.Name]; h != nil && h.seq > from {
 			out = append(out, history(m, h))
 		}
 	}
@@ -91,41 +145,42 @@ func history(m *member, h *started) History {
 	}
 }
 
-// noteSession keeps what event i changes of the session panel: a value, or what an agent was fed.
-func (a *analysis) noteSession(i int) {
-	e := &a.tr.Events[i]
+// add keeps what event i of tr changes of the session panel: a value, or what an agent was fed.
+// r is the roster with the event's agents in it.
+func (s *sessionState) add(tr traces.Trace, i int, r *roster) {
+	e := &tr.Events[i]
 	switch {
 	case e.Kind == traces.KindSessionSet && e.Session != nil:
 		setBy := firstNonEmpty(e.Session.SetBy, e.Agent)
 		v := SessionValue{
 			Key: e.Session.Key, Value: NewBlock("value", string(e.Session.Value)), SetBy: setBy,
-			Colour: a.roster.colour(setBy), Seq: e.Seq, Sets: 1,
+			Colour: r.colour(setBy), Seq: e.Seq, Sets: 1,
 		}
-		if j, ok := a.valueAt[v.Key]; ok {
-			v.Sets += a.values[j].Sets
-			a.values[j] = v
+		if j, ok := s.valueAt[v.Key]; ok {
+			v.Sets += s.values[j].Sets
+			s.values[j] = v
 		} else {
-			a.valueAt[v.Key] = len(a.values)
-			a.values = append(a.values, v)
+			s.valueAt[v.Key] = len(s.values)
+			s.values = append(s.values, v)
 		}
-		a.valuesSeq = e.Seq
+		s.valuesSeq = e.Seq
 	case e.Kind == traces.KindAgentStarted:
-		a.historiesSeq = e.Seq
+		s.historiesSeq = e.Seq
 		if e.AgentRun == nil || e.Agent == "" {
 			return
 		}
-		h := a.histories[e.Agent]
+		h := s.histories[e.Agent]
 		if h == nil {
 			h = &started{}
-			a.histories[e.Agent] = h
-			a.sectionsSeq = e.Seq
+			s.histories[e.Agent] = h
+			s.sectionsSeq = e.Seq
 		}
-		// Classified now, on the one index the analysis grows: what the panel shows of the agent's
+		// Classified now, on the one index the session grows: what the panel shows of the agent's
 		// newest start, at the cost of this start's input alone.
 		h.seq, h.via, h.resumed = e.Seq, e.AgentRun.Via, e.AgentRun.Resumed
 		if !e.AgentRun.Resumed || len(e.AgentRun.Input) > 0 || h.count == 0 {
 			// A resumed agent is fed nothing new: it goes on with the history it had.
-			h.fed = a.fed(a.sources, i, e.Agent, e.AgentRun.Input)
+			h.fed = s.fed(tr, i, e.Agent, e.AgentRun.Input, r)
 		}
 		if h.count++; len(h.starts) == MaxStarts {
 			h.starts = append(h.starts[:0], h.starts[1:]...)
@@ -134,11 +189,11 @@ func (a *analysis) noteSession(i int) {
 	}
 }
 
-// fed annotates the messages agent received at event index i with their origins (see Sources),
-// on index, which calls in trace order may share.
-func (a *analysis) fed(index *sourceIndex, i int, agent string, msgs []traces.Message) []FedMessage {
+// fed annotates the messages agent received at event index i of tr with their origins (see
+// Sources), on the session's index, which calls in trace order share.
+func (s *sessionState) fed(tr traces.Trace, i int, agent string, msgs []traces.Message, r *roster) []FedMessage {
 	out := make([]FedMessage, len(msgs))
-	for k, src := range index.sources(a.tr, i, agent, msgs) {
+	for k, src := range s.sources.sources(tr, i, agent, msgs) {
 		m := msgs[k]
 		f := FedMessage{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolName: m.ToolName, ToolCallID: m.ToolCallID,
 			From: src.Agent, How: src.How, Origin: src.Origin, Source: src.Seq, FromColour: -1}
@@ -146,7 +201,7 @@ func (a *analysis) fed(index *sourceIndex, i int, agent string, msgs []traces.Me
 			f.Content, f.Injected = src.Instruction, src.Injected
 		}
 		if f.From != "" {
-			f.FromColour = a.roster.colour(f.From)
+			f.FromColour = r.colour(f.From)
 		}
 		out[k] = f
 	}

@@ -53,41 +53,32 @@ type Away struct {
 	Outcome  Outcome
 }
 
-// NewStats returns the header of tr after its last event.
-func NewStats(tr traces.Trace) Stats {
-	return newStats(analyse(tr))
-}
-
-func newStats(a *analysis) Stats {
-	tr := a.tr
+// newStats is the header: the run's state (r) with the agents and transfers of its tree (t), for
+// tr's events.
+func newStats(tr traces.Trace, r *runState, t *treeState) Stats {
 	s := Stats{
-		RunID: tr.Run.ID, Flow: a.flow, Model: tr.Run.Model, Input: a.input, Status: a.status, Error: a.runError(),
-		StartedAt: tr.Run.StartedAt, Ended: a.status.Ended(), Events: len(tr.Events), LastSeq: a.lastSeq,
-		Agents: len(a.roster.list), ModelCalls: a.models, ToolCalls: a.tools,
-		Transfers: len(a.transfers), Errors: a.errors, Tokens: a.tokens,
-	}
-	for _, x := range a.acts {
-		if x.state == StateActive {
-			s.Active++
-		}
+		RunID: tr.Run.ID, Flow: r.flow, Model: tr.Run.Model, Input: r.input, Status: r.status, Error: r.runError(tr.Run.Error),
+		StartedAt: tr.Run.StartedAt, Ended: r.status.Ended(), Events: len(tr.Events), LastSeq: r.lastSeq,
+		Agents: len(t.roster.list), Active: t.active(), ModelCalls: r.models, ToolCalls: r.tools,
+		Transfers: len(t.transfers), Errors: r.errors, Tokens: r.tokens,
 	}
 	if s.StartedAt.IsZero() {
-		s.StartedAt = a.firstTime
+		s.StartedAt = r.firstTime
 	}
 	// The run's time is its events': from its first (run.started) to its newest (run.finished
 	// once it ended), stamped by whoever ran it. An app's run is registered and closed by the
 	// server, whose clock and moments are not the app's.
-	start := a.firstTime
+	start := r.firstTime
 	if start.IsZero() {
 		start = s.StartedAt
 	}
-	s.ClockFrom = start.Add(a.idle)
-	if end := a.lastTime; !end.IsZero() && end.After(s.ClockFrom) {
+	s.ClockFrom = start.Add(r.idle)
+	if end := r.lastTime; !end.IsZero() && end.After(s.ClockFrom) {
 		s.Elapsed = end.Sub(s.ClockFrom)
 	}
 	s.ElapsedText = Clock(s.Elapsed)
 	s.TokensText = compact(s.Tokens)
-	s.Outcome = newOutcome(a, s.Error)
+	s.Outcome = r.outcome(s.Error)
 	return s
 }
 

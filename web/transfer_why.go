@@ -14,8 +14,7 @@ const TransferTool = "transfer_to_agent"
 // deterministic one, the wrapper's synthetic assistant call with that id. -1 when the trace has
 // none (a transfer recorded without its call). Call ids repeat (eino's wrappers may all use one
 // UUID), so the nearest match before the transfer wins.
-func (a *analysis) deciding(i int) int {
-	ev := a.tr.Events
+func deciding(ev []traces.Event, i int) int {
 	t := ev[i].Transfer
 	for j := i - 1; j >= 0; j-- {
 		e := &ev[j]
@@ -51,8 +50,7 @@ func callOf(m traces.Message, id string) *traces.ToolCallSpec {
 
 // received returns the index of the agent.started with which transfer event i's target took
 // control, or -1 when it has not (yet, or because the transfer failed).
-func (a *analysis) received(i int) int {
-	ev := a.tr.Events
+func received(ev []traces.Event, i int) int {
 	to := ev[i].Transfer.To
 	for j := i + 1; j < len(ev); j++ {
 		if ev[j].Kind == traces.KindAgentStarted && ev[j].Agent == to {
@@ -67,8 +65,7 @@ func (a *analysis) received(i int) int {
 
 // madeTransfer returns the seq of the transfer that the call id of a model's reply (event i)
 // made, or 0.
-func (a *analysis) madeTransfer(i int, id string) int64 {
-	ev := a.tr.Events
+func madeTransfer(ev []traces.Event, i int, id string) int64 {
 	from := ev[i].Agent
 	for j := i + 1; j < len(ev); j++ {
 		e := &ev[j]
@@ -85,7 +82,7 @@ func (a *analysis) madeTransfer(i int, id string) int64 {
 // transferWhy fills a transfer's inspector with why it happened and what its target received.
 func (s *inspector) transferWhy(e *traces.Event) {
 	t := e.Transfer
-	if d := s.a.deciding(s.i); d >= 0 {
+	if d := deciding(s.a.tr.Events, s.i); d >= 0 {
 		de := &s.a.tr.Events[d]
 		s.in.Decision = de.Seq
 		if de.Model != nil {
@@ -99,13 +96,13 @@ func (s *inspector) transferWhy(e *traces.Event) {
 	} else if t.Mode != traces.TransferLLM {
 		s.in.DecisionText = fmt.Sprintf("the deterministic wrapper around %s", t.From)
 	}
-	r := s.a.received(s.i)
+	r := received(s.a.tr.Events, s.i)
 	if r < 0 {
 		return
 	}
 	re := &s.a.tr.Events[r]
 	s.in.Received = re.Seq
 	s.link(t.To+" received", re.Seq)
-	s.in.Messages = s.a.fed(s.a.sources, r, t.To, re.AgentRun.Input)
+	s.in.Messages = s.fed(r, t.To, re.AgentRun.Input)
 	s.in.MessagesTitle = fmt.Sprintf("What %s then received (%s)", t.To, plural(len(re.AgentRun.Input), "message"))
 }

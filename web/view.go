@@ -1,11 +1,6 @@
 package web
 
-import (
-	"cmp"
-	"slices"
-
-	"github.com/baton-dev/baton/traces"
-)
+import "github.com/baton-dev/baton/traces"
 
 // View is everything the run page draws for a trace, computed in one pass over its events.
 type View struct {
@@ -22,6 +17,32 @@ func NewView(tr traces.Trace) View {
 	return analyse(tr).view(0)
 }
 
+// NewSession returns the session panel of tr after its last event.
+func NewSession(tr traces.Trace) Session {
+	a := analyse(tr)
+	return a.session.panel(a.tree.roster)
+}
+
+// NewStats returns the header of tr after its last event.
+func NewStats(tr traces.Trace) Stats {
+	return analyse(tr).stats()
+}
+
+// NewTimeline returns the timeline rows of the events of tr with Seq > after, in order.
+func NewTimeline(tr traces.Trace, after int64) []Row {
+	return newTimeline(analyse(tr), after)
+}
+
+func newTimeline(a *analysis, after int64) []Row {
+	ev := a.tr.Events
+	first := firstAfter(ev, after)
+	rows := make([]Row, 0, len(ev)-first)
+	for i := first; i < len(ev); i++ {
+		rows = append(rows, a.timeline.row(ev, i, a.tree))
+	}
+	return rows
+}
+
 // view returns the page's model with the rows of the newest limit events (all when limit <= 0).
 func (a *analysis) view(limit int) View {
 	var after int64
@@ -29,10 +50,13 @@ func (a *analysis) view(limit int) View {
 		after = a.tr.Events[n-limit-1].Seq
 	}
 	return View{
-		Stats: newStats(a), Graph: a.tree(), Agents: a.agentRefs(),
-		Timeline: newTimeline(a, after), Session: newSession(a), Sequence: a.sequence(0, a.lastSeq),
+		Stats: a.stats(), Graph: a.tree.graph(), Agents: a.tree.agentRefs(),
+		Timeline: newTimeline(a, after), Session: a.session.panel(a.tree.roster), Sequence: a.sequence(0, a.run.lastSeq),
 	}
 }
+
+// stats returns the header as of the newest event.
+func (a *analysis) stats() Stats { return newStats(a.tr, a.run, a.tree) }
 
 // Update is what changes on the run page when the events after From arrive, up to Seq. Stats is
 // always given when Changed, Graph only when GraphChanged, Faces only when it is not. Rows are the
@@ -72,7 +96,7 @@ func NewUpdate(tr traces.Trace, from int64) Update {
 	u := a.update(from)
 	if u.Changed {
 		u.Rows = newTimeline(a, from)
-		s := a.sequence(from, a.lastSeq)
+		s := a.sequence(from, a.run.lastSeq)
 		u.Sequence = &s
 	}
 	return u
@@ -81,70 +105,32 @@ func NewUpdate(tr traces.Trace, from int64) Update {
 // update is Update without the new rows: what it costs depends on the agents, transfers and
 // session keys, not on how many events there are. A from below 0 asks for every part.
 func (a *analysis) update(from int64) Update {
-	u := Update{From: from, Seq: a.lastSeq}
-	if a.lastSeq <= from {
+	t, s, ev := a.tree, a.session, a.tr.Events
+	u := Update{From: from, Seq: a.run.lastSeq}
+	if a.run.lastSeq <= from {
 		return u
 	}
 	u.Changed = true
-	u.Stats = newStats(a)
-	if u.GraphChanged = a.graphSeq > from; u.GraphChanged {
-		u.Graph = a.tree()
+	u.Stats = a.stats()
+	if u.GraphChanged = t.graphSeq > from; u.GraphChanged {
+		u.Graph = t.graph()
 	} else {
-		u.Faces = a.faces(from)
+		u.Faces = t.faces(from)
 	}
-	for _, seq := range a.amendedSince(from, a.lastSeq) {
-		if i := a.index(seq); i >= 0 {
-			u.Amended = append(u.Amended, a.row(i))
+	for _, seq := range a.timeline.amendedSince(from, a.run.lastSeq) {
+		if i := indexOf(ev, seq); i >= 0 {
+			u.Amended = append(u.Amended, a.timeline.row(ev, i, t))
 		}
 	}
-	u.ValuesChanged, u.HistoriesChanged = a.valuesSeq > from, a.sectionsSeq > from
-	if !u.HistoriesChanged && a.historiesSeq > from {
-		u.Restarts = a.restarts(from)
+	u.ValuesChanged, u.HistoriesChanged = s.valuesSeq > from, s.sectionsSeq > from
+	if !u.HistoriesChanged && s.historiesSeq > from {
+		u.Restarts = s.restarts(from, t.roster)
 	}
 	if u.ValuesChanged || u.HistoriesChanged {
-		u.Session = newSession(a)
+		u.Session = s.panel(t.roster)
 	}
-	if u.AgentsChanged = a.agentsSeq > from; u.AgentsChanged {
-		u.Agents = a.agentRefs()
+	if u.AgentsChanged = t.agentsSeq > from; u.AgentsChanged {
+		u.Agents = t.agentRefs()
 	}
 	return u
-}
-
-// amendedSince returns the seqs of the rows up to from that events after from, up to to, drew
-// again, each once. amended is in the order of its events, so this costs the rows it returns.
-func (a *analysis) amendedSince(from, to int64) []int64 {
-	i, _ := slices.BinarySearchFunc(a.amended, from+1, func(m amend, at int64) int { return cmp.Compare(m.At, at) })
-	var seqs []int64
-	for _, m := range a.amended[i:] {
-		if m.At > to {
-			break
-		}
-		if m.Seq <= from && !slices.Contains(seqs, m.Seq) {
-			seqs = append(seqs, m.Seq)
-		}
-	}
-	return seqs
-}
-
-// firstAfter returns the index of the first event with a seq above after (len when none).
-func (a *analysis) firstAfter(after int64) int {
-	i, _ := slices.BinarySearchFunc(a.tr.Events, after+1, func(e traces.Event, s int64) int { return cmp.Compare(e.Seq, s) })
-	return i
-}
-
-// index returns the index of event seq, or -1.
-func (a *analysis) index(seq int64) int {
-	i, ok := slices.BinarySearchFunc(a.tr.Events, seq, func(e traces.Event, s int64) int { return cmp.Compare(e.Seq, s) })
-	if !ok {
-		return -1
-	}
-	return i
-}
-
-func (a *analysis) agentRefs() []AgentRef {
-	out := make([]AgentRef, len(a.roster.list))
-	for i, m := range a.roster.list {
-		out[i] = AgentRef{Name: m.Name, Colour: m.colour}
-	}
-	return out
 }

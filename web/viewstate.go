@@ -25,10 +25,10 @@ func (v *ViewState) Add(events ...traces.Event) {
 }
 
 // Seq returns the seq of the newest event taken in, 0 before any.
-func (v *ViewState) Seq() int64 { return v.a.lastSeq }
+func (v *ViewState) Seq() int64 { return v.a.run.lastSeq }
 
 // Status returns the run's status as of the newest event.
-func (v *ViewState) Status() traces.Status { return v.a.status }
+func (v *ViewState) Status() traces.Status { return v.a.run.status }
 
 // View returns the whole run page's model as of the newest event.
 func (v *ViewState) View() View { return v.a.view(0) }
@@ -41,14 +41,14 @@ func (v *ViewState) Update(from int64) Update { return v.a.update(from) }
 // limit <= 0).
 func (v *ViewState) Rows(after int64, limit int) []Row {
 	ev := v.a.tr.Events
-	i := v.a.firstAfter(after)
+	i := firstAfter(ev, after)
 	end := len(ev)
 	if limit > 0 {
 		end = min(end, i+limit)
 	}
 	rows := make([]Row, 0, end-i)
 	for ; i < end; i++ {
-		rows = append(rows, v.a.row(i))
+		rows = append(rows, v.a.timeline.row(ev, i, v.a.tree))
 	}
 	return rows
 }
@@ -56,7 +56,7 @@ func (v *ViewState) Rows(after int64, limit int) []Row {
 // Amended returns the seqs of the timeline rows up to from that events after from, up to to,
 // drew again (a transfer that a later error failed): a page at from shown the rows as of to needs
 // them anew. It costs what it returns, not the run's length.
-func (v *ViewState) Amended(from, to int64) []int64 { return v.a.amendedSince(from, to) }
+func (v *ViewState) Amended(from, to int64) []int64 { return v.a.timeline.amendedSince(from, to) }
 
 // At returns the view state as it was right after event seq: ViewAt of the state's trace. It
 // replays the events up to seq; a Travel keeps copies to step from instead.
@@ -86,7 +86,7 @@ func (v *ViewState) Trace() traces.Trace {
 // while more events are added.
 func (v *ViewState) Events(after int64, limit int) []traces.Event {
 	ev := v.a.tr.Events
-	i := v.a.firstAfter(after)
+	i := firstAfter(ev, after)
 	end := len(ev)
 	if limit > 0 {
 		end = min(end, i+limit)
@@ -100,17 +100,17 @@ func (v *ViewState) Events(after int64, limit int) []traces.Event {
 func (v *ViewState) Sequence(after, through int64) Sequence { return v.a.sequence(after, through) }
 
 // Agents returns every agent the state knows, with its colour index, in colour order.
-func (v *ViewState) Agents() []AgentRef { return v.a.agentRefs() }
+func (v *ViewState) Agents() []AgentRef { return v.a.tree.agentRefs() }
 
 // AwayAt returns where a page that shows the run as of event seq stands, by the state's newest
 // event: the run's status and outcome as of that event. It is nil when seq is the newest event
 // or later.
 func (v *ViewState) AwayAt(seq int64) *Away {
-	a := v.a
-	if seq >= a.lastSeq {
+	r, err := v.a.run, v.a.runError()
+	if seq >= r.lastSeq {
 		return nil
 	}
-	return &Away{At: seq, Head: a.lastSeq, Status: a.status, Error: a.runError(), Outcome: newOutcome(a, a.runError())}
+	return &Away{At: seq, Head: r.lastSeq, Status: r.status, Error: err, Outcome: r.outcome(err)}
 }
 
 // Redraw returns an Update that redraws the header, outcome, tree, sequence and session panels as of the
@@ -118,9 +118,10 @@ func (v *ViewState) AwayAt(seq int64) *Away {
 // run. It leaves out the rows and the agent filter, which a page keeps for the whole run.
 func (v *ViewState) Redraw() Update {
 	a := v.a
-	seq := a.sequence(0, a.lastSeq)
+	head := a.run.lastSeq
+	seq := a.sequence(0, head)
 	return Update{
-		From: a.lastSeq, Seq: a.lastSeq, Changed: true, Stats: newStats(a), GraphChanged: true, Graph: a.tree(),
-		ValuesChanged: true, HistoriesChanged: true, Session: newSession(a), Sequence: &seq,
+		From: head, Seq: head, Changed: true, Stats: a.stats(), GraphChanged: true, Graph: a.tree.graph(),
+		ValuesChanged: true, HistoriesChanged: true, Session: a.session.panel(a.tree.roster), Sequence: &seq,
 	}
 }
