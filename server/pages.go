@@ -23,6 +23,7 @@ func (s *Server) pageRoutes(e *echo.Echo) {
 	e.GET(rowsRoute, s.rows)
 	e.GET(reportRoute, s.report)
 	e.GET("/compare", s.comparePage)
+	e.GET("/diff", s.diffPage)
 	e.StaticFS("/static/", static.FS)
 }
 

@@ -65,7 +65,7 @@ func Compare(a, b Story) Comparison {
 		c.Pairs = append(c.Pairs, p)
 	}
 	if c.First == nil && (a.Status != b.Status || a.Answer != b.Answer) {
-		c.First = &Divergence{What: "outcome", A: fmt.Sprintf("%s: %q", a.Status, clip(a.Answer, 80)), B: fmt.Sprintf("%s: %q", b.Status, clip(b.Answer, 80))}
+		c.First = &Divergence{What: "outcome", A: fmt.Sprintf("%s: %q", a.Status, Clip(a.Answer, 80)), B: fmt.Sprintf("%s: %q", b.Status, Clip(b.Answer, 80))}
 	}
 	return c
 }
@@ -113,7 +113,7 @@ func differences(a, b *Turn, turn [2]int) []Divergence {
 		}
 		if al[i].a >= 0 && al[i].b >= 0 {
 			if sa.Result != sb.Result {
-				out = append(out, d("tool result", sa.Seq, sb.Seq, sa.line()+" → "+clip(sa.Result, 100), sb.line()+" → "+clip(sb.Result, 100)))
+				out = append(out, d("tool result", sa.Seq, sb.Seq, sa.line()+" → "+Clip(sa.Result, 100), sb.line()+" → "+Clip(sb.Result, 100)))
 			}
 			continue
 		}
@@ -163,12 +163,12 @@ func fedLines(msgs []traces.Message) []string {
 func firstOnly(lines, others []string) string {
 	for _, l := range lines {
 		if !slices.Contains(others, l) {
-			return clip(l, 120)
+			return Clip(l, 120)
 		}
 	}
 	for _, l := range others {
 		if !slices.Contains(lines, l) {
-			return "lacks " + clip(l, 112)
+			return "lacks " + Clip(l, 112)
 		}
 	}
 	return fmt.Sprintf("%d messages", len(lines))
@@ -206,6 +206,31 @@ func align(a, b []string) []step {
 		default:
 			out = append(out, step{i, -1})
 			i++
+		}
+	}
+	return out
+}
+
+// FedLine is one message of a message-level diff of what two turns were fed.
+type FedLine struct {
+	Op     string // "=" in both, "-" only A's, "+" only B's
+	Origin string // where the message came from (lint.Origin)
+	Text   string
+}
+
+// FedDiff is what turns a and b were fed, message by message, aligned: the messages both had,
+// and those only one had.
+func FedDiff(a, b []traces.Message) []FedLine {
+	la, lb := fedLines(a), fedLines(b)
+	var out []FedLine
+	for _, s := range align(la, lb) {
+		switch {
+		case s.a >= 0 && s.b >= 0:
+			out = append(out, FedLine{"=", lint.Origin(a[s.a]), a[s.a].Content})
+		case s.a >= 0:
+			out = append(out, FedLine{"-", lint.Origin(a[s.a]), a[s.a].Content})
+		default:
+			out = append(out, FedLine{"+", lint.Origin(b[s.b]), b[s.b].Content})
 		}
 	}
 	return out

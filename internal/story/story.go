@@ -211,7 +211,7 @@ func (s Story) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "route: %s\nstatus: %s", strings.Join(s.Route, " > "), s.Status)
 	if s.Error != "" {
-		fmt.Fprintf(&b, " (%s)", clip(s.Error, 120))
+		fmt.Fprintf(&b, " (%s)", Clip(s.Error, 120))
 	}
 	b.WriteString("\n")
 	for i, t := range s.Turns {
@@ -228,11 +228,11 @@ func (s Story) Text() string {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			fmt.Fprintf(&b, "   %s = %s\n", k, clip(s.Session[k], 80))
+			fmt.Fprintf(&b, "   %s = %s\n", k, Clip(s.Session[k], 80))
 		}
 	}
 	if s.AnswerBy != "" {
-		fmt.Fprintf(&b, "\nanswer by %s: %q\n", s.AnswerBy, clip(s.Answer, 200))
+		fmt.Fprintf(&b, "\nanswer by %s: %q\n", s.AnswerBy, Clip(s.Answer, 200))
 	}
 	return b.String()
 }
@@ -242,13 +242,13 @@ func (st Step) line() string {
 	switch st.Kind {
 	case Calls:
 		name, args, _ := strings.Cut(st.Text, "(")
-		return fmt.Sprintf("calls %s(%s", name, clip(strings.TrimSuffix(args, ")"), 60)+")")
+		return fmt.Sprintf("calls %s(%s", name, Clip(strings.TrimSuffix(args, ")"), 60)+")")
 	case Says:
-		return fmt.Sprintf("says %q", clip(st.Text, 60))
+		return fmt.Sprintf("says %q", Clip(st.Text, 60))
 	case HandsOff, RunsAsTool:
 		return string(st.Kind) + " " + st.Text
 	case Fails:
-		return "error: " + clip(st.Text, 100)
+		return "error: " + Clip(st.Text, 100)
 	}
 	return string(st.Kind)
 }
@@ -275,7 +275,8 @@ func Fed(msgs []traces.Message) string {
 	return strings.Join(parts, ", ")
 }
 
-func clip(s string, n int) string {
+// Clip is s on one line, cut to n runes with "…" when longer.
+func Clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
