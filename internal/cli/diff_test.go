@@ -47,3 +47,19 @@ func TestDiff(t *testing.T) {
 		t.Errorf("diff with an unknown run = %d %q", code, errOut)
 	}
 }
+
+// TestStory: `baton story` tells a trace file's handoff story, turn by turn.
+func TestStory(t *testing.T) {
+	file := runFlowTo(t, t.TempDir(), "supervisor")
+	var stdout, stderr bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"story", file}, &stdout, &stderr); code != 0 {
+		t.Fatalf("story = %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{"route: supervisor > research_agent > supervisor > math_agent > supervisor\nstatus: completed\n",
+		"2. research_agent, by transfer from supervisor, fed 1 from the user, 2 from other agents (For context:)\n   calls search(",
+		"   hands off to supervisor (deterministic)\n", "answer by supervisor: "} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("the story lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
