@@ -6,8 +6,8 @@ import (
 )
 
 // TestDiffTwoPickedRuns: in the runs list a user picks two runs and asks for their diff; the diff
-// page names the first divergence, and its link opens the event on the run's page. The run page
-// of a run with a handoff bug lists the linter's finding under the header.
+// page names the first divergence. The run page of a run with a handoff bug lists the linter's
+// finding under the header, and a run page opens its inspector on the handoff story.
 func TestDiffTwoPickedRuns(t *testing.T) {
 	t.Parallel()
 	b := startStoredBaton(t)
@@ -31,4 +31,10 @@ func TestDiffTwoPickedRuns(t *testing.T) {
 	  document.querySelector('[data-testid=finding]')?.dataset.rule === 'refused-transfer'`)
 	tb.click(t, `[data-testid=finding] .seq-link`)
 	tb.waitFor(t, "the finding's event inspected", `(document.querySelector('[data-testid=inspector]')?.textContent || '').includes('refunds_agent')`)
+
+	tb.open(t, b.base+"/runs/"+super)
+	tb.waitFor(t, "the story in the inspector", `(document.querySelector('[data-testid=story-route]')?.textContent || '').startsWith('supervisor → research_agent → supervisor')`)
+	tb.click(t, `#run-story .story-handoff .seq-link`)
+	tb.waitFor(t, "the first handoff inspected", `(document.querySelector('[data-testid=inspector]')?.textContent || '').includes('research_agent') &&
+	  !document.querySelector('#inspector #run-story')`)
 }

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -89,10 +88,7 @@ type feed struct {
 	draws    int           // renders so far
 	msg      *liveMsg      // the live message built last, for the next page at its place
 
-	// The handoff findings (findings.go): as of lintedAt, linted at lintTime.
-	linted   []lint.Finding
-	lintedAt int64
-	lintTime time.Time
+	dig digest // the handoff findings and story (findings.go)
 }
 
 // part is the latest render of one replaceable fragment of the run page, as JSON, with the seq

@@ -231,7 +231,7 @@ func (f *feed) renderLocked(ctx context.Context, fresh int64) error {
 			f.parts = append(f.parts, p)
 		}
 	}
-	if err := f.findingsPartLocked(ctx); err != nil {
+	if err := f.digestPartsLocked(ctx); err != nil {
 		return err
 	}
 	for _, r := range u.Amended {

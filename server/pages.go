@@ -76,7 +76,8 @@ func (s *Server) runPage(c echo.Context) error {
 	// The run's feed holds its view state, shared with the page's websocket and other viewers.
 	f := s.feeds.acquire(rec)
 	v := f.page(pageRows)
-	opts.Findings = f.findings()
+	d := f.digest()
+	opts.Findings, opts.Story = d.findings, d.story
 	s.feeds.release(f)
 	return render(c, http.StatusOK, templates.RunView(v, opts))
 }

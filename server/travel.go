@@ -58,7 +58,8 @@ func (s *Server) runPageAt(c echo.Context, rec *traces.Recording, opts templates
 	}
 	f := s.feeds.acquire(rec)
 	t, err := f.at(s.feeds.travel(rec), seq, pageRows)
-	opts.Findings = f.findings()
+	d := f.digest()
+	opts.Findings, opts.Story = d.findings, d.story
 	s.feeds.release(f)
 	if err != nil {
 		return err

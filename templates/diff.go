@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/a-h/templ"
 
@@ -55,3 +56,12 @@ func fedClass(op string) string {
 }
 
 func boolAttr(b bool) string { return fmt.Sprint(b) }
+
+func joinRoute(route []string) string { return strings.Join(route, " → ") }
+
+func storyStepClass(k story.StepKind) string {
+	if k == story.HandsOff {
+		return "story-handoff"
+	}
+	return ""
+}

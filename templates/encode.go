@@ -8,6 +8,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/baton-dev/baton/internal/lint"
+	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -41,6 +42,11 @@ func EncodeParts(ctx context.Context, u web.Update) ([]EncodedFragment, error) {
 // EncodeFindings is the FindingsTarget fragment of findings, encoded as JSON.
 func EncodeFindings(ctx context.Context, findings []lint.Finding) ([]byte, error) {
 	return encode(ctx, FindingsTarget, runFindings(findings))
+}
+
+// EncodeStory is the StoryTarget fragment of s, encoded as JSON.
+func EncodeStory(ctx context.Context, s story.Story) ([]byte, error) {
+	return encode(ctx, StoryTarget, runStory(s))
 }
 
 // EncodeSequence is Sequence encoded as JSON.

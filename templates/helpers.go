@@ -17,6 +17,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/baton-dev/baton/internal/lint"
+	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -41,6 +42,8 @@ type PageOptions struct {
 	Conversation []traces.Run
 	// Findings are the handoff bugs the linter names in the run, listed under the header.
 	Findings []lint.Finding
+	// Story is the run's handoff story, the inspector's content while nothing is inspected.
+	Story story.Story
 	// Travel, when set, places a run page at one event of its run (GET /runs/:id?at=SEQ): the
 	// page's view is the run as of that event, its timeline still the whole run.
 	Travel *Travel

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/baton-dev/baton/static"
+	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -40,7 +41,7 @@ func Report(ctx context.Context, w io.Writer, tr traces.Trace) error {
 	if err != nil {
 		return fmt.Errorf("report of run %s: %w", tr.Run.ID, err)
 	}
-	return reportPage(r, packs, assets).Render(ctx, w)
+	return reportPage(r, story.Of(tr), packs, assets).Render(ctx, w)
 }
 
 // A pack is a share of the report's pre-rendered HTML, kept small in the file and opened by

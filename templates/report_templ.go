@@ -9,7 +9,10 @@ package templates
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/baton-dev/baton/web"
+import (
+	"github.com/baton-dev/baton/internal/story"
+	"github.com/baton-dev/baton/web"
+)
 
 // The self-contained report (GET /runs/:id/report.html, baton export --html): the run page's
 // panels after the last event and its scrubber, with the timeline's rows, every inspection,
@@ -22,7 +25,7 @@ import "github.com/baton-dev/baton/web"
 
 // reportPage renders the report; its CSS, script and trace are given already escaped for their
 // elements (see Report).
-func reportPage(r web.Report, packs []pack, assets reportAssets) templ.Component {
+func reportPage(r web.Report, st story.Story, packs []pack, assets reportAssets) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -46,7 +49,7 @@ func reportPage(r web.Report, packs []pack, assets reportAssets) templ.Component
 		var templ_7745c5c3_Var2 string
 		templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(assets.csp).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report.templ`, Line: 21, Col: 66}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report.templ`, Line: 24, Col: 66}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
 		if templ_7745c5c3_Err != nil {
@@ -59,7 +62,7 @@ func reportPage(r web.Report, packs []pack, assets reportAssets) templ.Component
 		var templ_7745c5c3_Var3 string
 		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs("Baton report · " + r.View.Stats.Flow + " · " + r.View.Stats.RunID)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report.templ`, Line: 25, Col: 80}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report.templ`, Line: 28, Col: 80}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 		if templ_7745c5c3_Err != nil {
@@ -80,7 +83,7 @@ func reportPage(r web.Report, packs []pack, assets reportAssets) templ.Component
 		var templ_7745c5c3_Var4 string
 		templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(r.View.Stats.RunID).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report.templ`, Line: 32, Col: 35}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report.templ`, Line: 35, Col: 35}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
 		if templ_7745c5c3_Err != nil {
@@ -93,7 +96,7 @@ func reportPage(r web.Report, packs []pack, assets reportAssets) templ.Component
 		var templ_7745c5c3_Var5 string
 		templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(r.View.Stats.Flow).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report.templ`, Line: 33, Col: 32}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report.templ`, Line: 36, Col: 32}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 		if templ_7745c5c3_Err != nil {
@@ -106,7 +109,7 @@ func reportPage(r web.Report, packs []pack, assets reportAssets) templ.Component
 		var templ_7745c5c3_Var6 string
 		templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(r.View.Stats.LastSeq).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report.templ`, Line: 34, Col: 34}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report.templ`, Line: 37, Col: 34}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 		if templ_7745c5c3_Err != nil {
@@ -119,7 +122,7 @@ func reportPage(r web.Report, packs []pack, assets reportAssets) templ.Component
 		var templ_7745c5c3_Var7 string
 		templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(string(r.View.Stats.Status)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report.templ`, Line: 35, Col: 44}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/report.templ`, Line: 38, Col: 44}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
 		if templ_7745c5c3_Err != nil {
@@ -153,7 +156,15 @@ func reportPage(r web.Report, packs []pack, assets reportAssets) templ.Component
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<section class=\"panel inspector-panel\" aria-labelledby=\"inspector-title\"><div class=\"panel-head\"><h2 id=\"inspector-title\">Inspector</h2></div><div id=\"inspector\" class=\"inspector\" data-testid=\"inspector\" aria-live=\"polite\"><p class=\"empty\">Click a timeline row, an agent or a numbered transfer to inspect it. Keys: <kbd>j</kbd>/<kbd>k</kbd> (in the timeline also <kbd>↓</kbd>/<kbd>↑</kbd>, <kbd>Home</kbd>, <kbd>End</kbd>) move and inspect, <kbd>/</kbd> filters, <kbd>Esc</kbd> clears.</p></div></section><section class=\"panel side-panel\" aria-label=\"Timeline and session\"><div class=\"tabs\" role=\"tablist\"><button type=\"button\" role=\"tab\" id=\"tab-btn-timeline\" data-tab=\"timeline\" aria-controls=\"tab-timeline\" aria-selected=\"true\">Timeline</button> <button type=\"button\" role=\"tab\" id=\"tab-btn-session\" data-tab=\"session\" aria-controls=\"tab-session\" aria-selected=\"false\">Session</button></div><div id=\"tab-timeline\" class=\"tab-body timeline-tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-timeline\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<section class=\"panel inspector-panel\" aria-labelledby=\"inspector-title\"><div class=\"panel-head\"><h2 id=\"inspector-title\">Inspector</h2></div><div id=\"inspector\" class=\"inspector\" data-testid=\"inspector\" aria-live=\"polite\">")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = runStory(st).Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<p class=\"empty\">Click a timeline row, an agent or a numbered transfer to inspect it. Keys: <kbd>j</kbd>/<kbd>k</kbd> (in the timeline also <kbd>↓</kbd>/<kbd>↑</kbd>, <kbd>Home</kbd>, <kbd>End</kbd>) move and inspect, <kbd>/</kbd> filters, <kbd>Esc</kbd> clears.</p></div></section><section class=\"panel side-panel\" aria-label=\"Timeline and session\"><div class=\"tabs\" role=\"tablist\"><button type=\"button\" role=\"tab\" id=\"tab-btn-timeline\" data-tab=\"timeline\" aria-controls=\"tab-timeline\" aria-selected=\"true\">Timeline</button> <button type=\"button\" role=\"tab\" id=\"tab-btn-session\" data-tab=\"session\" aria-controls=\"tab-session\" aria-selected=\"false\">Session</button></div><div id=\"tab-timeline\" class=\"tab-body timeline-tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-timeline\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -161,7 +172,7 @@ func reportPage(r web.Report, packs []pack, assets reportAssets) templ.Component
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<ol id=\"timeline-rows\" class=\"timeline\" data-testid=\"timeline\" aria-label=\"Events (arrow keys move, Enter inspects)\" tabindex=\"0\"></ol></div><div id=\"tab-session\" class=\"tab-body session-tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-session\" hidden>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<ol id=\"timeline-rows\" class=\"timeline\" data-testid=\"timeline\" aria-label=\"Events (arrow keys move, Enter inspects)\" tabindex=\"0\"></ol></div><div id=\"tab-session\" class=\"tab-body session-tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-session\" hidden>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -173,7 +184,7 @@ func reportPage(r web.Report, packs []pack, assets reportAssets) templ.Component
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</div></section></main>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</div></section></main>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -191,7 +202,7 @@ func reportPage(r web.Report, packs []pack, assets reportAssets) templ.Component
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</body></html>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</body></html>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

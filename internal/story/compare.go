@@ -113,7 +113,7 @@ func differences(a, b *Turn, turn [2]int) []Divergence {
 		}
 		if al[i].a >= 0 && al[i].b >= 0 {
 			if sa.Result != sb.Result {
-				out = append(out, d("tool result", sa.Seq, sb.Seq, sa.line()+" → "+Clip(sa.Result, 100), sb.line()+" → "+Clip(sb.Result, 100)))
+				out = append(out, d("tool result", sa.Seq, sb.Seq, StepLine(sa)+" → "+Clip(sa.Result, 100), StepLine(sb)+" → "+Clip(sb.Result, 100)))
 			}
 			continue
 		}
@@ -144,7 +144,7 @@ func stepText(s Step) string {
 	if s.Kind == "" {
 		return "nothing"
 	}
-	return s.line()
+	return StepLine(s)
 }
 
 // fedLines are a turn's input messages as a diff compares them: origin and text.

@@ -217,7 +217,7 @@ func (s Story) Text() string {
 	for i, t := range s.Turns {
 		fmt.Fprintf(&b, "\n%d. %s, fed %s\n", i+1, t.Key(), Fed(t.Fed))
 		for _, st := range t.Steps {
-			b.WriteString("   " + st.line() + "\n")
+			b.WriteString("   " + StepLine(st) + "\n")
 		}
 	}
 	if len(s.Session) > 0 {
@@ -237,8 +237,8 @@ func (s Story) Text() string {
 	return b.String()
 }
 
-// line is a step as a story's text shows it.
-func (st Step) line() string {
+// StepLine is a step as a story's text shows it: "calls search({...})", "hands off to x (llm)".
+func StepLine(st Step) string {
 	switch st.Kind {
 	case Calls:
 		name, args, _ := strings.Cut(st.Text, "(")

@@ -52,3 +52,29 @@ func TestFindingsLiveAndOnThePage(t *testing.T) {
 		t.Errorf("a healthy run's page shows findings")
 	}
 }
+
+// TestStoryLiveAndOnThePage: the handoff story grows on a watching page (at the latest when the
+// run ends), and a page opened later shows it in the inspector, with buttons to its events.
+func TestStoryLiveAndOnThePage(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	rec := ts.addRecording(t, "r-story")
+	conn := ts.mustDial(t, "/runs/r-story/live?after=0")
+	handOff(rec, "billing_agent") // finishes the run
+	msgs := readLive(t, conn, func(m server.LiveMessage) bool { return m.Status == traces.StatusCompleted })
+	var last string
+	for _, m := range msgs {
+		for _, f := range m.Fragments {
+			if f.Target == templates.StoryTarget {
+				last = f.HTML
+			}
+		}
+	}
+	if !strings.Contains(last, "echo_agent → billing_agent") || !strings.Contains(last, "hands off to billing_agent (llm)") {
+		t.Fatalf("the story's last fragment = %q, want the route and the handoff", last)
+	}
+	html := string(ts.do(t, request{path: "/runs/r-story"}).body)
+	i := strings.Index(html, `id="inspector"`)
+	if j := strings.Index(html, `id="run-story"`); i < 0 || j < i || !strings.Contains(html[j:], `data-seq="2"`) {
+		t.Errorf("the run page's inspector does not open on the story with its events' buttons")
+	}
+}
