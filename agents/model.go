@@ -44,7 +44,8 @@ type Model struct {
 	spec   string
 	name   string                  // the run metadata's model
 	openai *openai.ChatModelConfig // set for a real model
-	replay *recordedCalls          // set for a replay
+	replay *recordedCalls          // set for a replay, and a fork
+	fork   *fork                   // set for a fork (fork.go)
 }
 
 // Scripted returns the scripted stand-in model: each flow answers from its scripts.
@@ -124,6 +125,8 @@ func (m *Model) forRun(flow Flow, pace *Pace) (ModelFor, func() *Divergence) {
 	switch {
 	case m == nil || (m.openai == nil && m.replay == nil):
 		return flow.ScriptedModels(pace), nil
+	case m.fork != nil:
+		return m.fork.modelFor(flow, pace), nil
 	case m.replay != nil:
 		p := newReplay(m.replay)
 		return p.modelFor(pace), p.unplayed

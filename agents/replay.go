@@ -19,6 +19,7 @@ const ReplayModelType = "Replay"
 // recordedCall is one model call of a trace, as a replay gives it back.
 type recordedCall struct {
 	n      int // its number in the recorded run, from 1, in the order the calls started
+	seq    int64 // its model.started
 	agent  string
 	tools  []string
 	output *traces.Message
@@ -45,7 +46,7 @@ func ReplayOf(tr traces.Trace) (*Model, error) {
 		}
 		switch e.Kind {
 		case traces.KindModelStarted:
-			c := &recordedCall{n: len(rc.calls) + 1, agent: e.Agent, tools: e.Model.Tools}
+			c := &recordedCall{n: len(rc.calls) + 1, seq: e.Seq, agent: e.Agent, tools: e.Model.Tools}
 			rc.calls = append(rc.calls, c)
 			rc.byAgent[c.agent] = append(rc.byAgent[c.agent], c)
 			byID[e.Model.ID] = c

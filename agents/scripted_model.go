@@ -40,7 +40,12 @@ const scriptedModelName = "scripted"
 // It never panics on a short script: once the steps are used up it answers the script's Exhausted
 // text. WithTools returns a copy that shares the script position and the call numbering.
 func NewScriptedModel(agent string, script Script, pace *Pace) model.ToolCallingChatModel {
-	pos := &scriptPosition{}
+	return scriptedModelAt(agent, script, pace, &scriptPosition{})
+}
+
+// scriptedModelAt is NewScriptedModel from pos on: a fork's live model starts past the steps (and
+// the tool call ids) its agent used before the fork.
+func scriptedModelAt(agent string, script Script, pace *Pace, pos *scriptPosition) model.ToolCallingChatModel {
 	return &cannedModel{typ: ScriptedModelType, name: scriptedModelName, pace: pace,
 		next: func(input []*schema.Message, tools []*schema.ToolInfo) (*schema.Message, error) {
 			r := pos.nextReply(agent, script, input)

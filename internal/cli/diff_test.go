@@ -63,3 +63,28 @@ func TestStory(t *testing.T) {
 		}
 	}
 }
+
+// TestFork: `baton fork` re-runs a recorded run with one call answered otherwise; diff finds
+// the fork's handoff; a seq that is no model call is refused with what a fork needs.
+func TestFork(t *testing.T) {
+	dir := t.TempDir()
+	original := runFlowTo(t, dir, "supervisor")
+	forked := filepath.Join(dir, "fork.json")
+	var stdout, stderr bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"fork", original, "--at", "3", "--transfer-to", "math_agent", "--out", forked}, &stdout, &stderr); code != 0 {
+		t.Fatalf("fork = %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "supervisor → math_agent (llm)") {
+		t.Errorf("the fork's events lack the new handoff:\n%s", stdout.String())
+	}
+	stdout.Reset()
+	if code := cli.Run(context.Background(), []string{"diff", original, forked}, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stdout.String(), "routing decision: A hands off to research_agent (llm) (#9); B hands off to math_agent (llm) (#9)") {
+		t.Errorf("diff of the fork = %d:\n%s", code, stdout.String())
+	}
+	stderr.Reset()
+	if code := cli.Run(context.Background(), []string{"fork", original, "--at", "1", "--reply", "x"}, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "is no model call (model.started)") {
+		t.Errorf("fork at run.started = %d: %s", code, stderr.String())
+	}
+}

@@ -102,42 +102,53 @@ func differences(a, b *Turn, turn [2]int) []Divergence {
 		}
 		return out
 	}
-	al := align(stepKeys(a.Steps), stepKeys(b.Steps))
-	for i := 0; i < len(al); i++ {
-		var sa, sb Step
-		if al[i].a >= 0 {
-			sa = a.Steps[al[i].a]
+	// Between steps both have, the steps only one has are paired by kind, in order: a reply or a
+	// handoff that changed is one difference, not two.
+	var onlyA, onlyB []Step
+	flush := func() {
+		used := make([]bool, len(onlyB))
+		for _, sa := range onlyA {
+			var sb Step
+			for j, x := range onlyB {
+				if !used[j] && x.Kind == sa.Kind {
+					sb, used[j] = x, true
+					break
+				}
+			}
+			out = append(out, stepDifference(d, sa, sb))
 		}
-		if al[i].b >= 0 {
-			sb = b.Steps[al[i].b]
+		for j, sb := range onlyB {
+			if !used[j] {
+				out = append(out, stepDifference(d, Step{}, sb))
+			}
 		}
-		if al[i].a >= 0 && al[i].b >= 0 {
-			if sa.Result != sb.Result {
+		onlyA, onlyB = onlyA[:0], onlyB[:0]
+	}
+	for _, al := range align(stepKeys(a.Steps), stepKeys(b.Steps)) {
+		switch {
+		case al.a >= 0 && al.b >= 0:
+			flush()
+			if sa, sb := a.Steps[al.a], b.Steps[al.b]; sa.Result != sb.Result {
 				out = append(out, d("tool result", sa.Seq, sb.Seq, StepLine(sa)+" → "+Clip(sa.Result, 100), StepLine(sb)+" → "+Clip(sb.Result, 100)))
 			}
-			continue
+		case al.a >= 0:
+			onlyA = append(onlyA, a.Steps[al.a])
+		default:
+			onlyB = append(onlyB, b.Steps[al.b])
 		}
-		// A step one run has, next to a step of the same kind the other has instead: one change.
-		if i+1 < len(al) && (al[i+1].a < 0 || al[i+1].b < 0) && (al[i+1].a < 0) != (al[i].a < 0) {
-			var na, nb Step
-			if al[i+1].a >= 0 {
-				na = a.Steps[al[i+1].a]
-			} else {
-				nb = b.Steps[al[i+1].b]
-			}
-			if sa.Kind+sb.Kind == na.Kind+nb.Kind {
-				sa, sb = cmp.Or(sa, na), cmp.Or(sb, nb)
-				i++
-			}
-		}
-		kind := cmp.Or(sa.Kind, sb.Kind)
-		what := map[StepKind]string{HandsOff: "routing decision", Calls: "tool call", Says: "reply", Fails: "error"}[kind]
-		out = append(out, d(cmp.Or(what, string(kind)), sa.Seq, sb.Seq, stepText(sa), stepText(sb)))
 	}
+	flush()
 	if a.Outcome != b.Outcome {
 		out = append(out, d("outcome", a.Seq, b.Seq, a.Outcome, b.Outcome))
 	}
 	return out
+}
+
+// stepDifference names what differs between a step of A and one of B (either may be missing).
+func stepDifference(d func(what string, sa, sb int64, da, db string) Divergence, sa, sb Step) Divergence {
+	kind := cmp.Or(sa.Kind, sb.Kind)
+	what := map[StepKind]string{HandsOff: "routing decision", Calls: "tool call", Says: "reply", Fails: "error"}[kind]
+	return d(cmp.Or(what, string(kind)), sa.Seq, sb.Seq, stepText(sa), stepText(sb))
 }
 
 func stepText(s Step) string {
