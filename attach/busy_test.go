@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cloudwego/eino/adk"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/attach"
@@ -164,5 +167,46 @@ func post(t *testing.T, url, secret, body string, want int, out any) {
 		if err := json.Unmarshal(answer.Bytes(), out); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestResumeAlreadyTakenIsARunOfItsOwn: when another client resumed the interrupt first, Baton
+// refuses to join the app's resume to the run (a run goes on from an interrupt once), and the
+// recorder records the resumed part as a run of its own, in the interrupt's conversation, whole.
+func TestResumeAlreadyTakenIsARunOfItsOwn(t *testing.T) {
+	base := startBaton(t, listen(t))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	runner, err := attachtest.SupervisedRefunds(ctx, attachtest.NewStore(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := attach.New(attach.Config{URL: base})
+	interrupt := attachtest.DrainInterrupted(t, runner.Query(ctx, attachtest.SupervisedRefundsInput, adk.WithCheckPointID("cp-1"), first.Option()))
+	if err := first.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var taken struct{ ID string }
+	post(t, base+"/api/ingest", "", fmt.Sprintf(`{"resumes":%q}`, interrupt), http.StatusOK, &taken)
+
+	b := attach.New(attach.Config{URL: base, Logger: slog.New(slog.DiscardHandler)})
+	resumed, err := runner.ResumeWithParams(ctx, "cp-1", &adk.ResumeParams{Targets: map[string]any{interrupt: "approved"}}, b.Option())
+	if err != nil {
+		t.Fatal(err)
+	}
+	attachtest.Drain(t, resumed)
+	closeCtx, stop := context.WithTimeout(ctx, 20*time.Second)
+	defer stop()
+	if err := b.Close(closeCtx); err != nil {
+		t.Fatalf("Close: %v, want the resumed part delivered as a run of its own", err)
+	}
+	var runs []traces.Run
+	getJSON(t, base+"/api/runs", &runs)
+	if len(runs) != 2 || runs[0].ID == taken.ID {
+		t.Fatalf("runs %+v, want the interrupted run and the resumed part's own", runs)
+	}
+	tr := trace(t, base, runs[0].ID)
+	if tr.Run.Status != traces.StatusCompleted || tr.Run.Conversation != interrupt || tr.Events[0].Kind != traces.KindResumed {
+		t.Errorf("the resumed part's run: %+v, first event %s; want completed, in conversation %s, from resumed", tr.Run, tr.Events[0].Kind, interrupt)
 	}
 }
