@@ -27,7 +27,7 @@ import (
 // on an existing run: a start sent again with the app's own key (it gets the same session and
 // secret); a continue that shows the secret of the run's last session, or any continue when the
 // server does not know that secret (it restarted); and a resume of the run's last interrupt,
-// once per interrupt (see claimInterrupt).
+// once per interrupt (see claim).
 
 // Defaults of the bounds on ingestion sessions in Config.
 const (
@@ -133,23 +133,39 @@ func (in *ingestion) soonestExpiry(client string) time.Duration {
 	return soonest
 }
 
-// claimInterrupt claims the resume of interrupt id for the start with key: a resume joins the run
-// that stopped at it, once. It fails with CodeConflict, saying by which run, when a session
-// resumes id or another start is claiming it, and with CodeUnavailable while a start with the
-// same key still is (the app sent it again: it gets its answer once that one is done). The caller
-// holds in.mu, and unclaims with in.unclaim.
-func (in *ingestion) claimInterrupt(id, key string) error {
-	if r := in.resumed[id]; r != nil {
-		return alreadyResumed(id, r.rec.ID())
+// claim claims, for the start o, its key and the interrupt it resumes, if any: a start sent
+// again opens no second session, and a resume joins the run that stopped at its interrupt once. It
+// fails with CodeUnavailable while a start with the same key is under way (the app sent it again:
+// it gets its answer once that one is done), and with CodeConflict, saying by which run, when a
+// session resumes the interrupt or another start is claiming it. The caller holds in.mu, and lets
+// go with unclaim.
+func (in *ingestion) claim(o opening) error {
+	if _, ok := in.starting[o.key]; ok && o.key != "" {
+		return traces.Errorf(traces.CodeUnavailable, "the first start of this run is still being answered: send it again in a second")
 	}
-	if k, ok := in.claims[id]; ok {
-		if key != "" && k == key {
-			return traces.Errorf(traces.CodeUnavailable, "the first start of this run is still being answered: send it again in a second")
+	if id := o.resumes; id != "" {
+		if r := in.resumed[id]; r != nil {
+			return alreadyResumed(id, r.rec.ID())
 		}
-		return traces.Errorf(traces.CodeConflict, "interrupt %s is being resumed by another start: a resume joins its run once", id)
+		if _, ok := in.claims[id]; ok {
+			return traces.Errorf(traces.CodeConflict, "interrupt %s is being resumed by another start: a resume joins its run once", id)
+		}
+		in.claims[id] = struct{}{}
 	}
-	in.claims[id] = key
+	if o.key != "" {
+		in.starting[o.key] = struct{}{}
+	}
 	return nil
+}
+
+// unclaim lets go of what claim took for o. The caller holds in.mu.
+func (in *ingestion) unclaim(o opening) {
+	if o.resumes != "" {
+		delete(in.claims, o.resumes)
+	}
+	if o.key != "" {
+		delete(in.starting, o.key)
+	}
 }
 
 func alreadyResumed(interrupt, run string) error {

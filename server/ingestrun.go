@@ -33,10 +33,11 @@ type ingestion struct {
 	sessions                  int            // places taken: open sessions, and starts opening one
 	perClient                 map[string]int // places taken by client
 	// Who may join a run (see claimInterrupt); guarded by mu.
-	resumed map[string]*ingestRun // the open sessions that resume an interrupt, by its id
-	claims  map[string]string     // interrupts a start is resuming, with the start's key
-	joining map[string]struct{}   // runs a start is reopening, by id
-	owners  secretBook            // the secret of each run's latest session
+	resumed  map[string]*ingestRun // the open sessions that resume an interrupt, by its id
+	claims   map[string]struct{}   // interrupts a start is resuming
+	starting map[string]struct{}   // the keys of the starts under way
+	joining  map[string]struct{}   // runs a start is reopening, by id
+	owners   secretBook            // the secret of each run's latest session
 
 	// export is Config.Export, handed each run as it starts or resumes; nil for none.
 	export func(*traces.Recording)
@@ -46,7 +47,7 @@ func newIngestion(ctx context.Context, broker *traces.Broker, cfg Config) *inges
 	return &ingestion{ctx: ctx, broker: broker, timeout: cfg.IngestTimeout, runs: make(map[string]*ingestRun),
 		keys: make(map[string]*ingestRun), ended: endedSessions{byRun: make(map[string]*ingestRun)},
 		maxSessions: cfg.MaxIngestRuns, maxPerClient: cfg.MaxIngestRunsPerClient, perClient: make(map[string]int),
-		resumed: make(map[string]*ingestRun), claims: make(map[string]string), joining: make(map[string]struct{}),
+		resumed: make(map[string]*ingestRun), claims: make(map[string]struct{}), starting: make(map[string]struct{}), joining: make(map[string]struct{}),
 		owners: secretBook{byRun: make(map[string]string)}, export: cfg.Export}
 }
 

@@ -54,12 +54,11 @@ func (in *ingestion) start(req ingestStart, client string) (run *ingestRun, reop
 		in.mu.Unlock()
 		return nil, false, err
 	}
-	if req.Resumes != "" {
-		if err := in.claimInterrupt(req.Resumes, req.Key); err != nil {
-			in.release(client)
-			in.mu.Unlock()
-			return nil, false, err
-		}
+	o := opening{client: client, key: req.Key, resumes: req.Resumes, secret: req.secret}
+	if err := in.claim(o); err != nil {
+		in.release(client)
+		in.mu.Unlock()
+		return nil, false, err
 	}
 	in.mu.Unlock()
 	in.endStopped(req.Resumes) // only once the start holds its place and the interrupt
@@ -68,11 +67,10 @@ func (in *ingestion) start(req ingestStart, client string) (run *ingestRun, reop
 		if !opened {
 			in.mu.Lock()
 			in.release(client)
-			in.unclaim(req.Resumes)
+			in.unclaim(o)
 			in.mu.Unlock()
 		}
 	}()
-	o := opening{client: client, key: req.Key, resumes: req.Resumes, secret: req.secret}
 	switch {
 	case req.Continues != "":
 		run, err = in.continueRun(req.Continues, o)
@@ -183,15 +181,8 @@ func (in *ingestion) openClaimed(rec *traces.Recording, o opening, start session
 		rec.Finish(traces.StatusInterrupted, "Baton shut down while the app was sending this run")
 		return nil, false, errShuttingDown // the caller lets go of the claims
 	}
-	in.unclaim(o.resumes)
+	in.unclaim(o)
 	return in.open(rec, o, start), start != startsRun, nil
-}
-
-// unclaim lets go of the claim on interrupt id ("" for none). The caller holds in.mu.
-func (in *ingestion) unclaim(id string) {
-	if id != "" {
-		delete(in.claims, id)
-	}
 }
 
 // endStopped ends the session still open on a run whose last interrupt is id (none when id is
