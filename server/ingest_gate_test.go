@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,15 +22,24 @@ import (
 const answerWithin = 5 * time.Second
 
 // from sends req from local address ip (127.0.0.x: another client, as the server counts them),
-// giving up after answerWithin.
+// and fails when no answer comes within answerWithin.
 func (ts *testServer) from(tb testing.TB, ip string, req request) response {
 	tb.Helper()
+	res, err := ts.tryFrom(ip, req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res
+}
+
+// tryFrom is from for a goroutine of its own: it returns what went wrong.
+func (ts *testServer) tryFrom(ip string, req request) (response, error) {
 	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
 	client := &http.Client{Timeout: answerWithin, Transport: &http.Transport{DialContext: dialer.DialContext}}
 	defer client.CloseIdleConnections()
 	r, err := http.NewRequest(req.method, ts.base+req.path, strings.NewReader(req.body))
 	if err != nil {
-		tb.Fatal(err)
+		return response{}, err
 	}
 	r.Header.Set("Content-Type", "application/json")
 	for k, v := range req.header {
@@ -37,14 +47,11 @@ func (ts *testServer) from(tb testing.TB, ip string, req request) response {
 	}
 	res, err := client.Do(r)
 	if err != nil {
-		tb.Fatalf("%s %s from %s: %v", req.method, req.path, ip, err)
+		return response{}, fmt.Errorf("%s %s from %s: %w", req.method, req.path, ip, err)
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return response{status: res.StatusCode, header: res.Header, body: data}
+	return response{status: res.StatusCode, header: res.Header, body: data}, err
 }
 
 // startFrom starts a run from ip and returns its id and secret, or fails unless the answer is
@@ -70,7 +77,15 @@ func (ts *testServer) startFrom(tb testing.TB, ip, body string, wantStatus int) 
 // run, and an unrelated app streaming meanwhile never waits. (A second resume used to wait, holding
 // every ingest request, until the first resumer's session timed out.)
 func TestIngestSecondResumeIsRefusedAtOnce(t *testing.T) {
-	ts := mustOpenServer(t, server.Config{IngestTimeout: time.Minute})
+	t.Run("memory", func(t *testing.T) { secondResume(t, nil) })
+	t.Run("sqlite", func(t *testing.T) { // its row still says interrupted until the resumed part's first events
+		broker, _, _ := storedBroker(t, filepath.Join(t.TempDir(), "baton.db"))
+		secondResume(t, broker)
+	})
+}
+
+func secondResume(t *testing.T, broker *traces.Broker) {
+	ts := mustOpenServer(t, server.Config{IngestTimeout: time.Minute, Broker: broker})
 	id, _ := ts.interruptedRun(t)
 	other, _ := ts.startFrom(t, "127.0.0.3", `{}`, http.StatusCreated)
 	first, _ := ts.startFrom(t, "127.0.0.1", `{"resumes":"int-7"}`, http.StatusOK)
@@ -79,16 +94,17 @@ func TestIngestSecondResumeIsRefusedAtOnce(t *testing.T) {
 	}
 
 	var wg sync.WaitGroup
+	defer wg.Wait()
 	wg.Go(func() { // the unrelated app streams while the second resumer asks
 		for seq := int64(1); seq <= 20; seq++ {
 			kind := traces.KindMessage
 			if seq == 1 {
 				kind = traces.KindRunStarted
 			}
-			res := ts.from(t, "127.0.0.3", request{method: http.MethodPost, path: "/api/ingest/" + other.ID,
+			res, err := ts.tryFrom("127.0.0.3", request{method: http.MethodPost, path: "/api/ingest/" + other.ID,
 				body: batchBody(t, appEvents(seq, kind)), header: map[string]string{runSecretHeader: other.Secret}})
-			if res.status != http.StatusOK {
-				t.Errorf("the other app's post %d: %d %s", seq, res.status, res.body)
+			if err != nil || res.status != http.StatusOK {
+				t.Errorf("the other app's post %d: %v %d %s", seq, err, res.status, res.body)
 				return
 			}
 		}
@@ -107,14 +123,22 @@ func TestIngestSecondResumeIsRefusedAtOnce(t *testing.T) {
 	if tr := ts.trace(t, id); tr.Run.Status != traces.StatusCompleted || len(ts.Broker.Runs()) != 2 {
 		t.Errorf("run %+v among %d runs, want completed, and no run of the second resumer", tr.Run, len(ts.Broker.Runs()))
 	}
+}
 
-	// Two resumes at once: one goes on, one is refused.
+// TestIngestTwoResumesAtOnce: two resumes of one interrupt at once: one goes on, one is refused.
+func TestIngestTwoResumesAtOnce(t *testing.T) {
+	var wg sync.WaitGroup
+
 	ts2 := mustOpenServer(t, server.Config{IngestTimeout: time.Minute})
 	id2, _ := ts2.interruptedRun(t)
 	statuses := make(chan int, 2)
 	for _, ip := range []string{"127.0.0.1", "127.0.0.2"} {
 		wg.Go(func() {
-			statuses <- ts2.from(t, ip, request{method: http.MethodPost, path: "/api/ingest", body: `{"resumes":"int-7"}`}).status
+			res, err := ts2.tryFrom(ip, request{method: http.MethodPost, path: "/api/ingest", body: `{"resumes":"int-7"}`})
+			if err != nil {
+				t.Error(err)
+			}
+			statuses <- res.status
 		})
 	}
 	wg.Wait()

@@ -148,6 +148,8 @@ func (in *ingestion) join(rec *traces.Recording, o opening, start sessionStart) 
 	switch {
 	case open && start == continuesRun:
 		return traces.Errorf(traces.CodeConflict, "run %s has an open session: post its events to it", id)
+	case (open || claimed) && o.resumes != "":
+		return alreadyResumed(o.resumes, id)
 	case open || claimed:
 		return traces.Errorf(traces.CodeConflict, "run %s is going on in another session: it goes on once", id)
 	}
@@ -156,7 +158,10 @@ func (in *ingestion) join(rec *traces.Recording, o opening, start sessionStart) 
 		in.mu.Lock()
 		delete(in.joining, id)
 		in.mu.Unlock()
-		if traces.ErrorCode(err) == traces.CodeConflict {
+		switch {
+		case traces.ErrorCode(err) == traces.CodeConflict && o.resumes != "":
+			return alreadyResumed(o.resumes, id) // it went on meanwhile
+		case traces.ErrorCode(err) == traces.CodeConflict:
 			return err
 		}
 		return fmt.Errorf("reopen run %s: %w", id, err)
