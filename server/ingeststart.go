@@ -34,9 +34,10 @@ type ingestStart struct {
 // interrupted run whose last interrupt is req.Resumes, reopened (reopened is true then), or else
 // on a new running run registered in the broker at once. A start whose key has an open session
 // gets that session again. A run still streamed whose last interrupt req.Resumes is, is ended
-// first (see endStopped), once the start holds the interrupt's claim. A new session takes a place among the bounded ones (see reserve). What
-// may wait (the store, the end of the writer of a run's part before) is done outside in.mu, the
-// run and interrupt it joins claimed meanwhile: no start holds another client's requests.
+// first (see endStopped), once the start holds the interrupt's claim. A new session takes a place
+// among the bounded ones (see reserve). What may wait (the store, the end of the writer of a
+// run's part before) is done outside in.mu, the key, interrupt and run it joins claimed meanwhile:
+// no start holds another client's requests.
 func (in *ingestion) start(req ingestStart, client string) (run *ingestRun, reopened bool, err error) {
 	if req.Resumes != "" && req.Continues != "" {
 		return nil, false, traces.Errorf(traces.CodeInvalid, "a run either resumes an interrupt or continues a run, not both")
@@ -84,7 +85,9 @@ func (in *ingestion) start(req ingestStart, client string) (run *ingestRun, reop
 		return nil, false, err
 	}
 	opened = true
-	putAgents(run.rec, req.Agents)
+	if reopened { // a new run has them from its start
+		putAgents(run.rec, req.Agents)
+	}
 	return run, reopened, nil
 }
 
@@ -194,7 +197,7 @@ func (in *ingestion) openClaimed(rec *traces.Recording, o opening, start session
 // ""), posted or foreseen in the app's ending: the resume of that interrupt proves the run stopped
 // there, though its end has not come. An app that exits right after its last event may leave its
 // run's end unsent, and another process resume it at once; the resume then goes on in the same
-// run (see resume), not in a run of its own. It does so at once, ending the run as the watcher
+// run (see resumeOrStart), not in a run of its own. It does so at once, ending the run as the watcher
 // would once the app went quiet: the resuming app may exit as soon as its own part ends. (An app
 // still sending the first part would find its session over.)
 func (in *ingestion) endStopped(id string) {
