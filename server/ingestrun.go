@@ -294,23 +294,38 @@ const reopenedInfo = "the app was heard from again: Baton had ended the run when
 func (r *ingestRun) reopenLocked(at time.Time) error {
 	in, id := r.in, r.rec.ID()
 	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.closed || in.ctx.Err() != nil {
+	_, claimed := in.joining[id]
+	switch {
+	case in.closed || in.ctx.Err() != nil:
+		in.mu.Unlock()
 		return errShuttingDown
-	}
-	if in.ended.byRun[id] != r {
+	case in.ended.byRun[id] != r || claimed: // forgotten, or taken up by a continue
+		in.mu.Unlock()
 		r.over = endedByServer // this session is over for good
 		return r.endedConflict()
 	}
 	if err := in.reserve(r.client); err != nil {
+		in.mu.Unlock()
 		return err
 	}
-	if err := in.broker.Resume(r.rec); err != nil {
+	in.joining[id] = struct{}{}
+	in.mu.Unlock()
+	// Resume waits for the writer of the part before: with the run claimed, not holding in.mu.
+	err := in.broker.Resume(r.rec)
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	delete(in.joining, id)
+	if err != nil {
 		in.release(r.client)
 		return fmt.Errorf("reopen the session of run %s: %w", id, err)
 	}
-	in.ended.remove(id)
 	r.rec.Emit(traces.Event{Time: at, Kind: traces.KindResumed, Interrupt: &traces.Interrupt{Info: reopenedInfo}})
+	if in.closed || in.ctx.Err() != nil { // it shut down meanwhile
+		in.release(r.client)
+		r.rec.Finish(traces.StatusInterrupted, "Baton shut down while the app was sending this run")
+		return errShuttingDown
+	}
+	in.ended.remove(id)
 	r.over = stillOpen
 	r.ended = make(chan struct{})
 	in.runs[id] = r
