@@ -14,11 +14,25 @@ import (
 // post sends body as JSON to path and fails t unless the answer has status want.
 func (b *baton) post(t *testing.T, path string, body any, want int) []byte {
 	t.Helper()
+	return b.postWith(t, path, "", body, want)
+}
+
+// postWith is post with the secret of the run's ingestion session.
+func (b *baton) postWith(t *testing.T, path, secret string, body any, want int) []byte {
+	t.Helper()
 	data, err := json.Marshal(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := http.Post(b.base+path, "application/json", bytes.NewReader(data))
+	req, err := http.NewRequest(http.MethodPost, b.base+path, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if secret != "" {
+		req.Header.Set("Baton-Run-Secret", secret)
+	}
+	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("POST %s: %v", path, err)
 	}
@@ -36,7 +50,7 @@ func TestPageFollowsAResumedRun(t *testing.T) {
 	t.Parallel()
 	b := startBaton(t)
 	tb := newTab(t, nil)
-	var created struct{ ID string }
+	var created struct{ ID, Secret string }
 	if err := json.Unmarshal(b.post(t, "/api/ingest", map[string]any{
 		"agents": []traces.Agent{{Name: "bot", Kind: traces.AgentChatModel}},
 	}, http.StatusCreated), &created); err != nil {
@@ -51,17 +65,20 @@ func TestPageFollowsAResumedRun(t *testing.T) {
 	first[0].AgentRun = &traces.AgentRun{Via: "run"}
 	first[1].Interrupt = interrupt
 	first[2].Agent, first[2].Run = "", &traces.RunMark{Status: traces.StatusInterrupted}
-	b.post(t, "/api/ingest/"+created.ID, map[string]any{"events": first}, http.StatusOK)
+	b.postWith(t, "/api/ingest/"+created.ID, created.Secret, map[string]any{"events": first}, http.StatusOK)
 
 	tb.open(t, b.base+"/runs/"+created.ID)
 	tb.waitStatus(t, "interrupted")
 
-	b.post(t, "/api/ingest", map[string]any{"resumes": "int-1"}, http.StatusOK)
+	var resumed struct{ Secret string }
+	if err := json.Unmarshal(b.post(t, "/api/ingest", map[string]any{"resumes": "int-1"}, http.StatusOK), &resumed); err != nil {
+		t.Fatal(err)
+	}
 	rest := []traces.Event{ev(1, traces.KindResumed), ev(2, traces.KindMessage), ev(3, traces.KindRunFinished)}
 	rest[0].Interrupt = interrupt
 	rest[1].Message = &traces.Message{Role: "assistant", Content: "approved, done"}
 	rest[2].Agent, rest[2].Run = "", &traces.RunMark{Status: traces.StatusCompleted}
-	b.post(t, "/api/ingest/"+created.ID, map[string]any{"events": rest}, http.StatusOK)
+	b.postWith(t, "/api/ingest/"+created.ID, resumed.Secret, map[string]any{"events": rest}, http.StatusOK)
 
 	tb.waitStatus(t, "completed")
 	tb.waitFor(t, "the resumed part's rows", `document.querySelectorAll('[data-testid=timeline-row]').length === 6`)
@@ -73,7 +90,7 @@ func TestPageFollowsAResumedRun(t *testing.T) {
 func TestAppRunTakesTheAppsTime(t *testing.T) {
 	t.Parallel()
 	b := startBaton(t)
-	var created struct{ ID string }
+	var created struct{ ID, Secret string }
 	if err := json.Unmarshal(b.post(t, "/api/ingest", map[string]any{
 		"run":    map[string]string{"flow": "my-app", "input": "hi"},
 		"agents": []traces.Agent{{Name: "bot", Kind: traces.AgentChatModel}},
@@ -88,7 +105,7 @@ func TestAppRunTakesTheAppsTime(t *testing.T) {
 		{Seq: 4, Time: start.Add(255 * time.Millisecond), Kind: traces.KindAgentFinished, Agent: "bot", AgentRun: &traces.AgentRun{}},
 		{Seq: 5, Time: start.Add(260 * time.Millisecond), Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: traces.StatusCompleted}},
 	}
-	b.post(t, "/api/ingest/"+created.ID, map[string]any{"events": events}, http.StatusOK)
+	b.postWith(t, "/api/ingest/"+created.ID, created.Secret, map[string]any{"events": events}, http.StatusOK)
 	b.waitRunEnded(t, created.ID, waitTimeout)
 
 	tb := newTab(t, nil)

@@ -37,6 +37,16 @@ func ingestDefaults(cfg *Config) error {
 		return traces.Errorf(traces.CodeInvalid, "max ingest body %d is negative", cfg.MaxIngestBody)
 	case cfg.IngestTimeout < 0:
 		return traces.Errorf(traces.CodeInvalid, "ingest timeout %s is negative", cfg.IngestTimeout)
+	case cfg.MaxIngestRuns < 0:
+		return traces.Errorf(traces.CodeInvalid, "max ingest runs %d is negative", cfg.MaxIngestRuns)
+	case cfg.MaxIngestRunsPerClient < 0:
+		return traces.Errorf(traces.CodeInvalid, "max ingest runs per client %d is negative", cfg.MaxIngestRunsPerClient)
+	}
+	if cfg.MaxIngestRuns == 0 {
+		cfg.MaxIngestRuns = DefaultMaxIngestRuns
+	}
+	if cfg.MaxIngestRunsPerClient == 0 {
+		cfg.MaxIngestRunsPerClient = min(DefaultMaxIngestRunsPerClient, cfg.MaxIngestRuns)
 	}
 	if cfg.MaxIngestBody == 0 {
 		cfg.MaxIngestBody = DefaultMaxIngestBody
@@ -67,12 +77,14 @@ func decodeIngest(c echo.Context, v any) error {
 	return traces.DecodeJSON(data, "request body", v)
 }
 
-// ingestCreated is the answer to POST /api/ingest: the run, and the seq of the first event the
-// app sends.
+// ingestCreated is the answer to POST /api/ingest: the run, the seq of the first event the
+// app sends, and the session's secret, which each later request for the run shows in the
+// runSecretHeader.
 type ingestCreated struct {
-	ID   string `json:"id"`
-	URL  string `json:"url"`
-	Next int64  `json:"next"`
+	ID     string `json:"id"`
+	URL    string `json:"url"`
+	Next   int64  `json:"next"`
+	Secret string `json:"secret"`
 }
 
 // startIngest serves POST /api/ingest {"run": {"flow", "input", "model", "conversation"},
@@ -84,7 +96,9 @@ type ingestCreated struct {
 // that run goes on in a new session (see ingestion.continueRun); the answer is then 200 with its
 // id. A start sent again with the key of an open session is answered as the first one was. A
 // run still streamed whose last interrupt "resumes" names is ended interrupted first (see
-// ingestion.endStopped).
+// ingestion.endStopped). The answer carries the session's secret (see ingestgate.go); past the
+// bounds on sessions, the start is answered 429 or 503 with a Retry-After, and a second resume
+// of one interrupt 409.
 func (s *Server) startIngest(c echo.Context) error {
 	var req ingestStart
 	if err := decodeIngest(c, &req); err != nil {
@@ -93,7 +107,12 @@ func (s *Server) startIngest(c echo.Context) error {
 	if err := traces.ValidateAgents(req.Agents); err != nil {
 		return err
 	}
-	rec, reopened, err := s.ingest.start(req)
+	req.secret = c.Request().Header.Get(runSecretHeader)
+	run, reopened, err := s.ingest.start(req, ingestClient(c))
+	var refused *ingestRefused
+	if errors.As(err, &refused) {
+		return refused.write(c)
+	}
 	if err != nil {
 		return err
 	}
@@ -101,9 +120,9 @@ func (s *Server) startIngest(c echo.Context) error {
 	if reopened {
 		status = http.StatusOK
 	}
-	url := "/runs/" + rec.ID()
+	url := "/runs/" + run.rec.ID()
 	c.Response().Header().Set(echo.HeaderLocation, url)
-	return c.JSON(status, ingestCreated{ID: rec.ID(), URL: url, Next: 1})
+	return c.JSON(status, ingestCreated{ID: run.rec.ID(), URL: url, Next: 1, Secret: run.secret})
 }
 
 // ingestBatch is one post of a session: events numbered by the app from the session's next seq
@@ -205,6 +224,10 @@ func (s *Server) postIngest(c echo.Context) error {
 	if errors.As(err, &conflict) {
 		return c.JSON(http.StatusConflict, ingestConflictAnswer{Error: conflict.err.Message, Next: conflict.next, Ended: conflict.ended})
 	}
+	var refused *ingestRefused
+	if errors.As(err, &refused) {
+		return refused.write(c)
+	}
 	if err != nil {
 		return err
 	}
@@ -215,6 +238,9 @@ func (s *Server) postToSession(c echo.Context) (next int64, err error) {
 	run, err := s.ingest.session(c.Param("id"))
 	if err != nil {
 		return 0, err
+	}
+	if !sameSecret(c.Request().Header.Get(runSecretHeader), run.secret) {
+		return 0, forbidden(run.rec.ID())
 	}
 	var b ingestBatch
 	if err := decodeIngest(c, &b); err != nil {
@@ -233,6 +259,7 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 		return 0, r.endedConflict()
 	}
 	r.last = time.Now() // any post, even a refused one, shows the app is there
+	r.heard.Store(r.last.UnixNano())
 	if err := traces.ValidateAgents(b.Agents); err != nil {
 		return 0, err
 	}
@@ -246,7 +273,7 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 		// Decoded last among the checks: the decoder keeps what it accepts.
 		var err error
 		events, err = r.dec.DecodeEvents(b.Events, func(events []traces.Event) error {
-			return checkBatch(events, r.next, r.start)
+			return checkBatch(events, r.next, r.start, r.resumes)
 		})
 		if err != nil {
 			return 0, err
@@ -299,9 +326,10 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 
 // checkBatch checks a post's events: the first numbered next (else an ingestConflict
 // saying so), each following +1, each valid on its own (traces.ValidateEvent) and with a time,
-// run.started only as a new run's first event, resumed first in a resumed session, and
+// run.started only as a new run's first event, resumed first in a resumed session, naming the
+// interrupt it resumes (so that the trace tells a second resume, see resumedIn), and
 // run.finished, with a final status, only last. Messages name the event as events[i] of the post.
-func checkBatch(events []traces.Event, next int64, start sessionStart) error {
+func checkBatch(events []traces.Event, next int64, start sessionStart, resumes string) error {
 	for i, e := range events {
 		if i == 0 && e.Seq != next {
 			return &ingestConflict{next: next,
@@ -321,6 +349,9 @@ func checkBatch(events []traces.Event, next int64, start sessionStart) error {
 			return traces.Errorf(traces.CodeInvalid, "events[%d] (run.started) is not the first event of a new run: a run starts once", i)
 		case start == resumesRun && e.Seq == 1 && e.Kind != traces.KindResumed:
 			return traces.Errorf(traces.CodeInvalid, "events[%d] (%s) is the first event of a resumed run: send resumed first", i, e.Kind)
+		case start == resumesRun && e.Seq == 1 && (e.Interrupt == nil || e.Interrupt.ID != resumes):
+			return traces.Errorf(traces.CodeInvalid, "events[%d] (resumed) does not name interrupt %s, which this session resumes: "+
+				"give it the id the start's \"resumes\" gave", i, resumes)
 		case e.Kind == traces.KindRunFinished && i != len(events)-1:
 			return traces.Errorf(traces.CodeInvalid, "events[%d] (run.finished) is not the last event of its post: run.finished ends the run", i)
 		case e.Kind == traces.KindRunFinished && !e.Run.Status.Ended():

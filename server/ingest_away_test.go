@@ -183,17 +183,18 @@ func TestIngestContinueRefusals(t *testing.T) {
 	done := ts.startIngest(t, `{}`, nil, http.StatusCreated).ID
 	ts.postEvents(t, done, nil, 3, appEvents(1, traces.KindRunStarted, traces.KindRunFinished)...)
 	for _, tc := range []struct {
-		name, body string
-		status     int
-		want       string
+		name, body, secret string
+		status             int
+		want               string
 	}{
-		{"an open session's run", fmt.Sprintf(`{"continues":%q}`, open), 409, "has an open session"},
-		{"a completed run", fmt.Sprintf(`{"continues":%q}`, done), 409, "ended completed and cannot go on"},
-		{"an unknown run", `{"continues":"r-nope"}`, 404, "not found"},
-		{"both resumes and continues", fmt.Sprintf(`{"continues":%q,"resumes":"int-7"}`, done), 400, "not both"},
+		{"an open session's run", fmt.Sprintf(`{"continues":%q}`, open), ts.secret(open), 409, "has an open session"},
+		{"a completed run", fmt.Sprintf(`{"continues":%q}`, done), ts.secret(done), 409, "ended completed and cannot go on"},
+		{"an unknown run", `{"continues":"r-nope"}`, "", 404, "not found"},
+		{"both resumes and continues", fmt.Sprintf(`{"continues":%q,"resumes":"int-7"}`, done), ts.secret(done), 400, "not both"},
+		{"another app's run", fmt.Sprintf(`{"continues":%q}`, done), "", 403, "streamed by another session"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := ts.do(t, request{method: http.MethodPost, path: "/api/ingest", body: tc.body})
+			res := ts.do(t, request{method: http.MethodPost, path: "/api/ingest", body: tc.body, header: map[string]string{runSecretHeader: tc.secret}})
 			if res.status != tc.status || !strings.Contains(res.apiError(t), tc.want) {
 				t.Errorf("%d %s, want %d saying %q", res.status, res.body, tc.status, tc.want)
 			}

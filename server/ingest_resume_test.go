@@ -121,9 +121,10 @@ func TestIngestResumedRunThatGoesQuietStaysValid(t *testing.T) {
 	if want := "[interrupted run.finished resumed run.finished]"; got != want || tr.Run.Status != traces.StatusInterrupted {
 		t.Errorf("events %s, status %s; want %s, interrupted", got, tr.Run.Status, want)
 	}
-	// It can be resumed again from the same interrupt.
-	if res := ts.startIngest(t, `{"resumes":"int-7"}`, nil, http.StatusOK); res.ID != id {
-		t.Errorf("second resume went to %s, want %s", res.ID, id)
+	// The trace says it went on from int-7: a second resume of it is refused, saying where it went.
+	res := ts.do(t, request{method: http.MethodPost, path: "/api/ingest", body: `{"resumes":"int-7"}`})
+	if res.status != http.StatusConflict || !strings.Contains(res.apiError(t), "interrupt int-7 was already resumed, in run "+id) {
+		t.Errorf("second resume: %d %s, want 409 naming the run", res.status, res.body)
 	}
 }
 

@@ -71,9 +71,12 @@ func batchBody(tb testing.TB, events []traces.Event) string {
 
 // ingestCreated is the answer to POST /api/ingest.
 type ingestCreated struct {
-	ID, URL string
-	Next    int64
+	ID, URL, Secret string
+	Next            int64
 }
+
+// runSecretHeader carries the secret of a run's ingestion session.
+const runSecretHeader = "Baton-Run-Secret"
 
 // startIngest posts body to /api/ingest, checks the status and returns the answer.
 func (ts *testServer) startIngest(tb testing.TB, body string, header map[string]string, wantStatus int) ingestCreated {
@@ -83,10 +86,18 @@ func (ts *testServer) startIngest(tb testing.TB, body string, header map[string]
 		tb.Fatalf("POST /api/ingest %s: status %d, want %d: %s", body, res.status, wantStatus, res.body)
 	}
 	var out ingestCreated
-	if err := json.Unmarshal(res.body, &out); err != nil || out.ID == "" || out.URL != "/runs/"+out.ID || out.Next != 1 {
+	if err := json.Unmarshal(res.body, &out); err != nil || out.ID == "" || out.URL != "/runs/"+out.ID || out.Next != 1 || len(out.Secret) < 26 {
 		tb.Fatalf("POST /api/ingest answered %s (%v)", res.body, err)
 	}
+	ts.secrets.Store(out.ID, out.Secret)
 	return out
+}
+
+// secret returns the secret of run id's latest ingestion session, which startIngest kept.
+func (ts *testServer) secret(id string) string {
+	s, _ := ts.secrets.Load(id)
+	secret, _ := s.(string)
+	return secret
 }
 
 // postEvents posts events to run id and requires 200 with the given next.

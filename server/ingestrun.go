@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/baton-dev/baton/traces"
@@ -27,191 +28,27 @@ type ingestion struct {
 	ended  endedSessions         // sessions that ended lately; guarded by mu
 	closed bool                  // no new sessions once set; guarded by mu
 
+	// The bounds on sessions and the places taken (see reserve); guarded by mu.
+	maxSessions, maxPerClient int
+	sessions                  int            // places taken: open sessions, and starts opening one
+	perClient                 map[string]int // places taken by client
+	// Who may join a run (see claimInterrupt); guarded by mu.
+	resumed  map[string]*ingestRun // the open sessions that resume an interrupt, by its id
+	claims   map[string]struct{}   // interrupts a start is resuming
+	starting map[string]struct{}   // the keys of the starts under way
+	joining  map[string]struct{}   // runs a start is reopening, by id
+	owners   secretBook            // the secret of each run's latest session
+
 	// export is Config.Export, handed each run as it starts or resumes; nil for none.
 	export func(*traces.Recording)
 }
 
-func newIngestion(ctx context.Context, broker *traces.Broker, timeout time.Duration) *ingestion {
-	return &ingestion{ctx: ctx, broker: broker, timeout: timeout, runs: make(map[string]*ingestRun),
-		keys: make(map[string]*ingestRun), ended: endedSessions{byRun: make(map[string]*ingestRun)}}
-}
-
-// ingestStart is what an app says of a run when it starts streaming it.
-type ingestStart struct {
-	Run struct {
-		Flow         string `json:"flow"`
-		Input        string `json:"input"`
-		Model        string `json:"model"`
-		Conversation string `json:"conversation"`
-	} `json:"run"`
-	Agents []traces.Agent `json:"agents"`
-	// Resumes is the id of the interrupt the run resumes, when it does.
-	Resumes string `json:"resumes"`
-	// Continues is the id of a run the app goes on sending after the server lost its session.
-	Continues string `json:"continues"`
-	// Key is the app's own id of the run, so that a start sent again because its answer was
-	// lost gets the session the first one opened, not a second run.
-	Key string `json:"key"`
-}
-
-// start opens a session: on the run req.Continues names (see continueRun), or on the
-// interrupted run whose last interrupt is req.Resumes, reopened (reopened is true then), or else
-// on a new running run registered in the broker at once. A start whose key has an open session
-// gets that session again. A run still streamed whose last interrupt req.Resumes is, is ended
-// first (see endStopped).
-func (in *ingestion) start(req ingestStart) (rec *traces.Recording, reopened bool, err error) {
-	in.endStopped(req.Resumes)
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.closed || in.ctx.Err() != nil {
-		return nil, false, errShuttingDown
-	}
-	if r := in.keys[req.Key]; req.Key != "" && r != nil {
-		return r.rec, r.start != startsRun, nil
-	}
-	switch {
-	case req.Resumes != "" && req.Continues != "":
-		return nil, false, traces.Errorf(traces.CodeInvalid, "a run either resumes an interrupt or continues a run, not both")
-	case req.Continues != "":
-		rec, err := in.continueRun(req.Continues, req.Key)
-		if err != nil {
-			return nil, false, err
-		}
-		putAgents(rec, req.Agents)
-		return rec, true, nil
-	case req.Resumes != "":
-		if rec = in.resume(req.Resumes); rec != nil {
-			putAgents(rec, req.Agents)
-			in.open(rec, req.Resumes, resumesRun, req.Key)
-			return rec, true, nil
-		}
-	}
-	run := traces.Run{Flow: req.Run.Flow, Input: req.Run.Input, Model: req.Run.Model, Conversation: req.Run.Conversation}
-	if run.Flow == "" {
-		run.Flow = "app"
-	}
-	if run.Conversation == "" {
-		// A resumption Baton has not seen the start of still belongs with what it resumes.
-		run.Conversation = req.Resumes
-	}
-	rec, err = addFresh(in.broker, func(id string) *traces.Recording {
-		run.ID = id
-		return traces.NewRecording(run, req.Agents)
-	})
-	if err != nil {
-		return nil, false, err
-	}
-	in.open(rec, "", startsRun, req.Key)
-	return rec, false, nil
-}
-
-// endStopped ends the session still open on a run whose last interrupt is id (none when id is
-// ""), posted or foreseen in the app's ending: the resume of that interrupt proves the run stopped
-// there, though its end has not come. An app that exits right after its last event may leave its
-// run's end unsent, and another process resume it at once; the resume then goes on in the same
-// run (see resume), not in a run of its own. It does so at once, ending the run as the watcher
-// would once the app went quiet: the resuming app may exit as soon as its own part ends. (An app
-// still sending the first part would find its session over.)
-func (in *ingestion) endStopped(id string) {
-	if id == "" {
-		return
-	}
-	in.mu.Lock()
-	open := make([]*ingestRun, 0, len(in.runs))
-	for _, r := range in.runs {
-		open = append(open, r)
-	}
-	in.mu.Unlock()
-	// A session's lock is taken before in.mu (see endLocked), so never while holding it.
-	for _, r := range open {
-		r.endIfStopped(id)
-	}
-}
-
-// endIfStopped ends the session when it is open on a run whose last interrupt is id: as its
-// ending says, or else interrupted at its last event.
-func (r *ingestRun) endIfStopped(id string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.over != stillOpen || r.stoppedAt != id && !r.ending.foresees(id) {
-		return
-	}
-	if r.ending != nil {
-		r.endAsSaidLocked()
-		return
-	}
-	at := r.lastEvent
-	if at.IsZero() {
-		at = r.lastHeard()
-	}
-	r.endLocked(endedByMark, at, traces.StatusInterrupted, "")
-}
-
-func putAgents(rec *traces.Recording, agents []traces.Agent) {
-	for _, a := range agents {
-		rec.PutAgent(a)
-	}
-}
-
-// resume reopens the newest run that ended interrupted at interrupt id, or returns nil; with a
-// store, also a run of an earlier process.
-func (in *ingestion) resume(id string) *traces.Recording {
-	rec, err := in.broker.Interrupted(id)
-	if err != nil || rec == nil || in.broker.Resume(rec) != nil {
-		return nil
-	}
-	return rec
-}
-
-// continuedInfo says, in the resumed event that joins the two parts, why a run went on after the
-// server had ended it.
-const continuedInfo = "the app came back: Baton had ended the run while it was not hearing from it (a stall, " +
-	"a lost connection or a restart of Baton); the run goes on"
-
-// continueRun reopens run id for an app whose session the server no longer has (it restarted,
-// or forgot the session) while the app's run went on. The run must have ended interrupted, as
-// the server ends a run it stops hearing from, and have no open session. A resumed event says
-// why the run goes on, and the new session counts the app's events from 1. The caller holds
-// in.mu.
-func (in *ingestion) continueRun(id, key string) (*traces.Recording, error) {
-	if _, open := in.runs[id]; open {
-		return nil, traces.Errorf(traces.CodeConflict, "run %s has an open session: post its events to it", id)
-	}
-	rec, err := in.broker.Get(id)
-	if err != nil {
-		return nil, err
-	}
-	switch st := rec.Run().Status; st {
-	case traces.StatusRunning:
-		return nil, notStreamedError(id)
-	case traces.StatusInterrupted:
-	default:
-		return nil, traces.Errorf(traces.CodeConflict, "run %s ended %s and cannot go on: only a run that ended interrupted does", id, st)
-	}
-	if err := in.broker.Resume(rec); err != nil {
-		return nil, fmt.Errorf("continue run %s: %w", id, err)
-	}
-	rec.Emit(traces.Event{Kind: traces.KindResumed, Interrupt: &traces.Interrupt{Info: continuedInfo}})
-	in.open(rec, "", continuesRun, key)
-	return rec, nil
-}
-
-// open registers a new session on rec, which starts as start says (resuming the interrupt
-// resumes when it does) for the app's run key ("" for none), and starts its watcher. The caller
-// holds in.mu.
-func (in *ingestion) open(rec *traces.Recording, resumes string, start sessionStart, key string) {
-	run := &ingestRun{in: in, rec: rec, resumes: resumes, start: start, key: key, next: 1, dec: traces.NewEventDecoder(),
-		last: time.Now(), ended: make(chan struct{}), poke: make(chan struct{}, 1)}
-	in.ended.remove(rec.ID())
-	in.runs[rec.ID()] = run
-	if key != "" {
-		in.keys[key] = run
-	}
-	if in.export != nil {
-		in.export(rec)
-	}
-	in.wg.Add(1)
-	go in.watch(run, run.ended)
+func newIngestion(ctx context.Context, broker *traces.Broker, cfg Config) *ingestion {
+	return &ingestion{ctx: ctx, broker: broker, timeout: cfg.IngestTimeout, runs: make(map[string]*ingestRun),
+		keys: make(map[string]*ingestRun), ended: endedSessions{byRun: make(map[string]*ingestRun)},
+		maxSessions: cfg.MaxIngestRuns, maxPerClient: cfg.MaxIngestRunsPerClient, perClient: make(map[string]int),
+		resumed: make(map[string]*ingestRun), claims: make(map[string]struct{}), starting: make(map[string]struct{}), joining: make(map[string]struct{}),
+		owners: secretBook{byRun: make(map[string]string)}, export: cfg.Export}
 }
 
 // session returns the session of run id: its open one, or one that ended lately, which its post
@@ -323,6 +160,10 @@ type ingestRun struct {
 	resumes string
 	start   sessionStart
 	key     string // the app's own id of the run, or ""
+	client  string // who opened it, whose place it holds while open (see reserve)
+	secret  string // what every post to the session shows (see runSecretHeader)
+	// heard is last as unix nanoseconds, for soonestExpiry, which holds in.mu, not mu.
+	heard atomic.Int64
 
 	mu    sync.Mutex
 	ended chan struct{} // closed when the session ends; a new one when it reopens
@@ -429,9 +270,14 @@ func (r *ingestRun) endLocked(how sessionEnd, at time.Time, status traces.Status
 	if r.in.runs[r.rec.ID()] == r {
 		delete(r.in.runs, r.rec.ID())
 		r.in.ended.add(r)
+		r.in.release(r.client)
 	}
 	if r.key != "" && r.in.keys[r.key] == r {
 		delete(r.in.keys, r.key)
+	}
+	if r.resumes != "" && r.in.resumed[r.resumes] == r {
+		// The trace holds the resumed event now (see above): resumedIn refuses a second resume.
+		delete(r.in.resumed, r.resumes)
 	}
 	r.in.mu.Unlock()
 }
@@ -448,24 +294,46 @@ const reopenedInfo = "the app was heard from again: Baton had ended the run when
 func (r *ingestRun) reopenLocked(at time.Time) error {
 	in, id := r.in, r.rec.ID()
 	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.closed || in.ctx.Err() != nil {
+	_, claimed := in.joining[id]
+	switch {
+	case in.closed || in.ctx.Err() != nil:
+		in.mu.Unlock()
 		return errShuttingDown
-	}
-	if in.ended.byRun[id] != r {
+	case in.ended.byRun[id] != r || claimed: // forgotten, or taken up by a continue
+		in.mu.Unlock()
 		r.over = endedByServer // this session is over for good
 		return r.endedConflict()
 	}
-	if err := in.broker.Resume(r.rec); err != nil {
+	if err := in.reserve(r.client); err != nil {
+		in.mu.Unlock()
+		return err
+	}
+	in.joining[id] = struct{}{}
+	in.mu.Unlock()
+	// Resume waits for the writer of the part before: with the run claimed, not holding in.mu.
+	err := in.broker.Resume(r.rec)
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	delete(in.joining, id)
+	if err != nil {
+		in.release(r.client)
 		return fmt.Errorf("reopen the session of run %s: %w", id, err)
 	}
-	in.ended.remove(id)
 	r.rec.Emit(traces.Event{Time: at, Kind: traces.KindResumed, Interrupt: &traces.Interrupt{Info: reopenedInfo}})
+	if in.closed || in.ctx.Err() != nil { // it shut down meanwhile
+		in.release(r.client)
+		r.rec.Finish(traces.StatusInterrupted, "Baton shut down while the app was sending this run")
+		return errShuttingDown
+	}
+	in.ended.remove(id)
 	r.over = stillOpen
 	r.ended = make(chan struct{})
 	in.runs[id] = r
 	if r.key != "" {
 		in.keys[r.key] = r
+	}
+	if r.resumes != "" && in.resumed[r.resumes] == nil {
+		in.resumed[r.resumes] = r
 	}
 	if in.export != nil {
 		in.export(r.rec)
@@ -510,4 +378,27 @@ func (e *endedSessions) remove(id string) {
 	}
 	delete(e.byRun, id)
 	e.order = slices.DeleteFunc(e.order, func(o string) bool { return o == id })
+}
+
+// ownersKept bounds how many runs' secrets the server remembers, the latest ones: a run's secret
+// is a few dozen bytes, and a run forgotten may be continued by whoever asks first (as after a
+// restart).
+const ownersKept = 1 << 16
+
+// secretBook remembers the secret of each run's latest session, after the session is forgotten,
+// so that only its app continues the run (see continueRun).
+type secretBook struct {
+	byRun map[string]string
+	order []string // run ids, the oldest first
+}
+
+func (b *secretBook) put(id, secret string) {
+	if _, ok := b.byRun[id]; !ok {
+		b.order = append(b.order, id)
+	}
+	b.byRun[id] = secret
+	if len(b.order) > ownersKept {
+		delete(b.byRun, b.order[0])
+		b.order = b.order[1:]
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +32,9 @@ type testServer struct {
 	base   string // http://127.0.0.1:port
 	Host   string // 127.0.0.1:port
 	Broker *traces.Broker
+	// secrets holds the secret of each run's latest ingestion session (startIngest puts them),
+	// which do sends with the requests for that run, as its app does.
+	secrets sync.Map
 }
 
 // testFlows are two flows with no eino behind them: tests give the server a runner.
@@ -168,6 +172,8 @@ type request struct {
 	body         string
 	header       map[string]string
 	host         string // Host header; the server's own when empty
+	// stranger sends a request for an ingested run without the secret its app holds.
+	stranger bool
 }
 
 // response is what a test checks of an answer.
@@ -210,6 +216,11 @@ func (ts *testServer) do(tb testing.TB, req request) response {
 	}
 	if req.host != "" {
 		r.Host = req.host
+	}
+	if id, ok := strings.CutPrefix(req.path, "/api/ingest/"); ok && r.Header.Get(runSecretHeader) == "" && !req.stranger {
+		if secret, ok := ts.secrets.Load(id); ok {
+			r.Header.Set(runSecretHeader, secret.(string))
+		}
 	}
 	res, err := http.DefaultClient.Do(r)
 	if err != nil {

@@ -88,6 +88,11 @@ type Config struct {
 	// IngestTimeout is how long a run an app streams may go without a post before it is finished
 	// interrupted; DefaultIngestTimeout when 0.
 	IngestTimeout time.Duration
+	// MaxIngestRuns bounds the runs apps stream at once, MaxIngestRunsPerClient those of one
+	// client (by address); DefaultMaxIngestRuns and DefaultMaxIngestRunsPerClient when 0. A start
+	// past a bound is answered 503 (the server's) or 429 (the client's), with a Retry-After.
+	MaxIngestRuns          int
+	MaxIngestRunsPerClient int
 }
 
 // Server serves Baton's pages, API and websockets. Create it with New; it is safe for concurrent
@@ -182,8 +187,7 @@ func New(cfg Config) (*Server, error) {
 		log:        cfg.Logger,
 		export:     cfg.Export,
 	})
-	s.ingest = newIngestion(s.runsCtx, cfg.Broker, cfg.IngestTimeout)
-	s.ingest.export = cfg.Export
+	s.ingest = newIngestion(s.runsCtx, cfg.Broker, cfg)
 	s.echo = s.routes()
 	return s, nil
 }

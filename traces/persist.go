@@ -93,8 +93,12 @@ func agentEqual(a, b Agent) bool {
 }
 
 // Resume reopens rec, a run of this broker that ended interrupted (see Recording.Resume), and
-// writes the resumed part to the store too.
+// writes the resumed part to the store too. A run that has not ended interrupted is refused at
+// once: waiting for its writer would wait for the run's end.
 func (b *Broker) Resume(rec *Recording) error {
+	if run := rec.Run(); run.Status != StatusInterrupted {
+		return Errorf(CodeConflict, "run %s is %s: only a run that ended interrupted can be resumed", run.ID, run.Status)
+	}
 	b.mu.RLock()
 	done := b.writing[rec.ID()]
 	b.mu.RUnlock()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,9 +18,20 @@ import (
 // and how the session numbers the run's events (the ingestion protocol is in the README).
 type ingestSession struct {
 	id     string // the run on the server; "" until created
+	secret string // the session's secret, shown with every later request for the run
 	open   bool   // a session is open on it
 	offset int64  // the run's numbering minus the session's
 	wire   wire
+}
+
+// runSecretHeader carries a session's secret on each request for its run: only the app that
+// started the run may post to it.
+const runSecretHeader = "Baton-Run-Secret"
+
+// ingestCreated is the answer to POST /api/ingest.
+type ingestCreated struct {
+	ID     string `json:"id"`
+	Secret string `json:"secret"`
 }
 
 // send is the run's sender: it registers the run (once the part before it is delivered, when it
@@ -51,9 +63,18 @@ func (s *remoteRun) send(first traces.Event) {
 		case s.c.stop.Err() != nil:
 			return
 		case err != nil:
-			s.c.unreachable(err)
+			wait := retry
+			var busy *busyServer
+			if errors.As(err, &busy) {
+				// Baton is there but full: it says when a place frees; the queue holds the events
+				// meanwhile, within its bound.
+				s.c.busyOnce(busy)
+				wait = busy.after
+			} else {
+				s.c.unreachable(err)
+			}
 			select {
-			case <-time.After(retry):
+			case <-time.After(wait):
 			case <-s.c.stop.Done():
 				return
 			}
@@ -85,20 +106,23 @@ func (s *remoteRun) send(first traces.Event) {
 func (s *remoteRun) deliver(ss *ingestSession, first traces.Event, o outbox) (again bool, err error) {
 	switch {
 	case ss.id == "":
-		id, err := s.create(first, agentsOf(o.agents))
+		created, err := s.create(first, agentsOf(o.agents))
 		if err != nil {
 			return false, err
 		}
-		*ss = ingestSession{id: id, open: true}
+		*ss = ingestSession{id: created.ID, secret: created.Secret, open: true}
 		s.sent(outbox{agents: o.agents})
 		return true, nil
 	case !ss.open:
+		// The secret of the last session proves to a server that still knows it that this is
+		// the run's app.
 		req := ingestRun{Run: s.labels(first), Agents: agentsOf(o.agents), Continues: ss.id, Key: s.key}
-		if err := s.c.post("/api/ingest", req, nil); err != nil {
+		var created ingestCreated
+		if err := s.c.post("/api/ingest", ss.secret, req, &created); err != nil {
 			return false, fmt.Errorf("continue run %s: %w", ss.id, err)
 		}
 		// A new session numbers the events from 1, and its decoder knows no earlier input.
-		*ss = ingestSession{id: ss.id, open: true, offset: s.firstUndelivered() - 1}
+		*ss = ingestSession{id: ss.id, secret: created.Secret, open: true, offset: s.firstUndelivered() - 1}
 		s.sent(outbox{agents: o.agents})
 		return true, nil
 	}
@@ -106,7 +130,7 @@ func (s *remoteRun) deliver(ss *ingestSession, first traces.Event, o outbox) (ag
 	if body.Events, err = ss.wire.array(o.events, ss.offset); err != nil {
 		return false, &refusal{msg: "encode: " + err.Error()}
 	}
-	err = s.c.post("/api/ingest/"+ss.id, body, nil)
+	err = s.c.post("/api/ingest/"+ss.id, ss.secret, body, nil)
 	var stands *sessionStands
 	switch {
 	case errors.As(err, &stands):
@@ -150,21 +174,32 @@ func (s *remoteRun) labels(first traces.Event) ingestLabels {
 
 // create registers the run with the server, from its first event: run.started, or resumed when
 // it continues an interrupted run, which the server then reopens.
-func (s *remoteRun) create(first traces.Event, agents []traces.Agent) (string, error) {
+func (s *remoteRun) create(first traces.Event, agents []traces.Agent) (ingestCreated, error) {
 	req := ingestRun{Run: s.labels(first), Agents: agents, Key: s.key}
 	if first.Kind == traces.KindResumed && first.Interrupt != nil {
 		req.Resumes = first.Interrupt.ID
 	}
-	var created struct {
-		ID string `json:"id"`
+	var created ingestCreated
+	err := s.c.post("/api/ingest", "", req, &created)
+	var refused *refusal
+	if req.Resumes != "" && errors.As(err, &refused) && refused.status == http.StatusConflict {
+		// The interrupt was resumed already (a run goes on from an interrupt once): this part
+		// is recorded as a run of its own, in the conversation of the interrupt.
+		s.c.log.Warn("baton refused to join this resume to its run; it is recorded as a run of its own",
+			"url", s.c.url, "interrupt", req.Resumes, "error", refused.msg)
+		req.Resumes = ""
+		if req.Run.Conversation == "" {
+			req.Run.Conversation = first.Interrupt.ID
+		}
+		err = s.c.post("/api/ingest", "", req, &created)
 	}
-	if err := s.c.post("/api/ingest", req, &created); err != nil {
-		return "", fmt.Errorf("register the run: %w", err)
+	if err != nil {
+		return created, fmt.Errorf("register the run: %w", err)
 	}
 	if created.ID == "" {
-		return "", &refusal{msg: "the server answered without a run id"}
+		return created, &refusal{msg: "the server answered without a run id"}
 	}
-	return created.ID, nil
+	return created, nil
 }
 
 // agentsOf returns the agents of queued changes, never nil.
@@ -244,7 +279,10 @@ func (w *wire) array(events []traces.Event, offset int64) ([]byte, error) {
 func (w *wire) sent(n int) { w.encoded = w.encoded[min(n, len(w.encoded)):] }
 
 // refusal is a 4xx answer: the server understood and said no; sending again will not help.
-type refusal struct{ msg string }
+type refusal struct {
+	msg    string
+	status int // the answer's, when it came from the server
+}
 
 func (e *refusal) Error() string { return e.msg }
 
@@ -258,9 +296,46 @@ type sessionStands struct {
 
 func (e *sessionStands) Error() string { return e.Message }
 
-// post sends body as JSON and decodes the answer into out (when not nil). Any answer tells the
-// client Baton answers; no answer, that it does not.
-func (c *client) post(path string, body, out any) error {
+// busyServer is a 429 or 503: Baton answers but takes no more now; after is when to try again
+// (its Retry-After, bounded).
+type busyServer struct {
+	msg   string
+	after time.Duration
+}
+
+func (e *busyServer) Error() string { return e.msg }
+
+// Bounds on a busy server's Retry-After: never a tight loop, never longer than a quiet run
+// takes to expire on the server (30 s by default), which frees a place.
+const (
+	busyWaitMin = retryMin
+	busyWaitMax = 30 * time.Second
+)
+
+// retryAfter reads a Retry-After in seconds (an HTTP date is read as well), bounded; retryMax
+// when there is none.
+func retryAfter(h http.Header) time.Duration {
+	v := h.Get("Retry-After")
+	d := retryMax
+	if secs, err := strconv.Atoi(v); err == nil {
+		d = time.Duration(secs) * time.Second
+	} else if at, err := http.ParseTime(v); err == nil {
+		d = time.Until(at)
+	}
+	return min(max(d, busyWaitMin), busyWaitMax)
+}
+
+// busyOnce says once that Baton is busy, and why.
+func (c *client) busyOnce(b *busyServer) {
+	if c.warnedBusy.CompareAndSwap(false, true) {
+		c.log.Warn("baton is busy; the app runs on and runs are sent when it takes them (events beyond the buffer are dropped and counted)",
+			"url", c.url, "error", b.msg, "retry_after", b.after)
+	}
+}
+
+// post sends body as JSON, with the session's secret when not "", and decodes the answer into
+// out (when not nil). Any answer tells the client Baton answers; no answer, that it does not.
+func (c *client) post(path, secret string, body, out any) error {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return &refusal{msg: "encode: " + err.Error()}
@@ -272,6 +347,9 @@ func (c *client) post(path string, body, out any) error {
 	req.Header.Set("Content-Type", "application/json")
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if secret != "" {
+		req.Header.Set(runSecretHeader, secret)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -293,9 +371,11 @@ func (c *client) post(path string, body, out any) error {
 		if json.Unmarshal(answer, &stands) == nil && (stands.Next > 0 || stands.Ended) {
 			return &stands
 		}
-		return &refusal{msg: fmt.Sprintf("%s: %s", resp.Status, errorOf(answer))}
-	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests:
-		return &refusal{msg: fmt.Sprintf("%s: %s", resp.Status, errorOf(answer))}
+		return &refusal{msg: fmt.Sprintf("%s: %s", resp.Status, errorOf(answer)), status: resp.StatusCode}
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable:
+		return &busyServer{msg: fmt.Sprintf("%s: %s", resp.Status, errorOf(answer)), after: retryAfter(resp.Header)}
+	case resp.StatusCode >= 400 && resp.StatusCode < 500:
+		return &refusal{msg: fmt.Sprintf("%s: %s", resp.Status, errorOf(answer)), status: resp.StatusCode}
 	case resp.StatusCode >= 300:
 		return fmt.Errorf("%s answered %s", c.url, resp.Status)
 	case out != nil:

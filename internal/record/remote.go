@@ -35,6 +35,7 @@ type client struct {
 	http       *http.Client
 	log        *slog.Logger
 	warned     atomic.Bool // Baton was said to be unreachable
+	warnedBusy atomic.Bool // Baton was said to be busy
 	health     health
 
 	senders sync.WaitGroup     // one per run being sent
