@@ -73,6 +73,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, tokenize = 'trigram')
 // process are serialized, and other processes wait for them up to the busy timeout.
 type Store struct {
 	db   *sql.DB
+	path string // as given to Open, for messages
 	keep int
 
 	mu       sync.Mutex          // serializes writes
@@ -111,10 +112,10 @@ func Open(path string, keep int) (*Store, error) {
 	if path == Memory {
 		db.SetMaxOpenConns(1) // each connection to :memory: is a database of its own
 	}
-	s := &Store{db: db, keep: keep, encoders: make(map[string]*encoder)}
+	s := &Store{db: db, path: path, keep: keep, encoders: make(map[string]*encoder)}
 	if err := s.migrate(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, s.fault(fmt.Errorf("open store %s: %w", path, err))
 	}
 	return s, nil
 }
@@ -168,10 +169,10 @@ func DefaultPath() (string, error) {
 	return filepath.Join(dir, "baton", "baton.db"), nil
 }
 
-// Recover ends the runs left running by a process that stopped without ending them (a crash, a
+// recoverRuns is Recover; it ends the runs left running by a process that stopped without ending them (a crash, a
 // kill): each is marked interrupted, with a run.finished saying so after its last saved event.
 // Only the process that writes runs calls it, at its start. It returns how many runs it ended.
-func (s *Store) Recover(ctx context.Context) (int, error) {
+func (s *Store) recoverRuns(ctx context.Context) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rows, err := s.db.QueryContext(ctx, `SELECT id FROM runs WHERE status = 'running'`)
@@ -204,7 +205,7 @@ const interruptedByStop = "Baton stopped while this run was going on; the trace 
 
 // recoverRun ends run id interrupted after its last saved event. The caller holds s.mu.
 func (s *Store) recoverRun(ctx context.Context, id string) error {
-	tr, err := s.Load(id)
+	tr, err := s.load(id)
 	if err != nil {
 		return fmt.Errorf("recover run %s: %w", id, err)
 	}
