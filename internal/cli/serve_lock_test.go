@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -106,6 +107,33 @@ func TestServeLockDiesWithItsProcess(t *testing.T) {
 	}
 	child.kill()
 	serveHere(t, "--db", db).close()
+}
+
+// TestServeRefusesADatabaseItCannotWrite: serve on a read-only database says so and exits,
+// rather than serving pages whose every new run would fail.
+func TestServeRefusesADatabaseItCannotWrite(t *testing.T) {
+	db := t.TempDir() + "/runs.db"
+	var stdout, stderr lockedBuffer
+	if code := cli.Run(context.Background(), []string{"import", "../../traces/testdata/v2/supervisor.trace.json", "--db", db}, &stdout, &stderr); code != 0 {
+		t.Fatalf("import: %s", stderr.String())
+	}
+	// The file mode binds all but root; the header's write version above 2 binds root too.
+	if err := os.Chmod(db, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		f, err := os.OpenFile(db, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.WriteAt([]byte{3}, 18)
+		if err := errors.Join(err, f.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if msg := refusedServe(t, "--db", db); !strings.Contains(msg, "the database "+db+" is read-only") {
+		t.Errorf("refused with %q; want it to say the database is read-only", msg)
+	}
 }
 
 // startRun starts a supervisor run on the server at base and returns its id.

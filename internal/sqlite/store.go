@@ -84,7 +84,19 @@ var _ traces.Store = (*Store)(nil)
 
 // Open opens the database at path, creating it and its directory when missing, or one in memory
 // for Memory. keep is how many runs it keeps (DefaultKeep when 0; negative keeps all).
-func Open(path string, keep int) (*Store, error) {
+func Open(path string, keep int) (*Store, error) { return open(path, keep, "") }
+
+// OpenCapped is Open with the database's size capped at maxBytes (SQLite's max_page_count): past
+// it, writes fail as they do on a full disk. Tests fill a database so without filling a disk.
+func OpenCapped(path string, keep int, maxBytes int64) (*Store, error) {
+	return open(path, keep, fmt.Sprintf("&_pragma=max_page_count(%d)", max(maxBytes/pageSize, 1)))
+}
+
+// pageSize is SQLite's default page size, which Baton's databases keep.
+const pageSize = 4096
+
+// open is Open with more pragmas for the DSN, each "&_pragma=name(value)".
+func open(path string, keep int, pragmas string) (*Store, error) {
 	if keep == 0 {
 		keep = DefaultKeep
 	}
@@ -105,6 +117,7 @@ func Open(path string, keep int) (*Store, error) {
 	if path != Memory {
 		dsn += "&_pragma=journal_mode(WAL)"
 	}
+	dsn += pragmas
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
