@@ -20,6 +20,9 @@ const (
 // are recorded, in batches (see nextBatch). It ends once the run has finished and everything is
 // written. The caller holds b.mu.
 func (b *Broker) persist(rec *Recording, tally Tally) {
+	if b.gate {
+		rec.gate(tally.Events)
+	}
 	id, done := rec.ID(), make(chan struct{})
 	b.writing[id] = done
 	b.writers.Add(1)
@@ -28,6 +31,7 @@ func (b *Broker) persist(rec *Recording, tally Tally) {
 		if err := b.write(rec, tally); err != nil {
 			b.log.Error("store: the run goes on in memory only", "run", id, "err", err)
 		}
+		rec.ungate()
 		b.mu.Lock()
 		if b.writing[id] == done {
 			delete(b.writing, id)
@@ -40,7 +44,7 @@ func (b *Broker) persist(rec *Recording, tally Tally) {
 // write copies rec's events after tally.Events to the store until the run finishes.
 func (b *Broker) write(rec *Recording, tally Tally) error {
 	var saved []Agent
-	sub := rec.Subscribe(tally.Events)
+	sub := rec.subscribe(tally.Events, true)
 	buf := make([]Event, maxBatch)
 	for {
 		batch, err := nextBatch(sub, buf)
@@ -57,6 +61,7 @@ func (b *Broker) write(rec *Recording, tally Tally) error {
 			if err := b.store.Save(tally.Apply(rec.Run()), tally, agents, batch); err != nil {
 				return err
 			}
+			rec.commit(tally.Events)
 		}
 		if err != nil { // io.EOF: the run has ended and every event is written
 			return nil
@@ -105,7 +110,11 @@ func (b *Broker) Resume(rec *Recording) error {
 	for _, e := range rec.Snapshot().Events {
 		tally.Add(e)
 	}
+	if b.gate { // before the resumed part's first event
+		rec.gate(tally.Events)
+	}
 	if err := rec.Resume(); err != nil {
+		rec.ungate()
 		return err
 	}
 	b.mu.Lock()
