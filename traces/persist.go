@@ -8,9 +8,11 @@ import (
 	"time"
 )
 
-// maxBatch bounds how many events one Store.Save writes, and batchWindow how long a batch waits
-// for more events after its first: a commit costs far more than an event, so a fast run is
-// written in few large transactions, and a slow one's events reach the disk within the window.
+// maxBatch bounds how many events one Store.Save writes, and batchWindow how long a batch of a
+// broker without the commit gate waits for more events after its first: a commit costs far more
+// than an event, so a fast run is written in few large transactions, and a slow one's events
+// reach the disk within the window. With the gate, viewers wait for the commit: a batch is what
+// has come by then, and a fast run's events pile up into large batches during each commit.
 const (
 	maxBatch    = 512
 	batchWindow = 10 * time.Millisecond
@@ -47,7 +49,7 @@ func (b *Broker) write(rec *Recording, tally Tally) error {
 	sub := rec.subscribe(tally.Events, true)
 	buf := make([]Event, maxBatch)
 	for {
-		batch, err := nextBatch(sub, buf)
+		batch, err := nextBatch(sub, buf, b.window())
 		if len(batch) > 0 {
 			for _, e := range batch {
 				tally.Add(e)
@@ -69,15 +71,19 @@ func (b *Broker) write(rec *Recording, tally Tally) error {
 	}
 }
 
-// nextBatch waits for an event of sub, then reads into buf what else arrives within batchWindow,
-// as long as buf has room. Its error is io.EOF once sub has ended (the batch may hold its last
+// nextBatch waits for an event of sub, then reads into buf what else arrives within window, as
+// long as buf has room. Its error is io.EOF once sub has ended (the batch may hold its last
 // events).
-func nextBatch(sub *Subscription, buf []Event) ([]Event, error) {
+func nextBatch(sub *Subscription, buf []Event, window time.Duration) ([]Event, error) {
 	n, err := sub.Read(context.Background(), buf)
 	if err != nil || n == len(buf) {
 		return buf[:n], err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), batchWindow)
+	if window == 0 {
+		k, err := sub.Poll(buf[n:])
+		return buf[:n+k], err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), window)
 	defer cancel()
 	for n < len(buf) {
 		k, err := sub.Read(ctx, buf[n:])
@@ -90,6 +96,15 @@ func nextBatch(sub *Subscription, buf []Event) ([]Event, error) {
 		}
 	}
 	return buf[:n], nil
+}
+
+// window is how long a batch waits for more events: none while viewers wait for the commit
+// (events that come during a commit make the next batch), else batchWindow.
+func (b *Broker) window() time.Duration {
+	if b.gate {
+		return 0
+	}
+	return batchWindow
 }
 
 func agentEqual(a, b Agent) bool {
