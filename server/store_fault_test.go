@@ -138,13 +138,21 @@ func TestStoreFaultsAnswerWithTheirCause(t *testing.T) {
 			if tc.refused.method == http.MethodPost {
 				tc.refused.body = string(raw)
 			}
-			res := ts.do(t, tc.refused)
-			if msg := res.apiError(t); res.status != http.StatusServiceUnavailable || !strings.Contains(msg, tc.want) ||
-				!strings.Contains(msg, path) {
-				t.Errorf("%s %s: %d %q; want 503 naming %s and saying %q", tc.refused.method, tc.refused.path, res.status, msg, path, tc.want)
+			refused := []request{tc.refused}
+			// A new demo run too, where nothing may be written: one small enough may still fit
+			// in a full database's pages.
+			if tc.name == "read-only file" {
+				refused = append(refused, request{method: http.MethodPost, path: "/api/runs", body: `{"flow":"echo"}`})
 			}
-			if got := res.header.Get("Retry-After"); got != tc.retry {
-				t.Errorf("Retry-After %q, want %q", got, tc.retry)
+			for _, req := range refused {
+				res := ts.do(t, req)
+				if msg := res.apiError(t); res.status != http.StatusServiceUnavailable || !strings.Contains(msg, tc.want) ||
+					!strings.Contains(msg, path) {
+					t.Errorf("%s %s: %d %q; want 503 naming %s and saying %q", req.method, req.path, res.status, msg, path, tc.want)
+				}
+				if got := res.header.Get("Retry-After"); got != tc.retry {
+					t.Errorf("%s %s: Retry-After %q, want %q", req.method, req.path, got, tc.retry)
+				}
 			}
 			// What the fault does not touch is served: the list, the first run's trace and page.
 			for _, p := range []string{"/api/runs", "/api/runs/run-0/trace", "/runs/run-0"} {
