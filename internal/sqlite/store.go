@@ -2,7 +2,9 @@
 // Go, so the binary stays static). One file holds every run: its metadata and tally in runs, its
 // events in events, and a trigram full-text index of its input and messages in search. The
 // database is in WAL mode with a busy timeout, so that `baton export` and `baton import` work on
-// it while `baton serve` writes.
+// it while `baton serve` writes; serve, the one process that writes a database's runs, holds its
+// Lock. Its faults (a full disk, a read-only or damaged file) are traces errors naming the cause
+// (fault.go).
 package sqlite
 
 import (
