@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -25,9 +26,9 @@ var statusOf = map[traces.Code]int{
 	traces.CodeInternal:    http.StatusInternalServerError,
 }
 
-// retryAfter is the Retry-After, in seconds, of a 503: about how long a paced demo run takes to
-// free its slot.
-const retryAfter = 5
+// retryAfter is the Retry-After of a 503 whose error names no wait of its own (traces.Error's
+// Retry): about how long a paced demo run takes to free its slot.
+const retryAfter = 5 * time.Second
 
 // handleError is Echo's HTTPErrorHandler: every error a handler or middleware returns ends here.
 // The API, the websockets and the inspector and time-travel fragments get {"error": message}, pages
@@ -38,8 +39,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	if status == http.StatusServiceUnavailable {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfter))
+	if wait := retryOf(err, status); wait > 0 {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(wait.Round(time.Second)/time.Second)))
 	}
 	var werr error
 	switch {
@@ -55,6 +56,22 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if werr != nil {
 		s.log.Warn("write error response", "method", c.Request().Method, "path", c.Request().URL.Path, "error", werr)
 	}
+}
+
+// retryOf returns the Retry-After of err, answered with status: a 503's, unless its error says
+// waiting will not help (a read-only or damaged database).
+func retryOf(err error, status int) time.Duration {
+	if status != http.StatusServiceUnavailable {
+		return 0
+	}
+	var de *traces.Error
+	switch {
+	case !errors.As(err, &de) || de.Retry == 0:
+		return retryAfter
+	case de.Retry < 0:
+		return 0
+	}
+	return max(de.Retry, time.Second)
 }
 
 // describe returns err's status and user-facing message, logging what is Baton's fault.

@@ -25,12 +25,15 @@ type Broker struct {
 	added   []string                 // run ids, oldest first
 	writing map[string]chan struct{} // closed when the run's store writer ends; guarded by mu
 	writers sync.WaitGroup
+	gate    bool // subscriptions to a run read only what the store has committed
 }
 
 // NewBroker returns an empty broker whose runs live in memory only: NewStoredBroker with a
 // MemoryStore that keeps as many runs as the broker holds.
 func NewBroker(keep int) *Broker {
-	return NewStoredBroker(keep, NewMemoryStore(keep), nil)
+	b := NewStoredBroker(keep, NewMemoryStore(keep), nil)
+	b.gate = false // nothing in memory survives a crash: no reader need wait for it
+	return b
 }
 
 // NewStoredBroker returns an empty broker backed by store that holds up to keep runs in memory
@@ -40,6 +43,12 @@ func NewBroker(keep int) *Broker {
 // run (see Close); Get, Delete and Interrupted also see the runs only the store holds, and List
 // is the store's. log receives the store's errors (slog.Default when nil): a run whose events
 // cannot be written goes on in memory only.
+//
+// Its durability promise: the subscriptions to a run it writes (every live viewer's) read each
+// event only once the store has committed it, run.finished included, so a crash of the process
+// loses no event that a viewer saw, and no run a viewer saw end. What it may lose is what no
+// viewer has seen yet: the batch being written (see maxBatch, batchWindow). Should the store fail,
+// the run goes on in memory only, and its viewers see it as it is recorded.
 func NewStoredBroker(keep int, store Store, log *slog.Logger) *Broker {
 	if keep <= 0 {
 		keep = DefaultKeep
@@ -47,7 +56,7 @@ func NewStoredBroker(keep int, store Store, log *slog.Logger) *Broker {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Broker{keep: keep, store: store, log: log, runs: make(map[string]*Recording), writing: make(map[string]chan struct{})}
+	return &Broker{keep: keep, store: store, log: log, runs: make(map[string]*Recording), writing: make(map[string]chan struct{}), gate: true}
 }
 
 // Add registers rec under its run id, then forgets the oldest ended runs beyond what the broker

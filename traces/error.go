@@ -3,6 +3,7 @@ package traces
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Code classifies an Error for the caller: the server maps each to one HTTP status.
@@ -13,7 +14,9 @@ const (
 	CodeInvalid  Code = "invalid" // the caller's input is wrong; the message says how
 	CodeNotFound Code = "not_found"
 	CodeConflict Code = "conflict"
-	// CodeUnavailable: Baton is busy or shutting down; the same request may succeed later.
+	// CodeUnavailable: Baton cannot do it now: it is busy or shutting down, or its store has a
+	// fault (a full disk, a read-only or damaged database, one another server holds); the
+	// message names the cause, and Retry says whether waiting may help.
 	CodeUnavailable Code = "unavailable"
 	CodeInternal    Code = "internal" // Baton's fault; the message is for logs, not users
 )
@@ -22,7 +25,14 @@ const (
 type Error struct {
 	Code    Code
 	Message string
+	// Retry is how long to wait before the same request may succeed: 0 leaves it to the
+	// server's default for the code; NoRetry says waiting will not help (a read-only database
+	// stays so until someone acts).
+	Retry time.Duration
 }
+
+// NoRetry is the Retry of an error that waiting does not mend.
+const NoRetry time.Duration = -1
 
 func (e *Error) Error() string { return e.Message }
 

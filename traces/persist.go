@@ -8,9 +8,11 @@ import (
 	"time"
 )
 
-// maxBatch bounds how many events one Store.Save writes, and batchWindow how long a batch waits
-// for more events after its first: a commit costs far more than an event, so a fast run is
-// written in few large transactions, and a slow one's events reach the disk within the window.
+// maxBatch bounds how many events one Store.Save writes, and batchWindow how long a batch of a
+// broker without the commit gate waits for more events after its first: a commit costs far more
+// than an event, so a fast run is written in few large transactions, and a slow one's events
+// reach the disk within the window. With the gate, viewers wait for the commit: a batch is what
+// has come by then, and a fast run's events pile up into large batches during each commit.
 const (
 	maxBatch    = 512
 	batchWindow = 10 * time.Millisecond
@@ -20,6 +22,9 @@ const (
 // are recorded, in batches (see nextBatch). It ends once the run has finished and everything is
 // written. The caller holds b.mu.
 func (b *Broker) persist(rec *Recording, tally Tally) {
+	if b.gate {
+		rec.gate(tally.Events)
+	}
 	id, done := rec.ID(), make(chan struct{})
 	b.writing[id] = done
 	b.writers.Add(1)
@@ -28,6 +33,7 @@ func (b *Broker) persist(rec *Recording, tally Tally) {
 		if err := b.write(rec, tally); err != nil {
 			b.log.Error("store: the run goes on in memory only", "run", id, "err", err)
 		}
+		rec.ungate()
 		b.mu.Lock()
 		if b.writing[id] == done {
 			delete(b.writing, id)
@@ -40,10 +46,10 @@ func (b *Broker) persist(rec *Recording, tally Tally) {
 // write copies rec's events after tally.Events to the store until the run finishes.
 func (b *Broker) write(rec *Recording, tally Tally) error {
 	var saved []Agent
-	sub := rec.Subscribe(tally.Events)
+	sub := rec.subscribe(tally.Events, true)
 	buf := make([]Event, maxBatch)
 	for {
-		batch, err := nextBatch(sub, buf)
+		batch, err := nextBatch(sub, buf, b.window())
 		if len(batch) > 0 {
 			for _, e := range batch {
 				tally.Add(e)
@@ -57,6 +63,7 @@ func (b *Broker) write(rec *Recording, tally Tally) error {
 			if err := b.store.Save(tally.Apply(rec.Run()), tally, agents, batch); err != nil {
 				return err
 			}
+			rec.commit(tally.Events)
 		}
 		if err != nil { // io.EOF: the run has ended and every event is written
 			return nil
@@ -64,15 +71,19 @@ func (b *Broker) write(rec *Recording, tally Tally) error {
 	}
 }
 
-// nextBatch waits for an event of sub, then reads into buf what else arrives within batchWindow,
-// as long as buf has room. Its error is io.EOF once sub has ended (the batch may hold its last
+// nextBatch waits for an event of sub, then reads into buf what else arrives within window, as
+// long as buf has room. Its error is io.EOF once sub has ended (the batch may hold its last
 // events).
-func nextBatch(sub *Subscription, buf []Event) ([]Event, error) {
+func nextBatch(sub *Subscription, buf []Event, window time.Duration) ([]Event, error) {
 	n, err := sub.Read(context.Background(), buf)
 	if err != nil || n == len(buf) {
 		return buf[:n], err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), batchWindow)
+	if window == 0 {
+		k, err := sub.Poll(buf[n:])
+		return buf[:n+k], err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), window)
 	defer cancel()
 	for n < len(buf) {
 		k, err := sub.Read(ctx, buf[n:])
@@ -85,6 +96,15 @@ func nextBatch(sub *Subscription, buf []Event) ([]Event, error) {
 		}
 	}
 	return buf[:n], nil
+}
+
+// window is how long a batch waits for more events: none while viewers wait for the commit
+// (events that come during a commit make the next batch), else batchWindow.
+func (b *Broker) window() time.Duration {
+	if b.gate {
+		return 0
+	}
+	return batchWindow
 }
 
 func agentEqual(a, b Agent) bool {
@@ -109,7 +129,11 @@ func (b *Broker) Resume(rec *Recording) error {
 	for _, e := range rec.Snapshot().Events {
 		tally.Add(e)
 	}
+	if b.gate { // before the resumed part's first event
+		rec.gate(tally.Events)
+	}
 	if err := rec.Resume(); err != nil {
+		rec.ungate()
 		return err
 	}
 	b.mu.Lock()

@@ -23,6 +23,11 @@ type Recording struct {
 	doneCh  chan struct{} // closed by Finish; Resume makes a new one
 	resumed resumedPart   // how a resumed part joins the run (see resumed.go)
 	news    chan struct{} // nil, or made by a reader about to wait and closed by the next event or end
+
+	// While gated, subscriptions read no further than committed, the last seq its store has
+	// committed (see Broker): a viewer never sees what a crash could lose.
+	gated     bool
+	committed int64
 }
 
 // NewRecording starts recording run on agents (which it copies). The run's status is set to
@@ -245,11 +250,18 @@ func cloneAgents(agents []Agent) []Agent {
 // Subscribe returns a reader of the events with Seq > after (the start when after <= 0), from the
 // first one to the run.finished that ends the run as it goes on now (as it ended, when it has
 // ended). It holds nothing in the recording: a subscriber that stops reading costs the run nothing
-// and needs no cancelling.
+// and needs no cancelling. Of a run its broker writes to a store, it reads each event once the
+// store has committed it (see Broker), so that what a reader has seen survives a crash.
 func (r *Recording) Subscribe(after int64) *Subscription {
+	return r.subscribe(after, false)
+}
+
+// subscribe is Subscribe; an uncommitted subscription (the store writer's) reads events as they
+// are recorded.
+func (r *Recording) subscribe(after int64, uncommitted bool) *Subscription {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := &Subscription{rec: r, pos: max(after, 0), end: len(r.ends)}
+	s := &Subscription{rec: r, pos: max(after, 0), end: len(r.ends), uncommitted: uncommitted}
 	if r.ended {
 		s.end-- // the end already recorded
 	}
@@ -263,6 +275,8 @@ type Subscription struct {
 	pos    int64 // the seq read last, or the after it started from
 	end    int   // the index in rec.ends of the end it stops at, once recorded
 	reader *logReader
+
+	uncommitted bool // reads past what the store has committed
 }
 
 // Read copies into p the events after the one read last, in order, as many as are recorded and
@@ -300,6 +314,9 @@ func (s *Subscription) take(p []Event, wait bool) (int, <-chan struct{}, error) 
 	r := s.rec
 	r.mu.Lock()
 	limit, over := int64(r.events.n), false
+	if r.gated && !s.uncommitted {
+		limit = min(limit, r.committed)
+	}
 	if s.end < len(r.ends) {
 		limit = min(limit, r.ends[s.end])
 		over = s.pos >= r.ends[s.end]
@@ -327,4 +344,30 @@ func (s *Subscription) take(p []Event, wait bool) (int, <-chan struct{}, error) 
 		r.news = make(chan struct{})
 	}
 	return 0, r.news, nil
+}
+
+// gate makes subscriptions read only what the store has committed, through seq committed, from
+// now on: the broker's writer then reports each commit (commit) until it ends (ungate).
+func (r *Recording) gate(committed int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gated, r.committed = true, committed
+}
+
+// commit says the store has committed the events through seq, and wakes the readers waiting for
+// them.
+func (r *Recording) commit(seq int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.committed = max(r.committed, seq)
+	r.wakeLocked()
+}
+
+// ungate lets subscriptions read every event recorded again: the writer has ended, having
+// written the run, or having failed (the run goes on in memory only, and its readers with it).
+func (r *Recording) ungate() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gated = false
+	r.wakeLocked()
 }

@@ -12,7 +12,9 @@ import (
 // internal/sqlite beyond it; internal/storetest holds both, and any store to come, to this contract.
 // Implementations are safe for concurrent use (a database's, also by other processes on it).
 // Problems of the caller's making are *Error values (CodeNotFound, CodeInvalid, CodeConflict);
-// anything else is internal.
+// so are the store's known faults (a full disk, a read-only or damaged database), with
+// CodeUnavailable, a message naming the cause and Retry saying whether waiting helps; anything
+// else is internal.
 type Store interface {
 	// Create records a new run with its agents and its events so far, in one transaction; run's
 	// Status, EndedAt and Error are what its tally of those events says (Tally.Apply). It fails

@@ -29,7 +29,7 @@ var serveCommand = &command{
 			if err := fs.Parse(args); err != nil {
 				return err
 			}
-			broker, closeStore, err := storedBroker(ctx, *db, *keep, slog.Default())
+			broker, lock, closeStore, err := storedBroker(ctx, *db, *keep, slog.Default())
 			if err != nil {
 				return err
 			}
@@ -56,6 +56,12 @@ var serveCommand = &command{
 			ln, err := srv.Listen(ctx)
 			if err != nil {
 				return err
+			}
+			if lock != nil {
+				if err := lock.SetAddress(srv.URL()); err != nil { // the real port, also for :0
+					ln.Close()
+					return err
+				}
 			}
 			fmt.Fprintf(stdout, "Baton is serving on %s\n", srv.URL()) // the real port, also for :0
 			return errors.Join(srv.Serve(ctx, ln), closeStore())

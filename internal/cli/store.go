@@ -25,33 +25,58 @@ func keepFlag(fs *flag.FlagSet) *int {
 
 // openStore opens the database at path, or the default one when path is empty.
 func openStore(path string, keep int) (*sqlite.Store, error) {
-	if path == "" {
-		var err error
-		if path, err = sqlite.DefaultPath(); err != nil {
-			return nil, err
-		}
+	path, err := dbPath(path)
+	if err != nil {
+		return nil, err
 	}
 	return sqlite.Open(path, keep)
 }
 
-// storedBroker opens the database that serve keeps its runs in, ends the runs a stopped process
-// left running, and returns a broker that writes to it. close waits for the last events to be
-// written, then closes the database; later calls return the first one's result.
-func storedBroker(ctx context.Context, path string, keep int, log *slog.Logger) (b *traces.Broker, close func() error, err error) {
-	store, err := openStore(path, keep)
+// dbPath returns path, or the default database's when path is empty.
+func dbPath(path string) (string, error) {
+	if path != "" {
+		return path, nil
+	}
+	return sqlite.DefaultPath()
+}
+
+// storedBroker claims the database that serve keeps its runs in (one server per database: a
+// second, the default database's too, is refused with the first one's pid and address), opens
+// it, checks it can be written, ends the runs a stopped process left running, and returns a
+// broker that writes to it, with the lock (its address is the caller's to set once it listens).
+// close waits for the last events to be written, then closes the database and lets the lock go;
+// later calls return the first one's result.
+func storedBroker(ctx context.Context, path string, keep int, log *slog.Logger) (b *traces.Broker, lock *sqlite.Lock, close func() error, err error) {
+	if path, err = dbPath(path); err != nil {
+		return nil, nil, nil, err
+	}
+	if path != sqlite.Memory {
+		if lock, err = sqlite.Claim(path, ""); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	store, err := sqlite.Open(path, keep)
+	if err == nil {
+		err = store.CheckWrite()
+		if err != nil {
+			store.Close()
+		}
+	}
 	if err != nil {
-		return nil, nil, err
+		lock.Release()
+		return nil, nil, nil, err
 	}
 	if n, err := store.Recover(ctx); err != nil {
 		store.Close()
-		return nil, nil, err
+		lock.Release()
+		return nil, nil, nil, err
 	} else if n > 0 {
 		log.Info("runs left running by a stopped Baton are now interrupted", "runs", n)
 	}
 	b = traces.NewStoredBroker(0, store, log)
-	return b, sync.OnceValue(func() error {
+	return b, lock, sync.OnceValue(func() error {
 		wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return errors.Join(b.Close(wctx), store.Close())
+		return errors.Join(b.Close(wctx), store.Close(), lock.Release())
 	}), nil
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// Load returns the trace of run id as saved so far.
-func (s *Store) Load(id string) (traces.Trace, error) {
+// load is Load; it returns the trace of run id as saved so far.
+func (s *Store) load(id string) (traces.Trace, error) {
 	ctx := context.Background()
 	var key int64
 	var meta, tree []byte
@@ -26,10 +26,10 @@ func (s *Store) Load(id string) (traces.Trace, error) {
 	}
 	var tr traces.Trace
 	if err := json.Unmarshal(meta, &tr.Run); err != nil {
-		return traces.Trace{}, fmt.Errorf("load run %s: %w", id, err)
+		return traces.Trace{}, damaged{fmt.Errorf("load run %s: %w", id, err)}
 	}
 	if err := json.Unmarshal(tree, &tr.Agents); err != nil {
-		return traces.Trace{}, fmt.Errorf("load agents of run %s: %w", id, err)
+		return traces.Trace{}, damaged{fmt.Errorf("load agents of run %s: %w", id, err)}
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT data FROM events WHERE run = ? ORDER BY seq`, key)
 	if err != nil {
@@ -48,14 +48,16 @@ func (s *Store) Load(id string) (traces.Trace, error) {
 		return traces.Trace{}, fmt.Errorf("load events of run %s: %w", id, err)
 	}
 	if tr.Events, err = decodeEvents(data); err != nil {
-		return traces.Trace{}, fmt.Errorf("load run %s: %w", id, err)
+		// What Baton wrote and cannot read back was changed under it: the file is damaged,
+		// whatever the decoder says of the event.
+		return traces.Trace{}, damaged{fmt.Errorf("load run %s: %w", id, err)}
 	}
 	return tr, nil
 }
 
-// List returns one page of run summaries, the most recently added first. Its cursor is the key
+// list is List; it returns one page of run summaries, the most recently added first. Its cursor is the key
 // of the page's last run.
-func (s *Store) List(q traces.RunQuery) (traces.RunPage, error) {
+func (s *Store) list(q traces.RunQuery) (traces.RunPage, error) {
 	if err := q.Check(); err != nil {
 		return traces.RunPage{}, err
 	}
@@ -149,8 +151,8 @@ func (s *Store) summaries(q traces.RunQuery, below int64) (listed, error) {
 	return out, rows.Err()
 }
 
-// Interrupted returns the id of the newest run that ended interrupted at interruptID, or "".
-func (s *Store) Interrupted(interruptID string) (string, error) {
+// interrupted is Interrupted; it returns the id of the newest run that ended interrupted at interruptID, or "".
+func (s *Store) interrupted(interruptID string) (string, error) {
 	var id string
 	err := s.db.QueryRowContext(context.Background(), `SELECT id FROM runs WHERE status = 'interrupted'
 		AND last_interrupt = ? ORDER BY key DESC LIMIT 1`, interruptID).Scan(&id)

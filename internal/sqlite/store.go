@@ -2,7 +2,9 @@
 // Go, so the binary stays static). One file holds every run: its metadata and tally in runs, its
 // events in events, and a trigram full-text index of its input and messages in search. The
 // database is in WAL mode with a busy timeout, so that `baton export` and `baton import` work on
-// it while `baton serve` writes.
+// it while `baton serve` writes; serve, the one process that writes a database's runs, holds its
+// Lock. Its faults (a full disk, a read-only or damaged file) are traces errors naming the cause
+// (fault.go).
 package sqlite
 
 import (
@@ -73,6 +75,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, tokenize = 'trigram')
 // process are serialized, and other processes wait for them up to the busy timeout.
 type Store struct {
 	db   *sql.DB
+	path string // as given to Open, for messages
 	keep int
 
 	mu       sync.Mutex          // serializes writes
@@ -83,7 +86,19 @@ var _ traces.Store = (*Store)(nil)
 
 // Open opens the database at path, creating it and its directory when missing, or one in memory
 // for Memory. keep is how many runs it keeps (DefaultKeep when 0; negative keeps all).
-func Open(path string, keep int) (*Store, error) {
+func Open(path string, keep int) (*Store, error) { return open(path, keep, "") }
+
+// OpenCapped is Open with the database's size capped at maxBytes (SQLite's max_page_count): past
+// it, writes fail as they do on a full disk. Tests fill a database so without filling a disk.
+func OpenCapped(path string, keep int, maxBytes int64) (*Store, error) {
+	return open(path, keep, fmt.Sprintf("&_pragma=max_page_count(%d)", max(maxBytes/pageSize, 1)))
+}
+
+// pageSize is SQLite's default page size, which Baton's databases keep.
+const pageSize = 4096
+
+// open is Open with more pragmas for the DSN, each "&_pragma=name(value)".
+func open(path string, keep int, pragmas string) (*Store, error) {
 	if keep == 0 {
 		keep = DefaultKeep
 	}
@@ -104,6 +119,7 @@ func Open(path string, keep int) (*Store, error) {
 	if path != Memory {
 		dsn += "&_pragma=journal_mode(WAL)"
 	}
+	dsn += pragmas
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -111,10 +127,10 @@ func Open(path string, keep int) (*Store, error) {
 	if path == Memory {
 		db.SetMaxOpenConns(1) // each connection to :memory: is a database of its own
 	}
-	s := &Store{db: db, keep: keep, encoders: make(map[string]*encoder)}
+	s := &Store{db: db, path: path, keep: keep, encoders: make(map[string]*encoder)}
 	if err := s.migrate(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, s.fault(fmt.Errorf("open store %s: %w", path, err))
 	}
 	return s, nil
 }
@@ -168,10 +184,10 @@ func DefaultPath() (string, error) {
 	return filepath.Join(dir, "baton", "baton.db"), nil
 }
 
-// Recover ends the runs left running by a process that stopped without ending them (a crash, a
+// recoverRuns is Recover; it ends the runs left running by a process that stopped without ending them (a crash, a
 // kill): each is marked interrupted, with a run.finished saying so after its last saved event.
 // Only the process that writes runs calls it, at its start. It returns how many runs it ended.
-func (s *Store) Recover(ctx context.Context) (int, error) {
+func (s *Store) recoverRuns(ctx context.Context) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rows, err := s.db.QueryContext(ctx, `SELECT id FROM runs WHERE status = 'running'`)
@@ -204,7 +220,7 @@ const interruptedByStop = "Baton stopped while this run was going on; the trace 
 
 // recoverRun ends run id interrupted after its last saved event. The caller holds s.mu.
 func (s *Store) recoverRun(ctx context.Context, id string) error {
-	tr, err := s.Load(id)
+	tr, err := s.load(id)
 	if err != nil {
 		return fmt.Errorf("recover run %s: %w", id, err)
 	}

@@ -9,9 +9,9 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// Create records a new run with its agents and events so far. It fails with CodeConflict when
+// create is Create; it records a new run with its agents and events so far. It fails with CodeConflict when
 // the id is taken. Then it deletes the oldest added ended runs beyond what the store keeps.
-func (s *Store) Create(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) error {
+func (s *Store) create(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ctx := context.Background()
@@ -63,9 +63,9 @@ func (s *Store) Create(run traces.Run, tally traces.Tally, agents []traces.Agent
 	return nil
 }
 
-// Save records the next events of a created run, with its metadata and tally as of them, and its
+// save is Save; it records the next events of a created run, with its metadata and tally as of them, and its
 // agents when agents is not nil.
-func (s *Store) Save(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) error {
+func (s *Store) save(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.saveLocked(context.Background(), run, tally, agents, events)
@@ -82,7 +82,7 @@ func (s *Store) saveLocked(ctx context.Context, run traces.Run, tally traces.Tal
 		}
 	}()
 	if enc == nil {
-		tr, err := s.Load(run.ID)
+		tr, err := s.load(run.ID)
 		if err != nil {
 			return err
 		}
@@ -171,8 +171,8 @@ func insertEvents(ctx context.Context, tx *sql.Tx, key int64, enc *encoder, even
 	return nil
 }
 
-// Delete removes run id and its events.
-func (s *Store) Delete(id string) error {
+// remove is Delete; it removes run id and its events.
+func (s *Store) remove(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ctx := context.Background()
