@@ -97,7 +97,7 @@ func closeFilled() {
 
 // BenchmarkList10k queries a database of 10,000 runs as the index page and GET /api/runs do.
 //
-//	go test ./traces/sqlite -run '^$' -bench List10k -count 5
+//	go test ./internal/sqlite -run '^$' -bench List10k -count 5
 func BenchmarkList10k(b *testing.B) {
 	s := filledStore(b)
 	deep, err := s.List(traces.RunQuery{Limit: 500})
@@ -135,7 +135,7 @@ func BenchmarkList10k(b *testing.B) {
 // in memory and recorded into a store; "stored+written" also waits until the store has every
 // event. The run itself should not notice the store: its writes happen off the run's goroutine.
 //
-//	go test ./traces/sqlite -run '^$' -bench RecordStored -count 5
+//	go test ./internal/sqlite -run '^$' -bench RecordStored -count 5
 func BenchmarkRecordStored(b *testing.B) {
 	flow := agentstest.Long(300)
 	store, err := sqlite.Open(filepath.Join(b.TempDir(), "baton.db"), -1)
