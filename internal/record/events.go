@@ -20,7 +20,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	if !own {
 		v.noteForwarded(ev)
 		if ev.Err != nil && ev.AgentName == "" {
-			r.keepEinoError(ev.Err, v.boundary) // a workflow passes on what eino raised in it
+			r.transfers.keepEinoError(ev.Err, v.boundary) // a workflow passes on what eino raised in it
 		}
 	}
 	echo := own && v.isToolEcho(ev)
@@ -74,7 +74,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 		return
 	}
 	if msg != nil {
-		r.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: path, Message: ptr(traceMessage(msg))})
+		r.out.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: path, Message: ptr(traceMessage(msg))})
 	}
 	if ev.Action != nil {
 		r.observeAction(v, ev, path, msg, out)
@@ -224,42 +224,25 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 		} else if mo := messageOf(ev); mo != nil && mo.Message != nil {
 			final = mo.Message.Content
 		}
-		r.emit(traces.Event{Kind: traces.KindExit, Agent: v.agent, RunPath: path, Exit: &traces.Exit{FinalResult: final}})
+		r.out.emit(traces.Event{Kind: traces.KindExit, Agent: v.agent, RunPath: path, Exit: &traces.Exit{FinalResult: final}})
 	case a.BreakLoop != nil:
 		// The loop fills in CurrentIterations (counted from 0) only after the breaking agent's copy
 		// of the event is made; the visit knows its own iteration.
 		// (Reading it here would race with the loop writing it.)
 		iterations := v.iteration
-		r.emit(traces.Event{Kind: traces.KindBreakLoop, Agent: v.agent, RunPath: path,
+		r.out.emit(traces.Event{Kind: traces.KindBreakLoop, Agent: v.agent, RunPath: path,
 			BreakLoop: &traces.BreakLoop{From: a.BreakLoop.From, Iterations: iterations}})
 	case a.Interrupted != nil:
 		r.ownEnd(v, out)
 		v.interrupted = true
 		v.pendingInterrupt = nil
-		r.interrupt = true
-		if i := interruptOf(a.Interrupted); r.firstInterrupt(i.ID) {
+		r.run.interrupt = true
+		if i := interruptOf(a.Interrupted); r.run.firstInterrupt(i.ID) {
 			r.stoppedAt(i.ID)
-			r.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: i})
+			r.out.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: i})
 		}
 	}
 	r.finishVisit(v)
-}
-
-// firstInterrupt reports whether the interrupt of eino's root-cause id has not been recorded yet,
-// and notes it. An interrupt raised inside an AgentTool crosses it: the copies of events of every
-// agent on its way out carry it, with the same root cause, while the Runner's stream carries it
-// once. It is recorded once, where it arose: the innermost agent's copy carries it first (the
-// caller's AgentTool call ends only once the callee's visit has). An interrupt without an id is
-// recorded each time. Callers hold r.mu.
-func (r *Recorder) firstInterrupt(id string) bool {
-	if id == "" {
-		return true
-	}
-	if slices.Contains(r.interrupts, id) {
-		return false
-	}
-	r.interrupts = append(r.interrupts, id)
-	return true
 }
 
 // messageOf returns the message output an event carries, or nil.

@@ -27,6 +27,103 @@ func isWorkflow(kind string) bool {
 	return kind == "Sequential" || kind == "Parallel" || kind == "Loop"
 }
 
+// visits are the run's agent visits, in the order they started. Their callers hold the
+// recorder's lock.
+type visits struct {
+	root  *visit // the run's first
+	order []*visit
+}
+
+// add adds v, started last.
+func (vs *visits) add(v *visit) {
+	if vs.root == nil {
+		vs.root = v
+	}
+	vs.order = append(vs.order, v)
+}
+
+// rootDrained reports whether the root visit's copy of events has been read to its end, so has
+// the run's (true before any visit: a run that failed before any agent started).
+func (vs *visits) rootDrained() bool { return vs.root == nil || vs.root.drained }
+
+// inside returns the visits started directly inside outer so far.
+func (vs *visits) inside(outer *visit) []*visit {
+	var in []*visit
+	for _, v := range vs.order {
+		if v.parent == outer {
+			in = append(in, v)
+		}
+	}
+	return in
+}
+
+// openInside reports whether a visit started directly inside v has not finished.
+func (vs *visits) openInside(v *visit) bool {
+	for _, c := range vs.order {
+		if c.parent == v && !c.closed {
+			return true
+		}
+	}
+	return false
+}
+
+// iteration returns which iteration of its loop v is (1 for the first), or 0 when no loop runs
+// it: each iteration starts every step of the loop once more.
+func (vs *visits) iteration(v *visit) int {
+	if v.parent == nil || v.parent.kind != "Loop" {
+		return 0
+	}
+	n := 0
+	for _, o := range vs.order {
+		if o.parent == v.parent && o.agent == v.agent {
+			n++
+		}
+	}
+	return n
+}
+
+// workingBesides reports whether a visit other than v has its runnable's work going on.
+func (vs *visits) workingBesides(v *visit) bool {
+	for _, o := range vs.order {
+		if o != v && o.runnable && !o.runnableEnded {
+			return true
+		}
+	}
+	return false
+}
+
+// under returns the visits whose run path is path or goes on below it.
+func (vs *visits) under(path []string) []*visit {
+	prefix := pathKey(path)
+	var in []*visit
+	for _, v := range vs.order {
+		if key := pathKey(v.path); key == prefix || strings.HasPrefix(key, prefix+">") {
+			in = append(in, v)
+		}
+	}
+	return in
+}
+
+// latest returns the latest visit of agent, or nil.
+func (vs *visits) latest(agent string) *visit {
+	for i := len(vs.order) - 1; i >= 0; i-- {
+		if v := vs.order[i]; v.agent == agent {
+			return v
+		}
+	}
+	return nil
+}
+
+// latestAnswering returns the latest visit whose latest reply is the JSON value js, or nil.
+func (vs *visits) latestAnswering(js string) *visit {
+	for i := len(vs.order) - 1; i >= 0; i-- {
+		if v := vs.order[i]; v.answered(js) {
+			return v
+		}
+	}
+	return nil
+}
+
 // agentStarted records the start of a visit. It first waits for what caused it: the transfer that
 // brought control here and the end of the agent that transferred, or the steps of a sequence or
 // loop before it. parent is the visit the agent runs inside, if any.
@@ -62,8 +159,8 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.commit(parent)
-	if r.sessionCtx == nil {
-		r.sessionCtx = ctx
+	if r.session.ctx == nil {
+		r.session.ctx = ctx
 	}
 	v := &visit{rec: r, agent: at.agent(), kind: info.Type, chat: info.Type == "ChatModel", via: via, parent: parent, addr: pathKey(at.path),
 		resumed: resumed, startCtx: ctx, finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
@@ -72,16 +169,13 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 		parent.ownRuns = append(parent.ownRuns, v)
 		v.path = append(slices.Clone(parent.path), local...) // as the events of an AgentTool's callee
 	}
-	if r.root == nil {
-		r.root = v
-	}
-	r.order = append(r.order, v)
+	r.visits.add(v)
 	if via == viaAgentTool && parent != nil {
-		call := traces.AgentToolCall{Caller: parent.agent, Callee: v.agent, CallID: at.callID, Request: requestOf(r.openTools[at.callID].args)}
-		r.agentTools[at.callID] = agentToolCall{AgentToolCall: call, callee: v}
+		call := traces.AgentToolCall{Caller: parent.agent, Callee: v.agent, CallID: at.callID, Request: requestOf(r.calls.tool(at.callID).args)}
+		r.calls.enter(at.callID, call, v)
 		v.enter = &call
 	}
-	v.iteration = r.iterationOf(v)
+	v.iteration = r.visits.iteration(v)
 	if in != nil && in.Input != nil {
 		v.fedInput = traceMessages(in.Input.Messages)
 	}
@@ -105,7 +199,7 @@ func (r *Recorder) setPath(v *visit, at place, local []string) {
 	v.local = strings.Join(local, ">")
 	v.path = local
 	v.boundary = at.boundaryCallID
-	if t, ok := r.openTools[at.boundaryCallID]; ok && at.boundaryCallID != "" && t.v != nil {
+	if t := r.calls.tool(at.boundaryCallID); at.boundaryCallID != "" && t.v != nil {
 		v.path = append(slices.Clone(t.v.path), local...)
 	}
 }
@@ -144,33 +238,18 @@ func (r *Recorder) commit(v *visit) {
 	if v.enter != nil {
 		v.enter.Request = receivedRequest(v.enter.Request, v.fedInput)
 		v.enter.InputMode = inputMode(v.enter.Request, v.fedInput)
-		r.emit(traces.Event{Kind: traces.KindAgentToolEnter, Agent: v.enter.Caller, RunPath: v.parent.path, AgentTool: v.enter})
+		r.out.emit(traces.Event{Kind: traces.KindAgentToolEnter, Agent: v.enter.Caller, RunPath: v.parent.path, AgentTool: v.enter})
 	}
-	r.emit(traces.Event{Kind: traces.KindAgentStarted, Agent: v.agent, RunPath: v.path,
+	r.out.emit(traces.Event{Kind: traces.KindAgentStarted, Agent: v.agent, RunPath: v.path,
 		AgentRun: &traces.AgentRun{Via: v.via, Resumed: v.resumed, Iteration: v.iteration, Input: v.fedInput}})
 	r.diffSession(v.startCtx, v, false)
-}
-
-// iterationOf returns which iteration of its loop v is (1 for the first), or 0 when no loop runs
-// it: each iteration starts every step of the loop once more. Callers hold r.mu.
-func (r *Recorder) iterationOf(v *visit) int {
-	if v.parent == nil || v.parent.kind != "Loop" {
-		return 0
-	}
-	n := 0
-	for _, o := range r.order {
-		if o.parent == v.parent && o.agent == v.agent {
-			n++
-		}
-	}
-	return n
 }
 
 // rootVisit returns the run's first visit, or nil before any.
 func (r *Recorder) rootVisit() *visit {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.root
+	return r.visits.root
 }
 
 // awaitInside waits until the visits started inside outer so far have finished: the earlier
@@ -178,12 +257,7 @@ func (r *Recorder) rootVisit() *visit {
 // In eino they have ended; their copies of events may still be being read.
 func (r *Recorder) awaitInside(outer *visit) {
 	r.mu.Lock()
-	var inside []*visit
-	for _, v := range r.order {
-		if v.parent == outer {
-			inside = append(inside, v)
-		}
-	}
+	inside := r.visits.inside(outer)
 	r.mu.Unlock()
 	for _, v := range inside {
 		v.await()
@@ -255,10 +329,8 @@ func (r *Recorder) finishVisit(v *visit) {
 	if !v.ownDone {
 		return
 	}
-	for _, c := range r.order {
-		if c.parent == v && !c.closed {
-			return // finished by the last of them
-		}
+	if r.visits.openInside(v) {
+		return // finished by the last of them
 	}
 	if !v.settleSignal {
 		v.settleSignal = true
@@ -268,7 +340,7 @@ func (r *Recorder) finishVisit(v *visit) {
 		return // finished when its transfers are recorded
 	}
 	v.closed = true
-	r.emit(v.finishedEvent())
+	r.out.emit(v.finishedEvent())
 	close(v.finished)
 	if v.parent != nil {
 		r.finishVisit(v.parent)
@@ -303,17 +375,14 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 		r.mu.Unlock()
 		r.refuseTransfers(v)
 		r.mu.Lock()
-		r.decideAll(v)
+		r.out.decideAll(v)
 		v.ownDone = true
 		v.drained = true
 		if isWorkflow(v.kind) {
-			r.wakeRefusals() // its copy passed on eino's errors raised in it: no more will come
+			r.transfers.wakeRefusals() // its copy passed on eino's errors raised in it: no more will come
 		}
 		r.finishVisit(v)
-		root := v == r.root
-		if root {
-			r.rootDrained = true
-		}
+		root := v == r.visits.root
 		r.mu.Unlock()
 		r.drains.done()
 		if root {
