@@ -27,101 +27,86 @@ func isWorkflow(kind string) bool {
 	return kind == "Sequential" || kind == "Parallel" || kind == "Loop"
 }
 
-// visits are the run's agent visits, in the order they started. Their callers hold the
-// recorder's lock.
-type visits struct {
-	root  *visit // the run's first
-	order []*visit
-}
-
-// add adds v, started last.
-func (vs *visits) add(v *visit) {
-	if vs.root == nil {
-		vs.root = v
-	}
-	vs.order = append(vs.order, v)
-}
-
-// rootDrained reports whether the root visit's copy of events has been read to its end, so has
-// the run's (true before any visit: a run that failed before any agent started).
-func (vs *visits) rootDrained() bool { return vs.root == nil || vs.root.drained }
-
-// inside returns the visits started directly inside outer so far.
-func (vs *visits) inside(outer *visit) []*visit {
-	var in []*visit
-	for _, v := range vs.order {
-		if v.parent == outer {
-			in = append(in, v)
-		}
-	}
-	return in
-}
-
-// openInside reports whether a visit started directly inside v has not finished.
-func (vs *visits) openInside(v *visit) bool {
-	for _, c := range vs.order {
-		if c.parent == v && !c.closed {
-			return true
-		}
-	}
-	return false
-}
-
-// iteration returns which iteration of its loop v is (1 for the first), or 0 when no loop runs
-// it: each iteration starts every step of the loop once more.
-func (vs *visits) iteration(v *visit) int {
-	if v.parent == nil || v.parent.kind != "Loop" {
-		return 0
-	}
-	n := 0
-	for _, o := range vs.order {
-		if o.parent == v.parent && o.agent == v.agent {
-			n++
-		}
-	}
-	return n
-}
-
-// workingBesides reports whether a visit other than v has its runnable's work going on.
-func (vs *visits) workingBesides(v *visit) bool {
-	for _, o := range vs.order {
-		if o != v && o.runnable && !o.runnableEnded {
-			return true
-		}
-	}
-	return false
-}
-
-// under returns the visits whose run path is path or goes on below it.
-func (vs *visits) under(path []string) []*visit {
-	prefix := pathKey(path)
-	var in []*visit
-	for _, v := range vs.order {
-		if key := pathKey(v.path); key == prefix || strings.HasPrefix(key, prefix+">") {
-			in = append(in, v)
-		}
-	}
-	return in
-}
-
-// latest returns the latest visit of agent, or nil.
-func (vs *visits) latest(agent string) *visit {
-	for i := len(vs.order) - 1; i >= 0; i-- {
-		if v := vs.order[i]; v.agent == agent {
-			return v
-		}
-	}
-	return nil
-}
-
-// latestAnswering returns the latest visit whose latest reply is the JSON value js, or nil.
-func (vs *visits) latestAnswering(js string) *visit {
-	for i := len(vs.order) - 1; i >= 0; i-- {
-		if v := vs.order[i]; v.answered(js) {
-			return v
-		}
-	}
-	return nil
+// visit is one activation of one agent: created at the agent's start callback and carried in the
+// context of everything it runs, so every loop iteration and every re-entry is a visit of its own.
+type visit struct {
+	rec   *Recorder
+	agent string
+	kind  string // eino's agent type: ChatModel, Sequential, Supervisor...
+	chat  bool   // its work is a chat model agent's (its own, or the one it folded)
+	// path is eino's run path of the visit's events on the Runner's stream, carried by every event
+	// recorded for it. Its own copy of events carries local, the same path without the callers'
+	// prefix when it runs inside an AgentTool; and, when it folds an agent of its own name started
+	// directly inside it, outer, the wrapper's path (the wrapper's own events, a deterministic
+	// transfer out of a wrapped team, carry it).
+	path         []string
+	local, outer string
+	addr         string // its execution address's agent path, collapsed: what an agent inside it extends
+	boundary     string // the innermost AgentTool call it runs inside, if any
+	via          string
+	parent       *visit // the visit it runs inside: the AgentTool caller or the workflow
+	iteration    int    // its loop's iteration, from 1, when a loop runs it
+	// Until something happens inside the visit, its start is not recorded: an agent of its own
+	// name started directly inside it (the prebuilt supervisor's container, a deterministic
+	// wrapper around a team) still changes its path and input. started says it is recorded.
+	started  bool
+	resumed  bool
+	fedInput []traces.Message      // the history eino fed it, for agent.started
+	enter    *traces.AgentToolCall // the agenttool.entered to record with the start, if any
+	startCtx context.Context       // the start's context, to read the session from
+	// runnable says the agent runs a compose runnable whose end is the end of its own work;
+	// ownDone that its copy of events delivered its last own event. A visit that holds a team
+	// (a deterministic transfer around a multi-agent, folded with the team's first agent) ends its
+	// first agent's work at teamDone, and its own events only with the wrapper's, after the team.
+	runnable, runnableEnded, ownDone bool
+	holds, teamDone                  bool
+	// workDone is closed when its first agent's work is over (all of it, unless it holds a team);
+	// settled when, besides, its own events and the visits it ran are; finished when its end is
+	// recorded, which waits for its transfers' outcomes (held counts them).
+	workDone, settled        chan struct{}
+	workSignal, settleSignal bool
+	held                     int
+	interrupted              bool
+	errMsg                   string
+	// pendingInterrupt and pendingError are what the end of its work said (an interrupt, an
+	// error) and its events have not said yet: they will, after that end (see foresee).
+	pendingInterrupt *traces.Interrupt
+	pendingError     bool
+	closed           bool          // agent.finished is recorded
+	finished         chan struct{} // closed with it
+	// eventsOver says its own events have all been read; until then heldSets holds what its
+	// runnable set (see noticeSession).
+	eventsOver bool
+	heldSets   []sessionSet
+	// unechoed are its model replies recorded from callbacks whose echo its copy of events has not
+	// carried yet; toolResults its tool results so recorded, echoedTool how many were echoed.
+	unechoed                []*traces.Message
+	toolResults, echoedTool int
+	caughtUp                chan struct{} // closed when the echoes due are recorded (see echoesDue)
+	observed                chan struct{} // closed when an event of its own is recorded (see catchUp)
+	lastReply               string        // its latest reply's text: eino stores it under OutputKey
+	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
+	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
+	// them started (see handOff).
+	calls               []schema.ToolCall
+	handedOff, handedTo bool
+	lambda              bool // a specialist run as a lambda: its end is the lambda's, not a model call's
+	// lastInput is the visit's latest model input and converted its trace form: the next call's
+	// input usually extends it, and then shares its converted messages.
+	lastInput []*schema.Message
+	converted []traces.Message
+	// outputs counts the visit's streamed replies and tool results still being read; closing, its
+	// runnable's streamed output, whose end is the end of the agent's work.
+	outputs, closing inflight
+	// forwarded counts, per callee, the events its copy of events carried from inside its
+	// AgentTool calls; echoedCalls is the calls whose result the copy carried before their end was
+	// recorded (see inner.go).
+	forwarded   map[string]int
+	echoedCalls map[string]struct{}
+	// ownRuns are the visits its own code ran on runs of their own (see agentStarted).
+	ownRuns []*visit
+	drained bool       // its copy of events has been read to its end
+	session sessionRef // eino's session as its callbacks read it (see sessionOf)
 }
 
 // agentStarted records the start of a visit. It first waits for what caused it: the transfer that
