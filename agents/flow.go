@@ -1,8 +1,8 @@
 // Package agents is Baton's catalogue of demo flows (one file per flow): real eino ADK
 // multi-agent setups, driven by the scripted chat model that stands in for an LLM, and run under
-// the recorder of package attach (RunFlow). It also holds the chat models a run may use
-// (ParseModel: the scripted model, an OpenAI-compatible one, or a replay of a trace's recorded
-// replies) and the pace and typing hooks the server drives runs with.
+// the recorder that package attach records apps with (RunFlow). It also holds the chat models a
+// run may use (ParseModel: the scripted model, an OpenAI-compatible one, or a replay of a trace's
+// recorded replies) and the pace and typing hooks the server drives runs with.
 //
 // It is Baton's own, not a supported API: its exported names serve the baton command and package
 // server, and may change in any release. Apps record their own agents with package attach.

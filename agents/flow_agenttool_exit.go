@@ -28,7 +28,7 @@ func init() {
 			"tool (adk.ExitTool): the exit ends refund_agent's run, its final_result becomes the tool result, and the " +
 			"concierge carries on. orders_desk is a multi-agent whose model transfers to shipping_agent: the transfer " +
 			"happens inside the tool's run, and the concierge only gets shipping_agent's answer. Look for the exit and " +
-			"the transfer inside the AgentTool frames, and the concierge's final answer after both.",
+			"the transfer inside the AgentTool frames, and the concierge's final answer after both: the linter names the exit a swallowed-action.",
 		DefaultInput: "I was charged twice for order 1234, and where is it?",
 		InputNote:    fixedAnswers,
 		Agents: []traces.Agent{

@@ -28,7 +28,7 @@ func init() {
 			"tool interrupts (tool.Interrupt) to ask a person, and the interrupt crosses the AgentTool boundary: " +
 			"the whole run pauses, saved in eino's checkpoint store. Approve or reject it on the run page (or " +
 			"`run approval --approve` / `--reject TEXT`): the run resumes through Runner.ResumeWithParams in the " +
-			"same trace, interrupted then resumed, and only the remaining steps run.",
+			"same trace, interrupted then resumed, and only the remaining steps run. Until then the linter notes a stalled-interrupt.",
 		DefaultInput: "I was charged twice for order 7731, please refund one of them.",
 		Agents: []traces.Agent{
 			{Name: "support_agent", Description: supportDesc, Kind: traces.AgentChatModel, Tools: []string{"billing_agent"}},

@@ -28,7 +28,7 @@ func init() {
 			"By default helpdesk transfers to refunds_agent, which does not exist; with a password question it " +
 			"transfers to tech_agent, which then transfers to billing_agent, its sibling: only sub-agents and the " +
 			"parent are reachable. Either way eino's transfer tool answers \"successfully transferred\", then eino " +
-			"fails the run (\"transfer failed: agent ... not found\"): look for the red edge and the error.",
+			"fails the run (\"transfer failed: agent ... not found\"): look for the red edge and the error, which the linter names a refused-transfer.",
 		DefaultInput: "I want my money back for order 1234",
 		InputNote:    "Scripted answers: helpdesk picks tech_agent when you mention " + strings.Join(techWords, ", ") + ", else the agent that does not exist. The texts stay the same.",
 		Agents: []traces.Agent{

@@ -16,6 +16,9 @@
 // is down or slow the app runs on, a bounded number of events wait per run, and the trace says
 // how many were lost and where. Each run is delivered as it goes and finished when it ends, with
 // no Close to call.
+//
+// Supported API: everything this package exports, which is only what an app uses. The recording
+// itself is Baton's own engine (internal/record), free to change behind it.
 package attach
 
 import (

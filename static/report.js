@@ -8,6 +8,7 @@
 // (templates.reportScript).
 
 import { activateGraph, initGraph } from "./graph.js";
+import { isTyping, keyAction } from "./keymap.js";
 import { hideUnmatched, revealing, showCount, syncInputs, watchInputs } from "./rowfilter.js";
 import { initSequence, markSequence } from "./sequence.js";
 
@@ -239,24 +240,18 @@ import { initSequence, markSequence } from "./sequence.js";
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const t = ev.target;
     // In a field the keys are the field's (the scrubber's own arrows step it, through "input").
-    if (t && /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName)) { if (ev.key === "Escape") t.blur(); return; }
-    const inTimeline = t.closest && t.closest("#timeline-rows");
-    switch (ev.key) {
-      case "j": move(1); break;
-      case "k": move(-1); break;
-      case "ArrowDown": if (!inTimeline) return; move(1); break;
-      case "ArrowUp": if (!inTimeline) return; move(-1); break;
-      // In the timeline Home and End move the selection; elsewhere they travel, like ← and →.
-      case "Home": if (inTimeline) move(-Infinity); else travel(1); break;
-      case "End": if (inTimeline) move(Infinity); else travel(head); break;
-      case "ArrowLeft": travel(S.at - 1); break;
-      case "ArrowRight": travel(S.at + 1); break;
-      case "/": showTab("timeline"); document.getElementById("filter-text").focus(); break;
-      case "Enter": case " ":
+    if (isTyping(t)) { if (ev.key === "Escape") t.blur(); return; }
+    const action = keyAction(ev.key, Boolean(t.closest && t.closest("#timeline-rows")));
+    if (!action) return;
+    const [what, n] = action;
+    switch (what) {
+      case "move": move(n); break;
+      case "step": travel(n === -Infinity ? 1 : n === Infinity ? head : S.at + n); break;
+      case "search": showTab("timeline"); document.getElementById("filter-text").focus(); break;
+      case "activate":
         if (t.closest && t.closest("#graph") && onGraph(t)) break;
         return;
-      case "Escape": setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
-      default: return;
+      case "escape": setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
     }
     ev.preventDefault();
   });

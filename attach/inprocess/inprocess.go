@@ -4,6 +4,8 @@
 //	iter := runner.Query(ctx, "hello", b.Option())
 //
 // The page lives as long as ctx (or the process): it keeps nothing alive.
+//
+// Supported API, like package attach, whose Baton it returns.
 package inprocess
 
 import (

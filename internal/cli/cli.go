@@ -74,7 +74,7 @@ var commandList []*command
 
 func init() {
 	commandList = []*command{serveCommand, flowsCommand, runCommand, openCommand, compareCommand, exportCommand,
-		importCommand, helpCommand}
+		importCommand, lintCommand, helpCommand}
 }
 
 // commands returns every command, in the order help shows them.

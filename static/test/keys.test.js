@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
 import { Element, add } from "./dom.js";
-import { isTyping, keyAction, onKey } from "../keys.js";
+import { isTyping, keyAction } from "../keymap.js";
+import { onKey } from "../keys.js";
 import { S } from "../runstate.js";
 
 describe("keyAction", () => {
