@@ -16,7 +16,7 @@ import (
 // first one.
 func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	r.mu.Lock()
-	own, out := r.ownEvent(v, ev)
+	own, out := v.ownEvent(ev)
 	if !own {
 		v.noteForwarded(ev)
 		if ev.Err != nil && ev.AgentName == "" {
@@ -143,8 +143,8 @@ func (r *Recorder) endOwnEvents(v *visit) {
 
 // ownEvent reports whether ev is v's own: eino puts v's run path on v's own events; and out,
 // whether it is the own event of a wrapper v folded, which carries the wrapper's path.
-// Callers hold r.mu.
-func (r *Recorder) ownEvent(v *visit, ev *adk.AgentEvent) (own, out bool) {
+// Callers hold the recorder's lock.
+func (v *visit) ownEvent(ev *adk.AgentEvent) (own, out bool) {
 	if ev.AgentName != v.agent {
 		return false, false
 	}
