@@ -147,7 +147,7 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 }
 
 // modelFinished records a model's reply (or failure) and the reply as the agent's message, which
-// the visit's copy of events will echo (see isReplyEcho).
+// the visit's copy of events will echo (see echoes).
 func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -168,7 +168,7 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 		}
 		c.v.lastReply = msg.Content
 		if c.v.repliesAreEvents() {
-			c.v.unechoed = append(c.v.unechoed, mc.Output)
+			c.v.echoes.expectReply(mc.Output)
 		}
 		c.v.calls, c.v.handedOff = msg.ToolCalls, false
 	}
@@ -233,13 +233,13 @@ func (r *Recorder) abandonTools(v *visit, why string) {
 // transfer chosen by the model; then the session values the call set (ctx is the tool's). A
 // tool that interrupts the run is not a failure. The end of an AgentTool call that returned is
 // parked until v's copy of events tells how its inner events were seen (see inner.go). echo says
-// the result's echo in v's copy of events is still to be counted (see expectToolEcho).
+// the result's echo in v's copy of events is still to be counted (see echoes).
 //
 // An ordinary tool's end takes the recorder's lock once: it is a third of a run's callbacks.
 func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c *call, result string, err error, echo bool) {
 	r.mu.Lock()
 	if echo {
-		c.v.expectToolEcho()
+		c.v.echoes.expectResult()
 	}
 	r.agentToolReturned(c.toolCallID, err)
 	if inside := r.insideCallee(c.toolCallID); len(inside) > 0 {

@@ -51,7 +51,7 @@ func (v *visit) catchUp() {
 	deadline := time.NewTimer(echoWait)
 	defer deadline.Stop()
 	r.mu.Lock()
-	caughtUp := v.echoesDue()
+	caughtUp := v.echoes.due()
 	r.mu.Unlock()
 	select {
 	case <-caughtUp:
@@ -65,10 +65,7 @@ func (v *visit) catchUp() {
 	defer quiet.Stop()
 	for {
 		r.mu.Lock()
-		if v.observed == nil {
-			v.observed = make(chan struct{})
-		}
-		observed := v.observed
+		observed := v.echoes.nextOwn()
 		r.mu.Unlock()
 		select {
 		case <-observed:

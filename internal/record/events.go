@@ -1,7 +1,6 @@
 package record
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/cloudwego/eino/adk"
@@ -23,7 +22,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 			r.transfers.keepEinoError(ev.Err, v.boundary) // a workflow passes on what eino raised in it
 		}
 	}
-	echo := own && v.isToolEcho(ev)
+	echo := own && v.echoes.result(ev)
 	var returned []*visit
 	if own && !out {
 		returned = v.returnedRuns()
@@ -55,10 +54,10 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	defer v.noteCaughtUp()
+	defer v.echoes.observedOwn()
 	if echo {
 		r.decideCall(v, ev)
-	} else if v.isReplyEcho(msg) {
+	} else if v.echoes.reply(msg) {
 		msg = nil // recorded from the model's callbacks
 	}
 	path := v.path
@@ -78,32 +77,6 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	}
 	if ev.Action != nil {
 		r.observeAction(v, ev, path, msg, out)
-	}
-}
-
-// echoesDue returns a channel closed once v's copy of events has carried, and the recorder
-// recorded, the echo of every reply and tool result callbacks recorded of v so far (see
-// Recorder.ending). Callers hold r.mu.
-func (v *visit) echoesDue() <-chan struct{} {
-	if len(v.unechoed) == 0 && v.echoedTool >= v.toolResults {
-		return alwaysClosed
-	}
-	if v.caughtUp == nil {
-		v.caughtUp = make(chan struct{})
-	}
-	return v.caughtUp
-}
-
-// noteCaughtUp wakes whoever waits for v's copy of events to catch up: an event of its own is
-// recorded, and maybe the last echo due. Callers hold r.mu.
-func (v *visit) noteCaughtUp() {
-	if v.observed != nil {
-		close(v.observed)
-		v.observed = nil
-	}
-	if v.caughtUp != nil && len(v.unechoed) == 0 && v.echoedTool >= v.toolResults {
-		close(v.caughtUp)
-		v.caughtUp = nil
 	}
 }
 
@@ -150,54 +123,6 @@ func (v *visit) ownEvent(ev *adk.AgentEvent) (own, out bool) {
 	}
 	out = v.outer != "" && pathIs(ev.RunPath, v.outer)
 	return out || pathIs(ev.RunPath, v.local), out
-}
-
-// expectToolEcho counts a tool result of v recorded from a callback, whose copy v's events will
-// also carry. Callers hold the recorder's lock.
-func (v *visit) expectToolEcho() { v.toolResults++ }
-
-// isToolEcho reports whether ev repeats a tool result callbacks already recorded, and counts it
-// off: a chat model agent's events carry each result of its tools. Callers hold r.mu.
-func (v *visit) isToolEcho(ev *adk.AgentEvent) bool {
-	mo := messageOf(ev)
-	if ev.Err != nil || mo == nil || mo.Role != schema.Tool {
-		return false
-	}
-	echo := v.echoedTool < v.toolResults
-	v.echoedTool += btoi(echo)
-	return echo
-}
-
-// isReplyEcho reports whether msg, a message of v's own events, repeats one of v's model replies
-// recorded from callbacks, and counts off that reply and any before it (events keep their order).
-// A chat model agent's events carry each reply as it is; an agent that sends a message of its own
-// (plan-execute's planner and replanner send their model's tool call arguments: the plan, the
-// response) sends another message, which is the agent's. Callers hold r.mu, after v's replies
-// streamed so far are recorded.
-func (v *visit) isReplyEcho(msg *schema.Message) bool {
-	if msg == nil || msg.Role == schema.Tool {
-		return false
-	}
-	i := slices.IndexFunc(v.unechoed, func(reply *traces.Message) bool { return sameReply(msg, reply) })
-	if i < 0 {
-		return false
-	}
-	v.unechoed = v.unechoed[i+1:]
-	return true
-}
-
-// sameReply reports whether msg says what reply, as recorded, says: the same text and tool calls.
-func sameReply(msg *schema.Message, reply *traces.Message) bool {
-	if msg.Content != reply.Content || len(msg.ToolCalls) != len(reply.ToolCalls) {
-		return false
-	}
-	for i, tc := range msg.ToolCalls {
-		rc := reply.ToolCalls[i]
-		if tc.ID != rc.ID || tc.Function.Name != rc.Name || tc.Function.Arguments != rc.Arguments {
-			return false
-		}
-	}
-	return true
 }
 
 // observeAction records an event's action; an action that ends the agent's turn makes ev its

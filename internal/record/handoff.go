@@ -37,7 +37,7 @@ func (r *Recorder) handOff(ctx context.Context, v *visit, at place, fed []*schem
 	if !v.handedOff {
 		v.handedOff = true
 		// host.MultiAgent returns only its answer: the reply that picked never reaches v's events.
-		v.unechoed = v.unechoed[:max(len(v.unechoed)-1, 0)]
+		v.echoes.dropLastReply()
 		for _, tc := range v.calls {
 			r.out.emit(traces.Event{Kind: traces.KindTransfer, Agent: v.agent, RunPath: v.path,
 				Transfer: &traces.Transfer{From: v.agent, To: tc.Function.Name, Mode: traces.TransferLLM, CallID: tc.ID}})

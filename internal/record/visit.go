@@ -78,13 +78,8 @@ type visit struct {
 	// runnable set (see noticeSession).
 	eventsOver bool
 	heldSets   []sessionSet
-	// unechoed are its model replies recorded from callbacks whose echo its copy of events has not
-	// carried yet; toolResults its tool results so recorded, echoedTool how many were echoed.
-	unechoed                []*traces.Message
-	toolResults, echoedTool int
-	caughtUp                chan struct{} // closed when the echoes due are recorded (see echoesDue)
-	observed                chan struct{} // closed when an event of its own is recorded (see catchUp)
-	lastReply               string        // its latest reply's text: eino stores it under OutputKey
+	echoes     echoes // what its copy of events repeats of what callbacks recorded
+	lastReply  string // its latest reply's text: eino stores it under OutputKey
 	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
 	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
 	// them started (see handOff).
