@@ -22,13 +22,13 @@ const transferToolName = "transfer_to_agent"
 // calls are a run's model, tool and AgentTool calls: counted, for their ids and order, and the
 // tool and AgentTool calls in progress. Their callers hold the recorder's lock.
 type calls struct {
-	models, tools int                      // calls started so far
-	open          map[string]openTool      // tool calls in progress, by call id
-	agentTools    map[string]agentToolCall // AgentTool calls in progress, by call id
+	models, tools int                       // calls started so far
+	open          map[string]openTool       // tool calls in progress, by call id
+	agentTools    map[string]*agentToolCall // AgentTool calls in progress, by call id
 }
 
 func newCalls() calls {
-	return calls{open: make(map[string]openTool), agentTools: make(map[string]agentToolCall)}
+	return calls{open: make(map[string]openTool), agentTools: make(map[string]*agentToolCall)}
 }
 
 // openTool is a tool call in progress.
@@ -63,12 +63,12 @@ func (c *calls) startTool(t openTool) {
 // tool returns the tool call callID in progress, or the zero openTool.
 func (c *calls) tool(callID string) openTool { return c.open[callID] }
 
-// endTool returns the tool call callID (the zero openTool when it is not in progress) and notes
-// it ended.
-func (c *calls) endTool(callID string) openTool {
-	t := c.open[callID]
+// endTool notes that tool call callID ended and returns its arguments ("" when it was not in
+// progress).
+func (c *calls) endTool(callID string) (args string) {
+	args = c.open[callID].args
 	delete(c.open, callID)
-	return t
+	return args
 }
 
 // abandon ends and returns, in the order they started, the tool calls of v (of every visit when
@@ -87,31 +87,30 @@ func (c *calls) abandon(v *visit) []openTool {
 
 // enter notes AgentTool call callID in progress: what agenttool.entered says, and its callee.
 func (c *calls) enter(callID string, call traces.AgentToolCall, callee *visit) {
-	c.agentTools[callID] = agentToolCall{AgentToolCall: call, callee: callee}
+	c.agentTools[callID] = &agentToolCall{AgentToolCall: call, callee: callee}
 }
 
-// agentTool returns the AgentTool call callID in progress, if it is one.
-func (c *calls) agentTool(callID string) (agentToolCall, bool) {
-	call, ok := c.agentTools[callID]
-	return call, ok
-}
+// agentTool returns the AgentTool call callID in progress, or nil when it is none (most tool
+// calls are ordinary ones, asked about at each end: a pointer spares them copying a call).
+func (c *calls) agentTool(callID string) *agentToolCall { return c.agentTools[callID] }
 
 // returned notes that eino ended AgentTool call callID, and reports whether it is one in
 // progress.
 func (c *calls) returned(callID string) bool {
-	call, ok := c.agentTools[callID]
-	if ok {
+	call := c.agentTools[callID]
+	if call != nil {
 		call.returned = true
-		c.agentTools[callID] = call
 	}
-	return ok
+	return call != nil
 }
 
-// exit returns the AgentTool call callID, if it is one in progress, and notes it ended.
-func (c *calls) exit(callID string) (agentToolCall, bool) {
-	call, ok := c.agentTools[callID]
-	delete(c.agentTools, callID)
-	return call, ok
+// exit returns the AgentTool call callID, or nil when it is none in progress, and notes it ended.
+func (c *calls) exit(callID string) *agentToolCall {
+	call := c.agentTools[callID]
+	if call != nil {
+		delete(c.agentTools, callID)
+	}
+	return call
 }
 
 // anyOpen reports whether a tool or AgentTool call is in progress.
@@ -256,8 +255,8 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	v, callID := c.v, c.toolCallID
 	defer r.diffSession(ctx, v, true)
 	interrupted := isInterrupt(err)
-	args := r.calls.endTool(callID).args
-	if open, ok := r.calls.exit(callID); ok {
+	args := r.calls.endTool(callID)
+	if open := r.calls.exit(callID); open != nil {
 		call := open.AgentToolCall
 		call.Result = result
 		if err == nil {
@@ -299,7 +298,7 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 // insideCallee returns, when callID is an AgentTool call, the callee's visit and the visits it
 // handed work to (transfer targets inside the tool). Callers hold r.mu.
 func (r *Recorder) insideCallee(callID string) []*visit {
-	if call, ok := r.calls.agentTool(callID); ok && call.callee != nil {
+	if call := r.calls.agentTool(callID); call != nil && call.callee != nil {
 		return r.visits.under(call.callee.path)
 	}
 	return nil

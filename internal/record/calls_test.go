@@ -25,7 +25,7 @@ func TestAbandonedToolsEndInTheOrderTheyStarted(t *testing.T) {
 	ending := &call{}
 	ending.ended.Store(true)
 	for _, t := range []openTool{
-		{callID: "t1", v: a}, {callID: "t2", v: b}, {callID: "t3", v: a, call: ending}, {callID: "t4", v: a, call: &call{}}, {callID: "t5", v: a},
+		{callID: "t1", v: a}, {callID: "t2", v: b}, {callID: "t3", args: "{}", v: a, call: ending}, {callID: "t4", v: a, call: &call{}}, {callID: "t5", v: a},
 	} {
 		c.startTool(t)
 	}
@@ -44,7 +44,7 @@ func TestAbandonedToolsEndInTheOrderTheyStarted(t *testing.T) {
 	if got := ids(c.abandon(nil)); len(got) != 1 || got[0] != "t2" {
 		t.Errorf("abandon(nil) = %v, want [t2]", got)
 	}
-	if c.endTool("t3").callID != "t3" || c.anyOpen() {
+	if c.endTool("t3") != "{}" || c.tool("t3").v != nil || c.anyOpen() {
 		t.Error("t3 did not end by its own end, or a call is still open")
 	}
 }
@@ -61,19 +61,19 @@ func TestAgentToolCallsOpenUntilTheyExit(t *testing.T) {
 	if c.returned("t9") {
 		t.Error("returned(t9) = true for an ordinary tool call")
 	}
-	if got, ok := c.agentTool("c1"); !ok || got.returned || got.callee != callee {
-		t.Errorf("agentTool(c1) = %+v, %v; want the call, not returned", got, ok)
+	if got := c.agentTool("c1"); got == nil || got.returned || got.callee != callee {
+		t.Errorf("agentTool(c1) = %+v; want the call, not returned", got)
 	}
 	if !c.returned("c1") {
 		t.Error("returned(c1) = false for an AgentTool call in progress")
 	}
-	if got, _ := c.agentTool("c1"); !got.returned {
+	if got := c.agentTool("c1"); !got.returned {
 		t.Error("c1 is not marked returned")
 	}
-	if got, ok := c.exit("c1"); !ok || got.Caller != "main" {
-		t.Errorf("exit(c1) = %+v, %v; want the call", got, ok)
+	if got := c.exit("c1"); got == nil || got.Caller != "main" {
+		t.Errorf("exit(c1) = %+v; want the call", got)
 	}
-	if _, ok := c.exit("c1"); ok || c.anyOpen() {
+	if c.exit("c1") != nil || c.anyOpen() {
 		t.Error("c1 is still in progress after its exit")
 	}
 }

@@ -74,7 +74,7 @@ func (r *Recorder) decideCall(v *visit, ev *adk.AgentEvent) {
 	if r.out.decide(v, callID) {
 		return
 	}
-	if _, open := r.calls.agentTool(callID); !open {
+	if r.calls.agentTool(callID) == nil {
 		return // an ordinary tool's result: nothing waits for it (noting it would keep every one)
 	}
 	if v.echoedCalls == nil {

@@ -239,8 +239,8 @@ func (ts *transfers) einoErrorFor(v *visit) int {
 // of events read to its end. Callers hold r.mu.
 func (r *Recorder) einoErrorMayCome(v *visit) bool {
 	if v.boundary != "" {
-		call, open := r.calls.agentTool(v.boundary)
-		return open && !call.returned
+		call := r.calls.agentTool(v.boundary)
+		return call != nil && !call.returned
 	}
 	if !r.run.streamDone {
 		return true
