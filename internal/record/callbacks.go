@@ -356,7 +356,7 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 	r.mu.Lock()
 	work := &v.closing
 	if isTool {
-		v.expectToolEcho() // the echo may reach the event copy before we finish reading
+		v.echoes.expectResult() // the echo may reach the event copy before we finish reading
 	}
 	if isModel || isTool {
 		work = &v.outputs

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cloudwego/eino/callbacks"
@@ -20,18 +19,114 @@ import (
 // transferToolName is the tool eino gives a model that may transfer to other agents.
 const transferToolName = "transfer_to_agent"
 
+// calls are a run's model, tool and AgentTool calls: counted, for their ids and order, and the
+// tool and AgentTool calls in progress. Their callers hold the recorder's lock.
+type calls struct {
+	models, tools int                       // calls started so far
+	open          map[string]openTool       // tool calls in progress, by call id
+	agentTools    map[string]*agentToolCall // AgentTool calls in progress, by call id
+}
+
+func newCalls() calls {
+	return calls{open: make(map[string]openTool), agentTools: make(map[string]*agentToolCall)}
+}
+
+// openTool is a tool call in progress.
+type openTool struct {
+	name, args, callID string
+	v                  *visit
+	order              int   // start order, to close forgotten calls in order
+	call               *call // its callbacks' call: ended once its end is being recorded
+}
+
+// agentToolCall is an AgentTool call in progress: what agenttool.entered said, and the callee;
+// returned says eino has ended it (its end is being recorded).
+type agentToolCall struct {
+	traces.AgentToolCall
+	callee   *visit
+	returned bool
+}
+
+// nextModel returns the id of the model call starting.
+func (c *calls) nextModel() string {
+	c.models++
+	return "m" + strconv.Itoa(c.models)
+}
+
+// startTool notes tool call t in progress, started after all the others.
+func (c *calls) startTool(t openTool) {
+	c.tools++
+	t.order = c.tools
+	c.open[t.callID] = t
+}
+
+// tool returns the tool call callID in progress, or the zero openTool.
+func (c *calls) tool(callID string) openTool { return c.open[callID] }
+
+// endTool notes that tool call callID ended and returns its arguments ("" when it was not in
+// progress).
+func (c *calls) endTool(callID string) (args string) {
+	args = c.open[callID].args
+	delete(c.open, callID)
+	return args
+}
+
+// abandon ends and returns, in the order they started, the tool calls of v (of every visit when
+// v is nil) in progress, but those whose end eino has begun to report: that end is theirs.
+func (c *calls) abandon(v *visit) []openTool {
+	var open []openTool
+	for id, t := range c.open {
+		if (v == nil || t.v == v) && (t.call == nil || t.call.ended.CompareAndSwap(false, true)) {
+			open = append(open, t)
+			delete(c.open, id)
+		}
+	}
+	slices.SortFunc(open, func(a, b openTool) int { return a.order - b.order })
+	return open
+}
+
+// enter notes AgentTool call callID in progress: what agenttool.entered says, and its callee.
+func (c *calls) enter(callID string, call traces.AgentToolCall, callee *visit) {
+	c.agentTools[callID] = &agentToolCall{AgentToolCall: call, callee: callee}
+}
+
+// agentTool returns the AgentTool call callID in progress, or nil when it is none (most tool
+// calls are ordinary ones, asked about at each end: a pointer spares them copying a call).
+func (c *calls) agentTool(callID string) *agentToolCall { return c.agentTools[callID] }
+
+// returned notes that eino ended AgentTool call callID, and reports whether it is one in
+// progress.
+func (c *calls) returned(callID string) bool {
+	call := c.agentTools[callID]
+	if call != nil {
+		call.returned = true
+	}
+	return call != nil
+}
+
+// exit returns the AgentTool call callID, or nil when it is none in progress, and notes it ended.
+func (c *calls) exit(callID string) *agentToolCall {
+	call := c.agentTools[callID]
+	if call != nil {
+		delete(c.agentTools, callID)
+	}
+	return call
+}
+
+// anyOpen reports whether a tool or AgentTool call is in progress.
+func (c *calls) anyOpen() bool { return len(c.open) > 0 || len(c.agentTools) > 0 }
+
 // modelStarted records a model call and returns its id and start. What v changed in the session
 // before it (a custom agent's preparation, such as plan-execute's replanner recording the steps
 // done) is recorded first.
 func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.CallbackInput) (string, time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := r.stampNow()
-	defer r.unstamp()
+	now := r.out.stampNow()
+	defer r.out.unstamp()
 	r.commit(v)
 	r.diffSession(ctx, v, false)
-	r.models++
-	id := "m" + strconv.Itoa(r.models)
+	id := r.calls.nextModel()
 	mc := &traces.ModelCall{ID: id}
 	if in != nil {
 		mc.Input = v.input(in.Messages)
@@ -46,17 +141,17 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 		r.tree.modelCall(v.agent, in.Messages, mc.Tools)
 		r.putAgents()
 	}
-	r.emit(traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc})
+	r.out.emit(traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc})
 	return id, now
 }
 
 // modelFinished records a model's reply (or failure) and the reply as the agent's message, which
-// the visit's copy of events will echo (see isReplyEcho).
+// the visit's copy of events will echo (see echoes).
 func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := r.stampNow()
-	defer r.unstamp()
+	now := r.out.stampNow()
+	defer r.out.unstamp()
 	// The call, its reply and its usage, allocated together.
 	ended := &struct {
 		mc    traces.ModelCall
@@ -72,7 +167,7 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 		}
 		c.v.lastReply = msg.Content
 		if c.v.repliesAreEvents() {
-			c.v.unechoed = append(c.v.unechoed, mc.Output)
+			c.v.echoes.expectReply(mc.Output)
 		}
 		c.v.calls, c.v.handedOff = msg.ToolCalls, false
 	}
@@ -80,9 +175,9 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 		ended.usage = traces.Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}
 		mc.Usage = &ended.usage
 	}
-	r.emit(traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.v.path, Model: mc})
+	r.out.emit(traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.v.path, Model: mc})
 	if msg != nil && c.v.repliesAreEvents() {
-		r.emit(traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.v.path, Message: mc.Output})
+		r.out.emit(traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.v.path, Message: mc.Output})
 	}
 	if c.v.handedTo && !c.v.lambda {
 		c.v.ownDone = true // a specialist's work is its one model call
@@ -100,12 +195,11 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *t
 	v := c.v
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c.started = r.stampNow()
-	defer r.unstamp()
+	c.started = r.out.stampNow()
+	defer r.out.unstamp()
 	r.commit(v)
-	r.toolCalls++
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
-	r.openTools[at.toolCallID] = openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, order: r.toolCalls, call: c}
+	r.calls.startTool(openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, call: c})
 	var tc *traces.ToolCall
 	if c.tool != nil {
 		tc = &c.tool.started
@@ -113,7 +207,7 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *t
 		tc = new(traces.ToolCall)
 	}
 	*tc = traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}
-	r.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path, Tool: tc})
+	r.out.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path, Tool: tc})
 }
 
 // Why a tool call is recorded ended though eino never ended it. eino fires no end or error
@@ -128,16 +222,8 @@ const (
 // reports for one of them later is ignored; one whose end eino has begun to report is left to it.
 // Callers hold r.mu.
 func (r *Recorder) abandonTools(v *visit, why string) {
-	var open []openTool
-	for id, t := range r.openTools {
-		if (v == nil || t.v == v) && (t.call == nil || t.call.ended.CompareAndSwap(false, true)) {
-			open = append(open, t)
-			delete(r.openTools, id)
-		}
-	}
-	slices.SortFunc(open, func(a, b openTool) int { return a.order - b.order })
-	for _, t := range open {
-		r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: t.v.agent, RunPath: t.v.path,
+	for _, t := range r.calls.abandon(v) {
+		r.out.emit(traces.Event{Kind: traces.KindToolFinished, Agent: t.v.agent, RunPath: t.v.path,
 			Tool: &traces.ToolCall{Name: t.name, CallID: t.callID, Error: why}})
 	}
 }
@@ -146,13 +232,13 @@ func (r *Recorder) abandonTools(v *visit, why string) {
 // transfer chosen by the model; then the session values the call set (ctx is the tool's). A
 // tool that interrupts the run is not a failure. The end of an AgentTool call that returned is
 // parked until v's copy of events tells how its inner events were seen (see inner.go). echo says
-// the result's echo in v's copy of events is still to be counted (see expectToolEcho).
+// the result's echo in v's copy of events is still to be counted (see echoes).
 //
 // An ordinary tool's end takes the recorder's lock once: it is a third of a run's callbacks.
 func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c *call, result string, err error, echo bool) {
 	r.mu.Lock()
 	if echo {
-		c.v.expectToolEcho()
+		c.v.echoes.expectResult()
 	}
 	r.agentToolReturned(c.toolCallID, err)
 	if inside := r.insideCallee(c.toolCallID); len(inside) > 0 {
@@ -164,21 +250,23 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 		r.mu.Lock()
 	}
 	defer r.mu.Unlock()
-	now := r.stampNow()
-	defer r.unstamp()
+	now := r.out.stampNow()
+	defer r.out.unstamp()
 	v, callID := c.v, c.toolCallID
 	defer r.diffSession(ctx, v, true)
 	interrupted := isInterrupt(err)
-	args := r.openTools[callID].args
-	delete(r.openTools, callID)
-	if open, ok := r.agentTools[callID]; ok {
+	args := r.calls.endTool(callID)
+	if open := r.calls.exit(callID); open != nil {
 		call := open.AgentToolCall
 		call.Result = result
-		delete(r.agentTools, callID)
-		if err == nil && !r.park(v, callID, call.Callee) {
-			call.InnerEvents = v.innerEvents(call.Callee)
+		if err == nil {
+			if v.echoedCall(callID) {
+				call.InnerEvents = v.innerEvents(call.Callee)
+			} else {
+				r.out.park(v, callID, call.Callee)
+			}
 		}
-		r.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
+		r.out.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
 	}
 	// The end and the result's message, allocated with the call (see toolEvents).
 	ended := c.tool
@@ -192,11 +280,11 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	} else {
 		ended.ended.Error = errText(err)
 	}
-	r.emit(traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.v.path, Tool: &ended.ended})
+	r.out.emit(traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.v.path, Tool: &ended.ended})
 	if err != nil {
 		return
 	}
-	r.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.v.path, Message: &ended.result})
+	r.out.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.v.path, Message: &ended.result})
 	if info.Name == transferToolName {
 		var target struct {
 			AgentName string `json:"agent_name"`
@@ -210,17 +298,10 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 // insideCallee returns, when callID is an AgentTool call, the callee's visit and the visits it
 // handed work to (transfer targets inside the tool). Callers hold r.mu.
 func (r *Recorder) insideCallee(callID string) []*visit {
-	call, ok := r.agentTools[callID]
-	var inside []*visit
-	if ok && call.callee != nil {
-		prefix := pathKey(call.callee.path)
-		for _, v := range r.order {
-			if key := pathKey(v.path); key == prefix || strings.HasPrefix(key, prefix+">") {
-				inside = append(inside, v)
-			}
-		}
+	if call := r.calls.agentTool(callID); call != nil && call.callee != nil {
+		return r.visits.under(call.callee.path)
 	}
-	return inside
+	return nil
 }
 
 // requestOf extracts the request an AgentTool received from its JSON arguments.

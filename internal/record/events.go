@@ -1,7 +1,6 @@
 package record
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/cloudwego/eino/adk"
@@ -16,14 +15,14 @@ import (
 // first one.
 func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	r.mu.Lock()
-	own, out := r.ownEvent(v, ev)
+	own, out := v.ownEvent(ev)
 	if !own {
 		v.noteForwarded(ev)
 		if ev.Err != nil && ev.AgentName == "" {
-			r.keepEinoError(ev.Err, v.boundary) // a workflow passes on what eino raised in it
+			r.transfers.keepEinoError(ev.Err, v.boundary) // a workflow passes on what eino raised in it
 		}
 	}
-	echo := own && v.isToolEcho(ev)
+	echo := own && v.echoes.result(ev)
 	var returned []*visit
 	if own && !out {
 		returned = v.returnedRuns()
@@ -55,10 +54,10 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	defer v.noteCaughtUp()
+	defer v.echoes.observedOwn()
 	if echo {
 		r.decideCall(v, ev)
-	} else if v.isReplyEcho(msg) {
+	} else if v.echoes.reply(msg) {
 		msg = nil // recorded from the model's callbacks
 	}
 	path := v.path
@@ -74,36 +73,10 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 		return
 	}
 	if msg != nil {
-		r.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: path, Message: ptr(traceMessage(msg))})
+		r.out.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: path, Message: ptr(traceMessage(msg))})
 	}
 	if ev.Action != nil {
 		r.observeAction(v, ev, path, msg, out)
-	}
-}
-
-// echoesDue returns a channel closed once v's copy of events has carried, and the recorder
-// recorded, the echo of every reply and tool result callbacks recorded of v so far (see
-// Recorder.ending). Callers hold r.mu.
-func (v *visit) echoesDue() <-chan struct{} {
-	if len(v.unechoed) == 0 && v.echoedTool >= v.toolResults {
-		return alwaysClosed
-	}
-	if v.caughtUp == nil {
-		v.caughtUp = make(chan struct{})
-	}
-	return v.caughtUp
-}
-
-// noteCaughtUp wakes whoever waits for v's copy of events to catch up: an event of its own is
-// recorded, and maybe the last echo due. Callers hold r.mu.
-func (v *visit) noteCaughtUp() {
-	if v.observed != nil {
-		close(v.observed)
-		v.observed = nil
-	}
-	if v.caughtUp != nil && len(v.unechoed) == 0 && v.echoedTool >= v.toolResults {
-		close(v.caughtUp)
-		v.caughtUp = nil
 	}
 }
 
@@ -143,61 +116,13 @@ func (r *Recorder) endOwnEvents(v *visit) {
 
 // ownEvent reports whether ev is v's own: eino puts v's run path on v's own events; and out,
 // whether it is the own event of a wrapper v folded, which carries the wrapper's path.
-// Callers hold r.mu.
-func (r *Recorder) ownEvent(v *visit, ev *adk.AgentEvent) (own, out bool) {
+// Callers hold the recorder's lock.
+func (v *visit) ownEvent(ev *adk.AgentEvent) (own, out bool) {
 	if ev.AgentName != v.agent {
 		return false, false
 	}
 	out = v.outer != "" && pathIs(ev.RunPath, v.outer)
 	return out || pathIs(ev.RunPath, v.local), out
-}
-
-// expectToolEcho counts a tool result of v recorded from a callback, whose copy v's events will
-// also carry. Callers hold the recorder's lock.
-func (v *visit) expectToolEcho() { v.toolResults++ }
-
-// isToolEcho reports whether ev repeats a tool result callbacks already recorded, and counts it
-// off: a chat model agent's events carry each result of its tools. Callers hold r.mu.
-func (v *visit) isToolEcho(ev *adk.AgentEvent) bool {
-	mo := messageOf(ev)
-	if ev.Err != nil || mo == nil || mo.Role != schema.Tool {
-		return false
-	}
-	echo := v.echoedTool < v.toolResults
-	v.echoedTool += btoi(echo)
-	return echo
-}
-
-// isReplyEcho reports whether msg, a message of v's own events, repeats one of v's model replies
-// recorded from callbacks, and counts off that reply and any before it (events keep their order).
-// A chat model agent's events carry each reply as it is; an agent that sends a message of its own
-// (plan-execute's planner and replanner send their model's tool call arguments: the plan, the
-// response) sends another message, which is the agent's. Callers hold r.mu, after v's replies
-// streamed so far are recorded.
-func (v *visit) isReplyEcho(msg *schema.Message) bool {
-	if msg == nil || msg.Role == schema.Tool {
-		return false
-	}
-	i := slices.IndexFunc(v.unechoed, func(reply *traces.Message) bool { return sameReply(msg, reply) })
-	if i < 0 {
-		return false
-	}
-	v.unechoed = v.unechoed[i+1:]
-	return true
-}
-
-// sameReply reports whether msg says what reply, as recorded, says: the same text and tool calls.
-func sameReply(msg *schema.Message, reply *traces.Message) bool {
-	if msg.Content != reply.Content || len(msg.ToolCalls) != len(reply.ToolCalls) {
-		return false
-	}
-	for i, tc := range msg.ToolCalls {
-		rc := reply.ToolCalls[i]
-		if tc.ID != rc.ID || tc.Function.Name != rc.Name || tc.Function.Arguments != rc.Arguments {
-			return false
-		}
-	}
-	return true
 }
 
 // observeAction records an event's action; an action that ends the agent's turn makes ev its
@@ -224,42 +149,25 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 		} else if mo := messageOf(ev); mo != nil && mo.Message != nil {
 			final = mo.Message.Content
 		}
-		r.emit(traces.Event{Kind: traces.KindExit, Agent: v.agent, RunPath: path, Exit: &traces.Exit{FinalResult: final}})
+		r.out.emit(traces.Event{Kind: traces.KindExit, Agent: v.agent, RunPath: path, Exit: &traces.Exit{FinalResult: final}})
 	case a.BreakLoop != nil:
 		// The loop fills in CurrentIterations (counted from 0) only after the breaking agent's copy
 		// of the event is made; the visit knows its own iteration.
 		// (Reading it here would race with the loop writing it.)
 		iterations := v.iteration
-		r.emit(traces.Event{Kind: traces.KindBreakLoop, Agent: v.agent, RunPath: path,
+		r.out.emit(traces.Event{Kind: traces.KindBreakLoop, Agent: v.agent, RunPath: path,
 			BreakLoop: &traces.BreakLoop{From: a.BreakLoop.From, Iterations: iterations}})
 	case a.Interrupted != nil:
 		r.ownEnd(v, out)
 		v.interrupted = true
 		v.pendingInterrupt = nil
-		r.interrupt = true
-		if i := interruptOf(a.Interrupted); r.firstInterrupt(i.ID) {
+		r.run.interrupt = true
+		if i := interruptOf(a.Interrupted); r.run.firstInterrupt(i.ID) {
 			r.stoppedAt(i.ID)
-			r.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: i})
+			r.out.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: i})
 		}
 	}
 	r.finishVisit(v)
-}
-
-// firstInterrupt reports whether the interrupt of eino's root-cause id has not been recorded yet,
-// and notes it. An interrupt raised inside an AgentTool crosses it: the copies of events of every
-// agent on its way out carry it, with the same root cause, while the Runner's stream carries it
-// once. It is recorded once, where it arose: the innermost agent's copy carries it first (the
-// caller's AgentTool call ends only once the callee's visit has). An interrupt without an id is
-// recorded each time. Callers hold r.mu.
-func (r *Recorder) firstInterrupt(id string) bool {
-	if id == "" {
-		return true
-	}
-	if slices.Contains(r.interrupts, id) {
-		return false
-	}
-	r.interrupts = append(r.interrupts, id)
-	return true
 }
 
 // messageOf returns the message output an event carries, or nil.

@@ -37,9 +37,9 @@ func (r *Recorder) handOff(ctx context.Context, v *visit, at place, fed []*schem
 	if !v.handedOff {
 		v.handedOff = true
 		// host.MultiAgent returns only its answer: the reply that picked never reaches v's events.
-		v.unechoed = v.unechoed[:max(len(v.unechoed)-1, 0)]
+		v.echoes.dropLastReply()
 		for _, tc := range v.calls {
-			r.emit(traces.Event{Kind: traces.KindTransfer, Agent: v.agent, RunPath: v.path,
+			r.out.emit(traces.Event{Kind: traces.KindTransfer, Agent: v.agent, RunPath: v.path,
 				Transfer: &traces.Transfer{From: v.agent, To: tc.Function.Name, Mode: traces.TransferLLM, CallID: tc.ID}})
 			r.tree.transfer(v.agent, tc.Function.Name)
 		}
@@ -52,7 +52,7 @@ func (r *Recorder) handOff(ctx context.Context, v *visit, at place, fed []*schem
 	s.path = append(slices.Clone(v.path), s.agent)
 	s.addr = pathKey(s.path)
 	s.fedInput = traceMessages(withoutSystem(fed))
-	r.order = append(r.order, s)
+	r.visits.add(s)
 	r.tree.visit(s)
 	r.putAgents()
 	r.commit(s)
@@ -75,7 +75,7 @@ func (r *Recorder) specialistAnswered(s *visit, msg *schema.Message, err error) 
 	defer r.mu.Unlock()
 	if msg != nil {
 		s.lastReply = msg.Content
-		r.emit(traces.Event{Kind: traces.KindMessage, Agent: s.agent, RunPath: s.path, Message: ptr(traceMessage(msg))})
+		r.out.emit(traces.Event{Kind: traces.KindMessage, Agent: s.agent, RunPath: s.path, Message: ptr(traceMessage(msg))})
 	}
 	s.errMsg = errText(err)
 	s.ownDone = true

@@ -52,15 +52,15 @@ func (v *visit) innerEvents(callee string) string {
 	return traces.InnerEventsCallbacks
 }
 
-// park parks the end of v's AgentTool call callID, recorded next, unless v's copy already
-// carried its result; it reports whether it did. Callers hold r.mu.
-func (r *Recorder) park(v *visit, callID, callee string) bool {
+// echoedCall reports whether v's copy already carried the result of its AgentTool call callID,
+// whose end is being recorded, and forgets it: the call is decided then (see decideCall).
+// Callers hold the recorder's lock.
+func (v *visit) echoedCall(callID string) bool {
 	if _, seen := v.echoedCalls[callID]; seen {
 		delete(v.echoedCalls, callID)
-		return false
+		return true
 	}
-	r.parked = append(r.parked, &parkedCall{v: v, callID: callID, callee: callee})
-	return true
+	return false
 }
 
 // decideCall decides v's parked call whose tool result ev carries, now that every event forwarded
@@ -71,42 +71,14 @@ func (r *Recorder) decideCall(v *visit, ev *adk.AgentEvent) {
 		return
 	}
 	callID := mo.Message.ToolCallID
-	for _, p := range r.parked {
-		if p.v == v && p.callID == callID && !p.decided {
-			p.decided = true
-			r.releaseDecided()
-			return
-		}
+	if r.out.decide(v, callID) {
+		return
 	}
-	if _, open := r.agentTools[callID]; !open {
+	if r.calls.agentTool(callID) == nil {
 		return // an ordinary tool's result: nothing waits for it (noting it would keep every one)
 	}
 	if v.echoedCalls == nil {
 		v.echoedCalls = make(map[string]struct{})
 	}
 	v.echoedCalls[callID] = struct{}{} // its end is not recorded yet: it will be decided then
-}
-
-// decideAll decides the parked calls of v (of every visit when v is nil) by what the copies
-// carried so far: v's copy has ended, or the run has. Callers hold r.mu.
-func (r *Recorder) decideAll(v *visit) {
-	for _, p := range r.parked {
-		if v == nil || p.v == v {
-			p.decided = true
-		}
-	}
-	r.releaseDecided()
-}
-
-// releaseDecided hands the sink the parked calls, and what waited behind them, up to the first
-// undecided one. Callers hold r.mu.
-func (r *Recorder) releaseDecided() {
-	for len(r.parked) > 0 && r.parked[0].decided {
-		p := r.parked[0]
-		r.parked = r.parked[1:]
-		p.events[0].AgentTool.InnerEvents = p.v.innerEvents(p.callee)
-		for _, e := range p.events {
-			r.deliver(e)
-		}
-	}
 }

@@ -46,24 +46,12 @@ const viaResume = "resume"
 func (r *Recorder) resumes(ctx context.Context, rootAgent string, info *adk.ResumeInfo) {
 	interrupt := interruptOf(info.InterruptInfo)
 	if prev := stops.claim(interrupt.ID); prev != nil {
-		if f, ok := r.sink.(follower); ok {
+		if f, ok := r.out.sink.(follower); ok {
 			f.follow(prev)
 		}
 	}
-	for k, v := range adk.GetSessionValues(ctx) {
-		r.session[k] = seenOf(v)
-	}
-	r.emit(traces.Event{Kind: traces.KindResumed, Agent: rootAgent, Interrupt: interrupt})
-}
-
-// seenOf is v as the session remembers a value seen (see session).
-func seenOf(v any) seenValue {
-	seen := seenValue{json: jsonValue(v)}
-	switch v.(type) {
-	case string, bool, int, int64, float64:
-		seen.plain = v
-	}
-	return seen
+	r.session.restore(adk.GetSessionValues(ctx))
+	r.out.emit(traces.Event{Kind: traces.KindResumed, Agent: rootAgent, Interrupt: interrupt})
 }
 
 // reenter places v, an agent eino started again on the way to the interrupt, in the tree: below
@@ -95,7 +83,7 @@ func (r *Recorder) stopped(err error) {
 
 // stoppedAt notes that the run stopped at interrupt id: from its runnable's end (see stopped), or
 // from the interrupted event, for an agent that interrupts without a runnable. Callers hold r.mu.
-func (r *Recorder) stoppedAt(id string) { stops.put(id, r.sink) }
+func (r *Recorder) stoppedAt(id string) { stops.put(id, r.out.sink) }
 
 // follower is a Sink that can record the resumed part of a run whose part before went to prev,
 // reaching its destination after it.

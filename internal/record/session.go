@@ -12,21 +12,42 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// session is what the recorder last saw of the run's session values, as JSON, with the value
-// itself when it is a plain string, number or bool: equal to it, a value needs no encoding to
-// tell it has not changed.
-type session map[string]seenValue
+// session is what the recorder last saw of the run's session values, and where it looks at them
+// at the run's end. Its callers hold the recorder's lock.
+type session struct {
+	// seen holds each value last seen, as JSON, with the value itself when it is a plain string,
+	// number or bool: equal to it, a value needs no encoding to tell it has not changed.
+	seen map[string]seenValue
+	ctx  context.Context // a context that carries the run's session: its first visit's
+}
 
 type seenValue struct {
 	json  string
 	plain any
 }
 
-func newSession() session { return make(session) }
+func newSession() session { return session{seen: make(map[string]seenValue)} }
+
+// seenOf is v as the session remembers a value seen.
+func seenOf(v any) seenValue {
+	seen := seenValue{json: jsonValue(v)}
+	switch v.(type) {
+	case string, bool, int, int64, float64:
+		seen.plain = v
+	}
+	return seen
+}
+
+// restore takes values as seen: a resume's session, which the part before recorded.
+func (s *session) restore(values map[string]any) {
+	for k, v := range values {
+		s.seen[k] = seenOf(v)
+	}
+}
 
 // unchanged reports whether v is the plain value last seen under key.
-func (s session) unchanged(key string, v any) bool {
-	seen, ok := s[key]
+func (s *session) unchanged(key string, v any) bool {
+	seen, ok := s.seen[key]
 	if !ok || seen.plain == nil {
 		return false
 	}
@@ -86,13 +107,23 @@ func (r *Recorder) sessionChanges(ctx context.Context, v *visit, byWork bool) []
 	if ctx == nil {
 		return nil
 	}
-	values, lock := sessionOf(ctx, v)
+	sets := r.session.changes(sessionOf(ctx, v))
+	for i := range sets {
+		sets[i].setter = r.setterOf(sets[i].key, sets[i].js, v, byWork)
+	}
+	return sets
+}
+
+// changes returns the session values, as eino keeps them under lock (nil: values are a copy),
+// that changed since the last look, in the order of their keys and without their setters, and
+// notes them as seen.
+func (s *session) changes(values map[string]any, lock *sync.Mutex) []sessionSet {
 	if lock != nil {
 		lock.Lock()
 	}
 	changed := false
 	for k, v := range values {
-		if changed = !r.session.unchanged(k, v); changed {
+		if changed = !s.unchanged(k, v); changed {
 			break
 		}
 	}
@@ -107,11 +138,11 @@ func (r *Recorder) sessionChanges(ctx context.Context, v *visit, byWork bool) []
 	}
 	var sets []sessionSet
 	for _, k := range slices.Sorted(maps.Keys(values)) {
-		js, changed := r.changedValue(k, values[k])
+		js, changed := s.changedValue(k, values[k])
 		if !changed {
 			continue
 		}
-		sets = append(sets, sessionSet{key: k, js: js, setter: r.setterOf(k, js, v, byWork)})
+		sets = append(sets, sessionSet{key: k, js: js})
 	}
 	return sets
 }
@@ -143,7 +174,7 @@ func (r *Recorder) noticeOutput(v *visit) {
 		if owner != v.agent && (owner != "" || !v.answered(js)) {
 			continue
 		}
-		if _, changed := r.changedValue(k, values[k]); changed {
+		if _, changed := r.session.changedValue(k, values[k]); changed {
 			r.learnOutputKey(v, k)
 			r.recordSet(k, js, v)
 		}
@@ -151,30 +182,25 @@ func (r *Recorder) noticeOutput(v *visit) {
 }
 
 // changedValue notes the value under key as seen and returns it as JSON, with whether it changed
-// since the last look. Callers hold r.mu.
-func (r *Recorder) changedValue(key string, value any) (string, bool) {
-	if r.session.unchanged(key, value) {
+// since the last look.
+func (s *session) changedValue(key string, value any) (string, bool) {
+	if s.unchanged(key, value) {
 		return "", false
 	}
-	js := jsonValue(value)
-	seen := seenValue{json: js}
-	switch value.(type) {
-	case string, bool, int, int64, float64:
-		seen.plain = value
-	}
-	changed := r.session[key].json != js
-	r.session[key] = seen
-	return js, changed
+	seen := seenOf(value)
+	changed := s.seen[key].json != seen.json
+	s.seen[key] = seen
+	return seen.json, changed
 }
 
 // recordSet records that setter (nil: unknown, then whoever acted last) set key to the JSON value
 // js. Callers hold r.mu.
 func (r *Recorder) recordSet(key, js string, setter *visit) {
-	agent, path := r.lastAgent, r.lastPath
+	agent, path := r.out.lastAgent, r.out.lastPath
 	if setter != nil {
 		agent, path = setter.agent, setter.path
 	}
-	r.emit(traces.Event{Kind: traces.KindSessionSet, Agent: agent, RunPath: path,
+	r.out.emit(traces.Event{Kind: traces.KindSessionSet, Agent: agent, RunPath: path,
 		Session: &traces.SessionSet{Key: key, Value: json.RawMessage(js), SetBy: agent}})
 }
 
@@ -182,21 +208,17 @@ func (r *Recorder) recordSet(key, js string, setter *visit) {
 // Callers hold r.mu.
 func (r *Recorder) setterOf(key, js string, noticer *visit, byWork bool) *visit {
 	if owner := r.tree.outputKeyOwner(key); owner != "" {
-		for i := len(r.order) - 1; i >= 0; i-- {
-			if v := r.order[i]; v.agent == owner {
-				return v
-			}
+		if v := r.visits.latest(owner); v != nil {
+			return v
 		}
 		return noticer
 	}
 	if byWork && noticer != nil {
 		return noticer
 	}
-	for i := len(r.order) - 1; i >= 0; i-- {
-		if v := r.order[i]; v.answered(js) {
-			r.learnOutputKey(v, key)
-			return v
-		}
+	if v := r.visits.latestAnswering(js); v != nil {
+		r.learnOutputKey(v, key)
+		return v
 	}
 	return noticer
 }

@@ -22,6 +22,38 @@ type heldTransfer struct {
 	ready <-chan struct{}
 }
 
+// transfers are a run's transfers whose outcome is not known yet, and the errors eino raised
+// outside any agent, which explain the transfers it refused. Their callers hold the recorder's
+// lock.
+type transfers struct {
+	waiting  map[string][]*heldTransfer // by target: the transfers to it its start has not claimed yet
+	held     chan struct{}              // closed and replaced whenever a transfer is held
+	einoErrs []einoError                // eino's errors of no agent, to explain refusals
+	// errsChanged is closed and replaced when one comes or a source of them ends.
+	errsChanged chan struct{}
+}
+
+func newTransfers() transfers {
+	return transfers{waiting: make(map[string][]*heldTransfer), held: make(chan struct{}), errsChanged: make(chan struct{})}
+}
+
+// hold holds h until a start of its target claims it, and wakes whoever waits to claim one.
+func (ts *transfers) hold(h *heldTransfer) {
+	ts.waiting[h.t.To] = append(ts.waiting[h.t.To], h)
+	close(ts.held)
+	ts.held = make(chan struct{})
+}
+
+// claim takes the first transfer to agent held, or, when there is none, returns nil and a channel
+// closed when another transfer is held.
+func (ts *transfers) claim(agent string) (*heldTransfer, <-chan struct{}) {
+	if held := ts.waiting[agent]; len(held) > 0 {
+		ts.waiting[agent] = held[1:]
+		return held[0], nil
+	}
+	return nil, ts.held
+}
+
 // holdTransfer holds a transfer from v until its outcome is known and wakes agent starts waiting
 // for it; out says the wrapper of a team v holds made it, after the team. Callers hold r.mu.
 func (r *Recorder) holdTransfer(v *visit, t traces.Transfer, out bool) {
@@ -29,13 +61,10 @@ func (r *Recorder) holdTransfer(v *visit, t traces.Transfer, out bool) {
 	if v.holds && !out {
 		h.ready = v.workDone
 	}
-	r.transfers[t.To] = append(r.transfers[t.To], h)
+	r.transfers.hold(h)
 	v.held++
-	r.held++
 	r.tree.transfer(t.From, t.To)
 	r.putAgents()
-	close(r.transferCh)
-	r.transferCh = make(chan struct{})
 }
 
 // recordTransfer records h with its outcome: made, or refused with errMsg, in the words of errBy
@@ -45,12 +74,11 @@ func (r *Recorder) recordTransfer(h *heldTransfer, errMsg, errBy string) {
 	if errMsg != "" {
 		t.Outcome, t.Error, t.ErrorBy = traces.TransferFailed, errMsg, errBy
 	}
-	r.emit(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: h.from.path, Transfer: &t})
+	r.out.emit(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: h.from.path, Transfer: &t})
 	if errMsg != "" {
 		r.fail(h.from.agent, h.from.path, errMsg)
 	}
 	h.from.held--
-	r.held--
 	r.finishVisit(h.from)
 }
 
@@ -61,9 +89,8 @@ func (r *Recorder) awaitTransfer(ctx context.Context, agent string) bool {
 	defer timeout.Stop()
 	for {
 		r.mu.Lock()
-		if held := r.transfers[agent]; len(held) > 0 {
-			h := held[0]
-			r.transfers[agent] = held[1:]
+		h, wake := r.transfers.claim(agent)
+		if h != nil {
 			r.mu.Unlock()
 			awaitClosed(h.ready)
 			r.mu.Lock()
@@ -72,7 +99,6 @@ func (r *Recorder) awaitTransfer(ctx context.Context, agent string) bool {
 			r.mu.Unlock()
 			return true
 		}
-		wake := r.transferCh
 		r.mu.Unlock()
 		select {
 		case <-wake:
@@ -92,8 +118,8 @@ func (r *Recorder) refuseTransfers(v *visit) {
 	defer timeout.Stop()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for r.hasUnclaimed(v) && r.einoErrorFor(v) < 0 && r.einoErrorMayCome(v) {
-		wake := r.errsChanged
+	for r.transfers.hasUnclaimed(v) && r.transfers.einoErrorFor(v) < 0 && r.einoErrorMayCome(v) {
+		wake := r.transfers.errsChanged
 		r.mu.Unlock()
 		select {
 		case <-wake:
@@ -109,30 +135,30 @@ func (r *Recorder) refuseTransfers(v *visit) {
 
 // refuse records v's unclaimed transfers as refused. Callers hold r.mu.
 func (r *Recorder) refuse(v *visit) {
-	for _, h := range r.unclaimed(v) {
-		msg, by, einos := r.refusal(v, h)
+	for _, h := range r.transfers.unclaimed(v) {
+		msg, by, einos := r.transfers.refusal(v, h)
 		if einos >= 0 {
-			r.einoErrs = slices.Delete(r.einoErrs, einos, einos+1) // told once
+			r.transfers.einoErrs = slices.Delete(r.transfers.einoErrs, einos, einos+1) // told once
 		}
 		r.recordTransfer(h, msg, by)
 	}
 }
 
 // refusal returns why eino refused h, a transfer of v, and whose words these are: eino's own
-// error, when one reached the recorder (einos is its place in r.einoErrs, else -1); else the
-// recorder's, saying what it saw and why it has no more. Callers hold r.mu.
-func (r *Recorder) refusal(v *visit, h *heldTransfer) (msg, by string, einos int) {
-	if i := r.einoErrorFor(v); i >= 0 {
-		return r.einoErrs[i].err.Error(), traces.ErrorByEino, i
+// error, when one reached the recorder (einos is its place in einoErrs, else -1); else the
+// recorder's, saying what it saw and why it has no more.
+func (ts *transfers) refusal(v *visit, h *heldTransfer) (msg, by string, einos int) {
+	if i := ts.einoErrorFor(v); i >= 0 {
+		return ts.einoErrs[i].err.Error(), traces.ErrorByEino, i
 	}
 	return fmt.Sprintf("transfer to %q refused: eino found no agent %q reachable from %q (only its sub-agents and its parent are); "+
 		"eino (as of v0.9.21) reports its own error only on the Runner's event stream, which callbacks do not see",
 		h.t.To, h.t.To, h.t.From), traces.ErrorByRecorder, -1
 }
 
-// hasUnclaimed reports whether v holds a transfer no agent start has claimed. Callers hold r.mu.
-func (r *Recorder) hasUnclaimed(v *visit) bool {
-	for _, held := range r.transfers {
+// hasUnclaimed reports whether v holds a transfer no agent start has claimed.
+func (ts *transfers) hasUnclaimed(v *visit) bool {
+	for _, held := range ts.waiting {
 		if slices.ContainsFunc(held, func(h *heldTransfer) bool { return h.from == v }) {
 			return true
 		}
@@ -141,10 +167,9 @@ func (r *Recorder) hasUnclaimed(v *visit) bool {
 }
 
 // heldFrom returns v's held transfers no start has claimed, in the order refuse records them.
-// Callers hold r.mu.
-func (r *Recorder) heldFrom(v *visit) []*heldTransfer {
+func (ts *transfers) heldFrom(v *visit) []*heldTransfer {
 	var out []*heldTransfer
-	for _, held := range r.transfers {
+	for _, held := range ts.waiting {
 		for _, h := range held {
 			if h.from == v {
 				out = append(out, h)
@@ -155,10 +180,11 @@ func (r *Recorder) heldFrom(v *visit) []*heldTransfer {
 	return out
 }
 
-// unclaimed removes and returns v's held transfers no start has claimed. Callers hold r.mu.
-func (r *Recorder) unclaimed(v *visit) []*heldTransfer {
+// unclaimed removes and returns v's held transfers no start has claimed, in the order refuse
+// records them.
+func (ts *transfers) unclaimed(v *visit) []*heldTransfer {
 	var out []*heldTransfer
-	for to, held := range r.transfers {
+	for to, held := range ts.waiting {
 		kept := held[:0]
 		for _, h := range held {
 			if h.from == v {
@@ -167,7 +193,7 @@ func (r *Recorder) unclaimed(v *visit) []*heldTransfer {
 				kept = append(kept, h)
 			}
 		}
-		r.transfers[to] = kept
+		ts.waiting[to] = kept
 	}
 	slices.SortFunc(out, func(a, b *heldTransfer) int { return strings.Compare(a.t.To, b.t.To) })
 	return out
@@ -185,15 +211,15 @@ type einoError struct {
 }
 
 // keepEinoError keeps err, raised by eino outside any agent, for the refusals of scope call, once:
-// the stream and the copies of nested workflows carry the same error. Callers hold r.mu.
-func (r *Recorder) keepEinoError(err error, call string) {
-	for _, e := range r.einoErrs {
+// the stream and the copies of nested workflows carry the same error.
+func (ts *transfers) keepEinoError(err error, call string) {
+	for _, e := range ts.einoErrs {
 		if e.call == call && sameError(e.err, err) {
 			return
 		}
 	}
-	r.einoErrs = append(r.einoErrs, einoError{err: err, call: call})
-	r.wakeRefusals()
+	ts.einoErrs = append(ts.einoErrs, einoError{err: err, call: call})
+	ts.wakeRefusals()
 }
 
 // sameError reports whether a and b are one error value (never compared by their text).
@@ -203,9 +229,8 @@ func sameError(a, b error) bool {
 }
 
 // einoErrorFor returns the index of the kept error that explains a refusal of v, or -1.
-// Callers hold r.mu.
-func (r *Recorder) einoErrorFor(v *visit) int {
-	return slices.IndexFunc(r.einoErrs, func(e einoError) bool { return e.call == v.boundary })
+func (ts *transfers) einoErrorFor(v *visit) int {
+	return slices.IndexFunc(ts.einoErrs, func(e einoError) bool { return e.call == v.boundary })
 }
 
 // einoErrorMayCome reports whether eino's error for a transfer refused from v may still reach the
@@ -214,10 +239,10 @@ func (r *Recorder) einoErrorFor(v *visit) int {
 // of events read to its end. Callers hold r.mu.
 func (r *Recorder) einoErrorMayCome(v *visit) bool {
 	if v.boundary != "" {
-		call, open := r.agentTools[v.boundary]
-		return open && !call.returned
+		call := r.calls.agentTool(v.boundary)
+		return call != nil && !call.returned
 	}
-	if !r.streamDone {
+	if !r.run.streamDone {
 		return true
 	}
 	for w := v.parent; w != nil; w = w.parent {
@@ -231,16 +256,13 @@ func (r *Recorder) einoErrorMayCome(v *visit) bool {
 // agentToolReturned notes that eino ended AgentTool call callID (when it is one), failed with err:
 // an AgentTool whose callee refused a transfer fails with eino's refusal. Callers hold r.mu.
 func (r *Recorder) agentToolReturned(callID string, err error) {
-	call, ok := r.agentTools[callID]
-	if !ok {
+	if !r.calls.returned(callID) {
 		return
 	}
-	call.returned = true
-	r.agentTools[callID] = call
 	if err != nil && !isInterrupt(err) {
-		r.keepEinoError(err, callID)
+		r.transfers.keepEinoError(err, callID)
 	}
-	r.wakeRefusals()
+	r.transfers.wakeRefusals()
 }
 
 // unattributedError keeps an error eino raised outside any agent, from the Runner's stream: a
@@ -249,24 +271,23 @@ func (r *Recorder) agentToolReturned(callID string, err error) {
 func (r *Recorder) unattributedError(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.keepEinoError(err, "")
+	r.transfers.keepEinoError(err, "")
 }
 
 // wakeRefusals wakes the refusals waiting for eino's error: one came, or a source of them ended.
-// Callers hold r.mu.
-func (r *Recorder) wakeRefusals() {
-	close(r.errsChanged)
-	r.errsChanged = make(chan struct{})
+func (ts *transfers) wakeRefusals() {
+	close(ts.errsChanged)
+	ts.errsChanged = make(chan struct{})
 }
 
 // failUnexplained records the errors eino raised outside any agent that explained no refusal (a
 // panic in eino's own goroutine, say) as the run's failure, blamed on whoever acted last. An
 // AgentTool call's error is left out: its caller's own error event records it. Callers hold r.mu.
 func (r *Recorder) failUnexplained() {
-	for _, e := range r.einoErrs {
+	for _, e := range r.transfers.einoErrs {
 		if e.call == "" {
-			r.fail(r.lastAgent, r.lastPath, e.err.Error())
+			r.fail(r.out.lastAgent, r.out.lastPath, e.err.Error())
 		}
 	}
-	r.einoErrs = nil
+	r.transfers.einoErrs = nil
 }

@@ -170,7 +170,7 @@ func (t *tree) changed() []traces.Agent {
 // putAgents hands the agents the run changed to the sink. Callers hold r.mu.
 func (r *Recorder) putAgents() {
 	for _, a := range r.tree.changed() {
-		r.sink.PutAgent(a)
+		r.out.sink.PutAgent(a)
 	}
 }
 

@@ -27,6 +27,83 @@ func isWorkflow(kind string) bool {
 	return kind == "Sequential" || kind == "Parallel" || kind == "Loop"
 }
 
+// visit is one activation of one agent: created at the agent's start callback and carried in the
+// context of everything it runs, so every loop iteration and every re-entry is a visit of its own.
+type visit struct {
+	rec   *Recorder
+	agent string
+	kind  string // eino's agent type: ChatModel, Sequential, Supervisor...
+	chat  bool   // its work is a chat model agent's (its own, or the one it folded)
+	// path is eino's run path of the visit's events on the Runner's stream, carried by every event
+	// recorded for it. Its own copy of events carries local, the same path without the callers'
+	// prefix when it runs inside an AgentTool; and, when it folds an agent of its own name started
+	// directly inside it, outer, the wrapper's path (the wrapper's own events, a deterministic
+	// transfer out of a wrapped team, carry it).
+	path         []string
+	local, outer string
+	addr         string // its execution address's agent path, collapsed: what an agent inside it extends
+	boundary     string // the innermost AgentTool call it runs inside, if any
+	via          string
+	parent       *visit // the visit it runs inside: the AgentTool caller or the workflow
+	iteration    int    // its loop's iteration, from 1, when a loop runs it
+	// Until something happens inside the visit, its start is not recorded: an agent of its own
+	// name started directly inside it (the prebuilt supervisor's container, a deterministic
+	// wrapper around a team) still changes its path and input. started says it is recorded.
+	started  bool
+	resumed  bool
+	fedInput []traces.Message      // the history eino fed it, for agent.started
+	enter    *traces.AgentToolCall // the agenttool.entered to record with the start, if any
+	startCtx context.Context       // the start's context, to read the session from
+	// runnable says the agent runs a compose runnable whose end is the end of its own work;
+	// ownDone that its copy of events delivered its last own event. A visit that holds a team
+	// (a deterministic transfer around a multi-agent, folded with the team's first agent) ends its
+	// first agent's work at teamDone, and its own events only with the wrapper's, after the team.
+	runnable, runnableEnded, ownDone bool
+	holds, teamDone                  bool
+	// workDone is closed when its first agent's work is over (all of it, unless it holds a team);
+	// settled when, besides, its own events and the visits it ran are; finished when its end is
+	// recorded, which waits for its transfers' outcomes (held counts them).
+	workDone, settled        chan struct{}
+	workSignal, settleSignal bool
+	held                     int
+	interrupted              bool
+	errMsg                   string
+	// pendingInterrupt and pendingError are what the end of its work said (an interrupt, an
+	// error) and its events have not said yet: they will, after that end (see foresee).
+	pendingInterrupt *traces.Interrupt
+	pendingError     bool
+	closed           bool          // agent.finished is recorded
+	finished         chan struct{} // closed with it
+	// eventsOver says its own events have all been read; until then heldSets holds what its
+	// runnable set (see noticeSession).
+	eventsOver bool
+	heldSets   []sessionSet
+	echoes     echoes // what its copy of events repeats of what callbacks recorded
+	lastReply  string // its latest reply's text: eino stores it under OutputKey
+	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
+	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
+	// them started (see handOff).
+	calls               []schema.ToolCall
+	handedOff, handedTo bool
+	lambda              bool // a specialist run as a lambda: its end is the lambda's, not a model call's
+	// lastInput is the visit's latest model input and converted its trace form: the next call's
+	// input usually extends it, and then shares its converted messages.
+	lastInput []*schema.Message
+	converted []traces.Message
+	// outputs counts the visit's streamed replies and tool results still being read; closing, its
+	// runnable's streamed output, whose end is the end of the agent's work.
+	outputs, closing inflight
+	// forwarded counts, per callee, the events its copy of events carried from inside its
+	// AgentTool calls; echoedCalls is the calls whose result the copy carried before their end was
+	// recorded (see inner.go).
+	forwarded   map[string]int
+	echoedCalls map[string]struct{}
+	// ownRuns are the visits its own code ran on runs of their own (see agentStarted).
+	ownRuns []*visit
+	drained bool       // its copy of events has been read to its end
+	session sessionRef // eino's session as its callbacks read it (see sessionOf)
+}
+
 // agentStarted records the start of a visit. It first waits for what caused it: the transfer that
 // brought control here and the end of the agent that transferred, or the steps of a sequence or
 // loop before it. parent is the visit the agent runs inside, if any.
@@ -62,8 +139,8 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.commit(parent)
-	if r.sessionCtx == nil {
-		r.sessionCtx = ctx
+	if r.session.ctx == nil {
+		r.session.ctx = ctx
 	}
 	v := &visit{rec: r, agent: at.agent(), kind: info.Type, chat: info.Type == "ChatModel", via: via, parent: parent, addr: pathKey(at.path),
 		resumed: resumed, startCtx: ctx, finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
@@ -72,16 +149,13 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 		parent.ownRuns = append(parent.ownRuns, v)
 		v.path = append(slices.Clone(parent.path), local...) // as the events of an AgentTool's callee
 	}
-	if r.root == nil {
-		r.root = v
-	}
-	r.order = append(r.order, v)
+	r.visits.add(v)
 	if via == viaAgentTool && parent != nil {
-		call := traces.AgentToolCall{Caller: parent.agent, Callee: v.agent, CallID: at.callID, Request: requestOf(r.openTools[at.callID].args)}
-		r.agentTools[at.callID] = agentToolCall{AgentToolCall: call, callee: v}
+		call := traces.AgentToolCall{Caller: parent.agent, Callee: v.agent, CallID: at.callID, Request: requestOf(r.calls.tool(at.callID).args)}
+		r.calls.enter(at.callID, call, v)
 		v.enter = &call
 	}
-	v.iteration = r.iterationOf(v)
+	v.iteration = r.visits.iteration(v)
 	if in != nil && in.Input != nil {
 		v.fedInput = traceMessages(in.Input.Messages)
 	}
@@ -105,7 +179,7 @@ func (r *Recorder) setPath(v *visit, at place, local []string) {
 	v.local = strings.Join(local, ">")
 	v.path = local
 	v.boundary = at.boundaryCallID
-	if t, ok := r.openTools[at.boundaryCallID]; ok && at.boundaryCallID != "" && t.v != nil {
+	if t := r.calls.tool(at.boundaryCallID); at.boundaryCallID != "" && t.v != nil {
 		v.path = append(slices.Clone(t.v.path), local...)
 	}
 }
@@ -144,33 +218,18 @@ func (r *Recorder) commit(v *visit) {
 	if v.enter != nil {
 		v.enter.Request = receivedRequest(v.enter.Request, v.fedInput)
 		v.enter.InputMode = inputMode(v.enter.Request, v.fedInput)
-		r.emit(traces.Event{Kind: traces.KindAgentToolEnter, Agent: v.enter.Caller, RunPath: v.parent.path, AgentTool: v.enter})
+		r.out.emit(traces.Event{Kind: traces.KindAgentToolEnter, Agent: v.enter.Caller, RunPath: v.parent.path, AgentTool: v.enter})
 	}
-	r.emit(traces.Event{Kind: traces.KindAgentStarted, Agent: v.agent, RunPath: v.path,
+	r.out.emit(traces.Event{Kind: traces.KindAgentStarted, Agent: v.agent, RunPath: v.path,
 		AgentRun: &traces.AgentRun{Via: v.via, Resumed: v.resumed, Iteration: v.iteration, Input: v.fedInput}})
 	r.diffSession(v.startCtx, v, false)
-}
-
-// iterationOf returns which iteration of its loop v is (1 for the first), or 0 when no loop runs
-// it: each iteration starts every step of the loop once more. Callers hold r.mu.
-func (r *Recorder) iterationOf(v *visit) int {
-	if v.parent == nil || v.parent.kind != "Loop" {
-		return 0
-	}
-	n := 0
-	for _, o := range r.order {
-		if o.parent == v.parent && o.agent == v.agent {
-			n++
-		}
-	}
-	return n
 }
 
 // rootVisit returns the run's first visit, or nil before any.
 func (r *Recorder) rootVisit() *visit {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.root
+	return r.visits.root
 }
 
 // awaitInside waits until the visits started inside outer so far have finished: the earlier
@@ -178,12 +237,7 @@ func (r *Recorder) rootVisit() *visit {
 // In eino they have ended; their copies of events may still be being read.
 func (r *Recorder) awaitInside(outer *visit) {
 	r.mu.Lock()
-	var inside []*visit
-	for _, v := range r.order {
-		if v.parent == outer {
-			inside = append(inside, v)
-		}
-	}
+	inside := r.visits.inside(outer)
 	r.mu.Unlock()
 	for _, v := range inside {
 		v.await()
@@ -255,10 +309,8 @@ func (r *Recorder) finishVisit(v *visit) {
 	if !v.ownDone {
 		return
 	}
-	for _, c := range r.order {
-		if c.parent == v && !c.closed {
-			return // finished by the last of them
-		}
+	if r.visits.openInside(v) {
+		return // finished by the last of them
 	}
 	if !v.settleSignal {
 		v.settleSignal = true
@@ -268,7 +320,7 @@ func (r *Recorder) finishVisit(v *visit) {
 		return // finished when its transfers are recorded
 	}
 	v.closed = true
-	r.emit(v.finishedEvent())
+	r.out.emit(v.finishedEvent())
 	close(v.finished)
 	if v.parent != nil {
 		r.finishVisit(v.parent)
@@ -303,17 +355,14 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 		r.mu.Unlock()
 		r.refuseTransfers(v)
 		r.mu.Lock()
-		r.decideAll(v)
+		r.out.decideAll(v)
 		v.ownDone = true
 		v.drained = true
 		if isWorkflow(v.kind) {
-			r.wakeRefusals() // its copy passed on eino's errors raised in it: no more will come
+			r.transfers.wakeRefusals() // its copy passed on eino's errors raised in it: no more will come
 		}
 		r.finishVisit(v)
-		root := v == r.root
-		if root {
-			r.rootDrained = true
-		}
+		root := v == r.visits.root
 		r.mu.Unlock()
 		r.drains.done()
 		if root {

@@ -1,0 +1,79 @@
+package record
+
+import (
+	"testing"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// TestModelCallsAreNumbered: model calls are numbered from m1 in the order they start.
+func TestModelCallsAreNumbered(t *testing.T) {
+	c := newCalls()
+	for _, want := range []string{"m1", "m2", "m3"} {
+		if got := c.nextModel(); got != want {
+			t.Errorf("nextModel() = %s, want %s", got, want)
+		}
+	}
+}
+
+// TestAbandonedToolsEndInTheOrderTheyStarted: the tool calls of a visit whose work is over are
+// ended in the order they started, but one whose end eino has begun to report, which is left to
+// it; abandon(nil) ends every visit's.
+func TestAbandonedToolsEndInTheOrderTheyStarted(t *testing.T) {
+	c := newCalls()
+	a, b := &visit{agent: "a"}, &visit{agent: "b"}
+	ending := &call{}
+	ending.ended.Store(true)
+	for _, t := range []openTool{
+		{callID: "t1", v: a}, {callID: "t2", v: b}, {callID: "t3", args: "{}", v: a, call: ending}, {callID: "t4", v: a, call: &call{}}, {callID: "t5", v: a},
+	} {
+		c.startTool(t)
+	}
+	ids := func(ts []openTool) (out []string) {
+		for _, t := range ts {
+			out = append(out, t.callID)
+		}
+		return out
+	}
+	if got := ids(c.abandon(a)); len(got) != 3 || got[0] != "t1" || got[1] != "t4" || got[2] != "t5" {
+		t.Errorf("abandon(a) = %v, want [t1 t4 t5]", got)
+	}
+	if c.tool("t3").v != a {
+		t.Error("abandon took t3, whose end eino is reporting")
+	}
+	if got := ids(c.abandon(nil)); len(got) != 1 || got[0] != "t2" {
+		t.Errorf("abandon(nil) = %v, want [t2]", got)
+	}
+	if c.endTool("t3") != "{}" || c.tool("t3").v != nil || c.anyOpen() {
+		t.Error("t3 did not end by its own end, or a call is still open")
+	}
+}
+
+// TestAgentToolCallsOpenUntilTheyExit: an AgentTool call is in progress from its callee's start
+// until its end is recorded; returned marks it ended by eino meanwhile, and only it.
+func TestAgentToolCallsOpenUntilTheyExit(t *testing.T) {
+	c := newCalls()
+	callee := &visit{agent: "helper"}
+	c.enter("c1", traces.AgentToolCall{Caller: "main", Callee: "helper", CallID: "c1"}, callee)
+	if !c.anyOpen() {
+		t.Error("an AgentTool call in progress is not open")
+	}
+	if c.returned("t9") {
+		t.Error("returned(t9) = true for an ordinary tool call")
+	}
+	if got := c.agentTool("c1"); got == nil || got.returned || got.callee != callee {
+		t.Errorf("agentTool(c1) = %+v; want the call, not returned", got)
+	}
+	if !c.returned("c1") {
+		t.Error("returned(c1) = false for an AgentTool call in progress")
+	}
+	if got := c.agentTool("c1"); !got.returned {
+		t.Error("c1 is not marked returned")
+	}
+	if got := c.exit("c1"); got == nil || got.Caller != "main" {
+		t.Errorf("exit(c1) = %+v; want the call", got)
+	}
+	if c.exit("c1") != nil || c.anyOpen() {
+		t.Error("c1 is still in progress after its exit")
+	}
+}

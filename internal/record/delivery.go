@@ -1,0 +1,211 @@
+package record
+
+import (
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// Sink receives what a Recorder records, in order, from one goroutine at a time.
+// *traces.Recording is the usual sink: it numbers the events and fans them out.
+type Sink interface {
+	// Emit records an event and returns it as recorded.
+	Emit(traces.Event) traces.Event
+	// PutAgent adds an agent to the run's tree or replaces the one of the same name.
+	PutAgent(traces.Agent)
+	// Finish records run.finished with the run's final status; nothing is emitted after it.
+	Finish(status traces.Status, errMsg string)
+}
+
+// ender is a Sink that can deliver what it holds before the run's end is certain (see
+// Recorder.ending).
+type ender interface {
+	// Ending delivers what was emitted so far, with how the run ends should nothing follow, and
+	// returns how to wait until that is delivered: as long as the sink finds worth it, which is
+	// never long. The next Emit makes the ending void.
+	Ending(e ending) (await func())
+	// EmitForeseen records the first event of the ending's tail, as recorded after all, and
+	// keeps rest (the ending with the rest of its tail) in one step: nobody sees the event twice
+	// or the ending void.
+	EmitForeseen(e traces.Event, rest ending) traces.Event
+}
+
+// ending is how a run ends should nothing more happen in it: its status and time, and the events
+// its end would record then (the agent.finished of every visit still open, innermost first).
+type ending struct {
+	Status traces.Status
+	Error  string
+	Time   time.Time
+	Tail   []traces.Event
+}
+
+// delivery is the way from the recorder to its sink. It stamps the events a callback records
+// with the callback's time, holds back what follows the end of an AgentTool call not decided yet
+// (see inner.go), and keeps the ending the sink was promised (see Recorder.ending) until an event
+// makes it void. Its callers hold the recorder's lock.
+type delivery struct {
+	sink  Sink
+	ender ender // the sink, when it can deliver an ending; else nil
+	// stamp is the time of the callback being recorded, which the events it records carry: one
+	// clock read per callback rather than one per event (a clock read costs about 0.1 µs).
+	stamp time.Time
+	// lastAgent and lastPath are who acted last, and where: what a fact of no known agent is
+	// blamed on.
+	lastAgent string
+	lastPath  []string
+	parked    []*parkedCall // AgentTool calls not decided yet, and what waits behind them
+	promised  *ending       // the ending the sink holds, if any
+}
+
+func newDelivery(sink Sink) delivery {
+	e, _ := sink.(ender)
+	return delivery{sink: sink, ender: e}
+}
+
+// stampNow reads the clock for the callback being recorded: the events emitted until unstamp
+// carry that time. It is read under the recorder's lock, where the sink stamps the events
+// recorded without one, so that times keep the order of the events around them.
+func (d *delivery) stampNow() time.Time {
+	now := time.Now()
+	d.stamp = now.UTC()
+	return now
+}
+
+// unstamp ends the recording of a callback: later events are stamped by the sink, when they are
+// recorded.
+func (d *delivery) unstamp() { d.stamp = time.Time{} }
+
+// emit hands e to the sink, behind the parked calls if any, and remembers who acted last. An
+// event without a time carries the callback's being recorded, if any, else the sink stamps it.
+func (d *delivery) emit(e traces.Event) {
+	if e.Agent != "" {
+		d.lastAgent, d.lastPath = e.Agent, e.RunPath
+	}
+	if e.Time.IsZero() {
+		e.Time = d.stamp
+	}
+	if n := len(d.parked); n > 0 {
+		if e.Time.IsZero() {
+			e.Time = time.Now().UTC() // when it happened, though the sink gets it later
+		}
+		d.parked[n-1].events = append(d.parked[n-1].events, e)
+		return
+	}
+	d.deliver(e)
+}
+
+// deliver hands e to the sink. While an ending is promised, an event that is the next of its
+// tail (the drain of a copy of events recording what the tail foresaw) keeps the rest of it
+// promised; any other means the run went on.
+func (d *delivery) deliver(e traces.Event) {
+	p := d.promised
+	switch {
+	case p == nil:
+		d.sink.Emit(e)
+	case foreseen(p, e):
+		d.ender.EmitForeseen(e, *p)
+	case lateFact(e.Kind):
+		d.ender.EmitForeseen(e, *p) // before the tail, which still stands
+	default:
+		d.promised = nil
+		d.sink.Emit(e)
+	}
+}
+
+// promise hands the sink end, how the run ends should nothing follow, and returns how to wait
+// until it is delivered. The sink must be an ender.
+func (d *delivery) promise(end ending) (await func()) {
+	d.promised = &end
+	return d.ender.Ending(end)
+}
+
+// foreseen reports whether e is in p's tail, and takes it out: the first of it, or any agent's
+// end (visits whose copies of events end at once may close in either order).
+func foreseen(p *ending, e traces.Event) bool {
+	for i, t := range p.Tail {
+		if sameFact(e, t) {
+			p.Tail = slices.Delete(slices.Clone(p.Tail), i, i+1)
+			return true
+		}
+		if t.Kind != traces.KindAgentFinished {
+			return false
+		}
+	}
+	return false
+}
+
+// lateFact reports whether an event of kind, recorded after an ending, may be a fact of the work
+// that ended, which the ending could not foresee (an OutputKey eino stores once the agent's
+// runnable has returned, what a custom agent sends then): no new work, no change of outcome.
+func lateFact(kind traces.Kind) bool {
+	switch kind {
+	case traces.KindSessionSet, traces.KindMessage, traces.KindExit, traces.KindBreakLoop:
+		return true
+	}
+	return false
+}
+
+// sameFact reports whether a and b record the same fact, whenever and wherever in the trace.
+func sameFact(a, b traces.Event) bool {
+	a.Seq, a.Time, b.Seq, b.Time = 0, time.Time{}, 0, time.Time{}
+	return reflect.DeepEqual(a, b)
+}
+
+// park parks the end of v's AgentTool call callID to callee, emitted next (agenttool.exited):
+// it, and everything emitted after it, wait until the call is decided (see inner.go).
+func (d *delivery) park(v *visit, callID, callee string) {
+	d.parked = append(d.parked, &parkedCall{v: v, callID: callID, callee: callee})
+}
+
+// decide decides v's parked call callID and reports whether one was parked, undecided.
+func (d *delivery) decide(v *visit, callID string) bool {
+	for _, p := range d.parked {
+		if p.v == v && p.callID == callID && !p.decided {
+			p.decided = true
+			d.release()
+			return true
+		}
+	}
+	return false
+}
+
+// decideAll decides the parked calls of v (of every visit when v is nil) by what the copies
+// carried so far: v's copy has ended, or the run has.
+func (d *delivery) decideAll(v *visit) {
+	for _, p := range d.parked {
+		if v == nil || p.v == v {
+			p.decided = true
+		}
+	}
+	d.release()
+}
+
+// release hands the sink the parked calls, and what waited behind them, up to the first
+// undecided one.
+func (d *delivery) release() {
+	for len(d.parked) > 0 && d.parked[0].decided {
+		p := d.parked[0]
+		d.parked = d.parked[1:]
+		p.events[0].AgentTool.InnerEvents = p.v.innerEvents(p.callee)
+		for _, e := range p.events {
+			d.deliver(e)
+		}
+	}
+}
+
+// foreseeParked passes to add what is parked, as releasing it all now would deliver it, without
+// changing it.
+func (d *delivery) foreseeParked(add func(traces.Event)) {
+	for _, p := range d.parked {
+		for i, e := range p.events {
+			if i == 0 {
+				exited := *e.AgentTool
+				exited.InnerEvents = p.v.innerEvents(p.callee)
+				e.AgentTool = &exited
+			}
+			add(e)
+		}
+	}
+}

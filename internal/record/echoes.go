@@ -1,0 +1,111 @@
+package record
+
+import (
+	"slices"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// echoes counts off what a visit's copy of events repeats of what its callbacks recorded: each
+// model reply, when its replies are events (see repliesAreEvents), and each tool result. They
+// are recorded once, from callbacks; the end of the visit's work waits until its copy has carried
+// them (see Recorder.ending). Its callers hold the recorder's lock.
+type echoes struct {
+	replies []*traces.Message // recorded from callbacks, not echoed yet
+	// results counts the tool results recorded from callbacks, echoed those the copy carried.
+	results, echoed int
+	caughtUp        chan struct{} // closed when the echoes due are in (see due)
+	observed        chan struct{} // closed when an event of the visit's own is recorded (see catchUp)
+}
+
+// expectReply counts a model reply recorded from callbacks, whose echo the copy will carry.
+func (e *echoes) expectReply(reply *traces.Message) { e.replies = append(e.replies, reply) }
+
+// dropLastReply forgets the latest reply expected: one that will never reach the copy.
+func (e *echoes) dropLastReply() { e.replies = e.replies[:max(len(e.replies)-1, 0)] }
+
+// expectResult counts a tool result recorded from a callback, whose echo the copy will carry.
+func (e *echoes) expectResult() { e.results++ }
+
+// result reports whether ev repeats a tool result callbacks already recorded, and counts it
+// off: a chat model agent's events carry each result of its tools.
+func (e *echoes) result(ev *adk.AgentEvent) bool {
+	mo := messageOf(ev)
+	if ev.Err != nil || mo == nil || mo.Role != schema.Tool {
+		return false
+	}
+	echo := e.echoed < e.results
+	e.echoed += btoi(echo)
+	return echo
+}
+
+// reply reports whether msg, a message of the visit's own events, repeats one of its model
+// replies recorded from callbacks, and counts off that reply and any before it (events keep their
+// order). A chat model agent's events carry each reply as it is; an agent that sends a message of
+// its own (plan-execute's planner and replanner send their model's tool call arguments: the plan,
+// the response) sends another message, which is the agent's. Call it once the replies streamed so
+// far are recorded.
+func (e *echoes) reply(msg *schema.Message) bool {
+	if msg == nil || msg.Role == schema.Tool {
+		return false
+	}
+	i := slices.IndexFunc(e.replies, func(reply *traces.Message) bool { return sameReply(msg, reply) })
+	if i < 0 {
+		return false
+	}
+	e.replies = e.replies[i+1:]
+	return true
+}
+
+// sameReply reports whether msg says what reply, as recorded, says: the same text and tool calls.
+func sameReply(msg *schema.Message, reply *traces.Message) bool {
+	if msg.Content != reply.Content || len(msg.ToolCalls) != len(reply.ToolCalls) {
+		return false
+	}
+	for i, tc := range msg.ToolCalls {
+		rc := reply.ToolCalls[i]
+		if tc.ID != rc.ID || tc.Function.Name != rc.Name || tc.Function.Arguments != rc.Arguments {
+			return false
+		}
+	}
+	return true
+}
+
+// allIn reports whether every echo due has been carried.
+func (e *echoes) allIn() bool { return len(e.replies) == 0 && e.echoed >= e.results }
+
+// due returns a channel closed once the copy has carried, and the recorder recorded, the echo of
+// every reply and tool result callbacks recorded so far.
+func (e *echoes) due() <-chan struct{} {
+	if e.allIn() {
+		return alwaysClosed
+	}
+	if e.caughtUp == nil {
+		e.caughtUp = make(chan struct{})
+	}
+	return e.caughtUp
+}
+
+// nextOwn returns a channel closed when the next event of the visit's own is recorded.
+func (e *echoes) nextOwn() <-chan struct{} {
+	if e.observed == nil {
+		e.observed = make(chan struct{})
+	}
+	return e.observed
+}
+
+// observedOwn wakes whoever waits for the copy to catch up: an event of the visit's own is
+// recorded, and maybe the last echo due.
+func (e *echoes) observedOwn() {
+	if e.observed != nil {
+		close(e.observed)
+		e.observed = nil
+	}
+	if e.caughtUp != nil && e.allIn() {
+		close(e.caughtUp)
+		e.caughtUp = nil
+	}
+}
