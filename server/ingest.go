@@ -90,6 +90,9 @@ func (s *Server) startIngest(c echo.Context) error {
 	if err := decodeIngest(c, &req); err != nil {
 		return err
 	}
+	if err := traces.ValidateRunInfo(req.Run.Flow, req.Run.Model, req.Run.Conversation); err != nil {
+		return err
+	}
 	if err := traces.ValidateAgents(req.Agents); err != nil {
 		return err
 	}
@@ -235,6 +238,9 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 	r.last = time.Now() // any post, even a refused one, shows the app is there
 	if err := traces.ValidateAgents(b.Agents); err != nil {
 		return 0, err
+	}
+	if n := len(r.rec.Agents()) + len(b.Agents); len(b.Agents) > 0 && n > traces.MaxAgents {
+		return 0, traces.Errorf(traces.CodeInvalid, "agents: the run would have up to %d agents: a run may have at most %d", n, traces.MaxAgents)
 	}
 	if b.Ending != nil {
 		if err := b.Ending.check(); err != nil {

@@ -476,7 +476,7 @@ func TestUnmarshalPacksShortStrings(t *testing.T) {
 	at := time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
 	long := strings.Repeat("long arguments ", 100)
 	data := mustMarshal(t, traces.Trace{
-		Run: traces.Run{ID: "r1", Status: traces.StatusCompleted, StartedAt: at},
+		Run: traces.Run{ID: "r1", Status: traces.StatusRunning, StartedAt: at},
 		Events: []traces.Event{{Seq: 1, Time: at, Kind: traces.KindToolStarted, Agent: "weather_agent",
 			Tool: &traces.ToolCall{Name: "lookup_weather_station", CallID: "call_0123456789abcdefgh", Arguments: long}}},
 	})
