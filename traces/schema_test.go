@@ -1,6 +1,8 @@
 package traces_test
 
 import (
+	"regexp"
+	"unicode/utf8"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -306,7 +308,8 @@ func TestSchemaRejectsMalformed(t *testing.T) {
 	// of a time string.
 	semantic := map[string]bool{"seq gap": true, "duplicate seq": true, "seq not starting at 1": true,
 		"duplicate agent name": true, "bad time": true,
-		"event after run.finished": true, "interrupted run goes on without resumed": true}
+		"event after run.finished": true, "interrupted run goes on without resumed": true,
+		"two run.started": true, "status the events do not tell": true, "finished run without run.finished": true}
 	for _, tc := range malformed {
 		var doc any
 		if json.Unmarshal([]byte(tc.doc), &doc) != nil {
@@ -370,6 +373,14 @@ func check(root, s schema, v any, path string) (errs []string, evaluated map[str
 		case "minLength":
 			if str, ok := v.(string); ok && int64(len(str)) < int64(mustFloat(val.(json.Number))) {
 				fail("%q is too short", str)
+			}
+		case "maxLength":
+			if str, ok := v.(string); ok && int64(utf8.RuneCountInString(str)) > int64(mustFloat(val.(json.Number))) {
+				fail("%q is too long", str)
+			}
+		case "pattern":
+			if str, ok := v.(string); ok && !regexp.MustCompile(val.(string)).MatchString(str) {
+				fail("%q does not match %s", str, val)
 			}
 		case "required":
 			for _, name := range strs(val) {
