@@ -1,8 +1,6 @@
 package traces_test
 
 import (
-	"regexp"
-	"unicode/utf8"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -10,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/baton-dev/baton/traces"
 )
