@@ -155,3 +155,26 @@ func referencesDoc(calls, back, drop, tail, pad int) ([]byte, []string) {
 		strings.Join(lines, ",\n") + "]}\n"
 	return []byte(doc), lines
 }
+
+// BenchmarkUnmarshalBranching: memory against trace size for the worst shape of references (no
+// input can be shared), up to the largest the budget takes; alloc-bytes/in-byte is the bound
+// per input byte.
+//
+//	go test ./traces -run '^$' -bench UnmarshalBranching -benchmem -benchtime 3x -count 3
+func BenchmarkUnmarshalBranching(b *testing.B) {
+	for _, calls := range []int{250, 500, 1000} {
+		doc := branchingDoc(calls, 10)
+		b.Run(fmt.Sprintf("calls=%d/bytes=%d", calls, len(doc)), func(b *testing.B) {
+			b.ReportAllocs()
+			var expanded int64
+			for b.Loop() {
+				tr, err := traces.Unmarshal(doc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				expanded = expandedSize(tr)
+			}
+			b.ReportMetric(float64(expanded)/float64(len(doc)), "expanded/in-byte")
+		})
+	}
+}
