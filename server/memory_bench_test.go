@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"runtime/metrics"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/baton-dev/baton/server"
 )
@@ -40,7 +43,7 @@ func branchingFile(lines []string) string {
 //
 //	go test ./server -run '^$' -bench MemoryPerTraceByte -benchtime 1x -count 3
 func BenchmarkMemoryPerTraceByte(b *testing.B) {
-	for _, calls := range []int{250, 500, 1000} {
+	for _, calls := range []int{250, 500, 1000, 1400} {
 		lines := branchingEvents(calls)
 		file := branchingFile(lines)
 		ts := mustOpenServer(b, server.Config{})
@@ -49,11 +52,14 @@ func BenchmarkMemoryPerTraceByte(b *testing.B) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
+			peak := watchHeap()
 			for b.Loop() {
 				run()
 			}
+			top := peak()
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(len(file)), "alloc-B/in-B")
+			b.ReportMetric(float64(top-min(top, before.HeapAlloc))/float64(len(file)), "peak-heap-B/in-B")
 		}
 		name := fmt.Sprintf("bytes=%d", len(file))
 		b.Run("import/"+name, func(b *testing.B) {
@@ -104,5 +110,34 @@ func BenchmarkMemoryPerTraceByte(b *testing.B) {
 			})
 			b.ReportMetric(float64(sent)/float64(len(file)), "sent-B/in-B")
 		})
+	}
+}
+
+// watchHeap samples the live heap every millisecond until the function it returns is called,
+// which returns the highest sample: the heap the work held at its peak, give or take a GC cycle.
+func watchHeap() func() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var top atomic.Uint64
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > top.Load() {
+				top.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		<-stopped
+		return top.Load()
 	}
 }

@@ -162,7 +162,7 @@ func referencesDoc(calls, back, drop, tail, pad int) ([]byte, []string) {
 //
 //	go test ./traces -run '^$' -bench UnmarshalBranching -benchmem -benchtime 3x -count 3
 func BenchmarkUnmarshalBranching(b *testing.B) {
-	for _, calls := range []int{250, 500, 1000} {
+	for _, calls := range []int{250, 500, 1000, 1400} {
 		doc := branchingDoc(calls, 10)
 		b.Run(fmt.Sprintf("calls=%d/bytes=%d", calls, len(doc)), func(b *testing.B) {
 			b.ReportAllocs()

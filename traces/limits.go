@@ -20,8 +20,8 @@ const (
 	// reference is resolved, summed over its events (see InputSize): what a reader that shows
 	// each input whole (the report, the events socket) handles. A trace may also expand to no
 	// more than ExpandPerByte times its own size, past the first MinExpandBudget bytes.
-	MaxExpandedInput = 256 << 20
-	ExpandPerByte    = 128
+	MaxExpandedInput = 128 << 20
+	ExpandPerByte    = 512
 	MinExpandBudget  = 16 << 20
 )
 
@@ -31,9 +31,9 @@ func expandBudget(n int64) int64 {
 	return min(MaxExpandedInput, MinExpandBudget+ExpandPerByte*n)
 }
 
-// InputSize is what a message counts against MaxExpandedInput: its strings, and a fixed share for
-// the message itself and each of its tool calls (what a copy of it costs in memory, about what it
-// takes in JSON).
+// InputSize is what messages count against MaxExpandedInput: their strings, and a fixed share for
+// each message and each tool call, what a copy of one takes in memory (a Message is 88 bytes, a
+// ToolCallSpec 48): an input that cannot share another's messages is copied.
 func InputSize(in []Message) int64 {
 	var n int64
 	for i := range in {
@@ -43,9 +43,9 @@ func InputSize(in []Message) int64 {
 }
 
 func messageSize(m *Message) int64 {
-	n := int64(64 + len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.ToolName))
+	n := int64(96 + len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.ToolName))
 	for _, c := range m.ToolCalls {
-		n += int64(32 + len(c.ID) + len(c.Name) + len(c.Arguments))
+		n += int64(48 + len(c.ID) + len(c.Name) + len(c.Arguments))
 	}
 	return n
 }
