@@ -88,7 +88,8 @@ func FuzzExpansionBound(f *testing.F) {
 	f.Add(uint16(4000), uint8(3), uint8(2), uint8(1), uint16(200), uint8(7))
 	f.Add(uint16(6000), uint8(1), uint8(0), uint8(3), uint16(1), uint8(255))
 	f.Fuzz(func(t *testing.T, calls uint16, back, drop, tail uint8, pad uint16, perPost uint8) {
-		doc, lines := referencesDoc(int(calls), int(back), int(drop), int(tail), int(pad)%4096)
+		// Traces of up to a few megabytes: past that the cap, not the ratio, bounds them.
+		doc, lines := referencesDoc(int(calls)%4000, int(back)%64, int(drop)%8, int(tail)%8, int(pad)%512)
 		budget := func(read int) int64 {
 			return min(traces.MaxExpandedInput, traces.MinExpandBudget+traces.ExpandPerByte*int64(read))
 		}
