@@ -320,9 +320,12 @@ func (st *eventState) extend(base []Message, keep int, tail []Message) []Message
 			return array[:n:n]
 		}
 	}
-	array := append(GrowInput(base[:keep:keep], len(tail)), tail...)
+	// A branch: a new array, no larger than it must be. Doubling here would let a trace whose
+	// every input branches off the one before take twice its inputs' size; an input that then
+	// grows in place doubles from here.
+	array := append(append(make([]Message, 0, n), base[:keep]...), tail...)
 	st.arrays[&array[0]] = array
-	return array[:n:n]
+	return array
 }
 
 // GrowInput returns in with room for n more messages, doubling its room when it must grow. A
