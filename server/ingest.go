@@ -239,8 +239,8 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 	if err := traces.ValidateAgents(b.Agents); err != nil {
 		return 0, err
 	}
-	if n := len(r.rec.Agents()) + len(b.Agents); len(b.Agents) > 0 && n > traces.MaxAgents {
-		return 0, traces.Errorf(traces.CodeInvalid, "agents: the run would have up to %d agents: a run may have at most %d", n, traces.MaxAgents)
+	if n := agentsAfter(r.rec, b.Agents); n > traces.MaxAgents {
+		return 0, traces.Errorf(traces.CodeInvalid, "agents: the run would have %d agents: a run may have at most %d", n, traces.MaxAgents)
 	}
 	if b.Ending != nil {
 		if err := b.Ending.check(); err != nil {
@@ -301,6 +301,27 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 		r.rec.Emit(e)
 	}
 	return r.next, nil
+}
+
+// agentsAfter is how many agents rec's run has once agents are put into it: an agent it has is
+// updated, not added.
+func agentsAfter(rec *traces.Recording, agents []traces.Agent) int {
+	if len(agents) == 0 {
+		return 0
+	}
+	have := rec.Agents()
+	names := make(map[string]bool, len(have))
+	for _, a := range have {
+		names[a.Name] = true
+	}
+	n := len(have)
+	for _, a := range agents {
+		if !names[a.Name] {
+			names[a.Name] = true
+			n++
+		}
+	}
+	return n
 }
 
 // checkBatch checks a post's events: the first numbered next (else an ingestConflict

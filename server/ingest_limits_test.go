@@ -69,3 +69,29 @@ func TestIngestChecksWhatImportChecks(t *testing.T) {
 	}
 	t.Fatalf("a session whose inputs expand quadratically was accepted up to seq %d", seq)
 }
+
+// TestIngestCapsAgentsOverTheSession: a run streamed in posts may have no more agents than a
+// trace file; an agent sent again is updated, not counted twice.
+func TestIngestCapsAgentsOverTheSession(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	agents := func(from, to int) string {
+		var parts []string
+		for i := from; i < to; i++ {
+			parts = append(parts, fmt.Sprintf(`{"name":"a%d","kind":"chat_model"}`, i))
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	id := ts.startIngest(t, `{"agents":`+agents(0, 1500)+`}`, nil, http.StatusCreated).ID
+	post := func(body string) response {
+		return ts.do(t, request{method: http.MethodPost, path: "/api/ingest/" + id, body: body})
+	}
+	if res := post(`{"agents":` + agents(0, 1500) + `}`); res.status != http.StatusOK {
+		t.Fatalf("the same 1,500 agents again: %d %s", res.status, res.body)
+	}
+	if res := post(`{"agents":` + agents(1500, 2100) + `}`); res.status != http.StatusBadRequest || !strings.Contains(res.apiError(t), "would have 2100 agents: a run may have at most 2000") {
+		t.Fatalf("600 more: %d %s, want 400 naming the cap", res.status, res.body)
+	}
+	if res := post(`{"agents":` + agents(1500, 2000) + `}`); res.status != http.StatusOK {
+		t.Fatalf("500 more, to the cap: %d %s", res.status, res.body)
+	}
+}
