@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -19,7 +20,8 @@ type importedTrace struct {
 
 // importTrace serves POST /api/traces, whose body is a trace file: read and checked by
 // traces.Unmarshal (400 with its message, nothing stored, when it refuses the file), then shown
-// as a finished run; 201 {"id", "url", "note"}.
+// as a finished run (one saved while it went on ends interrupted: traces.EndImported); 201 {"id",
+// "url", "note"}.
 func (s *Server) importTrace(c echo.Context) error {
 	data, err := readJSONBody(c)
 	if err != nil {
@@ -34,9 +36,15 @@ func (s *Server) importTrace(c echo.Context) error {
 		return fmt.Errorf("import run %s: %w", tr.Run.ID, err)
 	}
 	out := importedTrace{ID: rec.ID(), URL: "/runs/" + rec.ID()}
+	var notes []string
 	if out.ID != tr.Run.ID {
-		out.Note = fmt.Sprintf("run id %s is taken here, so this trace is served as %s", tr.Run.ID, out.ID)
+		notes = append(notes, fmt.Sprintf("run id %s is taken here, so this trace is served as %s", tr.Run.ID, out.ID))
 	}
+	if tr.Run.Status == traces.StatusRunning { // its events say so too: ended by Import
+
+		notes = append(notes, traces.ImportedEnd)
+	}
+	out.Note = strings.Join(notes, "; ")
 	c.Response().Header().Set(echo.HeaderLocation, out.URL)
 	return c.JSON(http.StatusCreated, out)
 }

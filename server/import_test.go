@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
@@ -76,7 +77,7 @@ func TestImportTraceRefusesBadFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := mustOpenServer(t, server.Config{MaxIngestBody: int64(len(good)) + 100})
+	ts := mustOpenServer(t, server.Config{MaxIngestBody: int64(len(good)) + 1100})
 	replace := func(old, new string) string {
 		if !bytes.Contains(good, []byte(old)) {
 			t.Fatalf("%q is not in the file", old)
@@ -101,7 +102,12 @@ func TestImportTraceRefusesBadFiles(t *testing.T) {
     },
     {"seq": 51, "time": "2026-03-14T09:30:08Z", "kind": "message", "message": {"role": "user"}}
   ]`), 400, "events[50] (message) comes after run.finished"},
-		{"too large", string(good) + strings.Repeat(" ", 200), 413, "larger than the limit"},
+		{"run id with a slash and a query", replace(`"id": "run-20260314-093000-7f3a"`, `"id": "a/b?c"`), 400, `run.id "a/b?c" holds '/'`},
+		{"run id of a kilobyte", replace(`"id": "run-20260314-093000-7f3a"`, `"id": "`+strings.Repeat("i", 1024)+`"`), 400, "run.id is 1024 bytes long: keep it to 128"},
+		{"flow of a kilobyte", replace(`"flow": "supervisor"`, `"flow": "`+strings.Repeat("f", 1024)+`"`), 400, "run.flow is 1024 bytes long: keep it to 256"},
+		{"agent kind not documented", replace(`"kind": "supervisor"`, `"kind": "<script>"`), 400, `agents[0].kind "<script>" is not one of`},
+		{"agents null", replace(`"agents": [`, `"agents": null, "x": [`), 400, `"agents" is null`},
+		{"too large", string(good) + strings.Repeat(" ", 1200), 413, "larger than the limit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := ts.do(t, request{method: http.MethodPost, path: "/api/traces", body: tc.body})
@@ -112,5 +118,37 @@ func TestImportTraceRefusesBadFiles(t *testing.T) {
 				t.Errorf("a refused file was stored: %+v", runs)
 			}
 		})
+	}
+}
+
+// TestImportedRunThatHadNotEndedEndsInterrupted: a trace saved while its run went on is not
+// listed running for ever: it ends interrupted where its events stop, and the answer says so.
+func TestImportedRunThatHadNotEndedEndsInterrupted(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	data, err := traces.Marshal(traces.Trace{
+		Run:    traces.Run{ID: "r-going", Flow: "f", Status: traces.StatusRunning, StartedAt: at},
+		Agents: []traces.Agent{{Name: "a", Kind: traces.AgentChatModel}},
+		Events: []traces.Event{
+			{Seq: 1, Time: at, Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}},
+			{Seq: 2, Time: at.Add(time.Second), Kind: traces.KindAgentStarted, Agent: "a", AgentRun: &traces.AgentRun{Via: "run"}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := ts.importTrace(t, data)
+	if !strings.Contains(out.Note, "imported as interrupted") {
+		t.Errorf("note %q does not say the run was ended", out.Note)
+	}
+	res := ts.do(t, request{path: "/api/runs"})
+	var list []struct{ ID, Status string }
+	if err := json.Unmarshal(res.body, &list); err != nil || len(list) != 1 || list[0].Status != "interrupted" {
+		t.Fatalf("run list %s: want the one run, interrupted", res.body)
+	}
+	tr := ts.trace(t, out.ID)
+	last := tr.Events[len(tr.Events)-1]
+	if tr.Run.Status != traces.StatusInterrupted || last.Kind != traces.KindRunFinished || last.Run.Status != traces.StatusInterrupted || !last.Time.Equal(at.Add(time.Second)) {
+		t.Errorf("run %s, last event %+v: want it ended interrupted at its last event", tr.Run.Status, last)
 	}
 }

@@ -104,6 +104,9 @@ func (s *Server) startIngest(c echo.Context) error {
 	if err := decodeIngest(c, &req); err != nil {
 		return err
 	}
+	if err := traces.ValidateRunInfo(req.Run.Flow, req.Run.Model, req.Run.Conversation); err != nil {
+		return err
+	}
 	if err := traces.ValidateAgents(req.Agents); err != nil {
 		return err
 	}
@@ -263,6 +266,9 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 	if err := traces.ValidateAgents(b.Agents); err != nil {
 		return 0, err
 	}
+	if n := agentsAfter(r.rec, b.Agents); n > traces.MaxAgents {
+		return 0, traces.Errorf(traces.CodeInvalid, "agents: the run would have %d agents: a run may have at most %d", n, traces.MaxAgents)
+	}
 	if b.Ending != nil {
 		if err := b.Ending.check(); err != nil {
 			return 0, err
@@ -322,6 +328,27 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 		r.rec.Emit(e)
 	}
 	return r.next, nil
+}
+
+// agentsAfter is how many agents rec's run has once agents are put into it: an agent it has is
+// updated, not added.
+func agentsAfter(rec *traces.Recording, agents []traces.Agent) int {
+	if len(agents) == 0 {
+		return 0
+	}
+	have := rec.Agents()
+	names := make(map[string]bool, len(have))
+	for _, a := range have {
+		names[a.Name] = true
+	}
+	n := len(have)
+	for _, a := range agents {
+		if !names[a.Name] {
+			names[a.Name] = true
+			n++
+		}
+	}
+	return n
 }
 
 // checkBatch checks a post's events: the first numbered next (else an ingestConflict

@@ -177,7 +177,14 @@ func TestToken(t *testing.T) {
 		t.Errorf("URL() = %q, want %q", ts.URL(), want)
 	}
 	ts.addRecording(t, "r-token")
-	cookie := map[string]string{"Cookie": "baton_token_7070=" + token}
+	// The cookie a page opened with the token gets (an HMAC of it: TestCookieIsNotTheToken).
+	opened := ts.do(t, request{path: "/?token=" + token})
+	set := (&http.Response{Header: opened.header}).Cookies()
+	if opened.status != 200 || len(set) != 1 {
+		t.Fatalf("open a page with the token: %d, cookies %v", opened.status, set)
+	}
+	pass := set[0].Value
+	cookie := map[string]string{"Cookie": "baton_token_7070=" + pass}
 
 	tests := []struct {
 		name   string
@@ -191,7 +198,8 @@ func TestToken(t *testing.T) {
 		{"wrong bearer", "/api/flows", map[string]string{"Authorization": "Bearer nope"}, 401},
 		{"wrong query", "/api/flows?token=nope", nil, 401},
 		{"wrong cookie", "/api/flows", map[string]string{"Cookie": "baton_token_7070=nope"}, 401},
-		{"another port's cookie", "/api/flows", map[string]string{"Cookie": "baton_token_7071=" + token}, 401},
+		{"another port's cookie", "/api/flows", map[string]string{"Cookie": "baton_token_7071=" + pass}, 401},
+		{"the token as the cookie", "/api/flows", map[string]string{"Cookie": "baton_token_7070=" + token}, 401},
 		{"bearer", "/api/flows", map[string]string{"Authorization": "Bearer " + token}, 200},
 		{"bearer lower case", "/api/flows", map[string]string{"Authorization": "bearer " + token}, 200},
 		{"query", "/api/flows?token=" + token, nil, 200},
@@ -222,7 +230,7 @@ func TestToken(t *testing.T) {
 			t.Fatalf("status %d", res.status)
 		}
 		c := (&http.Response{Header: res.header}).Cookies()
-		if len(c) != 1 || c[0].Name != "baton_token_7070" || c[0].Value != token || !c[0].HttpOnly ||
+		if len(c) != 1 || c[0].Name != "baton_token_7070" || c[0].Value != pass || !c[0].HttpOnly ||
 			c[0].SameSite != http.SameSiteStrictMode || c[0].Path != "/" {
 			t.Errorf("cookies = %+v", c)
 		}
@@ -241,7 +249,7 @@ func TestToken(t *testing.T) {
 			t.Fatalf("with ?token=: %v %d %s", err, res.status, res.body)
 		}
 		conn.Close()
-		conn, res, err = ts.dial(t, "/runs/r-token/live", http.Header{"Cookie": {"baton_token_7070=" + token}})
+		conn, res, err = ts.dial(t, "/runs/r-token/live", http.Header{"Cookie": {"baton_token_7070=" + pass}})
 		if err != nil {
 			t.Fatalf("with the cookie: %v %d %s", err, res.status, res.body)
 		}

@@ -10,6 +10,7 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -108,7 +109,9 @@ type Server struct {
 	feeds  feeds // what the viewers of each followed run share
 	ingest *ingestion
 	token  string
-	hosts  atomic.Pointer[hostPolicy]
+	// cookieKey is this process's own random key for the page cookie's value (see cookieValue).
+	cookieKey []byte
+	hosts     atomic.Pointer[hostPolicy]
 
 	// pongWait is how long a websocket peer may go without answering (pongWait; a test may wait
 	// less).
@@ -175,6 +178,8 @@ func New(cfg Config) (*Server, error) {
 		token:  token,
 		feeds:  feeds{window: liveWindow},
 	}
+	s.cookieKey = make([]byte, 32)
+	rand.Read(s.cookieKey) // never fails: crypto/rand panics rather than return an error
 	s.pongWait = pongWait
 	s.runsCtx, s.endRuns = context.WithCancel(context.Background())
 	s.goingAway, s.goAway = context.WithCancel(context.Background())

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
@@ -62,11 +64,22 @@ func checkTokenStrength(t string) error {
 	return nil
 }
 
-// cookieName is the name of the cookie that holds the token once a page was opened with a valid
-// ?token=, so the page's own requests (scripts, fetches, websockets) pass without it. Browsers
-// send a host's cookies to each of its ports: the port in the name keeps two servers on one
-// machine from reading or overwriting each other's.
+// cookieName is the name of the cookie a page opened with a valid ?token= receives, so that the
+// page's own requests (scripts, fetches, websockets) pass without the token. Browsers send a
+// host's cookies to each of its ports: the port in the name keeps two servers on one machine
+// from overwriting each other's.
 func (s *Server) cookieName() string { return "baton_token_" + s.hosts.Load().port }
+
+// cookieValue is what the cookie holds: not the token, which every port of the host would receive
+// with the cookie, but an HMAC of it under this process's random key, bound to the port. Whoever
+// reads the cookie (a server on another port the browser visits) learns nothing of the token,
+// which apps and scripts keep using, and holds a pass for this process only: it is void when
+// Baton restarts, and on any other Baton (see README, "Security").
+func (s *Server) cookieValue() string {
+	mac := hmac.New(sha256.New, s.cookieKey)
+	mac.Write([]byte("baton page cookie\x00" + s.hosts.Load().port + "\x00" + s.token))
+	return hex.EncodeToString(mac.Sum(nil))
+}
 
 // checkToken requires the server's token, when it has one, as "Authorization: Bearer", ?token=
 // or the cookie a page opened with ?token= receives.
@@ -79,7 +92,7 @@ func (s *Server) checkToken(next echo.HandlerFunc) echo.HandlerFunc {
 		if q := r.URL.Query().Get("token"); q != "" && s.validToken(q) {
 			if isPage(r) {
 				c.SetCookie(&http.Cookie{
-					Name: s.cookieName(), Value: s.token, Path: "/",
+					Name: s.cookieName(), Value: s.cookieValue(), Path: "/",
 					HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
 				})
 			}
@@ -89,7 +102,7 @@ func (s *Server) checkToken(next echo.HandlerFunc) echo.HandlerFunc {
 			strings.EqualFold(scheme, "Bearer") && s.validToken(strings.TrimSpace(tok)) {
 			return next(c)
 		}
-		if ck, err := r.Cookie(s.cookieName()); err == nil && s.validToken(ck.Value) {
+		if ck, err := r.Cookie(s.cookieName()); err == nil && hmac.Equal([]byte(ck.Value), []byte(s.cookieValue())) {
 			return next(c)
 		}
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="baton"`)

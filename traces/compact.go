@@ -132,8 +132,14 @@ type inputRef struct {
 type eventState struct {
 	n    int   // events accepted so far
 	prev Event // the last of them
-	// bySeq holds the full input of each event that has one, for references to it.
-	bySeq map[int64][]Message
+	// bySeq holds the full input of each event that has one, with its InputSize, for references
+	// to it.
+	bySeq map[int64]sizedInput
+	// expanded is the InputSize of every input accepted, whole; read is how many bytes of trace
+	// were read: expanded stays within expandBudget(read).
+	expanded, read int64
+	// unbounded skips the budget, for a run already checked.
+	unbounded bool
 	// arrays maps the first element of each backing array of inputs to the array up to the
 	// last message any input uses, so that extending the newest input appends in place.
 	arrays map[*Message][]Message
@@ -142,7 +148,25 @@ type eventState struct {
 }
 
 func newEventState() *eventState {
-	return &eventState{bySeq: make(map[int64][]Message), arrays: make(map[*Message][]Message)}
+	return &eventState{bySeq: make(map[int64]sizedInput), arrays: make(map[*Message][]Message)}
+}
+
+// remember keeps e's input, if it has one (see eventInput), for the references of later events,
+// with its size: modelSize for its model's input, agentSize for its agent_run's.
+func (st *eventState) remember(e *Event, modelSize, agentSize int64) {
+	if in := eventInput(e); len(in) > 0 {
+		size := agentSize
+		if e.Model != nil && len(e.Model.Input) > 0 {
+			size = modelSize
+		}
+		st.bySeq[e.Seq] = sizedInput{in, size}
+	}
+}
+
+// sizedInput is an event's full input and its InputSize.
+type sizedInput struct {
+	in   []Message
+	size int64
 }
 
 // accept checks e, the i-th event, as Validate would after the events before it, first
@@ -151,13 +175,17 @@ func (st *eventState) accept(i int, e *Event, refs *[2]inputRef) error {
 	if want := int64(st.n + 1); e.Seq != want {
 		return seqError(i, e.Seq, want)
 	}
+	expanded := st.expanded
+	var modelSize, agentSize int64
 	if e.Model != nil {
-		if err := st.resolve(i, e.Seq, "model", &e.Model.Input, refs[refModel]); err != nil {
+		if err := st.resolve(i, e.Seq, "model", &e.Model.Input, refs[refModel], &modelSize); err != nil {
+			st.expanded = expanded
 			return err
 		}
 	}
 	if e.AgentRun != nil {
-		if err := st.resolve(i, e.Seq, "agent_run", &e.AgentRun.Input, refs[refAgentRun]); err != nil {
+		if err := st.resolve(i, e.Seq, "agent_run", &e.AgentRun.Input, refs[refAgentRun], &agentSize); err != nil {
+			st.expanded = expanded
 			return err
 		}
 	}
@@ -172,11 +200,10 @@ func (st *eventState) accept(i int, e *Event, refs *[2]inputRef) error {
 		prev = &st.prev
 	}
 	if err := checkEvent(i, prev, *e); err != nil {
+		st.expanded = expanded
 		return err
 	}
-	if in := eventInput(e); len(in) > 0 {
-		st.bySeq[e.Seq] = in
-	}
+	st.remember(e, modelSize, agentSize)
 	st.shareMessage(e)
 	st.n++
 	st.prev = *e
@@ -202,11 +229,12 @@ func (st *eventState) shareMessage(e *Event) {
 
 // mark is what rollback needs to take the state back to where it was.
 type mark struct {
-	n    int
-	prev Event
+	n        int
+	prev     Event
+	expanded int64
 }
 
-func (st *eventState) mark() mark { return mark{st.n, st.prev} }
+func (st *eventState) mark() mark { return mark{st.n, st.prev, st.expanded} }
 
 // rollback forgets the events accepted since m. Arrays their inputs extended stay registered
 // longer than the inputs left: extending those makes a copy, never changes what is kept.
@@ -214,14 +242,19 @@ func (st *eventState) rollback(m mark) {
 	for seq := int64(m.n) + 1; seq <= int64(st.n); seq++ {
 		delete(st.bySeq, seq)
 	}
-	st.n, st.prev = m.n, m.prev
+	st.n, st.prev, st.expanded = m.n, m.prev, m.expanded
 }
 
 // resolve turns the input *in of the i-th event, numbered seq, read with the reference ref into
-// the full input.
-func (st *eventState) resolve(i int, seq int64, payload string, in *[]Message, ref inputRef) error {
+// the full input, and sets *size to its InputSize, which it counts against the run's budget
+// first: a reference is refused before it is followed when the input it makes is past it.
+func (st *eventState) resolve(i int, seq int64, payload string, in *[]Message, ref inputRef, size *int64) error {
 	switch {
 	case !ref.hasFrom && !ref.hasKeep:
+		*size = InputSize(*in)
+		if err := st.spend(i, payload, *size); err != nil {
+			return err
+		}
 		if len(*in) > 0 {
 			st.arrays[&(*in)[0]] = *in
 			*in = (*in)[:len(*in):len(*in)]
@@ -238,10 +271,37 @@ func (st *eventState) resolve(i int, seq int64, payload string, in *[]Message, r
 	if !ok {
 		return Errorf(CodeInvalid, "events[%d].%s.input_from is %d, but event %d has no input", i, payload, ref.from, ref.from)
 	}
-	if ref.keep < 1 || ref.keep > int64(len(base)) {
-		return Errorf(CodeInvalid, "events[%d].%s.input_keep is %d, but event %d's input has %d messages: keep 1 to %d", i, payload, ref.keep, ref.from, len(base), len(base))
+	if ref.keep < 1 || ref.keep > int64(len(base.in)) {
+		return Errorf(CodeInvalid, "events[%d].%s.input_keep is %d, but event %d's input has %d messages: keep 1 to %d", i, payload, ref.keep, ref.from, len(base.in), len(base.in))
 	}
-	*in = st.extend(base, int(ref.keep), *in)
+	// The kept messages' size, from whichever end is shorter: the work stays within what the
+	// budget allows.
+	keep := int(ref.keep)
+	kept := base.size
+	if rest := base.in[keep:]; len(rest) > keep {
+		kept = InputSize(base.in[:keep])
+	} else if len(rest) > 0 {
+		kept -= InputSize(rest)
+	}
+	*size = kept + InputSize(*in)
+	if err := st.spend(i, payload, *size); err != nil {
+		return err
+	}
+	*in = st.extend(base.in, keep, *in)
+	return nil
+}
+
+// spend counts an input of size bytes, whole, against the run's budget (see MaxExpandedInput).
+func (st *eventState) spend(i int, payload string, size int64) error {
+	st.expanded += size
+	if st.unbounded {
+		return nil
+	}
+	if budget := expandBudget(st.read); st.expanded > budget {
+		return Errorf(CodeInvalid, "events[%d].%s: the run's inputs, each written out whole, would take more than %d MiB (%d bytes) for %d bytes of trace: "+
+			"Baton takes a run whose inputs expand to at most %d MiB, and %d times its own size past the first %d MiB; refer to fewer messages or split the run",
+			i, payload, budget>>20, budget, st.read, MaxExpandedInput>>20, ExpandPerByte, MinExpandBudget>>20)
+	}
 	return nil
 }
 
@@ -260,9 +320,12 @@ func (st *eventState) extend(base []Message, keep int, tail []Message) []Message
 			return array[:n:n]
 		}
 	}
-	array := append(GrowInput(base[:keep:keep], len(tail)), tail...)
+	// A branch: a new array, no larger than it must be. Doubling here would let a trace whose
+	// every input branches off the one before take twice its inputs' size; an input that then
+	// grows in place doubles from here.
+	array := append(append(make([]Message, 0, n), base[:keep]...), tail...)
 	st.arrays[&array[0]] = array
-	return array[:n:n]
+	return array
 }
 
 // GrowInput returns in with room for n more messages, doubling its room when it must grow. A
@@ -310,7 +373,9 @@ func (dec *EventDecoder) Decode(data []byte) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
+	dec.st.read += int64(len(data))
 	if err := dec.st.accept(i, &e, &d.refs); err != nil {
+		dec.st.read -= int64(len(data))
 		return Event{}, err
 	}
 	return e, nil
@@ -366,9 +431,12 @@ func (dec *EventDecoder) DecodeEvents(data []byte, check func([]Event) error) ([
 		}
 	}
 	m := dec.st.mark()
+	read := dec.st.read
+	dec.st.read += int64(len(data))
 	for i := range events {
 		if err := dec.st.accept(i, &events[i], &refs[i]); err != nil {
 			dec.st.rollback(m)
+			dec.st.read = read
 			return nil, err
 		}
 	}

@@ -20,7 +20,9 @@ type logReader struct {
 }
 
 func newLogReader() *logReader {
-	return &logReader{inputs: newEventState(), actors: make(map[int]actor), lastActorBy: -1}
+	inputs := newEventState()
+	inputs.unbounded = true // the log holds a run already checked on its way in
+	return &logReader{inputs: inputs, actors: make(map[int]actor), lastActorBy: -1}
 }
 
 // all decodes every event of l, or returns nil when it has none. locs is the writer's time zones
@@ -83,15 +85,14 @@ func (r *logReader) need(l *eventLog, seq int64) {
 
 // resolve makes the inputs of e, numbered seq, whole, once those it refers to are known.
 func (r *logReader) resolve(seq int64, e *Event, refs [2]inputRef) {
+	var modelSize, agentSize int64
 	if e.Model != nil {
-		mustResolve(r.inputs.resolve(int(seq-1), seq, "model", &e.Model.Input, refs[refModel]))
+		mustResolve(r.inputs.resolve(int(seq-1), seq, "model", &e.Model.Input, refs[refModel], &modelSize))
 	}
 	if e.AgentRun != nil {
-		mustResolve(r.inputs.resolve(int(seq-1), seq, "agent_run", &e.AgentRun.Input, refs[refAgentRun]))
+		mustResolve(r.inputs.resolve(int(seq-1), seq, "agent_run", &e.AgentRun.Input, refs[refAgentRun], &agentSize))
 	}
-	if in := eventInput(e); len(in) > 0 {
-		r.inputs.bySeq[seq] = in
-	}
+	r.inputs.remember(e, modelSize, agentSize)
 }
 
 // mustResolve panics on a reference the log's own writer could not have written: a bug.

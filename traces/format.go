@@ -105,6 +105,9 @@ func Unmarshal(data []byte) (Trace, error) {
 			case "run":
 				return d.value(reflectValue(&t.Run))
 			case "agents":
+				if c, err := d.peek(); err == nil && c == 'n' {
+					return Errorf(CodeInvalid, "trace field \"agents\" is null: want an array, [] when empty")
+				}
 				return d.value(reflectValue(&t.Agents))
 			}
 			if d.version == 0 { // the version comes later: read the events once it is known
@@ -121,6 +124,10 @@ func Unmarshal(data []byte) (Trace, error) {
 		return Trace{}, Errorf(CodeInvalid, "trace has no \"format\" field: want %q", FormatName)
 	case !seen[1]:
 		return Trace{}, Errorf(CodeInvalid, "trace has no \"version\" field")
+	case !seen[3]:
+		return Trace{}, Errorf(CodeInvalid, "trace has no \"agents\" field: want an array, [] when empty")
+	case !seen[4]:
+		return Trace{}, Errorf(CodeInvalid, "trace has no \"events\" field: want an array, [] when empty")
 	case unknown != "":
 		d.path = d.path[:0]
 		return Trace{}, d.unknown(unknown)
@@ -205,12 +212,13 @@ func (d *decoder) events(t *Trace) error {
 		return err
 	}
 	if c == 'n' {
-		return d.literal("null")
+		return Errorf(CodeInvalid, "trace field \"events\" is null: want an array, [] when empty")
 	}
 	if c != '[' {
 		return d.typeError(c, "an array")
 	}
 	st := newEventState()
+	st.read = int64(len(d.data))
 	// The events' strings live as long as the trace, together: pack them.
 	d.pack = new(stringPack)
 	// Read into chunks and join them once at the end: one growing slice would copy the events

@@ -251,6 +251,20 @@ var malformed = []struct {
 	{"event after run.finished", edit(`]}`, `,`+lateMessage+`]}`), "events[2] (message) comes after run.finished: only a run that finished interrupted goes on"},
 	{"interrupted run goes on without resumed", edit(`"run":{"status":"completed"}}`, `"run":{"status":"interrupted"}}`, `]}`, `,`+lateMessage+`]}`), "events[2] (message) comes after run.finished"},
 	{"lost count 0", edit(`"kind":"run.finished","run":{"status":"completed"}`, `"kind":"lost","lost":{"count":0}`), "events[1].lost.count is 0"},
+	{"run id with a slash", edit(`"id":"r1"`, `"id":"r/1?x"`), `run.id "r/1?x" holds '/': use only letters, digits`},
+	{"run id too long", edit(`"id":"r1"`, `"id":"`+strings.Repeat("r", 129)+`"`), "run.id is 129 bytes long: keep it to 128"},
+	{"flow too long", edit(`"flow":"f"`, `"flow":"`+strings.Repeat("f", 257)+`"`), "run.flow is 257 bytes long: keep it to 256"},
+	{"flow on two lines", edit(`"flow":"f"`, `"flow":"f\r\nSet-Cookie: x"`), "run.flow \"f\\r\\nSet-Cookie: x\" holds the control character U+000D"},
+	{"conversation with a space", edit(`"model":"scripted"`, `"model":"scripted","conversation":"c 1"`), `run.conversation "c 1" holds ' '`},
+	{"agent kind unknown", edit(`"kind":"chat_model"`, `"kind":"<script>"`), `agents[0].kind "<script>" is not one of chat_model`},
+	{"agent kind missing", edit(`,"kind":"chat_model"`, ``), `agents[0].kind "" is not one of`},
+	{"agent relation unknown", edit(`"kind":"chat_model"`, `"kind":"chat_model","relation":"cousin"`), `agents[0].relation "cousin" is not subagent or agenttool`},
+	{"agents null", edit(`"agents":[{"name":"a","kind":"chat_model"}]`, `"agents":null`), `"agents" is null: want an array`},
+	{"agents missing", edit(`"agents":[{"name":"a","kind":"chat_model"}],`, ``), `no "agents" field`},
+	{"events null", edit(`"events":[`, `"events":null,"x":[`), `"events" is null: want an array`},
+	{"two run.started", edit(`"kind":"run.finished","run":{"status":"completed"}`, `"kind":"run.started","run":{"status":"running"}`, `"status":"completed","started_at"`, `"status":"running","started_at"`), "events[1] is a second run.started: a run starts once"},
+	{"status the events do not tell", edit(`"status":"completed","started_at"`, `"status":"failed","started_at"`), "run.status is failed, but its events say completed"},
+	{"finished run without run.finished", edit(`,{"seq":2,"time":"2026-01-02T03:04:06Z","kind":"run.finished","run":{"status":"completed"}}`, ``), "run.status is completed, but its events say running"},
 	{"trailing data", validDoc + "\n{}", "data after its closing brace"},
 	{"trailing garbage", validDoc + "x", "data after its closing brace"},
 }
@@ -476,7 +490,7 @@ func TestUnmarshalPacksShortStrings(t *testing.T) {
 	at := time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
 	long := strings.Repeat("long arguments ", 100)
 	data := mustMarshal(t, traces.Trace{
-		Run: traces.Run{ID: "r1", Status: traces.StatusCompleted, StartedAt: at},
+		Run: traces.Run{ID: "r1", Status: traces.StatusRunning, StartedAt: at},
 		Events: []traces.Event{{Seq: 1, Time: at, Kind: traces.KindToolStarted, Agent: "weather_agent",
 			Tool: &traces.ToolCall{Name: "lookup_weather_station", CallID: "call_0123456789abcdefgh", Arguments: long}}},
 	})

@@ -214,8 +214,10 @@ func (b *Broker) Close(ctx context.Context) error {
 }
 
 // Import adds tr, a trace read from a file, as an ended run (see NewRecordingOf): under its own
-// id, or under a fresh one when that is taken here or in the store.
+// id, or under a fresh one when that is taken here or in the store. A trace whose run had not
+// ended is ended interrupted first (see EndImported).
 func (b *Broker) Import(tr Trace) (*Recording, error) {
+	tr, _ = EndImported(tr)
 	rec := NewRecordingOf(tr)
 	err := b.Add(rec)
 	for try := 0; ErrorCode(err) == CodeConflict && try < 5; try++ {
@@ -227,4 +229,35 @@ func (b *Broker) Import(tr Trace) (*Recording, error) {
 		return nil, err
 	}
 	return rec, nil
+}
+
+// ImportedEnd is the error of the run.finished EndImported adds.
+const ImportedEnd = "the trace ends before its run did: imported as interrupted there"
+
+// EndImported returns t ended, for a trace read from a file to be shown as a run that is over:
+// when its events do not end the run (it was saved while the run went on), a run.finished
+// interrupted, at its last event's time and with the error ImportedEnd, is added after them, so
+// that its status, its page and the run list agree that it is over; a run saved as it was being
+// resumed ends at its last run.finished, interrupted. ended reports whether t was running.
+func EndImported(t Trace) (_ Trace, ended bool) {
+	if t.Run.Status.Ended() {
+		return t, false
+	}
+	if n := len(t.Events); eventsStatus(t.Events) == StatusInterrupted {
+		// Saved as a resume began: it ended at its interrupted finish.
+		last := t.Events[n-1]
+		t.Run.Status, t.Run.Error, t.Run.EndedAt = StatusInterrupted, last.Run.Error, &last.Time
+		return t, true
+	}
+	at := t.Run.StartedAt
+	if n := len(t.Events); n > 0 {
+		at = t.Events[n-1].Time
+	}
+	n := len(t.Events)
+	t.Events = append(t.Events[:n:n], Event{
+		Seq: int64(n) + 1, Time: at, Kind: KindRunFinished,
+		Run: &RunMark{Status: StatusInterrupted, Error: ImportedEnd},
+	})
+	t.Run.Status, t.Run.Error, t.Run.EndedAt = StatusInterrupted, ImportedEnd, &at
+	return t, true
 }

@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -306,7 +308,8 @@ func TestSchemaRejectsMalformed(t *testing.T) {
 	// of a time string.
 	semantic := map[string]bool{"seq gap": true, "duplicate seq": true, "seq not starting at 1": true,
 		"duplicate agent name": true, "bad time": true,
-		"event after run.finished": true, "interrupted run goes on without resumed": true}
+		"event after run.finished": true, "interrupted run goes on without resumed": true,
+		"two run.started": true, "status the events do not tell": true, "finished run without run.finished": true}
 	for _, tc := range malformed {
 		var doc any
 		if json.Unmarshal([]byte(tc.doc), &doc) != nil {
@@ -370,6 +373,14 @@ func check(root, s schema, v any, path string) (errs []string, evaluated map[str
 		case "minLength":
 			if str, ok := v.(string); ok && int64(len(str)) < int64(mustFloat(val.(json.Number))) {
 				fail("%q is too short", str)
+			}
+		case "maxLength":
+			if str, ok := v.(string); ok && int64(utf8.RuneCountInString(str)) > int64(mustFloat(val.(json.Number))) {
+				fail("%q is too long", str)
+			}
+		case "pattern":
+			if str, ok := v.(string); ok && !regexp.MustCompile(val.(string)).MatchString(str) {
+				fail("%q does not match %s", str, val)
 			}
 		case "required":
 			for _, name := range strs(val) {
@@ -470,8 +481,12 @@ func TestFormatDocExamplesAreValidEvents(t *testing.T) {
 				t.Fatalf("example %d: %v\n%s", i+1, err, block)
 			}
 			e := docEvent(t, raw, inputs)
-			e.Seq = 1 // the examples come from the middle of runs
-			tr := traces.Trace{Run: traces.Run{ID: "doc", Status: traces.StatusRunning}, Events: []traces.Event{e}}
+			e.Seq = 1                      // the examples come from the middle of runs
+			status := traces.StatusRunning // run.status is what the events say
+			if e.Kind == traces.KindRunFinished {
+				status = e.Run.Status
+			}
+			tr := traces.Trace{Run: traces.Run{ID: "doc", Status: status}, Events: []traces.Event{e}}
 			if err := traces.Validate(tr); err != nil {
 				t.Errorf("example %d (%s): %v", i+1, e.Kind, err)
 			}

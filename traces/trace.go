@@ -71,6 +71,15 @@ const (
 	AgentCustom     AgentKind = "custom"
 )
 
+// Valid reports whether k is one of the documented agent kinds.
+func (k AgentKind) Valid() bool {
+	switch k {
+	case AgentChatModel, AgentSupervisor, AgentSequential, AgentParallel, AgentLoop, AgentCustom:
+		return true
+	}
+	return false
+}
+
 // Relation is how an agent hangs below its parent in the tree.
 type Relation string
 

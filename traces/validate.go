@@ -1,6 +1,9 @@
 package traces
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // Validate checks what the JSON shape cannot: a run id, known statuses and kinds, sequence numbers
 // 1, 2, 3... with no gaps, exactly the payload each kind requires (see ValidateEvent), agents
@@ -28,13 +31,34 @@ func Validate(t Trace) error {
 
 // validateRun checks what Validate checks outside the events: the run and the agents.
 func validateRun(t Trace) error {
-	if t.Run.ID == "" {
-		return Errorf(CodeInvalid, "run.id is empty")
+	if err := ValidateRunID("run.id", t.Run.ID); err != nil {
+		return err
+	}
+	if err := ValidateRunInfo(t.Run.Flow, t.Run.Model, t.Run.Conversation); err != nil {
+		return err
 	}
 	if !t.Run.Status.Valid() {
 		return Errorf(CodeInvalid, "run.status %q is not one of running, completed, failed, interrupted, canceled", t.Run.Status)
 	}
+	// A run being resumed says running while its events still end with its interrupted finish.
+	resuming := t.Run.Status == StatusRunning && eventsStatus(t.Events) == StatusInterrupted
+	if want := eventsStatus(t.Events); t.Run.Status != want && !resuming {
+		return Errorf(CodeInvalid, "run.status is %s, but its events say %s: run.status is the status of the last run.finished, running when none ends the events (or while an interrupted run is resumed)", t.Run.Status, want)
+	}
 	return ValidateAgents(t.Agents)
+}
+
+// eventsStatus is the run's status its events tell: the last run.finished's, or running when the
+// events go on after it (a resumed run) or none ends them.
+func eventsStatus(events []Event) Status {
+	if len(events) == 0 {
+		return StatusRunning
+	}
+	last := events[len(events)-1]
+	if last.Kind == KindRunFinished && last.Run != nil {
+		return last.Run.Status
+	}
+	return StatusRunning
 }
 
 func seqError(i int, seq, want int64) error {
@@ -49,6 +73,9 @@ func checkEvent(i int, prev *Event, e Event) error {
 	if prev != nil && !mayFollow(*prev, e) {
 		return Errorf(CodeInvalid, "events[%d] (%s) comes after run.finished: only a run that finished interrupted goes on, and then with a resumed event", i, e.Kind)
 	}
+	if prev != nil && e.Kind == KindRunStarted {
+		return Errorf(CodeInvalid, "events[%d] is a second run.started: a run starts once, with its first event", i)
+	}
 	return nil
 }
 
@@ -61,13 +88,26 @@ func mayFollow(prev, e Event) bool {
 	return prev.Run != nil && prev.Run.Status == StatusInterrupted && e.Kind == KindResumed
 }
 
-// ValidateAgents checks that every agent has a name and no two share one; messages name
-// agents[i]. Every problem is an *Error with CodeInvalid.
+// ValidateAgents checks that there are at most MaxAgents agents, that every agent has a name
+// (at most MaxNameLen bytes, one line) no other has, a kind of the documented set and a known
+// relation, if any; messages name agents[i]. Every problem is an *Error with CodeInvalid.
 func ValidateAgents(agents []Agent) error {
+	if len(agents) > MaxAgents {
+		return Errorf(CodeInvalid, "agents holds %d agents: a run may have at most %d", len(agents), MaxAgents)
+	}
 	seen := make(map[string]bool, len(agents))
 	for i, a := range agents {
 		if a.Name == "" {
 			return Errorf(CodeInvalid, "agents[%d].name is empty", i)
+		}
+		if err := ValidateName(fmt.Sprintf("agents[%d].name", i), a.Name, MaxNameLen); err != nil {
+			return err
+		}
+		if !a.Kind.Valid() {
+			return Errorf(CodeInvalid, "agents[%d].kind %q is not one of chat_model, supervisor, sequential, parallel, loop, custom", i, a.Kind)
+		}
+		if a.Relation != "" && a.Relation != RelationSubAgent && a.Relation != RelationAgentTool {
+			return Errorf(CodeInvalid, "agents[%d].relation %q is not subagent or agenttool (or absent, for the root)", i, a.Relation)
 		}
 		if seen[a.Name] {
 			return Errorf(CodeInvalid, "agents[%d]: agent %q appears twice", i, a.Name)

@@ -48,40 +48,76 @@ type OriginTokens struct {
 // NewAgentSummary returns the inspector for agent name in tr, or an error with
 // traces.CodeNotFound when tr has no such agent.
 func NewAgentSummary(tr traces.Trace, name string) (AgentSummary, error) {
-	t := treeOf(tr)
-	m := t.roster.byName[name]
-	if m == nil {
+	out := agentSummaries(tr, treeOf(tr), []string{name})
+	if len(out) == 0 {
 		return AgentSummary{}, traces.Errorf(traces.CodeNotFound, "run %s has no agent %q", tr.Run.ID, name)
 	}
-	x := t.stateOf(name)
-	s := AgentSummary{
-		Name: name, Colour: m.colour, Kind: m.Kind, Description: m.Description, Parent: m.Parent, Relation: m.Relation,
-		State: x.state, ModelCalls: x.modelCalls, ToolCalls: x.toolCalls, Tokens: x.tokens,
+	return out[0], nil
+}
+
+// agentSummaries returns the inspectors of the agents names that tr's tree t has, in that order,
+// in one pass over its events for all of them: a report summarises every agent, and a pass per
+// agent would grow with agents times events.
+func agentSummaries(tr traces.Trace, t *treeState, names []string) []AgentSummary {
+	out := make([]AgentSummary, 0, len(names))
+	at := make(map[string]int, len(names))
+	for _, name := range names {
+		m := t.roster.byName[name]
+		if m == nil {
+			continue
+		}
+		x := t.stateOf(name)
+		at[name] = len(out)
+		out = append(out, AgentSummary{
+			Name: name, Colour: m.colour, Kind: m.Kind, Description: m.Description, Parent: m.Parent, Relation: m.Relation,
+			State: x.state, ModelCalls: x.modelCalls, ToolCalls: x.toolCalls, Tokens: x.tokens,
+		})
 	}
-	finished := map[string]*traces.Event{} // model.finished by call id
-	tokens, index := tokenCache{}, newSourceIndex()
+	// of returns the summaries of the agents a and b (once when they are one), those summarised.
+	of := func(a, b string) []*AgentSummary {
+		var ss []*AgentSummary
+		if k, ok := at[a]; ok {
+			ss = append(ss, &out[k])
+		}
+		if k, ok := at[b]; ok && b != a {
+			ss = append(ss, &out[k])
+		}
+		return ss
+	}
+	finished := map[[2]string]*traces.Event{} // model.finished by agent and call id
 	for i := range tr.Events {
-		if e := &tr.Events[i]; e.Agent == name && e.Kind == traces.KindModelFinished && e.Model != nil {
-			finished[e.Model.ID] = e
+		if e := &tr.Events[i]; e.Kind == traces.KindModelFinished && e.Model != nil {
+			finished[[2]string{e.Agent, e.Model.ID}] = e
 		}
 	}
+	tokens, index := tokenCache{}, newSourceIndex()
 	for i := range tr.Events {
 		e := &tr.Events[i]
 		switch {
-		case e.Kind == traces.KindAgentStarted && e.Agent == name && e.AgentRun != nil:
-			run := *e.AgentRun
-			run.Via = firstNonEmpty(run.Via, "run")
-			s.Starts = append(s.Starts, Ref{Label: startedHow(&run), Seq: e.Seq})
-		case e.Kind == traces.KindTransfer && e.Transfer != nil && (e.Transfer.From == name || e.Transfer.To == name):
-			s.Handoffs = append(s.Handoffs, Ref{Label: fmt.Sprintf("transfer %s → %s (%s)", e.Transfer.From, e.Transfer.To, e.Transfer.Mode), Seq: e.Seq})
-		case e.Kind == traces.KindAgentToolEnter && e.AgentTool != nil && (e.AgentTool.Caller == name || e.AgentTool.Callee == name):
-			s.Handoffs = append(s.Handoffs, Ref{Label: fmt.Sprintf("AgentTool %s → %s", e.AgentTool.Caller, e.AgentTool.Callee), Seq: e.Seq})
-		case e.Kind == traces.KindModelStarted && e.Agent == name && e.Model != nil:
-			s.Calls = append(s.Calls, promptCall(tr, i, len(s.Starts), finished[e.Model.ID], tokens, index))
+		case e.Kind == traces.KindAgentStarted && e.AgentRun != nil:
+			for _, s := range of(e.Agent, e.Agent) {
+				run := *e.AgentRun
+				run.Via = firstNonEmpty(run.Via, "run")
+				s.Starts = append(s.Starts, Ref{Label: startedHow(&run), Seq: e.Seq})
+			}
+		case e.Kind == traces.KindTransfer && e.Transfer != nil:
+			for _, s := range of(e.Transfer.From, e.Transfer.To) {
+				s.Handoffs = append(s.Handoffs, Ref{Label: fmt.Sprintf("transfer %s → %s (%s)", e.Transfer.From, e.Transfer.To, e.Transfer.Mode), Seq: e.Seq})
+			}
+		case e.Kind == traces.KindAgentToolEnter && e.AgentTool != nil:
+			for _, s := range of(e.AgentTool.Caller, e.AgentTool.Callee) {
+				s.Handoffs = append(s.Handoffs, Ref{Label: fmt.Sprintf("AgentTool %s → %s", e.AgentTool.Caller, e.AgentTool.Callee), Seq: e.Seq})
+			}
+		case e.Kind == traces.KindModelStarted && e.Model != nil:
+			for _, s := range of(e.Agent, e.Agent) {
+				s.Calls = append(s.Calls, promptCall(tr, i, len(s.Starts), finished[[2]string{e.Agent, e.Model.ID}], tokens, index))
+			}
 		}
 	}
-	s.Chart = newPromptChart(s.Calls)
-	return s, nil
+	for k := range out {
+		out[k].Chart = newPromptChart(out[k].Calls)
+	}
+	return out
 }
 
 // promptCall counts the prompt of the model call started at index i; tokens and index may be

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -62,5 +63,26 @@ func TestAgentSummaryPrompts(t *testing.T) {
 	}
 	if _, err := web.NewAgentSummary(tr, "nobody"); traces.ErrorCode(err) != traces.CodeNotFound || !strings.Contains(err.Error(), "nobody") {
 		t.Errorf("unknown agent: %v", err)
+	}
+}
+
+// TestReportSummariesAreEachAgents: the report summarises every agent in one pass over the run;
+// each summary is the one the agent's own inspector shows.
+func TestReportSummariesAreEachAgents(t *testing.T) {
+	for _, flow := range []string{"supervisor", "supervisor-agenttool"} {
+		tr := runFlow(t, flow, "")
+		r := web.NewReport(tr)
+		if len(r.Agents) != len(r.View.Agents) || len(r.Agents) < 3 {
+			t.Fatalf("%s: %d summaries for %d agents", flow, len(r.Agents), len(r.View.Agents))
+		}
+		for k, got := range r.Agents {
+			want, err := web.NewAgentSummary(tr, r.View.Agents[k].Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: the report's summary of %s differs from its inspector's:\n%+v\n%+v", flow, want.Name, got, want)
+			}
+		}
 	}
 }

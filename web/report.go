@@ -19,8 +19,13 @@ type Report struct {
 
 // ReportFrames is how many events of a run a report can show the tree, header and session as of:
 // every event of a run up to this long, else this many spread evenly over it (the last one
-// included). A step to an event between two shows the earlier, and says so.
+// included); fewer for a tree of more than 256 agents (see reportFrameAgents). A step to an event between two shows the earlier, and says so.
 const ReportFrames = 256
+
+// reportFrameAgents bounds the agents drawn over all of a report's frames, each of which draws the
+// whole tree: a tree of more than 256 agents gets fewer frames (16 at least), so that a report's
+// work grows with its agents, not with agents times frames.
+const reportFrameAgents = 256 * ReportFrames
 
 // ReportMessages is how many of the messages fed to an agent or a model a report's inspection
 // shows: the latest.
@@ -48,12 +53,11 @@ func NewReport(tr traces.Trace) Report {
 		r.Inspections[i] = in
 	}
 	r.Frames = frames(tr)
-	for _, ref := range r.View.Agents {
-		// One pass per agent: a run has a handful, and the summary has its own single pass.
-		if s, err := NewAgentSummary(tr, ref.Name); err == nil {
-			r.Agents = append(r.Agents, s)
-		}
+	names := make([]string, len(r.View.Agents))
+	for k, ref := range r.View.Agents {
+		names[k] = ref.Name
 	}
+	r.Agents = agentSummaries(a.tr, a.tree, names) // one pass for all: a tree may hold thousands
 	return r
 }
 
@@ -66,7 +70,7 @@ func frames(tr traces.Trace) []Update {
 	if n == 0 {
 		return nil
 	}
-	k := min(n, ReportFrames)
+	k := min(n, ReportFrames, max(16, reportFrameAgents/max(1, len(tr.Agents))))
 	run := tr.Run
 	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, "" // before its last event, as Prefix has it
 	v := NewViewState(run, tr.Agents)

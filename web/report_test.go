@@ -1,8 +1,10 @@
 package web_test
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
@@ -100,5 +102,25 @@ func TestReportFrames(t *testing.T) {
 				t.Fatalf("%s: the frame as of #%d differs from time travel's", name, f.Seq)
 			}
 		}
+	}
+}
+
+// TestReportFramesBoundedByTree: each frame draws the whole tree, so a report of a wide tree
+// gets fewer frames: its work grows with its agents, not agents times frames.
+func TestReportFramesBoundedByTree(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tr := traces.Trace{Run: traces.Run{ID: "r", Status: traces.StatusRunning, StartedAt: at}}
+	tr.Agents = append(tr.Agents, traces.Agent{Name: "root", Kind: traces.AgentSupervisor})
+	for i := range 1024 {
+		name := fmt.Sprintf("a%d", i)
+		tr.Agents = append(tr.Agents, traces.Agent{Name: name, Kind: traces.AgentChatModel, Parent: "root", Relation: traces.RelationSubAgent})
+		tr.Events = append(tr.Events, traces.Event{Seq: int64(i + 1), Time: at, Kind: traces.KindAgentStarted, Agent: name, AgentRun: &traces.AgentRun{Via: "run"}})
+	}
+	r := web.NewReport(tr)
+	if n := len(r.Frames); n > 256*web.ReportFrames/len(tr.Agents)+1 || n < 16 {
+		t.Errorf("%d frames for %d agents, want at most %d", n, len(tr.Agents), 256*web.ReportFrames/len(tr.Agents))
+	}
+	if len(r.Agents) != len(tr.Agents) {
+		t.Errorf("%d agent summaries, want %d", len(r.Agents), len(tr.Agents))
 	}
 }

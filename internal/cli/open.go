@@ -47,7 +47,7 @@ func openTrace(ctx context.Context, file, addr, token string, stdout io.Writer) 
 		return err
 	}
 	broker := traces.NewBroker(0)
-	if err := broker.Add(traces.NewRecordingOf(tr)); err != nil {
+	if _, err := broker.Import(tr); err != nil {
 		return err
 	}
 	srv, err := server.New(server.Config{Addr: addr, Token: token, Broker: broker})

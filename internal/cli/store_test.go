@@ -224,7 +224,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	stderr.Reset()
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"format":"baton.trace","version":1,"run":{"id":""}}`), 0o644)
+	os.WriteFile(bad, []byte(`{"format":"baton.trace","version":1,"run":{"id":""},"agents":[],"events":[]}`), 0o644)
 	if code := cli.Run(context.Background(), []string{"import", bad, "--db", db}, &bytes.Buffer{}, &stderr); code == 0 || !strings.Contains(stderr.String(), "run.id is empty") {
 		t.Errorf("import of a bad file: exit %d, %q", code, stderr.String())
 	}
