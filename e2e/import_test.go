@@ -45,6 +45,7 @@ func TestImportFromThePage(t *testing.T) {
 	const row = `[data-testid=run-row][data-run-id="run-20260314-093000-7f3a"]`
 	tb.do(t, "choose the good file", chromedp.SetUploadFiles("#import-file", []string{good}))
 	tb.waitFor(t, "the imported run listed", `!!document.querySelector('`+row+`')`)
+	tb.waitFor(t, "the note linking to the imported run", `document.querySelector('[data-testid=imported-run]')?.getAttribute('href') === '/runs/' + encodeURIComponent(document.querySelector('`+row+`').dataset.runId)`)
 
 	tb.do(t, "choose the bad file", chromedp.SetUploadFiles("#import-file", []string{bad}))
 	tb.waitFor(t, "the importer's message", `!document.querySelector('[data-testid=import-error]').hidden`)

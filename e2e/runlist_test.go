@@ -7,8 +7,8 @@ import (
 )
 
 // TestIndexListFiltersSearchesAndDeletes: on the index page, a user narrows the list of runs by
-// flow and by text in the runs' messages, then deletes a run with its button; the row goes
-// without a reload, and the run is gone from the API.
+// flow and by text in the runs' messages, then deletes a run with its button, clicked twice (the
+// first asks); the row goes without a reload, and the run is gone from the API.
 func TestIndexListFiltersSearchesAndDeletes(t *testing.T) {
 	t.Parallel()
 	b := startStoredBaton(t)
@@ -35,6 +35,12 @@ func TestIndexListFiltersSearchesAndDeletes(t *testing.T) {
 
 	tb.open(t, b.base+"/")
 	evalJS[bool](t, tb, `window.__sameDocument = true`)
+	// Deleting cannot be undone: the first click asks, and deletes nothing.
+	tb.click(t, rowOf(super)+` [data-testid=delete-run]`)
+	tb.waitFor(t, "the delete button asking", `document.querySelector('`+rowOf(super)+` [data-testid=delete-run]').textContent === 'Delete for good?'`)
+	if !evalJS[bool](t, tb, `!!document.querySelector('`+rowOf(super)+`')`) {
+		t.Fatal("one click deleted the run")
+	}
 	tb.click(t, rowOf(super)+` [data-testid=delete-run]`)
 	tb.waitFor(t, "the deleted run's row to go", `!document.querySelector('`+rowOf(super)+`') && !!document.querySelector('`+rowOf(transfer)+`')`)
 	if !evalJS[bool](t, tb, `window.__sameDocument === true`) {

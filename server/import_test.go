@@ -107,7 +107,7 @@ func TestImportTraceRefusesBadFiles(t *testing.T) {
 		{"flow of a kilobyte", replace(`"flow": "supervisor"`, `"flow": "`+strings.Repeat("f", 1024)+`"`), 400, "run.flow is 1024 bytes long: keep it to 256"},
 		{"agent kind not documented", replace(`"kind": "supervisor"`, `"kind": "<script>"`), 400, `agents[0].kind "<script>" is not one of`},
 		{"agents null", replace(`"agents": [`, `"agents": null, "x": [`), 400, `"agents" is null`},
-		{"too large", string(good) + strings.Repeat(" ", 1200), 413, "larger than the limit"},
+		{"too large", string(good) + strings.Repeat(" ", 1200), 413, "; add a larger trace file with `baton import FILE`"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := ts.do(t, request{method: http.MethodPost, path: "/api/traces", body: tc.body})

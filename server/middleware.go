@@ -220,7 +220,7 @@ func bodyLimit(limitOf func(c echo.Context) int64, timeout time.Duration) echo.M
 			limit := limitOf(c)
 			r := c.Request()
 			if r.ContentLength > limit {
-				return refuse(c, tooLarge(limit))
+				return refuse(c, tooLarge(c, limit))
 			}
 			if r.Body != nil && r.Body != http.NoBody {
 				// Not every ResponseWriter can (HTTP/2 through a proxy); http.Server's
@@ -233,7 +233,10 @@ func bodyLimit(limitOf func(c echo.Context) int64, timeout time.Duration) echo.M
 	}
 }
 
-func tooLarge(limit int64) *echo.HTTPError {
-	return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
-		fmt.Sprintf("request body is larger than the limit of %d bytes (%d KiB)", limit, limit>>10))
+func tooLarge(c echo.Context, limit int64) *echo.HTTPError {
+	msg := fmt.Sprintf("request body is larger than the limit of %d bytes (%d KiB)", limit, limit>>10)
+	if c.Path() == importRoute {
+		msg += "; add a larger trace file with `baton import FILE` (or look at it with `baton open FILE`), which have no such limit"
+	}
+	return echo.NewHTTPError(http.StatusRequestEntityTooLarge, msg)
 }

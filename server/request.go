@@ -77,7 +77,7 @@ func readJSONBody(c echo.Context) ([]byte, error) {
 		var tooBig *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooBig):
-			return nil, tooLarge(tooBig.Limit)
+			return nil, tooLarge(c, tooBig.Limit)
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			return nil, refuse(c, echo.NewHTTPError(http.StatusRequestTimeout,
 				"the request body did not arrive in time: send it whole, right after the headers"))

@@ -12,5 +12,5 @@ import "embed"
 // others are what it imports, except report.js: the report's module, which a report file inlines
 // with the modules it imports as one script.
 //
-//go:embed app.css *.js
+//go:embed app.css favicon.svg *.js
 var FS embed.FS

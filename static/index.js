@@ -23,6 +23,13 @@ export function initIndex() {
   document.addEventListener("click", async (ev) => {
     const btn = ev.target.closest("button.delete-run");
     if (!btn) return;
+    // Deleting cannot be undone: the first click asks, a second within a few seconds deletes.
+    if (!btn.dataset.armed) {
+      btn.dataset.armed = "true";
+      btn.textContent = "Delete for good?";
+      setTimeout(() => { delete btn.dataset.armed; btn.textContent = "Delete"; }, 4000);
+      return;
+    }
     btn.disabled = true;
     let msg = "";
     try {
@@ -72,7 +79,14 @@ async function importTrace(input) {
     showError(errEl, f.name + ": " + reply.error);
     return;
   }
-  showError(noteEl, "Imported " + f.name + " as run " + reply.id + (reply.note ? " (" + reply.note + ")" : ""));
+  // The note links to the imported run; its text (ids, the importer's note) is set as text.
+  noteEl.replaceChildren("Imported " + f.name + " as run ");
+  const link = document.createElement("a");
+  link.href = "/runs/" + encodeURIComponent(reply.id);
+  link.textContent = reply.id;
+  link.dataset.testid = "imported-run";
+  noteEl.append(link, reply.note ? " (" + reply.note + ")" : "");
+  noteEl.hidden = false;
   await refreshRunList();
 }
 
