@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-	"strings"
 
 	"github.com/a-h/templ"
 
@@ -56,12 +55,3 @@ func fedClass(op string) string {
 }
 
 func boolAttr(b bool) string { return fmt.Sprint(b) }
-
-func joinRoute(route []string) string { return strings.Join(route, " → ") }
-
-func storyStepClass(k story.StepKind) string {
-	if k == story.HandsOff {
-		return "story-handoff"
-	}
-	return ""
-}
