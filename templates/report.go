@@ -14,8 +14,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/baton-dev/baton/static"
 	"github.com/baton-dev/baton/internal/story"
+	"github.com/baton-dev/baton/static"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
