@@ -18,7 +18,7 @@ const ReplayModelType = "Replay"
 
 // recordedCall is one model call of a trace, as a replay gives it back.
 type recordedCall struct {
-	n      int // its number in the recorded run, from 1, in the order the calls started
+	n      int   // its number in the recorded run, from 1, in the order the calls started
 	seq    int64 // its model.started
 	agent  string
 	tools  []string
