@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs Baton's whole test suite: staticcheck (the version go.mod pins), the client modules' unit
+# Runs Baton's whole test suite: gofmt, staticcheck (the version go.mod pins), the client modules' unit
 # tests (static/test, Node's own test runner), then go test -race over every package. It first
 # installs from Debian what the tests need when it is missing: chromium, which the browser tests
 # drive, and Node.js. Extra arguments go to `go test`.
@@ -17,7 +17,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-echo "test.sh: staticcheck" >&2
+echo "test.sh: gofmt, staticcheck" >&2
+unformatted=$(gofmt -l .)
+if [ -n "$unformatted" ]; then
+	echo "test.sh: gofmt -w these files: $unformatted" >&2
+	exit 1
+fi
 go tool staticcheck ./...
 
 echo "test.sh: node --test static/test" >&2
