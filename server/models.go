@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -74,30 +75,68 @@ func (s *Server) modelInfos() []web.ModelInfo {
 // whose model replays the run's recorded model calls; 201 {"id", "url"} as POST /api/runs. 409
 // while the run goes on; 400 when this server does not run its flow or it made no model call.
 func (s *Server) replayRun(c echo.Context) error {
-	rec, err := s.broker.Get(c.Param("id"))
-	if err != nil {
-		return err
-	}
 	var ms int64
 	present, err := decodeJSON(c, jsonField{"pace_ms", &ms, "an integer number of milliseconds"})
 	if err != nil {
 		return err
 	}
+	return s.rerun(c, "replayed", present["pace_ms"], ms, agents.ReplayOf)
+}
+
+// forkRun serves POST /api/runs/:id/fork {"at","reply","transfer_to","pace_ms"}: a new run of
+// the run's flow and input with the model call whose model.started is at answered otherwise (a
+// reply, a transfer, or both), every call before it answered from the recording.
+func (s *Server) forkRun(c echo.Context) error {
+	var (
+		at        int64
+		ms        int64
+		reply, to string
+	)
+	present, err := decodeJSON(c,
+		jsonField{"at", &at, "the seq of a model.started event"},
+		jsonField{"reply", &reply, "a string"},
+		jsonField{"transfer_to", &to, "an agent's name"},
+		jsonField{"pace_ms", &ms, "an integer number of milliseconds"})
+	if err != nil {
+		return err
+	}
+	if at <= 0 || (reply == "" && to == "") {
+		return traces.Errorf(traces.CodeInvalid, "a fork needs \"at\", the seq of the model call to change, and what it answers instead: \"reply\", \"transfer_to\" or both")
+	}
+	edit := agents.Reply{Text: reply}
+	if to != "" {
+		edit.ToolCalls = []agents.ToolCall{agents.Transfer(to)}
+	}
+	return s.rerun(c, "forked", present["pace_ms"], ms, func(tr traces.Trace) (*agents.Model, error) {
+		if to != "" && !slices.ContainsFunc(tr.Agents, func(a traces.Agent) bool { return a.Name == to }) {
+			return nil, traces.Errorf(traces.CodeInvalid, "transfer_to %q is no agent of run %s", clip(to, 60), tr.Run.ID)
+		}
+		return agents.ForkOf(tr, agents.Fork{At: at, Reply: edit}, nil)
+	})
+}
+
+// rerun starts a new run of the ended run :id's flow on its input, answered by the model
+// modelOf makes of its trace (a replay, a fork), at the pace given or the server's default.
+func (s *Server) rerun(c echo.Context, done string, paced bool, ms int64, modelOf func(traces.Trace) (*agents.Model, error)) error {
+	rec, err := s.broker.Get(c.Param("id"))
+	if err != nil {
+		return err
+	}
 	pace := s.cfg.DefaultPace
-	if present["pace_ms"] {
+	if paced {
 		if pace, err = paceOf(ms); err != nil {
 			return err
 		}
 	}
 	tr := rec.Snapshot()
 	if !tr.Run.Status.Ended() {
-		return traces.Errorf(traces.CodeConflict, "run %s is still going on: replay it once it has ended", tr.Run.ID)
+		return traces.Errorf(traces.CodeConflict, "run %s is still going on: it can be %s once it has ended", tr.Run.ID, done)
 	}
 	flow, err := s.lookupFlow(tr.Run.Flow)
 	if err != nil {
-		return traces.Errorf(traces.CodeInvalid, "run %s is of flow %q, which this server does not run, so it cannot be replayed here", tr.Run.ID, clip(tr.Run.Flow, 60))
+		return traces.Errorf(traces.CodeInvalid, "run %s is of flow %q, which this server does not run, so it cannot be %s here", tr.Run.ID, clip(tr.Run.Flow, 60), done)
 	}
-	m, err := agents.ReplayOf(tr)
+	m, err := modelOf(tr)
 	if err != nil {
 		return err
 	}

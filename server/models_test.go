@@ -127,7 +127,7 @@ func TestReplayRun(t *testing.T) {
 		want     string
 	}{
 		{"unknown run", "r-00000000", 404, `run "r-00000000" not found`},
-		{"still going", going, 409, "is still going on: replay it once it has ended"},
+		{"still going", going, 409, "is still going on: it can be replayed once it has ended"},
 		{"flow not served", "r-foreign", 400, `run r-foreign is of flow "echo", which this server does not run`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -120,7 +120,9 @@ func (s *Server) inspector(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	comp, err := templates.Inspector(rec.Snapshot(), seq)
+	tr := rec.Snapshot()
+	_, unknown := s.lookupFlow(tr.Run.Flow)
+	comp, err := templates.Inspector(tr, seq, unknown == nil && tr.Run.Status.Ended())
 	if err != nil {
 		return err
 	}

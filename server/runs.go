@@ -22,6 +22,7 @@ func (s *Server) runRoutes(e *echo.Echo) {
 	e.POST("/api/runs/:id/pace", s.setPace)
 	e.POST("/api/runs/:id/resume", s.resumeRun)
 	e.POST("/api/runs/:id/replay", s.replayRun)
+	e.POST("/api/runs/:id/fork", s.forkRun)
 }
 
 // maxComment bounds a reviewer's comment, in bytes.

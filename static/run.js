@@ -153,6 +153,24 @@ async function decide(ev) {
   S.resumeNow();
 }
 
+// fork sends the inspector's fork form: a new run of this one's flow, the inspected model call
+// answered as the form says; the page then goes to the fork's.
+function fork(ev) {
+  const form = ev.target.closest("form.fork");
+  if (!form) return;
+  ev.preventDefault();
+  const req = { at: Number(form.dataset.at) };
+  const reply = form.querySelector("[name=reply]").value.trim();
+  const to = form.querySelector("[name=transfer_to]").value;
+  if (reply) req.reply = reply;
+  if (to) req.transfer_to = to;
+  if (!reply && !to) {
+    showError(form.querySelector(".form-error"), "Say what the call answers instead: a reply, a transfer, or both.");
+    return;
+  }
+  postRun("/api/runs/" + encodeURIComponent(S.runId) + "/fork", req, form.querySelector(".form-error"), form.querySelector("button"), "Fork");
+}
+
 // onRows is told of the rows a gap or a reload put in the list: it filters them, dims those
 // after the event the page shows, and marks the selection.
 function onRows(rows) {
@@ -207,6 +225,7 @@ export function initRun() {
   if (!isFinal(S.status)) watchTyping(S.runId);
   document.addEventListener("click", onClick);
   document.addEventListener("submit", decide);
+  document.addEventListener("submit", fork);
   watchInputs(setFilters);
   document.addEventListener("keydown", onKey);
   rowsEl().addEventListener("scroll", () => {

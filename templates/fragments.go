@@ -170,10 +170,15 @@ func Rows(ctx context.Context, rows []web.Row) ([]string, error) {
 
 // Inspector returns the inspector panel content for event seq of tr (GET
 // /runs/:id/inspector?seq=N), or an error with traces.CodeNotFound when tr has no such event.
-func Inspector(tr traces.Trace, seq int64) (templ.Component, error) {
+// forkable offers, on a model call, to fork the run there: the server runs tr's flow and tr
+// has ended.
+func Inspector(tr traces.Trace, seq int64, forkable bool) (templ.Component, error) {
 	in, err := web.NewInspection(tr, seq)
 	if err != nil {
 		return nil, err
+	}
+	if forkable && in.Kind == traces.KindModelStarted {
+		return inspectionWithFork(in, tr.Agents), nil
 	}
 	return inspection(in), nil
 }

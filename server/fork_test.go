@@ -1,0 +1,54 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
+)
+
+// TestForkRun: POST /api/runs/:id/fork starts a run of the flow that answers the chosen model
+// call otherwise (here, a transfer to math_agent instead of research_agent), the calls before it
+// from the recording; the diff page names the fork's handoff. Bad forks get a 400 saying why.
+func TestForkRun(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{Flows: []agents.Flow{catalogueFlow(t, "supervisor")}})
+	server.SetRunner(ts.Server, agents.RunFlow)
+	original := ts.ended(t, ts.createRun(t, `{"flow":"supervisor","pace_ms":0}`))
+	var at int64
+	for _, e := range original.Events {
+		if e.Kind == traces.KindModelStarted {
+			at = e.Seq
+			break
+		}
+	}
+	res := ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + original.Run.ID + "/fork",
+		body: `{"at":` + itoa(at) + `,"transfer_to":"math_agent","pace_ms":0}`})
+	if res.status != http.StatusCreated {
+		t.Fatalf("fork: %d %s", res.status, res.body)
+	}
+	forked := ts.ended(t, strings.TrimPrefix(res.header.Get("Location"), "/runs/"))
+	if forked.Run.Status != traces.StatusCompleted || forked.Run.Input != original.Run.Input || !strings.HasPrefix(forked.Run.Model, "fork of "+original.Run.ID) {
+		t.Errorf("forked run = %+v", forked.Run)
+	}
+	page := ts.do(t, request{path: "/diff?a=" + original.Run.ID + "&b=" + forked.Run.ID})
+	if !strings.Contains(string(page.body), `data-what="routing decision"`) || !strings.Contains(string(page.body), "hands off to math_agent (llm)") {
+		t.Errorf("the diff of the fork does not name its handoff")
+	}
+
+	for _, c := range []struct{ name, body, want string }{
+		{"no change", `{"at":` + itoa(at) + `}`, `what it answers instead: "reply", "transfer_to" or both`},
+		{"not a model call", `{"at":1,"reply":"x"}`, "is no model call (model.started)"},
+		{"unknown agent", `{"at":` + itoa(at) + `,"transfer_to":"nobody"}`, `transfer_to "nobody" is no agent of run`},
+		{"unknown field", `{"at":3,"replay":"x"}`, `unknown field "replay"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + original.Run.ID + "/fork", body: c.body})
+			if res.status != http.StatusBadRequest || !strings.Contains(res.apiError(t), c.want) {
+				t.Errorf("got %d %s, want 400 saying %q", res.status, res.body, c.want)
+			}
+		})
+	}
+}
