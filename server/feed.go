@@ -115,10 +115,8 @@ func (fs *feeds) acquire(rec *traces.Recording) *feed {
 		}
 		f = &feed{rec: rec, wake: make(chan struct{}), live: make(chan struct{}), window: fs.window,
 			encoded: newSeqCache(keep), rows: newSeqCache(keep)}
-		// The run's metadata before its events: the events then say how it went on.
-		run := rec.Run()
 		f.agents = rec.Agents()
-		f.view = web.NewViewState(run, f.agents)
+		f.view = web.NewViewState(runBeforeEvents(rec), f.agents)
 		fs.m[rec] = f
 	}
 	f.users++
@@ -140,6 +138,15 @@ func (fs *feeds) release(f *feed) {
 		f.stop()
 		f.stop = nil
 	}
+}
+
+// runBeforeEvents is rec's run as it stood before its events: running. The events then say how it
+// went on, its run.finished how it ended. The run's own status can be ahead of the events a feed
+// has: a viewer reads only what the store has committed, and a run may have ended meanwhile.
+func runBeforeEvents(rec *traces.Recording) traces.Run {
+	run := rec.Run()
+	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, ""
+	return run
 }
 
 // feedBatch is how many events the feed takes in at a time.
@@ -218,7 +225,7 @@ func (f *feed) addLocked(events []traces.Event) {
 	if agents := f.rec.Agents(); !slices.EqualFunc(agents, f.agents, sameAgent) {
 		old := f.view
 		f.agents = agents
-		f.view = web.NewViewState(f.rec.Run(), agents)
+		f.view = web.NewViewState(runBeforeEvents(f.rec), agents)
 		f.view.Add(old.Events(0, 0)...)
 		// Colours and the tree may have changed: render everything again.
 		f.rows.clear()

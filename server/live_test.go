@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gorilla/websocket"
 
+	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/templates"
@@ -505,5 +507,22 @@ func TestBusyPageStaysConnected(t *testing.T) {
 	}
 	if took := time.Since(start); took < 3*pongWait/2 {
 		t.Fatalf("the page read for %v only, not well over the pong wait: this run no longer keeps it busy", took)
+	}
+}
+
+// TestLivePageOfAFastStoredRun: a page that joins a run stored in a database, which ended before
+// the store committed its events, follows it to its last event: the run's own status (already
+// over) is not what the page is told while the events it has stop short of run.finished.
+func TestLivePageOfAFastStoredRun(t *testing.T) {
+	for round := range 20 {
+		broker, _, _ := storedBroker(t, filepath.Join(t.TempDir(), "baton.db"))
+		ts := mustOpenServer(t, server.Config{Broker: broker, Flows: []agents.Flow{catalogueFlow(t, "supervisor")}})
+		server.SetRunner(ts.Server, agents.RunFlow)
+		id := ts.createRun(t, `{"flow":"supervisor","pace_ms":0}`)
+		msgs := readLive(t, ts.mustDial(t, "/runs/"+id+"/live?after=0"), func(m server.LiveMessage) bool { return m.Status != traces.StatusRunning })
+		last, want := msgs[len(msgs)-1], ts.ended(t, id)
+		if n := int64(len(want.Events)); last.Status != traces.StatusCompleted || last.Seq != n || int64(len(rowIDs(t, msgs))) != n {
+			t.Fatalf("round %d: the page was told %s at #%d with %d rows, want completed at #%d with every row", round, last.Status, last.Seq, len(rowIDs(t, msgs)), n)
+		}
 	}
 }
