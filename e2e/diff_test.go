@@ -6,8 +6,9 @@ import (
 )
 
 // TestDiffTwoPickedRuns: in the runs list a user picks two runs and asks for their diff; the diff
-// page names the first divergence. The run page of a run with a handoff bug lists the linter's
-// finding under the header, and a run page opens its inspector on the handoff story.
+// page names the first divergence. The runs list filters the runs with handoff findings; the run
+// page of a run with a handoff bug lists the linter's finding under the header, and a run page
+// opens its inspector on the handoff story.
 func TestDiffTwoPickedRuns(t *testing.T) {
 	t.Parallel()
 	b := startStoredBaton(t)
@@ -19,6 +20,13 @@ func TestDiffTwoPickedRuns(t *testing.T) {
 	tb.open(t, b.base+"/")
 	rowOf := func(id string) string { return `[data-testid=run-row]` + attrSel("data-run-id", id) }
 	tb.waitFor(t, "both runs listed", `!!document.querySelector('`+rowOf(super)+`') && !!document.querySelector('`+rowOf(unknown)+`')`)
+	// The runs list keeps, on asking, the runs with handoff findings, and shows their count.
+	evalJS[bool](t, tb, `(document.querySelector('[data-testid=filter-findings]').checked = true, true)`)
+	tb.click(t, `[data-testid=run-filters] button[type=submit]`)
+	tb.waitFor(t, "only the run with findings listed", `location.search.includes('findings=1') &&
+	  document.querySelectorAll('[data-testid=run-row]').length === 1 && !!document.querySelector('`+rowOf(unknown)+` [data-testid=finding-count]')`)
+	tb.open(t, b.base+"/")
+	tb.waitFor(t, "both runs listed again", `!!document.querySelector('`+rowOf(super)+`') && !!document.querySelector('`+rowOf(unknown)+`')`)
 	tb.click(t, rowOf(super)+` [data-testid=diff-pick]`)
 	tb.click(t, rowOf(unknown)+` [data-testid=diff-pick]`)
 	tb.click(t, `[data-testid=diff-picked]`)

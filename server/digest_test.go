@@ -1,10 +1,13 @@
 package server_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
@@ -76,5 +79,35 @@ func TestStoryLiveAndOnThePage(t *testing.T) {
 	i := strings.Index(html, `id="inspector"`)
 	if j := strings.Index(html, `id="run-story"`); i < 0 || j < i || !strings.Contains(html[j:], `data-seq="2"`) {
 		t.Errorf("the run page's inspector does not open on the story with its events' buttons")
+	}
+}
+
+// TestRunsWithFindings: when a run ends its handoff findings are counted; the run list shows the
+// count and keeps, with findings=1, the runs that have some.
+func TestRunsWithFindings(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{Flows: []agents.Flow{catalogueFlow(t, "transfer-unknown"), catalogueFlow(t, "supervisor")}})
+	server.SetRunner(ts.Server, agents.RunFlow)
+	buggy := ts.ended(t, ts.createRun(t, `{"flow":"transfer-unknown","pace_ms":0}`)).Run.ID
+	healthy := ts.ended(t, ts.createRun(t, `{"flow":"supervisor","pace_ms":0}`)).Run.ID
+	var listed []traces.RunSummary
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		res := ts.do(t, request{path: "/api/runs?findings=1"})
+		if err := json.Unmarshal(res.body, &listed); err != nil {
+			t.Fatalf("GET /api/runs?findings=1: %d %s", res.status, res.body)
+		}
+		if len(listed) > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // the store's writer saves the count with the run's end
+	}
+	if len(listed) != 1 || listed[0].ID != buggy || listed[0].Findings != 1 {
+		t.Fatalf("runs with findings = %+v, want %s with its refused transfer", listed, buggy)
+	}
+	html := string(ts.do(t, request{path: "/?findings=1"}).body)
+	if !strings.Contains(html, `data-run-id="`+buggy+`"`) || strings.Contains(html, `data-run-id="`+healthy+`"`) || !strings.Contains(html, `data-testid="finding-count"`) {
+		t.Errorf("the index with findings=1 does not list just the buggy run with its count")
+	}
+	if res := ts.do(t, request{path: "/api/runs?findings=yes"}); res.status != 400 || !strings.Contains(res.apiError(t), "findings must be 1") {
+		t.Errorf("findings=yes: %d %s", res.status, res.body)
 	}
 }

@@ -189,6 +189,13 @@ func (s *Server) listRuns(c echo.Context) error {
 func runQuery(c echo.Context) (traces.RunQuery, error) {
 	q := traces.RunQuery{Flow: c.QueryParam("flow"), Status: traces.Status(c.QueryParam("status")),
 		Text: c.QueryParam("q"), Conversation: c.QueryParam("conversation"), After: c.QueryParam("after")}
+	switch v := c.QueryParam("findings"); v {
+	case "", "0":
+	case "1":
+		q.Findings = true
+	default:
+		return q, traces.Errorf(traces.CodeInvalid, "findings must be 1 (runs with handoff findings) or 0, not %q", clip(v, 20))
+	}
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {

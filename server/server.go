@@ -158,6 +158,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Broker == nil {
 		cfg.Broker = traces.NewBroker(0)
 	}
+	cfg.Broker.CountFindings(countFindings)
 	if err := cfg.setLimits(); err != nil {
 		return nil, err
 	}

@@ -26,6 +26,8 @@ type Broker struct {
 	writing map[string]chan struct{} // closed when the run's store writer ends; guarded by mu
 	writers sync.WaitGroup
 	gate    bool // subscriptions to a run read only what the store has committed
+	// countFindings, when set, counts a run's handoff bugs when it ends (Tally.Findings).
+	countFindings func(Trace) int
 }
 
 // NewBroker returns an empty broker whose runs live in memory only: NewStoredBroker with a
@@ -59,6 +61,10 @@ func NewStoredBroker(keep int, store Store, log *slog.Logger) *Broker {
 	return &Broker{keep: keep, store: store, log: log, runs: make(map[string]*Recording), writing: make(map[string]chan struct{}), gate: true}
 }
 
+// CountFindings makes the broker count, with count, the handoff bugs of each run when it ends,
+// for the run list (RunSummary.Findings, RunQuery.Findings). Call it before adding runs.
+func (b *Broker) CountFindings(count func(Trace) int) { b.countFindings = count }
+
 // Add registers rec under its run id, then forgets the oldest ended runs beyond what the broker
 // keeps. It fails with CodeConflict when the id is taken, in memory or in the store. What rec
 // holds so far is saved before Add returns, and the rest follows as recorded.
@@ -74,6 +80,9 @@ func (b *Broker) Add(rec *Recording) error {
 	var tally Tally
 	for _, e := range tr.Events {
 		tally.Add(e)
+	}
+	if b.countFindings != nil && tally.Status.Ended() {
+		tally.Findings = b.countFindings(tr)
 	}
 	if err := b.store.Create(tally.Apply(tr.Run), tally, tr.Agents, tr.Events); err != nil {
 		return err

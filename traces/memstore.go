@@ -152,7 +152,8 @@ func (s *MemoryStore) List(q RunQuery) (RunPage, error) {
 		r := s.runs[i]
 		if (below > 0 && r.key >= below) || (q.Flow != "" && r.run.Flow != q.Flow) ||
 			(q.Status != "" && r.run.Status != q.Status) ||
-			(q.Conversation != "" && r.run.Conversation != q.Conversation) || (text != "" && !r.contains(text)) {
+			(q.Conversation != "" && r.run.Conversation != q.Conversation) || (q.Findings && r.tally.Findings == 0) ||
+			(text != "" && !r.contains(text)) {
 			continue
 		}
 		if len(page.Runs) == q.Limit {
@@ -190,7 +191,8 @@ func (r *memRun) summary() RunSummary {
 		end := time.Unix(0, run.EndedAt.UnixNano()).UTC()
 		run.EndedAt = &end
 	}
-	return RunSummary{Run: run, Agents: r.tally.Agents, Transfers: r.tally.Transfers, Tokens: r.tally.Tokens, Events: r.tally.Events}
+	return RunSummary{Run: run, Agents: r.tally.Agents, Transfers: r.tally.Transfers, Tokens: r.tally.Tokens, Events: r.tally.Events,
+		Findings: r.tally.Findings}
 }
 
 // Delete forgets run id and its events. It fails with CodeNotFound for a run it does not hold.

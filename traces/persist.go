@@ -54,6 +54,9 @@ func (b *Broker) write(rec *Recording, tally Tally) error {
 			for _, e := range batch {
 				tally.Add(e)
 			}
+			if b.countFindings != nil && tally.Status.Ended() {
+				tally.Findings = b.countFindings(rec.Snapshot())
+			}
 			agents := rec.Agents()
 			if slices.EqualFunc(agents, saved, agentEqual) {
 				agents = nil // unchanged: not written again

@@ -50,6 +50,8 @@ type RunQuery struct {
 	// Text, when set, keeps runs whose input or any message contains it, case folded. It needs
 	// at least MinSearch characters.
 	Text string
+	// Findings, when set, keeps runs with handoff findings (RunSummary.Findings > 0).
+	Findings bool
 	// After is the Next of the previous page, "" for the first page. What it holds is the
 	// lister's own business.
 	After string
@@ -99,6 +101,7 @@ type RunSummary struct {
 	Transfers int   `json:"transfers"`
 	Tokens    int   `json:"tokens"`
 	Events    int64 `json:"events"`
+	Findings  int   `json:"findings"`
 }
 
 // maxInputLine bounds the input a summary shows.
@@ -140,6 +143,9 @@ type Tally struct {
 	Error   string
 	// LastInterrupt is the id of the last interrupted event, which a resume names.
 	LastInterrupt string
+	// Findings is how many handoff bugs the broker's counter (Broker.CountFindings) named when
+	// the run last ended; 0 before, and without a counter.
+	Findings int
 
 	seen map[string]bool
 }

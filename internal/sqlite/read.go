@@ -92,7 +92,7 @@ type listed struct {
 
 // summaryColumns are the columns of runs (as r) that a summary reads, in summaries' Scan order.
 const summaryColumns = `r.key, r.id, r.flow, r.model, r.status, r.conversation, r.started_at, r.ended_at, r.error,
-	r.input_line, r.agents, r.transfers, r.tokens, r.events`
+	r.input_line, r.agents, r.transfers, r.tokens, r.events, r.findings`
 
 // summaries returns up to q.Limit+1 runs with a key below below that pass q's filters, key
 // descending. With a text, it walks the search index from the most recent row down, joined to
@@ -106,6 +106,10 @@ func (s *Store) summaries(q traces.RunQuery, below int64) (listed, error) {
 		if f.val != "" {
 			conds, args = append(conds, "r."+f.col+" = ?"), append(args, f.val)
 		}
+	}
+	filters := len(args) // the filters' values, which the text's query takes too
+	if q.Findings {
+		conds = append(conds, "r.findings > 0")
 	}
 	query := `SELECT ` + summaryColumns + ` FROM runs r WHERE ` + strings.Join(append(conds, "r.key < ?"), " AND ") +
 		` ORDER BY r.key DESC LIMIT ?`
@@ -121,7 +125,7 @@ func (s *Store) summaries(q traces.RunQuery, below int64) (listed, error) {
 		query = `SELECT ` + summaryColumns + ` FROM search CROSS JOIN runs r ON r.key = search.rowid >> ` +
 			strconv.Itoa(seqBits) + ` WHERE ` + strings.Join(append(conds, "search MATCH ?", "search.rowid < ?"), " AND ") +
 			` ORDER BY search.rowid DESC`
-		args = append(args[:len(conds)], match, below<<seqBits)
+		args = append(args[:filters], match, below<<seqBits)
 	}
 	rows, err := s.db.QueryContext(context.Background(), query, args...)
 	if err != nil {
@@ -134,7 +138,7 @@ func (s *Store) summaries(q traces.RunQuery, below int64) (listed, error) {
 		var sum traces.RunSummary
 		r := &sum.Run
 		if err := rows.Scan(&key, &r.ID, &r.Flow, &r.Model, &r.Status, &r.Conversation, &started, &ended, &r.Error,
-			&r.Input, &sum.Agents, &sum.Transfers, &sum.Tokens, &sum.Events); err != nil {
+			&r.Input, &sum.Agents, &sum.Transfers, &sum.Tokens, &sum.Events, &sum.Findings); err != nil {
 			return out, err
 		}
 		// A run's search rows are one id range: its matches come one after another.

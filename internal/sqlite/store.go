@@ -30,8 +30,9 @@ const Memory = ":memory:"
 // added runs that have ended.
 const DefaultKeep = 1000
 
-// schemaVersion is the database's PRAGMA user_version once its tables exist.
-const schemaVersion = 1
+// schemaVersion is the database's PRAGMA user_version once its tables exist: 2 since runs have
+// their findings counted (migrate adds the column to a database of version 1).
+const schemaVersion = 2
 
 // seqBits is how many low bits of a search row's id hold the seq of the event it indexes (0 for
 // the run's input); the high bits are the run's key. A run's rows are one id range.
@@ -55,7 +56,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	transfers      INTEGER NOT NULL,
 	tokens         INTEGER NOT NULL,
 	events         INTEGER NOT NULL,
-	last_interrupt TEXT NOT NULL
+	last_interrupt TEXT NOT NULL,
+	findings       INTEGER NOT NULL DEFAULT 0
 );
 -- Lists go by key, most recently added first; an index holds the key after its columns.
 CREATE INDEX IF NOT EXISTS runs_by_flow ON runs(flow);
@@ -135,7 +137,8 @@ func open(path string, keep int, pragmas string) (*Store, error) {
 	return s, nil
 }
 
-// migrate creates the tables of a new database and refuses one of a later schema.
+// migrate creates the tables of a new database, brings one of version 1 to this one, and refuses
+// one of a later schema.
 func (s *Store) migrate() error {
 	var version int
 	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
@@ -152,6 +155,11 @@ func (s *Store) migrate() error {
 		return err
 	}
 	defer tx.Rollback()
+	if version == 1 {
+		if _, err := tx.Exec(`ALTER TABLE runs ADD COLUMN findings INTEGER NOT NULL DEFAULT 0`); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.Exec(schema); err != nil {
 		return err
 	}

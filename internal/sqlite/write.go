@@ -36,11 +36,11 @@ func (s *Store) create(run traces.Run, tally traces.Tally, agents []traces.Agent
 	}
 	var key int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO runs (id, meta, tree, flow, model, status, conversation, started_at,
-		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING key`,
+		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING key`,
 		run.ID, meta, tree, run.Flow, run.Model, string(run.Status), run.Conversation, run.StartedAt.UnixNano(),
 		endNanos(run), run.Error, traces.FirstLine(run.Input), tally.Agents, tally.Transfers, tally.Tokens, tally.Events,
-		tally.LastInterrupt).Scan(&key)
+		tally.LastInterrupt, tally.Findings).Scan(&key)
 	if err != nil {
 		return fmt.Errorf("create run %s: %w", run.ID, err)
 	}
@@ -100,10 +100,10 @@ func (s *Store) saveLocked(ctx context.Context, run traces.Run, tally traces.Tal
 	}
 	var key int64
 	err = tx.QueryRowContext(ctx, `UPDATE runs SET meta = ?, tree = coalesce(?, tree), status = ?, started_at = ?,
-		ended_at = ?, error = ?, agents = ?, transfers = ?, tokens = ?, events = ?, last_interrupt = ? WHERE id = ?
-		RETURNING key`,
+		ended_at = ?, error = ?, agents = ?, transfers = ?, tokens = ?, events = ?, last_interrupt = ?, findings = ?
+		WHERE id = ? RETURNING key`,
 		meta, tree, string(run.Status), run.StartedAt.UnixNano(), endNanos(run), run.Error, tally.Agents,
-		tally.Transfers, tally.Tokens, tally.Events, tally.LastInterrupt, run.ID).Scan(&key)
+		tally.Transfers, tally.Tokens, tally.Events, tally.LastInterrupt, tally.Findings, run.ID).Scan(&key)
 	if isNoRows(err) {
 		return notFound(run.ID)
 	} else if err != nil {

@@ -33,6 +33,7 @@ func Run(t *testing.T, open Open) {
 		{"ListIsByAddition", testListIsByAddition},
 		{"Retention", testRetention},
 		{"Interrupted", testInterrupted},
+		{"Findings", testFindings},
 		{"ConcurrentUse", testConcurrentUse},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, open) })
@@ -329,6 +330,49 @@ func testList(t *testing.T, open Open) {
 			t.Errorf("the deleted run is still found: %v", got)
 		}
 	})
+}
+
+// testFindings: a run's findings count, set when it is created or saved, is listed and filters
+// the list, alone or with text; a later save can change it.
+func testFindings(t *testing.T, open Open) {
+	s := open(t, 0)
+	withFindings := func(id string, n, m int) {
+		events := ended("alpha", traces.StatusCompleted, "question", "answer about Zebra", m)
+		var tally traces.Tally
+		for _, e := range events {
+			tally.Add(e)
+		}
+		tally.Findings = n
+		if err := s.Create(tally.Apply(traces.Run{ID: id, Flow: "alpha", Input: "question", StartedAt: t0}), tally, nil, events); err != nil {
+			t.Fatal(err)
+		}
+	}
+	withFindings("r-clean", 0, 0)
+	withFindings("r-bugs", 2, 1)
+	withFindings("r-clean-2", 0, 2)
+	p := list(t, s, traces.RunQuery{Findings: true})
+	if got := fmt.Sprint(ids(p)); got != "[r-bugs]" || p.Runs[0].Findings != 2 {
+		t.Errorf("runs with findings %s (%+v), want [r-bugs] with 2", got, p.Runs)
+	}
+	if got := fmt.Sprint(ids(list(t, s, traces.RunQuery{Findings: true, Text: "zebra"}))); got != "[r-bugs]" {
+		t.Errorf("runs with findings and text %s, want [r-bugs]", got)
+	}
+	// The run is saved again when it ends anew (a resume): its count follows.
+	tr, err := s.Load("r-clean-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tally traces.Tally
+	for _, e := range tr.Events {
+		tally.Add(e)
+	}
+	tally.Findings = 1
+	if err := s.Save(tally.Apply(tr.Run), tally, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(ids(list(t, s, traces.RunQuery{Findings: true}))); got != "[r-clean-2 r-bugs]" {
+		t.Errorf("after a save with findings: %s, want [r-clean-2 r-bugs]", got)
+	}
 }
 
 // A list goes by when runs were added, not when they started: a run imported from a file, which

@@ -1,0 +1,52 @@
+package sqlite_test
+
+import (
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/baton-dev/baton/internal/sqlite"
+	"github.com/baton-dev/baton/traces"
+)
+
+// TestMigrateFromVersion1: a database written before runs had their findings counted opens, gains
+// the count (0 for the runs it holds), and lists by it.
+func TestMigrateFromVersion1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	s, err := sqlite.Open(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	events := []traces.Event{{Seq: 1, Time: start, Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}}}
+	var tally traces.Tally
+	tally.Add(events[0])
+	if err := s.Create(tally.Apply(traces.Run{ID: "r-old", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`ALTER TABLE runs DROP COLUMN findings; PRAGMA user_version = 1`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err = sqlite.Open(path, 0)
+	if err != nil {
+		t.Fatalf("open a version-1 database: %v", err)
+	}
+	defer s.Close()
+	p, err := s.List(traces.RunQuery{})
+	if err != nil || len(p.Runs) != 1 || p.Runs[0].ID != "r-old" || p.Runs[0].Findings != 0 {
+		t.Fatalf("List = %+v, %v: want r-old with no findings", p, err)
+	}
+	if p, err := s.List(traces.RunQuery{Findings: true}); err != nil || len(p.Runs) != 0 {
+		t.Errorf("runs with findings = %+v, %v: want none", p.Runs, err)
+	}
+}
