@@ -9,7 +9,6 @@ import (
 	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/templates"
-	"github.com/baton-dev/baton/traces"
 )
 
 // digestEvery is how often, at most, a running run's digest (its handoff findings and story) is
@@ -77,16 +76,4 @@ func (f *feed) digestPartsLocked(ctx context.Context) error {
 		return put(templates.StoryTarget, data, err)
 	}
 	return nil
-}
-
-// countFindings is how many handoff bugs of warning or above the linter names in tr: what the
-// run list shows and filters by (the broker counts them when a run ends).
-func countFindings(tr traces.Trace) int {
-	n := 0
-	for _, f := range lint.Check(tr, lint.Config{}) {
-		if f.Severity >= lint.Warning {
-			n++
-		}
-	}
-	return n
 }

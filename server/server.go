@@ -24,6 +24,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -158,7 +159,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Broker == nil {
 		cfg.Broker = traces.NewBroker(0)
 	}
-	cfg.Broker.CountFindings(countFindings)
+	cfg.Broker.CountFindings(lint.Warnings)
 	if err := cfg.setLimits(); err != nil {
 		return nil, err
 	}

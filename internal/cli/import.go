@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -38,7 +39,9 @@ func importTrace(file, db string, keep int, stdout io.Writer) error {
 		return err
 	}
 	defer store.Close()
-	rec, err := traces.NewStoredBroker(0, store, nil).Import(tr)
+	broker := traces.NewStoredBroker(0, store, nil)
+	broker.CountFindings(lint.Warnings) // as a server counts what it imports
+	rec, err := broker.Import(tr)
 	if err != nil {
 		return fmt.Errorf("import %s: %s", file, traces.ErrorMessage(err))
 	}

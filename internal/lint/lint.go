@@ -163,3 +163,15 @@ func Worst(findings []Finding) (Severity, bool) {
 	}
 	return slices.MaxFunc(findings, func(a, b Finding) int { return cmp.Compare(a.Severity, b.Severity) }).Severity, true
 }
+
+// Warnings is how many findings of warning or above Check names in tr with the default config:
+// the count the run list shows and filters by.
+func Warnings(tr traces.Trace) int {
+	n := 0
+	for _, f := range Check(tr, Config{}) {
+		if f.Severity >= Warning {
+			n++
+		}
+	}
+	return n
+}
