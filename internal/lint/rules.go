@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -120,7 +121,7 @@ func lostRequest(r *run, _ Config) []Finding {
 		out = append(out, Finding{
 			Seqs: []int64{started.Seq, t.Seq}, Agents: []string{t.Transfer.From, t.Transfer.To},
 			Message: fmt.Sprintf("%s handed the run to %s, whose input (%d messages) does not hold the request %q, verbatim or as a \"For context:\" rewrite",
-				t.Transfer.From, t.Transfer.To, len(started.AgentRun.Input), clip(request, 80)),
+				t.Transfer.From, t.Transfer.To, len(started.AgentRun.Input), story.Clip(request, 80)),
 		})
 	}
 	return out
@@ -163,7 +164,7 @@ func byOrigin(msgs []traces.Message) string {
 	}
 	var shares []share
 	for _, m := range msgs {
-		o := Origin(m)
+		o := story.Origin(m)
 		i := slices.IndexFunc(shares, func(s share) bool { return s.origin == o })
 		if i < 0 {
 			shares = append(shares, share{origin: o})
@@ -235,7 +236,7 @@ func refusedTransfer(r *run, _ Config) []Finding {
 		if e.Kind == traces.KindTransfer && e.Transfer != nil && e.Transfer.Outcome == traces.TransferFailed {
 			out = append(out, Finding{
 				Seqs: []int64{e.Seq}, Agents: []string{e.Transfer.From, e.Transfer.To},
-				Message: fmt.Sprintf("eino refused %s's transfer to %s: %s", e.Transfer.From, e.Transfer.To, clip(e.Transfer.Error, 160)),
+				Message: fmt.Sprintf("eino refused %s's transfer to %s: %s", e.Transfer.From, e.Transfer.To, story.Clip(e.Transfer.Error, 160)),
 			})
 		}
 	}
@@ -296,7 +297,7 @@ func saidNotDone(r *run, _ Config) []Finding {
 		if loc == nil {
 			continue
 		}
-		rest := clip(text[loc[1]:], 80)
+		rest := story.Clip(text[loc[1]:], 80)
 		target := ""
 		for _, a := range r.agents {
 			if a.Name != e.Agent && mentions(rest, a.Name) {
@@ -315,7 +316,7 @@ func saidNotDone(r *run, _ Config) []Finding {
 		}
 		out = append(out, Finding{
 			Seqs: []int64{e.Seq}, Agents: []string{e.Agent, target},
-			Message: fmt.Sprintf("%s said %q but called no transfer: the run stayed with %s", e.Agent, clip(text[loc[0]:], 80), e.Agent),
+			Message: fmt.Sprintf("%s said %q but called no transfer: the run stayed with %s", e.Agent, story.Clip(text[loc[0]:], 80), e.Agent),
 		})
 	}
 	return out
@@ -351,7 +352,7 @@ func repeatedCall(r *run, _ Config) []Finding {
 		if seqs := seen[k]; len(seqs) > 1 {
 			out = append(out, Finding{
 				Seqs: append(seqs[1:len(seqs):len(seqs)], seqs[0]), Agents: []string{k.agent},
-				Message: fmt.Sprintf("%s called %s(%s) %d times and got the same result each time", k.agent, k.tool, clip(k.args, 60), len(seqs)),
+				Message: fmt.Sprintf("%s called %s(%s) %d times and got the same result each time", k.agent, k.tool, story.Clip(k.args, 60), len(seqs)),
 			})
 		}
 	}
@@ -383,7 +384,7 @@ func overwrittenSession(r *run, _ Config) []Finding {
 		out = append(out, Finding{
 			Seqs: []int64{e.Seq, r.events[prev.at].Seq}, Agents: []string{now.by, prev.by},
 			Message: fmt.Sprintf("%s overwrote the session's %q, which %s had set to %s, before any prompt, tool or message used it",
-				now.by, e.Session.Key, prev.by, clip(prev.value, 60)),
+				now.by, e.Session.Key, prev.by, story.Clip(prev.value, 60)),
 		})
 	}
 	return out
@@ -430,7 +431,7 @@ func stalledInterrupt(r *run, _ Config) []Finding {
 	}
 	what := "an interrupt"
 	if at.Interrupt != nil && at.Interrupt.Info != "" {
-		what = fmt.Sprintf("%q", clip(at.Interrupt.Info, 80))
+		what = fmt.Sprintf("%q", story.Clip(at.Interrupt.Info, 80))
 	}
 	return []Finding{{
 		Seqs: []int64{at.Seq, r.events[n-1].Seq}, Agents: []string{at.Agent},
@@ -502,14 +503,6 @@ func hasWord(text, word string) bool {
 
 func wordByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b >= 'A' && b <= 'Z'
-}
-
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 func orNone(names []string) string {

@@ -3,6 +3,7 @@ package lint
 import (
 	"strings"
 
+	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -11,9 +12,6 @@ const (
 	transferTool = "transfer_to_agent"
 	exitTool     = "exit"
 )
-
-// forContext begins eino's rewrite of another agent's message in a handoff's history.
-const forContext = "For context:"
 
 // run is a trace indexed for the rules.
 type run struct {
@@ -37,7 +35,7 @@ func newRun(tr traces.Trace) *run {
 		case e.Kind == traces.KindAgentStarted && !rootSeen && e.AgentRun != nil:
 			rootSeen = true
 			for _, m := range e.AgentRun.Input {
-				if m.Role == "user" && !strings.HasPrefix(m.Content, forContext) && m.Content != "" {
+				if story.Origin(m) == story.FromUser && m.Content != "" {
 					r.request = m.Content
 				}
 			}
@@ -78,23 +76,6 @@ func (r *run) tokensBetween(from, to int64) int {
 		}
 	}
 	return n
-}
-
-// Origin says where a message in an agent's input came from: the user, other agents (eino's
-// "For context:" rewrite of their words), instructions, tool results, or the agent's own replies.
-func Origin(m traces.Message) string {
-	switch {
-	case m.Role == "user" && strings.HasPrefix(m.Content, forContext):
-		return "other agents (For context:)"
-	case m.Role == "user":
-		return "the user"
-	case m.Role == "system":
-		return "instructions"
-	case m.Role == "tool":
-		return "tool results"
-	default:
-		return "its own replies"
-	}
 }
 
 // callsTransfer reports whether a model's reply calls a tool that hands control on.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -162,7 +161,7 @@ func stepText(s Step) string {
 func fedLines(msgs []traces.Message) []string {
 	out := make([]string, len(msgs))
 	for i, m := range msgs {
-		out[i] = lint.Origin(m) + ": " + m.Content
+		out[i] = Origin(m) + ": " + m.Content
 		for _, c := range m.ToolCalls {
 			out[i] += " [calls " + c.Name + " " + c.Arguments + "]"
 		}
@@ -225,7 +224,7 @@ func align(a, b []string) []step {
 // FedLine is one message of a message-level diff of what two turns were fed.
 type FedLine struct {
 	Op     string // "=" in both, "-" only A's, "+" only B's
-	Origin string // where the message came from (lint.Origin)
+	Origin string // where the message came from (Origin)
 	Text   string
 }
 
@@ -237,11 +236,11 @@ func FedDiff(a, b []traces.Message) []FedLine {
 	for _, s := range align(la, lb) {
 		switch {
 		case s.a >= 0 && s.b >= 0:
-			out = append(out, FedLine{"=", lint.Origin(a[s.a]), a[s.a].Content})
+			out = append(out, FedLine{"=", Origin(a[s.a]), a[s.a].Content})
 		case s.a >= 0:
-			out = append(out, FedLine{"-", lint.Origin(a[s.a]), a[s.a].Content})
+			out = append(out, FedLine{"-", Origin(a[s.a]), a[s.a].Content})
 		default:
-			out = append(out, FedLine{"+", lint.Origin(b[s.b]), b[s.b].Content})
+			out = append(out, FedLine{"+", Origin(b[s.b]), b[s.b].Content})
 		}
 	}
 	return out

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -262,7 +261,7 @@ func Fed(msgs []traces.Message) string {
 	var origins []string
 	counts := map[string]int{}
 	for _, m := range msgs {
-		o := lint.Origin(m)
+		o := Origin(m)
 		if counts[o] == 0 {
 			origins = append(origins, o)
 		}
@@ -282,4 +281,33 @@ func Clip(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// forContext begins eino's rewrite of another agent's message in a handoff's history.
+const forContext = "For context:"
+
+// Where a message of an agent's input came from, as Origin says it.
+const (
+	FromUser         = "the user"
+	FromOtherAgents  = "other agents (For context:)"
+	FromInstructions = "instructions"
+	FromTools        = "tool results"
+	FromItself       = "its own replies"
+)
+
+// Origin says where a message in an agent's input came from: the user, other agents (eino's
+// "For context:" rewrite of their words), instructions, tool results, or the agent's own replies.
+func Origin(m traces.Message) string {
+	switch {
+	case m.Role == "user" && strings.HasPrefix(m.Content, forContext):
+		return FromOtherAgents
+	case m.Role == "user":
+		return FromUser
+	case m.Role == "system":
+		return FromInstructions
+	case m.Role == "tool":
+		return FromTools
+	default:
+		return FromItself
+	}
 }
