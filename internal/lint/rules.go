@@ -253,13 +253,18 @@ const transferInstruction = "Available other agents:"
 func unreachableAgent(r *run, _ Config) []Finding {
 	var out []Finding
 	named := map[[2]string]bool{}
+	read := map[string]string{} // the system message last read, by agent: every call repeats it
 	for _, e := range r.events {
 		if e.Kind != traces.KindModelStarted || e.Model == nil || !slices.Contains(e.Model.Tools, transferTool) {
 			continue
 		}
 		for _, m := range e.Model.Input {
+			if m.Role != "system" || read[e.Agent] == m.Content {
+				continue
+			}
+			read[e.Agent] = m.Content
 			own, block, ok := strings.Cut(m.Content, transferInstruction)
-			if m.Role != "system" || !ok {
+			if !ok {
 				continue
 			}
 			var reachable []string
