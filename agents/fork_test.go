@@ -1,23 +1,18 @@
 package agents_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/agentstest"
 	handoffs "github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
 )
 
-// run records flow on input with model (nil: scripted).
+// runWith records flow on input with model (nil: scripted).
 func runWith(t *testing.T, flow agents.Flow, input string, model *agents.Model) traces.Trace {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: input, Status: traces.StatusRunning, StartedAt: time.Now()}, flow.Agents)
-	agents.RunFlow(ctx, flow, input, agents.Options{Model: model}, rec)
-	return rec.Snapshot()
+	return agentstest.Record(t, flow, input, agents.Options{Model: model})
 }
 
 // TestForkAtAHandoff: a supervisor run forked at its first routing call, sent to math_agent instead

@@ -4,5 +4,5 @@
 // benchmarks) and Specialists (a supervisor's many handoffs). They run on real eino agents
 // driven by agents.NewScriptedModel, and none is in the catalogue. A Gate holds any flow's run
 // before a given model reply, for tests that must act while it goes on; FakeOpenAI is an
-// OpenAI-compatible chat server, for tests of the openai: model.
+// OpenAI-compatible chat server, for tests of the openai: model; Record runs a flow to its trace.
 package agentstest

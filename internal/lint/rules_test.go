@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
@@ -15,6 +14,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/traces"
 )
@@ -25,11 +25,7 @@ import (
 // record runs f on its default input under the recorder and returns the trace.
 func record(t *testing.T, f agents.Flow) traces.Trace {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	rec := traces.NewRecording(traces.Run{ID: "r-1", Flow: f.Name, Input: f.DefaultInput, Status: traces.StatusRunning, StartedAt: time.Now()}, f.Agents)
-	agents.RunFlow(ctx, f, f.DefaultInput, agents.Options{}, rec)
-	return rec.Snapshot()
+	return agentstest.Record(t, f, f.DefaultInput, agents.Options{})
 }
 
 // only checks that findings are exactly one of rule, whose events are of kinds, in order, and

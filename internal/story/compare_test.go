@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
@@ -12,8 +11,8 @@ import (
 	"github.com/cloudwego/eino/compose"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/internal/story"
-	"github.com/baton-dev/baton/traces"
 )
 
 // desk is a small app recorded for real: front_desk looks the order up, then hands the case to
@@ -54,11 +53,7 @@ func desk(t *testing.T, route, lookupResult string, rewrite adk.HistoryRewriter)
 		}
 		return adk.SetSubAgents(ctx, front, subs)
 	}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	rec := traces.NewRecording(traces.Run{ID: "r-1", Flow: flow.Name, Input: flow.DefaultInput, Status: traces.StatusRunning, StartedAt: time.Now()}, nil)
-	agents.RunFlow(ctx, flow, flow.DefaultInput, agents.Options{}, rec)
-	return story.Of(rec.Snapshot())
+	return story.Of(agentstest.Record(t, flow, flow.DefaultInput, agents.Options{}))
 }
 
 func TestIdenticalRunsDiffEmpty(t *testing.T) {
