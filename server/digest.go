@@ -1,8 +1,8 @@
 package server
 
 import (
+	"bytes"
 	"context"
-	"reflect"
 	"slices"
 	"time"
 
@@ -34,46 +34,41 @@ func (f *feed) digest() digest {
 }
 
 // digestLocked makes the digest again when the run has news since the last one, and, unless now,
-// when a second has passed or the run has ended. It reports which parts changed. The caller holds
-// f.mu.
-func (f *feed) digestLocked(now bool) (findingsChanged, storyChanged bool) {
+// when a second has passed or the run has ended. It reports whether it made it again. The caller
+// holds f.mu.
+func (f *feed) digestLocked(now bool) bool {
 	head := f.view.Seq()
 	if head == f.dig.at || !now && !f.view.Status().Ended() && time.Since(f.dig.made) < digestEvery {
-		return false, false
+		return false
 	}
 	tr := f.view.Trace()
-	next := digest{findings: lint.Check(tr, lint.Config{}), story: story.Of(tr), at: head, made: time.Now()}
-	findingsChanged = !slices.EqualFunc(next.findings, f.dig.findings, func(a, b lint.Finding) bool { return reflect.DeepEqual(a, b) })
-	storyChanged = !reflect.DeepEqual(next.story, f.dig.story)
-	f.dig = next
-	return findingsChanged, storyChanged
+	f.dig = digest{findings: lint.Check(tr, lint.Config{}), story: story.Of(tr), at: head, made: time.Now()}
+	return true
 }
 
-// digestPartsLocked adds to the parts a live page gets the digest's that changed. The caller
-// holds f.mu.
+// digestPartsLocked adds to the parts a live page gets those of the digest that read otherwise
+// than before, once it was made again. The caller holds f.mu.
 func (f *feed) digestPartsLocked(ctx context.Context) error {
-	findingsChanged, storyChanged := f.digestLocked(false)
-	put := func(target string, data []byte, err error) error {
-		if err != nil {
-			return err
-		}
-		p := part{target: target, json: data, at: f.view.Seq()}
-		if i := slices.IndexFunc(f.parts, func(q part) bool { return q.target == target }); i >= 0 {
-			f.parts[i] = p
-		} else {
-			f.parts = append(f.parts, p)
-		}
+	if !f.digestLocked(false) {
 		return nil
 	}
-	if findingsChanged {
-		data, err := templates.EncodeFindings(ctx, f.dig.findings)
-		if err := put(templates.FindingsTarget, data, err); err != nil {
-			return err
-		}
+	findings, err := templates.EncodeFindings(ctx, f.dig.findings)
+	if err != nil {
+		return err
 	}
-	if storyChanged {
-		data, err := templates.EncodeStory(ctx, f.dig.story)
-		return put(templates.StoryTarget, data, err)
+	story, err := templates.EncodeStory(ctx, f.dig.story)
+	if err != nil {
+		return err
+	}
+	for _, p := range []part{{target: templates.FindingsTarget, json: findings}, {target: templates.StoryTarget, json: story}} {
+		p.at = f.view.Seq()
+		target, data := p.target, p.json
+		switch i := slices.IndexFunc(f.parts, func(q part) bool { return q.target == target }); {
+		case i < 0:
+			f.parts = append(f.parts, p)
+		case !bytes.Equal(f.parts[i].json, data): // a page that has it needs it not again
+			f.parts[i] = p
+		}
 	}
 	return nil
 }
