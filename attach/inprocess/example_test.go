@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -31,7 +32,7 @@ func (m cannedModel) Stream(ctx context.Context, in []*schema.Message, opts ...m
 func (m cannedModel) WithTools([]*schema.ToolInfo) (model.ToolCallingChatModel, error) { return m, nil }
 
 // An app with no `baton serve` to send to serves the page itself, records its runs into it, and
-// prints where to watch them. Here the example asks the page's JSON API what it holds.
+// prints where to watch them. Here the example asks the page's JSON API for the run it holds.
 func ExampleStart() {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()         // the page lives as long as ctx
@@ -56,18 +57,30 @@ func ExampleStart() {
 		panic(err)
 	}
 
-	resp, err := http.Get(url + "/api/runs")
+	var runs []traces.Run // the list, newest first
+	if err := getJSON(url+"/api/runs", &runs); err != nil {
+		panic(err)
+	}
+	resp, err := http.Get(url + "/api/runs/" + runs[0].ID + "/trace") // the run as Baton has it
 	if err != nil {
 		panic(err)
 	}
 	defer resp.Body.Close()
-	var runs []traces.Run
-	if err := json.NewDecoder(resp.Body).Decode(&runs); err != nil {
+	data, _ := io.ReadAll(resp.Body)
+	tr, err := traces.Unmarshal(data)
+	if err != nil {
 		panic(err)
 	}
-	for _, run := range runs {
-		fmt.Println(run.Flow, run.Status)
-	}
+	fmt.Println(tr.Run.Flow, tr.Run.Status, len(tr.Events), "events")
 	// Output:
-	// greeter completed
+	// greeter completed 7 events
+}
+
+func getJSON(url string, v any) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return json.NewDecoder(resp.Body).Decode(v)
 }

@@ -37,15 +37,22 @@ func TestStartServesTheAppsRuns(t *testing.T) {
 	if err := b.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Get(url + "/api/runs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The list shows a run's end once its store has committed it (the durability promise): a
+	// moment after Close, which waits for Baton to have it.
 	var runs []traces.Run
-	err = json.NewDecoder(resp.Body).Decode(&runs)
-	resp.Body.Close()
-	if err != nil || len(runs) != 1 || runs[0].Status != traces.StatusCompleted || runs[0].Flow != "triage" {
-		t.Fatalf("runs = %+v (%v), want the app's one completed run", runs, err)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		resp, err := http.Get(url + "/api/runs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&runs)
+		resp.Body.Close()
+		if err == nil && len(runs) == 1 && runs[0].Status == traces.StatusCompleted && runs[0].Flow == "triage" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("runs = %+v (%v), want the app's one completed run", runs, err)
+		}
 	}
 	page, err := http.Get(url + "/runs/" + runs[0].ID)
 	if err != nil {
