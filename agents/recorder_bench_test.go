@@ -17,6 +17,7 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/agentstest"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/traces"
@@ -114,7 +115,7 @@ func benchmarkRecorder(b *testing.B, pace *agents.Pace) {
 		recorded, recordedCPU, recordedAllocs := measure(func() { drainLong(b, flow, pace, rec) })
 		// As a served run: its events also written to a store by the broker's reader, which the
 		// CPU time and allocations count up to the last write.
-		broker := traces.NewStoredBroker(0, store, nil)
+		broker := live.NewStoredBroker(0, store, nil)
 		stored := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name}, flow.Agents)
 		if err := broker.Add(stored); err != nil {
 			b.Fatal(err)

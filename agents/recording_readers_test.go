@@ -15,6 +15,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/traces"
@@ -64,7 +65,7 @@ func TestEveryReaderSeesTheEventsRecorded(t *testing.T) {
 	for _, flow := range agents.Catalogue() {
 		t.Run(flow.Name, func(t *testing.T) {
 			modes(t, func(t *testing.T, streaming bool) {
-				broker := traces.NewStoredBroker(0, store, nil)
+				broker := live.NewStoredBroker(0, store, nil)
 				rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents)
 				if err := broker.Add(rec); err != nil {
 					t.Fatal(err)
@@ -102,7 +103,7 @@ func TestEveryReaderSeesTheEventsRecorded(t *testing.T) {
 
 // recordResumed runs flow's default input into sink, resuming it with an approval each time it
 // interrupts (the broker reopening its recording), until it ends otherwise.
-func recordResumed(t *testing.T, flow agents.Flow, streaming bool, broker *traces.Broker, sink *teeSink) {
+func recordResumed(t *testing.T, flow agents.Flow, streaming bool, broker *live.Broker, sink *teeSink) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -18,6 +18,7 @@ import (
 	"github.com/baton-dev/baton/attach"
 	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/internal/attachtest"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
@@ -51,7 +52,7 @@ func serveBaton(t *testing.T, cfg server.Config, db string) *baton {
 		if _, err := store.Recover(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		cfg.Broker = traces.NewStoredBroker(0, store, quiet)
+		cfg.Broker = live.NewStoredBroker(0, store, quiet)
 		closeStore = func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()

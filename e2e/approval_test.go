@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -107,7 +108,7 @@ func TestIndexAfterDecisions(t *testing.T) {
 	for _, id := range ids {
 		index.waitFor(t, "run "+id+" listed as completed", row(id)+` === 'completed'`)
 	}
-	listed := map[string]traces.RunSummary{}
+	listed := map[string]live.RunSummary{}
 	for _, r := range b.summaries(t) {
 		listed[r.ID] = r
 	}

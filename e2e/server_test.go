@@ -18,6 +18,7 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/agentstest"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
@@ -67,9 +68,9 @@ func startBatonWith(t *testing.T, store *sqlite.Store, configure func(*server.Co
 		}
 	}
 	logs := &logRecorder{}
-	broker := traces.NewBroker(0)
+	broker := live.NewBroker(0)
 	if store != nil {
-		broker = traces.NewStoredBroker(0, store, slog.New(logs))
+		broker = live.NewStoredBroker(0, store, slog.New(logs))
 	}
 	cfg := server.Config{
 		Addr:   "127.0.0.1:0",
@@ -215,14 +216,14 @@ func (b *baton) runs(t *testing.T) []traces.Run {
 }
 
 // summaries returns GET /api/runs as run summaries, with their counts.
-func (b *baton) summaries(t *testing.T) []traces.RunSummary {
+func (b *baton) summaries(t *testing.T) []live.RunSummary {
 	t.Helper()
 	res, err := http.Get(b.base + "/api/runs")
 	if err != nil {
 		t.Fatalf("GET /api/runs: %v", err)
 	}
 	defer res.Body.Close()
-	var runs []traces.RunSummary
+	var runs []live.RunSummary
 	if err := json.NewDecoder(res.Body).Decode(&runs); err != nil {
 		t.Fatalf("GET /api/runs: %v", err)
 	}

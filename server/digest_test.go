@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
@@ -89,7 +90,7 @@ func TestRunsWithFindings(t *testing.T) {
 	server.SetRunner(ts.Server, agents.RunFlow)
 	buggy := ts.ended(t, ts.createRun(t, `{"flow":"transfer-unknown","pace_ms":0}`)).Run.ID
 	healthy := ts.ended(t, ts.createRun(t, `{"flow":"supervisor","pace_ms":0}`)).Run.ID
-	var listed []traces.RunSummary
+	var listed []live.RunSummary
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		res := ts.do(t, request{path: "/api/runs?findings=1"})
 		if err := json.Unmarshal(res.body, &listed); err != nil {

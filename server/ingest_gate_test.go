@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
 )
@@ -84,7 +85,7 @@ func TestIngestSecondResumeIsRefusedAtOnce(t *testing.T) {
 	})
 }
 
-func secondResume(t *testing.T, broker *traces.Broker) {
+func secondResume(t *testing.T, broker *live.Broker) {
 	ts := mustOpenServer(t, server.Config{IngestTimeout: time.Minute, Broker: broker})
 	id, _ := ts.interruptedRun(t)
 	other, _ := ts.startFrom(t, "127.0.0.3", `{}`, http.StatusCreated)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
 )
@@ -352,7 +353,7 @@ func TestIngestRefusesBadPosts(t *testing.T) {
 }
 
 // storedEvents counts the events and agents of every run in broker.
-func storedEvents(b *traces.Broker) int {
+func storedEvents(b *live.Broker) int {
 	n := 0
 	for _, run := range b.Runs() {
 		rec, err := b.Get(run.ID)

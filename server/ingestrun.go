@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -18,7 +19,7 @@ import (
 // goes on from where the server stands.
 type ingestion struct {
 	ctx     context.Context // the server's: when it ends, every session ends
-	broker  *traces.Broker
+	broker  *live.Broker
 	timeout time.Duration
 
 	wg     sync.WaitGroup // one per session's watcher
@@ -43,7 +44,7 @@ type ingestion struct {
 	export func(*traces.Recording)
 }
 
-func newIngestion(ctx context.Context, broker *traces.Broker, cfg Config) *ingestion {
+func newIngestion(ctx context.Context, broker *live.Broker, cfg Config) *ingestion {
 	return &ingestion{ctx: ctx, broker: broker, timeout: cfg.IngestTimeout, runs: make(map[string]*ingestRun),
 		keys: make(map[string]*ingestRun), ended: endedSessions{byRun: make(map[string]*ingestRun)},
 		maxSessions: cfg.MaxIngestRuns, maxPerClient: cfg.MaxIngestRunsPerClient, perClient: make(map[string]int),

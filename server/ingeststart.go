@@ -138,7 +138,7 @@ func (in *ingestion) startFresh(req ingestStart, o opening) (*ingestRun, error) 
 }
 
 // join reopens rec, an interrupted run with no session, for a new session: claimed while its
-// writer ends (see traces.Broker.Resume), so that no other start joins it meanwhile.
+// writer ends (see live.Broker.Resume), so that no other start joins it meanwhile.
 func (in *ingestion) join(rec *traces.Recording, o opening, start sessionStart) error {
 	id := rec.ID()
 	in.mu.Lock()

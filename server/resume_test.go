@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
 )
@@ -148,9 +149,9 @@ func TestListAfterResume(t *testing.T) {
 			server.SetRunner(ts.Server, agents.RunFlow)
 			id := ts.createRun(t, `{"flow":"approval"}`)
 			paused := ts.waitStatus(t, id, traces.StatusInterrupted)
-			listed := func() traces.RunSummary {
+			listed := func() live.RunSummary {
 				t.Helper()
-				var runs []traces.RunSummary
+				var runs []live.RunSummary
 				if res := ts.do(t, request{path: "/api/runs"}); res.status != http.StatusOK || json.Unmarshal(res.body, &runs) != nil || len(runs) != 1 {
 					t.Fatalf("GET /api/runs: %d %s", res.status, res.body)
 				}
@@ -165,7 +166,7 @@ func TestListAfterResume(t *testing.T) {
 				t.Fatalf("resume: %d %s", res.status, res.body)
 			}
 			done := ts.waitStatus(t, id, traces.StatusCompleted)
-			var r traces.RunSummary
+			var r live.RunSummary
 			eventually(t, "the list to show the resumed run completed", func() bool {
 				r = listed()
 				return r.Status == traces.StatusCompleted && r.Events == int64(len(done.Events))

@@ -25,6 +25,7 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/lint"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -60,9 +61,9 @@ type Config struct {
 	// MaxRunning bounds how many runs may go on at once; DefaultMaxRunning when 0.
 	MaxRunning int
 	// Broker holds the runs the server shows; a new one, in memory only, when nil
-	// (traces.NewStoredBroker keeps them in a database). Recordings added to it by others are
+	// (live.NewStoredBroker keeps them in a database). Recordings added to it by others are
 	// shown and streamed like the server's own runs, but cannot be paced.
-	Broker *traces.Broker
+	Broker *live.Broker
 	// Export, when set, is handed the recording of every run as it starts or resumes: the
 	// server's own runs and those apps stream in, not imported traces. It must return at once
 	// (otlp.Exporter.Watch reads the run in a goroutine of its own).
@@ -103,7 +104,7 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	echo   *echo.Echo
-	broker *traces.Broker
+	broker *live.Broker
 	flows  []agents.Flow
 	models []*agents.Model // the choices of a run, the default first; the scripted model is among them
 	runs   *runManager
@@ -157,7 +158,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if cfg.Broker == nil {
-		cfg.Broker = traces.NewBroker(0)
+		cfg.Broker = live.NewBroker(0)
 	}
 	cfg.Broker.CountFindings(lint.Warnings)
 	if err := cfg.setLimits(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
@@ -134,7 +135,7 @@ func TestStoreFaultsAnswerWithTheirCause(t *testing.T) {
 				t.Fatalf("open the database: %v", err)
 			}
 			t.Cleanup(func() { store.Close() })
-			ts := mustOpenServer(t, server.Config{Broker: traces.NewStoredBroker(0, store, nil)})
+			ts := mustOpenServer(t, server.Config{Broker: live.NewStoredBroker(0, store, nil)})
 			if tc.refused.method == http.MethodPost {
 				tc.refused.body = string(raw)
 			}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
@@ -20,13 +21,13 @@ import (
 
 // storedBroker opens the database at path and returns a broker that keeps its runs there, and a
 // function that waits for the last writes and closes the database (cleanup calls it too).
-func storedBroker(tb testing.TB, path string) (*traces.Broker, *sqlite.Store, func()) {
+func storedBroker(tb testing.TB, path string) (*live.Broker, *sqlite.Store, func()) {
 	tb.Helper()
 	store, err := sqlite.Open(path, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b := traces.NewStoredBroker(0, store, nil)
+	b := live.NewStoredBroker(0, store, nil)
 	closeAll := sync.OnceFunc(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -54,10 +55,10 @@ func TestListRunsPagesFiltersAndSearchesTheStore(t *testing.T) {
 		body, _ := json.Marshal(map[string]string{"flow": flow, "input": in})
 		ids = append(ids, ts.createRun(t, string(body)))
 	}
-	list := func(path string) ([]traces.RunSummary, string) {
+	list := func(path string) ([]live.RunSummary, string) {
 		t.Helper()
 		res := ts.do(t, request{path: path})
-		var runs []traces.RunSummary
+		var runs []live.RunSummary
 		if res.status != http.StatusOK || json.Unmarshal(res.body, &runs) != nil {
 			t.Fatalf("GET %s: %d %s", path, res.status, res.body)
 		}
@@ -79,7 +80,7 @@ func TestListRunsPagesFiltersAndSearchesTheStore(t *testing.T) {
 	t.Run("pages follow the Link header", func(t *testing.T) {
 		var got []string
 		for path := "/api/runs?limit=2&status=completed"; path != ""; {
-			var runs []traces.RunSummary
+			var runs []live.RunSummary
 			runs, path = list(path)
 			for _, r := range runs {
 				got = append(got, r.ID)

@@ -24,14 +24,10 @@ func BenchmarkRecordingEmit(b *testing.B) {
 			var rec *traces.Recording
 			var wg sync.WaitGroup
 			start := func() { // a new run and its readers
-				broker := traces.NewBroker(0)
 				rec = newRecording(b)
-				if err := broker.Add(rec); err != nil {
-					b.Fatal(err)
-				}
 				ready := make(chan struct{}, readers)
 				for range readers {
-					wg.Go(func() { follow(b, broker, ready) })
+					wg.Go(func() { follow(b, rec, ready) })
 				}
 				for range readers {
 					<-ready
@@ -64,15 +60,11 @@ func cpuTime() time.Duration {
 	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
-// BenchmarkBrokerFanout10 measures one run's events reaching 10 subscribers that read
-// concurrently, each found through the broker. ns/op is per event emitted.
-func BenchmarkBrokerFanout10(b *testing.B) {
+// BenchmarkRecordingFanout10 measures one run's events reaching 10 subscribers that read
+// concurrently. ns/op is per event emitted.
+func BenchmarkRecordingFanout10(b *testing.B) {
 	const readers = 10
-	broker := traces.NewBroker(0)
 	rec := newRecording(b)
-	if err := broker.Add(rec); err != nil {
-		b.Fatal(err)
-	}
 	e := traces.Event{Kind: traces.KindMessage, Agent: "root", Message: &traces.Message{Role: "assistant", Content: "hello"}}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -80,7 +72,7 @@ func BenchmarkBrokerFanout10(b *testing.B) {
 	ready := make(chan struct{}, readers)
 	for range readers {
 		wg.Go(func() {
-			got := follow(b, broker, ready)
+			got := follow(b, rec, ready)
 			mu.Lock()
 			delivered += got
 			mu.Unlock()
@@ -105,15 +97,9 @@ func BenchmarkBrokerFanout10(b *testing.B) {
 	b.ReportMetric(float64(delivered)/elapsed.Seconds(), "events/s")
 }
 
-// follow reads run r1 from the broker to the end, 64 events at a time at most, as the server's
-// feed does, and returns how many events it read. It signals ready once subscribed.
-func follow(b *testing.B, broker *traces.Broker, ready chan<- struct{}) (read int64) {
-	rec, err := broker.Get("r1")
-	if err != nil {
-		b.Error(err)
-		ready <- struct{}{}
-		return 0
-	}
+// follow reads rec to the end, 64 events at a time at most, as the server's feed does, and
+// returns how many events it read. It signals ready once subscribed.
+func follow(b *testing.B, rec *traces.Recording, ready chan<- struct{}) (read int64) {
 	var last int64
 	sub := rec.Subscribe(last)
 	ready <- struct{}{}

@@ -50,10 +50,10 @@ func messageSize(m *Message) int64 {
 	return n
 }
 
-// ValidateRunID checks a run id: 1 to MaxIDLen letters, digits, '.', '_', '-' or ':', which
+// validateRunID checks a run id: 1 to MaxIDLen letters, digits, '.', '_', '-' or ':', which
 // travel in a URL path and a header as they are. Problems are *Errors with CodeInvalid naming
 // field (such as "run.id").
-func ValidateRunID(field, id string) error {
+func validateRunID(field, id string) error {
 	switch {
 	case id == "":
 		return Errorf(CodeInvalid, "%s is empty", field)
@@ -73,9 +73,9 @@ func idChar(r rune) bool {
 		r == '.' || r == '_' || r == '-' || r == ':'
 }
 
-// ValidateName checks a name (a flow, a model, an agent): at most max bytes of UTF-8 text with no
+// validateName checks a name (a flow, a model, an agent): at most max bytes of UTF-8 text with no
 // control characters, so that it shows on one line as written. Problems name field.
-func ValidateName(field, name string, max int) error {
+func validateName(field, name string, max int) error {
 	if len(name) > max {
 		return Errorf(CodeInvalid, "%s is %d bytes long: keep it to %d", field, len(name), max)
 	}
@@ -93,14 +93,14 @@ func ValidateName(field, name string, max int) error {
 // ValidateRunInfo checks what an app says of its run when it starts streaming it, as a trace's
 // run is checked: its flow and model are names, its conversation an id when it has one.
 func ValidateRunInfo(flow, model, conversation string) error {
-	if err := ValidateName("run.flow", flow, MaxNameLen); err != nil {
+	if err := validateName("run.flow", flow, MaxNameLen); err != nil {
 		return err
 	}
-	if err := ValidateName("run.model", model, 2*MaxNameLen); err != nil {
+	if err := validateName("run.model", model, 2*MaxNameLen); err != nil {
 		return err
 	}
 	if conversation != "" {
-		return ValidateRunID("run.conversation", conversation)
+		return validateRunID("run.conversation", conversation)
 	}
 	return nil
 }

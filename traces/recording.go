@@ -25,7 +25,7 @@ type Recording struct {
 	news    chan struct{} // nil, or made by a reader about to wait and closed by the next event or end
 
 	// While gated, subscriptions read no further than committed, the last seq its store has
-	// committed (see Broker): a viewer never sees what a crash could lose.
+	// committed (see Gate): a viewer never sees what a crash could lose.
 	gated     bool
 	committed int64
 }
@@ -250,14 +250,18 @@ func cloneAgents(agents []Agent) []Agent {
 // Subscribe returns a reader of the events with Seq > after (the start when after <= 0), from the
 // first one to the run.finished that ends the run as it goes on now (as it ended, when it has
 // ended). It holds nothing in the recording: a subscriber that stops reading costs the run nothing
-// and needs no cancelling. Of a run its broker writes to a store, it reads each event once the
-// store has committed it (see Broker), so that what a reader has seen survives a crash.
+// and needs no cancelling. While the recording is gated (see Gate), it reads each event once its
+// writer has committed it, so that what a reader has seen survives a crash.
 func (r *Recording) Subscribe(after int64) *Subscription {
 	return r.subscribe(after, false)
 }
 
-// subscribe is Subscribe; an uncommitted subscription (the store writer's) reads events as they
-// are recorded.
+// SubscribeUncommitted is Subscribe for the writer of a gated recording: it reads events as they
+// are recorded, past the gate.
+func (r *Recording) SubscribeUncommitted(after int64) *Subscription {
+	return r.subscribe(after, true)
+}
+
 func (r *Recording) subscribe(after int64, uncommitted bool) *Subscription {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -346,26 +350,27 @@ func (s *Subscription) take(p []Event, wait bool) (int, <-chan struct{}, error) 
 	return 0, r.news, nil
 }
 
-// gate makes subscriptions read only what the store has committed, through seq committed, from
-// now on: the broker's writer then reports each commit (commit) until it ends (ungate).
-func (r *Recording) gate(committed int64) {
+// Gate makes subscriptions read only what a writer that makes the run durable (a store) has
+// committed, through seq committed, from now on: the writer then reports each commit (Commit)
+// until it ends (Ungate).
+func (r *Recording) Gate(committed int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gated, r.committed = true, committed
 }
 
-// commit says the store has committed the events through seq, and wakes the readers waiting for
-// them.
-func (r *Recording) commit(seq int64) {
+// Commit says the writer has committed the events through seq, and wakes the readers waiting
+// for them.
+func (r *Recording) Commit(seq int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.committed = max(r.committed, seq)
 	r.wakeLocked()
 }
 
-// ungate lets subscriptions read every event recorded again: the writer has ended, having
+// Ungate lets subscriptions read every event recorded again: the writer has ended, having
 // written the run, or having failed (the run goes on in memory only, and its readers with it).
-func (r *Recording) ungate() {
+func (r *Recording) Ungate() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.gated = false

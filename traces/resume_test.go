@@ -273,25 +273,3 @@ func TestResumedPartMergesItsAgents(t *testing.T) {
 		}
 	}
 }
-
-// TestBrokerResumeOfARunningRunAnswersAtOnce: a broker asked to resume a run that is going on
-// (resumed already, its writer busy) refuses at once instead of waiting for the run's end, which
-// held the caller, and whoever waited on it, for as long as the run went on.
-func TestBrokerResumeOfARunningRunAnswersAtOnce(t *testing.T) {
-	b := traces.NewStoredBroker(0, traces.NewMemoryStore(0), nil)
-	rec := newRecording(t)
-	if err := b.Add(rec); err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Finish(traces.StatusCompleted, "")
-	done := make(chan error, 1)
-	go func() { done <- b.Resume(rec) }()
-	select {
-	case err := <-done:
-		if traces.ErrorCode(err) != traces.CodeConflict {
-			t.Errorf("Resume of a running run = %v, want a conflict", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Resume of a running run waited for its end")
-	}
-}

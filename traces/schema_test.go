@@ -102,7 +102,7 @@ func TestSchemaKindsAreTheGoKinds(t *testing.T) {
 	if got := strs(event["properties"].(schema)["kind"].(schema)["enum"]); !slices.Equal(got, want) {
 		t.Errorf("schema kinds = %v,\nwant traces.Kinds %v", got, want)
 	}
-	// Each kind has one if/then branch requiring the payload PayloadField names, and only that.
+	// Each kind has one if/then branch requiring the payload payloadField names, and only that.
 	branched := map[string]bool{}
 	for _, b := range event["allOf"].([]any) {
 		branch := b.(schema)

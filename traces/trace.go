@@ -1,16 +1,15 @@
 // Package traces is Baton's domain: a trace is the ordered record of one agent run, with the
-// agent tree it ran on. It also holds the versioned JSON format, the live Recording that assigns
-// sequence numbers and fans events out to subscribers, the Broker that holds a process's runs,
-// the Store contract that keeps them beyond it (with the run list's query and tally), and the
-// domain error type. It imports nothing but the standard library.
+// agent tree it ran on. It holds the trace model, its versioned JSON format, the Recording that
+// writes a trace event by event while readers follow it, and the domain error type. It imports
+// nothing but the standard library.
 //
 // Supported API, for apps and tools that read or write Baton's traces: the trace model (Trace,
-// Run, Status, Agent, Event with its kinds and their payloads) and its files (Marshal, Unmarshal
-// and Validate, in the format docs/trace-format.md describes: a reader of version N reads every
-// version up to N), with the domain error type they return. Everything else (the live Recording
-// and its Subscriptions, the Broker, the Store contract and its queries, the streaming
-// EventEncoder and EventDecoder, the JSON helpers) is exported for Baton's own packages and may
-// change in any release.
+// Run, Status, Agent, Event with its kinds and their payloads), its files (Marshal, Unmarshal and
+// Validate, in the format docs/trace-format.md describes: a reader of version N reads every
+// version up to N; EventEncoder and EventDecoder to write and read one event at a time), the
+// Recording with its Subscriptions, and the domain error type they return. The few helpers
+// Baton's own packages share with it (AppendJSONString, DecodeJSON, GrowInput) may change in any
+// release. What holds runs in a server and keeps them in a store is internal/live.
 package traces
 
 import (
@@ -126,4 +125,35 @@ func NewRunID() string {
 	b := make([]byte, 4)
 	rand.Read(b) // never fails: crypto/rand panics rather than return an error
 	return "r-" + hex.EncodeToString(b)
+}
+
+// ImportedEnd is the error of the run.finished EndImported adds.
+const ImportedEnd = "the trace ends before its run did: imported as interrupted there"
+
+// EndImported returns t ended, for a trace read from a file to be shown as a run that is over:
+// when its events do not end the run (it was saved while the run went on), a run.finished
+// interrupted, at its last event's time and with the error ImportedEnd, is added after them, so
+// that its status, its page and the run list agree that it is over; a run saved as it was being
+// resumed ends at its last run.finished, interrupted. ended reports whether t was running.
+func EndImported(t Trace) (_ Trace, ended bool) {
+	if t.Run.Status.Ended() {
+		return t, false
+	}
+	if n := len(t.Events); eventsStatus(t.Events) == StatusInterrupted {
+		// Saved as a resume began: it ended at its interrupted finish.
+		last := t.Events[n-1]
+		t.Run.Status, t.Run.Error, t.Run.EndedAt = StatusInterrupted, last.Run.Error, &last.Time
+		return t, true
+	}
+	at := t.Run.StartedAt
+	if n := len(t.Events); n > 0 {
+		at = t.Events[n-1].Time
+	}
+	n := len(t.Events)
+	t.Events = append(t.Events[:n:n], Event{
+		Seq: int64(n) + 1, Time: at, Kind: KindRunFinished,
+		Run: &RunMark{Status: StatusInterrupted, Error: ImportedEnd},
+	})
+	t.Run.Status, t.Run.Error, t.Run.EndedAt = StatusInterrupted, ImportedEnd, &at
+	return t, true
 }

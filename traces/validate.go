@@ -31,7 +31,7 @@ func Validate(t Trace) error {
 
 // validateRun checks what Validate checks outside the events: the run and the agents.
 func validateRun(t Trace) error {
-	if err := ValidateRunID("run.id", t.Run.ID); err != nil {
+	if err := validateRunID("run.id", t.Run.ID); err != nil {
 		return err
 	}
 	if err := ValidateRunInfo(t.Run.Flow, t.Run.Model, t.Run.Conversation); err != nil {
@@ -100,7 +100,7 @@ func ValidateAgents(agents []Agent) error {
 		if a.Name == "" {
 			return Errorf(CodeInvalid, "agents[%d].name is empty", i)
 		}
-		if err := ValidateName(fmt.Sprintf("agents[%d].name", i), a.Name, MaxNameLen); err != nil {
+		if err := validateName(fmt.Sprintf("agents[%d].name", i), a.Name, MaxNameLen); err != nil {
 			return err
 		}
 		if !a.Kind.Valid() {
@@ -118,14 +118,14 @@ func ValidateAgents(agents []Agent) error {
 }
 
 // ValidateEvent checks one event, the i-th of its list (messages name it events[i]): its kind is
-// known and it carries exactly the payload its kind requires (see PayloadField), with a known
+// known and it carries exactly the payload its kind requires (see payloadField), with a known
 // status when that payload is a run mark and a count of at least 1 on lost. Its seq and its place in the run are the caller's to
 // check. Every problem is an *Error with CodeInvalid.
 func ValidateEvent(i int, e Event) error {
 	if !e.Kind.Known() {
 		return Errorf(CodeInvalid, "events[%d].kind %q is not a known event kind", i, e.Kind)
 	}
-	want := PayloadField(e.Kind)
+	want := payloadField(e.Kind)
 	set := payloads(&e)
 	if !slices.Contains(set[:], payload{want, true}) {
 		return Errorf(CodeInvalid, "events[%d] (%s) has no %q payload", i, e.Kind, want)
@@ -156,9 +156,9 @@ func ValidateEvent(i int, e Event) error {
 	return nil
 }
 
-// PayloadField returns the JSON name of the payload field an event of kind k carries, or "" for
+// payloadField returns the JSON name of the payload field an event of kind k carries, or "" for
 // an unknown kind.
-func PayloadField(k Kind) string {
+func payloadField(k Kind) string {
 	switch k {
 	case KindRunStarted, KindRunFinished:
 		return "run"

@@ -7,8 +7,8 @@ import (
 	"io"
 	"net/url"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/server"
-	"github.com/baton-dev/baton/traces"
 )
 
 var openCommand = &command{
@@ -46,7 +46,7 @@ func openTrace(ctx context.Context, file, addr, token string, stdout io.Writer) 
 	if err != nil {
 		return err
 	}
-	broker := traces.NewBroker(0)
+	broker := live.NewBroker(0)
 	if _, err := broker.Import(tr); err != nil {
 		return err
 	}

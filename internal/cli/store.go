@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/sqlite"
-	"github.com/baton-dev/baton/traces"
 )
 
 // dbFlag adds --db to fs: the database of runs.
@@ -46,7 +46,7 @@ func dbPath(path string) (string, error) {
 // broker that writes to it, with the lock (its address is the caller's to set once it listens).
 // close waits for the last events to be written, then closes the database and lets the lock go;
 // later calls return the first one's result.
-func storedBroker(ctx context.Context, path string, keep int, log *slog.Logger) (b *traces.Broker, lock *sqlite.Lock, close func() error, err error) {
+func storedBroker(ctx context.Context, path string, keep int, log *slog.Logger) (b *live.Broker, lock *sqlite.Lock, close func() error, err error) {
 	if path, err = dbPath(path); err != nil {
 		return nil, nil, nil, err
 	}
@@ -73,7 +73,7 @@ func storedBroker(ctx context.Context, path string, keep int, log *slog.Logger) 
 	} else if n > 0 {
 		log.Info("runs left running by a stopped Baton are now interrupted", "runs", n)
 	}
-	b = traces.NewStoredBroker(0, store, log)
+	b = live.NewStoredBroker(0, store, log)
 	return b, lock, sync.OnceValue(func() error {
 		wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

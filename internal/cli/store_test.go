@@ -17,6 +17,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/baton-dev/baton/internal/cli"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
 )
@@ -83,10 +84,10 @@ func (b *baton) do(t *testing.T, method, path, body string) (int, []byte) {
 }
 
 // runs lists the runs the query selects.
-func (b *baton) runs(t *testing.T, query string) []traces.RunSummary {
+func (b *baton) runs(t *testing.T, query string) []live.RunSummary {
 	t.Helper()
 	status, body := b.do(t, http.MethodGet, "/api/runs?"+query, "")
-	var runs []traces.RunSummary
+	var runs []live.RunSummary
 	if err := json.Unmarshal(body, &runs); status != http.StatusOK || err != nil {
 		t.Fatalf("GET /api/runs?%s: %d %s", query, status, body)
 	}
@@ -236,7 +237,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 var regexpRunID = regexp.MustCompile(`imported run (\S+)`)
 
 // listStored lists the runs of database db through a server started on it in this process.
-func listStored(t *testing.T, db string) []traces.RunSummary {
+func listStored(t *testing.T, db string) []live.RunSummary {
 	t.Helper()
 	b := startServe(t, db)
 	defer b.kill()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/agentstest"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/traces"
 )
@@ -26,7 +27,7 @@ const childEnv = "BATON_TEST_STORE_WRITER"
 // seq saved, so the test knows what was committed when it kills the process.
 type announcing struct{ *sqlite.Store }
 
-func (a announcing) Save(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) error {
+func (a announcing) Save(run traces.Run, tally live.Tally, agents []traces.Agent, events []traces.Event) error {
 	err := a.Store.Save(run, tally, agents, events)
 	if err == nil {
 		fmt.Printf("saved %d\n", events[len(events)-1].Seq)
@@ -45,7 +46,7 @@ func childMain() bool {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	b := traces.NewStoredBroker(0, announcing{store}, slog.New(slog.DiscardHandler))
+	b := live.NewStoredBroker(0, announcing{store}, slog.New(slog.DiscardHandler))
 	flow := agentstest.Long(100_000)
 	rec := traces.NewRecording(traces.Run{ID: "r-killed", Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents)
 	if err := b.Add(rec); err != nil {
@@ -125,7 +126,7 @@ func TestKilledWriterLosesNoCommittedEvent(t *testing.T) {
 		last.Kind != traces.KindRunFinished || last.Run.Status != traces.StatusInterrupted {
 		t.Errorf("recovered run %+v ends with %+v; want interrupted, ended by a run.finished after the %d saved events", tr.Run, last, len(before.Events))
 	}
-	page, err := store.List(traces.RunQuery{Status: traces.StatusInterrupted})
+	page, err := store.List(live.RunQuery{Status: traces.StatusInterrupted})
 	if err != nil || len(page.Runs) != 1 || page.Runs[0].Events != int64(len(tr.Events)) {
 		t.Errorf("listed interrupted runs %+v, %v", page.Runs, err)
 	}

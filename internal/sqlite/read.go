@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -57,36 +58,36 @@ func (s *Store) load(id string) (traces.Trace, error) {
 
 // list is List; it returns one page of run summaries, the most recently added first. Its cursor is the key
 // of the page's last run.
-func (s *Store) list(q traces.RunQuery) (traces.RunPage, error) {
+func (s *Store) list(q live.RunQuery) (live.RunPage, error) {
 	if err := q.Check(); err != nil {
-		return traces.RunPage{}, err
+		return live.RunPage{}, err
 	}
 	below := int64(math.MaxInt64 >> seqBits) // keys below this one
 	if q.After != "" {
 		k, err := strconv.ParseInt(q.After, 10, 64)
 		if err != nil || k < 1 {
-			return traces.RunPage{}, traces.BadCursor(q.After)
+			return live.RunPage{}, live.BadCursor(q.After)
 		}
 		below = k
 	}
 	got, err := s.summaries(q, below)
 	if err != nil {
-		return traces.RunPage{}, fmt.Errorf("list runs: %w", err)
+		return live.RunPage{}, fmt.Errorf("list runs: %w", err)
 	}
-	page := traces.RunPage{Runs: got.runs}
+	page := live.RunPage{Runs: got.runs}
 	if len(got.runs) > q.Limit {
 		page.Runs = got.runs[:q.Limit]
 		page.Next = strconv.FormatInt(got.keys[q.Limit-1], 10)
 	}
 	if page.Runs == nil {
-		page.Runs = []traces.RunSummary{}
+		page.Runs = []live.RunSummary{}
 	}
 	return page, nil
 }
 
 // listed is runs and their keys, the most recently added first.
 type listed struct {
-	runs []traces.RunSummary
+	runs []live.RunSummary
 	keys []int64
 }
 
@@ -98,7 +99,7 @@ const summaryColumns = `r.key, r.id, r.flow, r.model, r.status, r.conversation, 
 // descending. With a text, it walks the search index from the most recent row down, joined to
 // each row's run, and stops at the run after the page: a common text reads a page's worth of
 // rows, a rare one (or one that few runs of a flow hold) one pass over its matches, never more.
-func (s *Store) summaries(q traces.RunQuery, below int64) (listed, error) {
+func (s *Store) summaries(q live.RunQuery, below int64) (listed, error) {
 	var out listed
 	var conds []string
 	var args []any
@@ -135,7 +136,7 @@ func (s *Store) summaries(q traces.RunQuery, below int64) (listed, error) {
 	for rows.Next() && len(out.runs) <= q.Limit {
 		var key, started int64
 		var ended sql.NullInt64
-		var sum traces.RunSummary
+		var sum live.RunSummary
 		r := &sum.Run
 		if err := rows.Scan(&key, &r.ID, &r.Flow, &r.Model, &r.Status, &r.Conversation, &started, &ended, &r.Error,
 			&r.Input, &sum.Agents, &sum.Transfers, &sum.Tokens, &sum.Events, &sum.Findings); err != nil {

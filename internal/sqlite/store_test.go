@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/internal/storetest"
 	"github.com/baton-dev/baton/traces"
@@ -49,7 +50,7 @@ func mustOpen(tb testing.TB, keep int) (*sqlite.Store, string) {
 }
 
 // closeBroker waits until b has written every run.
-func closeBroker(tb testing.TB, b *traces.Broker) {
+func closeBroker(tb testing.TB, b *live.Broker) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -72,7 +73,7 @@ func marshal(tb testing.TB, tr traces.Trace) []byte {
 // see it after reopening the file.
 func TestCatalogueReadsBackIdentical(t *testing.T) {
 	store, path := mustOpen(t, 0)
-	b := traces.NewStoredBroker(0, store, slog.New(slog.DiscardHandler))
+	b := live.NewStoredBroker(0, store, slog.New(slog.DiscardHandler))
 	var recs []*traces.Recording
 	for _, flow := range agents.Catalogue() {
 		rec := traces.NewRecording(traces.Run{ID: "run-" + flow.Name, Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents)
@@ -100,7 +101,7 @@ func TestCatalogueReadsBackIdentical(t *testing.T) {
 			}
 		}
 	}
-	page, err := b.List(traces.RunQuery{Flow: "supervisor"})
+	page, err := b.List(live.RunQuery{Flow: "supervisor"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestCatalogueReadsBackIdentical(t *testing.T) {
 // Runs recorded at the same time each keep their own events, numbered 1, 2, 3... in order.
 func TestConcurrentRunsKeepTheirOwnSequence(t *testing.T) {
 	store, _ := mustOpen(t, 0)
-	b := traces.NewStoredBroker(0, store, slog.New(slog.DiscardHandler))
+	b := live.NewStoredBroker(0, store, slog.New(slog.DiscardHandler))
 	const runs, events = 8, 300
 	var wg sync.WaitGroup
 	for r := range runs {
@@ -156,7 +157,7 @@ func TestConcurrentRunsKeepTheirOwnSequence(t *testing.T) {
 
 // The SQLite store meets the Store contract, as the in-memory one does.
 func TestStoreContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, keep int) traces.Store {
+	storetest.Run(t, func(t *testing.T, keep int) live.Store {
 		s, _ := mustOpen(t, keep)
 		return s
 	})

@@ -1,8 +1,9 @@
-package traces
+package live
 
 import (
 	"context"
 	"errors"
+	"github.com/baton-dev/baton/traces"
 	"io"
 	"slices"
 	"time"
@@ -21,9 +22,9 @@ const (
 // persist starts the goroutine that writes rec's events after tally.Events to the store, as they
 // are recorded, in batches (see nextBatch). It ends once the run has finished and everything is
 // written. The caller holds b.mu.
-func (b *Broker) persist(rec *Recording, tally Tally) {
+func (b *Broker) persist(rec *traces.Recording, tally Tally) {
 	if b.gate {
-		rec.gate(tally.Events)
+		rec.Gate(tally.Events)
 	}
 	id, done := rec.ID(), make(chan struct{})
 	b.writing[id] = done
@@ -33,7 +34,7 @@ func (b *Broker) persist(rec *Recording, tally Tally) {
 		if err := b.write(rec, tally); err != nil {
 			b.log.Error("store: the run goes on in memory only", "run", id, "err", err)
 		}
-		rec.ungate()
+		rec.Ungate()
 		b.mu.Lock()
 		if b.writing[id] == done {
 			delete(b.writing, id)
@@ -44,10 +45,10 @@ func (b *Broker) persist(rec *Recording, tally Tally) {
 }
 
 // write copies rec's events after tally.Events to the store until the run finishes.
-func (b *Broker) write(rec *Recording, tally Tally) error {
-	var saved []Agent
-	sub := rec.subscribe(tally.Events, true)
-	buf := make([]Event, maxBatch)
+func (b *Broker) write(rec *traces.Recording, tally Tally) error {
+	var saved []traces.Agent
+	sub := rec.SubscribeUncommitted(tally.Events)
+	buf := make([]traces.Event, maxBatch)
 	for {
 		batch, err := nextBatch(sub, buf, b.window())
 		if len(batch) > 0 {
@@ -66,7 +67,7 @@ func (b *Broker) write(rec *Recording, tally Tally) error {
 			if err := b.store.Save(tally.Apply(rec.Run()), tally, agents, batch); err != nil {
 				return err
 			}
-			rec.commit(tally.Events)
+			rec.Commit(tally.Events)
 		}
 		if err != nil { // io.EOF: the run has ended and every event is written
 			return nil
@@ -77,7 +78,7 @@ func (b *Broker) write(rec *Recording, tally Tally) error {
 // nextBatch waits for an event of sub, then reads into buf what else arrives within window, as
 // long as buf has room. Its error is io.EOF once sub has ended (the batch may hold its last
 // events).
-func nextBatch(sub *Subscription, buf []Event, window time.Duration) ([]Event, error) {
+func nextBatch(sub *traces.Subscription, buf []traces.Event, window time.Duration) ([]traces.Event, error) {
 	n, err := sub.Read(context.Background(), buf)
 	if err != nil || n == len(buf) {
 		return buf[:n], err
@@ -110,17 +111,17 @@ func (b *Broker) window() time.Duration {
 	return batchWindow
 }
 
-func agentEqual(a, b Agent) bool {
+func agentEqual(a, b traces.Agent) bool {
 	return a.Name == b.Name && a.Description == b.Description && a.Kind == b.Kind && a.Parent == b.Parent &&
 		a.Relation == b.Relation && a.OutputKey == b.OutputKey && slices.Equal(a.Tools, b.Tools)
 }
 
-// Resume reopens rec, a run of this broker that ended interrupted (see Recording.Resume), and
+// Resume reopens rec, a run of this broker that ended interrupted (see traces.Recording.Resume), and
 // writes the resumed part to the store too. A run that has not ended interrupted is refused at
 // once: waiting for its writer would wait for the run's end.
-func (b *Broker) Resume(rec *Recording) error {
-	if run := rec.Run(); run.Status != StatusInterrupted {
-		return Errorf(CodeConflict, "run %s is %s: only a run that ended interrupted can be resumed", run.ID, run.Status)
+func (b *Broker) Resume(rec *traces.Recording) error {
+	if run := rec.Run(); run.Status != traces.StatusInterrupted {
+		return traces.Errorf(traces.CodeConflict, "run %s is %s: only a run that ended interrupted can be resumed", run.ID, run.Status)
 	}
 	b.mu.RLock()
 	done := b.writing[rec.ID()]
@@ -133,10 +134,10 @@ func (b *Broker) Resume(rec *Recording) error {
 		tally.Add(e)
 	}
 	if b.gate { // before the resumed part's first event
-		rec.gate(tally.Events)
+		rec.Gate(tally.Events)
 	}
 	if err := rec.Resume(); err != nil {
-		rec.ungate()
+		rec.Ungate()
 		return err
 	}
 	b.mu.Lock()
@@ -147,9 +148,9 @@ func (b *Broker) Resume(rec *Recording) error {
 
 // Interrupted returns the newest run that ended interrupted at interruptID (its last interrupted
 // event has that id), or nil.
-func (b *Broker) Interrupted(interruptID string) (*Recording, error) {
+func (b *Broker) Interrupted(interruptID string) (*traces.Recording, error) {
 	for _, run := range b.Runs() {
-		if run.Status != StatusInterrupted {
+		if run.Status != traces.StatusInterrupted {
 			continue
 		}
 		if rec, err := b.Get(run.ID); err == nil && lastInterrupt(rec.Snapshot()) == interruptID {
@@ -164,9 +165,9 @@ func (b *Broker) Interrupted(interruptID string) (*Recording, error) {
 }
 
 // lastInterrupt returns the id of tr's last interrupted event, or "".
-func lastInterrupt(tr Trace) string {
+func lastInterrupt(tr traces.Trace) string {
 	for i := len(tr.Events) - 1; i >= 0; i-- {
-		if e := tr.Events[i]; e.Kind == KindInterrupted && e.Interrupt != nil {
+		if e := tr.Events[i]; e.Kind == traces.KindInterrupted && e.Interrupt != nil {
 			return e.Interrupt.ID
 		}
 	}
@@ -181,7 +182,7 @@ func (b *Broker) Delete(id string) error {
 		return err
 	}
 	if !rec.Run().Status.Ended() {
-		return Errorf(CodeConflict, "run %s is still going on: delete it once it has ended", id)
+		return traces.Errorf(traces.CodeConflict, "run %s is still going on: delete it once it has ended", id)
 	}
 	b.mu.Lock()
 	done := b.writing[id]
@@ -216,51 +217,20 @@ func (b *Broker) Close(ctx context.Context) error {
 	}
 }
 
-// Import adds tr, a trace read from a file, as an ended run (see NewRecordingOf): under its own
+// Import adds tr, a trace read from a file, as an ended run (see traces.NewRecordingOf): under its own
 // id, or under a fresh one when that is taken here or in the store. A trace whose run had not
-// ended is ended interrupted first (see EndImported).
-func (b *Broker) Import(tr Trace) (*Recording, error) {
-	tr, _ = EndImported(tr)
-	rec := NewRecordingOf(tr)
+// ended is ended interrupted first (see traces.EndImported).
+func (b *Broker) Import(tr traces.Trace) (*traces.Recording, error) {
+	tr, _ = traces.EndImported(tr)
+	rec := traces.NewRecordingOf(tr)
 	err := b.Add(rec)
-	for try := 0; ErrorCode(err) == CodeConflict && try < 5; try++ {
-		tr.Run.ID = NewRunID()
-		rec = NewRecordingOf(tr)
+	for try := 0; traces.ErrorCode(err) == traces.CodeConflict && try < 5; try++ {
+		tr.Run.ID = traces.NewRunID()
+		rec = traces.NewRecordingOf(tr)
 		err = b.Add(rec)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return rec, nil
-}
-
-// ImportedEnd is the error of the run.finished EndImported adds.
-const ImportedEnd = "the trace ends before its run did: imported as interrupted there"
-
-// EndImported returns t ended, for a trace read from a file to be shown as a run that is over:
-// when its events do not end the run (it was saved while the run went on), a run.finished
-// interrupted, at its last event's time and with the error ImportedEnd, is added after them, so
-// that its status, its page and the run list agree that it is over; a run saved as it was being
-// resumed ends at its last run.finished, interrupted. ended reports whether t was running.
-func EndImported(t Trace) (_ Trace, ended bool) {
-	if t.Run.Status.Ended() {
-		return t, false
-	}
-	if n := len(t.Events); eventsStatus(t.Events) == StatusInterrupted {
-		// Saved as a resume began: it ended at its interrupted finish.
-		last := t.Events[n-1]
-		t.Run.Status, t.Run.Error, t.Run.EndedAt = StatusInterrupted, last.Run.Error, &last.Time
-		return t, true
-	}
-	at := t.Run.StartedAt
-	if n := len(t.Events); n > 0 {
-		at = t.Events[n-1].Time
-	}
-	n := len(t.Events)
-	t.Events = append(t.Events[:n:n], Event{
-		Seq: int64(n) + 1, Time: at, Kind: KindRunFinished,
-		Run: &RunMark{Status: StatusInterrupted, Error: ImportedEnd},
-	})
-	t.Run.Status, t.Run.Error, t.Run.EndedAt = StatusInterrupted, ImportedEnd, &at
-	return t, true
 }

@@ -1,24 +1,26 @@
-package traces_test
+package live_test
 
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
 // heldStore is a MemoryStore whose Saves wait for the test: each takes a value from commits, and
 // fails when it is an error.
 type heldStore struct {
-	*traces.MemoryStore
+	*live.MemoryStore
 	commits chan error
 }
 
-func (s heldStore) Save(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) error {
+func (s heldStore) Save(run traces.Run, tally live.Tally, agents []traces.Agent, events []traces.Event) error {
 	if err := <-s.commits; err != nil {
 		return err
 	}
@@ -41,7 +43,7 @@ func pump(t *testing.T, store heldStore, err error) {
 }
 
 // closed waits until b has written its runs.
-func closed(t *testing.T, b *traces.Broker) {
+func closed(t *testing.T, b *live.Broker) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -54,8 +56,8 @@ func closed(t *testing.T, b *traces.Broker) {
 // reads nothing the store has not committed, run.finished included, and reads each batch once it
 // is. A broker whose store fails lets its subscribers read the run as recorded.
 func TestViewersSeeOnlyWhatTheStoreCommitted(t *testing.T) {
-	store := heldStore{traces.NewMemoryStore(0), make(chan error)}
-	b := traces.NewStoredBroker(0, store, nil)
+	store := heldStore{live.NewMemoryStore(0), make(chan error)}
+	b := live.NewStoredBroker(0, store, nil)
 	rec := traces.NewRecording(traces.Run{ID: "r", Flow: "f"}, nil)
 	rec.Emit(traces.Event{Kind: traces.KindRunStarted, Run: &traces.RunMark{}})
 	if err := b.Add(rec); err != nil { // created with its first event, committed
@@ -79,8 +81,8 @@ func TestViewersSeeOnlyWhatTheStoreCommitted(t *testing.T) {
 	closed(t, b)
 
 	// A store that fails: the run goes on in memory, and its subscribers read it all.
-	store = heldStore{traces.NewMemoryStore(0), make(chan error)}
-	b = traces.NewStoredBroker(0, store, slog.New(slog.DiscardHandler))
+	store = heldStore{live.NewMemoryStore(0), make(chan error)}
+	b = live.NewStoredBroker(0, store, slog.New(slog.DiscardHandler))
 	failed := traces.NewRecording(traces.Run{ID: "s", Flow: "f"}, nil)
 	if err := b.Add(failed); err != nil {
 		t.Fatal(err)
@@ -93,4 +95,45 @@ func TestViewersSeeOnlyWhatTheStoreCommitted(t *testing.T) {
 		t.Errorf("after the store failed the subscriber read %v; want 1 and 2", got)
 	}
 	closed(t, b)
+}
+
+// TestBrokerResumeOfARunningRunAnswersAtOnce: a broker asked to resume a run that is going on
+// (resumed already, its writer busy) refuses at once instead of waiting for the run's end, which
+// held the caller, and whoever waited on it, for as long as the run went on.
+func TestBrokerResumeOfARunningRunAnswersAtOnce(t *testing.T) {
+	b := live.NewStoredBroker(0, live.NewMemoryStore(0), nil)
+	rec := traces.NewRecording(traces.Run{ID: "r1", Flow: "f"}, nil)
+	if err := b.Add(rec); err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Finish(traces.StatusCompleted, "")
+	done := make(chan error, 1)
+	go func() { done <- b.Resume(rec) }()
+	select {
+	case err := <-done:
+		if traces.ErrorCode(err) != traces.CodeConflict {
+			t.Errorf("Resume of a running run = %v, want a conflict", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Resume of a running run waited for its end")
+	}
+}
+
+// readAll reads sub to its end, in reads of at most batch events.
+func readAll(tb testing.TB, sub *traces.Subscription, batch int) []traces.Event {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var events []traces.Event
+	buf := make([]traces.Event, batch)
+	for {
+		k, err := sub.Read(ctx, buf)
+		if errors.Is(err, io.EOF) {
+			return events
+		}
+		if err != nil {
+			tb.Fatalf("Read after %d events: %v", len(events), err)
+		}
+		events = append(events, buf[:k]...)
+	}
 }

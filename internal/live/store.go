@@ -1,6 +1,7 @@
-package traces
+package live
 
 import (
+	"github.com/baton-dev/baton/traces"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -11,7 +12,7 @@ import (
 // leaves every list and search to it. MemoryStore keeps runs for the life of the process,
 // internal/sqlite beyond it; internal/storetest holds both, and any store to come, to this contract.
 // Implementations are safe for concurrent use (a database's, also by other processes on it).
-// Problems of the caller's making are *Error values (CodeNotFound, CodeInvalid, CodeConflict);
+// Problems of the caller's making are *traces.Error values (CodeNotFound, CodeInvalid, CodeConflict);
 // so are the store's known faults (a full disk, a read-only or damaged database), with
 // CodeUnavailable, a message naming the cause and Retry saying whether waiting helps; anything
 // else is internal.
@@ -19,13 +20,13 @@ type Store interface {
 	// Create records a new run with its agents and its events so far, in one transaction; run's
 	// Status, EndedAt and Error are what its tally of those events says (Tally.Apply). It fails
 	// with CodeConflict when run.ID is taken.
-	Create(run Run, tally Tally, agents []Agent, events []Event) error
+	Create(run traces.Run, tally Tally, agents []traces.Agent, events []traces.Event) error
 	// Save records, in one transaction, a created run's metadata and tally as of events, the
 	// run's next events in order, and its agents when agents is not nil. Nothing of a failed
 	// Save is kept.
-	Save(run Run, tally Tally, agents []Agent, events []Event) error
+	Save(run traces.Run, tally Tally, agents []traces.Agent, events []traces.Event) error
 	// Load returns the trace of run id as saved so far.
-	Load(id string) (Trace, error)
+	Load(id string) (traces.Trace, error)
 	// List returns one page of run summaries, the most recently added first (see RunQuery),
 	// never nil. A run's summary has the first line of its input (FirstLine) and its tally.
 	List(q RunQuery) (RunPage, error)
@@ -45,7 +46,7 @@ const (
 // RunQuery selects runs for a list. Empty fields select everything.
 type RunQuery struct {
 	Flow         string
-	Status       Status
+	Status       traces.Status
 	Conversation string
 	// Text, when set, keeps runs whose input or any message contains it, case folded. It needs
 	// at least MinSearch characters.
@@ -63,17 +64,17 @@ type RunQuery struct {
 // index.
 const MinSearch = 3
 
-// Check validates q and fills in its defaults; problems are *Error with CodeInvalid.
+// Check validates q and fills in its defaults; problems are *traces.Error with CodeInvalid.
 func (q *RunQuery) Check() error {
 	if q.Status != "" && !q.Status.Valid() {
-		return Errorf(CodeInvalid, "status %q is not one of running, completed, failed, interrupted, canceled", q.Status)
+		return traces.Errorf(traces.CodeInvalid, "status %q is not one of running, completed, failed, interrupted, canceled", q.Status)
 	}
 	q.Text = strings.TrimSpace(q.Text)
 	if q.Text != "" && utf8.RuneCountInString(q.Text) < MinSearch {
-		return Errorf(CodeInvalid, "search text %q is too short: give at least %d characters", q.Text, MinSearch)
+		return traces.Errorf(traces.CodeInvalid, "search text %q is too short: give at least %d characters", q.Text, MinSearch)
 	}
 	if q.Limit < 0 || q.Limit > MaxPageSize {
-		return Errorf(CodeInvalid, "limit %d is not between 1 and %d", q.Limit, MaxPageSize)
+		return traces.Errorf(traces.CodeInvalid, "limit %d is not between 1 and %d", q.Limit, MaxPageSize)
 	}
 	if q.Limit == 0 {
 		q.Limit = DefaultPageSize
@@ -83,7 +84,7 @@ func (q *RunQuery) Check() error {
 
 // BadCursor is the error for an After that its list did not make.
 func BadCursor(after string) error {
-	return Errorf(CodeInvalid, "after %q is not a cursor: pass the \"next\" of the previous page as it was given", clip(after, 40))
+	return traces.Errorf(traces.CodeInvalid, "after %q is not a cursor: pass the \"next\" of the previous page as it was given", clip(after, 40))
 }
 
 // RunPage is one page of a list of runs, the most recently added first.
@@ -96,7 +97,7 @@ type RunPage struct {
 // RunSummary is a run as a list shows it: its metadata, with only the first line of its input,
 // and its tally.
 type RunSummary struct {
-	Run
+	traces.Run
 	Agents    int   `json:"agents"`
 	Transfers int   `json:"transfers"`
 	Tokens    int   `json:"tokens"`
@@ -138,7 +139,7 @@ type Tally struct {
 	Events    int64 // the last event's seq
 	// Status, EndedAt and Error are the run's as of its last event: running until a run.finished,
 	// and again after a resumed.
-	Status  Status
+	Status  traces.Status
 	EndedAt *time.Time
 	Error   string
 	// LastInterrupt is the id of the last interrupted event, which a resume names.
@@ -151,44 +152,44 @@ type Tally struct {
 }
 
 // Add counts e, the event after the last one added.
-func (t *Tally) Add(e Event) {
+func (t *Tally) Add(e traces.Event) {
 	t.Events = e.Seq
 	if t.Status == "" {
-		t.Status = StatusRunning
+		t.Status = traces.StatusRunning
 	}
 	switch {
-	case e.Kind == KindAgentStarted && e.Agent != "" && !t.seen[e.Agent]:
+	case e.Kind == traces.KindAgentStarted && e.Agent != "" && !t.seen[e.Agent]:
 		if t.seen == nil {
 			t.seen = make(map[string]bool)
 		}
 		t.seen[e.Agent] = true
 		t.Agents++
-	case e.Kind == KindTransfer:
+	case e.Kind == traces.KindTransfer:
 		t.Transfers++
-	case e.Kind == KindModelFinished && e.Model != nil && e.Model.Usage != nil:
+	case e.Kind == traces.KindModelFinished && e.Model != nil && e.Model.Usage != nil:
 		t.Tokens += e.Model.Usage.TotalTokens
-	case e.Kind == KindInterrupted && e.Interrupt != nil:
+	case e.Kind == traces.KindInterrupted && e.Interrupt != nil:
 		t.LastInterrupt = e.Interrupt.ID
-	case e.Kind == KindResumed:
-		t.Status, t.EndedAt, t.Error = StatusRunning, nil, ""
-	case e.Kind == KindRunFinished && e.Run != nil:
+	case e.Kind == traces.KindResumed:
+		t.Status, t.EndedAt, t.Error = traces.StatusRunning, nil, ""
+	case e.Kind == traces.KindRunFinished && e.Run != nil:
 		at := e.Time
 		t.Status, t.EndedAt, t.Error = e.Run.Status, &at, e.Run.Error
 	}
 }
 
 // Apply returns run with the status, end and error the tally has seen.
-func (t *Tally) Apply(run Run) Run {
+func (t *Tally) Apply(run traces.Run) traces.Run {
 	run.Status, run.EndedAt, run.Error = t.Status, t.EndedAt, t.Error
 	if run.Status == "" {
-		run.Status = StatusRunning
+		run.Status = traces.StatusRunning
 	}
 	return run
 }
 
 // SearchText returns the text of e that a search over runs looks at: a message's content, a
 // model's reply, an error. Model inputs are left out: they repeat earlier messages.
-func SearchText(e Event) string {
+func SearchText(e traces.Event) string {
 	switch {
 	case e.Message != nil:
 		return e.Message.Content

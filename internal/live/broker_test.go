@@ -1,4 +1,4 @@
-package traces_test
+package live_test
 
 import (
 	"context"
@@ -9,14 +9,30 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var t0 = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
+
+// seqs returns the events' seq numbers, in order.
+func seqs(events []traces.Event) []int64 {
+	out := make([]int64, len(events))
+	for i, e := range events {
+		out[i] = e.Seq
+	}
+	return out
+}
+
 // newBroker returns NewBroker(keep); cleanup ends the runs it holds that are still going on and
 // waits until its store has them, so that no writer of the broker's outlives the test.
-func newBroker(t *testing.T, keep int) *traces.Broker {
+func newBroker(t *testing.T, keep int) *live.Broker {
 	t.Helper()
-	b := traces.NewBroker(keep)
+	b := live.NewBroker(keep)
 	t.Cleanup(func() {
 		for _, run := range b.Runs() {
 			if rec, err := b.Get(run.ID); err == nil {

@@ -1,4 +1,4 @@
-package traces_test
+package live_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/traces"
 )
@@ -38,8 +39,8 @@ func BenchmarkViewerLatency(b *testing.B) {
 	} {
 		events, gap, gated := c.events, c.gap, c.gated
 		b.Run(c.name, func(b *testing.B) {
-			broker := traces.NewStoredBroker(0, store, nil)
-			traces.SetGate(broker, gated)
+			broker := live.NewStoredBroker(0, store, nil)
+			live.SetGate(broker, gated)
 			var lat []time.Duration
 			var ends []time.Duration
 			for b.Loop() {

@@ -1,6 +1,7 @@
-package traces
+package live
 
 import (
+	"github.com/baton-dev/baton/traces"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,11 +25,11 @@ type MemoryStore struct {
 // memRun is a run as a MemoryStore keeps it.
 type memRun struct {
 	key    int64 // the order it was added in, from 1: a list's cursor
-	run    Run
+	run    traces.Run
 	tally  Tally
-	agents []Agent
-	events [][]Event // in order, in chunks of growing capacity, each filled before the next
-	n      int       // events in all
+	agents []traces.Agent
+	events [][]traces.Event // in order, in chunks of growing capacity, each filled before the next
+	n      int              // events in all
 }
 
 var _ Store = (*MemoryStore)(nil)
@@ -44,11 +45,11 @@ func NewMemoryStore(keep int) *MemoryStore {
 
 // Create records a new run with its agents and events so far. It fails with CodeConflict when
 // run.ID is taken. Then it forgets the oldest added runs that have ended beyond what it keeps.
-func (s *MemoryStore) Create(run Run, tally Tally, agents []Agent, events []Event) error {
+func (s *MemoryStore) Create(run traces.Run, tally Tally, agents []traces.Agent, events []traces.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.byID[run.ID]; ok {
-		return Errorf(CodeConflict, "run %q already exists", run.ID)
+		return traces.Errorf(traces.CodeConflict, "run %q already exists", run.ID)
 	}
 	s.last++
 	r := &memRun{key: s.last, run: copyRun(run), tally: tally, agents: cloneAgents(agents)}
@@ -77,7 +78,7 @@ func (s *MemoryStore) retain() {
 
 // Save records a created run's metadata and tally as of events, its next events, and its agents
 // when agents is not nil. It fails with CodeNotFound for a run it does not hold.
-func (s *MemoryStore) Save(run Run, tally Tally, agents []Agent, events []Event) error {
+func (s *MemoryStore) Save(run traces.Run, tally Tally, agents []traces.Agent, events []traces.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.byID[run.ID]
@@ -97,12 +98,12 @@ func (s *MemoryStore) Save(run Run, tally Tally, agents []Agent, events []Event)
 const memChunk = 1024
 
 // add copies events to the end of r's.
-func (r *memRun) add(events []Event) {
+func (r *memRun) add(events []traces.Event) {
 	for len(events) > 0 {
 		i := len(r.events) - 1
 		if i < 0 || len(r.events[i]) == cap(r.events[i]) {
 			// A chunk as large as the events so far: a short run takes little room.
-			r.events = append(r.events, make([]Event, 0, min(memChunk, max(16, r.n, len(events)))))
+			r.events = append(r.events, make([]traces.Event, 0, min(memChunk, max(16, r.n, len(events)))))
 			i++
 		}
 		k := min(cap(r.events[i])-len(r.events[i]), len(events))
@@ -114,18 +115,18 @@ func (r *memRun) add(events []Event) {
 
 // Load returns the trace of run id as saved so far: the run, the agents and the event list are
 // the caller's; the events' payloads are shared, read-only.
-func (s *MemoryStore) Load(id string) (Trace, error) {
+func (s *MemoryStore) Load(id string) (traces.Trace, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	r, ok := s.byID[id]
 	if !ok {
-		return Trace{}, notFound(id)
+		return traces.Trace{}, notFound(id)
 	}
-	events := make([]Event, 0, r.n)
+	events := make([]traces.Event, 0, r.n)
 	for _, c := range r.events {
 		events = append(events, c...)
 	}
-	return Trace{Run: copyRun(r.run), Agents: cloneAgents(r.agents), Events: events}, nil
+	return traces.Trace{Run: copyRun(r.run), Agents: cloneAgents(r.agents), Events: events}, nil
 }
 
 // List returns one page of run summaries, the most recently added first. Its cursor is the key
@@ -212,7 +213,7 @@ func (s *MemoryStore) Interrupted(interruptID string) (string, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for i := len(s.runs) - 1; i >= 0; i-- {
-		if r := s.runs[i]; r.run.Status == StatusInterrupted && r.tally.LastInterrupt == interruptID {
+		if r := s.runs[i]; r.run.Status == traces.StatusInterrupted && r.tally.LastInterrupt == interruptID {
 			return r.run.ID, nil
 		}
 	}
@@ -220,7 +221,7 @@ func (s *MemoryStore) Interrupted(interruptID string) (string, error) {
 }
 
 // copyRun copies run, EndedAt included.
-func copyRun(run Run) Run {
+func copyRun(run traces.Run) traces.Run {
 	if run.EndedAt != nil {
 		end := *run.EndedAt
 		run.EndedAt = &end
@@ -229,4 +230,13 @@ func copyRun(run Run) Run {
 }
 
 // notFound is the error for an unknown run id.
-func notFound(id string) error { return Errorf(CodeNotFound, "run %q not found", id) }
+func notFound(id string) error { return traces.Errorf(traces.CodeNotFound, "run %q not found", id) }
+
+// cloneAgents copies agents and their tool lists: the store keeps nothing its caller may change.
+func cloneAgents(agents []traces.Agent) []traces.Agent {
+	out := slices.Clone(agents)
+	for i := range out {
+		out[i].Tools = slices.Clone(out[i].Tools)
+	}
+	return out
+}

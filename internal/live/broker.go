@@ -1,6 +1,7 @@
-package traces
+package live
 
 import (
+	"github.com/baton-dev/baton/traces"
 	"log/slog"
 	"slices"
 	"strings"
@@ -21,13 +22,13 @@ type Broker struct {
 	log   *slog.Logger
 
 	mu      sync.RWMutex
-	runs    map[string]*Recording
+	runs    map[string]*traces.Recording
 	added   []string                 // run ids, oldest first
 	writing map[string]chan struct{} // closed when the run's store writer ends; guarded by mu
 	writers sync.WaitGroup
 	gate    bool // subscriptions to a run read only what the store has committed
 	// countFindings, when set, counts a run's handoff bugs when it ends (Tally.Findings).
-	countFindings func(Trace) int
+	countFindings func(traces.Trace) int
 }
 
 // NewBroker returns an empty broker whose runs live in memory only: NewStoredBroker with a
@@ -58,23 +59,23 @@ func NewStoredBroker(keep int, store Store, log *slog.Logger) *Broker {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Broker{keep: keep, store: store, log: log, runs: make(map[string]*Recording), writing: make(map[string]chan struct{}), gate: true}
+	return &Broker{keep: keep, store: store, log: log, runs: make(map[string]*traces.Recording), writing: make(map[string]chan struct{}), gate: true}
 }
 
 // CountFindings makes the broker count, with count, the handoff bugs of each run when it ends,
 // for the run list (RunSummary.Findings, RunQuery.Findings). Call it before adding runs.
-func (b *Broker) CountFindings(count func(Trace) int) { b.countFindings = count }
+func (b *Broker) CountFindings(count func(traces.Trace) int) { b.countFindings = count }
 
 // Add registers rec under its run id, then forgets the oldest ended runs beyond what the broker
 // keeps. It fails with CodeConflict when the id is taken, in memory or in the store. What rec
 // holds so far is saved before Add returns, and the rest follows as recorded.
-func (b *Broker) Add(rec *Recording) error {
+func (b *Broker) Add(rec *traces.Recording) error {
 	id := rec.ID()
 	b.mu.RLock()
 	_, taken := b.runs[id]
 	b.mu.RUnlock()
 	if taken {
-		return Errorf(CodeConflict, "run %q already exists", id)
+		return traces.Errorf(traces.CodeConflict, "run %q already exists", id)
 	}
 	tr := rec.Snapshot()
 	var tally Tally
@@ -118,7 +119,7 @@ func (b *Broker) forget() {
 
 // Get returns the recording of run id, or an error with CodeNotFound. A run only the store
 // holds is loaded as an ended recording and held from then on.
-func (b *Broker) Get(id string) (*Recording, error) {
+func (b *Broker) Get(id string) (*traces.Recording, error) {
 	b.mu.RLock()
 	rec, ok := b.runs[id]
 	b.mu.RUnlock()
@@ -134,7 +135,7 @@ func (b *Broker) Get(id string) (*Recording, error) {
 	if rec, ok := b.runs[id]; ok { // loaded meanwhile
 		return rec, nil
 	}
-	rec = NewRecordingOf(tr)
+	rec = traces.NewRecordingOf(tr)
 	b.runs[id] = rec
 	b.added = append(b.added, id)
 	b.forget()
@@ -151,18 +152,18 @@ func (b *Broker) Holds(id string) bool {
 }
 
 // Runs returns the metadata of every run held in memory, newest first.
-func (b *Broker) Runs() []Run {
+func (b *Broker) Runs() []traces.Run {
 	b.mu.RLock()
-	recs := make([]*Recording, 0, len(b.runs))
+	recs := make([]*traces.Recording, 0, len(b.runs))
 	for _, r := range b.runs {
 		recs = append(recs, r)
 	}
 	b.mu.RUnlock()
-	runs := make([]Run, len(recs))
+	runs := make([]traces.Run, len(recs))
 	for i, r := range recs {
 		runs[i] = r.Run()
 	}
-	slices.SortFunc(runs, func(a, b Run) int {
+	slices.SortFunc(runs, func(a, b traces.Run) int {
 		if c := b.StartedAt.Compare(a.StartedAt); c != 0 {
 			return c
 		}
