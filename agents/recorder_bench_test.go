@@ -23,7 +23,7 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// Baton's benchmarks, all in one command (see the README's Measurements):
+// Baton's benchmarks, all in one command (see docs/performance.md):
 //
 //	go test ./agents -run '^$' -bench 'BenchmarkRecorder|BenchmarkTraceFile' -benchtime 5x
 //

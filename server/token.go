@@ -74,7 +74,7 @@ func (s *Server) cookieName() string { return "baton_token_" + s.hosts.Load().po
 // with the cookie, but an HMAC of it under this process's random key, bound to the port. Whoever
 // reads the cookie (a server on another port the browser visits) learns nothing of the token,
 // which apps and scripts keep using, and holds a pass for this process only: it is void when
-// Baton restarts, and on any other Baton (see README, "Security").
+// Baton restarts, and on any other Baton (see docs/api.md, "Security").
 func (s *Server) cookieValue() string {
 	mac := hmac.New(sha256.New, s.cookieKey)
 	mac.Write([]byte("baton page cookie\x00" + s.hosts.Load().port + "\x00" + s.token))

@@ -1,6 +1,6 @@
 // Package cli is Baton's command line: one file per command, each declaring its flags once, from
-// which its usage line and `baton help COMMAND` are made (and the README's "Command line" is
-// checked against them). Baton's own, not API.
+// which its usage line and `baton help COMMAND` are made (and docs/cli.md is checked against
+// them). Baton's own, not API.
 package cli
 
 import (

@@ -245,15 +245,16 @@ func TestCatalogueShowsOnlyWhatItMeansTo(t *testing.T) {
 	}
 }
 
-// TestREADMEListsTheRules: the README's table of rules names each rule with its severity.
-func TestREADMEListsTheRules(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestDocsListTheRules: the rules table of docs/cli.md ("baton lint") names each rule with its
+// severity.
+func TestDocsListTheRules(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/cli.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range lint.Rules() {
 		if row := fmt.Sprintf("| `%s` | %s |", r.ID, r.Severity); !strings.Contains(string(readme), row) {
-			t.Errorf("the README's rules table lacks %q", row)
+			t.Errorf("docs/cli.md's rules table lacks %q", row)
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // ingestSession is the sender's side of the run's current ingestion session: the run on the server,
-// and how the session numbers the run's events (the ingestion protocol is in the README).
+// and how the session numbers the run's events (the ingestion protocol is in docs/api.md).
 type ingestSession struct {
 	id     string // the run on the server; "" until created
 	secret string // the session's secret, shown with every later request for the run

@@ -27,7 +27,7 @@ const (
 	retryMax        = 5 * time.Second
 )
 
-// client streams runs to one Baton server (the ingestion protocol is in the README, the sending
+// client streams runs to one Baton server (the ingestion protocol is in docs/api.md, the sending
 // in ingest.go).
 type client struct {
 	url, token string
