@@ -1,7 +1,9 @@
 package server
 
 import (
+	"cmp"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -68,7 +70,7 @@ func (s *Server) runPage(c echo.Context) error {
 		return err
 	}
 	opts := s.pageOptions(rec.ID())
-	opts.Conversation = s.conversation(rec.Run().Conversation)
+	opts.ConversationID, opts.Conversation = s.conversation(rec.Run())
 	_, unknown := s.lookupFlow(rec.Run().Flow)
 	opts.Runnable = unknown == nil // Run again and Replay start the flow here
 	if c.QueryParams().Has("at") {
@@ -83,21 +85,29 @@ func (s *Server) runPage(c echo.Context) error {
 	return render(c, http.StatusOK, templates.RunView(v, opts))
 }
 
-// conversation returns the runs of conversation id, oldest first; none for "".
-func (s *Server) conversation(id string) []traces.Run {
-	if id == "" {
-		return nil
-	}
+// conversation returns the id of run's conversation and its runs, oldest first: the runs of
+// run.Conversation, or, for a run that has none, the runs replayed or forked from it (which take
+// its id as theirs), with the run first. None when the run stands alone.
+func (s *Server) conversation(run traces.Run) (id string, runs []traces.Run) {
+	id = cmp.Or(run.Conversation, run.ID)
 	page, err := s.broker.List(live.RunQuery{Conversation: id, Limit: live.MaxPageSize})
 	if err != nil {
 		s.log.Error("list the runs of a conversation", "conversation", id, "err", err)
-		return nil
+		return "", nil
 	}
-	runs := make([]traces.Run, len(page.Runs))
+	if len(page.Runs) == 0 {
+		return "", nil
+	}
+	runs = make([]traces.Run, len(page.Runs))
 	for i, r := range page.Runs { // newest first
 		runs[len(runs)-1-i] = r.Run
 	}
-	return runs
+	if !slices.ContainsFunc(runs, func(r traces.Run) bool { return r.ID == id }) {
+		if origin, err := s.broker.Get(id); err == nil { // the run they were made of
+			runs = append([]traces.Run{origin.Run()}, runs...)
+		}
+	}
+	return id, runs
 }
 
 // inspector serves GET /runs/:id/inspector?seq=N: the inspector panel's HTML for event N; with

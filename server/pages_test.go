@@ -183,7 +183,8 @@ func TestPaceSlider(t *testing.T) {
 }
 
 // TestRunPageLinksItsConversation checks that a run's page links the other runs of its
-// conversation, in the order they started, and that a run without one shows no such links.
+// conversation, in the order they started, each with its diff against the run shown, and that a
+// run without one shows no such links.
 func TestRunPageLinksItsConversation(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
 	t0 := time.Now().UTC()
@@ -203,7 +204,7 @@ func TestRunPageLinksItsConversation(t *testing.T) {
 	}
 	var links []string
 	nav.Find("a").Each(func(_ int, a *goquery.Selection) { links = append(links, a.AttrOr("href", "")) })
-	if len(links) != 1 || links[0] != "/runs/r-turn1" || nav.Find(`[aria-current="page"]`).Text() != "#r-turn2" {
+	if len(links) != 2 || links[0] != "/runs/r-turn1" || links[1] != "/diff?a=r-turn1&b=r-turn2" || nav.Find(`[aria-current="page"]`).Text() != "#r-turn2" {
 		t.Errorf("conversation links %v, current %q: want a link to r-turn1 and r-turn2 marked current", links, nav.Find(`[aria-current="page"]`).Text())
 	}
 	if n := page(t, ts.do(t, request{path: "/runs/r-other"})).Find(`[data-testid="conversation"]`).Length(); n != 0 {

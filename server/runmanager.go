@@ -72,13 +72,13 @@ func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
 // start registers a new run of flow on model in the broker and starts it in the background; the
 // run is visible to every reader of the broker when start returns. It fails with CodeUnavailable
 // when too many runs go on or the server is shutting down.
-func (m *runManager) start(flow agents.Flow, input string, model *agents.Model, pace time.Duration) (traces.Run, error) {
+func (m *runManager) start(flow agents.Flow, input, conversation string, model *agents.Model, pace time.Duration) (traces.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.canStartLocked(); err != nil {
 		return traces.Run{}, err
 	}
-	rec, err := m.register(flow, input, model.Name())
+	rec, err := m.register(flow, input, conversation, model.Name())
 	if err != nil {
 		return traces.Run{}, err
 	}
@@ -169,9 +169,10 @@ func (m *runManager) resume(id string, d agents.Decision) error {
 }
 
 // register adds a recording of a run of flow on the model named model under a fresh id.
-func (m *runManager) register(flow agents.Flow, input, model string) (*traces.Recording, error) {
+func (m *runManager) register(flow agents.Flow, input, conversation, model string) (*traces.Recording, error) {
 	return addFresh(m.cfg.broker, func(id string) *traces.Recording {
-		return traces.NewRecording(traces.Run{ID: id, Flow: flow.Name, Input: input, Model: model}, flow.Agents)
+		run := traces.Run{ID: id, Flow: flow.Name, Input: input, Model: model, Conversation: conversation}
+		return traces.NewRecording(run, flow.Agents)
 	})
 }
 

@@ -111,7 +111,7 @@ func (s *Server) createRun(c echo.Context) error {
 			return err
 		}
 	}
-	run, err := s.runs.start(flow, input, model, pace)
+	run, err := s.runs.start(flow, input, "", model, pace)
 	if err != nil {
 		return err
 	}

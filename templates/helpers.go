@@ -39,7 +39,10 @@ type PageOptions struct {
 	Runnable bool
 	// Conversation lists the runs of the run's conversation (the run itself included), oldest
 	// first; empty when the run has none.
-	Conversation []traces.Run
+	// ConversationID and Conversation are the run's conversation and its runs, oldest first (see
+	// Server.conversation); nil when the run stands alone.
+	ConversationID string
+	Conversation   []traces.Run
 	// Findings are the handoff bugs the linter names in the run, listed under the header.
 	Findings []lint.Finding
 	// Story is the run's handoff story, the inspector's content while nothing is inspected.
@@ -289,4 +292,14 @@ func sequenceJSON(s web.Sequence) string {
 		return "{}"
 	}
 	return string(b)
+}
+
+// conversationDiff is the diff page of runs other and current, both of runs (a conversation,
+// oldest first): the older one on the left.
+func conversationDiff(runs []traces.Run, other, current string) templ.SafeURL {
+	at := func(id string) int { return slices.IndexFunc(runs, func(r traces.Run) bool { return r.ID == id }) }
+	if at(current) < at(other) {
+		return diffURL(current, other)
+	}
+	return diffURL(other, current)
 }
