@@ -124,12 +124,12 @@ type (
 )
 
 // Value returns the call for callKey, its scope for visitKey, and what its context holds for any
-// other key.
+// other key. It tells the keys by their type alone: eino's own lookups pass through every call.
 func (c *call) Value(key any) any {
-	switch key {
-	case callKey{}:
+	switch key.(type) {
+	case callKey:
 		return c
-	case visitKey{}:
+	case visitKey:
 		return c.scope
 	}
 	return c.Context.Value(key)
