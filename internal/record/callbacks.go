@@ -14,8 +14,6 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
-
-	"github.com/baton-dev/baton/traces"
 )
 
 // hub is an eino callback handler that sends each callback to the recorder of the run it belongs
@@ -88,7 +86,7 @@ type call struct {
 	// toolCallID is a tool call's id; of the callback's place, all its end needs (the rest would
 	// more than double the size of a call, which every callback allocates).
 	toolCallID string
-	tool       *toolEvents // a tool call's: the call and its events' payloads; nil for the rest
+	tool       *toolEvents // a tool call's, when the sink may keep its events' payloads; else nil
 	// scope is the visit ctx runs in (visitIn), which Value answers for visitKey: a callback
 	// starting inside the call then finds its visit in its nearest call, where it looks for that
 	// call anyway, instead of walking on up the chain of eino's contexts.
@@ -97,20 +95,18 @@ type call struct {
 }
 
 // toolEvents is a tool callback's call allocated together with the payloads of the events its
-// start and end record: one allocation per tool call, where a third of a run's events are
-// tool calls' (tool.started, tool.finished and the result's message). The payloads keep the
-// call reachable while a sink keeps the events (a sender's queue, until it sends them).
+// start and end record (see toolPayloads), for a sink that may keep them: one allocation per tool
+// call, where a third of a run's events are tool calls'. The payloads keep the call reachable
+// while a sink keeps the events (a sender's queue, until it sends them).
 type toolEvents struct {
 	call
-	started traces.ToolCall
-	ended   traces.ToolCall
-	result  traces.Message
+	toolPayloads
 }
 
 // newCall returns the call of a callback starting inside visit v (nil for none); for a tool's,
-// allocated with its events' payloads.
+// allocated with its events' payloads unless the sink keeps none (see delivery.reuses).
 func newCall(info *callbacks.RunInfo, v *visit, toolCallID string) *call {
-	if v == nil || info.Component != components.ComponentOfTool {
+	if v == nil || info.Component != components.ComponentOfTool || v.rec.out.reuses {
 		return &call{info: info, v: v, toolCallID: toolCallID}
 	}
 	t := &toolEvents{call: call{info: info, v: v, toolCallID: toolCallID}}
@@ -124,12 +120,12 @@ type (
 )
 
 // Value returns the call for callKey, its scope for visitKey, and what its context holds for any
-// other key.
+// other key. It tells the keys by their type alone: eino's own lookups pass through every call.
 func (c *call) Value(key any) any {
-	switch key {
-	case callKey{}:
+	switch key.(type) {
+	case callKey:
 		return c
-	case visitKey{}:
+	case visitKey:
 		return c.scope
 	}
 	return c.Context.Value(key)

@@ -186,7 +186,7 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 }
 
 // toolStarted records tool call c and notes its start. Its payload is the call's own (see
-// toolEvents).
+// toolEvents), or the delivery's (see delivery.reuses).
 func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *tool.CallbackInput) {
 	args := ""
 	if in != nil {
@@ -200,12 +200,7 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *t
 	r.commit(v)
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
 	r.calls.startTool(openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, call: c})
-	var tc *traces.ToolCall
-	if c.tool != nil {
-		tc = &c.tool.started
-	} else {
-		tc = new(traces.ToolCall)
-	}
+	tc := &r.out.payloads(c).started
 	*tc = traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}
 	r.out.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path, Tool: tc})
 }
@@ -268,11 +263,8 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 		}
 		r.out.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
 	}
-	// The end and the result's message, allocated with the call (see toolEvents).
-	ended := c.tool
-	if ended == nil {
-		ended = new(toolEvents)
-	}
+	// The end and the result's message, allocated with the call (see toolEvents) or the delivery's.
+	ended := r.out.payloads(c)
 	ended.ended = traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(now.Sub(c.started))}
 	ended.result = traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}
 	if interrupted {

@@ -57,11 +57,48 @@ type delivery struct {
 	lastPath  []string
 	parked    []*parkedCall // AgentTool calls not decided yet, and what waits behind them
 	promised  *ending       // the ending the sink holds, if any
+	// reuses is set when the sink keeps nothing an event points to once Emit returns (a
+	// traces.Recording keeps a copy, encoded): the payloads of tool calls' events are then tools,
+	// the same for every call, not allocated with each (see toolEvents). An event that waits
+	// here instead of reaching the sink at once gets payloads of its own (see emit).
+	reuses bool
+	tools  toolPayloads
+}
+
+// toolPayloads are the payloads of the events a tool call records: tool.started, tool.finished and
+// the result's message.
+type toolPayloads struct {
+	started traces.ToolCall
+	ended   traces.ToolCall
+	result  traces.Message
 }
 
 func newDelivery(sink Sink) delivery {
 	e, _ := sink.(ender)
-	return delivery{sink: sink, ender: e}
+	_, encodes := sink.(*traces.Recording)
+	return delivery{sink: sink, ender: e, reuses: encodes}
+}
+
+// payloads returns where tool call c's events keep their payloads: with the call, or, when the
+// sink keeps none, the delivery's.
+func (d *delivery) payloads(c *call) *toolPayloads {
+	if c.tool != nil {
+		return &c.tool.toolPayloads
+	}
+	if d.reuses {
+		return &d.tools
+	}
+	return new(toolPayloads)
+}
+
+// own gives e payloads of its own for those that are the delivery's, reused by the next tool call.
+func (d *delivery) own(e *traces.Event) {
+	if e.Tool == &d.tools.started || e.Tool == &d.tools.ended {
+		e.Tool = ptr(*e.Tool)
+	}
+	if e.Message == &d.tools.result {
+		e.Message = ptr(*e.Message)
+	}
 }
 
 // stampNow reads the clock for the callback being recorded: the events emitted until unstamp
@@ -90,6 +127,7 @@ func (d *delivery) emit(e traces.Event) {
 		if e.Time.IsZero() {
 			e.Time = time.Now().UTC() // when it happened, though the sink gets it later
 		}
+		d.own(&e)
 		d.parked[n-1].events = append(d.parked[n-1].events, e)
 		return
 	}

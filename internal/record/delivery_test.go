@@ -177,3 +177,47 @@ func TestDeliveryToASinkWithoutEndings(t *testing.T) {
 		t.Error("a sink with Ending is not taken as one that delivers endings")
 	}
 }
+
+// TestDeliveryKeepsParkedPayloadsOfItsOwn: into a Recording, tool calls' events share the
+// delivery's payloads; one held behind an undecided AgentTool call reaches the recording as it
+// was emitted, though the next tool call has written its payloads since.
+func TestDeliveryKeepsParkedPayloadsOfItsOwn(t *testing.T) {
+	rec := traces.NewRecording(traces.Run{ID: "r"}, nil)
+	d := newDelivery(rec)
+	if !d.reuses {
+		t.Fatal("a delivery into a Recording allocates tool payloads for each call")
+	}
+	caller := &visit{agent: "caller"}
+	c := &call{v: caller}
+	emitEnd := func(callID, result string) {
+		p := d.payloads(c)
+		p.ended = traces.ToolCall{Name: "helper", CallID: callID, Result: result}
+		p.result = traces.Message{Role: "tool", Content: result, ToolCallID: callID}
+		d.emit(traces.Event{Kind: traces.KindToolFinished, Agent: "caller", Tool: &p.ended})
+		d.emit(traces.Event{Kind: traces.KindMessage, Agent: "caller", Message: &p.result})
+	}
+	d.park(caller, "c1", "helper")
+	d.emit(exited("caller", "c1"))
+	emitEnd("c1", "first")
+	d.decide(caller, "c1")
+	emitEnd("c2", "second") // would rewrite what c1's events point to, had they kept the delivery's
+	d.park(caller, "c3", "helper")
+	d.emit(exited("caller", "c3"))
+	emitEnd("c3", "third")
+	emitEnd("c4", "fourth") // while c3's are held
+	d.decide(caller, "c3")
+
+	var got []string
+	for _, e := range rec.Snapshot().Events {
+		switch {
+		case e.Tool != nil:
+			got = append(got, e.Tool.CallID+"="+e.Tool.Result)
+		case e.Message != nil:
+			got = append(got, e.Message.ToolCallID+":"+e.Message.Content)
+		}
+	}
+	want := []string{"c1=first", "c1:first", "c2=second", "c2:second", "c3=third", "c3:third", "c4=fourth", "c4:fourth"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("recorded %v, want %v", got, want)
+	}
+}

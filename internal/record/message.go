@@ -1,6 +1,8 @@
 package record
 
 import (
+	"unsafe"
+
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/traces"
@@ -106,15 +108,18 @@ func (s *streamedMessage) message() *schema.Message {
 // which keeps recording a long conversation linear rather than quadratic. Recorded events never
 // change, so sharing their messages is safe.
 func (v *visit) input(in []*schema.Message) []traces.Message {
-	shared := len(v.lastInput) <= len(in)
-	for i := 0; shared && i < len(v.lastInput); i++ {
-		// The same messages, mostly: a tight loop over pointers first.
-		for i < len(v.lastInput) && in[i] == v.lastInput[i] {
+	from := len(v.lastInput)
+	shared := from <= len(in)
+	for i := 0; shared && i < from; i++ {
+		if samePointers(in[i:from], v.lastInput[i:from]) {
+			break
+		}
+		for in[i] == v.lastInput[i] {
 			i++
 		}
-		shared = i == len(v.lastInput) || sameMessage(in[i], v.lastInput[i])
+		// A message eino rebuilt for this call (the system prompt) may still be the same.
+		shared = sameMessage(in[i], v.lastInput[i])
 	}
-	from := len(v.lastInput)
 	if !shared {
 		v.converted, from = nil, 0 // earlier inputs keep the old slice: recorded events share it
 	}
@@ -124,6 +129,18 @@ func (v *visit) input(in []*schema.Message) []traces.Message {
 	}
 	v.lastInput = in
 	return v.converted[:len(v.converted):len(v.converted)]
+}
+
+// samePointers reports whether a and b, of the same length, hold the same pointers, comparing
+// their memory in one go: at once when they are the same array, else several pointers an
+// instruction. Every model call asks it of the whole conversation so far.
+func samePointers(a, b []*schema.Message) bool {
+	if len(a) == 0 {
+		return true
+	}
+	size := len(a) * int(unsafe.Sizeof(a[0]))
+	return unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(a))), size) ==
+		unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(b))), size)
 }
 
 // sameMessage reports whether a and b are the same message; eino rebuilds the system prompt for

@@ -35,8 +35,8 @@ func placeOf(ctx context.Context, known []string) place {
 	var lastToolName, lastToolID string
 	addr := compose.GetCurrentAddress(ctx)
 	agents, same := 0, true
-	for _, seg := range addr {
-		if seg.Type == adk.AddressSegmentAgent {
+	for i := range addr { // by index: a segment is three strings, copied by a range over values
+		if seg := &addr[i]; seg.Type == adk.AddressSegmentAgent {
 			same = same && agents < len(known) && known[agents] == seg.ID
 			agents++
 		}
@@ -46,7 +46,8 @@ func placeOf(ctx context.Context, known []string) place {
 		p.path = make([]string, 0, agents)
 	}
 	n := 0 // agent segments so far
-	for i, seg := range addr {
+	for i := range addr {
+		seg := &addr[i]
 		switch seg.Type {
 		case adk.AddressSegmentAgent:
 			if n++; shared {
