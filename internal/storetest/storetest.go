@@ -311,8 +311,10 @@ func testList(t *testing.T, open Open) {
 		}
 	})
 	t.Run("text with quotes and operators is literal", func(t *testing.T) {
-		if got := ids(list(t, s, traces.RunQuery{Text: `"zebra" OR *`})); len(got) != 0 {
-			t.Errorf("literal search found %v", got)
+		for _, text := range []string{`"zebra" OR *`, "zebra_17", "zebr%17", `zebra\-17`} {
+			if got := ids(list(t, s, traces.RunQuery{Text: text})); len(got) != 0 {
+				t.Errorf("literal search %q found %v", text, got)
+			}
 		}
 	})
 	t.Run("bad queries", func(t *testing.T) {
