@@ -262,4 +262,3 @@ func Database(tb testing.TB) string {
 func Required() bool {
 	return os.Getenv("CI") != "" || os.Getenv("BATON_REQUIRE_POSTGRES") != ""
 }
-
