@@ -1,5 +1,5 @@
 // Package storetest is the contract of traces.Store as tests: every store runs Run on itself
-// from its own tests (the in-memory one, SQLite, and any other that joins), so that the broker
+// from its own tests (the in-memory one, SQLite, PostgreSQL, and any other that joins), so that the broker
 // lists, searches, loads and forgets runs the same whichever store holds them. Baton's own, not
 // API.
 package storetest
