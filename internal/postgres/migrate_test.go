@@ -3,10 +3,10 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"time"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
