@@ -12,6 +12,7 @@ import (
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/internal/sqlite"
+	"github.com/baton-dev/baton/internal/storetest"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -162,4 +163,19 @@ func BenchmarkRecordStored(b *testing.B) {
 	b.Run("memory", func(b *testing.B) { run(b, traces.NewBroker(0), false) })
 	b.Run("stored", func(b *testing.B) { run(b, traces.NewStoredBroker(0, store, nil), false) })
 	b.Run("stored+written", func(b *testing.B) { run(b, traces.NewStoredBroker(0, store, nil), true) })
+}
+
+// BenchmarkWrite: events a second one server writes into SQLite (WAL, synchronous=NORMAL),
+// beside PostgreSQL's BenchmarkWrite.
+//
+//	go test ./internal/sqlite -run '^$' -bench Write -count 5
+func BenchmarkWrite(b *testing.B) {
+	storetest.BenchWrite(b, func(b *testing.B) traces.Store {
+		s, err := sqlite.Open(filepath.Join(b.TempDir(), "baton.db"), -1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	})
 }
