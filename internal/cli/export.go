@@ -76,7 +76,7 @@ func loadStored(id, db string) (traces.Trace, error) {
 	if _, err := os.Stat(db); db != sqlite.Memory && !isPostgres(db) && err != nil {
 		return traces.Trace{}, fmt.Errorf("no database of runs at %s (choose one with --db): %w", db, err)
 	}
-	store, err := openStore(db, -1)
+	store, err := openStore(db, retention{keep: -1})
 	if err != nil {
 		return traces.Trace{}, err
 	}

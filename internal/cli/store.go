@@ -26,6 +26,22 @@ func keepFlag(fs *flag.FlagSet) *int {
 	return fs.Int("keep", sqlite.DefaultKeep, "how many runs `N` the database keeps; the oldest added that have ended go first")
 }
 
+// keepDaysFlag adds --keep-days to fs: how long the database keeps runs.
+func keepDaysFlag(fs *flag.FlagSet) *int {
+	return fs.Int("keep-days", 0, "also delete the runs that ended and were last written more than `D` days ago, when a run is added (0: whatever their age)")
+}
+
+// retention is how many runs a database keeps, and for how many days (0: whatever their age).
+type retention struct{ keep, days int }
+
+// apply makes s forget runs older than r's days.
+func (r retention) apply(s servedStore) servedStore {
+	if r.days > 0 {
+		s.KeepFor(time.Duration(r.days) * 24 * time.Hour)
+	}
+	return s
+}
+
 // databaseEnv names the database of runs when --db does not.
 const databaseEnv = "BATON_DATABASE_URL"
 
@@ -45,6 +61,7 @@ type servedStore interface {
 	store
 	CheckWrite() error
 	Recover(ctx context.Context) (int, error)
+	KeepFor(age time.Duration)
 }
 
 // claim is a server's hold on its database (sqlite.Lock, postgres.Lock).
@@ -54,15 +71,23 @@ type claim interface {
 }
 
 // openStore opens the database db: a PostgreSQL URL, a file, or the default one when db is empty.
-func openStore(db string, keep int) (servedStore, error) {
+func openStore(db string, r retention) (servedStore, error) {
 	db, err := dbPath(db)
 	if err != nil {
 		return nil, err
 	}
 	if isPostgres(db) {
-		return postgres.Open(db, keep)
+		s, err := postgres.Open(db, r.keep)
+		if err != nil {
+			return nil, err
+		}
+		return r.apply(s), nil
 	}
-	return sqlite.Open(db, keep)
+	s, err := sqlite.Open(db, r.keep)
+	if err != nil {
+		return nil, err
+	}
+	return r.apply(s), nil
 }
 
 // dbPath returns db, or else $BATON_DATABASE_URL, or else the default database's path.
@@ -82,11 +107,11 @@ func dbPath(db string) (string, error) {
 // broker that writes to it, with the claim, nil for a database in memory (its address is the
 // caller's to set once it listens). close waits for the last events to be written, then closes
 // the database and lets the claim go; later calls return the first one's result.
-func storedBroker(ctx context.Context, db string, keep int, log *slog.Logger) (b *traces.Broker, lock claim, close func() error, err error) {
+func storedBroker(ctx context.Context, db string, r retention, log *slog.Logger) (b *traces.Broker, lock claim, close func() error, err error) {
 	if db, err = dbPath(db); err != nil {
 		return nil, nil, nil, err
 	}
-	store, lock, err := claimStore(db, keep)
+	store, lock, err := claimStore(db, r)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -119,9 +144,9 @@ func storedBroker(ctx context.Context, db string, keep int, log *slog.Logger) (b
 
 // claimStore opens the database db and claims it for this server: a file's lock is taken before
 // it is opened, a PostgreSQL database's once connected.
-func claimStore(db string, keep int) (servedStore, claim, error) {
+func claimStore(db string, r retention) (servedStore, claim, error) {
 	if isPostgres(db) {
-		s, err := postgres.Open(db, keep)
+		s, err := postgres.Open(db, r.keep)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -130,7 +155,7 @@ func claimStore(db string, keep int) (servedStore, claim, error) {
 			s.Close()
 			return nil, nil, err
 		}
-		return s, l, nil
+		return r.apply(s), l, nil
 	}
 	var lock claim
 	if db != sqlite.Memory {
@@ -140,12 +165,12 @@ func claimStore(db string, keep int) (servedStore, claim, error) {
 		}
 		lock = l
 	}
-	s, err := sqlite.Open(db, keep)
+	s, err := sqlite.Open(db, r.keep)
 	if err != nil {
 		if lock != nil {
 			lock.Release()
 		}
 		return nil, nil, err
 	}
-	return s, lock, nil
+	return r.apply(s), lock, nil
 }

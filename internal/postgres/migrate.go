@@ -54,6 +54,11 @@ var migrations = []string{
 		PRIMARY KEY (run, seq)
 	);
 	CREATE INDEX baton_search_body ON baton_search USING gin (body gin_trgm_ops);`,
+	// 2: when each run was last written, by Baton's clock, for retention by age (--keep-days);
+	// the runs already there count from the upgrade.
+	`ALTER TABLE baton_runs ADD COLUMN saved_at bigint NOT NULL DEFAULT (extract(epoch FROM clock_timestamp()) * 1e9)::bigint;
+	ALTER TABLE baton_runs ALTER COLUMN saved_at DROP DEFAULT;
+	CREATE INDEX baton_runs_by_saved ON baton_runs (saved_at) WHERE status <> 'running';`,
 }
 
 // SchemaVersion is the version of the schema this Baton writes: its number of migrations.

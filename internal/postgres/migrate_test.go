@@ -90,3 +90,40 @@ func retry(err error) time.Duration {
 	}
 	return 0
 }
+
+// A database of schema version 1 (before runs said when they were last written) migrates: its
+// runs stay, listed, and count as written at the upgrade, so retention by age keeps them.
+func TestMigrateFromVersion1(t *testing.T) {
+	s, url := mustOpen(t, 0)
+	start := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	events := []traces.Event{
+		{Seq: 1, Time: start, Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}},
+		{Seq: 2, Time: start, Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: traces.StatusCompleted}},
+	}
+	var tally traces.Tally
+	for _, e := range events {
+		tally.Add(e)
+	}
+	if err := s.Create(tally.Apply(traces.Run{ID: "r-old", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN saved_at; UPDATE baton_schema SET version = 1`)
+
+	s, err := postgres.Open(url, 0)
+	if err != nil {
+		t.Fatalf("open a version-1 database: %v", err)
+	}
+	defer s.Close()
+	s.KeepFor(time.Hour)
+	if err := s.Create(tally.Apply(traces.Run{ID: "r-new", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.List(traces.RunQuery{})
+	if err != nil || len(p.Runs) != 2 || p.Runs[1].ID != "r-old" {
+		t.Fatalf("List after the migration = %+v, %v: want r-new and r-old", p.Runs, err)
+	}
+	if tr, err := s.Load("r-old"); err != nil || len(tr.Events) != 2 {
+		t.Errorf("Load(r-old) after the migration: %d events, %v", len(tr.Events), err)
+	}
+}

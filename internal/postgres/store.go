@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -30,9 +31,10 @@ const opTimeout = 30 * time.Second
 // Store is a traces.Store on one PostgreSQL database. It is safe for concurrent use: writes of
 // different runs go on at once over a pool of connections; those of one run are serialized.
 type Store struct {
-	pool *pgxpool.Pool
-	name string // the database as messages show it: no password
-	keep int
+	pool   *pgxpool.Pool
+	name   string // the database as messages show it: no password
+	keep   int
+	maxAge atomic.Int64 // see KeepFor, in nanoseconds
 
 	mu      sync.Mutex         // guards writers
 	writers map[string]*writer // of the runs being written
@@ -82,6 +84,11 @@ func Open(url string, keep int) (*Store, error) {
 func displayName(cfg *pgx.ConnConfig) string {
 	return fmt.Sprintf("postgres://%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
 }
+
+// KeepFor makes the store delete, besides the runs beyond its count, the runs that have ended and
+// were last written more than age ago, by this machine's clock: when a run is added. Zero, the
+// default, keeps runs whatever their age.
+func (s *Store) KeepFor(age time.Duration) { s.maxAge.Store(int64(age)) }
 
 // Close closes the store's connections, waiting for the calls that use one.
 func (s *Store) Close() error {

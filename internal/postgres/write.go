@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -43,11 +45,11 @@ func (s *Store) create(run traces.Run, tally traces.Tally, agents []traces.Agent
 	defer tx.Rollback(ctx)
 	var key int64
 	err = tx.QueryRow(ctx, `INSERT INTO baton_runs (id, meta, tree, flow, model, status, conversation, started_at,
-		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17) ON CONFLICT (id) DO NOTHING RETURNING key`,
+		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings, saved_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18) ON CONFLICT (id) DO NOTHING RETURNING key`,
 		text(run.ID), meta, tree, text(run.Flow), text(run.Model), string(run.Status), text(run.Conversation),
 		run.StartedAt.UnixNano(), endNanos(run), text(run.Error), text(traces.FirstLine(run.Input)), tally.Agents,
-		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings).Scan(&key)
+		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings, time.Now().UnixNano()).Scan(&key)
 	if isNoRows(err) {
 		return traces.Errorf(traces.CodeConflict, "run %q already exists", run.ID)
 	} else if err != nil {
@@ -62,7 +64,7 @@ func (s *Store) create(run traces.Run, tally traces.Tally, agents []traces.Agent
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("create run %s: %w", run.ID, err)
 	}
-	if err := s.retain(ctx, tx); err != nil {
+	if err := s.retain(ctx, tx, key); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -110,9 +112,9 @@ func (s *Store) save(run traces.Run, tally traces.Tally, agents []traces.Agent, 
 	b := &pgx.Batch{}
 	update := b.Queue(`UPDATE baton_runs SET meta = $1, tree = coalesce($2, tree), status = $3, started_at = $4,
 		ended_at = $5, error = $6, agents = $7, transfers = $8, tokens = $9, events = $10, last_interrupt = $11,
-		findings = $12 WHERE key = $13`,
+		findings = $12, saved_at = $13 WHERE key = $14`,
 		meta, tree, string(run.Status), run.StartedAt.UnixNano(), endNanos(run), text(run.Error), tally.Agents,
-		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings, w.key)
+		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings, time.Now().UnixNano(), w.key)
 	var updated int64
 	update.Exec(func(tag pgconn.CommandTag) error { updated = tag.RowsAffected(); return nil })
 	if err := queueEvents(b, w.key, &w.enc, events); err != nil {
@@ -186,16 +188,24 @@ func (s *Store) remove(id string) error {
 	return nil
 }
 
-// retain deletes the oldest added runs that have ended beyond the newest s.keep, in tx.
-func (s *Store) retain(ctx context.Context, tx pgx.Tx) error {
-	if s.keep < 0 {
+// retain deletes, in tx, the oldest added runs that have ended beyond the newest s.keep, and those
+// that ended and were last written more than KeepFor's age ago; never added, the run just added.
+func (s *Store) retain(ctx context.Context, tx pgx.Tx, added int64) error {
+	offset, before := int64(s.keep), int64(math.MinInt64) // no run is beyond these
+	if offset < 0 {
+		offset = math.MaxInt64
+	}
+	if age := time.Duration(s.maxAge.Load()); age > 0 {
+		before = time.Now().Add(-age).UnixNano()
+	}
+	if s.keep < 0 && before == math.MinInt64 {
 		return nil
 	}
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, retainLock); err != nil {
 		return fmt.Errorf("retain runs: %w", err)
 	}
-	_, err := tx.Exec(ctx, `DELETE FROM baton_runs WHERE key IN (SELECT key FROM
-		(SELECT key, status FROM baton_runs ORDER BY key DESC OFFSET $1) old WHERE status <> 'running')`, s.keep)
+	_, err := tx.Exec(ctx, `DELETE FROM baton_runs WHERE status <> 'running' AND key <> $1 AND (
+		key IN (SELECT key FROM baton_runs ORDER BY key DESC OFFSET $2) OR saved_at < $3)`, added, offset, before)
 	if err != nil {
 		return fmt.Errorf("retain runs: %w", err)
 	}
