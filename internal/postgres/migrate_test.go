@@ -127,3 +127,37 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Errorf("Load(r-old) after the migration: %d events, %v", len(tr.Events), err)
 	}
 }
+
+// While its server is down, the store's calls fail as unavailable, worth a retry, saying the
+// database cannot be reached (the server maps that to 503 with Retry-After).
+func TestServerDown(t *testing.T) {
+	c, err := pgtest.Start(pgtest.Options{})
+	if err != nil {
+		if _, berr := pgtest.Bin(); berr != nil && !pgtest.Required() {
+			t.Skip(berr)
+		}
+		t.Fatal(err)
+	}
+	url, err := c.NewDatabase()
+	if err != nil {
+		c.Stop()
+		t.Fatal(err)
+	}
+	s, err := postgres.Open(url, 0)
+	if err != nil {
+		c.Stop()
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	_, listErr := s.List(traces.RunQuery{})
+	_, loadErr := s.Load("r-1")
+	createErr := s.Create(traces.Run{ID: "r-1", Status: traces.StatusRunning}, traces.Tally{}, nil, nil)
+	for name, err := range map[string]error{"List": listErr, "Load": loadErr, "Create": createErr} {
+		if traces.ErrorCode(err) != traces.CodeUnavailable || retry(err) <= 0 || !strings.Contains(traces.ErrorMessage(err), "cannot be reached") {
+			t.Errorf("%s with the server down: %v; want unavailable, cannot be reached, worth a retry", name, err)
+		}
+	}
+}
