@@ -82,7 +82,11 @@ func Start(opts Options) (c *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "baton-pg-")
+	base := "" // the system's temporary folder
+	if os.Geteuid() == 0 {
+		base = "/tmp" // the user nobody must reach the folder, which $TMPDIR under root's home may not let it
+	}
+	dir, err := os.MkdirTemp(base, "baton-pg-")
 	if err != nil {
 		return nil, err
 	}
