@@ -111,7 +111,7 @@ func storedBroker(ctx context.Context, db string, r retention, log *slog.Logger)
 	if db, err = dbPath(db); err != nil {
 		return nil, nil, nil, err
 	}
-	store, lock, err := claimStore(db, r)
+	store, lock, err := claimStore(db, r, log)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -144,13 +144,13 @@ func storedBroker(ctx context.Context, db string, r retention, log *slog.Logger)
 
 // claimStore opens the database db and claims it for this server: a file's lock is taken before
 // it is opened, a PostgreSQL database's once connected.
-func claimStore(db string, r retention) (servedStore, claim, error) {
+func claimStore(db string, r retention, log *slog.Logger) (servedStore, claim, error) {
 	if isPostgres(db) {
 		s, err := postgres.Open(db, r.keep)
 		if err != nil {
 			return nil, nil, err
 		}
-		l, err := s.Claim("")
+		l, err := s.Claim("", log)
 		if err != nil {
 			s.Close()
 			return nil, nil, err

@@ -3,7 +3,10 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -13,43 +16,120 @@ import (
 // serveLock is the advisory lock that the one server writing a database's runs holds.
 const serveLock int64 = 0x6261746f6e03 // "baton" 3
 
+// lockCheck is how often a Lock checks that it still holds the lock.
+var lockCheck = 5 * time.Second
+
 // Lock is a server's claim on a database: as with SQLite, one `baton serve` writes a database's
 // runs, since each ends at its start the runs it finds running (Recover) and keeps its runs'
-// state in memory. It is a session advisory lock held on a connection of its own, which
-// PostgreSQL releases when that connection ends, however the server ends. The connection's
-// application_name says who holds it, for the message a second server gets.
+// state in memory. It is a session advisory lock held on a connection of its own, whose
+// application_name says who holds it, for the message a second server gets. PostgreSQL lets the
+// lock go when that connection ends: however the server ends, and also when PostgreSQL restarts
+// or the network cuts it, so the Lock checks its connection and takes the lock again, logging
+// the loss, and an error should another server have taken it meanwhile.
 type Lock struct {
-	conn *pgx.Conn
+	s       *Store
+	log     *slog.Logger
+	address string // guarded by mu
+	conn    *pgx.Conn
+	mu      sync.Mutex // guards conn, address
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 // Claim takes the database's lock for this process, which serves at address ("" until it
-// knows). It fails with CodeUnavailable, naming the holder, when another server holds it.
-func (s *Store) Claim(address string) (*Lock, error) {
-	ctx, cancel := ctx()
-	defer cancel()
-	pc, err := s.pool.Acquire(ctx)
+// knows); log receives what happens to it later. It fails with CodeUnavailable, naming the
+// holder, when another server holds it. Release lets it go.
+func (s *Store) Claim(address string, log *slog.Logger) (*Lock, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	l := &Lock{s: s, log: log, address: address, stop: make(chan struct{}), done: make(chan struct{})}
+	got, err := l.take()
 	if err != nil {
 		return nil, s.fault(fmt.Errorf("lock the database: %w", err))
 	}
-	l := &Lock{conn: pc.Hijack()} // out of the pool: the lock lives as long as this connection
-	var got bool
-	if err := l.conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, serveLock).Scan(&got); err != nil {
-		l.Release()
-		return nil, s.fault(fmt.Errorf("lock the database: %w", err))
-	}
 	if !got {
-		l.Release()
-		return nil, s.inUse(ctx)
+		return nil, s.inUse()
 	}
-	if err := l.SetAddress(address); err != nil {
-		l.Release()
-		return nil, s.fault(err)
-	}
+	go l.watch()
 	return l, nil
 }
 
+// take tries to take the lock on a new connection of its own, named for the holder; it keeps
+// the connection when it got the lock.
+func (l *Lock) take() (bool, error) {
+	ctx, cancel := ctx()
+	defer cancel()
+	pc, err := l.s.pool.Acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	conn := pc.Hijack() // out of the pool: the lock lives as long as this connection
+	var got bool
+	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, serveLock).Scan(&got)
+	if err == nil && got {
+		l.mu.Lock()
+		l.conn = conn
+		l.mu.Unlock()
+		if err = l.SetAddress(l.addr()); err == nil {
+			return true, nil
+		}
+	}
+	conn.Close(ctx)
+	return false, err
+}
+
+func (l *Lock) addr() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.address
+}
+
+// watch checks the lock's connection every lockCheck until Release, and takes the lock again
+// when it was lost, logging each change.
+func (l *Lock) watch() {
+	defer close(l.done)
+	t := time.NewTicker(lockCheck)
+	defer t.Stop()
+	lost, taken := false, false // taken: another server holds it, as last seen
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		if !lost {
+			ctx, cancel := ctx()
+			l.mu.Lock()
+			err := l.conn.Ping(ctx)
+			l.mu.Unlock()
+			cancel()
+			if err == nil {
+				continue
+			}
+			lost = true
+			l.log.Warn("lost the database's lock with its connection; taking it again", "database", l.s.name, "cause", cause(err))
+			l.mu.Lock()
+			l.conn.Close(context.Background())
+			l.mu.Unlock()
+		}
+		got, err := l.take()
+		switch {
+		case got:
+			lost, taken = false, false
+			l.log.Info("holds the database's lock again", "database", l.s.name)
+		case err == nil && !taken:
+			taken = true
+			l.log.Error("another baton serve took the database's lock while this one had lost it: both now write its runs;"+
+				" stop one of them", "database", l.s.name, "holder", traces.ErrorMessage(l.s.inUse()))
+		}
+	}
+}
+
 // inUse is the error of a Claim on a database another server holds, named by its connection.
-func (s *Store) inUse(ctx context.Context) error {
+func (s *Store) inUse() error {
+	ctx, cancel := ctx()
+	defer cancel()
 	who := "another baton serve"
 	var name, from string
 	err := s.pool.QueryRow(ctx, `SELECT a.application_name, coalesce(host(a.client_addr), 'a local socket')
@@ -72,18 +152,25 @@ func (l *Lock) SetAddress(address string) error {
 	if address != "" {
 		name += " on " + address
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.address = address
 	if _, err := l.conn.Exec(ctx, `SELECT set_config('application_name', $1, false)`, name); err != nil {
 		return fmt.Errorf("lock the database: %w", err)
 	}
 	return nil
 }
 
-// Release gives the lock up, closing its connection.
+// Release gives the lock up, closing its connection, and stops watching it.
 func (l *Lock) Release() error {
 	if l == nil {
 		return nil
 	}
+	close(l.stop)
+	<-l.done
 	ctx, cancel := ctx()
 	defer cancel()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	return l.conn.Close(ctx)
 }
