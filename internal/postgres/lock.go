@@ -161,7 +161,9 @@ func (l *Lock) SetAddress(address string) error {
 	return nil
 }
 
-// Release gives the lock up, closing its connection, and stops watching it.
+// Release gives the lock up and stops watching it. It unlocks before closing the connection: the
+// server's end of a closed connection lets its locks go a moment later, which a server started
+// right after this one would find held.
 func (l *Lock) Release() error {
 	if l == nil {
 		return nil
@@ -172,5 +174,8 @@ func (l *Lock) Release() error {
 	defer cancel()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if !l.conn.IsClosed() {
+		l.conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, serveLock) // a lost connection has let it go already
+	}
 	return l.conn.Close(ctx)
 }
