@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/baton-dev/baton/internal/lint"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -39,7 +40,7 @@ func importTrace(file, db string, r retention, stdout io.Writer) error {
 		return err
 	}
 	defer store.Close()
-	broker := traces.NewStoredBroker(0, store, nil)
+	broker := live.NewStoredBroker(0, store, nil)
 	broker.CountFindings(lint.Warnings) // as a server counts what it imports
 	rec, err := broker.Import(tr)
 	if err != nil {

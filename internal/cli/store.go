@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/postgres"
 	"github.com/baton-dev/baton/internal/sqlite"
-	"github.com/baton-dev/baton/traces"
 )
 
 // dbFlag adds --db to fs: the database of runs.
@@ -52,7 +52,7 @@ func isPostgres(db string) bool {
 
 // store is a database of runs as the commands use it.
 type store interface {
-	traces.Store
+	live.Store
 	Close() error
 }
 
@@ -107,7 +107,7 @@ func dbPath(db string) (string, error) {
 // broker that writes to it, with the claim, nil for a database in memory (its address is the
 // caller's to set once it listens). close waits for the last events to be written, then closes
 // the database and lets the claim go; later calls return the first one's result.
-func storedBroker(ctx context.Context, db string, r retention, log *slog.Logger) (b *traces.Broker, lock claim, close func() error, err error) {
+func storedBroker(ctx context.Context, db string, r retention, log *slog.Logger) (b *live.Broker, lock claim, close func() error, err error) {
 	if db, err = dbPath(db); err != nil {
 		return nil, nil, nil, err
 	}
@@ -121,7 +121,7 @@ func storedBroker(ctx context.Context, db string, r retention, log *slog.Logger)
 		}
 		return lock.Release()
 	}
-	fail := func(err error) (*traces.Broker, claim, func() error, error) {
+	fail := func(err error) (*live.Broker, claim, func() error, error) {
 		release()
 		store.Close()
 		return nil, nil, nil, err
@@ -134,7 +134,7 @@ func storedBroker(ctx context.Context, db string, r retention, log *slog.Logger)
 	} else if n > 0 {
 		log.Info("runs left running by a stopped Baton are now interrupted", "runs", n)
 	}
-	b = traces.NewStoredBroker(0, store, log)
+	b = live.NewStoredBroker(0, store, log)
 	return b, lock, sync.OnceValue(func() error {
 		wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -3,10 +3,10 @@ package postgres_test
 import (
 	"testing"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/postgres"
 	"github.com/baton-dev/baton/internal/postgres/pgtest"
 	"github.com/baton-dev/baton/internal/storetest"
-	"github.com/baton-dev/baton/traces"
 )
 
 // BenchmarkWrite: events a second one server writes into PostgreSQL, on a cluster of its own with
@@ -22,7 +22,7 @@ func BenchmarkWrite(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { c.Stop() })
-	storetest.BenchWrite(b, func(b *testing.B) traces.Store {
+	storetest.BenchWrite(b, func(b *testing.B) live.Store {
 		url, err := c.NewDatabase()
 		if err != nil {
 			b.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/postgres"
 	"github.com/baton-dev/baton/traces"
 )
@@ -26,7 +27,7 @@ func marshal(tb testing.TB, tr traces.Trace) []byte {
 // and from another one on the database.
 func TestCatalogueReadsBackIdentical(t *testing.T) {
 	store, url := mustOpen(t, 0)
-	b := traces.NewStoredBroker(0, store, slog.New(slog.DiscardHandler))
+	b := live.NewStoredBroker(0, store, slog.New(slog.DiscardHandler))
 	var recs []*traces.Recording
 	for _, flow := range agents.Catalogue() {
 		rec := traces.NewRecording(traces.Run{ID: "run-" + flow.Name, Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents)
@@ -69,7 +70,7 @@ func TestRecoverEndsRunsLeftRunning(t *testing.T) {
 		{Seq: 1, Time: start, Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}},
 		{Seq: 2, Time: start.Add(time.Second), Kind: traces.KindMessage, Agent: "a", Message: &traces.Message{Role: "user", Content: "hi"}},
 	}
-	var tally traces.Tally
+	var tally live.Tally
 	for _, e := range events {
 		tally.Add(e)
 	}

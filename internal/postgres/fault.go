@@ -11,21 +11,22 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
-// The Store's methods as the traces.Store contract has them: each is its unexported twin with
+// The Store's methods as the live.Store contract has them: each is its unexported twin with
 // its error passed through fault, the one place that says what a database's faults mean.
 
 // Create records a new run with its agents and events so far. It fails with CodeConflict when
 // the id is taken. Then it deletes the oldest added ended runs beyond what the store keeps.
-func (s *Store) Create(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) error {
+func (s *Store) Create(run traces.Run, tally live.Tally, agents []traces.Agent, events []traces.Event) error {
 	return s.fault(s.create(run, tally, agents, events))
 }
 
 // Save records the next events of a created run, with its metadata and tally as of them, and its
 // agents when agents is not nil.
-func (s *Store) Save(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) error {
+func (s *Store) Save(run traces.Run, tally live.Tally, agents []traces.Agent, events []traces.Event) error {
 	return s.fault(s.save(run, tally, agents, events))
 }
 
@@ -39,7 +40,7 @@ func (s *Store) Load(id string) (traces.Trace, error) {
 
 // List returns one page of run summaries, the most recently added first. Its cursor is the key
 // of the page's last run.
-func (s *Store) List(q traces.RunQuery) (traces.RunPage, error) {
+func (s *Store) List(q live.RunQuery) (live.RunPage, error) {
 	p, err := s.list(q)
 	return p, s.fault(err)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/postgres"
 	"github.com/baton-dev/baton/internal/postgres/pgtest"
 	"github.com/baton-dev/baton/traces"
@@ -100,7 +101,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		{Seq: 1, Time: start, Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}},
 		{Seq: 2, Time: start, Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: traces.StatusCompleted}},
 	}
-	var tally traces.Tally
+	var tally live.Tally
 	for _, e := range events {
 		tally.Add(e)
 	}
@@ -119,7 +120,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if err := s.Create(tally.Apply(traces.Run{ID: "r-new", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.List(traces.RunQuery{})
+	p, err := s.List(live.RunQuery{})
 	if err != nil || len(p.Runs) != 2 || p.Runs[1].ID != "r-old" {
 		t.Fatalf("List after the migration = %+v, %v: want r-new and r-old", p.Runs, err)
 	}
@@ -152,9 +153,9 @@ func TestServerDown(t *testing.T) {
 	if err := c.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	_, listErr := s.List(traces.RunQuery{})
+	_, listErr := s.List(live.RunQuery{})
 	_, loadErr := s.Load("r-1")
-	createErr := s.Create(traces.Run{ID: "r-1", Status: traces.StatusRunning}, traces.Tally{}, nil, nil)
+	createErr := s.Create(traces.Run{ID: "r-1", Status: traces.StatusRunning}, live.Tally{}, nil, nil)
 	for name, err := range map[string]error{"List": listErr, "Load": loadErr, "Create": createErr} {
 		if traces.ErrorCode(err) != traces.CodeUnavailable || retry(err) <= 0 || !strings.Contains(traces.ErrorMessage(err), "cannot be reached") {
 			t.Errorf("%s with the server down: %v; want unavailable, cannot be reached, worth a retry", name, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -54,15 +55,15 @@ func (s *Store) load(ctx context.Context, id string) (int64, traces.Trace, error
 
 // list is List; it returns one page of run summaries, the most recently added first. Its cursor
 // is the key of the page's last run.
-func (s *Store) list(q traces.RunQuery) (traces.RunPage, error) {
+func (s *Store) list(q live.RunQuery) (live.RunPage, error) {
 	if err := q.Check(); err != nil {
-		return traces.RunPage{}, err
+		return live.RunPage{}, err
 	}
 	below := int64(math.MaxInt64)
 	if q.After != "" {
 		k, err := strconv.ParseInt(q.After, 10, 64)
 		if err != nil || k < 1 {
-			return traces.RunPage{}, traces.BadCursor(q.After)
+			return live.RunPage{}, live.BadCursor(q.After)
 		}
 		below = k
 	}
@@ -70,15 +71,15 @@ func (s *Store) list(q traces.RunQuery) (traces.RunPage, error) {
 	defer cancel()
 	runs, keys, err := s.summaries(ctx, q, below)
 	if err != nil {
-		return traces.RunPage{}, fmt.Errorf("list runs: %w", err)
+		return live.RunPage{}, fmt.Errorf("list runs: %w", err)
 	}
-	page := traces.RunPage{Runs: runs}
+	page := live.RunPage{Runs: runs}
 	if len(runs) > q.Limit {
 		page.Runs = runs[:q.Limit]
 		page.Next = strconv.FormatInt(keys[q.Limit-1], 10)
 	}
 	if page.Runs == nil {
-		page.Runs = []traces.RunSummary{}
+		page.Runs = []live.RunSummary{}
 	}
 	return page, nil
 }
@@ -86,7 +87,7 @@ func (s *Store) list(q traces.RunQuery) (traces.RunPage, error) {
 // summaries returns up to q.Limit+1 runs with a key below below that pass q's filters, key
 // descending, with their keys. A text is a case-folded substring of the run's input or of a text
 // of its events (ILIKE, which the trigram index serves), its % and _ taken literally.
-func (s *Store) summaries(ctx context.Context, q traces.RunQuery, below int64) ([]traces.RunSummary, []int64, error) {
+func (s *Store) summaries(ctx context.Context, q live.RunQuery, below int64) ([]live.RunSummary, []int64, error) {
 	conds, args := []string{"r.key < $1"}, []any{below}
 	add := func(cond string, arg any) {
 		args = append(args, arg)
@@ -110,11 +111,11 @@ func (s *Store) summaries(ctx context.Context, q traces.RunQuery, below int64) (
 	if err != nil {
 		return nil, nil, err
 	}
-	var out []traces.RunSummary
+	var out []live.RunSummary
 	var keys []int64
 	var key, started int64
 	var ended *int64
-	var sum traces.RunSummary
+	var sum live.RunSummary
 	r := &sum.Run
 	_, err = pgx.ForEachRow(rows, []any{&key, &r.ID, &r.Flow, &r.Model, &r.Status, &r.Conversation, &started, &ended,
 		&r.Error, &r.Input, &sum.Agents, &sum.Transfers, &sum.Tokens, &sum.Events, &sum.Findings}, func() error {
@@ -167,7 +168,7 @@ func (s *Store) recoverRuns(ctx context.Context) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("recover run %s: %w", id, err)
 		}
-		var tally traces.Tally
+		var tally live.Tally
 		for _, e := range tr.Events {
 			tally.Add(e)
 		}

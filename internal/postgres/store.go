@@ -1,4 +1,4 @@
-// Package postgres is Baton's traces.Store on a PostgreSQL server (github.com/jackc/pgx/v5), for
+// Package postgres is Baton's live.Store on a PostgreSQL server (github.com/jackc/pgx/v5), for
 // a team that shares one Baton: `baton serve --db postgres://...`. It keeps what internal/sqlite
 // keeps, in the same form: each run's metadata and tally in baton_runs, its events in baton_events
 // as the compact bytes of traces.EventEncoder, and the text a search looks at (its input, its
@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -28,7 +29,7 @@ const DefaultKeep = 1000
 // error instead of holding a request or a run's writer forever.
 const opTimeout = 30 * time.Second
 
-// Store is a traces.Store on one PostgreSQL database. It is safe for concurrent use: writes of
+// Store is a live.Store on one PostgreSQL database. It is safe for concurrent use: writes of
 // different runs go on at once over a pool of connections; those of one run are serialized.
 type Store struct {
 	pool   *pgxpool.Pool
@@ -49,7 +50,7 @@ type writer struct {
 	enc   traces.EventEncoder
 }
 
-var _ traces.Store = (*Store)(nil)
+var _ live.Store = (*Store)(nil)
 
 // Open connects to the database at url (a postgres:// URL or a libpq key=value string), creates
 // or migrates Baton's tables, and returns the store. keep is how many runs it keeps (DefaultKeep

@@ -7,10 +7,10 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/postgres"
 	"github.com/baton-dev/baton/internal/postgres/pgtest"
 	"github.com/baton-dev/baton/internal/storetest"
-	"github.com/baton-dev/baton/traces"
 )
 
 func TestMain(m *testing.M) {
@@ -39,7 +39,7 @@ func mustOpen(tb testing.TB, keep int) (*postgres.Store, string) {
 
 // The PostgreSQL store meets the Store contract, as the in-memory and SQLite ones do.
 func TestStoreContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, keep int) traces.Store {
+	storetest.Run(t, func(t *testing.T, keep int) live.Store {
 		s, _ := mustOpen(t, keep)
 		return s
 	})

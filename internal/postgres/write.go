@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -21,7 +22,7 @@ const retainLock int64 = 0x6261746f6e02 // "baton" 2
 // create is Create; it records a new run with its agents and events so far, failing with
 // CodeConflict when the id is taken, then deletes the oldest added ended runs beyond what the
 // store keeps.
-func (s *Store) create(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) (err error) {
+func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, events []traces.Event) (err error) {
 	w := s.writerOf(run.ID)
 	defer w.mu.Unlock()
 	defer func() {
@@ -48,7 +49,7 @@ func (s *Store) create(run traces.Run, tally traces.Tally, agents []traces.Agent
 		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings, saved_at)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18) ON CONFLICT (id) DO NOTHING RETURNING key`,
 		text(run.ID), meta, tree, text(run.Flow), text(run.Model), string(run.Status), text(run.Conversation),
-		run.StartedAt.UnixNano(), endNanos(run), text(run.Error), text(traces.FirstLine(run.Input)), tally.Agents,
+		run.StartedAt.UnixNano(), endNanos(run), text(run.Error), text(live.FirstLine(run.Input)), tally.Agents,
 		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings, time.Now().UnixNano()).Scan(&key)
 	if isNoRows(err) {
 		return traces.Errorf(traces.CodeConflict, "run %q already exists", run.ID)
@@ -80,7 +81,7 @@ func (s *Store) create(run traces.Run, tally traces.Tally, agents []traces.Agent
 
 // save is Save; it records the next events of a created run, with its metadata and tally as of
 // them, and its agents when agents is not nil: one round trip to the server, one transaction.
-func (s *Store) save(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) (err error) {
+func (s *Store) save(run traces.Run, tally live.Tally, agents []traces.Agent, events []traces.Event) (err error) {
 	w := s.writerOf(run.ID)
 	defer w.mu.Unlock()
 	ctx, cancel := ctx()
@@ -149,7 +150,7 @@ func queueEvents(b *pgx.Batch, key int64, enc *traces.EventEncoder, events []tra
 			return fmt.Errorf("encode event %d: %w", e.Seq, err)
 		}
 		seqs[i], data[i] = e.Seq, d
-		if t := traces.SearchText(e); t != "" {
+		if t := live.SearchText(e); t != "" {
 			textSeqs, bodies = append(textSeqs, e.Seq), append(bodies, text(t))
 		}
 	}

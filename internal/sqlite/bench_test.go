@@ -11,6 +11,7 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/agentstest"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/internal/storetest"
 	"github.com/baton-dev/baton/traces"
@@ -45,7 +46,7 @@ func fill(b *testing.B, s *sqlite.Store, n int) {
 		}
 		status := statuses[i%len(statuses)]
 		events = append(events, traces.Event{Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: status}})
-		var tally traces.Tally
+		var tally live.Tally
 		for k := range events {
 			events[k].Seq, events[k].Time = int64(k+1), start.Add(time.Duration(k)*time.Second)
 			tally.Add(events[k])
@@ -101,22 +102,22 @@ func closeFilled() {
 //	go test ./internal/sqlite -run '^$' -bench List10k -count 5
 func BenchmarkList10k(b *testing.B) {
 	s := filledStore(b)
-	deep, err := s.List(traces.RunQuery{Limit: 500})
+	deep, err := s.List(live.RunQuery{Limit: 500})
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {
 		name string
-		q    traces.RunQuery
+		q    live.RunQuery
 		want int // runs on the page
 	}{
-		{"first page", traces.RunQuery{}, 50},
-		{"page after 500", traces.RunQuery{After: deep.Next}, 50},
-		{"flow and status", traces.RunQuery{Flow: "transfer", Status: traces.StatusCompleted}, 50},
-		{"search rare", traces.RunQuery{Text: "invoice-4242"}, 1},
-		{"search common", traces.RunQuery{Text: "common answer"}, 50},
-		{"search input", traces.RunQuery{Text: "customer 77\n"[:11]}, 20},
-		{"search and flow", traces.RunQuery{Text: "warehouse 13", Flow: "pipeline"}, 26},
+		{"first page", live.RunQuery{}, 50},
+		{"page after 500", live.RunQuery{After: deep.Next}, 50},
+		{"flow and status", live.RunQuery{Flow: "transfer", Status: traces.StatusCompleted}, 50},
+		{"search rare", live.RunQuery{Text: "invoice-4242"}, 1},
+		{"search common", live.RunQuery{Text: "common answer"}, 50},
+		{"search input", live.RunQuery{Text: "customer 77\n"[:11]}, 20},
+		{"search and flow", live.RunQuery{Text: "warehouse 13", Flow: "pipeline"}, 26},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
@@ -144,7 +145,7 @@ func BenchmarkRecordStored(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	run := func(b *testing.B, broker *traces.Broker, wait bool) {
+	run := func(b *testing.B, broker *live.Broker, wait bool) {
 		for b.Loop() {
 			rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: flow.DefaultInput}, flow.Agents)
 			if err := broker.Add(rec); err != nil {
@@ -160,9 +161,9 @@ func BenchmarkRecordStored(b *testing.B) {
 		b.StopTimer()
 		broker.Close(context.Background())
 	}
-	b.Run("memory", func(b *testing.B) { run(b, traces.NewBroker(0), false) })
-	b.Run("stored", func(b *testing.B) { run(b, traces.NewStoredBroker(0, store, nil), false) })
-	b.Run("stored+written", func(b *testing.B) { run(b, traces.NewStoredBroker(0, store, nil), true) })
+	b.Run("memory", func(b *testing.B) { run(b, live.NewBroker(0), false) })
+	b.Run("stored", func(b *testing.B) { run(b, live.NewStoredBroker(0, store, nil), false) })
+	b.Run("stored+written", func(b *testing.B) { run(b, live.NewStoredBroker(0, store, nil), true) })
 }
 
 // BenchmarkWrite: events a second one server writes into SQLite (WAL, synchronous=NORMAL),
@@ -170,7 +171,7 @@ func BenchmarkRecordStored(b *testing.B) {
 //
 //	go test ./internal/sqlite -run '^$' -bench Write -count 5
 func BenchmarkWrite(b *testing.B) {
-	storetest.BenchWrite(b, func(b *testing.B) traces.Store {
+	storetest.BenchWrite(b, func(b *testing.B) live.Store {
 		s, err := sqlite.Open(filepath.Join(b.TempDir(), "baton.db"), -1)
 		if err != nil {
 			b.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/traces"
 )
@@ -35,7 +36,7 @@ func testMigrateFrom(t *testing.T, downgrade string) {
 	}
 	start := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
 	events := []traces.Event{{Seq: 1, Time: start, Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}}}
-	var tally traces.Tally
+	var tally live.Tally
 	tally.Add(events[0])
 	if err := s.Create(tally.Apply(traces.Run{ID: "r-old", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
 		t.Fatal(err)
@@ -62,11 +63,11 @@ func testMigrateFrom(t *testing.T, downgrade string) {
 	if err := s.Delete("r-new"); err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.List(traces.RunQuery{})
+	p, err := s.List(live.RunQuery{})
 	if err != nil || len(p.Runs) != 1 || p.Runs[0].ID != "r-old" || p.Runs[0].Findings != 0 {
 		t.Fatalf("List = %+v, %v: want r-old with no findings", p, err)
 	}
-	if p, err := s.List(traces.RunQuery{Findings: true}); err != nil || len(p.Runs) != 0 {
+	if p, err := s.List(live.RunQuery{Findings: true}); err != nil || len(p.Runs) != 0 {
 		t.Errorf("runs with findings = %+v, %v: want none", p.Runs, err)
 	}
 }

@@ -1,4 +1,4 @@
-// Package sqlite is Baton's traces.Store on an embedded SQLite database (modernc.org/sqlite, pure
+// Package sqlite is Baton's live.Store on an embedded SQLite database (modernc.org/sqlite, pure
 // Go, so the binary stays static). One file holds every run: its metadata and tally in runs, its
 // events in events, and a trigram full-text index of its input and messages in search. The
 // database is in WAL mode with a busy timeout, so that `baton export` and `baton import` work on
@@ -21,6 +21,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -77,7 +78,7 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, tokenize = 'trigram');
 `
 
-// Store is a traces.Store on one SQLite database. It is safe for concurrent use; writes of one
+// Store is a live.Store on one SQLite database. It is safe for concurrent use; writes of one
 // process are serialized, and other processes wait for them up to the busy timeout.
 type Store struct {
 	db     *sql.DB
@@ -89,7 +90,7 @@ type Store struct {
 	encoders map[string]*encoder // of the runs being written; guarded by mu
 }
 
-var _ traces.Store = (*Store)(nil)
+var _ live.Store = (*Store)(nil)
 
 // Open opens the database at path, creating it and its directory when missing, or one in memory
 // for Memory. keep is how many runs it keeps (DefaultKeep when 0; negative keeps all).
@@ -255,7 +256,7 @@ func (s *Store) recoverRun(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("recover run %s: %w", id, err)
 	}
-	var tally traces.Tally
+	var tally live.Tally
 	for _, e := range tr.Events {
 		tally.Add(e)
 	}

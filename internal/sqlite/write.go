@@ -8,12 +8,13 @@ import (
 	"math"
 	"time"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
 // create is Create; it records a new run with its agents and events so far. It fails with CodeConflict when
 // the id is taken. Then it deletes the oldest added ended runs beyond what the store keeps.
-func (s *Store) create(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) error {
+func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, events []traces.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ctx := context.Background()
@@ -41,7 +42,7 @@ func (s *Store) create(run traces.Run, tally traces.Tally, agents []traces.Agent
 		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings, saved_at)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING key`,
 		run.ID, meta, tree, run.Flow, run.Model, string(run.Status), run.Conversation, run.StartedAt.UnixNano(),
-		endNanos(run), run.Error, traces.FirstLine(run.Input), tally.Agents, tally.Transfers, tally.Tokens, tally.Events,
+		endNanos(run), run.Error, live.FirstLine(run.Input), tally.Agents, tally.Transfers, tally.Tokens, tally.Events,
 		tally.LastInterrupt, tally.Findings, time.Now().UnixNano()).Scan(&key)
 	if err != nil {
 		return fmt.Errorf("create run %s: %w", run.ID, err)
@@ -67,14 +68,14 @@ func (s *Store) create(run traces.Run, tally traces.Tally, agents []traces.Agent
 
 // save is Save; it records the next events of a created run, with its metadata and tally as of them, and its
 // agents when agents is not nil.
-func (s *Store) save(run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) error {
+func (s *Store) save(run traces.Run, tally live.Tally, agents []traces.Agent, events []traces.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.saveLocked(context.Background(), run, tally, agents, events)
 }
 
 // saveLocked is Save for a caller that holds s.mu.
-func (s *Store) saveLocked(ctx context.Context, run traces.Run, tally traces.Tally, agents []traces.Agent, events []traces.Event) (err error) {
+func (s *Store) saveLocked(ctx context.Context, run traces.Run, tally live.Tally, agents []traces.Agent, events []traces.Event) (err error) {
 	enc := s.encoders[run.ID]
 	defer func() {
 		if err != nil || run.Status.Ended() {
@@ -164,7 +165,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, key int64, enc *encoder, even
 		if _, err := ins.ExecContext(ctx, key, e.Seq, data); err != nil {
 			return fmt.Errorf("insert event %d: %w", e.Seq, err)
 		}
-		if text := traces.SearchText(e); text != "" && e.Seq < 1<<seqBits {
+		if text := live.SearchText(e); text != "" && e.Seq < 1<<seqBits {
 			if _, err := idx.ExecContext(ctx, key<<seqBits|e.Seq, text); err != nil {
 				return fmt.Errorf("index event %d: %w", e.Seq, err)
 			}

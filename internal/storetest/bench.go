@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -15,14 +16,14 @@ import (
 // broker as a server's is (each run's writer commits what has come since its last commit), until
 // the store holds them all. It reports events/s; every store's benchmarks call it, so that their
 // numbers compare.
-func BenchWrite(b *testing.B, open func(b *testing.B) traces.Store) {
+func BenchWrite(b *testing.B, open func(b *testing.B) live.Store) {
 	const events = 2000
 	for _, runs := range []int{1, 8} {
 		b.Run(fmt.Sprintf("runs=%d", runs), func(b *testing.B) {
 			s := open(b)
 			written := 0
 			for b.Loop() {
-				broker := traces.NewStoredBroker(0, s, nil)
+				broker := live.NewStoredBroker(0, s, nil)
 				var wg sync.WaitGroup
 				for range runs {
 					rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: "bench", Input: "write as fast as events come"}, nil)

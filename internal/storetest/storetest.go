@@ -1,4 +1,4 @@
-// Package storetest is the contract of traces.Store as tests: every store runs Run on itself
+// Package storetest is the contract of live.Store as tests: every store runs Run on itself
 // from its own tests (the in-memory one, SQLite, PostgreSQL, and any other that joins), so that the broker
 // lists, searches, loads and forgets runs the same whichever store holds them. Baton's own, not
 // API.
@@ -12,12 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
 // Open returns an empty store that keeps up to keep runs (the store's default when 0; negative
 // keeps all), closed by t's cleanup.
-type Open func(t *testing.T, keep int) traces.Store
+type Open func(t *testing.T, keep int) live.Store
 
 // Run runs the contract's tests on the stores open returns, each test on a fresh one.
 func Run(t *testing.T, open Open) {
@@ -56,9 +57,9 @@ func ended(flow string, status traces.Status, input, message string, m int) []tr
 }
 
 // create stores run id of flow, started at minute m, with events, as a broker does.
-func create(t *testing.T, s traces.Store, id, flow, input string, m int, events []traces.Event) {
+func create(t *testing.T, s live.Store, id, flow, input string, m int, events []traces.Event) {
 	t.Helper()
-	var tally traces.Tally
+	var tally live.Tally
 	for _, e := range events {
 		tally.Add(e)
 	}
@@ -69,12 +70,12 @@ func create(t *testing.T, s traces.Store, id, flow, input string, m int, events 
 }
 
 // createEnded stores an ended run of flow with status, input and one message, started at minute m.
-func createEnded(t *testing.T, s traces.Store, id, flow string, status traces.Status, input, message string, m int) {
+func createEnded(t *testing.T, s live.Store, id, flow string, status traces.Status, input, message string, m int) {
 	t.Helper()
 	create(t, s, id, flow, input, m, ended(flow, status, input, message, m))
 }
 
-func ids(p traces.RunPage) []string {
+func ids(p live.RunPage) []string {
 	var out []string
 	for _, r := range p.Runs {
 		out = append(out, r.ID)
@@ -82,7 +83,7 @@ func ids(p traces.RunPage) []string {
 	return out
 }
 
-func list(t *testing.T, s traces.Store, q traces.RunQuery) traces.RunPage {
+func list(t *testing.T, s live.Store, q live.RunQuery) live.RunPage {
 	t.Helper()
 	p, err := s.List(q)
 	if err != nil {
@@ -113,7 +114,7 @@ func testLoadReadsBackWhatWasSaved(t *testing.T, open Open) {
 	}
 	emit(traces.Event{Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: "f", Input: "go\nnow", Status: traces.StatusRunning}})
 	emit(traces.Event{Kind: traces.KindAgentStarted, Agent: "root", AgentRun: &traces.AgentRun{Via: "run"}})
-	var tally traces.Tally
+	var tally live.Tally
 	first := rec.Snapshot()
 	for _, e := range first.Events {
 		tally.Add(e)
@@ -149,7 +150,7 @@ func testLoadReadsBackWhatWasSaved(t *testing.T, open Open) {
 	if got, want := marshal(t, tr), marshal(t, rec.Snapshot()); !bytes.Equal(got, want) {
 		t.Errorf("the run reads back different from the recording:\n got %.400s\nwant %.400s", got, want)
 	}
-	p := list(t, s, traces.RunQuery{})
+	p := list(t, s, live.RunQuery{})
 	if len(p.Runs) != 1 {
 		t.Fatalf("listed %v, want r-parts alone", ids(p))
 	}
@@ -165,7 +166,7 @@ func testLoadReadsBackWhatWasSaved(t *testing.T, open Open) {
 func testStartIsTheRuns(t *testing.T, open Open) {
 	s := open(t, 0)
 	rec := traces.NewRecording(traces.Run{ID: "r-app", Flow: "app", Model: "app", StartedAt: t0}, nil)
-	var tally traces.Tally
+	var tally live.Tally
 	created := rec.Snapshot()
 	if err := s.Create(tally.Apply(created.Run), tally, created.Agents, nil); err != nil {
 		t.Fatal(err)
@@ -180,7 +181,7 @@ func testStartIsTheRuns(t *testing.T, open Open) {
 	if err := s.Save(tally.Apply(tr.Run), tally, nil, tr.Events); err != nil {
 		t.Fatal(err)
 	}
-	p := list(t, s, traces.RunQuery{})
+	p := list(t, s, live.RunQuery{})
 	if len(p.Runs) != 1 {
 		t.Fatalf("listed %v, want r-app alone", ids(p))
 	}
@@ -196,7 +197,7 @@ func testUnknownRuns(t *testing.T, open Open) {
 	createEnded(t, s, "r-1", "f", traces.StatusCompleted, "in", "out", 0)
 	for name, err := range map[string]error{
 		"Load":   func() error { _, err := s.Load("r-nope"); return err }(),
-		"Save":   s.Save(traces.Run{ID: "r-nope", Status: traces.StatusRunning}, traces.Tally{}, nil, nil),
+		"Save":   s.Save(traces.Run{ID: "r-nope", Status: traces.StatusRunning}, live.Tally{}, nil, nil),
 		"Delete": s.Delete("r-nope"),
 	} {
 		if traces.ErrorCode(err) != traces.CodeNotFound || traces.ErrorMessage(err) != `run "r-nope" not found` {
@@ -212,7 +213,7 @@ func testUnknownRuns(t *testing.T, open Open) {
 	if err := s.Delete("r-1"); traces.ErrorCode(err) != traces.CodeNotFound {
 		t.Errorf("second Delete: %v, want not found", err)
 	}
-	if p := list(t, s, traces.RunQuery{}); p.Runs == nil || len(p.Runs) != 0 || p.Next != "" {
+	if p := list(t, s, live.RunQuery{}); p.Runs == nil || len(p.Runs) != 0 || p.Next != "" {
 		t.Errorf("an empty list is %#v, want no runs (an empty list, not nil) and no next page", p)
 	}
 }
@@ -220,7 +221,7 @@ func testUnknownRuns(t *testing.T, open Open) {
 func testCreateRefusesATakenID(t *testing.T, open Open) {
 	s := open(t, 0)
 	createEnded(t, s, "r-1", "f", traces.StatusCompleted, "in", "out", 0)
-	err := s.Create(traces.Run{ID: "r-1", Status: traces.StatusRunning}, traces.Tally{}, nil, nil)
+	err := s.Create(traces.Run{ID: "r-1", Status: traces.StatusRunning}, live.Tally{}, nil, nil)
 	if traces.ErrorCode(err) != traces.CodeConflict {
 		t.Errorf("Create of a taken id: %v, want a conflict", err)
 	}
@@ -245,7 +246,7 @@ func testList(t *testing.T, open Open) {
 			fmt.Sprintf("question %d\nsecond line", i), fmt.Sprintf("answer about Zebra-%d", i), i)
 	}
 	conv := ended("gamma", traces.StatusCompleted, "turn", "ok", 30)
-	var tally traces.Tally
+	var tally live.Tally
 	for _, e := range conv {
 		tally.Add(e)
 	}
@@ -256,7 +257,7 @@ func testList(t *testing.T, open Open) {
 		}
 	}
 
-	pages := func(t *testing.T, q traces.RunQuery) [][]string {
+	pages := func(t *testing.T, q live.RunQuery) [][]string {
 		t.Helper()
 		var out [][]string
 		for {
@@ -272,7 +273,7 @@ func testList(t *testing.T, open Open) {
 		}
 	}
 	t.Run("pages cover every run once, newest first", func(t *testing.T) {
-		got := pages(t, traces.RunQuery{Limit: 10})
+		got := pages(t, live.RunQuery{Limit: 10})
 		if len(got) != 3 || len(got[0]) != 10 || len(got[1]) != 10 || len(got[2]) != 7 {
 			t.Fatalf("pages %v, want 10, 10 and 7 runs", got)
 		}
@@ -286,40 +287,40 @@ func testList(t *testing.T, open Open) {
 		}
 	})
 	t.Run("a page of exactly the runs left has no next", func(t *testing.T) {
-		if p := list(t, s, traces.RunQuery{Limit: 27}); len(p.Runs) != 27 || p.Next != "" {
+		if p := list(t, s, live.RunQuery{Limit: 27}); len(p.Runs) != 27 || p.Next != "" {
 			t.Errorf("%d runs, next %q: want all 27 and no next page", len(p.Runs), p.Next)
 		}
 	})
 	t.Run("flow and status", func(t *testing.T) {
-		if got := fmt.Sprint(ids(list(t, s, traces.RunQuery{Flow: "beta", Status: traces.StatusFailed}))); got != "[r-15 r-05]" {
+		if got := fmt.Sprint(ids(list(t, s, live.RunQuery{Flow: "beta", Status: traces.StatusFailed}))); got != "[r-15 r-05]" {
 			t.Errorf("failed beta runs %s, want [r-15 r-05]", got)
 		}
 	})
 	t.Run("conversation", func(t *testing.T) {
-		if got := fmt.Sprint(ids(list(t, s, traces.RunQuery{Conversation: "conv-1"}))); got != "[r-turn-2 r-turn-1]" {
+		if got := fmt.Sprint(ids(list(t, s, live.RunQuery{Conversation: "conv-1"}))); got != "[r-turn-2 r-turn-1]" {
 			t.Errorf("runs of conv-1 %s, want [r-turn-2 r-turn-1]", got)
 		}
 	})
 	t.Run("text in a message, any case", func(t *testing.T) {
-		if got := fmt.Sprint(ids(list(t, s, traces.RunQuery{Text: "zebra-17"}))); got != "[r-17]" {
+		if got := fmt.Sprint(ids(list(t, s, live.RunQuery{Text: "zebra-17"}))); got != "[r-17]" {
 			t.Errorf("search zebra-17: %s", got)
 		}
 	})
 	t.Run("text in an input past its first line, in pages", func(t *testing.T) {
-		got := pages(t, traces.RunQuery{Text: "second LINE", Flow: "alpha", Limit: 5})
+		got := pages(t, live.RunQuery{Text: "second LINE", Flow: "alpha", Limit: 5})
 		if all := slices.Concat(got...); len(got) != 3 || len(all) != 13 || all[0] != "r-24" || all[12] != "r-00" {
 			t.Errorf("search in inputs of alpha: pages %v, want 13 runs in 3 pages, r-24 to r-00", got)
 		}
 	})
 	t.Run("text with quotes and operators is literal", func(t *testing.T) {
 		for _, text := range []string{`"zebra" OR *`, "zebra_17", "zebr%17", `zebra\-17`} {
-			if got := ids(list(t, s, traces.RunQuery{Text: text})); len(got) != 0 {
+			if got := ids(list(t, s, live.RunQuery{Text: text})); len(got) != 0 {
 				t.Errorf("literal search %q found %v", text, got)
 			}
 		}
 	})
 	t.Run("bad queries", func(t *testing.T) {
-		for _, q := range []traces.RunQuery{{Text: "ab"}, {Status: "done"}, {Limit: 100000}, {After: "yesterday"}} {
+		for _, q := range []live.RunQuery{{Text: "ab"}, {Status: "done"}, {Limit: 100000}, {After: "yesterday"}} {
 			if _, err := s.List(q); traces.ErrorCode(err) != traces.CodeInvalid {
 				t.Errorf("List(%+v): %v, want an invalid-input error", q, err)
 			}
@@ -329,7 +330,7 @@ func testList(t *testing.T, open Open) {
 		if err := s.Delete("r-17"); err != nil {
 			t.Fatal(err)
 		}
-		if got := ids(list(t, s, traces.RunQuery{Text: "zebra-17"})); len(got) != 0 {
+		if got := ids(list(t, s, live.RunQuery{Text: "zebra-17"})); len(got) != 0 {
 			t.Errorf("the deleted run is still found: %v", got)
 		}
 	})
@@ -341,7 +342,7 @@ func testFindings(t *testing.T, open Open) {
 	s := open(t, 0)
 	withFindings := func(id string, n, m int) {
 		events := ended("alpha", traces.StatusCompleted, "question", "answer about Zebra", m)
-		var tally traces.Tally
+		var tally live.Tally
 		for _, e := range events {
 			tally.Add(e)
 		}
@@ -353,11 +354,11 @@ func testFindings(t *testing.T, open Open) {
 	withFindings("r-clean", 0, 0)
 	withFindings("r-bugs", 2, 1)
 	withFindings("r-clean-2", 0, 2)
-	p := list(t, s, traces.RunQuery{Findings: true})
+	p := list(t, s, live.RunQuery{Findings: true})
 	if got := fmt.Sprint(ids(p)); got != "[r-bugs]" || p.Runs[0].Findings != 2 {
 		t.Errorf("runs with findings %s (%+v), want [r-bugs] with 2", got, p.Runs)
 	}
-	if got := fmt.Sprint(ids(list(t, s, traces.RunQuery{Findings: true, Text: "zebra"}))); got != "[r-bugs]" {
+	if got := fmt.Sprint(ids(list(t, s, live.RunQuery{Findings: true, Text: "zebra"}))); got != "[r-bugs]" {
 		t.Errorf("runs with findings and text %s, want [r-bugs]", got)
 	}
 	// The run is saved again when it ends anew (a resume): its count follows.
@@ -365,7 +366,7 @@ func testFindings(t *testing.T, open Open) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tally traces.Tally
+	var tally live.Tally
 	for _, e := range tr.Events {
 		tally.Add(e)
 	}
@@ -373,7 +374,7 @@ func testFindings(t *testing.T, open Open) {
 	if err := s.Save(tally.Apply(tr.Run), tally, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(ids(list(t, s, traces.RunQuery{Findings: true}))); got != "[r-clean-2 r-bugs]" {
+	if got := fmt.Sprint(ids(list(t, s, live.RunQuery{Findings: true}))); got != "[r-clean-2 r-bugs]" {
 		t.Errorf("after a save with findings: %s, want [r-clean-2 r-bugs]", got)
 	}
 }
@@ -384,7 +385,7 @@ func testListIsByAddition(t *testing.T, open Open) {
 	s := open(t, 0)
 	createEnded(t, s, "r-new", "f", traces.StatusCompleted, "in", "out", 60)
 	createEnded(t, s, "r-old", "f", traces.StatusCompleted, "in", "out", 0)
-	if got := fmt.Sprint(ids(list(t, s, traces.RunQuery{}))); got != "[r-old r-new]" {
+	if got := fmt.Sprint(ids(list(t, s, live.RunQuery{}))); got != "[r-old r-new]" {
 		t.Errorf("listed %s, want the run added last first: [r-old r-new]", got)
 	}
 }
@@ -397,7 +398,7 @@ func testRetention(t *testing.T, open Open) {
 	for i := range 5 {
 		createEnded(t, s, fmt.Sprintf("r-%d", i), "f", traces.StatusCompleted, "in", "out", 10-i) // added last, started first
 	}
-	if got := fmt.Sprint(ids(list(t, s, traces.RunQuery{Limit: 10}))); got != "[r-4 r-3 r-2 r-running]" {
+	if got := fmt.Sprint(ids(list(t, s, live.RunQuery{Limit: 10}))); got != "[r-4 r-3 r-2 r-running]" {
 		t.Errorf("kept %s, want the last 3 added and the one going on: [r-4 r-3 r-2 r-running]", got)
 	}
 	if _, err := s.Load("r-0"); traces.ErrorCode(err) != traces.CodeNotFound {
@@ -430,7 +431,7 @@ func testRetentionByAge(t *testing.T, open Open) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tally traces.Tally
+	var tally live.Tally
 	for _, e := range tr.Events {
 		tally.Add(e)
 	}
@@ -442,10 +443,10 @@ func testRetentionByAge(t *testing.T, open Open) {
 	want := "[r-new r-rewritten r-running]"
 	if time.Since(rewritten) >= age {
 		// The machine took longer than the age since the rewrite: it may be gone too.
-		want = fmt.Sprint(ids(list(t, s, traces.RunQuery{Limit: 10})))
+		want = fmt.Sprint(ids(list(t, s, live.RunQuery{Limit: 10})))
 		t.Logf("too slow to check that a rewritten run is kept")
 	}
-	if got := fmt.Sprint(ids(list(t, s, traces.RunQuery{Limit: 10}))); got != want || slices.Contains(ids(list(t, s, traces.RunQuery{})), "r-old") {
+	if got := fmt.Sprint(ids(list(t, s, live.RunQuery{Limit: 10}))); got != want || slices.Contains(ids(list(t, s, live.RunQuery{})), "r-old") {
 		t.Errorf("kept %s, want %s: the old ended run forgotten, the one going on and the ones written lately kept", got, want)
 	}
 }
@@ -473,7 +474,7 @@ func testInterrupted(t *testing.T, open Open) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tally traces.Tally
+	var tally live.Tally
 	for _, e := range tr.Events {
 		tally.Add(e)
 	}
@@ -486,7 +487,7 @@ func testInterrupted(t *testing.T, open Open) {
 	if got, err := s.Interrupted("int-2"); err != nil || got != "" {
 		t.Errorf("Interrupted(int-2) after r-c resumed = %q, %v; want none", got, err)
 	}
-	if p := list(t, s, traces.RunQuery{Status: traces.StatusRunning}); fmt.Sprint(ids(p)) != "[r-c]" || p.Runs[0].EndedAt != nil {
+	if p := list(t, s, live.RunQuery{Status: traces.StatusRunning}); fmt.Sprint(ids(p)) != "[r-c]" || p.Runs[0].EndedAt != nil {
 		t.Errorf("running runs after the resume: %+v, want r-c with no end", p.Runs)
 	}
 }
@@ -499,7 +500,7 @@ func testConcurrentUse(t *testing.T, open Open) {
 	for r := range runs {
 		wg.Go(func() {
 			id := fmt.Sprintf("r-%d", r)
-			var tally traces.Tally
+			var tally live.Tally
 			run := traces.Run{ID: id, Flow: "f", Input: "in", StartedAt: t0, Status: traces.StatusRunning}
 			if err := s.Create(run, tally, nil, nil); err != nil {
 				t.Error(err)
@@ -513,7 +514,7 @@ func testConcurrentUse(t *testing.T, open Open) {
 					t.Error(err)
 					return
 				}
-				if _, err := s.List(traces.RunQuery{Text: "says"}); err != nil {
+				if _, err := s.List(live.RunQuery{Text: "says"}); err != nil {
 					t.Error(err)
 					return
 				}
