@@ -69,16 +69,14 @@ func writeReport(out string, tr traces.Trace, stdout io.Writer) error {
 
 // loadStored reads run id from the database db ("" for the default one), which must exist.
 func loadStored(id, db string) (traces.Trace, error) {
-	if db == "" {
-		var err error
-		if db, err = sqlite.DefaultPath(); err != nil {
-			return traces.Trace{}, err
-		}
+	db, err := dbPath(db)
+	if err != nil {
+		return traces.Trace{}, err
 	}
-	if _, err := os.Stat(db); db != sqlite.Memory && err != nil {
+	if _, err := os.Stat(db); db != sqlite.Memory && !isPostgres(db) && err != nil {
 		return traces.Trace{}, fmt.Errorf("no database of runs at %s (choose one with --db): %w", db, err)
 	}
-	store, err := openStore(db, -1)
+	store, err := openStore(db, retention{keep: -1})
 	if err != nil {
 		return traces.Trace{}, err
 	}

@@ -14,28 +14,28 @@ import (
 var importCommand = &command{
 	name:  "import",
 	args:  "FILE",
-	shape: "[--db] [--keep]",
+	shape: "[--db] [--keep] [--keep-days]",
 	about: "add a trace file to the stored runs",
 	define: func(fs *flag.FlagSet) runner {
-		db, keep := dbFlag(fs), keepFlag(fs)
+		db, keep, keepDays := dbFlag(fs), keepFlag(fs), keepDaysFlag(fs)
 		return func(_ context.Context, args []string, stdout, _ io.Writer) error {
 			file, err := parseWithArg(fs, args, "import needs a trace file")
 			if err != nil {
 				return err
 			}
-			return importTrace(file, *db, *keep, stdout)
+			return importTrace(file, *db, retention{*keep, *keepDays}, stdout)
 		}
 	},
 }
 
 // importTrace adds a trace file to the database db, after traces.Unmarshal accepted it, under its
 // own id or a fresh one when that is taken.
-func importTrace(file, db string, keep int, stdout io.Writer) error {
+func importTrace(file, db string, r retention, stdout io.Writer) error {
 	tr, err := readTrace(file)
 	if err != nil {
 		return err
 	}
-	store, err := openStore(db, keep)
+	store, err := openStore(db, r)
 	if err != nil {
 		return err
 	}

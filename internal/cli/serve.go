@@ -15,7 +15,7 @@ import (
 
 var serveCommand = &command{
 	name:  "serve",
-	shape: "[--addr] [--token] [--pace] [--stream] [--model]... [--db] [--keep] [--otlp-endpoint [--otlp-content]]",
+	shape: "[--addr] [--token] [--pace] [--stream] [--model]... [--db] [--keep] [--keep-days] [--otlp-endpoint [--otlp-content]]",
 	about: "serve the live page (the default command)",
 	define: func(fs *flag.FlagSet) runner {
 		addr, token := listenFlags(fs)
@@ -23,13 +23,13 @@ var serveCommand = &command{
 		stream := fs.Bool("stream", false, "let agents stream their replies")
 		var models modelFlags
 		fs.Var(&models, "model", modelHelp+"; repeat it to offer several (the first is the default)")
-		db, keep := dbFlag(fs), keepFlag(fs)
+		db, keep, keepDays := dbFlag(fs), keepFlag(fs), keepDaysFlag(fs)
 		otlpEndpoint, otlpContent := otlpFlags(fs)
 		return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if err := fs.Parse(args); err != nil {
 				return err
 			}
-			broker, lock, closeStore, err := storedBroker(ctx, *db, *keep, slog.Default())
+			broker, lock, closeStore, err := storedBroker(ctx, *db, retention{*keep, *keepDays}, slog.Default())
 			if err != nil {
 				return err
 			}

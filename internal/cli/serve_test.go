@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/baton-dev/baton/internal/cli"
 	"github.com/baton-dev/baton/internal/otlp/otlptest"
+	"github.com/baton-dev/baton/internal/postgres/pgtest"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -35,12 +37,16 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_DATA_HOME", dir)
+	os.Unsetenv("BATON_DATABASE_URL")
+	code := pgtest.Main(m) // stops the PostgreSQL server that tests may have started
 	// The commands start goroutines (a run's printer, the server, the exporter's batcher): none
 	// may outlive the command that started it.
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
-		os.RemoveAll(dir)
-		os.Exit(code)
-	}))
+	if err := goleak.Find(); err != nil && code == 0 {
+		fmt.Fprintln(os.Stderr, "goleak:", err)
+		code = 1
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 var servingLine = regexp.MustCompile(`Baton is serving on (http://\S+)`)

@@ -5,17 +5,20 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/baton-dev/baton/internal/live"
+	"github.com/baton-dev/baton/internal/postgres"
 	"github.com/baton-dev/baton/internal/sqlite"
 )
 
 // dbFlag adds --db to fs: the database of runs.
 func dbFlag(fs *flag.FlagSet) *string {
-	return fs.String("db", "", "the database of runs, the file at `PATH` (default: baton/baton.db in the user's data directory;"+
-		` ":memory:" keeps none)`)
+	return fs.String("db", "", "the database of runs: the file at `PATH`, or a PostgreSQL server's postgres:// URL"+
+		` (default: $BATON_DATABASE_URL, else baton/baton.db in the user's data directory; ":memory:" keeps none)`)
 }
 
 // keepFlag adds --keep to fs: how many runs the database keeps.
@@ -23,19 +26,77 @@ func keepFlag(fs *flag.FlagSet) *int {
 	return fs.Int("keep", sqlite.DefaultKeep, "how many runs `N` the database keeps; the oldest added that have ended go first")
 }
 
-// openStore opens the database at path, or the default one when path is empty.
-func openStore(path string, keep int) (*sqlite.Store, error) {
-	path, err := dbPath(path)
+// keepDaysFlag adds --keep-days to fs: how long the database keeps runs.
+func keepDaysFlag(fs *flag.FlagSet) *int {
+	return fs.Int("keep-days", 0, "also delete the runs that ended and were last written more than `D` days ago, when a run is added (0: whatever their age)")
+}
+
+// retention is how many runs a database keeps, and for how many days (0: whatever their age).
+type retention struct{ keep, days int }
+
+// apply makes s forget runs older than r's days.
+func (r retention) apply(s servedStore) servedStore {
+	if r.days > 0 {
+		s.KeepFor(time.Duration(r.days) * 24 * time.Hour)
+	}
+	return s
+}
+
+// databaseEnv names the database of runs when --db does not.
+const databaseEnv = "BATON_DATABASE_URL"
+
+// isPostgres reports whether db is a PostgreSQL URL rather than a file.
+func isPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// store is a database of runs as the commands use it.
+type store interface {
+	live.Store
+	Close() error
+}
+
+// servedStore is a database of runs as serve uses it.
+type servedStore interface {
+	store
+	CheckWrite() error
+	Recover(ctx context.Context) (int, error)
+	KeepFor(age time.Duration)
+}
+
+// claim is a server's hold on its database (sqlite.Lock, postgres.Lock).
+type claim interface {
+	SetAddress(address string) error
+	Release() error
+}
+
+// openStore opens the database db: a PostgreSQL URL, a file, or the default one when db is empty.
+func openStore(db string, r retention) (servedStore, error) {
+	db, err := dbPath(db)
 	if err != nil {
 		return nil, err
 	}
-	return sqlite.Open(path, keep)
+	if isPostgres(db) {
+		s, err := postgres.Open(db, r.keep)
+		if err != nil {
+			return nil, err
+		}
+		return r.apply(s), nil
+	}
+	s, err := sqlite.Open(db, r.keep)
+	if err != nil {
+		return nil, err
+	}
+	return r.apply(s), nil
 }
 
-// dbPath returns path, or the default database's when path is empty.
-func dbPath(path string) (string, error) {
-	if path != "" {
-		return path, nil
+// dbPath returns db, or else $BATON_DATABASE_URL, or else the default database's path.
+func dbPath(db string) (string, error) {
+	if db != "" {
+		return db, nil
+	}
+	if env := os.Getenv(databaseEnv); env != "" {
+		return env, nil
 	}
 	return sqlite.DefaultPath()
 }
@@ -43,33 +104,33 @@ func dbPath(path string) (string, error) {
 // storedBroker claims the database that serve keeps its runs in (one server per database: a
 // second, the default database's too, is refused with the first one's pid and address), opens
 // it, checks it can be written, ends the runs a stopped process left running, and returns a
-// broker that writes to it, with the lock (its address is the caller's to set once it listens).
-// close waits for the last events to be written, then closes the database and lets the lock go;
-// later calls return the first one's result.
-func storedBroker(ctx context.Context, path string, keep int, log *slog.Logger) (b *live.Broker, lock *sqlite.Lock, close func() error, err error) {
-	if path, err = dbPath(path); err != nil {
+// broker that writes to it, with the claim, nil for a database in memory (its address is the
+// caller's to set once it listens). close waits for the last events to be written, then closes
+// the database and lets the claim go; later calls return the first one's result.
+func storedBroker(ctx context.Context, db string, r retention, log *slog.Logger) (b *live.Broker, lock claim, close func() error, err error) {
+	if db, err = dbPath(db); err != nil {
 		return nil, nil, nil, err
 	}
-	if path != sqlite.Memory {
-		if lock, err = sqlite.Claim(path, ""); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	store, err := sqlite.Open(path, keep)
-	if err == nil {
-		err = store.CheckWrite()
-		if err != nil {
-			store.Close()
-		}
-	}
+	store, lock, err := claimStore(db, r, log)
 	if err != nil {
-		lock.Release()
 		return nil, nil, nil, err
+	}
+	release := func() error {
+		if lock == nil {
+			return nil
+		}
+		return lock.Release()
+	}
+	fail := func(err error) (*live.Broker, claim, func() error, error) {
+		release()
+		store.Close()
+		return nil, nil, nil, err
+	}
+	if err := store.CheckWrite(); err != nil {
+		return fail(err)
 	}
 	if n, err := store.Recover(ctx); err != nil {
-		store.Close()
-		lock.Release()
-		return nil, nil, nil, err
+		return fail(err)
 	} else if n > 0 {
 		log.Info("runs left running by a stopped Baton are now interrupted", "runs", n)
 	}
@@ -77,6 +138,39 @@ func storedBroker(ctx context.Context, path string, keep int, log *slog.Logger) 
 	return b, lock, sync.OnceValue(func() error {
 		wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return errors.Join(b.Close(wctx), store.Close(), lock.Release())
+		return errors.Join(b.Close(wctx), release(), store.Close())
 	}), nil
+}
+
+// claimStore opens the database db and claims it for this server: a file's lock is taken before
+// it is opened, a PostgreSQL database's once connected.
+func claimStore(db string, r retention, log *slog.Logger) (servedStore, claim, error) {
+	if isPostgres(db) {
+		s, err := postgres.Open(db, r.keep)
+		if err != nil {
+			return nil, nil, err
+		}
+		l, err := s.Claim("", log)
+		if err != nil {
+			s.Close()
+			return nil, nil, err
+		}
+		return r.apply(s), l, nil
+	}
+	var lock claim
+	if db != sqlite.Memory {
+		l, err := sqlite.Claim(db, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		lock = l
+	}
+	s, err := sqlite.Open(db, r.keep)
+	if err != nil {
+		if lock != nil {
+			lock.Release()
+		}
+		return nil, nil, err
+	}
+	return r.apply(s), lock, nil
 }

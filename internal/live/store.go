@@ -10,7 +10,8 @@ import (
 // Store keeps runs, lists them and searches them: a Broker writes every run it holds into its
 // store while the run goes on, reads back from it the runs it no longer holds in memory, and
 // leaves every list and search to it. MemoryStore keeps runs for the life of the process,
-// internal/sqlite beyond it; internal/storetest holds both, and any store to come, to this contract.
+// internal/sqlite and internal/postgres beyond it; internal/storetest holds them all, and any
+// store to come, to this contract.
 // Implementations are safe for concurrent use (a database's, also by other processes on it).
 // Problems of the caller's making are *traces.Error values (CodeNotFound, CodeInvalid, CodeConflict);
 // so are the store's known faults (a full disk, a read-only or damaged database), with

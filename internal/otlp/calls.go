@@ -56,6 +56,9 @@ func (s *runSpans) startTool(e traces.Event) {
 		attribute.String("gen_ai.tool.name", t.Name),
 		attribute.String("gen_ai.tool.type", "function"),
 	}
+	if e.Agent != "" {
+		attrs = append(attrs, attribute.String("gen_ai.agent.name", e.Agent)) // the agent executing the tool
+	}
 	if t.CallID != "" {
 		attrs = append(attrs, attribute.String("gen_ai.tool.call.id", t.CallID))
 	}
@@ -107,11 +110,10 @@ func toolKey(e traces.Event) string {
 // one for a transfer no tool call ran (a deterministic one), and notes where its target starts.
 func (s *runSpans) transfer(e traces.Event) {
 	tr := e.Transfer
-	attrs := []attribute.KeyValue{
+	attrs := append(transferAttrs(modePassControl, tr.To),
 		attribute.String("baton.transfer.mode", tr.Mode),
 		attribute.String("baton.transfer.from", tr.From),
-		attribute.String("baton.transfer.to", tr.To),
-	}
+		attribute.String("baton.transfer.to", tr.To))
 	var span trace.Span
 	if ts, ok := s.tools[tr.CallID]; ok && tr.CallID != "" {
 		delete(s.tools, tr.CallID)
@@ -126,7 +128,8 @@ func (s *runSpans) transfer(e traces.Event) {
 		attrs = append(attrs,
 			attribute.String("gen_ai.operation.name", opExecuteTool),
 			attribute.String("gen_ai.tool.name", transferTool),
-			attribute.String("gen_ai.tool.type", "function"))
+			attribute.String("gen_ai.tool.type", "function"),
+			attribute.String("gen_ai.agent.name", tr.From))
 		if tr.CallID != "" {
 			attrs = append(attrs, attribute.String("gen_ai.tool.call.id", tr.CallID))
 		}
@@ -144,10 +147,30 @@ func (s *runSpans) transfer(e traces.Event) {
 	}}
 }
 
-// enterAgentTool notes the tool call under which the called agent's visit will start.
+// enterAgentTool notes the tool call under which the called agent's visit will start, and says
+// on its span that it is a transfer that returns to its caller: eino said so (an AgentTool's
+// agenttool.entered), the tool's name did not.
 func (s *runSpans) enterAgentTool(e traces.Event) {
 	if ts, ok := s.tools[e.AgentTool.CallID]; ok {
+		ts.span.SetAttributes(transferAttrs(modeReturnToCaller, e.AgentTool.Callee)...)
 		s.callees[e.AgentTool.Callee] = append(s.callees[e.AgentTool.Callee], ts)
+	}
+}
+
+// The values of gen_ai.transfer.mode: control passes to the target (a transfer), or the target
+// answers its caller, which goes on (an agent called as a tool).
+const (
+	modePassControl    = "pass_control"
+	modeReturnToCaller = "return_to_caller"
+)
+
+// transferAttrs are the GenAI conventions' attributes of an execute_tool span that hands work
+// to the agent target.
+func transferAttrs(mode, target string) []attribute.KeyValue {
+	return []attribute.KeyValue{
+		attribute.String("gen_ai.transfer.mode", mode),
+		attribute.String("gen_ai.transfer.target.type", "agent"),
+		attribute.String("gen_ai.transfer.target.name", target),
 	}
 }
 

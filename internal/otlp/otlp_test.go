@@ -152,6 +152,11 @@ func TestSupervisorRunIsOneTraceOfAgentVisitsAndTransfers(t *testing.T) {
 		if s.Attrs["gen_ai.tool.name"] != "transfer_to_agent" || s.Attrs["gen_ai.operation.name"] != "execute_tool" {
 			t.Errorf("transfer span attributes %v", s.Attrs)
 		}
+		// OpenTelemetry's own transfer attributes: the source agent, control passed to the target.
+		if s.Attrs["gen_ai.transfer.mode"] != "pass_control" || s.Attrs["gen_ai.transfer.target.type"] != "agent" ||
+			s.Attrs["gen_ai.transfer.target.name"] != s.Attrs["baton.transfer.to"] || s.Attrs["gen_ai.agent.name"] != from.Attrs["gen_ai.agent.name"] {
+			t.Errorf("transfer span %v, want gen_ai.transfer.* saying control passed from %v to %v", s.Attrs, from.Attrs["gen_ai.agent.name"], s.Attrs["baton.transfer.to"])
+		}
 		if id, _ := s.Attrs["gen_ai.tool.call.id"].(string); s.Attrs["baton.transfer.mode"] == "llm" && !strings.HasPrefix(id, "supervisor_call_") {
 			t.Errorf("transfer %v: an llm transfer is the model's tool call", s.Attrs)
 		}
@@ -188,6 +193,8 @@ func TestSupervisorRunIsOneTraceOfAgentVisitsAndTransfers(t *testing.T) {
 	}
 	if search := named(spans, "execute_tool search"); len(search) == 0 || ix.parent(search[0]).Name != "invoke_agent research_agent" {
 		t.Errorf("execute_tool search spans %v, want them under research_agent", search)
+	} else if _, ok := search[0].Attrs["gen_ai.transfer.mode"]; ok || search[0].Attrs["gen_ai.agent.name"] != "research_agent" {
+		t.Errorf("an ordinary tool's span %v: want its agent and no transfer attributes", search[0].Attrs)
 	}
 
 	// Without --otlp-content, no words of the run leave Baton.
@@ -216,6 +223,10 @@ func TestAgentToolVisitNestsUnderCallersToolSpan(t *testing.T) {
 		}
 		if visits[0].Attrs["baton.agent.via"] != "agenttool" || visits[0].Start.Before(call.Start) || visits[0].End.After(call.End) {
 			t.Errorf("%s's visit %v %s..%s is not inside its call %s..%s", callee, visits[0].Attrs, visits[0].Start, visits[0].End, call.Start, call.End)
+		}
+		if call.Attrs["gen_ai.transfer.mode"] != "return_to_caller" || call.Attrs["gen_ai.transfer.target.type"] != "agent" ||
+			call.Attrs["gen_ai.transfer.target.name"] != callee || call.Attrs["gen_ai.agent.name"] != "project_manager" {
+			t.Errorf("%s's call %v, want gen_ai.transfer.* saying project_manager called it and it returns to its caller", callee, call.Attrs)
 		}
 		if got := call.Attrs["baton.agenttool.inner_events"]; got != traces.InnerEventsStream {
 			t.Errorf("%s's call says inner_events %v, want %s: the flow emits internal events", callee, got, traces.InnerEventsStream)

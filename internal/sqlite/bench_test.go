@@ -13,6 +13,7 @@ import (
 	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/sqlite"
+	"github.com/baton-dev/baton/internal/storetest"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -163,4 +164,19 @@ func BenchmarkRecordStored(b *testing.B) {
 	b.Run("memory", func(b *testing.B) { run(b, live.NewBroker(0), false) })
 	b.Run("stored", func(b *testing.B) { run(b, live.NewStoredBroker(0, store, nil), false) })
 	b.Run("stored+written", func(b *testing.B) { run(b, live.NewStoredBroker(0, store, nil), true) })
+}
+
+// BenchmarkWrite: events a second one server writes into SQLite (WAL, synchronous=NORMAL),
+// beside PostgreSQL's BenchmarkWrite.
+//
+//	go test ./internal/sqlite -run '^$' -bench Write -count 5
+func BenchmarkWrite(b *testing.B) {
+	storetest.BenchWrite(b, func(b *testing.B) live.Store {
+		s, err := sqlite.Open(filepath.Join(b.TempDir(), "baton.db"), -1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	})
 }

@@ -16,6 +16,19 @@ import (
 // TestMigrateFromVersion1: a database written before runs had their findings counted opens, gains
 // the count (0 for the runs it holds), and lists by it.
 func TestMigrateFromVersion1(t *testing.T) {
+	testMigrateFrom(t, `DROP INDEX runs_by_saved; ALTER TABLE runs DROP COLUMN saved_at;
+		ALTER TABLE runs DROP COLUMN findings; PRAGMA user_version = 1`)
+}
+
+// TestMigrateFromVersion2: a database written before runs said when they were last written opens,
+// and its runs count as written at the upgrade: retention by age keeps them.
+func TestMigrateFromVersion2(t *testing.T) {
+	testMigrateFrom(t, `DROP INDEX runs_by_saved; ALTER TABLE runs DROP COLUMN saved_at; PRAGMA user_version = 2`)
+}
+
+// testMigrateFrom makes a database of one run, takes it back to an earlier schema with downgrade,
+// and opens it again.
+func testMigrateFrom(t *testing.T, downgrade string) {
 	path := filepath.Join(t.TempDir(), "old.db")
 	s, err := sqlite.Open(path, 0)
 	if err != nil {
@@ -33,16 +46,23 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`ALTER TABLE runs DROP COLUMN findings; PRAGMA user_version = 1`); err != nil {
+	if _, err := db.Exec(downgrade); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
 
 	s, err = sqlite.Open(path, 0)
 	if err != nil {
-		t.Fatalf("open a version-1 database: %v", err)
+		t.Fatalf("open a database of an earlier version: %v", err)
 	}
 	defer s.Close()
+	s.KeepFor(time.Hour)
+	if err := s.Create(tally.Apply(traces.Run{ID: "r-new", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete("r-new"); err != nil {
+		t.Fatal(err)
+	}
 	p, err := s.List(live.RunQuery{})
 	if err != nil || len(p.Runs) != 1 || p.Runs[0].ID != "r-old" || p.Runs[0].Findings != 0 {
 		t.Fatalf("List = %+v, %v: want r-old with no findings", p, err)

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -32,8 +33,9 @@ const Memory = ":memory:"
 const DefaultKeep = 1000
 
 // schemaVersion is the database's PRAGMA user_version once its tables exist: 2 since runs have
-// their findings counted (migrate adds the column to a database of version 1).
-const schemaVersion = 2
+// their findings counted, 3 since they say when they were last written (migrate adds the columns
+// to a database of an earlier version).
+const schemaVersion = 3
 
 // seqBits is how many low bits of a search row's id hold the seq of the event it indexes (0 for
 // the run's input); the high bits are the run's key. A run's rows are one id range.
@@ -58,13 +60,15 @@ CREATE TABLE IF NOT EXISTS runs (
 	tokens         INTEGER NOT NULL,
 	events         INTEGER NOT NULL,
 	last_interrupt TEXT NOT NULL,
-	findings       INTEGER NOT NULL DEFAULT 0
+	findings       INTEGER NOT NULL DEFAULT 0,
+	saved_at       INTEGER NOT NULL DEFAULT 0 -- Unix nanoseconds of the last write, by Baton's clock
 );
 -- Lists go by key, most recently added first; an index holds the key after its columns.
 CREATE INDEX IF NOT EXISTS runs_by_flow ON runs(flow);
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);
 CREATE INDEX IF NOT EXISTS runs_by_conversation ON runs(conversation) WHERE conversation != '';
 CREATE INDEX IF NOT EXISTS runs_by_interrupt ON runs(last_interrupt) WHERE status = 'interrupted';
+CREATE INDEX IF NOT EXISTS runs_by_saved ON runs(saved_at) WHERE status != 'running';
 CREATE TABLE IF NOT EXISTS events (
 	run  INTEGER NOT NULL,
 	seq  INTEGER NOT NULL,
@@ -77,9 +81,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, tokenize = 'trigram')
 // Store is a live.Store on one SQLite database. It is safe for concurrent use; writes of one
 // process are serialized, and other processes wait for them up to the busy timeout.
 type Store struct {
-	db   *sql.DB
-	path string // as given to Open, for messages
-	keep int
+	db     *sql.DB
+	path   string // as given to Open, for messages
+	keep   int
+	maxAge time.Duration // see KeepFor; guarded by mu
 
 	mu       sync.Mutex          // serializes writes
 	encoders map[string]*encoder // of the runs being written; guarded by mu
@@ -161,6 +166,15 @@ func (s *Store) migrate() error {
 			return err
 		}
 	}
+	if version >= 1 && version < 3 {
+		// The runs it holds are as old as this upgrade: --keep-days counts from now for them.
+		if _, err := tx.Exec(`ALTER TABLE runs ADD COLUMN saved_at INTEGER NOT NULL DEFAULT 0`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`UPDATE runs SET saved_at = ?`, time.Now().UnixNano()); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.Exec(schema); err != nil {
 		return err
 	}
@@ -168,6 +182,15 @@ func (s *Store) migrate() error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// KeepFor makes the store delete, besides the runs beyond its count, the runs that have ended and
+// were last written more than age ago, by this machine's clock: when a run is added. Zero, the
+// default, keeps runs whatever their age.
+func (s *Store) KeepFor(age time.Duration) {
+	s.mu.Lock()
+	s.maxAge = age
+	s.mu.Unlock()
 }
 
 // Close closes the database.

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
@@ -37,11 +39,11 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 	}
 	var key int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO runs (id, meta, tree, flow, model, status, conversation, started_at,
-		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING key`,
+		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings, saved_at)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING key`,
 		run.ID, meta, tree, run.Flow, run.Model, string(run.Status), run.Conversation, run.StartedAt.UnixNano(),
 		endNanos(run), run.Error, live.FirstLine(run.Input), tally.Agents, tally.Transfers, tally.Tokens, tally.Events,
-		tally.LastInterrupt, tally.Findings).Scan(&key)
+		tally.LastInterrupt, tally.Findings, time.Now().UnixNano()).Scan(&key)
 	if err != nil {
 		return fmt.Errorf("create run %s: %w", run.ID, err)
 	}
@@ -52,7 +54,7 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 	if err := insertEvents(ctx, tx, key, enc, events); err != nil {
 		return fmt.Errorf("create run %s: %w", run.ID, err)
 	}
-	if err := s.retain(ctx, tx); err != nil {
+	if err := s.retain(ctx, tx, key); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -101,10 +103,10 @@ func (s *Store) saveLocked(ctx context.Context, run traces.Run, tally live.Tally
 	}
 	var key int64
 	err = tx.QueryRowContext(ctx, `UPDATE runs SET meta = ?, tree = coalesce(?, tree), status = ?, started_at = ?,
-		ended_at = ?, error = ?, agents = ?, transfers = ?, tokens = ?, events = ?, last_interrupt = ?, findings = ?
-		WHERE id = ? RETURNING key`,
+		ended_at = ?, error = ?, agents = ?, transfers = ?, tokens = ?, events = ?, last_interrupt = ?, findings = ?,
+		saved_at = ? WHERE id = ? RETURNING key`,
 		meta, tree, string(run.Status), run.StartedAt.UnixNano(), endNanos(run), run.Error, tally.Agents,
-		tally.Transfers, tally.Tokens, tally.Events, tally.LastInterrupt, tally.Findings, run.ID).Scan(&key)
+		tally.Transfers, tally.Tokens, tally.Events, tally.LastInterrupt, tally.Findings, time.Now().UnixNano(), run.ID).Scan(&key)
 	if isNoRows(err) {
 		return notFound(run.ID)
 	} else if err != nil {
@@ -210,13 +212,22 @@ func deleteRun(ctx context.Context, tx *sql.Tx, key int64) error {
 	return err
 }
 
-// retain deletes the oldest added runs that have ended beyond the newest s.keep.
-func (s *Store) retain(ctx context.Context, tx *sql.Tx) error {
-	if s.keep < 0 {
+// retain deletes the oldest added runs that have ended beyond the newest s.keep, and those that
+// ended and were last written before s.maxAge ago; never added, the run just added. The caller
+// holds s.mu.
+func (s *Store) retain(ctx context.Context, tx *sql.Tx, added int64) error {
+	offset, before := int64(s.keep), int64(math.MinInt64) // no run is beyond these
+	if offset < 0 {
+		offset = math.MaxInt64
+	}
+	if s.maxAge > 0 {
+		before = time.Now().Add(-s.maxAge).UnixNano()
+	}
+	if s.keep < 0 && s.maxAge <= 0 {
 		return nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT key FROM (SELECT key, status FROM runs ORDER BY key DESC LIMIT -1 OFFSET ?)
-		WHERE status != 'running'`, s.keep)
+	rows, err := tx.QueryContext(ctx, `SELECT key FROM runs WHERE status != 'running' AND key != ? AND (
+		key IN (SELECT key FROM runs ORDER BY key DESC LIMIT -1 OFFSET ?) OR saved_at < ?)`, added, offset, before)
 	if err != nil {
 		return fmt.Errorf("retain runs: %w", err)
 	}

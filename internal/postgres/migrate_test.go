@@ -1,0 +1,164 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/baton-dev/baton/internal/live"
+	"github.com/baton-dev/baton/internal/postgres"
+	"github.com/baton-dev/baton/internal/postgres/pgtest"
+	"github.com/baton-dev/baton/traces"
+)
+
+// exec runs sql on the database at url.
+func exec(t *testing.T, url, sql string, args ...any) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Servers started at once on an empty database create its tables once, under the migration
+// lock, and each opens it.
+func TestOpenEmptyDatabaseAtOnce(t *testing.T) {
+	url := pgtest.Database(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() {
+			s, err := postgres.Open(url, 0)
+			if err == nil {
+				s.Close()
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("open %d: %v", i, err)
+		}
+	}
+	s, err := postgres.Open(url, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CheckWrite(); err != nil {
+		t.Errorf("CheckWrite: %v", err)
+	}
+}
+
+// A database of a later schema than this Baton knows is refused, saying so, and left as it is.
+func TestOpenRefusesALaterSchema(t *testing.T) {
+	s, url := mustOpen(t, 0)
+	s.Close()
+	exec(t, url, `UPDATE baton_schema SET version = $1`, postgres.SchemaVersion+1)
+	_, err := postgres.Open(url, 0)
+	if err == nil || !strings.Contains(err.Error(), "run a newer Baton") {
+		t.Errorf("Open of a later schema: %v; want it refused", err)
+	}
+}
+
+// A server that cannot be reached is unavailable, worth a retry, named without its password.
+func TestOpenUnreachable(t *testing.T) {
+	_, err := postgres.Open("postgres://baton:s3cret@/baton?host="+t.TempDir()+"&connect_timeout=2", 0)
+	if traces.ErrorCode(err) != traces.CodeUnavailable || retry(err) <= 0 ||
+		!strings.Contains(traces.ErrorMessage(err), "cannot be reached") || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("Open of no server: %v; want unavailable, retry, no password", err)
+	}
+	if _, err := postgres.Open("postgres://%zz", 0); traces.ErrorCode(err) != traces.CodeInvalid {
+		t.Errorf("Open of a bad URL: %v; want invalid", err)
+	}
+}
+
+// retry is the Retry of err's *traces.Error, 0 without one.
+func retry(err error) time.Duration {
+	var te *traces.Error
+	if errors.As(err, &te) {
+		return te.Retry
+	}
+	return 0
+}
+
+// A database of schema version 1 (before runs said when they were last written) migrates: its
+// runs stay, listed, and count as written at the upgrade, so retention by age keeps them.
+func TestMigrateFromVersion1(t *testing.T) {
+	s, url := mustOpen(t, 0)
+	start := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	events := []traces.Event{
+		{Seq: 1, Time: start, Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}},
+		{Seq: 2, Time: start, Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: traces.StatusCompleted}},
+	}
+	var tally live.Tally
+	for _, e := range events {
+		tally.Add(e)
+	}
+	if err := s.Create(tally.Apply(traces.Run{ID: "r-old", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN saved_at; UPDATE baton_schema SET version = 1`)
+
+	s, err := postgres.Open(url, 0)
+	if err != nil {
+		t.Fatalf("open a version-1 database: %v", err)
+	}
+	defer s.Close()
+	s.KeepFor(time.Hour)
+	if err := s.Create(tally.Apply(traces.Run{ID: "r-new", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.List(live.RunQuery{})
+	if err != nil || len(p.Runs) != 2 || p.Runs[1].ID != "r-old" {
+		t.Fatalf("List after the migration = %+v, %v: want r-new and r-old", p.Runs, err)
+	}
+	if tr, err := s.Load("r-old"); err != nil || len(tr.Events) != 2 {
+		t.Errorf("Load(r-old) after the migration: %d events, %v", len(tr.Events), err)
+	}
+}
+
+// While its server is down, the store's calls fail as unavailable, worth a retry, saying the
+// database cannot be reached (the server maps that to 503 with Retry-After).
+func TestServerDown(t *testing.T) {
+	c, err := pgtest.Start(pgtest.Options{})
+	if err != nil {
+		if _, berr := pgtest.Bin(); berr != nil && !pgtest.Required() {
+			t.Skip(berr)
+		}
+		t.Fatal(err)
+	}
+	url, err := c.NewDatabase()
+	if err != nil {
+		c.Stop()
+		t.Fatal(err)
+	}
+	s, err := postgres.Open(url, 0)
+	if err != nil {
+		c.Stop()
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	_, listErr := s.List(live.RunQuery{})
+	_, loadErr := s.Load("r-1")
+	createErr := s.Create(traces.Run{ID: "r-1", Status: traces.StatusRunning}, live.Tally{}, nil, nil)
+	for name, err := range map[string]error{"List": listErr, "Load": loadErr, "Create": createErr} {
+		if traces.ErrorCode(err) != traces.CodeUnavailable || retry(err) <= 0 || !strings.Contains(traces.ErrorMessage(err), "cannot be reached") {
+			t.Errorf("%s with the server down: %v; want unavailable, cannot be reached, worth a retry", name, err)
+		}
+	}
+}

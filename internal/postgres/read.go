@@ -1,0 +1,187 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/baton-dev/baton/internal/live"
+	"github.com/baton-dev/baton/traces"
+)
+
+// load is Load; it returns run id's key and its trace as saved so far.
+func (s *Store) load(ctx context.Context, id string) (int64, traces.Trace, error) {
+	var key int64
+	var meta, tree []byte
+	err := s.pool.QueryRow(ctx, `SELECT key, meta, tree FROM baton_runs WHERE id = $1`, text(id)).Scan(&key, &meta, &tree)
+	if isNoRows(err) {
+		return 0, traces.Trace{}, notFound(id)
+	} else if err != nil {
+		return 0, traces.Trace{}, fmt.Errorf("load run %s: %w", id, err)
+	}
+	var tr traces.Trace
+	if err := json.Unmarshal(meta, &tr.Run); err != nil {
+		return 0, traces.Trace{}, damaged{fmt.Errorf("load run %s: %w", id, err)}
+	}
+	if err := json.Unmarshal(tree, &tr.Agents); err != nil {
+		return 0, traces.Trace{}, damaged{fmt.Errorf("load agents of run %s: %w", id, err)}
+	}
+	rows, err := s.pool.Query(ctx, `SELECT data FROM baton_events WHERE run = $1 ORDER BY seq`, key)
+	if err != nil {
+		return 0, traces.Trace{}, fmt.Errorf("load events of run %s: %w", id, err)
+	}
+	dec := traces.NewEventDecoder()
+	var data []byte
+	_, err = pgx.ForEachRow(rows, []any{&data}, func() error {
+		e, err := dec.Decode(data)
+		if err != nil {
+			// What Baton wrote and cannot read back was changed behind its back.
+			return damaged{fmt.Errorf("decode stored event %d: %w", len(tr.Events)+1, err)}
+		}
+		tr.Events = append(tr.Events, e)
+		return nil
+	})
+	if err != nil {
+		return 0, traces.Trace{}, fmt.Errorf("load events of run %s: %w", id, err)
+	}
+	return key, tr, nil
+}
+
+// list is List; it returns one page of run summaries, the most recently added first. Its cursor
+// is the key of the page's last run.
+func (s *Store) list(q live.RunQuery) (live.RunPage, error) {
+	if err := q.Check(); err != nil {
+		return live.RunPage{}, err
+	}
+	below := int64(math.MaxInt64)
+	if q.After != "" {
+		k, err := strconv.ParseInt(q.After, 10, 64)
+		if err != nil || k < 1 {
+			return live.RunPage{}, live.BadCursor(q.After)
+		}
+		below = k
+	}
+	ctx, cancel := ctx()
+	defer cancel()
+	runs, keys, err := s.summaries(ctx, q, below)
+	if err != nil {
+		return live.RunPage{}, fmt.Errorf("list runs: %w", err)
+	}
+	page := live.RunPage{Runs: runs}
+	if len(runs) > q.Limit {
+		page.Runs = runs[:q.Limit]
+		page.Next = strconv.FormatInt(keys[q.Limit-1], 10)
+	}
+	if page.Runs == nil {
+		page.Runs = []live.RunSummary{}
+	}
+	return page, nil
+}
+
+// summaries returns up to q.Limit+1 runs with a key below below that pass q's filters, key
+// descending, with their keys. A text is a case-folded substring of the run's input or of a text
+// of its events (ILIKE, which the trigram index serves), its % and _ taken literally.
+func (s *Store) summaries(ctx context.Context, q live.RunQuery, below int64) ([]live.RunSummary, []int64, error) {
+	conds, args := []string{"r.key < $1"}, []any{below}
+	add := func(cond string, arg any) {
+		args = append(args, arg)
+		conds = append(conds, fmt.Sprintf(cond, len(args)))
+	}
+	for _, f := range []struct{ col, val string }{{"flow", q.Flow}, {"status", string(q.Status)}, {"conversation", q.Conversation}} {
+		if f.val != "" {
+			add("r."+f.col+" = $%d", text(f.val))
+		}
+	}
+	if q.Findings {
+		conds = append(conds, "r.findings > 0")
+	}
+	if q.Text != "" {
+		add("EXISTS (SELECT 1 FROM baton_search s WHERE s.run = r.key AND s.body ILIKE $%d)", "%"+likeEscaper.Replace(text(q.Text))+"%")
+	}
+	args = append(args, q.Limit+1)
+	rows, err := s.pool.Query(ctx, `SELECT r.key, r.id, r.flow, r.model, r.status, r.conversation, r.started_at,
+		r.ended_at, r.error, r.input_line, r.agents, r.transfers, r.tokens, r.events, r.findings
+		FROM baton_runs r WHERE `+strings.Join(conds, " AND ")+` ORDER BY r.key DESC LIMIT $`+strconv.Itoa(len(args)), args...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []live.RunSummary
+	var keys []int64
+	var key, started int64
+	var ended *int64
+	var sum live.RunSummary
+	r := &sum.Run
+	_, err = pgx.ForEachRow(rows, []any{&key, &r.ID, &r.Flow, &r.Model, &r.Status, &r.Conversation, &started, &ended,
+		&r.Error, &r.Input, &sum.Agents, &sum.Transfers, &sum.Tokens, &sum.Events, &sum.Findings}, func() error {
+		r.StartedAt, r.EndedAt = time.Unix(0, started).UTC(), nil
+		if ended != nil {
+			end := time.Unix(0, *ended).UTC()
+			r.EndedAt = &end
+		}
+		out, keys = append(out, sum), append(keys, key)
+		return nil
+	})
+	return out, keys, err
+}
+
+// likeEscaper makes a text literal in a LIKE pattern, whose escape character is \.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// interrupted is Interrupted; it returns the id of the newest run that ended interrupted at
+// interruptID, or "".
+func (s *Store) interrupted(interruptID string) (string, error) {
+	ctx, cancel := ctx()
+	defer cancel()
+	var id string
+	err := s.pool.QueryRow(ctx, `SELECT id FROM baton_runs WHERE status = 'interrupted' AND last_interrupt = $1
+		ORDER BY key DESC LIMIT 1`, text(interruptID)).Scan(&id)
+	if isNoRows(err) {
+		return "", nil
+	} else if err != nil {
+		return "", fmt.Errorf("find interrupted run: %w", err)
+	}
+	return id, nil
+}
+
+// interruptedByStop is the error of a run that was going on when Baton stopped.
+const interruptedByStop = "Baton stopped while this run was going on; the trace ends with the last event it had saved"
+
+// recoverRuns is Recover; it ends the runs left running by a server that stopped without ending
+// them: each is marked interrupted, with a run.finished saying so after its last saved event.
+func (s *Store) recoverRuns(ctx context.Context) (int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM baton_runs WHERE status = 'running' ORDER BY key`)
+	if err != nil {
+		return 0, fmt.Errorf("recover runs: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, fmt.Errorf("recover runs: %w", err)
+	}
+	for _, id := range ids {
+		_, tr, err := s.load(ctx, id)
+		if err != nil {
+			return 0, fmt.Errorf("recover run %s: %w", id, err)
+		}
+		var tally live.Tally
+		for _, e := range tr.Events {
+			tally.Add(e)
+		}
+		at := tr.Run.StartedAt
+		if n := len(tr.Events); n > 0 {
+			at = tr.Events[n-1].Time
+		}
+		end := traces.Event{Seq: tally.Events + 1, Time: at, Kind: traces.KindRunFinished,
+			Run: &traces.RunMark{Status: traces.StatusInterrupted, Error: interruptedByStop}}
+		tally.Add(end)
+		if err := s.save(tally.Apply(tr.Run), tally, nil, []traces.Event{end}); err != nil {
+			return 0, fmt.Errorf("recover run %s: %w", id, err)
+		}
+	}
+	return len(ids), nil
+}
