@@ -21,6 +21,9 @@ type Options struct {
 	Model *Model
 	// Typing, when set and Streaming is, is told of each streamed reply while it arrives.
 	Typing Typing
+	// History is the conversation so far, fed to the flow before the input: the earlier turns'
+	// user inputs and answers, for a run that continues a conversation.
+	History []traces.Message
 	// Paused, when set, is called when a run ends interrupted (before RunFlow or Pause.Resume
 	// returns), with what resumes it.
 	Paused func(*Pause)
@@ -55,7 +58,12 @@ func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 	}
 	recorder := record.NewRecorder(p.sink(rec), flow.Name, flow.Agents)
 	runOpts := append([]adk.AgentRunOption{adk.WithCheckPointID(p.checkPoint)}, flow.RunOptions...)
-	return p.follow(recorder, recorder.Run(ctx, p.runner, []adk.Message{schema.UserMessage(input)}, runOpts...))
+	msgs := make([]adk.Message, 0, len(opts.History)+1)
+	for _, m := range opts.History {
+		msgs = append(msgs, &schema.Message{Role: schema.RoleType(m.Role), Content: m.Content})
+	}
+	msgs = append(msgs, schema.UserMessage(input))
+	return p.follow(recorder, recorder.Run(ctx, p.runner, msgs, runOpts...))
 }
 
 // Pause is a flow run that ended interrupted, saved in eino's checkpoint store: Resume continues

@@ -72,13 +72,13 @@ func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
 // start registers a new run of flow on model in the broker and starts it in the background; the
 // run is visible to every reader of the broker when start returns. It fails with CodeUnavailable
 // when too many runs go on or the server is shutting down.
-func (m *runManager) start(flow agents.Flow, input, conversation string, model *agents.Model, pace time.Duration) (traces.Run, error) {
+func (m *runManager) start(flow agents.Flow, input string, turn conversationTurn, model *agents.Model, pace time.Duration) (traces.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.canStartLocked(); err != nil {
 		return traces.Run{}, err
 	}
-	rec, err := m.register(flow, input, conversation, model.Name())
+	rec, err := m.register(flow, input, turn.id, model.Name())
 	if err != nil {
 		return traces.Run{}, err
 	}
@@ -87,7 +87,7 @@ func (m *runManager) start(flow agents.Flow, input, conversation string, model *
 	}
 	lr := &liveRun{pace: agents.NewPace(pace), typing: newTyping(), changed: make(chan struct{})}
 	opts := agents.Options{Pace: lr.pace, Streaming: m.cfg.streaming, Model: model, Typing: lr.typing.set,
-		Paused: m.keepPaused(lr)}
+		Paused: m.keepPaused(lr), History: turn.history}
 	run := m.run
 	m.launchLocked(rec, lr, flow.Name, func(ctx context.Context) traces.Status { return run(ctx, flow, input, opts, rec) })
 	return rec.Run(), nil

@@ -24,6 +24,7 @@ func (s *Server) runRoutes(e *echo.Echo) {
 	e.POST("/api/runs/:id/resume", s.resumeRun)
 	e.POST("/api/runs/:id/replay", s.replayRun)
 	e.POST("/api/runs/:id/fork", s.forkRun)
+	e.POST("/api/runs/:id/turn", s.turnRun)
 }
 
 // maxComment bounds a reviewer's comment, in bytes.
@@ -111,7 +112,7 @@ func (s *Server) createRun(c echo.Context) error {
 			return err
 		}
 	}
-	run, err := s.runs.start(flow, input, "", model, pace)
+	run, err := s.runs.start(flow, input, conversationTurn{}, model, pace)
 	if err != nil {
 		return err
 	}

@@ -103,6 +103,8 @@ function fixPace() {
 function showReplay() {
   const btn = document.getElementById("replay");
   if (btn) btn.disabled = !isFinal(S.status);
+  const turn = document.getElementById("next-turn");
+  if (turn) turn.hidden = !isFinal(S.status);
 }
 
 // ---- events
@@ -226,6 +228,12 @@ export function initRun() {
   document.addEventListener("click", onClick);
   document.addEventListener("submit", decide);
   document.addEventListener("submit", fork);
+  document.getElementById("next-turn")?.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const input = ev.currentTarget.elements.input.value;
+    postRun("/api/runs/" + encodeURIComponent(body.dataset.runId) + "/turn", { input: input },
+      document.getElementById("form-error"), ev.currentTarget.querySelector("button"), "Continue the conversation");
+  });
   watchInputs(setFilters);
   document.addEventListener("keydown", onKey);
   rowsEl().addEventListener("scroll", () => {
