@@ -149,9 +149,6 @@ func (s *Store) interrupted(interruptID string) (string, error) {
 	return id, nil
 }
 
-// interruptedByStop is the error of a run that was going on when Baton stopped.
-const interruptedByStop = "Baton stopped while this run was going on; the trace ends with the last event it had saved"
-
 // recoverRuns is Recover; it ends the runs left running by a server that stopped without ending
 // them: each is marked interrupted, with a run.finished saying so after its last saved event.
 func (s *Store) recoverRuns(ctx context.Context) (int, error) {
@@ -168,18 +165,8 @@ func (s *Store) recoverRuns(ctx context.Context) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("recover run %s: %w", id, err)
 		}
-		var tally live.Tally
-		for _, e := range tr.Events {
-			tally.Add(e)
-		}
-		at := tr.Run.StartedAt
-		if n := len(tr.Events); n > 0 {
-			at = tr.Events[n-1].Time
-		}
-		end := traces.Event{Seq: tally.Events + 1, Time: at, Kind: traces.KindRunFinished,
-			Run: &traces.RunMark{Status: traces.StatusInterrupted, Error: interruptedByStop}}
-		tally.Add(end)
-		if err := s.save(tally.Apply(tr.Run), tally, nil, []traces.Event{end}); err != nil {
+		run, tally, end := live.StoppedEnd(tr)
+		if err := s.save(run, tally, nil, []traces.Event{end}); err != nil {
 			return 0, fmt.Errorf("recover run %s: %w", id, err)
 		}
 	}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -32,7 +31,7 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 	}()
 	ctx, cancel := ctx()
 	defer cancel()
-	meta, tree, err := metaOf(run, agents)
+	meta, tree, err := live.StoredMeta(run, agents)
 	if err != nil {
 		return err
 	}
@@ -49,7 +48,7 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings, saved_at)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18) ON CONFLICT (id) DO NOTHING RETURNING key`,
 		text(run.ID), meta, tree, text(run.Flow), text(run.Model), string(run.Status), text(run.Conversation),
-		run.StartedAt.UnixNano(), endNanos(run), text(run.Error), text(live.FirstLine(run.Input)), tally.Agents,
+		run.StartedAt.UnixNano(), live.StoredEnd(run), text(run.Error), text(live.FirstLine(run.Input)), tally.Agents,
 		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings, time.Now().UnixNano()).Scan(&key)
 	if isNoRows(err) {
 		return traces.Errorf(traces.CodeConflict, "run %q already exists", run.ID)
@@ -106,7 +105,7 @@ func (s *Store) save(run traces.Run, tally live.Tally, agents []traces.Agent, ev
 		}
 		w.ready = true
 	}
-	meta, tree, err := metaOf(run, agents)
+	meta, tree, err := live.StoredMeta(run, agents)
 	if err != nil {
 		return err
 	}
@@ -114,7 +113,7 @@ func (s *Store) save(run traces.Run, tally live.Tally, agents []traces.Agent, ev
 	update := b.Queue(`UPDATE baton_runs SET meta = $1, tree = coalesce($2, tree), status = $3, started_at = $4,
 		ended_at = $5, error = $6, agents = $7, transfers = $8, tokens = $9, events = $10, last_interrupt = $11,
 		findings = $12, saved_at = $13 WHERE key = $14`,
-		meta, tree, string(run.Status), run.StartedAt.UnixNano(), endNanos(run), text(run.Error), tally.Agents,
+		meta, tree, string(run.Status), run.StartedAt.UnixNano(), live.StoredEnd(run), text(run.Error), tally.Agents,
 		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings, time.Now().UnixNano(), w.key)
 	var updated int64
 	update.Exec(func(tag pgconn.CommandTag) error { updated = tag.RowsAffected(); return nil })
@@ -211,27 +210,6 @@ func (s *Store) retain(ctx context.Context, tx pgx.Tx, added int64) error {
 		return fmt.Errorf("retain runs: %w", err)
 	}
 	return nil
-}
-
-// endNanos is run's end as stored: Unix nanoseconds, or NULL while it runs.
-func endNanos(run traces.Run) any {
-	if run.EndedAt == nil {
-		return nil
-	}
-	return run.EndedAt.UnixNano()
-}
-
-// metaOf returns the stored forms of run and agents (nil for nil agents).
-func metaOf(run traces.Run, agents []traces.Agent) (meta, tree []byte, err error) {
-	if meta, err = json.Marshal(run); err != nil {
-		return nil, nil, fmt.Errorf("save run %s: %w", run.ID, err)
-	}
-	if agents != nil {
-		if tree, err = json.Marshal(agents); err != nil {
-			return nil, nil, fmt.Errorf("save run %s: %w", run.ID, err)
-		}
-	}
-	return meta, tree, nil
 }
 
 // text returns s as a PostgreSQL text value can hold it: valid UTF-8 without NUL, which a Go

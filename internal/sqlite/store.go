@@ -247,28 +247,15 @@ func (s *Store) recoverRuns(ctx context.Context) (int, error) {
 	return len(ids), nil
 }
 
-// interruptedByStop is the error of a run that was going on when Baton stopped.
-const interruptedByStop = "Baton stopped while this run was going on; the trace ends with the last event it had saved"
-
 // recoverRun ends run id interrupted after its last saved event. The caller holds s.mu.
 func (s *Store) recoverRun(ctx context.Context, id string) error {
 	tr, err := s.load(id)
 	if err != nil {
 		return fmt.Errorf("recover run %s: %w", id, err)
 	}
-	var tally live.Tally
-	for _, e := range tr.Events {
-		tally.Add(e)
-	}
-	at := tr.Run.StartedAt
-	if n := len(tr.Events); n > 0 {
-		at = tr.Events[n-1].Time
-	}
-	end := traces.Event{Seq: tally.Events + 1, Time: at, Kind: traces.KindRunFinished,
-		Run: &traces.RunMark{Status: traces.StatusInterrupted, Error: interruptedByStop}}
-	tally.Add(end)
+	run, tally, end := live.StoppedEnd(tr)
 	s.encoders[id] = newEncoder(tr.Events)
-	return s.saveLocked(ctx, tally.Apply(tr.Run), tally, nil, []traces.Event{end})
+	return s.saveLocked(ctx, run, tally, nil, []traces.Event{end})
 }
 
 // notFound is the error for an unknown run id.

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"math"
 	"time"
@@ -30,7 +29,7 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 	if taken > 0 {
 		return traces.Errorf(traces.CodeConflict, "run %q already exists", run.ID)
 	}
-	meta, tree, err := metaOf(run, agents)
+	meta, tree, err := live.StoredMeta(run, agents)
 	if err != nil {
 		return err
 	}
@@ -42,7 +41,7 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings, saved_at)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING key`,
 		run.ID, meta, tree, run.Flow, run.Model, string(run.Status), run.Conversation, run.StartedAt.UnixNano(),
-		endNanos(run), run.Error, live.FirstLine(run.Input), tally.Agents, tally.Transfers, tally.Tokens, tally.Events,
+		live.StoredEnd(run), run.Error, live.FirstLine(run.Input), tally.Agents, tally.Transfers, tally.Tokens, tally.Events,
 		tally.LastInterrupt, tally.Findings, time.Now().UnixNano()).Scan(&key)
 	if err != nil {
 		return fmt.Errorf("create run %s: %w", run.ID, err)
@@ -97,7 +96,7 @@ func (s *Store) saveLocked(ctx context.Context, run traces.Run, tally live.Tally
 		return fmt.Errorf("save run %s: %w", run.ID, err)
 	}
 	defer tx.Rollback()
-	meta, tree, err := metaOf(run, agents)
+	meta, tree, err := live.StoredMeta(run, agents)
 	if err != nil {
 		return err
 	}
@@ -105,7 +104,7 @@ func (s *Store) saveLocked(ctx context.Context, run traces.Run, tally live.Tally
 	err = tx.QueryRowContext(ctx, `UPDATE runs SET meta = ?, tree = coalesce(?, tree), status = ?, started_at = ?,
 		ended_at = ?, error = ?, agents = ?, transfers = ?, tokens = ?, events = ?, last_interrupt = ?, findings = ?,
 		saved_at = ? WHERE id = ? RETURNING key`,
-		meta, tree, string(run.Status), run.StartedAt.UnixNano(), endNanos(run), run.Error, tally.Agents,
+		meta, tree, string(run.Status), run.StartedAt.UnixNano(), live.StoredEnd(run), run.Error, tally.Agents,
 		tally.Transfers, tally.Tokens, tally.Events, tally.LastInterrupt, tally.Findings, time.Now().UnixNano(), run.ID).Scan(&key)
 	if isNoRows(err) {
 		return notFound(run.ID)
@@ -119,27 +118,6 @@ func (s *Store) saveLocked(ctx context.Context, run traces.Run, tally live.Tally
 		return fmt.Errorf("save run %s: %w", run.ID, err)
 	}
 	return nil
-}
-
-// endNanos is run's end as stored: Unix nanoseconds, or NULL while it runs.
-func endNanos(run traces.Run) any {
-	if run.EndedAt == nil {
-		return nil
-	}
-	return run.EndedAt.UnixNano()
-}
-
-// metaOf returns the stored forms of run and agents (nil for nil agents).
-func metaOf(run traces.Run, agents []traces.Agent) (meta, tree []byte, err error) {
-	if meta, err = json.Marshal(run); err != nil {
-		return nil, nil, fmt.Errorf("save run %s: %w", run.ID, err)
-	}
-	if agents != nil {
-		if tree, err = json.Marshal(agents); err != nil {
-			return nil, nil, fmt.Errorf("save run %s: %w", run.ID, err)
-		}
-	}
-	return meta, tree, nil
 }
 
 // insertEvents stores events of run key, encoded by enc, and indexes their text for search.
