@@ -31,6 +31,24 @@ func branchingEvents(n int) []string {
 	return append(lines, fmt.Sprintf(`{"seq":%d,"time":"2026-01-02T03:04:06Z","kind":"run.finished","run":{"status":"completed"}}`, n+2))
 }
 
+// growingEvents are the events of a run of n model calls where each call is fed the whole input
+// of the one before and one message of pad bytes more: a growing conversation, the shape of issue
+// 20's hostile trace (small on disk, quadratic once every input is written out whole), whose
+// inputs share one array.
+func growingEvents(n, pad int) []string {
+	text := strings.Repeat("x", pad)
+	lines := []string{`{"seq":1,"time":"2026-01-02T03:04:05Z","kind":"run.started","run":{"status":"running"}}`}
+	for i := range n {
+		seq := i + 2
+		ref := ""
+		if i > 0 {
+			ref = fmt.Sprintf(`"input_from":%d,"input_keep":%d,`, seq-1, i) // call i has i+1 messages
+		}
+		lines = append(lines, fmt.Sprintf(`{"seq":%d,"time":"2026-01-02T03:04:05Z","kind":"model.started","agent":"a","model":{"id":"m%d",%s"input":[{"role":"user","content":"%d %s"}]}}`, seq, seq, ref, i, text))
+	}
+	return append(lines, fmt.Sprintf(`{"seq":%d,"time":"2026-01-02T03:04:06Z","kind":"run.finished","run":{"status":"completed"}}`, n+2))
+}
+
 func branchingFile(lines []string) string {
 	return `{"format":"baton.trace","version":2,"run":{"id":"r-branch","flow":"f","input":"","model":"m","status":"completed","started_at":"2026-01-02T03:04:05Z"},` +
 		`"agents":[{"name":"a","kind":"chat_model"}],"events":[` + strings.Join(lines, ",\n") + "]}\n"

@@ -29,26 +29,44 @@ type seqInput struct {
 	input []Message
 }
 
-// inputRefJSON is an input reference to write: none when InputKeep is 0.
-type inputRefJSON struct {
-	InputFrom int64
-	InputKeep int
+// InputRef is where an event's input begins: with the first Keep messages of the input of
+// event From (input_from and input_keep), the messages after them written out; none when Keep
+// is 0.
+type InputRef struct {
+	From int64
+	Keep int
 }
+
+// InputRefs are the input references of an event's model and agent_run.
+type InputRefs struct{ Model, AgentRun InputRef }
 
 // AppendEvent appends e to dst as one line of compact JSON (no newline) and returns the result.
 // It fails only for values JSON cannot hold (a time past year 9999, a session value that is not
 // JSON, a duration that is not a number).
 func (enc *EventEncoder) AppendEvent(dst []byte, e Event) ([]byte, error) {
-	var model, agentRun inputRefJSON
+	return AppendEventRefs(dst, &e, enc.Refs(&e))
+}
+
+// Refs returns the input references AppendEvent writes for e, and notes e for the events after
+// it as AppendEvent does: for a reader that writes the events later, or more than once, each
+// with the references it was given (AppendEventRefs).
+func (enc *EventEncoder) Refs(e *Event) InputRefs {
+	var refs InputRefs
 	if e.Model != nil {
-		model.InputFrom, model.InputKeep = enc.base(e.Seq, e.Agent, e.Model.Input)
+		refs.Model.From, refs.Model.Keep = enc.base(e.Seq, e.Agent, e.Model.Input)
 	}
 	if e.AgentRun != nil {
-		agentRun.InputFrom, agentRun.InputKeep = enc.base(e.Seq, e.Agent, e.AgentRun.Input)
+		refs.AgentRun.From, refs.AgentRun.Keep = enc.base(e.Seq, e.Agent, e.AgentRun.Input)
 	}
-	enc.remember(e.Seq, e.Agent, eventInput(&e))
+	enc.remember(e.Seq, e.Agent, eventInput(e))
+	return refs
+}
+
+// AppendEventRefs appends e to dst as AppendEvent does, with the input references refs (from
+// Refs, or zero for inputs written out whole, as format version 1 writes them).
+func AppendEventRefs(dst []byte, e *Event, refs InputRefs) ([]byte, error) {
 	w := eventWriter{b: dst}
-	w.event(&e, model, agentRun)
+	w.event(e, refs.Model, refs.AgentRun)
 	if w.err != nil {
 		return dst, Errorf(CodeInternal, "encode event %d: %v", e.Seq, w.err)
 	}
