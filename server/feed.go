@@ -82,13 +82,13 @@ type feed struct {
 	enc      traces.EventEncoder // the input references of the events taken in
 	refs     []traces.InputRefs  // by seq-1: those each event is sent with on the events socket
 	encoded  seqCache            // the newest events' JSON, with refs, made on first demand
-	rows     seqCache      // the newest timeline rows' HTML as JSON string content, made on first demand
-	parts    []part        // the latest render of each replaceable part
-	rendered int64         // the seq the parts were rendered at
-	shown    traces.Status // the run's status as of rendered
-	lastDraw time.Time     // when the parts were last rendered
-	draws    int           // renders so far
-	msg      *liveMsg      // the live message built last, for the next page at its place
+	rows     seqCache            // the newest timeline rows' HTML as JSON string content, made on first demand
+	parts    []part              // the latest render of each replaceable part
+	rendered int64               // the seq the parts were rendered at
+	shown    traces.Status       // the run's status as of rendered
+	lastDraw time.Time           // when the parts were last rendered
+	draws    int                 // renders so far
+	msg      *liveMsg            // the live message built last, for the next page at its place
 
 	dig digest // the handoff findings and story (findings.go)
 }
