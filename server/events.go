@@ -48,11 +48,12 @@ func (s *Server) serveFeed(c echo.Context, write func(sk *socket, f *feed, after
 
 // writeEvents is the events socket's writer loop; last is the seq the viewer has already.
 func (s *Server) writeEvents(sk *socket, f *feed, last int64) {
+	since := last
 	ticker := time.NewTicker(pingPeriod)
 	defer ticker.Stop()
 	away := sk.away
 	for {
-		msg, through, over, wake := f.events(last)
+		msg, through, over, wake := f.events(since, last)
 		if msg != nil {
 			if err := sk.send(msg); err != nil {
 				if errors.Is(err, errTooSlow) {

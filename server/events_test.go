@@ -123,7 +123,7 @@ func TestSlowViewerIsDropped(t *testing.T) {
 		// the healthy viewer while the slow one falls behind.
 		defer close(healthySeqs)
 		for {
-			batch, err := readBatch(healthy)
+			batch, _, err := readBatch(healthy)
 			if err != nil {
 				ce, _ := err.(*websocket.CloseError)
 				healthyClose <- ce

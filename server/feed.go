@@ -79,14 +79,16 @@ type feed struct {
 	live   chan struct{}
 	armed  bool
 
-	encoded  seqCache      // the newest events' JSON, made on first demand
-	rows     seqCache      // the newest timeline rows' HTML as JSON string content, made on first demand
-	parts    []part        // the latest render of each replaceable part
-	rendered int64         // the seq the parts were rendered at
-	shown    traces.Status // the run's status as of rendered
-	lastDraw time.Time     // when the parts were last rendered
-	draws    int           // renders so far
-	msg      *liveMsg      // the live message built last, for the next page at its place
+	enc      traces.EventEncoder // the input references of the events taken in
+	refs     []traces.InputRefs  // by seq-1: those each event is sent with on the events socket
+	encoded  seqCache            // the newest events' JSON, with refs, made on first demand
+	rows     seqCache            // the newest timeline rows' HTML as JSON string content, made on first demand
+	parts    []part              // the latest render of each replaceable part
+	rendered int64               // the seq the parts were rendered at
+	shown    traces.Status       // the run's status as of rendered
+	lastDraw time.Time           // when the parts were last rendered
+	draws    int                 // renders so far
+	msg      *liveMsg            // the live message built last, for the next page at its place
 
 	dig digest // the handoff findings and story (findings.go)
 }
@@ -231,6 +233,9 @@ func (f *feed) addLocked(events []traces.Event) {
 		f.rows.clear()
 		f.rendered, f.msg = 0, nil
 	}
+	for i := range events {
+		f.refs = append(f.refs, f.enc.Refs(&events[i]))
+	}
 	f.view.Add(events...)
 	f.signalLocked()
 }
@@ -281,11 +286,16 @@ func (f *feed) page(rows int) web.View {
 	return f.view.Page(rows)
 }
 
-// events returns the next message of an events viewer that has every event up to seq after: a JSON
-// array of the events after it, as many as fit in maxFrame, with the seq of its last event
-// (nil when there is none yet). over is set once the run has ended and the viewer has it all.
-// wake is closed when there may be more.
-func (f *feed) events(after int64) (msg []byte, last int64, over bool, wake <-chan struct{}) {
+// events returns the next message of an events viewer that joined after event since and has
+// every event up to seq after: a JSON array of the events after it, as many as fit in maxFrame,
+// with the seq of its last event (nil when there is none yet). over is set once the run has
+// ended and the viewer has it all. wake is closed when there may be more.
+//
+// Inputs go as input references (docs/live-streams.md): an event's JSON, made once for all
+// viewers, refers to the earlier event its input extends, so that a run of n calls each fed the
+// history before it costs the socket its messages once, not n times. A viewer that joined after
+// the event referred to gets that input whole, once: the events after it refer to it.
+func (f *feed) events(since, after int64) (msg []byte, last int64, over bool, wake <-chan struct{}) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	evs := f.view.Events(after, 0)
@@ -294,15 +304,16 @@ func (f *feed) events(after int64) (msg []byte, last int64, over bool, wake <-ch
 	}
 	msg = append(make([]byte, 0, 4096), '[')
 	for i := range evs {
-		data, ok := f.encoded.get(evs[i].Seq)
-		if !ok {
-			var err error
-			if data, err = json.Marshal(&evs[i]); err != nil {
-				// Every recorded event is valid JSON; were one not, say which rather than skip it.
-				data, _ = json.Marshal(map[string]any{"seq": evs[i].Seq, "kind": "error", "agent": evs[i].Agent,
-					"error": map[string]string{"message": "this event could not be encoded: " + err.Error()}})
+		refs := f.refs[evs[i].Seq-1]
+		var data []byte
+		if whole := refersBefore(refs, since); whole || !f.encodedLocked(evs[i].Seq, &data) {
+			if whole {
+				refs = traces.InputRefs{}
 			}
-			f.encoded.put(evs[i].Seq, f.view.Seq(), data)
+			data = encodeEvent(&evs[i], refs)
+			if !whole {
+				f.encoded.put(evs[i].Seq, f.view.Seq(), data)
+			}
 		}
 		if i > 0 && len(msg)+len(data) > maxFrame {
 			break
@@ -315,6 +326,29 @@ func (f *feed) events(after int64) (msg []byte, last int64, over bool, wake <-ch
 	}
 	msg = append(msg, ']')
 	return msg, last, false, f.wake
+}
+
+// encodedLocked sets *data to event seq's cached JSON, if it is cached.
+func (f *feed) encodedLocked(seq int64, data *[]byte) bool {
+	var ok bool
+	*data, ok = f.encoded.get(seq)
+	return ok
+}
+
+// refersBefore reports whether an input of refs refers to an event up to since.
+func refersBefore(refs traces.InputRefs, since int64) bool {
+	return refs.Model.Keep > 0 && refs.Model.From <= since || refs.AgentRun.Keep > 0 && refs.AgentRun.From <= since
+}
+
+// encodeEvent is e's JSON in the trace format, with its inputs' references refs.
+func encodeEvent(e *traces.Event, refs traces.InputRefs) []byte {
+	data, err := traces.AppendEventRefs(nil, e, refs)
+	if err != nil {
+		// Every recorded event is valid JSON; were one not, say which rather than skip it.
+		data, _ = json.Marshal(map[string]any{"seq": e.Seq, "kind": "error", "agent": e.Agent,
+			"error": map[string]string{"message": "this event could not be encoded: " + err.Error()}})
+	}
+	return data
 }
 
 // findRows returns the timeline rows ViewState.FindRows finds, with (when count) the matches of

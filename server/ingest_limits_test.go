@@ -54,7 +54,7 @@ func TestIngestChecksWhatImportChecks(t *testing.T) {
 	for range 100 {
 		res := post(50)
 		if res.status == http.StatusBadRequest {
-			if !strings.Contains(res.apiError(t), "written out whole, would take more than") {
+			if !strings.Contains(res.apiError(t), "input references would copy more than") {
 				t.Fatalf("refused with %s, want the expansion budget's message", res.body)
 			}
 			if tr := ts.trace(t, id); len(tr.Events) != seq-1 {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -313,12 +314,14 @@ func (ts *testServer) mustDial(tb testing.TB, path string) *websocket.Conn {
 	return conn
 }
 
-// readEvents reads the events socket's messages, each a JSON array of events, until it closes.
+// readEvents reads the events socket's messages, each a JSON array of events, until it closes,
+// resolving their input references.
 func readEvents(tb testing.TB, conn *websocket.Conn) ([]traces.Event, *websocket.CloseError) {
 	tb.Helper()
 	var evs []traces.Event
+	in := socketInputs{}
 	for {
-		batch, err := readBatch(conn)
+		batch, refs, err := readBatch(conn)
 		if err != nil {
 			closed, ok := err.(*websocket.CloseError)
 			if !ok {
@@ -326,33 +329,87 @@ func readEvents(tb testing.TB, conn *websocket.Conn) ([]traces.Event, *websocket
 			}
 			return evs, closed
 		}
+		in.resolve(tb, batch, refs)
 		evs = append(evs, batch...)
 	}
 }
 
-// readBatch reads one message of the events socket: a JSON array of one or more events.
-func readBatch(conn *websocket.Conn) ([]traces.Event, error) {
+// readBatch reads one message of the events socket: a JSON array of one or more events, and
+// their input references.
+func readBatch(conn *websocket.Conn) ([]traces.Event, []socketRefs, error) {
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	_, data, err := conn.ReadMessage()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return decodeBatch(data)
+}
+
+// decodeBatch decodes a message of the events socket.
+func decodeBatch(data []byte) ([]traces.Event, []socketRefs, error) {
 	var batch []traces.Event
 	if err := json.Unmarshal(data, &batch); err != nil || len(batch) == 0 {
-		return nil, fmt.Errorf("message is not a JSON array of events (%v): %.200s", err, data)
+		return nil, nil, fmt.Errorf("message is not a JSON array of events (%v): %.200s", err, data)
 	}
-	return batch, nil
+	var refs []socketRefs
+	if err := json.Unmarshal(data, &refs); err != nil {
+		return nil, nil, err
+	}
+	return batch, refs, nil
+}
+
+// socketRefs are the input references of an event the events socket sent.
+type socketRefs struct {
+	Model    *socketRef `json:"model"`
+	AgentRun *socketRef `json:"agent_run"`
+}
+
+type socketRef struct {
+	From int64 `json:"input_from"`
+	Keep int   `json:"input_keep"`
+}
+
+// socketInputs holds the whole input of each event a viewer read, by seq, as a viewer resolving
+// the socket's references keeps them.
+type socketInputs map[int64][]traces.Message
+
+// resolve makes batch's inputs whole, failing when one refers to an event not read.
+func (in socketInputs) resolve(tb testing.TB, batch []traces.Event, refs []socketRefs) {
+	tb.Helper()
+	whole := func(seq int64, msgs *[]traces.Message, ref *socketRef) {
+		if ref != nil && ref.Keep > 0 {
+			base, ok := in[ref.From]
+			if !ok || ref.Keep > len(base) {
+				tb.Fatalf("event %d refers to %d messages of event %d, which the viewer has not (%d messages)", seq, ref.Keep, ref.From, len(base))
+			}
+			*msgs = append(slices.Clip(base[:ref.Keep]), *msgs...)
+		}
+		if len(*msgs) > 0 && in[seq] == nil {
+			in[seq] = *msgs
+		}
+	}
+	for i := range batch {
+		e := &batch[i]
+		if e.Model != nil {
+			whole(e.Seq, &e.Model.Input, refs[i].Model)
+		}
+		if e.AgentRun != nil {
+			whole(e.Seq, &e.AgentRun.Input, refs[i].AgentRun)
+		}
+	}
 }
 
 // readN reads messages until it has n events, and fails when they hold more.
 func readN(tb testing.TB, conn *websocket.Conn, n int) []traces.Event {
 	tb.Helper()
 	var evs []traces.Event
+	in := socketInputs{}
 	for len(evs) < n {
-		batch, err := readBatch(conn)
+		batch, refs, err := readBatch(conn)
 		if err != nil {
 			tb.Fatalf("event %d of %d: %v", len(evs)+1, n, err)
 		}
+		in.resolve(tb, batch, refs)
 		evs = append(evs, batch...)
 	}
 	if len(evs) > n {

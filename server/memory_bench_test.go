@@ -31,20 +31,61 @@ func branchingEvents(n int) []string {
 	return append(lines, fmt.Sprintf(`{"seq":%d,"time":"2026-01-02T03:04:06Z","kind":"run.finished","run":{"status":"completed"}}`, n+2))
 }
 
+// growingEvents are the events of a run of n model calls (or, with agents, n starts of its
+// agent) where each is fed the whole input of the one before and one message of pad bytes more:
+// a growing conversation, the shape of issue 20's hostile trace (small on disk, quadratic once
+// every input is written out whole), whose inputs share one array.
+func growingEvents(n, pad int, agents bool) []string {
+	text := strings.Repeat("x", pad)
+	lines := []string{`{"seq":1,"time":"2026-01-02T03:04:05Z","kind":"run.started","run":{"status":"running"}}`}
+	for i := range n {
+		seq := i + 2
+		ref := ""
+		if i > 0 {
+			ref = fmt.Sprintf(`"input_from":%d,"input_keep":%d,`, seq-1, i) // input i has i+1 messages
+		}
+		input := fmt.Sprintf(`%s"input":[{"role":"user","content":"%d %s"}]`, ref, i, text)
+		if agents {
+			lines = append(lines, fmt.Sprintf(`{"seq":%d,"time":"2026-01-02T03:04:05Z","kind":"agent.started","agent":"a","agent_run":{%s}}`, seq, input))
+		} else {
+			lines = append(lines, fmt.Sprintf(`{"seq":%d,"time":"2026-01-02T03:04:05Z","kind":"model.started","agent":"a","model":{"id":"m%d",%s}}`, seq, seq, input))
+		}
+	}
+	return append(lines, fmt.Sprintf(`{"seq":%d,"time":"2026-01-02T03:04:06Z","kind":"run.finished","run":{"status":"completed"}}`, n+2))
+}
+
 func branchingFile(lines []string) string {
 	return `{"format":"baton.trace","version":2,"run":{"id":"r-branch","flow":"f","input":"","model":"m","status":"completed","started_at":"2026-01-02T03:04:05Z"},` +
 		`"agents":[{"name":"a","kind":"chat_model"}],"events":[` + strings.Join(lines, ",\n") + "]}\n"
 }
 
-// BenchmarkMemoryPerTraceByte: the memory the whole process allocates for a trace whose input
-// references cannot be shared, per byte of the trace, on each way a trace goes in or out:
-// importing it, an app streaming it (posts of 100 events), its page, its report and the events
-// socket (which sends inputs whole: sent-B/in-B is what one viewer receives).
+// BenchmarkMemoryPerTraceByte: the memory the whole process allocates for a trace, per byte of
+// the trace, on each way a trace goes in or out: importing it, an app streaming it (posts of 100
+// events), its page, its report and the events socket (sent-B/in-B is what one viewer receives).
+// Two shapes: branching, whose input references cannot be shared (up to what the expansion
+// budget takes), and growing, a conversation whose every call is fed the history before it, the
+// shape of issue 20's hostile trace (10,000 calls: 2 MB of trace, 2 GB of inputs written out
+// whole); and the same growing history fed to an agent at each of its starts.
 //
-//	go test ./server -run '^$' -bench MemoryPerTraceByte -benchtime 1x -count 3
+//	go test ./server -run '^$' -bench 'MemoryPerTraceByte/.*/growing' -benchtime 1x -count 3
+//	go test ./server -run '^$' -bench 'MemoryPerTraceByte/.*/branching' -benchtime 1x -count 3
 func BenchmarkMemoryPerTraceByte(b *testing.B) {
+	type shape struct {
+		name  string
+		lines []string
+	}
+	var shapes []shape
 	for _, calls := range []int{250, 500, 1000, 1400} {
-		lines := branchingEvents(calls)
+		shapes = append(shapes, shape{fmt.Sprintf("branching/calls=%d", calls), branchingEvents(calls)})
+	}
+	for _, calls := range []int{1000, 3000, 10000} {
+		shapes = append(shapes, shape{fmt.Sprintf("growing/calls=%d", calls), growingEvents(calls, 20, false)})
+	}
+	for _, starts := range []int{3000, 10000} {
+		shapes = append(shapes, shape{fmt.Sprintf("growing/starts=%d", starts), growingEvents(starts, 20, true)})
+	}
+	for _, sh := range shapes {
+		lines := sh.lines
 		file := branchingFile(lines)
 		ts := mustOpenServer(b, server.Config{})
 		id := ts.importTrace(b, []byte(file)).ID
@@ -61,7 +102,7 @@ func BenchmarkMemoryPerTraceByte(b *testing.B) {
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(len(file)), "alloc-B/in-B")
 			b.ReportMetric(float64(top-min(top, before.HeapAlloc))/float64(len(file)), "peak-heap-B/in-B")
 		}
-		name := fmt.Sprintf("bytes=%d", len(file))
+		name := fmt.Sprintf("%s/bytes=%d", sh.name, len(file))
 		b.Run("import/"+name, func(b *testing.B) {
 			perByte(b, func() { ts.importTrace(b, []byte(file)) })
 		})

@@ -29,26 +29,44 @@ type seqInput struct {
 	input []Message
 }
 
-// inputRefJSON is an input reference to write: none when InputKeep is 0.
-type inputRefJSON struct {
-	InputFrom int64
-	InputKeep int
+// InputRef is where an event's input begins: with the first Keep messages of the input of
+// event From (input_from and input_keep), the messages after them written out; none when Keep
+// is 0.
+type InputRef struct {
+	From int64
+	Keep int
 }
+
+// InputRefs are the input references of an event's model and agent_run.
+type InputRefs struct{ Model, AgentRun InputRef }
 
 // AppendEvent appends e to dst as one line of compact JSON (no newline) and returns the result.
 // It fails only for values JSON cannot hold (a time past year 9999, a session value that is not
 // JSON, a duration that is not a number).
 func (enc *EventEncoder) AppendEvent(dst []byte, e Event) ([]byte, error) {
-	var model, agentRun inputRefJSON
+	return AppendEventRefs(dst, &e, enc.Refs(&e))
+}
+
+// Refs returns the input references AppendEvent writes for e, and notes e for the events after
+// it as AppendEvent does: for a reader that writes the events later, or more than once, each
+// with the references it was given (AppendEventRefs).
+func (enc *EventEncoder) Refs(e *Event) InputRefs {
+	var refs InputRefs
 	if e.Model != nil {
-		model.InputFrom, model.InputKeep = enc.base(e.Seq, e.Agent, e.Model.Input)
+		refs.Model.From, refs.Model.Keep = enc.base(e.Seq, e.Agent, e.Model.Input)
 	}
 	if e.AgentRun != nil {
-		agentRun.InputFrom, agentRun.InputKeep = enc.base(e.Seq, e.Agent, e.AgentRun.Input)
+		refs.AgentRun.From, refs.AgentRun.Keep = enc.base(e.Seq, e.Agent, e.AgentRun.Input)
 	}
-	enc.remember(e.Seq, e.Agent, eventInput(&e))
+	enc.remember(e.Seq, e.Agent, eventInput(e))
+	return refs
+}
+
+// AppendEventRefs appends e to dst as AppendEvent does, with the input references refs (from
+// Refs, or zero for inputs written out whole, as format version 1 writes them).
+func AppendEventRefs(dst []byte, e *Event, refs InputRefs) ([]byte, error) {
 	w := eventWriter{b: dst}
-	w.event(&e, model, agentRun)
+	w.event(e, refs.Model, refs.AgentRun)
 	if w.err != nil {
 		return dst, Errorf(CodeInternal, "encode event %d: %v", e.Seq, w.err)
 	}
@@ -132,12 +150,11 @@ type inputRef struct {
 type eventState struct {
 	n    int   // events accepted so far
 	prev Event // the last of them
-	// bySeq holds the full input of each event that has one, with its InputSize, for references
-	// to it.
-	bySeq map[int64]sizedInput
-	// expanded is the InputSize of every input accepted, whole; read is how many bytes of trace
-	// were read: expanded stays within expandBudget(read).
-	expanded, read int64
+	// bySeq holds the full input of each event that has one, for references to it.
+	bySeq map[int64][]Message
+	// allocated is what resolving the inputs accepted so far allocated (see spend); read is how
+	// many bytes of trace were read: allocated stays within expandBudget(read).
+	allocated, read int64
 	// unbounded skips the budget, for a run already checked.
 	unbounded bool
 	// arrays maps the first element of each backing array of inputs to the array up to the
@@ -148,25 +165,14 @@ type eventState struct {
 }
 
 func newEventState() *eventState {
-	return &eventState{bySeq: make(map[int64]sizedInput), arrays: make(map[*Message][]Message)}
+	return &eventState{bySeq: make(map[int64][]Message), arrays: make(map[*Message][]Message)}
 }
 
-// remember keeps e's input, if it has one (see eventInput), for the references of later events,
-// with its size: modelSize for its model's input, agentSize for its agent_run's.
-func (st *eventState) remember(e *Event, modelSize, agentSize int64) {
+// remember keeps e's input, if it has one (see eventInput), for the references of later events.
+func (st *eventState) remember(e *Event) {
 	if in := eventInput(e); len(in) > 0 {
-		size := agentSize
-		if e.Model != nil && len(e.Model.Input) > 0 {
-			size = modelSize
-		}
-		st.bySeq[e.Seq] = sizedInput{in, size}
+		st.bySeq[e.Seq] = in
 	}
-}
-
-// sizedInput is an event's full input and its InputSize.
-type sizedInput struct {
-	in   []Message
-	size int64
 }
 
 // accept checks e, the i-th event, as Validate would after the events before it, first
@@ -175,17 +181,16 @@ func (st *eventState) accept(i int, e *Event, refs *[2]inputRef) error {
 	if want := int64(st.n + 1); e.Seq != want {
 		return seqError(i, e.Seq, want)
 	}
-	expanded := st.expanded
-	var modelSize, agentSize int64
+	allocated := st.allocated
 	if e.Model != nil {
-		if err := st.resolve(i, e.Seq, "model", &e.Model.Input, refs[refModel], &modelSize); err != nil {
-			st.expanded = expanded
+		if err := st.resolve(i, e.Seq, "model", &e.Model.Input, refs[refModel]); err != nil {
+			st.allocated = allocated
 			return err
 		}
 	}
 	if e.AgentRun != nil {
-		if err := st.resolve(i, e.Seq, "agent_run", &e.AgentRun.Input, refs[refAgentRun], &agentSize); err != nil {
-			st.expanded = expanded
+		if err := st.resolve(i, e.Seq, "agent_run", &e.AgentRun.Input, refs[refAgentRun]); err != nil {
+			st.allocated = allocated
 			return err
 		}
 	}
@@ -200,10 +205,10 @@ func (st *eventState) accept(i int, e *Event, refs *[2]inputRef) error {
 		prev = &st.prev
 	}
 	if err := checkEvent(i, prev, *e); err != nil {
-		st.expanded = expanded
+		st.allocated = allocated
 		return err
 	}
-	st.remember(e, modelSize, agentSize)
+	st.remember(e)
 	st.shareMessage(e)
 	st.n++
 	st.prev = *e
@@ -229,12 +234,12 @@ func (st *eventState) shareMessage(e *Event) {
 
 // mark is what rollback needs to take the state back to where it was.
 type mark struct {
-	n        int
-	prev     Event
-	expanded int64
+	n         int
+	prev      Event
+	allocated int64
 }
 
-func (st *eventState) mark() mark { return mark{st.n, st.prev, st.expanded} }
+func (st *eventState) mark() mark { return mark{st.n, st.prev, st.allocated} }
 
 // rollback forgets the events accepted since m. Arrays their inputs extended stay registered
 // longer than the inputs left: extending those makes a copy, never changes what is kept.
@@ -242,17 +247,16 @@ func (st *eventState) rollback(m mark) {
 	for seq := int64(m.n) + 1; seq <= int64(st.n); seq++ {
 		delete(st.bySeq, seq)
 	}
-	st.n, st.prev, st.expanded = m.n, m.prev, m.expanded
+	st.n, st.prev, st.allocated = m.n, m.prev, m.allocated
 }
 
 // resolve turns the input *in of the i-th event, numbered seq, read with the reference ref into
-// the full input, and sets *size to its InputSize, which it counts against the run's budget
-// first: a reference is refused before it is followed when the input it makes is past it.
-func (st *eventState) resolve(i int, seq int64, payload string, in *[]Message, ref inputRef, size *int64) error {
+// the full input, counting what that allocates against the run's budget first (see spend): a
+// reference is refused before it is followed when the copy it makes is past the budget.
+func (st *eventState) resolve(i int, seq int64, payload string, in *[]Message, ref inputRef) error {
 	switch {
 	case !ref.hasFrom && !ref.hasKeep:
-		*size = InputSize(*in)
-		if err := st.spend(i, payload, *size); err != nil {
+		if err := st.spend(i, payload, InputSize(*in)); err != nil {
 			return err
 		}
 		if len(*in) > 0 {
@@ -271,35 +275,52 @@ func (st *eventState) resolve(i int, seq int64, payload string, in *[]Message, r
 	if !ok {
 		return Errorf(CodeInvalid, "events[%d].%s.input_from is %d, but event %d has no input", i, payload, ref.from, ref.from)
 	}
-	if ref.keep < 1 || ref.keep > int64(len(base.in)) {
-		return Errorf(CodeInvalid, "events[%d].%s.input_keep is %d, but event %d's input has %d messages: keep 1 to %d", i, payload, ref.keep, ref.from, len(base.in), len(base.in))
+	if ref.keep < 1 || ref.keep > int64(len(base)) {
+		return Errorf(CodeInvalid, "events[%d].%s.input_keep is %d, but event %d's input has %d messages: keep 1 to %d", i, payload, ref.keep, ref.from, len(base), len(base))
 	}
-	// The kept messages' size, from whichever end is shorter: the work stays within what the
-	// budget allows.
 	keep := int(ref.keep)
-	kept := base.size
-	if rest := base.in[keep:]; len(rest) > keep {
-		kept = InputSize(base.in[:keep])
-	} else if len(rest) > 0 {
-		kept -= InputSize(rest)
-	}
-	*size = kept + InputSize(*in)
-	if err := st.spend(i, payload, *size); err != nil {
+	if err := st.spend(i, payload, InputSize(*in)+st.copies(base, keep, len(*in))); err != nil {
 		return err
 	}
-	*in = st.extend(base.in, keep, *in)
+	*in = st.extend(base, keep, *in)
 	return nil
 }
 
-// spend counts an input of size bytes, whole, against the run's budget (see MaxExpandedInput).
+// MessageShare is what a copy of a message takes in memory (a Message is 88 bytes), the
+// strings it shares with the message copied aside.
+const MessageShare = 96
+
+// copies is what extend(base, keep, tail) allocates, for a tail of n messages, besides the tail
+// itself: nothing when it keeps a beginning of base and adds nothing, or appends in place; a
+// new array when base's outgrows its room (twice the room) or when it branches off base (the
+// kept messages and the tail).
+func (st *eventState) copies(base []Message, keep, n int) int64 {
+	switch {
+	case n == 0:
+		return 0
+	case keep == len(base):
+		if array := st.arrays[&base[0]]; len(array) == keep {
+			if need := keep + n; need > cap(array) {
+				return MessageShare * int64(max(need, 2*cap(array)))
+			}
+			return 0
+		}
+	}
+	return MessageShare * int64(keep+n)
+}
+
+// spend counts size bytes that resolving an input allocates against the run's budget: the
+// messages it holds that no earlier input shares, at InputSize, and the arrays it copies, at
+// MessageShare a message (see MaxExpandedInput).
 func (st *eventState) spend(i int, payload string, size int64) error {
-	st.expanded += size
+	st.allocated += size
 	if st.unbounded {
 		return nil
 	}
-	if budget := expandBudget(st.read); st.expanded > budget {
-		return Errorf(CodeInvalid, "events[%d].%s: the run's inputs, each written out whole, would take more than %d MiB (%d bytes) for %d bytes of trace: "+
-			"Baton takes a run whose inputs expand to at most %d MiB, and %d times its own size past the first %d MiB; refer to fewer messages or split the run",
+	if budget := expandBudget(st.read); st.allocated > budget {
+		return Errorf(CodeInvalid, "events[%d].%s: the run's input references would copy more than %d MiB (%d bytes) of messages for %d bytes of trace: "+
+			"Baton takes a run whose inputs, each sharing what it keeps of the input it refers to when it extends the newest one, take at most %d MiB, "+
+			"and %d times its own size past the first %d MiB; refer to the newest input, refer to fewer messages or split the run",
 			i, payload, budget>>20, budget, st.read, MaxExpandedInput>>20, ExpandPerByte, MinExpandBudget>>20)
 	}
 	return nil

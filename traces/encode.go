@@ -20,7 +20,7 @@ type eventWriter struct {
 
 // event writes e; model and agentRun are the input references of its payloads (zero for none),
 // whose kept messages are left out of their inputs.
-func (w *eventWriter) event(e *Event, model, agentRun inputRefJSON) {
+func (w *eventWriter) event(e *Event, model, agentRun InputRef) {
 	w.b = append(w.b, '{')
 	w.key("seq")
 	w.b = strconv.AppendInt(w.b, e.Seq, 10)
@@ -49,7 +49,7 @@ func (w *eventWriter) event(e *Event, model, agentRun inputRefJSON) {
 	if a := e.AgentRun; a != nil {
 		w.open("agent_run")
 		w.inputRef(agentRun)
-		w.messages("input", a.Input[agentRun.InputKeep:])
+		w.messages("input", a.Input[agentRun.Keep:])
 		w.optBool("resumed", a.Resumed)
 		w.optStr("via", a.Via)
 		w.optStr("error", a.Error)
@@ -61,7 +61,7 @@ func (w *eventWriter) event(e *Event, model, agentRun inputRefJSON) {
 		w.open("model")
 		w.str("id", m.ID)
 		w.inputRef(model)
-		w.messages("input", m.Input[model.InputKeep:])
+		w.messages("input", m.Input[model.Keep:])
 		if len(m.Tools) > 0 {
 			w.strings("tools", m.Tools)
 		}
@@ -167,10 +167,10 @@ func (w *eventWriter) payloads(e *Event) {
 	}
 }
 
-func (w *eventWriter) inputRef(r inputRefJSON) {
-	if r.InputKeep > 0 {
-		w.int("input_from", r.InputFrom)
-		w.int("input_keep", int64(r.InputKeep))
+func (w *eventWriter) inputRef(r InputRef) {
+	if r.Keep > 0 {
+		w.int("input_from", r.From)
+		w.int("input_keep", int64(r.Keep))
 	}
 }
 

@@ -85,14 +85,13 @@ func (r *logReader) need(l *eventLog, seq int64) {
 
 // resolve makes the inputs of e, numbered seq, whole, once those it refers to are known.
 func (r *logReader) resolve(seq int64, e *Event, refs [2]inputRef) {
-	var modelSize, agentSize int64
 	if e.Model != nil {
-		mustResolve(r.inputs.resolve(int(seq-1), seq, "model", &e.Model.Input, refs[refModel], &modelSize))
+		mustResolve(r.inputs.resolve(int(seq-1), seq, "model", &e.Model.Input, refs[refModel]))
 	}
 	if e.AgentRun != nil {
-		mustResolve(r.inputs.resolve(int(seq-1), seq, "agent_run", &e.AgentRun.Input, refs[refAgentRun], &agentSize))
+		mustResolve(r.inputs.resolve(int(seq-1), seq, "agent_run", &e.AgentRun.Input, refs[refAgentRun]))
 	}
-	r.inputs.remember(e, modelSize, agentSize)
+	r.inputs.remember(e)
 }
 
 // mustResolve panics on a reference the log's own writer could not have written: a bug.

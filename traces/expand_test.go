@@ -16,7 +16,8 @@ func branchingDoc(n, pad int) []byte {
 	return doc
 }
 
-// expandedSize is the InputSize of every input of tr, summed: what MaxExpandedInput bounds.
+// expandedSize is the InputSize of every input of tr, written out whole, summed: what inputs
+// would take were none shared.
 func expandedSize(tr traces.Trace) int64 {
 	var n int64
 	for _, e := range tr.Events {
@@ -30,9 +31,36 @@ func expandedSize(tr traces.Trace) int64 {
 	return n
 }
 
+// allocatedSize is MessageShare for each message of the arrays tr's inputs hold, each array
+// counted once whatever the number of inputs sharing it: at most what the budget counted.
+func allocatedSize(tr traces.Trace) int64 {
+	arrays := make(map[*traces.Message]int)
+	note := func(in []traces.Message) {
+		if len(in) > 0 {
+			arrays[&in[0]] = max(arrays[&in[0]], len(in))
+		}
+	}
+	for _, e := range tr.Events {
+		if e.Model != nil {
+			note(e.Model.Input)
+		}
+		if e.AgentRun != nil {
+			note(e.AgentRun.Input)
+		}
+	}
+	var n int64
+	for _, l := range arrays {
+		n += traces.MessageShare * int64(l)
+	}
+	return n
+}
+
+const refusal = "input references would copy more than"
+
 // TestUnmarshalRefusesInputsThatExpandPastTheBudget: a trace of a few hundred kilobytes whose
-// references would expand to gigabytes is refused, saying why, before it is expanded; a smaller
-// one of the same shape is read.
+// every input branches off the one before, so that its references would copy gigabytes of
+// messages, is refused, saying why, before it is expanded; a smaller one of the same shape is
+// read.
 func TestUnmarshalRefusesInputsThatExpandPastTheBudget(t *testing.T) {
 	small := branchingDoc(200, 10)
 	tr, err := traces.Unmarshal(small)
@@ -44,7 +72,7 @@ func TestUnmarshalRefusesInputsThatExpandPastTheBudget(t *testing.T) {
 	}
 	big := branchingDoc(5000, 10) // about 0.5 MB, expanding to about 1 GB
 	_, err = traces.Unmarshal(big)
-	if traces.ErrorCode(err) != traces.CodeInvalid || !strings.Contains(err.Error(), "written out whole, would take more than") {
+	if traces.ErrorCode(err) != traces.CodeInvalid || !strings.Contains(err.Error(), refusal) {
 		t.Fatalf("Unmarshal of %d bytes expanding to about 1 GB: %v, want it refused for its expansion", len(big), err)
 	}
 	t.Log(err)
@@ -60,7 +88,7 @@ func TestDecodeEventsBudgetsTheWholeSession(t *testing.T) {
 	for i := 0; i < len(lines); i += 100 {
 		post := "[" + strings.Join(lines[i:min(i+100, len(lines))], ",") + "]"
 		if _, err := dec.DecodeEvents([]byte(post), nil); err != nil {
-			if !strings.Contains(err.Error(), "written out whole, would take more than") {
+			if !strings.Contains(err.Error(), refusal) {
 				t.Fatalf("post %d: %v", i/100, err)
 			}
 			// The refused post left the session where it was: its first event is still next.
@@ -75,8 +103,33 @@ func TestDecodeEventsBudgetsTheWholeSession(t *testing.T) {
 	t.Fatalf("all %d events of a session expanding to about 1 GB were accepted", accepted)
 }
 
+// TestGrowingConversationIsAcceptedWhole: a conversation of 5,000 model calls, each fed the
+// whole history before it and one message more, expands quadratically once its inputs are
+// written out whole (about 1.3 GB here) but shares one array of messages: Unmarshal and an
+// EventDecoder fed it in posts take it all, and what its inputs allocate stays linear.
+func TestGrowingConversationIsAcceptedWhole(t *testing.T) {
+	doc, lines := referencesDoc(5000, 1, 0, 1, 100)
+	tr, err := traces.Unmarshal(doc)
+	if err != nil {
+		t.Fatalf("Unmarshal of a growing conversation of %d bytes: %v", len(doc), err)
+	}
+	if whole := expandedSize(tr); whole < 1<<30 {
+		t.Fatalf("its inputs written out whole take %d bytes: not the quadratic case", whole)
+	}
+	if n := allocatedSize(tr); n > 4*traces.MessageShare*5000 {
+		t.Errorf("its inputs hold arrays of %d bytes for 5,000 messages: they are not shared", n)
+	}
+	dec := traces.NewEventDecoder()
+	for i := 0; i < len(lines); i += 100 {
+		post := "[" + strings.Join(lines[i:min(i+100, len(lines))], ",") + "]"
+		if _, err := dec.DecodeEvents([]byte(post), nil); err != nil {
+			t.Fatalf("post %d: %v", i/100, err)
+		}
+	}
+}
+
 // FuzzExpansionBound: whatever input references a trace makes, what Unmarshal (the importer)
-// and an EventDecoder fed the same events in posts (ingestion) accept expands to no more than
+// and an EventDecoder fed the same events in posts (ingestion) accept allocates no more than
 // the budget of the bytes they read: MinExpandBudget plus ExpandPerByte for each byte, at most
 // MaxExpandedInput. The fuzzer picks how many calls, how many messages each keeps of which
 // earlier call, and how much each adds.
@@ -94,14 +147,14 @@ func FuzzExpansionBound(f *testing.F) {
 			return min(traces.MaxExpandedInput, traces.MinExpandBudget+traces.ExpandPerByte*int64(read))
 		}
 		if tr, err := traces.Unmarshal(doc); err == nil {
-			if n := expandedSize(tr); n > budget(len(doc)) {
-				t.Fatalf("Unmarshal accepted %d bytes expanding to %d, past the budget %d", len(doc), n, budget(len(doc)))
+			if n := allocatedSize(tr); n > budget(len(doc)) {
+				t.Fatalf("Unmarshal accepted %d bytes allocating %d for inputs, past the budget %d", len(doc), n, budget(len(doc)))
 			}
 		} else if traces.ErrorCode(err) != traces.CodeInvalid {
 			t.Fatalf("Unmarshal: %v", err)
 		}
 		dec := traces.NewEventDecoder()
-		var expanded int64
+		var accepted traces.Trace
 		read, step := 0, max(int(perPost), 1)
 		for i := 0; i < len(lines); i += step {
 			post := []byte("[" + strings.Join(lines[i:min(i+step, len(lines))], ",") + "]")
@@ -110,13 +163,9 @@ func FuzzExpansionBound(f *testing.F) {
 				break
 			}
 			read += len(post)
-			for _, e := range events {
-				if e.Model != nil {
-					expanded += traces.InputSize(e.Model.Input)
-				}
-			}
-			if expanded > budget(read) {
-				t.Fatalf("the decoder accepted %d bytes of posts expanding to %d, past the budget %d", read, expanded, budget(read))
+			accepted.Events = append(accepted.Events, events...)
+			if n := allocatedSize(accepted); n > budget(read) {
+				t.Fatalf("the decoder accepted %d bytes of posts allocating %d for inputs, past the budget %d", read, n, budget(read))
 			}
 		}
 	})
@@ -159,7 +208,8 @@ func referencesDoc(calls, back, drop, tail, pad int) ([]byte, []string) {
 
 // BenchmarkUnmarshalBranching: memory against trace size for the worst shape of references (no
 // input can be shared), up to the largest the budget takes; alloc-bytes/in-byte is the bound
-// per input byte.
+// per input byte, expanded/in-byte what the inputs written out whole would take, arrays/in-byte
+// the arrays of messages they hold (at MessageShare a message).
 //
 //	go test ./traces -run '^$' -bench UnmarshalBranching -benchmem -benchtime 3x -count 3
 func BenchmarkUnmarshalBranching(b *testing.B) {
@@ -167,15 +217,16 @@ func BenchmarkUnmarshalBranching(b *testing.B) {
 		doc := branchingDoc(calls, 10)
 		b.Run(fmt.Sprintf("calls=%d/bytes=%d", calls, len(doc)), func(b *testing.B) {
 			b.ReportAllocs()
-			var expanded int64
+			var expanded, allocated int64
 			for b.Loop() {
 				tr, err := traces.Unmarshal(doc)
 				if err != nil {
 					b.Fatal(err)
 				}
-				expanded = expandedSize(tr)
+				expanded, allocated = expandedSize(tr), allocatedSize(tr)
 			}
 			b.ReportMetric(float64(expanded)/float64(len(doc)), "expanded/in-byte")
+			b.ReportMetric(float64(allocated)/float64(len(doc)), "arrays/in-byte")
 		})
 	}
 }

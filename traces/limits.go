@@ -16,24 +16,28 @@ const (
 	MaxNameLen = 256
 	// MaxAgents bounds a run's agent tree: the page lays out and the report renders every agent.
 	MaxAgents = 2000
-	// MaxExpandedInput bounds the size of a run's model and agent inputs once every input
-	// reference is resolved, summed over its events (see InputSize): what a reader that shows
-	// each input whole (the report, the events socket) handles. A trace may also expand to no
-	// more than ExpandPerByte times its own size, past the first MinExpandBudget bytes.
+	// MaxExpandedInput bounds what resolving a run's input references allocates, summed over its
+	// events: the messages of each input that no earlier input shares, at InputSize, and the
+	// arrays of messages copied, at MessageShare a message. An input that extends the newest
+	// input it refers to shares that input's messages, as a recording's inputs do, so a growing
+	// conversation costs its new messages alone; one that branches off an earlier input copies
+	// what it keeps. Readers share inputs rather than write them out whole (the events socket
+	// and a trace file send references, the report and the page show one input at a time), so
+	// this bounds the memory every reader spends on inputs. A trace may also allocate no more
+	// than ExpandPerByte times its own size, past the first MinExpandBudget bytes.
 	MaxExpandedInput = 128 << 20
 	ExpandPerByte    = 512
 	MinExpandBudget  = 16 << 20
 )
 
-// expandBudget is how far the inputs of n bytes of trace may expand: MinExpandBudget, plus
-// ExpandPerByte for each byte, at most MaxExpandedInput.
+// expandBudget is how much resolving the inputs of n bytes of trace may allocate:
+// MinExpandBudget, plus ExpandPerByte for each byte, at most MaxExpandedInput.
 func expandBudget(n int64) int64 {
 	return min(MaxExpandedInput, MinExpandBudget+ExpandPerByte*n)
 }
 
-// InputSize is what messages count against MaxExpandedInput: their strings, and a fixed share for
-// each message and each tool call, what a copy of one takes in memory (a Message is 88 bytes, a
-// ToolCallSpec 48): an input that cannot share another's messages is copied.
+// InputSize is what new messages count against MaxExpandedInput: their strings, MessageShare for
+// each message and 48 bytes for each tool call.
 func InputSize(in []Message) int64 {
 	var n int64
 	for i := range in {
@@ -43,7 +47,7 @@ func InputSize(in []Message) int64 {
 }
 
 func messageSize(m *Message) int64 {
-	n := int64(96 + len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.ToolName))
+	n := int64(MessageShare + len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.ToolName))
 	for _, c := range m.ToolCalls {
 		n += int64(48 + len(c.ID) + len(c.Name) + len(c.Arguments))
 	}

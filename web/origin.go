@@ -97,17 +97,97 @@ func Sources(tr traces.Trace, i int, agent string, msgs []traces.Message) []Sour
 
 // sources is Sources on an index that callers share: it only reads the events it has not read
 // yet, and one that has read past i answers as of i, so inputs can be classified in any order.
+//
+// The slice it returns is shared: callers only read it. An input that extends the last one
+// classified for the same agent, on the same array of messages (a growing conversation, as a
+// recording and a trace read back hold it), has only its new messages classified, as they follow
+// the others: a run of n calls fed the history before each costs n messages, not n².
 func (x *sourceIndex) sources(tr traces.Trace, i int, agent string, msgs []traces.Message) []Source {
 	x.advance(tr, i)
-	q := query{x: x, used: make(map[string]int), before: math.MaxInt64}
+	before := int64(math.MaxInt64)
 	if i < len(tr.Events) {
-		q.before = tr.Events[i].Seq
+		before = tr.Events[i].Seq
 	}
-	out := make([]Source, len(msgs))
-	for k, m := range msgs {
-		out[k] = q.classify(agent, m)
+	if len(msgs) == 0 {
+		return nil
 	}
-	return out
+	c := x.chainOf(agent, msgs, before)
+	if c == nil {
+		c = &chain{first: &msgs[0], q: query{x: x, used: make(map[string]int)}}
+		slots := x.chains[agent]
+		if slots == nil {
+			slots = new([2]*chain)
+			x.chains[agent] = slots
+		}
+		slots[1], slots[0] = slots[0], c
+	}
+	c.q.before = before
+	for _, m := range msgs[len(c.srcs):] {
+		c.srcs = append(c.srcs, c.q.classify(agent, m))
+	}
+	return c.srcs[:len(msgs):len(msgs)]
+}
+
+// chainOf returns the chain of agent that msgs, classified as of before, extends, or nil.
+func (x *sourceIndex) chainOf(agent string, msgs []traces.Message, before int64) *chain {
+	slots := x.chains[agent]
+	if slots == nil {
+		return nil
+	}
+	for k, c := range slots {
+		if c != nil && c.first == &msgs[0] && len(msgs) >= len(c.srcs) && before >= c.q.before {
+			slots[0], slots[k] = c, slots[0] // the latest first
+			return c
+		}
+	}
+	return nil
+}
+
+// chain is one of the latest inputs of an agent that a sourceIndex classified (two: its agent
+// runs' and its model calls' inputs are two conversations): its first message, its
+// messages' sources, and the query that classified them, to go on with.
+type chain struct {
+	first *traces.Message
+	srcs  []Source
+	q     query
+	// cum[k] is the prompt tokens of the first k messages by origin (in Origins' order), as
+	// promptTokens counts them, for as many messages as were asked for.
+	cum [][numOrigins]int
+}
+
+const numOrigins = 7 // len(Origins)
+
+// promptTokens returns the tokens of msgs (see sources) by origin, in Origins' order, counted
+// with tokens: an instruction with eino's transfer block counts as both origins.
+func (x *sourceIndex) promptTokens(tr traces.Trace, i int, agent string, msgs []traces.Message, tokens tokenCache) [numOrigins]int {
+	srcs := x.sources(tr, i, agent, msgs)
+	if len(msgs) == 0 {
+		return [numOrigins]int{}
+	}
+	c := x.chains[agent][0] // the chain of msgs, as sources left it
+	if len(c.cum) == 0 {
+		c.cum = append(c.cum, [numOrigins]int{})
+	}
+	for k := len(c.cum) - 1; k < len(msgs); k++ {
+		sum := c.cum[k]
+		if src := srcs[k]; src.Injected != "" {
+			sum[originIndex(OriginInstruction)] += tokens.count(src.Instruction)
+			sum[originIndex(OriginTransferInstruction)] += tokens.count(src.Injected)
+		} else if o := originIndex(src.Origin); o >= 0 {
+			sum[o] += tokens.message(msgs[k])
+		}
+		c.cum = append(c.cum, sum)
+	}
+	return c.cum[len(msgs)]
+}
+
+func originIndex(o Origin) int {
+	for k, known := range Origins {
+		if known == o {
+			return k
+		}
+	}
+	return -1
 }
 
 // transferBlock starts eino's transfer instruction (adk.TransferToAgentInstruction), which eino
@@ -177,11 +257,12 @@ type sourceIndex struct {
 	runInput      string
 	runSeq        int64
 	next          int // the index of the first event not read yet
+	chains        map[string]*[2]*chain
 }
 
 func newSourceIndex() *sourceIndex {
 	return &sourceIndex{primary: map[string][]int64{}, echo: map[string][]int64{},
-		callees: map[string]int64{}, callers: map[int64]string{}}
+		callees: map[string]int64{}, callers: map[int64]string{}, chains: map[string]*[2]*chain{}}
 }
 
 func (x *sourceIndex) add(primary bool, key string, seq int64) {

@@ -1,9 +1,8 @@
 package web
 
 import (
-	"fmt"
-
 	"github.com/baton-dev/baton/traces"
+	"slices"
 )
 
 // Report is what the self-contained HTML report of a trace draws: the run page's view after the
@@ -39,13 +38,9 @@ func NewReport(tr traces.Trace) Report {
 	a := analyse(tr)
 	r := Report{View: a.view(0), Inspections: make([]Inspection, len(tr.Events))}
 	for i := range a.tr.Events {
-		in := a.inspection(i)
 		// A fed history grows with the run: whole in every inspection, a long run's report
 		// would grow with the square of its events. The embedded trace keeps every message.
-		if n := len(in.Messages); n > ReportMessages {
-			in.Messages = in.Messages[n-ReportMessages:]
-			in.MessagesTitle += fmt.Sprintf(": the last %d here; the run in Baton shows all", ReportMessages)
-		}
+		in := a.inspectionLast(i, ReportMessages)
 		// eino's run path is a history too: it grows with every transfer.
 		if n := len(in.RunPath); n > ReportRunPath {
 			in.RunPath = append([]string{"…"}, in.RunPath[n-ReportRunPath:]...)
@@ -92,9 +87,16 @@ func frames(tr traces.Trace) []Update {
 	return append(out, frame(whole))
 }
 
-// frame returns v's redraw for a report's frame: without the sequence.
+// frame returns v's redraw for a report's frame: without the sequence, and with the latest
+// ReportMessages of each history (whole in each of up to ReportFrames frames, a history that
+// grows with the run would make the report grow with the square of its events).
 func frame(v *ViewState) Update {
 	u := v.Redraw()
 	u.Sequence = nil
+	for k, h := range u.Session.Histories {
+		if n := len(h.Messages); n > ReportMessages {
+			u.Session.Histories[k].Messages = slices.Clone(h.Messages[n-ReportMessages:])
+		}
+	}
 	return u
 }
