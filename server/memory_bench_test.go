@@ -61,8 +61,19 @@ func branchingFile(lines []string) string {
 //
 //	go test ./server -run '^$' -bench MemoryPerTraceByte -benchtime 1x -count 3
 func BenchmarkMemoryPerTraceByte(b *testing.B) {
+	type shape struct {
+		name  string
+		lines []string
+	}
+	var shapes []shape
 	for _, calls := range []int{250, 500, 1000, 1400} {
-		lines := branchingEvents(calls)
+		shapes = append(shapes, shape{fmt.Sprintf("branching/calls=%d", calls), branchingEvents(calls)})
+	}
+	for _, calls := range []int{1000, 3000, 10000, 20000} {
+		shapes = append(shapes, shape{fmt.Sprintf("growing/calls=%d", calls), growingEvents(calls, 20)})
+	}
+	for _, sh := range shapes {
+		lines := sh.lines
 		file := branchingFile(lines)
 		ts := mustOpenServer(b, server.Config{})
 		id := ts.importTrace(b, []byte(file)).ID
@@ -79,7 +90,7 @@ func BenchmarkMemoryPerTraceByte(b *testing.B) {
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(len(file)), "alloc-B/in-B")
 			b.ReportMetric(float64(top-min(top, before.HeapAlloc))/float64(len(file)), "peak-heap-B/in-B")
 		}
-		name := fmt.Sprintf("bytes=%d", len(file))
+		name := fmt.Sprintf("%s/bytes=%d", sh.name, len(file))
 		b.Run("import/"+name, func(b *testing.B) {
 			perByte(b, func() { ts.importTrace(b, []byte(file)) })
 		})

@@ -67,14 +67,21 @@ func NewInspection(tr traces.Trace, seq int64) (Inspection, error) {
 }
 
 // inspection returns the inspector for the event at index i of the analysed trace.
-func (a *analysis) inspection(i int) Inspection {
+func (a *analysis) inspection(i int) Inspection { return a.inspectionLast(i, 0) }
+
+// inspectionLast is inspection showing only the last messages fed (all when last is 0).
+func (a *analysis) inspectionLast(i, last int) Inspection {
 	e := &a.tr.Events[i]
 	in := Inspection{
 		Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Kind: e.Kind,
 		Agent: e.Agent, Colour: a.tree.roster.colour(e.Agent), RunPath: collapse(e.RunPath),
 		Title: fmt.Sprintf("#%d %s", e.Seq, e.Kind), Summary: oneLine(Summary(*e)),
 	}
-	(&inspector{a: a, in: &in, i: i}).fill()
+	s := &inspector{a: a, in: &in, i: i, last: last}
+	s.fill()
+	if s.cut {
+		in.MessagesTitle += fmt.Sprintf(": the last %d here; the run in Baton shows all", last)
+	}
 	if a.timeline.callbacksOnly[e.Seq] {
 		in.Facts = append(in.Facts, Fact{Label: "seen", Value: callbacksOnlyFact, Colour: -1})
 	}
@@ -103,6 +110,10 @@ type inspector struct {
 	a  *analysis
 	in *Inspection
 	i  int
+	// last, when above 0, is how many of the latest messages fed to an agent or a model it
+	// shows; cut is set when it showed fewer than there were.
+	last int
+	cut  bool
 }
 
 func (s *inspector) fact(label, value string) {
@@ -133,6 +144,10 @@ func (s *inspector) link(label string, seq int64) {
 // matches, or 0.
 // fed is the session's fed for the event at index i: msgs that agent received, with their origins.
 func (s *inspector) fed(i int, agent string, msgs []traces.Message) []FedMessage {
+	if s.last > 0 && len(msgs) > s.last {
+		s.cut = true
+		return s.a.session.fedLast(s.a.tr, i, agent, msgs, s.a.tree.roster, s.last)
+	}
 	return s.a.session.fed(s.a.tr, i, agent, msgs, s.a.tree.roster)
 }
 

@@ -97,17 +97,38 @@ func Sources(tr traces.Trace, i int, agent string, msgs []traces.Message) []Sour
 
 // sources is Sources on an index that callers share: it only reads the events it has not read
 // yet, and one that has read past i answers as of i, so inputs can be classified in any order.
+//
+// The slice it returns is shared: callers only read it. An input that extends the last one
+// classified for the same agent, on the same array of messages (a growing conversation, as a
+// recording and a trace read back hold it), has only its new messages classified, as they follow
+// the others: a run of n calls fed the history before each costs n messages, not n².
 func (x *sourceIndex) sources(tr traces.Trace, i int, agent string, msgs []traces.Message) []Source {
 	x.advance(tr, i)
-	q := query{x: x, used: make(map[string]int), before: math.MaxInt64}
+	before := int64(math.MaxInt64)
 	if i < len(tr.Events) {
-		q.before = tr.Events[i].Seq
+		before = tr.Events[i].Seq
 	}
-	out := make([]Source, len(msgs))
-	for k, m := range msgs {
-		out[k] = q.classify(agent, m)
+	if len(msgs) == 0 {
+		return nil
 	}
-	return out
+	c := x.chains[agent]
+	if c == nil || c.first != &msgs[0] || len(msgs) < len(c.srcs) || before < c.q.before {
+		c = &chain{first: &msgs[0], q: query{x: x, used: make(map[string]int)}}
+		x.chains[agent] = c
+	}
+	c.q.before = before
+	for _, m := range msgs[len(c.srcs):] {
+		c.srcs = append(c.srcs, c.q.classify(agent, m))
+	}
+	return c.srcs[:len(msgs):len(msgs)]
+}
+
+// chain is the latest input of an agent that a sourceIndex classified: its first message, its
+// messages' sources, and the query that classified them, to go on with.
+type chain struct {
+	first *traces.Message
+	srcs  []Source
+	q     query
 }
 
 // transferBlock starts eino's transfer instruction (adk.TransferToAgentInstruction), which eino
@@ -177,11 +198,12 @@ type sourceIndex struct {
 	runInput      string
 	runSeq        int64
 	next          int // the index of the first event not read yet
+	chains        map[string]*chain
 }
 
 func newSourceIndex() *sourceIndex {
 	return &sourceIndex{primary: map[string][]int64{}, echo: map[string][]int64{},
-		callees: map[string]int64{}, callers: map[int64]string{}}
+		callees: map[string]int64{}, callers: map[int64]string{}, chains: map[string]*chain{}}
 }
 
 func (x *sourceIndex) add(primary bool, key string, seq int64) {

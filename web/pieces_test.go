@@ -54,8 +54,10 @@ func paused() traces.Trace {
 	return tr
 }
 
-// pieces names each piece of a, for comparing them one by one.
+// pieces names each piece of a, for comparing them one by one. The inputs the session last
+// classified are a cache, which it forgets.
 func pieces(a *analysis) map[string]any {
+	clear(a.session.sources.chains)
 	return map[string]any{"tree": a.tree, "run": a.run, "session": a.session, "timeline": a.timeline,
 		"inspect": a.inspect, "sequence": a.spans}
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -39,13 +38,9 @@ func NewReport(tr traces.Trace) Report {
 	a := analyse(tr)
 	r := Report{View: a.view(0), Inspections: make([]Inspection, len(tr.Events))}
 	for i := range a.tr.Events {
-		in := a.inspection(i)
 		// A fed history grows with the run: whole in every inspection, a long run's report
 		// would grow with the square of its events. The embedded trace keeps every message.
-		if n := len(in.Messages); n > ReportMessages {
-			in.Messages = in.Messages[n-ReportMessages:]
-			in.MessagesTitle += fmt.Sprintf(": the last %d here; the run in Baton shows all", ReportMessages)
-		}
+		in := a.inspectionLast(i, ReportMessages)
 		// eino's run path is a history too: it grows with every transfer.
 		if n := len(in.RunPath); n > ReportRunPath {
 			in.RunPath = append([]string{"…"}, in.RunPath[n-ReportRunPath:]...)

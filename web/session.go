@@ -113,6 +113,7 @@ func (x *sourceIndex) clone() *sourceIndex {
 		c.echo[k] = capped(s)
 	}
 	c.callees, c.callers = maps.Clone(x.callees), maps.Clone(x.callers)
+	c.chains = make(map[string]*chain) // a cache: the copy starts its own
 	return &c
 }
 
@@ -192,9 +193,15 @@ func (s *sessionState) add(tr traces.Trace, i int, r *roster) {
 // fed annotates the messages agent received at event index i of tr with their origins (see
 // Sources), on the session's index, which calls in trace order share.
 func (s *sessionState) fed(tr traces.Trace, i int, agent string, msgs []traces.Message, r *roster) []FedMessage {
-	out := make([]FedMessage, len(msgs))
-	for k, src := range s.sources.sources(tr, i, agent, msgs) {
-		m := msgs[k]
+	return s.fedLast(tr, i, agent, msgs, r, len(msgs))
+}
+
+// fedLast is fed of the last n of msgs alone (their origins depend on the messages before them).
+func (s *sessionState) fedLast(tr traces.Trace, i int, agent string, msgs []traces.Message, r *roster, n int) []FedMessage {
+	from := len(msgs) - min(n, len(msgs))
+	out := make([]FedMessage, len(msgs)-from)
+	for k, src := range s.sources.sources(tr, i, agent, msgs)[from:] {
+		m := msgs[from+k]
 		f := FedMessage{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolName: m.ToolName, ToolCallID: m.ToolCallID,
 			From: src.Agent, How: src.How, Origin: src.Origin, Source: src.Seq, FromColour: -1}
 		if src.Injected != "" {
