@@ -1,7 +1,6 @@
 package web
 
 import (
-
 	"github.com/baton-dev/baton/traces"
 )
 
