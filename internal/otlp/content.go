@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"encoding/json"
+	"slices"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -26,23 +27,45 @@ type (
 	}
 )
 
+// MaxInputContent bounds the bytes of messages (about their JSON's) an input's span carries: a conversation of n
+// calls each fed the history before it would otherwise send, and hold in the export queue, its
+// history n times over. Past it a span carries the latest messages that fit (the last one
+// always), and baton.input.messages_omitted says how many earlier ones it left out.
+const MaxInputContent = 32 << 10
+
 // inputAttrs appends the messages sent to an agent or a model: system messages as
-// gen_ai.system_instructions, the others as gen_ai.input.messages.
+// gen_ai.system_instructions, the others as gen_ai.input.messages, the latest of them within
+// MaxInputContent.
 func (s *runSpans) inputAttrs(attrs []attribute.KeyValue, msgs []traces.Message) []attribute.KeyValue {
 	var system []part
 	var rest []traces.Message
-	for _, m := range msgs {
+	omitted, size := 0, 0
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		size += 64 + len(m.Content) + len(m.ToolCallID) // with the JSON around them
+		for _, c := range m.ToolCalls {
+			size += 48 + len(c.ID) + len(c.Name) + len(c.Arguments)
+		}
+		if size > MaxInputContent && (len(rest) > 0 || len(system) > 0) {
+			omitted = i + 1
+			break
+		}
 		if m.Role == "system" {
 			system = append(system, part{Type: "text", Content: m.Content})
 			continue
 		}
 		rest = append(rest, m)
 	}
+	slices.Reverse(system)
+	slices.Reverse(rest)
 	if len(system) > 0 {
 		attrs = append(attrs, attribute.String("gen_ai.system_instructions", marshal(system)))
 	}
 	if len(rest) > 0 {
 		attrs = append(attrs, attribute.String("gen_ai.input.messages", messagesJSON(rest)))
+	}
+	if omitted > 0 {
+		attrs = append(attrs, attribute.Int("baton.input.messages_omitted", omitted))
 	}
 	return attrs
 }

@@ -538,3 +538,46 @@ func TestEveryFlowIsOneWellFormedTrace(t *testing.T) {
 		})
 	}
 }
+
+// TestLongConversationContentIsBounded: a run of 2,000 model calls, each fed the whole history
+// before it (with its tool results, about 100 KB by the end), exported with content: each chat
+// span carries the latest messages within MaxInputContent and counts the ones it left out, so
+// that the export does not carry the history once per call.
+func TestLongConversationContentIsBounded(t *testing.T) {
+	spans, tr := exportedFlow(t, agentstest.LongTurns(1999, 1), true)
+	chats := named(spans, "chat scripted")
+	if len(chats) != 2000 {
+		t.Fatalf("%d chat spans, want 2000", len(chats))
+	}
+	var starts []traces.Event
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindModelStarted {
+			starts = append(starts, e)
+		}
+	}
+	cut := 0
+	for i, c := range chats {
+		in, _ := c.Attrs["gen_ai.input.messages"].(string)
+		sys, _ := c.Attrs["gen_ai.system_instructions"].(string)
+		if len(in)+len(sys) > 4*otlp.MaxInputContent {
+			t.Fatalf("chat span %d carries %d bytes of input", i, len(in)+len(sys))
+		}
+		var msgs []json.RawMessage
+		if err := json.Unmarshal([]byte(in), &msgs); err != nil {
+			t.Fatalf("chat span %d: gen_ai.input.messages: %v", i, err)
+		}
+		omitted, _ := c.Attrs["baton.input.messages_omitted"].(int64)
+		if omitted > 0 {
+			cut++
+		}
+		if sys != "" {
+			omitted++ // the instruction
+		}
+		if got, want := int(omitted)+len(msgs), len(starts[i].Model.Input); got != want {
+			t.Fatalf("chat span %d: %d messages and %d omitted, want %d in all", i, len(msgs), omitted, want)
+		}
+	}
+	if cut == 0 {
+		t.Fatal("no span left messages out: the conversation is not past MaxInputContent")
+	}
+}
