@@ -131,18 +131,9 @@ func promptCall(tr traces.Trace, i, visit int, fin *traces.Event, tokens tokenCa
 			c.Reported, c.Known = fin.Model.Usage.PromptTokens, true
 		}
 	}
-	counts := make(map[Origin]int)
-	for k, src := range index.sources(tr, i, e.Agent, e.Model.Input) {
-		msg := e.Model.Input[k]
-		if src.Injected != "" {
-			counts[OriginInstruction] += tokens.count(src.Instruction)
-			counts[OriginTransferInstruction] += tokens.count(src.Injected)
-			continue
-		}
-		counts[src.Origin] += tokens.message(msg)
-	}
-	for _, o := range Origins {
-		if n := counts[o]; n > 0 {
+	counts := index.promptTokens(tr, i, e.Agent, e.Model.Input, tokens)
+	for k, o := range Origins {
+		if n := counts[k]; n > 0 {
 			c.ByOrigin = append(c.ByOrigin, OriginTokens{Origin: o, Tokens: n})
 			c.Estimate += n
 		}

@@ -129,6 +129,44 @@ type chain struct {
 	first *traces.Message
 	srcs  []Source
 	q     query
+	// cum[k] is the prompt tokens of the first k messages by origin (in Origins' order), as
+	// promptTokens counts them, for as many messages as were asked for.
+	cum [][numOrigins]int
+}
+
+const numOrigins = 7 // len(Origins)
+
+// promptTokens returns the tokens of msgs (see sources) by origin, in Origins' order, counted
+// with tokens: an instruction with eino's transfer block counts as both origins.
+func (x *sourceIndex) promptTokens(tr traces.Trace, i int, agent string, msgs []traces.Message, tokens tokenCache) [numOrigins]int {
+	srcs := x.sources(tr, i, agent, msgs)
+	if len(msgs) == 0 {
+		return [numOrigins]int{}
+	}
+	c := x.chains[agent] // the chain of msgs, as sources left it
+	if len(c.cum) == 0 {
+		c.cum = append(c.cum, [numOrigins]int{})
+	}
+	for k := len(c.cum) - 1; k < len(msgs); k++ {
+		sum := c.cum[k]
+		if src := srcs[k]; src.Injected != "" {
+			sum[originIndex(OriginInstruction)] += tokens.count(src.Instruction)
+			sum[originIndex(OriginTransferInstruction)] += tokens.count(src.Injected)
+		} else if o := originIndex(src.Origin); o >= 0 {
+			sum[o] += tokens.message(msgs[k])
+		}
+		c.cum = append(c.cum, sum)
+	}
+	return c.cum[len(msgs)]
+}
+
+func originIndex(o Origin) int {
+	for k, known := range Origins {
+		if known == o {
+			return k
+		}
+	}
+	return -1
 }
 
 // transferBlock starts eino's transfer instruction (adk.TransferToAgentInstruction), which eino
