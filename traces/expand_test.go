@@ -208,7 +208,8 @@ func referencesDoc(calls, back, drop, tail, pad int) ([]byte, []string) {
 
 // BenchmarkUnmarshalBranching: memory against trace size for the worst shape of references (no
 // input can be shared), up to the largest the budget takes; alloc-bytes/in-byte is the bound
-// per input byte.
+// per input byte, expanded/in-byte what the inputs written out whole would take, arrays/in-byte
+// the arrays of messages they hold (at MessageShare a message).
 //
 //	go test ./traces -run '^$' -bench UnmarshalBranching -benchmem -benchtime 3x -count 3
 func BenchmarkUnmarshalBranching(b *testing.B) {
@@ -216,15 +217,16 @@ func BenchmarkUnmarshalBranching(b *testing.B) {
 		doc := branchingDoc(calls, 10)
 		b.Run(fmt.Sprintf("calls=%d/bytes=%d", calls, len(doc)), func(b *testing.B) {
 			b.ReportAllocs()
-			var expanded int64
+			var expanded, allocated int64
 			for b.Loop() {
 				tr, err := traces.Unmarshal(doc)
 				if err != nil {
 					b.Fatal(err)
 				}
-				expanded = expandedSize(tr)
+				expanded, allocated = expandedSize(tr), allocatedSize(tr)
 			}
 			b.ReportMetric(float64(expanded)/float64(len(doc)), "expanded/in-byte")
+			b.ReportMetric(float64(allocated)/float64(len(doc)), "arrays/in-byte")
 		})
 	}
 }
