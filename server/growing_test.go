@@ -16,7 +16,7 @@ import (
 func TestEventsSocketSendsInputReferences(t *testing.T) {
 	const calls = 3000
 	ts := mustOpenServer(t, server.Config{})
-	file := branchingFile(growingEvents(calls, 20))
+	file := branchingFile(growingEvents(calls, 20, false))
 	id := ts.importTrace(t, []byte(file)).ID
 	tr := ts.trace(t, id)
 	for _, after := range []int64{0, calls / 2} {

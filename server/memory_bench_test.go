@@ -31,20 +31,25 @@ func branchingEvents(n int) []string {
 	return append(lines, fmt.Sprintf(`{"seq":%d,"time":"2026-01-02T03:04:06Z","kind":"run.finished","run":{"status":"completed"}}`, n+2))
 }
 
-// growingEvents are the events of a run of n model calls where each call is fed the whole input
-// of the one before and one message of pad bytes more: a growing conversation, the shape of issue
-// 20's hostile trace (small on disk, quadratic once every input is written out whole), whose
-// inputs share one array.
-func growingEvents(n, pad int) []string {
+// growingEvents are the events of a run of n model calls (or, with agents, n starts of its
+// agent) where each is fed the whole input of the one before and one message of pad bytes more:
+// a growing conversation, the shape of issue 20's hostile trace (small on disk, quadratic once
+// every input is written out whole), whose inputs share one array.
+func growingEvents(n, pad int, agents bool) []string {
 	text := strings.Repeat("x", pad)
 	lines := []string{`{"seq":1,"time":"2026-01-02T03:04:05Z","kind":"run.started","run":{"status":"running"}}`}
 	for i := range n {
 		seq := i + 2
 		ref := ""
 		if i > 0 {
-			ref = fmt.Sprintf(`"input_from":%d,"input_keep":%d,`, seq-1, i) // call i has i+1 messages
+			ref = fmt.Sprintf(`"input_from":%d,"input_keep":%d,`, seq-1, i) // input i has i+1 messages
 		}
-		lines = append(lines, fmt.Sprintf(`{"seq":%d,"time":"2026-01-02T03:04:05Z","kind":"model.started","agent":"a","model":{"id":"m%d",%s"input":[{"role":"user","content":"%d %s"}]}}`, seq, seq, ref, i, text))
+		input := fmt.Sprintf(`%s"input":[{"role":"user","content":"%d %s"}]`, ref, i, text)
+		if agents {
+			lines = append(lines, fmt.Sprintf(`{"seq":%d,"time":"2026-01-02T03:04:05Z","kind":"agent.started","agent":"a","agent_run":{%s}}`, seq, input))
+		} else {
+			lines = append(lines, fmt.Sprintf(`{"seq":%d,"time":"2026-01-02T03:04:05Z","kind":"model.started","agent":"a","model":{"id":"m%d",%s}}`, seq, seq, input))
+		}
 	}
 	return append(lines, fmt.Sprintf(`{"seq":%d,"time":"2026-01-02T03:04:06Z","kind":"run.finished","run":{"status":"completed"}}`, n+2))
 }
@@ -60,7 +65,7 @@ func branchingFile(lines []string) string {
 // Two shapes: branching, whose input references cannot be shared (up to what the expansion
 // budget takes), and growing, a conversation whose every call is fed the history before it, the
 // shape of issue 20's hostile trace (10,000 calls: 2 MB of trace, 2 GB of inputs written out
-// whole).
+// whole); and the same growing history fed to an agent at each of its starts.
 //
 //	go test ./server -run '^$' -bench 'MemoryPerTraceByte/.*/growing' -benchtime 1x -count 3
 //	go test ./server -run '^$' -bench 'MemoryPerTraceByte/.*/branching' -benchtime 1x -count 3
@@ -74,7 +79,10 @@ func BenchmarkMemoryPerTraceByte(b *testing.B) {
 		shapes = append(shapes, shape{fmt.Sprintf("branching/calls=%d", calls), branchingEvents(calls)})
 	}
 	for _, calls := range []int{1000, 3000, 10000} {
-		shapes = append(shapes, shape{fmt.Sprintf("growing/calls=%d", calls), growingEvents(calls, 20)})
+		shapes = append(shapes, shape{fmt.Sprintf("growing/calls=%d", calls), growingEvents(calls, 20, false)})
+	}
+	for _, starts := range []int{3000, 10000} {
+		shapes = append(shapes, shape{fmt.Sprintf("growing/starts=%d", starts), growingEvents(starts, 20, true)})
 	}
 	for _, sh := range shapes {
 		lines := sh.lines

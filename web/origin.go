@@ -111,10 +111,15 @@ func (x *sourceIndex) sources(tr traces.Trace, i int, agent string, msgs []trace
 	if len(msgs) == 0 {
 		return nil
 	}
-	c := x.chains[agent]
-	if c == nil || c.first != &msgs[0] || len(msgs) < len(c.srcs) || before < c.q.before {
+	c := x.chainOf(agent, msgs, before)
+	if c == nil {
 		c = &chain{first: &msgs[0], q: query{x: x, used: make(map[string]int)}}
-		x.chains[agent] = c
+		slots := x.chains[agent]
+		if slots == nil {
+			slots = new([2]*chain)
+			x.chains[agent] = slots
+		}
+		slots[1], slots[0] = slots[0], c
 	}
 	c.q.before = before
 	for _, m := range msgs[len(c.srcs):] {
@@ -123,7 +128,23 @@ func (x *sourceIndex) sources(tr traces.Trace, i int, agent string, msgs []trace
 	return c.srcs[:len(msgs):len(msgs)]
 }
 
-// chain is the latest input of an agent that a sourceIndex classified: its first message, its
+// chainOf returns the chain of agent that msgs, classified as of before, extends, or nil.
+func (x *sourceIndex) chainOf(agent string, msgs []traces.Message, before int64) *chain {
+	slots := x.chains[agent]
+	if slots == nil {
+		return nil
+	}
+	for k, c := range slots {
+		if c != nil && c.first == &msgs[0] && len(msgs) >= len(c.srcs) && before >= c.q.before {
+			slots[0], slots[k] = c, slots[0] // the latest first
+			return c
+		}
+	}
+	return nil
+}
+
+// chain is one of the latest inputs of an agent that a sourceIndex classified (two: its agent
+// runs' and its model calls' inputs are two conversations): its first message, its
 // messages' sources, and the query that classified them, to go on with.
 type chain struct {
 	first *traces.Message
@@ -143,7 +164,7 @@ func (x *sourceIndex) promptTokens(tr traces.Trace, i int, agent string, msgs []
 	if len(msgs) == 0 {
 		return [numOrigins]int{}
 	}
-	c := x.chains[agent] // the chain of msgs, as sources left it
+	c := x.chains[agent][0] // the chain of msgs, as sources left it
 	if len(c.cum) == 0 {
 		c.cum = append(c.cum, [numOrigins]int{})
 	}
@@ -236,12 +257,12 @@ type sourceIndex struct {
 	runInput      string
 	runSeq        int64
 	next          int // the index of the first event not read yet
-	chains        map[string]*chain
+	chains        map[string]*[2]*chain
 }
 
 func newSourceIndex() *sourceIndex {
 	return &sourceIndex{primary: map[string][]int64{}, echo: map[string][]int64{},
-		callees: map[string]int64{}, callers: map[int64]string{}, chains: map[string]*chain{}}
+		callees: map[string]int64{}, callers: map[int64]string{}, chains: map[string]*[2]*chain{}}
 }
 
 func (x *sourceIndex) add(primary bool, key string, seq int64) {

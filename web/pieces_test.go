@@ -212,6 +212,7 @@ func TestSessionStateKeepsValuesAndStarts(t *testing.T) {
 			t.Fatalf("%s set %d times; its value is %+v", key, n, v)
 		}
 	}
+	s.panel(tr, tree.roster) // what agents were fed is classified when shown
 	if s.sources.next == 0 {
 		t.Errorf("classifying what agents were fed read no event into the index")
 	}

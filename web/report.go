@@ -2,6 +2,7 @@ package web
 
 import (
 	"github.com/baton-dev/baton/traces"
+	"slices"
 )
 
 // Report is what the self-contained HTML report of a trace draws: the run page's view after the
@@ -86,9 +87,16 @@ func frames(tr traces.Trace) []Update {
 	return append(out, frame(whole))
 }
 
-// frame returns v's redraw for a report's frame: without the sequence.
+// frame returns v's redraw for a report's frame: without the sequence, and with the latest
+// ReportMessages of each history (whole in each of up to ReportFrames frames, a history that
+// grows with the run would make the report grow with the square of its events).
 func frame(v *ViewState) Update {
 	u := v.Redraw()
 	u.Sequence = nil
+	for k, h := range u.Session.Histories {
+		if n := len(h.Messages); n > ReportMessages {
+			u.Session.Histories[k].Messages = slices.Clone(h.Messages[n-ReportMessages:])
+		}
+	}
 	return u
 }

@@ -36,6 +36,7 @@ type History struct {
 	Starts   []int64
 	Started  int
 	Messages []FedMessage
+	Fed      int // how many messages it was fed: Messages holds the latest of them in a report's frames
 }
 
 // MaxStarts is how many of an agent's starts a History lists: the panel links the newest ones,
@@ -83,7 +84,11 @@ type started struct {
 	resumed bool
 	starts  []int64
 	count   int
-	fed     []FedMessage // its input, classified by origin
+	// at is the index of its newest start that was fed an input, input that input: classified
+	// by origin when the panel shows it (a run that starts an agent n times with a growing
+	// history would otherwise classify that history n times, kept or not).
+	at    int
+	input []traces.Message
 }
 
 func newSessionState() *sessionState {
@@ -113,36 +118,36 @@ func (x *sourceIndex) clone() *sourceIndex {
 		c.echo[k] = capped(s)
 	}
 	c.callees, c.callers = maps.Clone(x.callees), maps.Clone(x.callers)
-	c.chains = make(map[string]*chain) // a cache: the copy starts its own
+	c.chains = make(map[string]*[2]*chain) // a cache: the copy starts its own
 	return &c
 }
 
-// panel returns the session panel, its histories in r's order.
-func (s *sessionState) panel(r *roster) Session {
+// panel returns the session panel of tr, its histories in r's order.
+func (s *sessionState) panel(tr traces.Trace, r *roster) Session {
 	out := Session{Values: slices.Clone(s.values)}
 	for _, m := range r.list {
 		if h := s.histories[m.Name]; h != nil {
-			out.Histories = append(out.Histories, history(m, h))
+			out.Histories = append(out.Histories, s.history(tr, m, h, r))
 		}
 	}
 	return out
 }
 
 // restarts returns, in r's order, the histories of the agents that started after from.
-func (s *sessionState) restarts(from int64, r *roster) []History {
+func (s *sessionState) restarts(tr traces.Trace, from int64, r *roster) []History {
 	var out []History
 	for _, m := range r.list {
 		if h := s.histories[m.Name]; h != nil && h.seq > from {
-			out = append(out, history(m, h))
+			out = append(out, s.history(tr, m, h, r))
 		}
 	}
 	return out
 }
 
-func history(m *member, h *started) History {
+func (s *sessionState) history(tr traces.Trace, m *member, h *started, r *roster) History {
 	return History{
 		Agent: m.Name, Colour: m.colour, Seq: h.seq, Via: h.via, Resumed: h.resumed,
-		Starts: slices.Clone(h.starts), Started: h.count, Messages: h.fed,
+		Starts: slices.Clone(h.starts), Started: h.count, Messages: s.fed(tr, h.at, m.Name, h.input, r), Fed: len(h.input),
 	}
 }
 
@@ -176,12 +181,11 @@ func (s *sessionState) add(tr traces.Trace, i int, r *roster) {
 			s.histories[e.Agent] = h
 			s.sectionsSeq = e.Seq
 		}
-		// Classified now, on the one index the session grows: what the panel shows of the agent's
-		// newest start, at the cost of this start's input alone.
+		// What the panel shows of the agent's newest start, classified when it is shown.
 		h.seq, h.via, h.resumed = e.Seq, e.AgentRun.Via, e.AgentRun.Resumed
 		if !e.AgentRun.Resumed || len(e.AgentRun.Input) > 0 || h.count == 0 {
 			// A resumed agent is fed nothing new: it goes on with the history it had.
-			h.fed = s.fed(tr, i, e.Agent, e.AgentRun.Input, r)
+			h.at, h.input = i, e.AgentRun.Input
 		}
 		if h.count++; len(h.starts) == MaxStarts {
 			h.starts = append(h.starts[:0], h.starts[1:]...)

@@ -20,7 +20,7 @@ func NewView(tr traces.Trace) View {
 // NewSession returns the session panel of tr after its last event.
 func NewSession(tr traces.Trace) Session {
 	a := analyse(tr)
-	return a.session.panel(a.tree.roster)
+	return a.session.panel(a.tr, a.tree.roster)
 }
 
 // NewStats returns the header of tr after its last event.
@@ -51,7 +51,7 @@ func (a *analysis) view(limit int) View {
 	}
 	return View{
 		Stats: a.stats(), Graph: a.tree.graph(), Agents: a.tree.agentRefs(),
-		Timeline: newTimeline(a, after), Session: a.session.panel(a.tree.roster), Sequence: a.sequence(0, a.run.lastSeq),
+		Timeline: newTimeline(a, after), Session: a.session.panel(a.tr, a.tree.roster), Sequence: a.sequence(0, a.run.lastSeq),
 	}
 }
 
@@ -124,10 +124,10 @@ func (a *analysis) update(from int64) Update {
 	}
 	u.ValuesChanged, u.HistoriesChanged = s.valuesSeq > from, s.sectionsSeq > from
 	if !u.HistoriesChanged && s.historiesSeq > from {
-		u.Restarts = s.restarts(from, t.roster)
+		u.Restarts = s.restarts(a.tr, from, t.roster)
 	}
 	if u.ValuesChanged || u.HistoriesChanged {
-		u.Session = s.panel(t.roster)
+		u.Session = s.panel(a.tr, t.roster)
 	}
 	if u.AgentsChanged = t.agentsSeq > from; u.AgentsChanged {
 		u.Agents = t.agentRefs()

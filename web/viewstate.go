@@ -122,6 +122,6 @@ func (v *ViewState) Redraw() Update {
 	seq := a.sequence(0, head)
 	return Update{
 		From: head, Seq: head, Changed: true, Stats: a.stats(), GraphChanged: true, Graph: a.tree.graph(),
-		ValuesChanged: true, HistoriesChanged: true, Session: a.session.panel(a.tree.roster), Sequence: &seq,
+		ValuesChanged: true, HistoriesChanged: true, Session: a.session.panel(a.tr, a.tree.roster), Sequence: &seq,
 	}
 }
