@@ -3,6 +3,7 @@ package web_test
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,5 +123,78 @@ func TestReportFramesBoundedByTree(t *testing.T) {
 	}
 	if len(r.Agents) != len(tr.Agents) {
 		t.Errorf("%d agent summaries, want %d", len(r.Agents), len(tr.Agents))
+	}
+}
+
+// growingTrace is a run of n turns of agent a: each starts the agent with the history before it
+// and one message more, then calls its model with that history and its reply; every input
+// refers to the one before, so the inputs share one array, as a trace read back holds them.
+func growingTrace(t *testing.T, n int) traces.Trace {
+	t.Helper()
+	lines := []string{`{"seq":1,"time":"2026-01-02T03:04:05Z","kind":"run.started","run":{"status":"running"}}`}
+	seq, msgs, last := 2, 0, 0
+	add := func(format string, args ...any) {
+		lines = append(lines, fmt.Sprintf(format, args...))
+		seq++
+	}
+	ref := func() string {
+		if last == 0 {
+			return ""
+		}
+		return fmt.Sprintf(`"input_from":%d,"input_keep":%d,`, last, msgs)
+	}
+	for i := range n {
+		add(`{"seq":%d,"time":"2026-01-02T03:04:05Z","kind":"agent.started","agent":"a","agent_run":{%s"input":[{"role":"user","content":"ask %d"}]}}`, seq, ref(), i)
+		last, msgs = seq-1, msgs+1
+		add(`{"seq":%d,"time":"2026-01-02T03:04:05Z","kind":"model.started","agent":"a","model":{"id":"m%d",%s"input":[{"role":"assistant","content":"note %d"}]}}`, seq, i+1, ref(), i)
+		last, msgs = seq-1, msgs+1
+		add(`{"seq":%d,"time":"2026-01-02T03:04:05Z","kind":"model.finished","agent":"a","model":{"id":"m%d","output":{"role":"assistant","content":"reply %d"}}}`, seq, i+1, i)
+		add(`{"seq":%d,"time":"2026-01-02T03:04:05Z","kind":"agent.finished","agent":"a","agent_run":{}}`, seq)
+	}
+	add(`{"seq":%d,"time":"2026-01-02T03:04:06Z","kind":"run.finished","run":{"status":"completed"}}`, seq)
+	doc := `{"format":"baton.trace","version":2,"run":{"id":"r-grow","flow":"f","input":"","model":"m","status":"completed","started_at":"2026-01-02T03:04:05Z"},` +
+		`"agents":[{"name":"a","kind":"chat_model"}],"events":[` + strings.Join(lines, ",\n") + "]}\n"
+	tr, err := traces.Unmarshal([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// A report of a growing conversation keeps, in each inspection and each frame's history, the
+// latest ReportMessages messages alone, classified as NewInspection classifies the whole input:
+// whole in every inspection and frame, it would grow with the square of the run.
+func TestReportKeepsTheLatestMessagesOfAGrowingHistory(t *testing.T) {
+	tr := growingTrace(t, 150)
+	r := web.NewReport(tr)
+	cut := 0
+	for i, in := range r.Inspections {
+		if len(in.Messages) > web.ReportMessages {
+			t.Fatalf("event %d: %d messages in the report's inspection", in.Seq, len(in.Messages))
+		}
+		one, err := web.NewInspection(tr, tr.Events[i].Seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(one.Messages) > web.ReportMessages {
+			cut++
+			if !strings.Contains(in.MessagesTitle, "the last") {
+				t.Errorf("event %d: title %q does not say the messages were cut", in.Seq, in.MessagesTitle)
+			}
+		}
+		latest := one.Messages[max(0, len(one.Messages)-web.ReportMessages):]
+		if !reflect.DeepEqual(in.Messages, latest) && len(latest) > 0 {
+			t.Fatalf("event %d: the report shows %+v, want the latest of NewInspection's: %+v", in.Seq, in.Messages, latest)
+		}
+	}
+	if cut == 0 {
+		t.Fatal("no input was past ReportMessages: the test tests nothing")
+	}
+	for _, f := range r.Frames {
+		for _, h := range f.Session.Histories {
+			if len(h.Messages) > web.ReportMessages || h.Fed < len(h.Messages) {
+				t.Fatalf("frame at %d: a history of %d messages shown of %d fed", f.Seq, len(h.Messages), h.Fed)
+			}
+		}
 	}
 }
