@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
 )
@@ -32,7 +33,7 @@ type testServer struct {
 	*server.Server
 	base   string // http://127.0.0.1:port
 	Host   string // 127.0.0.1:port
-	Broker *traces.Broker
+	Broker *live.Broker
 	// secrets holds the secret of each run's latest ingestion session (startIngest puts them),
 	// which do sends with the requests for that run, as its app does.
 	secrets sync.Map
@@ -83,7 +84,7 @@ func withTestDefaults(tb testing.TB, cfg server.Config) server.Config {
 		cfg.Flows = testFlows()
 	}
 	if cfg.Broker == nil {
-		cfg.Broker = traces.NewBroker(0)
+		cfg.Broker = live.NewBroker(0)
 		closeBrokerAtEnd(tb, cfg.Broker)
 	}
 	if cfg.Logger == nil {
@@ -95,7 +96,7 @@ func withTestDefaults(tb testing.TB, cfg server.Config) server.Config {
 // closeBrokerAtEnd ends, once the test and the cleanups registered after this one are done (the
 // server's shutdown among them), the runs b holds that are still going on (those a test emits into
 // itself), and waits until b's store has them: the broker's writers end with their runs.
-func closeBrokerAtEnd(tb testing.TB, b *traces.Broker) {
+func closeBrokerAtEnd(tb testing.TB, b *live.Broker) {
 	tb.Cleanup(func() {
 		for _, run := range b.Runs() {
 			if rec, err := b.Get(run.ID); err == nil {
