@@ -216,8 +216,23 @@ func nodeLabel(nd web.Node) string {
 	if nd.Detail != "" {
 		s += ", " + nd.Detail
 	}
+	if nd.Iteration > 0 {
+		s += ", " + loopWord(nd)
+	}
 	return s
 }
+
+// loopWord is what a node run by a loop agent says of its loop: "loop 3", its iteration.
+func loopWord(nd web.Node) string { return "loop " + strconv.Itoa(nd.Iteration) }
+
+// loopBadgeW is the width of the pill that says loopWord in 13px bold text.
+func loopBadgeW(nd web.Node) float64 { return 14 + 8*float64(len([]rune(loopWord(nd)))) }
+
+// teamWord is what a collapsed team's badge says: "team +4", the agents its lead stands for.
+func teamWord(nd web.Node) string { return "team +" + strconv.Itoa(nd.Team) }
+
+// teamBadgeW is the width of the pill that says teamWord in 13px bold text.
+func teamBadgeW(nd web.Node) float64 { return 16 + 8*float64(len([]rune(teamWord(nd)))) }
 
 func stateWord(nd web.Node) string {
 	if nd.Missing {

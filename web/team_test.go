@@ -85,4 +85,3 @@ func TestLargeTreeCollapsesTeams(t *testing.T) {
 		}
 	}
 }
-

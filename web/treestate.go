@@ -67,6 +67,7 @@ type activity struct {
 	tokens     int
 	lastSeq    int64
 	err        string
+	iteration  int   // of its loop, when a loop agent runs it: the newest agent.started's
 	drawn      face  // what the agent's node showed after the last event that changed it
 	faceSeq    int64 // the newest event that changed only its node's face (see noteGraph)
 }
@@ -77,17 +78,18 @@ type face struct {
 	state                State
 	err                  string
 	calls, tools, tokens int
+	iteration            int
 }
 
 // looksLike reports whether a node showing f shows the same as one showing g: the detail line
 // names model calls and tokens (compacted, 1.2k), and tool calls only as whether there were any.
 func (f face) looksLike(g face) bool {
-	return f.state == g.state && f.err == g.err && f.calls == g.calls && (f.tools == 0) == (g.tools == 0) &&
+	return f.state == g.state && f.err == g.err && f.calls == g.calls && f.iteration == g.iteration && (f.tools == 0) == (g.tools == 0) &&
 		(f.tokens == g.tokens || compact(f.tokens) == compact(g.tokens))
 }
 
 func (x *activity) face() face {
-	return face{state: x.state, err: x.err, calls: x.modelCalls, tools: x.toolCalls, tokens: x.tokens}
+	return face{state: x.state, err: x.err, calls: x.modelCalls, tools: x.toolCalls, tokens: x.tokens, iteration: x.iteration}
 }
 
 // transfer is one transfer event with what became of it.
@@ -247,7 +249,9 @@ func (t *treeState) apply(ev []traces.Event, i int) {
 	}
 	switch e.Kind {
 	case traces.KindAgentStarted, traces.KindResumed:
-		t.touch(e.Agent, e.Seq, true)
+		if x := t.touch(e.Agent, e.Seq, true); x != nil && e.AgentRun != nil && e.AgentRun.Iteration > 0 {
+			x.iteration = e.AgentRun.Iteration
+		}
 	case traces.KindMessage:
 		// Stream events lag callbacks: a message after the agent's agent.finished is late news,
 		// not new work. Only an agent never seen before becomes active by a message.
