@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"net/http"
 	"bytes"
 	"cmp"
 	"context"
@@ -234,9 +235,14 @@ func teamWord(nd web.Node) string { return "team +" + strconv.Itoa(nd.Team) }
 // teamBadgeW is the width of the pill that says teamWord in 13px bold text.
 func teamBadgeW(nd web.Node) float64 { return 16 + 8*float64(len([]rune(teamWord(nd)))) }
 
+// stateWord is what an agent's node says of its state: "handed off" for one done by handing
+// control to another (a supervisor waiting for its sub-agent to come back says so, not "done").
 func stateWord(nd web.Node) string {
-	if nd.Missing {
+	switch {
+	case nd.Missing:
 		return "not found"
+	case nd.State == web.StateDone && nd.HandedOff:
+		return "handed off"
 	}
 	return string(nd.State)
 }
@@ -304,4 +310,27 @@ func sequenceJSON(s web.Sequence) string {
 		return "{}"
 	}
 	return string(b)
+}
+
+// errorHeading names the kind of problem an error page's HTTP status says.
+func errorHeading(status int) string {
+	switch {
+	case status == http.StatusNotFound:
+		return "Not found"
+	case status == http.StatusRequestEntityTooLarge:
+		return "Too large"
+	case status == http.StatusServiceUnavailable:
+		return "Busy"
+	case status >= 400 && status < 500:
+		return "Cannot show that"
+	}
+	return "Something went wrong"
+}
+
+// clipText is s cut to at most n runes, with "…" when cut.
+func clipText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

@@ -41,6 +41,7 @@ type Node struct {
 	Missing     bool   // only named as the target of a transfer that failed because it does not exist
 	Caller      bool   // it calls at least one AgentTool
 	Iteration   int    // of its loop, when a loop agent ran it
+	HandedOff   bool   // done by transferring control away, not since active: waiting, or gone on
 	Team        int    // how many agents of its collapsed team its node stands for
 	InTeam      string // the lead of the collapsed team whose card holds this node
 }
@@ -213,7 +214,7 @@ func (t *treeState) node(s *slot, depth int, caller bool) Node {
 func (t *treeState) setFace(n *Node) {
 	x := t.stateOf(n.Name)
 	n.State, n.ModelCalls, n.ToolCalls, n.Tokens, n.Error = x.state, x.modelCalls, x.toolCalls, x.tokens, x.err
-	n.Iteration = x.iteration
+	n.Iteration, n.HandedOff = x.iteration, x.handedOff
 	switch {
 	case n.Missing:
 		n.Detail = "no such agent"
