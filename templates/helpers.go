@@ -1,13 +1,13 @@
 package templates
 
 import (
-	"net/http"
 	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
