@@ -65,7 +65,8 @@ func importTrace(t *testing.T, b *baton, tr traces.Trace) string {
 // a one-row legend and a header whose figures wrap clear of the controls. The buttons,
 // Ctrl+wheel and the keyboard zoom; a drag pans without inspecting what it started on; a
 // bundle's count expands it into its numbered edges, one of which inspects to the list of the
-// bundle's transfers; "Show every transfer" draws them all; and axe-core finds nothing.
+// bundle's transfers; "Every transfer" draws them all; at 1:1 a minimap shows the whole tree and
+// pans it; and axe-core finds nothing.
 func TestBigTreeZoomPanAndBundles(t *testing.T) {
 	t.Parallel()
 	b := startBaton(t)
@@ -138,12 +139,21 @@ func TestBigTreeZoomPanAndBundles(t *testing.T) {
 	}))
 	tb.waitFor(t, "zoomed out by the wheel", `Number(document.getElementById('graph').dataset.zoom) < 1.0`)
 	tb.click(t, "#zoom-fit")
-	tb.waitFor(t, "fitted again", `Math.abs(Number(document.getElementById('graph').dataset.zoom) - `+jsFloat(l.Scale)+`) < 0.002`)
+	tb.waitFor(t, "fitted again, with no minimap", `Math.abs(Number(document.getElementById('graph').dataset.zoom) - `+jsFloat(l.Scale)+`) < 0.002 && !document.getElementById('minimap').checkVisibility()`)
 	tb.do(t, "focus the tree", chromedp.Focus(chromedp.ID("graph-scroll")))
 	tb.press(t, "+")
 	tb.waitFor(t, "zoomed in by the key", in)
 	tb.press(t, "0")
 	tb.waitFor(t, "reset to 1:1", `document.getElementById('zoom-level').textContent === '100%'`)
+	// At 1:1 the tree is larger than the panel: the minimap shows every agent and the part in
+	// view; a click at its far corner brings that corner into view.
+	tb.waitFor(t, "the minimap shown with every agent", `document.getElementById('minimap').checkVisibility() && document.querySelectorAll('#minimap .mini-node').length === `+itoa(len(g.Nodes))+
+		` && !!document.querySelector('#minimap .mini-view')`)
+	corner := evalJS[struct{ X, Y float64 }](t, tb, `(() => { const r = document.getElementById('minimap').getBoundingClientRect(); return {x: r.right - 3, y: r.bottom - 3}; })()`)
+	tb.do(t, "click the minimap's far corner", chromedp.MouseClickXY(corner.X, corner.Y))
+	tb.waitFor(t, "the tree's far corner in view", `(() => { const b = document.getElementById('graph-scroll');
+	  return b.scrollLeft + b.clientWidth >= b.scrollWidth - 2 && b.scrollTop + b.clientHeight >= b.scrollHeight - 2; })()`)
+	tb.press(t, "0")
 
 	// Drag from the supervisor's box to the right: the tree pans left by as much, and the
 	// click that ends the drag summarises nothing.

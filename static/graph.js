@@ -68,6 +68,7 @@ function apply(z) {
   }
   const out = document.getElementById("zoom-level");
   if (out) out.textContent = Math.round(z * 100) + "%";
+  requestAnimationFrame(drawMinimap);
   const el = graph();
   if (el) el.dataset.zoom = String(z);
 }
@@ -115,6 +116,49 @@ function showRoot() {
   if (!root) return;
   const r = root.getBoundingClientRect(), p = b.getBoundingClientRect();
   b.scrollLeft += r.left + r.width / 2 - (p.left + p.width / 2);
+}
+
+// MINI is the longer side of the minimap, in CSS pixels.
+const MINI = 160;
+
+// drawMinimap shows the whole tree in small, its agents' boxes and the part of it in view,
+// while the tree is larger than the panel; it hides it otherwise.
+function drawMinimap() {
+  const m = document.getElementById("minimap"), b = box(), { w, h } = size();
+  if (!m || !b || !w || !h) return;
+  const big = w * V.zoom > b.clientWidth + 1 || h * V.zoom > b.clientHeight + 1;
+  const show = big && b.checkVisibility();
+  m.toggleAttribute("hidden", !show); // an SVG element has no hidden property
+  if (!show) return;
+  const k = MINI / Math.max(w, h);
+  m.setAttribute("width", String(Math.round(w * k)));
+  m.setAttribute("height", String(Math.round(h * k)));
+  m.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  const ns = "http://www.w3.org/2000/svg";
+  const rect = (x, y, rw, rh, cls) => {
+    const r = document.createElementNS(ns, "rect");
+    for (const [a, v] of [["x", x], ["y", y], ["width", rw], ["height", rh], ["class", cls]]) r.setAttribute(a, String(v));
+    return r;
+  };
+  const parts = [];
+  for (const n of graph().querySelectorAll("#graph svg > .node")) {
+    const t = /translate\(([-\d.]+)[ ,]+([-\d.]+)\)/.exec(n.getAttribute("transform") || "");
+    const r = n.querySelector(".node-box");
+    if (t && r) parts.push(rect(t[1], t[2], r.getAttribute("width"), r.getAttribute("height"), "mini-node"));
+  }
+  // The panel's view, in the drawing's units.
+  parts.push(rect(b.scrollLeft / V.zoom, b.scrollTop / V.zoom, b.clientWidth / V.zoom, b.clientHeight / V.zoom, "mini-view"));
+  m.replaceChildren(...parts);
+}
+
+// panTo scrolls the panel so that the minimap's point under the pointer event ev is in the
+// middle of the view.
+function panTo(ev) {
+  const m = document.getElementById("minimap"), b = box(), { w } = size();
+  const r = m.getBoundingClientRect(), k = r.width / w;
+  V.fit = false;
+  b.scrollLeft = (ev.clientX - r.left) / k * V.zoom - b.clientWidth / 2;
+  b.scrollTop = (ev.clientY - r.top) / k * V.zoom - b.clientHeight / 2;
 }
 
 // refresh re-applies the view to a #graph the server just replaced.
@@ -256,5 +300,15 @@ export function initGraph() {
   // Live updates and time travel replace #graph: keep the view.
   new MutationObserver(refresh).observe(b, { childList: true });
   // A panel that changes size keeps a fitted tree fitted.
-  new ResizeObserver(() => { if (V.fit) fit(); }).observe(b);
+  new ResizeObserver(() => { if (V.fit) fit(); else drawMinimap(); }).observe(b);
+  b.addEventListener("scroll", () => requestAnimationFrame(drawMinimap), { passive: true });
+  const mini = document.getElementById("minimap");
+  mini?.addEventListener("pointerdown", (ev) => {
+    ev.preventDefault();
+    mini.setPointerCapture(ev.pointerId);
+    panTo(ev);
+    const move = (e) => panTo(e);
+    mini.addEventListener("pointermove", move);
+    mini.addEventListener("pointerup", () => mini.removeEventListener("pointermove", move), { once: true });
+  });
 }
