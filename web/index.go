@@ -74,7 +74,7 @@ type ModelInfo struct {
 // Index is what the index page draws: the flows one can start, the models they may run on, and one page of the runs the
 // query selects, newest first (the caller's order is kept).
 type Index struct {
-	Flows []FlowInfo // in the order of Groups, then by name
+	Flows []FlowInfo // as the server lists them; GroupedFlows groups them
 	// Groups are the flows' groups in order, with what their flows have in common; Start names
 	// the flow a newcomer should run first, shown on its own above them.
 	Groups []FlowGroup
