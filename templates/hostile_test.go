@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
@@ -102,8 +103,8 @@ func TestHostileStringsAreEscaped(t *testing.T) {
 	}
 	idx := web.Index{
 		Flows: []web.FlowInfo{{Name: xss, Title: xss, Description: xss, DefaultInput: xss, Agents: tr.Agents}},
-		Runs:  web.NewRunRows([]traces.RunSummary{{Run: traces.Run{ID: tr.Run.ID, Flow: xss, Input: xss, Error: xss, Status: traces.StatusFailed}}}, time.Now()),
-		Query: traces.RunQuery{Flow: xss, Text: xss},
+		Runs:  web.NewRunRows([]live.RunSummary{{Run: traces.Run{ID: tr.Run.ID, Flow: xss, Input: xss, Error: xss, Status: traces.StatusFailed}}}, time.Now()),
+		Query: live.RunQuery{Flow: xss, Text: xss},
 		Next:  url.Values{"after": {xss}}.Encode(),
 	}
 	assertInert(t, "index", renderString(t, templates.IndexPage(idx, templates.PageOptions{})))

@@ -9,6 +9,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
@@ -253,12 +254,12 @@ func TestTimesSayUTC(t *testing.T) {
 func TestIndexAndNotFound(t *testing.T) {
 	idx := web.Index{
 		Flows: []web.FlowInfo{{Name: "supervisor", Title: "Supervisor", Description: "d", DefaultInput: "What?", Agents: webtest.SupervisorAgents()}},
-		Runs: web.NewRunRows([]traces.RunSummary{
+		Runs: web.NewRunRows([]live.RunSummary{
 			{Run: traces.Run{ID: "r-1", Flow: "supervisor", Status: traces.StatusRunning, StartedAt: webtest.T0, Input: "What?"}},
 			{Run: traces.Run{ID: "r-0", Flow: "supervisor", Status: traces.StatusFailed, StartedAt: webtest.T0.Add(-time.Minute),
 				EndedAt: &webtest.T0, Error: "tool broke\nat line 3"}, Transfers: 4, Tokens: 1234, Agents: 3},
 		}, webtest.T0.Add(2*time.Second)),
-		Query: traces.RunQuery{Flow: "app", Status: traces.StatusFailed},
+		Query: live.RunQuery{Flow: "app", Status: traces.StatusFailed},
 		Next:  "after=1.r-0",
 	}
 	doc := mustDoc(t, templates.IndexPage(idx, templates.PageOptions{}))

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -82,20 +83,20 @@ type Index struct {
 	Models []ModelInfo // the models a run may pick, the default first
 	Runs   []RunRow
 	// Query is the list's filters, as the form shows them.
-	Query traces.RunQuery
+	Query live.RunQuery
 	// Next is the query string of the next page ("flow=...&after=..."), "" on the last one.
 	Next string
 }
 
 // RunRow is one run of the index page's list.
 type RunRow struct {
-	traces.RunSummary
+	live.RunSummary
 	DurationText string // how long it ran, or has run so far: "00:04.2"
 	TokensText   string // 950, 1.2k, 34k
 }
 
 // NewRunRows returns the rows of runs as of now.
-func NewRunRows(runs []traces.RunSummary, now time.Time) []RunRow {
+func NewRunRows(runs []live.RunSummary, now time.Time) []RunRow {
 	rows := make([]RunRow, len(runs))
 	for i, r := range runs {
 		end := now
