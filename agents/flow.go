@@ -22,8 +22,12 @@ import (
 // Flow is one entry of the catalogue: a multi-agent setup Baton can run, with the scripts that let
 // the scripted model drive it without an LLM.
 type Flow struct {
-	Name         string
-	Title        string // one line, for lists
+	Name  string
+	Title string // one line, for lists
+	// Group is what the flow shows, one of Groups; Plain says it in plain words, for a newcomer,
+	// before Description names eino's API.
+	Group        string
+	Plain        string
 	Description  string // which eino mechanism the flow shows, in a sentence or two
 	DefaultInput string
 	// InputNote tells, next to the input box, how far the scripted answers follow an edited
@@ -45,6 +49,30 @@ type ModelFor func(agent string) (model.ToolCallingChatModel, error)
 
 // fixedAnswers is the InputNote of a flow whose scripts answer the same whatever the input.
 const fixedAnswers = "Scripted answers: written for the default input, they stay the same whatever you type."
+
+// The groups of the catalogue, by what their flows show, in the order the index lists them.
+const (
+	GroupTransfer      = "Handoff by transfer"
+	GroupAgentTool     = "Handoff by AgentTool"
+	GroupDeterministic = "Deterministic handoff"
+	GroupWorkflow      = "Workflows"
+	GroupHuman         = "Human in the loop"
+	GroupFailure       = "Failure"
+)
+
+// Groups are the catalogue's groups in order, each with what its flows have in common, in
+// plain words.
+var Groups = []struct{ Name, Plain string }{
+	{GroupTransfer, "One agent hands control to another, which carries on in the same conversation."},
+	{GroupAgentTool, "One agent calls another as a tool and gets its answer back; control stays with the caller."},
+	{GroupDeterministic, "Agents hand on in an order fixed in code, no model choosing."},
+	{GroupWorkflow, "Sequential, parallel and loop agents run their sub-agents in a set pattern."},
+	{GroupHuman, "A run pauses for a person's decision, then resumes."},
+	{GroupFailure, "Runs that fail, and how the page shows why."},
+}
+
+// StartHere is the flow a newcomer should run first: four handoffs, each explained.
+const StartHere = "supervisor"
 
 var catalogue []Flow
 

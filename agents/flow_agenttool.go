@@ -28,6 +28,8 @@ func init() {
 	register(Flow{
 		Name:  "agenttool",
 		Title: "AgentTool: a project manager calls agents as tools",
+		Group: GroupAgentTool,
+		Plain: "A project manager calls other agents the way it calls tools: each works in a conversation of its own and returns one answer, and they share notes through the session.",
 		Description: "A project_manager ChatModelAgent whose tools are other agents, wrapped with adk.NewAgentTool " +
 			"(ToolsConfig.EmitInternalEvents on, so their inner events reach the stream). Each call runs the callee " +
 			"in its own history with only the request as input, and its final answer becomes the tool result; " +

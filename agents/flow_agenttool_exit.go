@@ -24,6 +24,8 @@ func init() {
 	register(Flow{
 		Name:  "agenttool-exit",
 		Title: "AgentTool boundary: an exit and a transfer inside a tool stop there",
+		Group: GroupAgentTool,
+		Plain: "An agent called as a tool that ends early, and one that hands off inside the call: both stop at the call's edge, and the caller carries on.",
 		Description: "A concierge calls two agents as tools (adk.NewAgentTool). refund_agent ends with eino's exit " +
 			"tool (adk.ExitTool): the exit ends refund_agent's run, its final_result becomes the tool result, and the " +
 			"concierge carries on. orders_desk is a multi-agent whose model transfers to shipping_agent: the transfer " +

@@ -23,6 +23,8 @@ func init() {
 	register(Flow{
 		Name:  "agenttool-history",
 		Title: "AgentTool with the caller's whole history as input",
+		Group: GroupAgentTool,
+		Plain: "An agent called as a tool that is fed the caller's whole conversation instead of the request.",
 		Description: "support_lead calls escalation_agent as a tool built with adk.NewAgentTool(ctx, agent, " +
 			"adk.WithFullChatHistoryAsInput()). Instead of the request argument, which eino drops, the callee is " +
 			"fed the caller's conversation so far, rewritten as \"For context:\" messages (without the caller's " +

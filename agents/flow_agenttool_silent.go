@@ -24,6 +24,8 @@ func init() {
 	register(Flow{
 		Name:  "agenttool-silent",
 		Title: "AgentTool with its inner events kept off the stream",
+		Group: GroupAgentTool,
+		Plain: "Agents called as tools whose inner steps the event stream leaves out; Baton still shows them.",
 		Description: "trip_planner calls flight_agent and hotel_agent as tools (adk.NewAgentTool) with " +
 			"ToolsConfig.EmitInternalEvents off, eino's default: the Runner's stream shows only the planner's calls " +
 			"and their results, none of the callees' own events. Baton records from callbacks, which still fire, so " +

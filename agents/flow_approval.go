@@ -24,6 +24,8 @@ func init() {
 	register(Flow{
 		Name:  "approval",
 		Title: "Human in the loop: a tool inside an AgentTool waits for approval",
+		Group: GroupHuman,
+		Plain: "A refund waits for a person: the run pauses, and you approve or reject it on the run page.",
 		Description: "support_agent calls billing_agent as a tool (adk.NewAgentTool); billing_agent's issue_refund " +
 			"tool interrupts (tool.Interrupt) to ask a person, and the interrupt crosses the AgentTool boundary: " +
 			"the whole run pauses, saved in eino's checkpoint store. Approve or reject it on the run page (or " +

@@ -250,3 +250,25 @@ func TestStreamedChunksInCallbacksAreNotShared(t *testing.T) {
 		t.Fatalf("final answer %q", s.final())
 	}
 }
+
+// TestEveryFlowIsGrouped: each flow of the catalogue is in one of Groups and says what it shows
+// in plain words, without eino's API names, and the flow to start with is in the catalogue.
+func TestEveryFlowIsGrouped(t *testing.T) {
+	groups := map[string]bool{}
+	for _, g := range agents.Groups {
+		groups[g.Name] = true
+	}
+	start := false
+	for _, f := range agents.Catalogue() {
+		start = start || f.Name == agents.StartHere
+		if !groups[f.Group] {
+			t.Errorf("%s: group %q is not one of agents.Groups", f.Name, f.Group)
+		}
+		if f.Plain == "" || strings.Contains(f.Plain, "adk.") || strings.Contains(f.Plain, "eino") {
+			t.Errorf("%s: plain description %q", f.Name, f.Plain)
+		}
+	}
+	if !start {
+		t.Errorf("the flow to start with, %q, is not in the catalogue", agents.StartHere)
+	}
+}

@@ -24,6 +24,8 @@ func init() {
 	register(Flow{
 		Name:  "deep",
 		Title: "Deep agent: a todo list in the session, sub-agents through the task tool",
+		Group: GroupAgentTool,
+		Plain: "A lead keeps a todo list and gives each task to a helper that sees only that task.",
 		Description: "eino's prebuilt deep agent (adk/prebuilt/deep): pricing_lead is a ChatModelAgent with two " +
 			"tools eino adds. write_todos keeps its plan in the session (deep_agent_session_key_todos), and task " +
 			"runs a sub-agent, named by subagent_type, as an AgentTool: market_researcher and pricing_analyst each " +

@@ -23,6 +23,8 @@ func init() {
 	register(Flow{
 		Name:  "failing",
 		Title: "A run that fails: a tool error nobody can recover from",
+		Group: GroupFailure,
+		Plain: "A database migration fails and nothing recovers: how a failed run looks, and where it says why.",
 		Description: "release_manager checks CI and transfers to db_agent, which backs the database up and runs the " +
 			"migrations. run_migrations returns an error, and a ChatModelAgent does not hand a tool's error back " +
 			"to its model: eino ends the run with it. Look at how the page draws a failed run: the failed tool " +

@@ -37,6 +37,8 @@ func init() {
 	f := Flow{
 		Name:  "host",
 		Title: "eino's host multi-agent: a host model hands requests off to specialists",
+		Group: GroupTransfer,
+		Plain: "A host reads the request and passes it to one or more specialist desks, which answer side by side.",
 		Description: "host.NewMultiAgent (flow/agent/multiagent/host) is a compose graph, run here inside an agent of its own, " +
 			"concierge. Its host model is offered one tool per specialist and calls the one (or ones) the request needs: " +
 			"each call is a handoff (what host's OnHandOff reports), drawn as an edge, and the specialist, a chat model, " +

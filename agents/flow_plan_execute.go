@@ -23,6 +23,8 @@ func init() {
 	register(Flow{
 		Name:  "plan-execute",
 		Title: "Plan-execute: planner, then executor and replanner in a loop",
+		Group: GroupWorkflow,
+		Plain: "A planner writes a plan; an executor does one step at a time and a replanner revises the plan until it can answer.",
 		Description: "eino's prebuilt plan-execute (adk/prebuilt/planexecute): a sequential agent runs the planner, " +
 			"then a loop of executor and replanner. The planner's model calls a plan tool whose arguments eino " +
 			"turns into the plan (the session's Plan); the executor carries out the plan's first step with its " +

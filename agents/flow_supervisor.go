@@ -29,6 +29,8 @@ func init() {
 	register(Flow{
 		Name:  "supervisor",
 		Title: "Supervisor: research, then math",
+		Group: GroupTransfer,
+		Plain: "A supervisor hands a question to a researcher, then to a calculator, and answers with what they found. Each specialist hands control back when it is done: four handoffs, each with why it happened and what the next agent was fed.",
 		Description: "eino's prebuilt supervisor (adk/prebuilt/supervisor). Underneath it is agent transfer, " +
 			"not AgentTool: SetSubAgents gives the supervisor a transfer_to_agent tool, and each specialist is " +
 			"wrapped with AgentWithDeterministicTransferTo, so when it finishes eino itself emits a transfer back " +

@@ -13,6 +13,8 @@ func init() {
 	register(Flow{
 		Name:  "supervisor-agenttool",
 		Title: "Supervisor with AgentTool: the supervisor flow's job, without transfers",
+		Group: GroupAgentTool,
+		Plain: "The supervisor's job done by calling the specialists as tools instead of handing off: control never leaves the supervisor. Compare it with supervisor.",
 		Description: "The supervisor flow's job (same input, same specialists, same tools), with the specialists " +
 			"called through adk.NewAgentTool instead of transfers. Compare the two runs: here there are no " +
 			"transfer edges but AgentTool frames, control never leaves the supervisor, and each specialist is fed " +

@@ -26,6 +26,8 @@ func init() {
 	register(Flow{
 		Name:  "transfer",
 		Title: "Transfer: a router picks a specialist",
+		Group: GroupTransfer,
+		Plain: "A router reads the request and hands it to the one specialist who should answer it.",
 		Description: "A router ChatModelAgent with adk.SetSubAgents(router, weather_agent, chat_agent). eino gives " +
 			"the router (and each child, to go back) a transfer_to_agent tool and lists the other agents in its " +
 			"system prompt; the router's model chooses where the request goes, and the chosen agent answers " +

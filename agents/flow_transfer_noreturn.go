@@ -26,6 +26,8 @@ func init() {
 	register(Flow{
 		Name:  "transfer-noreturn",
 		Title: "Transfer with no way back: a child that may not transfer to its parent",
+		Group: GroupTransfer,
+		Plain: "A front desk hands a request on; one specialist can hand it back, the other cannot, so its answer ends the run.",
 		Description: "adk.SetSubAgents(intake, legal_agent, sales_agent), where legal_agent is built with " +
 			"adk.AgentWithOptions(..., adk.WithDisallowTransferToParent()). eino gives sales_agent a " +
 			"transfer_to_agent tool and lists intake in its instruction, so it can hand back; legal_agent gets " +

@@ -16,6 +16,8 @@ func init() {
 	register(Flow{
 		Name:  "transfer-rewriter",
 		Title: "Transfer with a custom history rewriter: a handoff note instead of \"For context:\"",
+		Group: GroupTransfer,
+		Plain: "A handoff that passes a short note instead of the whole conversation: see exactly what the next agent was fed.",
 		Description: "reception transfers to housekeeping, which is built with adk.AgentWithOptions(..., " +
 			"adk.WithHistoryRewriter(fn)): eino hands fn the history (the user's input and every agent's " +
 			"messages) and feeds housekeeping what fn returns, in place of its default \"For context:\" rewriting. " +

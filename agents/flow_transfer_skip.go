@@ -44,6 +44,8 @@ func init() {
 	register(Flow{
 		Name:  "transfer-skip",
 		Title: "Transfer run with WithSkipTransferMessages: the hand-off leaves no trace in the history",
+		Group: GroupTransfer,
+		Plain: "A handoff that leaves no trace in the conversation: the next agent never sees the handoff, nor what was said with it.",
 		Description: "reception transfers to housekeeping (adk.SetSubAgents), in a run started with the run option " +
 			"adk.WithSkipTransferMessages(). housekeeping is still fed reception's other messages as \"For " +
 			"context:\", but not the transfer: neither the transfer_to_agent call and its result, nor the text " +

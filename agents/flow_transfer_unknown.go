@@ -24,6 +24,8 @@ func init() {
 	register(Flow{
 		Name:  "transfer-unknown",
 		Title: "Transfers eino refuses: an agent that does not exist, a sibling out of reach",
+		Group: GroupFailure,
+		Plain: "A model hands off to an agent that does not exist, or one out of its reach: the run fails at the handoff.",
 		Description: "adk.SetSubAgents(helpdesk, billing_agent, tech_agent), with models that name the wrong agent. " +
 			"By default helpdesk transfers to refunds_agent, which does not exist; with a password question it " +
 			"transfers to tech_agent, which then transfers to billing_agent, its sibling: only sub-agents and the " +

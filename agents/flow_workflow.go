@@ -31,6 +31,8 @@ func init() {
 	register(Flow{
 		Name:  "workflow",
 		Title: "Workflow: parallel scouts, a draft loop ended by BreakLoop, then a last step",
+		Group: GroupWorkflow,
+		Plain: "Two scouts work side by side, a writer and a critic go round until the critic approves, then an announcer publishes.",
 		Description: "Workflow agents, which emit nothing of their own: a sequential agent (launch) runs a parallel " +
 			"agent (scouting: market_scout and tech_scout side by side, in branches of their own), then a loop " +
 			"agent (drafting: copywriter, then critic, again and again), then announcer. The loop runs up to 5 " +

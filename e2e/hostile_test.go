@@ -34,7 +34,7 @@ func TestHostileMarkupStaysText(t *testing.T) {
 			}
 			tb.open(t, b.base+"/")
 			card := attrSel("data-testid", "flow-hostile")
-			if title := evalJS[string](t, tb, `document.querySelector('`+card+` h3').innerText`); !strings.Contains(title, agentstest.ImgTag) {
+			if title := evalJS[string](t, tb, `document.querySelector('`+card+` :is(h3, h4)').innerText`); !strings.Contains(title, agentstest.ImgTag) {
 				t.Errorf("index: the hostile flow's title reads %q, want the literal %s", title, agentstest.ImgTag)
 			}
 			checkNoInjection(t, tb, "index page")

@@ -19,22 +19,25 @@ import (
 )
 
 // legibleJS measures the tree as drawn: the zoom (drawn width over the viewBox's), and the
-// smallest rendered text of the SVG in screen pixels, with what it says.
+// smallest rendered text of the SVG in screen pixels (the overview's larger names and badges
+// included), with what it says.
 const legibleJS = `(() => {
   const svg = document.querySelector('#graph svg');
   const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
   let least = 1e9, which = '';
   for (const t of svg.querySelectorAll('text')) {
     if (t.getBoundingClientRect().width === 0 || !t.textContent.trim()) continue; // drawn text only
-    const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+    const px = parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
     if (px < least) { least = px; which = t.textContent; }
   }
-  return {scale, least, which, minZoom: Number(document.getElementById('graph').dataset.minZoom)};
+  return {scale, least, which, minZoom: Number(document.getElementById('graph').dataset.minZoom),
+    overview: document.getElementById('graph-scroll').classList.contains('overview')};
 })()`
 
 type legibility struct {
 	Scale, Least, MinZoom float64
 	Which                 string
+	Overview              bool
 }
 
 // importTrace adds tr to b through POST /api/traces and returns its run's id.
@@ -57,12 +60,13 @@ func importTrace(t *testing.T, b *baton, tr traces.Trace) string {
 }
 
 // TestBigTreeZoomPanAndBundles: a run with 8 specialists and 22 transfers, imported, opens with
-// its tree too big for the panel drawn at the legible zoom, not shrunk: no text under
-// web.MinFont px, every name whole, the specialists in columns about as wide as the panel, under
+// its tree too big for the panel at the legible zoom fitted whole, as an overview: no text drawn
+// under web.MinFont px, every name whole, the specialists in columns about as wide as the panel, under
 // a one-row legend and a header whose figures wrap clear of the controls. The buttons,
 // Ctrl+wheel and the keyboard zoom; a drag pans without inspecting what it started on; a
 // bundle's count expands it into its numbered edges, one of which inspects to the list of the
-// bundle's transfers; "Show every transfer" draws them all; and axe-core finds nothing.
+// bundle's transfers; "Every transfer" draws them all; at 1:1 a minimap shows the whole tree and
+// pans it; and axe-core finds nothing.
 func TestBigTreeZoomPanAndBundles(t *testing.T) {
 	t.Parallel()
 	b := startBaton(t)
@@ -97,16 +101,19 @@ func TestBigTreeZoomPanAndBundles(t *testing.T) {
 	tb.view(t, viewWidth, viewHeight, "light")
 
 	l := evalJS[legibility](t, tb, legibleJS)
-	if math.Abs(l.Scale-l.MinZoom) > 0.01 || l.Least < web.MinFont-0.01 {
-		t.Errorf("opened at zoom %.3f (legible from %.3f), smallest text %.1fpx (%q)", l.Scale, l.MinZoom, l.Least, l.Which)
+	if l.Scale >= l.MinZoom || !l.Overview || l.Least < web.MinFont-0.01 {
+		t.Errorf("opened at zoom %.3f (legible from %.3f, overview %v), smallest text %.1fpx (%q)", l.Scale, l.MinZoom, l.Overview, l.Least, l.Which)
+	}
+	if got := evalJS[inside](t, tb, insidePanelJS+`(11)`); len(got.Out) > 0 {
+		t.Errorf("opened with %v outside the panel", got.Out)
 	}
 	// The specialists are listed in columns under the supervisor: at the legible zoom the tree
 	// is about as wide as the panel (1.2 panels at 1280x800; one column per specialist made it
 	// 2.6).
-	wide := evalJS[struct{ Drawn, Panel float64 }](t, tb, `({drawn: document.querySelector('#graph svg').getBoundingClientRect().width,
+	wide := evalJS[struct{ Drawn, Panel float64 }](t, tb, `({drawn: document.querySelector('#graph svg').viewBox.baseVal.width * Number(document.getElementById('graph').dataset.minZoom),
 	  panel: document.getElementById('graph-scroll').clientWidth})`)
 	if wide.Drawn > 1.25*wide.Panel {
-		t.Errorf("the tree is drawn %.0f px wide in a panel of %.0f", wide.Drawn, wide.Panel)
+		t.Errorf("at the legible zoom the tree is %.0f px wide in a panel of %.0f", wide.Drawn, wide.Panel)
 	}
 	names := evalJS[[]string](t, tb, `Array.from(document.querySelectorAll('#graph .node')).filter(n =>
 	  n.querySelector('.node-name').textContent !== n.dataset.agent || !n.getAttribute('aria-label').startsWith(n.dataset.agent) ||
@@ -119,8 +126,9 @@ func TestBigTreeZoomPanAndBundles(t *testing.T) {
 
 	zoom := func() float64 { return evalJS[legibility](t, tb, legibleJS).Scale }
 	z0 := zoom()
+	in := `document.getElementById('zoom-level').textContent === '` + itoa(int(math.Round(l.Scale*1.25*100))) + `%'`
 	tb.click(t, "#zoom-in")
-	tb.waitFor(t, "zoomed in by the button", `document.getElementById('zoom-level').textContent === '106%'`)
+	tb.waitFor(t, "zoomed in by the button", in)
 	if z := zoom(); math.Abs(z-z0*1.25) > 0.01 {
 		t.Errorf("zoom %.3f after +, want %.3f", z, z0*1.25)
 	}
@@ -131,12 +139,21 @@ func TestBigTreeZoomPanAndBundles(t *testing.T) {
 	}))
 	tb.waitFor(t, "zoomed out by the wheel", `Number(document.getElementById('graph').dataset.zoom) < 1.0`)
 	tb.click(t, "#zoom-fit")
-	tb.waitFor(t, "fitted again", `Math.abs(Number(document.getElementById('graph').dataset.zoom) - `+jsFloat(l.MinZoom)+`) < 0.001`)
+	tb.waitFor(t, "fitted again, with no minimap", `Math.abs(Number(document.getElementById('graph').dataset.zoom) - `+jsFloat(l.Scale)+`) < 0.002 && !document.getElementById('minimap').checkVisibility()`)
 	tb.do(t, "focus the tree", chromedp.Focus(chromedp.ID("graph-scroll")))
 	tb.press(t, "+")
-	tb.waitFor(t, "zoomed in by the key", `document.getElementById('zoom-level').textContent === '106%'`)
+	tb.waitFor(t, "zoomed in by the key", in)
 	tb.press(t, "0")
 	tb.waitFor(t, "reset to 1:1", `document.getElementById('zoom-level').textContent === '100%'`)
+	// At 1:1 the tree is larger than the panel: the minimap shows every agent and the part in
+	// view; a click at its far corner brings that corner into view.
+	tb.waitFor(t, "the minimap shown with every agent", `document.getElementById('minimap').checkVisibility() && document.querySelectorAll('#minimap .mini-node').length === `+itoa(len(g.Nodes))+
+		` && !!document.querySelector('#minimap .mini-view')`)
+	corner := evalJS[struct{ X, Y float64 }](t, tb, `(() => { const r = document.getElementById('minimap').getBoundingClientRect(); return {x: r.right - 3, y: r.bottom - 3}; })()`)
+	tb.do(t, "click the minimap's far corner", chromedp.MouseClickXY(corner.X, corner.Y))
+	tb.waitFor(t, "the tree's far corner in view", `(() => { const b = document.getElementById('graph-scroll');
+	  return b.scrollLeft + b.clientWidth >= b.scrollWidth - 2 && b.scrollTop + b.clientHeight >= b.scrollHeight - 2; })()`)
+	tb.press(t, "0")
 
 	// Drag from the supervisor's box to the right: the tree pans left by as much, and the
 	// click that ends the drag summarises nothing.

@@ -82,6 +82,18 @@ func TestTimelineSearchAndKinds(t *testing.T) {
 	if evalJS[int](t, tb, `Array.from(document.querySelectorAll('[data-testid=timeline-row]')).filter(r => r.checkVisibility() && !r.querySelector('.row-summary').textContent.includes('For context')).length`) == 0 {
 		t.Errorf("every row found by For context has it in its summary: the search does not look past summaries")
 	}
+	// The matches are marked where they show (For context shows in no summary), and only they.
+	search("Research")
+	marks := evalJS[[]string](t, tb, `Array.from(CSS.highlights.get('search') || []).map(r => r.toString())`)
+	if len(marks) == 0 {
+		t.Errorf("searching Research marks no match")
+	}
+	for _, m := range marks {
+		if !strings.EqualFold(m, "research") {
+			t.Errorf("searching Research marks %q", m)
+			break
+		}
+	}
 
 	search("no such words anywhere")
 	c = evalJS[timelineCount](t, tb, timelineCountJS)
@@ -93,6 +105,9 @@ func TestTimelineSearchAndKinds(t *testing.T) {
 	}
 
 	search("")
+	if n := evalJS[int](t, tb, `(CSS.highlights.get('search') || {size: 0}).size`); n != 0 {
+		t.Errorf("with no search, %d matches stay marked", n)
+	}
 	tb.click(t, `#filter-kind input[value=transfer]`)
 	tb.click(t, `#filter-kind input[value=tool]`)
 	tb.waitFor(t, "the timeline filtered to transfers and tools", `location.hash.includes('kind=tool%2Ctransfer')`)

@@ -110,7 +110,7 @@ func (s *Server) describe(err error, r *http.Request) (int, string) {
 // renderError writes the HTML error page, falling back to plain text if it does not render.
 func (s *Server) renderError(c echo.Context, status int, msg string) error {
 	var buf bytes.Buffer
-	if err := templates.NotFoundPage(msg).Render(c.Request().Context(), &buf); err != nil {
+	if err := templates.ErrorPage(status, msg).Render(c.Request().Context(), &buf); err != nil {
 		// A client that left cancels the render as well: nobody to answer, nothing of Baton's.
 		if c.Request().Context().Err() == nil {
 			s.log.Error("render error page", "error", err)

@@ -42,8 +42,20 @@ func (s *Server) listFlows(c echo.Context) error {
 func (s *Server) flowInfos() []web.FlowInfo {
 	out := make([]web.FlowInfo, len(s.flows))
 	for i, f := range s.flows {
-		out[i] = web.FlowInfo{Name: f.Name, Title: f.Title, Description: f.Description, DefaultInput: f.DefaultInput,
+		out[i] = web.FlowInfo{Name: f.Name, Title: f.Title, Group: f.Group, Plain: f.Plain, Description: f.Description, DefaultInput: f.DefaultInput,
 			InputNote: s.inputNote(f), Agents: f.Agents}
+	}
+	return out
+}
+
+// startHere is the flow the index offers a newcomer first.
+const startHere = agents.StartHere
+
+// flowGroups returns the catalogue's groups, in the index's order.
+func flowGroups() []web.FlowGroup {
+	out := make([]web.FlowGroup, len(agents.Groups))
+	for i, g := range agents.Groups {
+		out[i] = web.FlowGroup{Name: g.Name, Plain: g.Plain}
 	}
 	return out
 }

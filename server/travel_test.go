@@ -21,7 +21,7 @@ import (
 // TestTimeTravel runs the real supervisor flow, then puts its page at every event, by the
 // fragment route the scrubber uses and by ?at=: each shows what a full render of the trace cut
 // at that event shows, saying where it stands in the run, whose own status and outcome it
-// keeps. Bad seqs get a 400 that says which are valid.
+// keeps. Bad seqs get a 400 that says which are valid, in the page's title too.
 func TestTimeTravel(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{Flows: agents.Catalogue()})
 	server.SetRunner(ts.Server, agents.RunFlow)
@@ -107,7 +107,13 @@ func TestTimeTravel(t *testing.T) {
 		if strings.Contains(b.path, "/at/") {
 			msg = res.apiError(t)
 		} else {
-			msg = page(t, res).Find(`[data-testid="error-message"]`).Text()
+			doc := page(t, res)
+			msg = doc.Find(`[data-testid="error-message"]`).Text()
+			// The page is titled by what is wrong: a seq past the end is no missing page.
+			if title, h := doc.Find("title").Text(), doc.Find(`[data-testid="error-heading"]`).Text(); res.status == http.StatusBadRequest &&
+				(h != "Cannot show that" || !strings.Contains(title, b.want)) {
+				t.Errorf("%s: page titled %q, headed %q", b.path, title, h)
+			}
 		}
 		if !strings.Contains(msg, b.want) {
 			t.Errorf("%s: %d %q, want it to say %q", b.path, res.status, msg, b.want)

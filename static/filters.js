@@ -4,7 +4,7 @@
 
 import { showError } from "./common.js";
 import { openDrawer } from "./layout.js";
-import { hideUnmatched, isFiltering, revealing, showCount, syncInputs } from "./rowfilter.js";
+import { hideUnmatched, isFiltering, markMatches, revealing, showCount, syncInputs } from "./rowfilter.js";
 import { complete, first, holds, reload } from "./rows.js";
 import { S, allRows, rowsEl, writeHash } from "./runstate.js";
 import { inspect, markGraph } from "./selection.js";
@@ -32,9 +32,11 @@ export function applyFilters(rows) {
     done = reload().then((counts) => {
       if (counts) S.counts = counts;
       showFilterCount();
+      markMatches(document.getElementById("timeline-rows"), S);
     }).catch((e) => { if (e.name !== "AbortError") showError(document.getElementById("form-error"), "timeline: " + e.message); });
   }
   hideUnmatched(rows || allRows(), S);
+  markMatches(document.getElementById("timeline-rows"), S);
   showFilterCount();
   markGraph();
   return done;

@@ -2,12 +2,15 @@
 // the tree 1:1 in CSS pixels (graph.templ); this module only sizes the SVG to a zoom, scrolls the
 // panel and toggles classes, so that the state survives the live updates that replace #graph.
 //
-// The tree opens fitted to the panel, but never below the zoom at which its smallest text is
-// legible (#graph's data-min-zoom): a tree too big for that opens with its root in view and pans.
-// Drag pans; Ctrl+wheel, the buttons and + / - (0 resets) zoom; zooming out by hand may go
-// further, for an overview.
+// The tree opens fitted to the panel, whole. Below the zoom at which its smallest text is legible
+// (#graph's data-min-zoom) it is an overview: every agent's box and name, names and badges drawn
+// larger, the small print left out (app.css). Drag pans; Ctrl+wheel, the buttons and + / -
+// (0 resets) zoom. A collapsed team's badge opens its card of agents, which the drawing grows to
+// hold; Maximise gives the agents panel the whole page.
 
-const LEAST = 0.4; // the furthest one may zoom out by hand
+const LEAST = 0.4; // the furthest one may zoom out by hand, unless Fit went further
+const FLOOR = 0.05; // the furthest Fit goes
+const NAME_PX = 11.5; // an agent's name on screen in the overview (its font is 15px at 1:1)
 const MOST = 2.5;
 const STEP = 1.25; // one press of + or -
 
@@ -16,6 +19,7 @@ const V = {
   fit: true,          // follow the panel's size and the tree's growth, as Fit does
   all: false,         // every bundle expanded
   open: new Set(),    // bundles expanded one by one, by data-bundle
+  teams: new Set(),   // collapsed teams whose cards are open, by data-team
 };
 
 const box = () => document.getElementById("graph-scroll");
@@ -27,32 +31,44 @@ function legible() {
   return Number(graph()?.dataset.minZoom) || 1;
 }
 
-// size returns the tree's drawing size at 1:1.
+// size returns the tree's drawing size at 1:1, grown to hold the open team cards.
 function size() {
   const g = graph();
-  return { w: Number(g?.dataset.width) || 0, h: Number(g?.dataset.height) || 0 };
+  let w = Number(g?.dataset.width) || 0, h = Number(g?.dataset.height) || 0;
+  for (const c of g?.querySelectorAll(".team-card.open") || []) {
+    w = Math.max(w, Number(c.dataset.right) || 0);
+    h = Math.max(h, Number(c.dataset.bottom) || 0);
+  }
+  return { w, h };
 }
 
-// fitZoom is the zoom that shows the whole tree in the panel, at most 1:1 and never less than
-// legible.
+// fitZoom is the zoom that shows the whole tree in the panel, at most 1:1.
 function fitZoom() {
   const b = box(), { w, h } = size();
   if (!b || !w || !h) return 1;
-  const pad = 12; // the panel's padding, both sides
-  const z = Math.min(1, (b.clientWidth - pad) / w, (b.clientHeight - pad) / h);
-  return Math.max(z, legible());
+  const pad = 16; // the panel's padding, both sides, and a pixel of rounding
+  return Math.max(FLOOR, Math.min(1, (b.clientWidth - pad) / w, (b.clientHeight - pad) / h));
 }
 
-// apply sizes the SVG to zoom z and shows the level.
+// apply sizes the SVG to zoom z and shows the level; below the legible zoom, as an overview.
 function apply(z) {
   V.zoom = z;
   const s = svg(), { w, h } = size();
   if (s && w && h) {
-    s.setAttribute("width", String(Math.round(w * z)));
-    s.setAttribute("height", String(Math.round(h * z)));
+    s.setAttribute("viewBox", `0 0 ${w} ${h}`);
+    s.setAttribute("width", String(Math.floor(w * z)));
+    s.setAttribute("height", String(Math.floor(h * z)));
+  }
+  const b = box();
+  if (b) {
+    const over = z < legible() - 1e-3;
+    b.classList.toggle("overview", over);
+    b.style.setProperty("--ov", over ? String(legible() / z) : "1");
+    b.style.setProperty("--ovn", over ? String(Math.max(1, NAME_PX / (15 * z))) : "1");
   }
   const out = document.getElementById("zoom-level");
   if (out) out.textContent = Math.round(z * 100) + "%";
+  requestAnimationFrame(drawMinimap);
   const el = graph();
   if (el) el.dataset.zoom = String(z);
 }
@@ -61,7 +77,7 @@ function apply(z) {
 function zoomAt(z, cx, cy) {
   const s = svg();
   if (!s) return;
-  z = Math.min(MOST, Math.max(Math.min(LEAST, legible()), z));
+  z = Math.min(MOST, Math.max(Math.min(LEAST, legible(), fitZoom()), z));
   const before = s.getBoundingClientRect();
   const px = (cx - before.left) / V.zoom, py = (cy - before.top) / V.zoom;
   V.fit = false;
@@ -102,12 +118,77 @@ function showRoot() {
   b.scrollLeft += r.left + r.width / 2 - (p.left + p.width / 2);
 }
 
+// MINI is the longer side of the minimap, in CSS pixels.
+const MINI = 160;
+
+// drawMinimap shows the whole tree in small, its agents' boxes and the part of it in view,
+// while the tree is larger than the panel; it hides it otherwise.
+function drawMinimap() {
+  const m = document.getElementById("minimap"), b = box(), { w, h } = size();
+  if (!m || !b || !w || !h) return;
+  const big = w * V.zoom > b.clientWidth + 1 || h * V.zoom > b.clientHeight + 1;
+  const show = big && b.checkVisibility();
+  m.toggleAttribute("hidden", !show); // an SVG element has no hidden property
+  if (!show) return;
+  const k = MINI / Math.max(w, h);
+  m.setAttribute("width", String(Math.round(w * k)));
+  m.setAttribute("height", String(Math.round(h * k)));
+  m.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  const ns = "http://www.w3.org/2000/svg";
+  const rect = (x, y, rw, rh, cls) => {
+    const r = document.createElementNS(ns, "rect");
+    for (const [a, v] of [["x", x], ["y", y], ["width", rw], ["height", rh], ["class", cls]]) r.setAttribute(a, String(v));
+    return r;
+  };
+  const parts = [];
+  for (const n of graph().querySelectorAll("#graph svg > .node")) {
+    const t = /translate\(([-\d.]+)[ ,]+([-\d.]+)\)/.exec(n.getAttribute("transform") || "");
+    const r = n.querySelector(".node-box");
+    if (t && r) parts.push(rect(t[1], t[2], r.getAttribute("width"), r.getAttribute("height"), "mini-node"));
+  }
+  // The panel's view, in the drawing's units.
+  parts.push(rect(b.scrollLeft / V.zoom, b.scrollTop / V.zoom, b.clientWidth / V.zoom, b.clientHeight / V.zoom, "mini-view"));
+  m.replaceChildren(...parts);
+}
+
+// panTo scrolls the panel so that the minimap's point under the pointer event ev is in the
+// middle of the view.
+function panTo(ev) {
+  const m = document.getElementById("minimap"), b = box(), { w } = size();
+  const r = m.getBoundingClientRect(), k = r.width / w;
+  V.fit = false;
+  b.scrollLeft = (ev.clientX - r.left) / k * V.zoom - b.clientWidth / 2;
+  b.scrollTop = (ev.clientY - r.top) / k * V.zoom - b.clientHeight / 2;
+}
+
 // refresh re-applies the view to a #graph the server just replaced.
 function refresh() {
   // A fitted tree keeps fitting as it grows, its root in view; one the reader zoomed or moved
   // stays as they left it.
+  showTeams();
   if (V.fit) fit(); else apply(V.zoom);
   showBundles();
+}
+
+// showTeams opens the cards of the teams the reader opened, and says so on their badges.
+function showTeams() {
+  const b = box();
+  for (const c of b.querySelectorAll(".team-card")) c.classList.toggle("open", V.teams.has(c.dataset.team));
+  for (const t of b.querySelectorAll(".team-badge")) t.setAttribute("aria-expanded", V.teams.has(t.dataset.team) ? "true" : "false");
+}
+
+// toggleTeam opens or closes the card of the team lead leads; a fitted tree fits again, card
+// and all.
+function toggleTeam(lead) {
+  if (V.teams.has(lead)) V.teams.delete(lead); else V.teams.add(lead);
+  showTeams();
+  if (V.fit) fit(); else apply(V.zoom);
+}
+
+// setMax gives the agents panel the whole page, or puts it back.
+function setMax(on) {
+  document.body.classList.toggle("tree-max", on);
+  document.getElementById("tree-max")?.setAttribute("aria-pressed", on ? "true" : "false");
 }
 
 // showBundles marks the expanded bundles' elements and offers the toggle when there are any.
@@ -125,6 +206,11 @@ function showBundles() {
 // activateGraph handles the activation (click, Enter, Space) of target if it is the tree's own
 // control, a bundle's count, which expands that bundle; it reports whether it did.
 export function activateGraph(target) {
+  const team = target.closest && target.closest(".team-badge");
+  if (team) {
+    toggleTeam(team.dataset.team);
+    return true;
+  }
   const badge = target.closest && target.closest(".bundle-badge");
   if (!badge) return false;
   V.open.add(badge.dataset.bundle);
@@ -204,6 +290,7 @@ export function initGraph() {
   document.getElementById("zoom-out")?.addEventListener("click", () => zoomBy(1 / STEP));
   document.getElementById("zoom-fit")?.addEventListener("click", fit);
   document.getElementById("zoom-reset")?.addEventListener("click", reset);
+  document.getElementById("tree-max")?.addEventListener("click", () => setMax(!document.body.classList.contains("tree-max")));
   document.getElementById("expand-transfers")?.addEventListener("click", () => {
     V.all = !V.all;
     if (!V.all) V.open.clear();
@@ -213,5 +300,15 @@ export function initGraph() {
   // Live updates and time travel replace #graph: keep the view.
   new MutationObserver(refresh).observe(b, { childList: true });
   // A panel that changes size keeps a fitted tree fitted.
-  new ResizeObserver(() => { if (V.fit) fit(); }).observe(b);
+  new ResizeObserver(() => { if (V.fit) fit(); else drawMinimap(); }).observe(b);
+  b.addEventListener("scroll", () => requestAnimationFrame(drawMinimap), { passive: true });
+  const mini = document.getElementById("minimap");
+  mini?.addEventListener("pointerdown", (ev) => {
+    ev.preventDefault();
+    mini.setPointerCapture(ev.pointerId);
+    panTo(ev);
+    const move = (e) => panTo(e);
+    mini.addEventListener("pointermove", move);
+    mini.addEventListener("pointerup", () => mini.removeEventListener("pointermove", move), { once: true });
+  });
 }

@@ -9,7 +9,7 @@
 
 import { activateGraph, initGraph } from "./graph.js";
 import { isTyping, keyAction } from "./keymap.js";
-import { hideUnmatched, revealing, showCount, syncInputs, watchInputs } from "./rowfilter.js";
+import { hideUnmatched, markMatches, revealing, showCount, syncInputs, watchInputs } from "./rowfilter.js";
 import { initSequence, markSequence } from "./sequence.js";
 
 (function () {
@@ -73,6 +73,7 @@ import { initSequence, markSequence } from "./sequence.js";
   function applyFilters() {
     const rows = allRows();
     showCount(S, hideUnmatched(rows, S), rows.length);
+    markMatches(document.getElementById("timeline-rows"), S);
     markGraph();
   }
 

@@ -32,6 +32,37 @@ export function hideUnmatched(rows, f) {
   return shown;
 }
 
+// MARKS is the most search matches marked at once: a search as broad as "a" in a long run
+// marks the first of them.
+const MARKS = 2000;
+
+// markMatches marks f's search where it shows in the shown rows of list (their summaries and
+// agent names), with the CSS Custom Highlight API: no markup is added, so rows stay as the server
+// sent them. It returns how many it marked; none where the browser lacks the API.
+export function markMatches(list, f) {
+  const marks = globalThis.CSS && globalThis.CSS.highlights;
+  if (!marks || typeof Highlight === "undefined") return 0;
+  marks.delete("search");
+  const text = searchText(f);
+  if (!text || !list) return 0;
+  const ranges = [];
+  for (const el of list.querySelectorAll(".row:not([hidden]) .row-summary, .row:not([hidden]) .chip-text")) {
+    const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n && ranges.length < MARKS; n = walk.nextNode()) {
+      const lower = n.data.toLowerCase();
+      for (let i = lower.indexOf(text); i >= 0 && ranges.length < MARKS; i = lower.indexOf(text, i + text.length)) {
+        const r = new Range();
+        r.setStart(n, i);
+        r.setEnd(n, i + text.length);
+        ranges.push(r);
+      }
+    }
+    if (ranges.length >= MARKS) break;
+  }
+  marks.set("search", new Highlight(...ranges));
+  return ranges.length;
+}
+
 // revealing returns the filters that show row (an element, in the list or not), or null when f
 // already does: a jump to a row clears the filters that hide it.
 export function revealing(row, f) {

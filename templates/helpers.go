@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -219,12 +220,32 @@ func nodeLabel(nd web.Node) string {
 	if nd.Detail != "" {
 		s += ", " + nd.Detail
 	}
+	if nd.Iteration > 0 {
+		s += ", " + loopWord(nd)
+	}
 	return s
 }
 
+// loopWord is what a node run by a loop agent says of its loop: "loop 3", its iteration.
+func loopWord(nd web.Node) string { return "loop " + strconv.Itoa(nd.Iteration) }
+
+// loopBadgeW is the width of the pill that says loopWord in 13px bold text.
+func loopBadgeW(nd web.Node) float64 { return 14 + 8*float64(len([]rune(loopWord(nd)))) }
+
+// teamWord is what a collapsed team's badge says: "team +4", the agents its lead stands for.
+func teamWord(nd web.Node) string { return "team +" + strconv.Itoa(nd.Team) }
+
+// teamBadgeW is the width of the pill that says teamWord in 13px bold text.
+func teamBadgeW(nd web.Node) float64 { return 16 + 8*float64(len([]rune(teamWord(nd)))) }
+
+// stateWord is what an agent's node says of its state: "handed off" for one done by handing
+// control to another (a supervisor waiting for its sub-agent to come back says so, not "done").
 func stateWord(nd web.Node) string {
-	if nd.Missing {
+	switch {
+	case nd.Missing:
 		return "not found"
+	case nd.State == web.StateDone && nd.HandedOff:
+		return "handed off"
 	}
 	return string(nd.State)
 }
@@ -302,4 +323,27 @@ func conversationDiff(runs []traces.Run, other, current string) templ.SafeURL {
 		return diffURL(current, other)
 	}
 	return diffURL(other, current)
+}
+
+// errorHeading names the kind of problem an error page's HTTP status says.
+func errorHeading(status int) string {
+	switch {
+	case status == http.StatusNotFound:
+		return "Not found"
+	case status == http.StatusRequestEntityTooLarge:
+		return "Too large"
+	case status == http.StatusServiceUnavailable:
+		return "Busy"
+	case status >= 400 && status < 500:
+		return "Cannot show that"
+	}
+	return "Something went wrong"
+}
+
+// clipText is s cut to at most n runes, with "…" when cut.
+func clipText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

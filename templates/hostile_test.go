@@ -108,7 +108,7 @@ func TestHostileStringsAreEscaped(t *testing.T) {
 		Next:  url.Values{"after": {xss}}.Encode(),
 	}
 	assertInert(t, "index", renderString(t, templates.IndexPage(idx, templates.PageOptions{})))
-	assertInert(t, "not found", renderString(t, templates.NotFoundPage(xss)))
+	assertInert(t, "not found", renderString(t, templates.ErrorPage(404, xss)))
 
 	// Fragments travel as JSON: the hostile text stays inert inside the JSON too.
 	raw, err := json.Marshal(frags)

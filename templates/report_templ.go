@@ -128,7 +128,15 @@ func reportPage(r web.Report, st story.Story, packs []pack, assets reportAssets)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\"><header class=\"top\"><span class=\"brand\" title=\"A Baton report: a copy of the run, made to be read offline\">Baton report</span>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "\">")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = skipLink().Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<header class=\"top\"><span class=\"brand\" title=\"A Baton report: a copy of the run, made to be read offline\">Baton report</span>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -136,7 +144,7 @@ func reportPage(r web.Report, st story.Story, packs []pack, assets reportAssets)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</header>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</header>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -148,7 +156,7 @@ func reportPage(r web.Report, st story.Story, packs []pack, assets reportAssets)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<main class=\"run-main\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<main id=\"content\" class=\"run-main\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -156,7 +164,7 @@ func reportPage(r web.Report, st story.Story, packs []pack, assets reportAssets)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<section class=\"panel inspector-panel\" aria-labelledby=\"inspector-title\"><div class=\"panel-head\"><h2 id=\"inspector-title\">Inspector</h2></div><div id=\"inspector\" class=\"inspector\" data-testid=\"inspector\" aria-live=\"polite\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<section class=\"panel inspector-panel\" aria-labelledby=\"inspector-title\"><div class=\"panel-head\"><h2 id=\"inspector-title\">Inspector</h2></div><div id=\"inspector\" class=\"inspector\" data-testid=\"inspector\" aria-live=\"polite\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -164,7 +172,7 @@ func reportPage(r web.Report, st story.Story, packs []pack, assets reportAssets)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<p class=\"empty\">Click a timeline row, an agent or a numbered transfer to inspect it. Keys: <kbd>j</kbd>/<kbd>k</kbd> (in the timeline also <kbd>↓</kbd>/<kbd>↑</kbd>, <kbd>Home</kbd>, <kbd>End</kbd>) move and inspect, <kbd>/</kbd> filters, <kbd>Esc</kbd> clears.</p></div></section><section class=\"panel side-panel\" aria-label=\"Timeline and session\"><div class=\"tabs\" role=\"tablist\"><button type=\"button\" role=\"tab\" id=\"tab-btn-timeline\" data-tab=\"timeline\" aria-controls=\"tab-timeline\" aria-selected=\"true\">Timeline</button> <button type=\"button\" role=\"tab\" id=\"tab-btn-session\" data-tab=\"session\" aria-controls=\"tab-session\" aria-selected=\"false\">Session</button></div><div id=\"tab-timeline\" class=\"tab-body timeline-tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-timeline\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<p class=\"empty\">Click a timeline row, an agent or a numbered transfer to inspect it. Keys: <kbd>j</kbd>/<kbd>k</kbd> (in the timeline also <kbd>↓</kbd>/<kbd>↑</kbd>, <kbd>Home</kbd>, <kbd>End</kbd>) move and inspect, <kbd>/</kbd> filters, <kbd>Esc</kbd> clears.</p></div></section><section class=\"panel side-panel\" aria-label=\"Timeline and session\"><div class=\"tabs\" role=\"tablist\"><button type=\"button\" role=\"tab\" id=\"tab-btn-timeline\" data-tab=\"timeline\" aria-controls=\"tab-timeline\" aria-selected=\"true\">Timeline</button> <button type=\"button\" role=\"tab\" id=\"tab-btn-session\" data-tab=\"session\" aria-controls=\"tab-session\" aria-selected=\"false\">Session</button></div><div id=\"tab-timeline\" class=\"tab-body timeline-tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-timeline\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -172,7 +180,7 @@ func reportPage(r web.Report, st story.Story, packs []pack, assets reportAssets)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<ol id=\"timeline-rows\" class=\"timeline\" data-testid=\"timeline\" aria-label=\"Events (arrow keys move, Enter inspects)\" tabindex=\"0\"></ol></div><div id=\"tab-session\" class=\"tab-body session-tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-session\" hidden>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<ol id=\"timeline-rows\" class=\"timeline\" data-testid=\"timeline\" aria-label=\"Events (arrow keys move, Enter inspects)\" tabindex=\"0\"></ol></div><div id=\"tab-session\" class=\"tab-body session-tab\" role=\"tabpanel\" aria-labelledby=\"tab-btn-session\" hidden>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -184,7 +192,7 @@ func reportPage(r web.Report, st story.Story, packs []pack, assets reportAssets)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</div></section></main>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</div></section></main>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -202,7 +210,7 @@ func reportPage(r web.Report, st story.Story, packs []pack, assets reportAssets)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</body></html>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</body></html>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -56,10 +56,11 @@ func TestRunPageSupervisor(t *testing.T) {
 	if s := byTestID(doc, "run-status"); s.AttrOr("data-status", "") != "completed" || !strings.Contains(s.Text(), "completed") {
 		t.Errorf("run-status = %q %q", s.AttrOr("data-status", ""), s.Text())
 	}
-	for _, agent := range []string{"supervisor", "research_agent", "math_agent"} {
+	// The specialists handed control back, and the supervisor answered last: each says so.
+	for agent, word := range map[string]string{"supervisor": "done", "research_agent": "handed off", "math_agent": "handed off"} {
 		n := byTestID(doc, "node-"+agent)
-		if n.Length() != 1 || n.AttrOr("data-state", "") != "done" || !strings.Contains(n.Text(), "done") {
-			t.Errorf("node-%s: %d found, state %q", agent, n.Length(), n.AttrOr("data-state", ""))
+		if n.Length() != 1 || n.AttrOr("data-state", "") != "done" || n.Find(".node-state").Text() != word {
+			t.Errorf("node-%s: %d found, state %q says %q, want %q", agent, n.Length(), n.AttrOr("data-state", ""), n.Find(".node-state").Text(), word)
 		}
 	}
 	edges := byTestID(doc, "transfer-edge")
@@ -110,6 +111,10 @@ func TestRunPageStatesMidRun(t *testing.T) {
 		if got := byTestID(doc, "node-"+agent).AttrOr("data-state", ""); got != state {
 			t.Errorf("%s: %s, want %s", agent, got, state)
 		}
+	}
+	// The supervisor waits for research_agent to come back: it handed off, it is not done.
+	if got := byTestID(doc, "node-supervisor").Find(".node-state").Text(); got != "handed off" {
+		t.Errorf("the waiting supervisor says %q, want handed off", got)
 	}
 	if byTestID(doc, "run-status").AttrOr("data-status", "") != "running" {
 		t.Errorf("status not running")
@@ -287,7 +292,7 @@ func TestIndexAndNotFound(t *testing.T) {
 	if r := byTestID(doc, "run-row"); r.Find(`a[href="/runs/r-1"]`).Length() != 1 {
 		t.Errorf("no link to the run")
 	}
-	nf := mustDoc(t, templates.NotFoundPage("run r-9 not found"))
+	nf := mustDoc(t, templates.ErrorPage(404, "run r-9 not found"))
 	if byTestID(nf, "error-message").Text() != "run r-9 not found" {
 		t.Errorf("not found page: %q", nf.Text())
 	}

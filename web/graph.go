@@ -16,6 +16,7 @@ type Graph struct {
 	Boundaries    []Boundary       // one per AgentTool callee
 	Transfers     []TransferEdge   // those the tree draws (see TransferEdge), in order
 	Bundles       []TransferBundle // one per direction between two agents with several transfers
+	Teams         []Team           // collapsed teams, when the whole tree is too large (team.go)
 	TransferCount int              // all the transfers of the run
 }
 
@@ -39,6 +40,10 @@ type Node struct {
 	Extra       bool   // not in Trace.Agents: met in the events
 	Missing     bool   // only named as the target of a transfer that failed because it does not exist
 	Caller      bool   // it calls at least one AgentTool
+	Iteration   int    // of its loop, when a loop agent ran it
+	HandedOff   bool   // done by transferring control away, not since active: waiting, or gone on
+	Team        int    // how many agents of its collapsed team its node stands for
+	InTeam      string // the lead of the collapsed team whose card holds this node
 }
 
 // Link is the line from a parent to its sub-agent (AgentTool callees get a Boundary instead):
@@ -145,9 +150,10 @@ type TransferBundle struct {
 	Label    Point
 }
 
-// NewGraph lays out tr's agent tree with the state each agent is in after tr's last event.
+// NewGraph lays out tr's agent tree with the state each agent is in after tr's last event, its
+// teams collapsed when it is too large (team.go).
 func NewGraph(tr traces.Trace) Graph {
-	return newGraph(treeOf(tr))
+	return collapseTeams(treeOf(tr))
 }
 
 func newGraph(t *treeState) Graph {
@@ -208,6 +214,7 @@ func (t *treeState) node(s *slot, depth int, caller bool) Node {
 func (t *treeState) setFace(n *Node) {
 	x := t.stateOf(n.Name)
 	n.State, n.ModelCalls, n.ToolCalls, n.Tokens, n.Error = x.state, x.modelCalls, x.toolCalls, x.tokens, x.err
+	n.Iteration, n.HandedOff = x.iteration, x.handedOff
 	switch {
 	case n.Missing:
 		n.Detail = "no such agent"

@@ -459,3 +459,33 @@ func TestColumnsStayPut(t *testing.T) {
 		}
 	}
 }
+
+// TestResumedAgentToolCallIsOneCall: eino enters an AgentTool call again, with its id, when the
+// run resumes into it after an interrupt: the frame counts one call ("call"), not two, and it
+// runs again until its exit; a later call of the same callee counts as a second.
+func TestResumedAgentToolCallIsOneCall(t *testing.T) {
+	b := webtest.New("r-resumed-at", "approval", "refund it",
+		traces.Agent{Name: "support_agent", Kind: traces.AgentChatModel},
+		traces.Agent{Name: "billing_agent", Kind: traces.AgentChatModel, Parent: "support_agent", Relation: traces.RelationAgentTool})
+	enter := func(id string) {
+		b.Add(traces.Event{Kind: traces.KindAgentToolEnter, Agent: "support_agent", AgentTool: &traces.AgentToolCall{Caller: "support_agent", Callee: "billing_agent", CallID: id, Request: "refund"}})
+	}
+	exit := func(id string) {
+		b.Add(traces.Event{Kind: traces.KindAgentToolExit, Agent: "support_agent", AgentTool: &traces.AgentToolCall{Caller: "support_agent", Callee: "billing_agent", CallID: id, Result: "ok"}})
+	}
+	b.Start("support_agent", "run", webtest.Msg("user", "refund it"))
+	enter("call_1")
+	b.Add(traces.Event{Kind: traces.KindInterrupted, Agent: "billing_agent", Interrupt: &traces.Interrupt{ID: "i1", Info: "approve?"}})
+	exit("call_1")
+	b.Add(traces.Event{Kind: traces.KindResumed, Interrupt: &traces.Interrupt{ID: "i1"}})
+	enter("call_1")
+	running := web.NewGraph(b.Trace).Boundaries[0]
+	exit("call_1")
+	once := web.NewGraph(b.Trace).Boundaries[0]
+	enter("call_2")
+	exit("call_2")
+	twice := web.NewGraph(b.Trace).Boundaries[0]
+	if !running.Running || running.Calls != 1 || once.Running || once.CallWord() != "call" || twice.CallWord() != "call ×2" {
+		t.Errorf("resumed: running %v, %d calls; ended: %q; after a second call: %q", running.Running, running.Calls, once.CallWord(), twice.CallWord())
+	}
+}

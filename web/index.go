@@ -1,6 +1,7 @@
 package web
 
 import (
+	"slices"
 	"time"
 
 	"github.com/baton-dev/baton/internal/live"
@@ -12,11 +13,56 @@ import (
 type FlowInfo struct {
 	Name         string
 	Title        string
+	Group        string // what the flow shows ("Handoff by transfer")
+	Plain        string // that, in plain words, shown before Description's API names
 	Description  string
 	DefaultInput string
 	// InputNote, when set, says next to the input box that the answers do not (fully) follow it.
 	InputNote string
 	Agents    []traces.Agent
+}
+
+// FlowGroup is a group of the catalogue: its name, what its flows have in common, and (filled
+// by GroupedFlows) its flows.
+type FlowGroup struct {
+	Name, Plain string
+	Flows       []FlowInfo
+}
+
+// GroupedFlows returns idx's groups with their flows, leaving out the Start flow and empty
+// groups; flows of no known group come last, under "Other flows".
+func (idx Index) GroupedFlows() []FlowGroup {
+	out := make([]FlowGroup, 0, len(idx.Groups)+1)
+	at := make(map[string]int, len(idx.Groups))
+	for _, g := range idx.Groups {
+		at[g.Name] = len(out)
+		out = append(out, FlowGroup{Name: g.Name, Plain: g.Plain})
+	}
+	for _, f := range idx.Flows {
+		if f.Name == idx.Start {
+			continue
+		}
+		i, ok := at[f.Group]
+		if !ok {
+			i, ok = at[""]
+			if !ok {
+				i, at[""] = len(out), len(out)
+				out = append(out, FlowGroup{Name: "Other flows"})
+			}
+		}
+		out[i].Flows = append(out[i].Flows, f)
+	}
+	return slices.DeleteFunc(out, func(g FlowGroup) bool { return len(g.Flows) == 0 })
+}
+
+// StartFlow returns the Start flow, if the catalogue has it.
+func (idx Index) StartFlow() (FlowInfo, bool) {
+	for _, f := range idx.Flows {
+		if f.Name == idx.Start && idx.Start != "" {
+			return f, true
+		}
+	}
+	return FlowInfo{}, false
 }
 
 // ModelInfo is a chat model a run may pick, as the index page offers it.
@@ -29,7 +75,11 @@ type ModelInfo struct {
 // Index is what the index page draws: the flows one can start, the models they may run on, and one page of the runs the
 // query selects, newest first (the caller's order is kept).
 type Index struct {
-	Flows  []FlowInfo
+	Flows []FlowInfo // as the server lists them; GroupedFlows groups them
+	// Groups are the flows' groups in order, with what their flows have in common; Start names
+	// the flow a newcomer should run first, shown on its own above them.
+	Groups []FlowGroup
+	Start  string
 	Models []ModelInfo // the models a run may pick, the default first
 	Runs   []RunRow
 	// Query is the list's filters, as the form shows them.

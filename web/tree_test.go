@@ -77,7 +77,7 @@ func TestGeneratedTreesLegible(t *testing.T) {
 			if err := traces.Validate(tr); err != nil {
 				t.Fatal(err)
 			}
-			g := web.NewGraph(tr)
+			g := web.WholeGraph(tr)
 			if len(g.Nodes) != len(tr.Agents) {
 				t.Fatalf("%d nodes for %d agents", len(g.Nodes), len(tr.Agents))
 			}
@@ -133,7 +133,7 @@ func TestGeneratedTreesLegible(t *testing.T) {
 // arrows are numbered 1..n in the order the calls entered, their badges inside their frames.
 func TestTreeDepthAndFrames(t *testing.T) {
 	for _, n := range []int{10, 20} {
-		g := web.NewGraph(webtest.Tree(n, 5))
+		g := web.WholeGraph(webtest.Tree(n, 5))
 		deepest := 0
 		for _, nd := range g.Nodes {
 			deepest = max(deepest, nd.Depth)

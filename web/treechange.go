@@ -13,13 +13,21 @@ func (t *treeState) graph() Graph {
 	for i := range g.Nodes {
 		t.setFace(&g.Nodes[i])
 	}
+	g.Teams = slices.Clone(g.Teams)
+	for i := range g.Teams {
+		tm := &g.Teams[i]
+		tm.Members = slices.Clone(tm.Members)
+		for j := range tm.Members {
+			t.setFace(&tm.Members[j])
+		}
+	}
 	return g
 }
 
 // layout returns the tree as laid out at graphSeq, its faces as they were then.
 func (t *treeState) layout() Graph {
 	if t.laid == nil || t.laid.seq != t.graphSeq {
-		t.laid = &laidTree{seq: t.graphSeq, g: newGraph(t)}
+		t.laid = &laidTree{seq: t.graphSeq, g: collapseTeams(t)}
 	}
 	return t.laid.g
 }
@@ -28,7 +36,8 @@ func (t *treeState) layout() Graph {
 // else of the tree did; the caller checks the latter (graphSeq <= from).
 func (t *treeState) faces(from int64) []Node {
 	var out []Node
-	for _, nd := range t.layout().Nodes {
+	g := t.layout()
+	for _, nd := range append(slices.Clip(g.Nodes), g.teamNodes()...) {
 		if x := t.acts[nd.Name]; x != nil && x.faceSeq > from {
 			t.setFace(&nd)
 			out = append(out, nd)

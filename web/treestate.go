@@ -30,10 +30,11 @@ type treeState struct {
 	transferAt map[int64]*transfer // by the transfer event's seq
 	// pairs holds, for each direction between two agents, how many transfers took it and the
 	// newest Lanes of them: what the tree draws.
-	pairs     map[[2]string]*pairTransfers
-	calls     []*agentToolCall
-	open      []*agentToolCall // the calls entered and not exited yet
-	lastAgent string           // of the newest event that names one: who an unattributed error is blamed on
+	pairs      map[[2]string]*pairTransfers
+	calls      []*agentToolCall
+	open       []*agentToolCall // the calls entered and not exited yet
+	lastAgent  string           // of the newest event that names one: who an unattributed error is blamed on
+	resumedSeq int64            // the newest resumed event
 
 	// agentsSeq is the newest event that named an agent not known before; graphSeq the newest
 	// that changed the tree as drawn beyond a node's face (see noteGraph); laid is the tree as
@@ -67,6 +68,8 @@ type activity struct {
 	tokens     int
 	lastSeq    int64
 	err        string
+	iteration  int   // of its loop, when a loop agent runs it: the newest agent.started's
+	handedOff  bool  // it transferred control away and has not been active since
 	drawn      face  // what the agent's node showed after the last event that changed it
 	faceSeq    int64 // the newest event that changed only its node's face (see noteGraph)
 }
@@ -77,17 +80,19 @@ type face struct {
 	state                State
 	err                  string
 	calls, tools, tokens int
+	iteration            int
+	handedOff            bool
 }
 
 // looksLike reports whether a node showing f shows the same as one showing g: the detail line
 // names model calls and tokens (compacted, 1.2k), and tool calls only as whether there were any.
 func (f face) looksLike(g face) bool {
-	return f.state == g.state && f.err == g.err && f.calls == g.calls && (f.tools == 0) == (g.tools == 0) &&
+	return f.state == g.state && f.err == g.err && f.calls == g.calls && f.iteration == g.iteration && f.handedOff == g.handedOff && (f.tools == 0) == (g.tools == 0) &&
 		(f.tokens == g.tokens || compact(f.tokens) == compact(g.tokens))
 }
 
 func (x *activity) face() face {
-	return face{state: x.state, err: x.err, calls: x.modelCalls, tools: x.toolCalls, tokens: x.tokens}
+	return face{state: x.state, err: x.err, calls: x.modelCalls, tools: x.toolCalls, tokens: x.tokens, iteration: x.iteration, handedOff: x.handedOff}
 }
 
 // transfer is one transfer event with what became of it.
@@ -227,7 +232,7 @@ func (t *treeState) touch(name string, seq int64, activate bool) *activity {
 	}
 	x.lastSeq = max(x.lastSeq, seq)
 	if activate && x.state != StateFailed {
-		x.state = StateActive
+		x.state, x.handedOff = StateActive, false
 	}
 	return x
 }
@@ -247,7 +252,9 @@ func (t *treeState) apply(ev []traces.Event, i int) {
 	}
 	switch e.Kind {
 	case traces.KindAgentStarted, traces.KindResumed:
-		t.touch(e.Agent, e.Seq, true)
+		if x := t.touch(e.Agent, e.Seq, true); x != nil && e.AgentRun != nil && e.AgentRun.Iteration > 0 {
+			x.iteration = e.AgentRun.Iteration
+		}
 	case traces.KindMessage:
 		// Stream events lag callbacks: a message after the agent's agent.finished is late news,
 		// not new work. Only an agent never seen before becomes active by a message.
@@ -289,6 +296,7 @@ func (t *treeState) apply(ev []traces.Event, i int) {
 		t.touch(e.Agent, e.Seq, false)
 	}
 	if e.Kind == traces.KindResumed {
+		t.resumedSeq = e.Seq
 		for _, x := range t.acts {
 			if x.state == StateInterrupted {
 				x.state = StateActive
@@ -348,6 +356,9 @@ func (t *treeState) transfer(e *traces.Event) {
 	t.touch(e.Agent, e.Seq, false)
 	t.touch(tf.From, e.Seq, false)
 	t.settle(tf.From, StateDone)
+	if x := t.acts[tf.From]; x != nil && tf.Outcome != traces.TransferFailed {
+		x.handedOff = true
+	}
 	if tf.Outcome == traces.TransferFailed {
 		t.failTransfer(tr, e.Seq, tf.Error) // eino refused it: the target never started
 		return
@@ -372,6 +383,14 @@ func (t *treeState) agentTool(e *traces.Event) {
 	c := e.AgentTool
 	t.touch(e.Agent, e.Seq, false)
 	if e.Kind == traces.KindAgentToolEnter {
+		if call := t.resumedCall(c); call != nil {
+			// eino enters a call again when a run resumes into it: the same call, going on.
+			call.exit, call.result, call.inner = 0, "", ""
+			t.open = append(t.open, call)
+			t.touch(c.Caller, e.Seq, true)
+			t.touch(c.Callee, e.Seq, true)
+			return
+		}
 		call := &agentToolCall{caller: c.Caller, callee: c.Callee, callID: c.CallID, enter: e.Seq, request: c.Request}
 		if len(e.RunPath) > 0 {
 			call.path = append(slices.Clone(e.RunPath), c.Callee)
@@ -398,6 +417,23 @@ func (t *treeState) agentTool(e *traces.Event) {
 	if x := t.act(c.Callee); x == nil || x.state != StateInterrupted { // a paused callee stays paused
 		t.settle(c.Callee, StateDone)
 	}
+}
+
+// resumedCall returns the call c enters again after the run resumed: one of the same callee
+// and id that exited before the newest resume, nil when c is a new call.
+func (t *treeState) resumedCall(c *traces.AgentToolCall) *agentToolCall {
+	if c.CallID == "" || t.resumedSeq == 0 {
+		return nil
+	}
+	for i := len(t.calls) - 1; i >= 0; i-- {
+		if k := t.calls[i]; k.callee == c.Callee && k.callID == c.CallID {
+			if k.exit != 0 && k.exit < t.resumedSeq {
+				return k
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // openCall returns the newest call of c's callee that has not exited, preferring the same id.

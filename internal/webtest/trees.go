@@ -90,3 +90,52 @@ func Fan(n, transfers int) traces.Trace {
 	b.Finish("supervisor")
 	return b.End(traces.StatusCompleted, "")
 }
+
+// Teams builds a completed run of a supervisor over teams: len(sizes) team leads under it
+// (billing_lead, shipping_lead, ...), lead i over sizes[i] specialists. Control goes round
+// trips of four transfers, supervisor -> lead -> specialist and back, each lead and each of its
+// specialists in turn, until transfers (a multiple of 4) have been made. Teams([]int{4, 4, 4, 3},
+// 40) is the 20-agent, 40-transfer tree of issue 23.
+func Teams(sizes []int, transfers int) traces.Trace {
+	agents := []traces.Agent{{Name: "supervisor", Kind: traces.AgentSupervisor}}
+	members := make([][]string, len(sizes))
+	for i, n := range sizes {
+		lead := desks[(i+1)%len(desks)] + "_lead"
+		agents = append(agents, traces.Agent{Name: lead, Kind: traces.AgentSupervisor, Parent: "supervisor", Relation: traces.RelationSubAgent})
+		for j := range n {
+			name := fmt.Sprintf("%s_agent_%d", desks[(i+1)%len(desks)], j+1)
+			members[i] = append(members[i], name)
+			agents = append(agents, traces.Agent{Name: name, Kind: traces.AgentChatModel, Parent: lead, Relation: traces.RelationSubAgent})
+		}
+	}
+	user := Msg("user", "sort out my order")
+	b := New(fmt.Sprintf("r-teams-%d-%d", len(agents), transfers), "teams", user.Content, agents...)
+	b.Start("supervisor", "run", user)
+	for k := range transfers / 4 {
+		i := k % len(sizes)
+		lead, member := agents[1+i+sumTo(sizes, i)].Name, members[i][(k/len(sizes))%sizes[i]]
+		b.Model("supervisor", []traces.Message{user}, []string{"transfer_to_agent"}, Call(fmt.Sprintf("s%d", k), "transfer_to_agent", fmt.Sprintf(`{"agent_name":%q}`, lead)), 90)
+		b.Transfer("supervisor", lead, traces.TransferLLM, fmt.Sprintf("s%d", k))
+		b.Start(lead, "transfer", user)
+		b.Model(lead, []traces.Message{user}, []string{"transfer_to_agent"}, Call(fmt.Sprintf("l%d", k), "transfer_to_agent", fmt.Sprintf(`{"agent_name":%q}`, member)), 70)
+		b.Transfer(lead, member, traces.TransferLLM, fmt.Sprintf("l%d", k))
+		b.Start(member, "transfer", user)
+		b.Model(member, []traces.Message{user}, nil, Msg("assistant", "handled"), 60)
+		b.Transfer(member, lead, traces.TransferDeterministic, fmt.Sprintf("m%d", k))
+		b.Start(lead, "transfer", user)
+		b.Transfer(lead, "supervisor", traces.TransferDeterministic, fmt.Sprintf("b%d", k))
+		b.Start("supervisor", "transfer", user)
+	}
+	b.Model("supervisor", []traces.Message{user}, nil, Msg("assistant", "All sorted."), 50)
+	b.Finish("supervisor")
+	return b.End(traces.StatusCompleted, "")
+}
+
+// sumTo is the sum of the first i sizes.
+func sumTo(sizes []int, i int) int {
+	n := 0
+	for _, s := range sizes[:i] {
+		n += s
+	}
+	return n
+}
