@@ -20,7 +20,7 @@ type conversationTurn struct {
 // turnRun serves POST /api/runs/:id/turn {"input", "pace_ms"}: the next user turn of the run's
 // conversation, a run of its flow on its model, fed the conversation so far (each earlier turn's
 // input and final answer, up to this run) before input. It joins the conversation, so that each
-// turn's page links the others. 409 while the run goes on.
+// turn's page links the others. 409 while the run goes on or waits at an interrupt.
 func (s *Server) turnRun(c echo.Context) error {
 	var input string
 	var ms int64
@@ -38,8 +38,11 @@ func (s *Server) turnRun(c echo.Context) error {
 		return err
 	}
 	run := rec.Run()
-	if !run.Status.Ended() {
+	switch {
+	case !run.Status.Ended():
 		return traces.Errorf(traces.CodeConflict, "run %s is still going on: its conversation goes on once it has ended", run.ID)
+	case run.Status == traces.StatusInterrupted:
+		return traces.Errorf(traces.CodeConflict, "run %s waits for a decision at its interrupt: resume it, and its conversation goes on once it has ended", run.ID)
 	}
 	flow, err := s.lookupFlow(run.Flow)
 	if err != nil {

@@ -104,7 +104,7 @@ function showReplay() {
   const btn = document.getElementById("replay");
   if (btn) btn.disabled = !isFinal(S.status);
   const turn = document.getElementById("next-turn");
-  if (turn) turn.hidden = !isFinal(S.status);
+  if (turn) turn.hidden = !isFinal(S.status) || S.status === "interrupted"; // that one waits for a decision
 }
 
 // ---- events

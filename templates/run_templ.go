@@ -282,7 +282,7 @@ func RunView(v web.View, opts PageOptions) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if opts.Runnable {
-			templ_7745c5c3_Err = nextTurn(status.Ended()).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = nextTurn(status.Ended() && status != traces.StatusInterrupted).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1855,8 +1855,9 @@ func scrubber(at, head int64, kind string) templ.Component {
 }
 
 // nextTurn sends the user's next turn of the run's conversation (POST /api/runs/:id/turn, sent by
-// static/run.js): a run of the flow fed the conversation so far. It shows once the run has ended.
-func nextTurn(ended bool) templ.Component {
+// static/run.js): a run of the flow fed the conversation so far. It shows once the run has ended,
+// but for an interrupted run, which waits for its decision instead.
+func nextTurn(shown bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1873,11 +1874,11 @@ func nextTurn(ended bool) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 142, "<form id=\"next-turn\" class=\"next-turn\" data-testid=\"next-turn\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 142, "<form id=\"next-turn\" class=\"next-turn\" data-testid=\"next-turn\" aria-label=\"Continue the conversation\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if !ended {
+		if !shown {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 143, " hidden")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
