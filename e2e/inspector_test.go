@@ -78,6 +78,13 @@ func TestInspectorAndFilters(t *testing.T) {
 	t.Parallel()
 	b, id, tb := openFinished(t, "supervisor")
 
+	shots := map[string][]byte{}
+	tb.waitFor(t, "the handoff story in the inspector", `!!document.querySelector('#inspector [data-testid=run-story]')`)
+	tb.waitFor(t, "no animation running", `document.getAnimations().every(a => a.playState !== 'running')`)
+	shots["-story"] = capture(t, tb)
+	openSequence(t, tb, 4)
+	shots["-sequence"] = capture(t, tb)
+	tb.click(t, "[data-testid=view-tree]")
 	tb.inspect(t, `[data-testid=timeline-row][data-kind="model.started"][data-agent="math_agent"]`)
 	fed := evalJS[[]fedMessage](t, tb, inspectorFedJS)
 	var roles []string
@@ -161,22 +168,42 @@ func checkFiltered(t *testing.T, when string, fs filterState, events []traces.Ev
 	}
 }
 
-// screenshotOut is where TestScreenshot also writes its picture; relative paths are taken from
-// the module root. Only `go test ./e2e -run TestScreenshot -screenshot docs/screenshot.png`
-// refreshes the README's picture: a plain test run leaves the checkout as it was.
-var screenshotOut = flag.String("screenshot", "", "also write TestScreenshot's picture to this `file` (relative to the module root)")
+// screenshotOut is where TestScreenshot also writes its pictures (see screenshotPath); relative
+// paths are taken from the module root. Only `go test ./e2e -run TestScreenshot -screenshot
+// docs/screenshot.png` refreshes the README's pictures: a plain test run leaves the checkout as
+// it was.
+var screenshotOut = flag.String("screenshot", "", "also write TestScreenshot's pictures to this `file` and beside it (relative to the module root)")
 
-// screenshotOutPath is -screenshot's file as seen from the test's directory, e2e/.
-func screenshotOutPath() string {
-	if filepath.IsAbs(*screenshotOut) {
-		return *screenshotOut
+// screenshotSuffixes name TestScreenshot's pictures: -screenshot's file, and the story's and
+// the Sequence view's beside it.
+var screenshotSuffixes = []string{"", "-story", "-sequence"}
+
+// screenshotPath is the picture of suffix as seen from the test's directory, e2e/.
+func screenshotPath(suffix string) string {
+	out := *screenshotOut
+	if !filepath.IsAbs(out) {
+		out = filepath.Join("..", out)
 	}
-	return filepath.Join("..", *screenshotOut)
+	return strings.TrimSuffix(out, ".png") + suffix + ".png"
 }
 
-// TestScreenshot follows a supervisor run to its end at 1280x800, opens the inspector on
-// math_agent's first model call, scrolled to where its "For context:" input starts, and writes
-// the picture to the test's artifact directory (kept with -artifacts), and to -screenshot's file.
+// screenshotPaths are the files -screenshot names, none without it.
+func screenshotPaths() []string {
+	if *screenshotOut == "" {
+		return nil
+	}
+	var paths []string
+	for _, suffix := range screenshotSuffixes {
+		paths = append(paths, screenshotPath(suffix))
+	}
+	return paths
+}
+
+// TestScreenshot follows a supervisor run to its end at 1280x800 and takes three pictures: the
+// handoff story (the inspector with nothing selected), the Sequence view, and the inspector on
+// math_agent's first model call, scrolled to where its "For context:" input starts. It writes
+// them to the test's artifact directory (kept with -artifacts) and, with -screenshot FILE, to
+// FILE (the inspector) and beside it FILE's name with -story and -sequence.
 func TestScreenshot(t *testing.T) {
 	t.Parallel()
 	supervisor, gate := gated(t, "supervisor")
@@ -193,6 +220,13 @@ func TestScreenshot(t *testing.T) {
 	if evalJS[bool](t, tb, `!document.getElementById('follow').hidden`) {
 		tb.click(t, "#follow") // "New events ↓" stays over the last row until clicked
 	}
+	shots := map[string][]byte{}
+	tb.waitFor(t, "the handoff story in the inspector", `!!document.querySelector('#inspector [data-testid=run-story]')`)
+	tb.waitFor(t, "no animation running", `document.getAnimations().every(a => a.playState !== 'running')`)
+	shots["-story"] = capture(t, tb)
+	openSequence(t, tb, 4)
+	shots["-sequence"] = capture(t, tb)
+	tb.click(t, "[data-testid=view-tree]")
 	tb.inspect(t, `[data-testid=timeline-row][data-kind="model.started"][data-agent="math_agent"]`)
 	// Scroll the inspector, as a reader would, to the first message eino rewrote "For context:".
 	tb.waitFor(t, "the inspector scrolled to the For context: messages", `(() => {
@@ -201,6 +235,24 @@ func TestScreenshot(t *testing.T) {
 	  return !!m && document.getElementById('inspector').scrollTop > 0; })()`)
 	// Let the newest transfer's flash end, and the clock stop, before the picture.
 	tb.waitFor(t, "no animation running", `document.getAnimations().every(a => a.playState !== 'running')`)
+	shots[""] = capture(t, tb)
+	for suffix, shot := range shots {
+		paths := []string{filepath.Join(t.ArtifactDir(), "screenshot"+suffix+".png")}
+		if *screenshotOut != "" {
+			paths = append(paths, screenshotPath(suffix))
+		}
+		for _, path := range paths {
+			if err := os.WriteFile(path, shot, 0o644); err != nil {
+				t.Fatalf("write %s: %v", path, err)
+			}
+			t.Logf("wrote %s (%d bytes)", path, len(shot))
+		}
+	}
+}
+
+// capture is a picture of tb's page, checked to be the size of the viewport.
+func capture(t *testing.T, tb *tab) []byte {
+	t.Helper()
 	shot, err := chromedpRun(tb, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
@@ -209,14 +261,5 @@ func TestScreenshot(t *testing.T) {
 	if err != nil || cfg.Width != viewWidth || cfg.Height != viewHeight {
 		t.Fatalf("screenshot is %dx%d (%v), want %dx%d", cfg.Width, cfg.Height, err, viewWidth, viewHeight)
 	}
-	paths := []string{filepath.Join(t.ArtifactDir(), "screenshot.png")}
-	if *screenshotOut != "" {
-		paths = append(paths, screenshotOutPath())
-	}
-	for _, path := range paths {
-		if err := os.WriteFile(path, shot, 0o644); err != nil {
-			t.Fatalf("write %s: %v", path, err)
-		}
-		t.Logf("wrote %s (%d bytes)", path, len(shot))
-	}
+	return shot
 }

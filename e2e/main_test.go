@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -40,9 +41,10 @@ func TestMain(m *testing.M) {
 	start := time.Now()
 	code := m.Run()
 	stopBrowser()
-	// A checkout stays clean after the tests: only a file named on purpose (-screenshot) may change.
+	// A checkout stays clean after the tests: only the pictures named on purpose (-screenshot) may
+	// change.
 	for _, f := range changedSince("..", start) {
-		if *screenshotOut == "" || !sameFile(f, screenshotOutPath()) {
+		if !slices.ContainsFunc(screenshotPaths(), func(p string) bool { return sameFile(f, p) }) {
 			fmt.Fprintf(os.Stderr, "the tests wrote %s, in the checkout: write test output to t.ArtifactDir() or t.TempDir()\n", f)
 			code = 1
 		}
