@@ -80,6 +80,7 @@ type visit struct {
 	heldSets   []sessionSet
 	echoes     echoes // what its copy of events repeats of what callbacks recorded
 	lastReply  string // its latest reply's text: eino stores it under OutputKey
+	finishedAt int64  // the seq of its latest model.finished, 0 when not known yet
 	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
 	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
 	// them started (see handOff).
