@@ -140,7 +140,7 @@ func (s *Server) rerun(c echo.Context, done string, paced bool, ms int64, modelO
 	if err != nil {
 		return err
 	}
-	run, err := s.runs.start(flow, tr.Run.Input, m, pace)
+	run, err := s.runs.start(flow, tr.Run.Input, m, pace, nil)
 	if err != nil {
 		return err
 	}

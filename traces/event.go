@@ -284,7 +284,8 @@ type Pause struct {
 	Edited string `json:"edited,omitempty"`
 	// Reply is the deciding reply as edited (continued), when it was.
 	Reply *Message `json:"reply,omitempty"`
-	// Input is the next model call's messages as edited (continued), when they were.
+	// Input is what the model call held is about to receive (paused, at a model breakpoint),
+	// or those messages as edited (continued), when they were.
 	Input []Message `json:"input,omitempty"`
 }
 

@@ -250,7 +250,7 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 		r.mu.Lock()
 	}
 	r.out.emit(traces.Event{Kind: traces.KindPaused, Agent: s.Agent, RunPath: path,
-		Pause: &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Detail: s.Detail}})
+		Pause: &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Detail: s.Detail, Input: s.Input}})
 	r.mu.Unlock()
 	res := d.wait(ctx, s)
 	p := &traces.Pause{Break: s.Break, Target: s.Target, Action: res.Action, By: res.By, Reply: res.Reply, Input: res.Input}
