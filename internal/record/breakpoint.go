@@ -193,15 +193,19 @@ func (d *Debugger) wants(s *Stop) (string, bool) {
 	return "", false
 }
 
-// wait holds the run at s until Continue, or until ctx ends (an abort by Baton).
-func (d *Debugger) wait(ctx context.Context, s Stop) Resume {
+// begin makes s the stop the run is held at: Continue answers it from now on.
+func (d *Debugger) begin(s Stop) *held {
 	h := &held{stop: s, answer: make(chan Resume, 1)}
 	d.mu.Lock()
 	d.held = h
-	notify := d.notify
 	d.mu.Unlock()
-	if notify != nil {
-		notify(s)
+	return h
+}
+
+// wait holds the run at h until Continue, or until ctx ends (an abort by Baton).
+func (d *Debugger) wait(ctx context.Context, h *held) Resume {
+	if d.notify != nil {
+		d.notify(h.stop)
 	}
 	select {
 	case r := <-h.answer:
@@ -241,6 +245,7 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 	if v != nil {
 		path = v.path
 	}
+	h := d.begin(s) // before the paused event: whoever reads it can continue at once
 	r.mu.Lock()
 	for deadline := time.Now().Add(parkedWait); len(r.out.parked) > 0 && time.Now().Before(deadline); {
 		// An AgentTool call's end waits for the caller's copy of events, which carries it
@@ -252,7 +257,7 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 	r.out.emit(traces.Event{Kind: traces.KindPaused, Agent: s.Agent, RunPath: path,
 		Pause: &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Detail: s.Detail, Input: s.Input}})
 	r.mu.Unlock()
-	res := d.wait(ctx, s)
+	res := d.wait(ctx, h)
 	p := &traces.Pause{Break: s.Break, Target: s.Target, Action: res.Action, By: res.By, Reply: res.Reply, Input: res.Input}
 	p.Edited = edits(s, res)
 	r.mu.Lock()
