@@ -147,3 +147,35 @@ func TestRunWithoutBreakpointsCannotBeHeld(t *testing.T) {
 		t.Errorf("got %d %s", res.status, res.body)
 	}
 }
+
+// TestShutdownWhileHeld: a server that stops while a run is held ends the run as it ends every
+// run going on (canceled), with the hold and its end recorded: continued, aborted by Baton.
+func TestShutdownWhileHeld(t *testing.T) {
+	broker := traces.NewBroker(0)
+	closeBrokerAtEnd(t, broker)
+	ts := mustServe(t, server.Config{Broker: broker, Flows: []agents.Flow{catalogueFlow(t, "supervisor")}})
+	server.SetRunner(ts.Server, agents.RunFlow)
+	id := ts.createRun(t, `{"flow":"supervisor","pace_ms":0,"breakpoints":["tool:search"]}`)
+	live := ts.mustDial(t, "/runs/"+id+"/live")
+	waitHeld(t, live)
+	if err := ts.stop(); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	rec, err := broker.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := rec.Snapshot()
+	if tr.Run.Status != traces.StatusCanceled {
+		t.Errorf("status %s; want canceled", tr.Run.Status)
+	}
+	var pauses []string
+	for _, e := range tr.Events {
+		if e.Pause != nil {
+			pauses = append(pauses, string(e.Kind)+":"+e.Pause.Action+":"+e.Pause.By)
+		}
+	}
+	if strings.Join(pauses, " ") != "paused:: continued:abort:baton" {
+		t.Errorf("pause events = %v; want paused, then continued aborted by baton", pauses)
+	}
+}

@@ -233,8 +233,8 @@ const parkedWait = 2 * time.Second
 // wait, and returns how it went on; ok is false when nothing held it. Callers do not hold r.mu.
 func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 	d := r.debug
-	if d == nil || ctx == nil {
-		return Resume{}, false
+	if d == nil || ctx == nil || ctx.Err() != nil {
+		return Resume{}, false // nothing to hold once the run is ending
 	}
 	brk, ok := d.wants(&s)
 	if !ok {
