@@ -3,6 +3,7 @@ package agents_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -211,6 +212,11 @@ func TestBreakpointStepAndAbort(t *testing.T) {
 	r.next(t)
 	r.resume(t, agents.Resume{Action: traces.ActionStep, By: "test"})
 	s, _ := r.next(t)
+	if s.Break != traces.BreakStep || s.Agent != "research_agent" || s.Target != "supervisor" {
+		t.Fatalf("step held at %+v; want research_agent's deterministic handover to supervisor", s)
+	}
+	r.resume(t, agents.Resume{Action: traces.ActionStep, By: "test"})
+	s, _ = r.next(t)
 	if s.Break != traces.BreakStep || s.Target != "math_agent" {
 		t.Fatalf("step held at %+v; want the transfer to math_agent", s)
 	}
@@ -220,7 +226,7 @@ func TestBreakpointStepAndAbort(t *testing.T) {
 		t.Fatalf("status %s; want canceled", st)
 	}
 	c := kinds(tr, traces.KindContinued)
-	if len(c) != 2 || c[0].Pause.Action != traces.ActionStep || c[1].Pause.Action != traces.ActionAbort {
+	if len(c) != 3 || c[0].Pause.Action != traces.ActionStep || c[2].Pause.Action != traces.ActionAbort {
 		t.Fatalf("continued = %+v", c)
 	}
 	for _, e := range kinds(tr, traces.KindAgentStarted) {
@@ -238,6 +244,19 @@ func TestBreakpointKinds(t *testing.T) {
 		before        func(tr traces.Trace) string // "" when the run is held at the right point
 		wantStatus    traces.Status
 	}{
+		{"supervisor", "transfer:supervisor", "research_agent", "supervisor", func(tr traces.Trace) string {
+			ts := kinds(tr, traces.KindTransfer)
+			last := ts[len(ts)-1]
+			if last.Transfer.Mode != traces.TransferDeterministic || last.Transfer.To != "supervisor" {
+				return "the last transfer before it is no deterministic one to supervisor"
+			}
+			for _, e := range tr.Events[last.Seq:] {
+				if e.Kind == traces.KindAgentStarted || e.Kind == traces.KindModelStarted {
+					return "supervisor started before it: " + string(e.Kind)
+				}
+			}
+			return ""
+		}, traces.StatusCompleted},
 		{"agenttool", "agenttool:research_agent", "project_manager", "research_agent", func(tr traces.Trace) string {
 			if len(kinds(tr, traces.KindAgentToolEnter)) > 0 {
 				return "the callee was entered"
@@ -253,11 +272,16 @@ func TestBreakpointKinds(t *testing.T) {
 			return ""
 		}, traces.StatusCompleted},
 		{"agenttool", "session:research_notes", "research_agent", "research_notes", func(tr traces.Trace) string {
-			s := kinds(tr, traces.KindSessionSet)
-			if len(s) == 0 || s[len(s)-1].Session.Key != "research_notes" {
-				return "no session.set of research_notes before it"
+			for _, e := range kinds(tr, traces.KindSessionSet) {
+				if e.Session.Key == "research_notes" {
+					return ""
+				}
 			}
-			return ""
+			var ks []string
+			for _, e := range tr.Events {
+				ks = append(ks, string(e.Kind))
+			}
+			return "no session.set of research_notes before it: " + strings.Join(ks, " ")
 		}, traces.StatusCompleted},
 		{"failing", "error", "", "", func(tr traces.Trace) string {
 			for _, e := range kinds(tr, traces.KindToolFinished) {

@@ -41,7 +41,7 @@ func TestRunBreakStepsAndQuits(t *testing.T) {
 	for _, want := range []string{
 		"paused at a transfer breakpoint: supervisor transfers to research_agent\n[c]ontinue, [s]tep, [q]uit, e FILE (edit)> ",
 		`"x": answer c, s, q or e FILE`,
-		"paused at a step breakpoint: supervisor transfers to math_agent",
+		"paused at a step breakpoint: research_agent hands over to supervisor (deterministic)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

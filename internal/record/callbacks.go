@@ -208,6 +208,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 			r.start(ctx, at.agent(), agentIn)
 		}
 		c.v = r.agentStarted(ctx, info, at, v, agentIn)
+		r.holdHandover(ctx, c.v)
 		ctx, c.scope = context.WithValue(ctx, visitKey{}, c.v), c.v
 	case v == nil:
 		return ctx // work outside any agent of a recorded run

@@ -113,6 +113,17 @@ func (r *Recorder) holdTool(c *call, name, args string) {
 	r.hold(c.Context, v, s)
 }
 
+// holdHandover holds the run at the start of v, before anything of it is recorded, when a
+// deterministic transfer brought control to it: a wrapper hands over, and no model reply decided
+// it (a model's transfer is held at its reply, HoldReply).
+func (r *Recorder) holdHandover(ctx context.Context, v *visit) {
+	if r.debug == nil || v == nil || v.handedBy == "" {
+		return
+	}
+	r.hold(ctx, v.parent, Stop{Break: traces.BreakTransfer, Agent: v.handedBy, Target: v.agent,
+		Detail: fmt.Sprintf("%s hands over to %s (deterministic)", v.handedBy, v.agent)})
+}
+
 // queueStop notes a moment a breakpoint may hold the run at, held by the next callback of the
 // run's goroutine (holdQueued). Callers hold r.mu.
 func (r *Recorder) queueStop(s Stop) {
