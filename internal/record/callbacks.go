@@ -214,7 +214,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		return ctx // work outside any agent of a recorded run
 	case info.Component == components.ComponentOfChatModel:
 		v.outputs.wait()
-		v.rec.holdQueued(ctx, v)
+		v.rec.holdQueued(ctx, v, true)
 		mi := model.ConvCallbackInput(in)
 		var fed []*schema.Message
 		if mi != nil {
@@ -237,7 +237,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		ctx, c.scope = context.WithValue(ctx, visitKey{}, s), s
 	case info.Component == components.ComponentOfTool:
 		v.outputs.wait()
-		v.rec.holdQueued(ctx, v)
+		v.rec.holdQueued(ctx, v, true)
 		ti := tool.ConvCallbackInput(in)
 		v.rec.toolStarted(c, info, at, ti)
 		c.Context = ctx
@@ -313,7 +313,7 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 			result = o.Response
 		}
 		r.toolFinished(ctx, info, c, result, nil, true)
-		r.holdQueued(ctx, c.v)
+		r.holdQueued(ctx, c.v, false)
 		return ctx
 	default:
 		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
@@ -322,7 +322,7 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 		return ctx
 	}
 	r.noticeSession(ctx, c.v, false)
-	r.holdQueued(ctx, c.v)
+	r.holdQueued(ctx, c.v, false)
 	return ctx
 }
 
@@ -341,7 +341,7 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 		r.modelFinished(c, nil, nil, err)
 	case components.ComponentOfTool:
 		r.toolFinished(ctx, info, c, "", err, false)
-		r.holdQueued(ctx, c.v)
+		r.holdQueued(ctx, c.v, false)
 		return ctx
 	default:
 		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
@@ -350,7 +350,7 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 		return ctx
 	}
 	r.noticeSession(ctx, c.v, false)
-	r.holdQueued(ctx, c.v)
+	r.holdQueued(ctx, c.v, false)
 	return ctx
 }
 

@@ -132,15 +132,16 @@ func (r *Recorder) queueStop(s Stop) {
 	}
 }
 
-// holdQueued holds the run at the moments queued so far, in order.
-func (r *Recorder) holdQueued(ctx context.Context, v *visit) {
+// holdQueued holds the run at the moments queued so far, in order. At the end of a call
+// (before false) it leaves them queued while an AgentTool call's end is parked: the paused event
+// would wait behind it, unseen, until the caller's copy of events decides it, which comes only
+// after this callback; the next start of a call holds the run then (hold waits for the decision).
+func (r *Recorder) holdQueued(ctx context.Context, v *visit, before bool) {
 	if r.debug == nil {
 		return
 	}
 	r.mu.Lock()
-	if len(r.out.parked) > 0 {
-		// The paused event would wait behind an AgentTool call's end, unseen, until the caller's
-		// copy of events decides it, after this callback: the next callback holds the run.
+	if len(r.out.parked) > 0 && !before {
 		r.mu.Unlock()
 		return
 	}
