@@ -173,6 +173,20 @@ func TestBreakpointEditTransferTarget(t *testing.T) {
 			t.Fatal("research_agent started before the edited transfer")
 		}
 	}
+
+	// A replay of the edited run plays the edit, and so does not diverge.
+	model, err := agents.ReplayOf(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flow, _ := agents.Lookup("supervisor")
+	replayed := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: flow.DefaultInput, Status: traces.StatusRunning, StartedAt: time.Now()}, flow.Agents)
+	if st := agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{Model: model}, replayed); st != traces.StatusCompleted {
+		t.Fatalf("the replay of the edited run ended %s: %+v", st, kinds(replayed.Snapshot(), traces.KindError))
+	}
+	if got := kinds(replayed.Snapshot(), traces.KindTransfer); len(got) == 0 || got[0].Transfer.To != "math_agent" {
+		t.Errorf("the replay's first transfer = %+v; want math_agent, as edited", got)
+	}
 }
 
 // TestBreakpointEditModelInput: a model breakpoint holds the call before it is made; the input

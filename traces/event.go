@@ -270,7 +270,7 @@ type Pause struct {
 	// callee's name, the session key.
 	Target string `json:"target,omitempty"`
 	// At is the seq of the event that decided what is about to happen (the model.finished of
-	// the deciding reply), 0 for none.
+	// the deciding reply), 0 for none; on continued too, so that the reply edited is found.
 	At int64 `json:"at,omitempty"`
 	// Detail says what is about to happen, for a person (paused).
 	Detail string `json:"detail,omitempty"`

@@ -258,7 +258,7 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 		Pause: &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Detail: s.Detail, Input: s.Input}})
 	r.mu.Unlock()
 	res := d.wait(ctx, h)
-	p := &traces.Pause{Break: s.Break, Target: s.Target, Action: res.Action, By: res.By, Reply: res.Reply, Input: res.Input}
+	p := &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Action: res.Action, By: res.By, Reply: res.Reply, Input: res.Input}
 	p.Edited = edits(s, res)
 	r.mu.Lock()
 	r.out.emit(traces.Event{Kind: traces.KindContinued, Agent: s.Agent, RunPath: path, Pause: p})
