@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
 )
@@ -151,7 +152,7 @@ func TestRunWithoutBreakpointsCannotBeHeld(t *testing.T) {
 // TestShutdownWhileHeld: a server that stops while a run is held ends the run as it ends every
 // run going on (canceled), with the hold and its end recorded: continued, aborted by Baton.
 func TestShutdownWhileHeld(t *testing.T) {
-	broker := traces.NewBroker(0)
+	broker := live.NewBroker(0)
 	closeBrokerAtEnd(t, broker)
 	ts := mustServe(t, server.Config{Broker: broker, Flows: []agents.Flow{catalogueFlow(t, "supervisor")}})
 	server.SetRunner(ts.Server, agents.RunFlow)

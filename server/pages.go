@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/static"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
@@ -90,7 +91,7 @@ func (s *Server) conversation(id string) []traces.Run {
 	if id == "" {
 		return nil
 	}
-	page, err := s.broker.List(traces.RunQuery{Conversation: id, Limit: traces.MaxPageSize})
+	page, err := s.broker.List(live.RunQuery{Conversation: id, Limit: live.MaxPageSize})
 	if err != nil {
 		s.log.Error("list the runs of a conversation", "conversation", id, "err", err)
 		return nil

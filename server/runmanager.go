@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -18,7 +19,7 @@ import (
 type runFunc func(ctx context.Context, flow agents.Flow, input string, opts agents.Options, rec *traces.Recording) traces.Status
 
 type runManagerConfig struct {
-	broker     *traces.Broker
+	broker     *live.Broker
 	maxRunning int
 	streaming  bool
 	log        *slog.Logger
@@ -179,7 +180,7 @@ func (m *runManager) register(flow agents.Flow, input, model string) (*traces.Re
 
 // addFresh adds to broker the recording newRec makes for a fresh run id, trying again on the rare
 // id collision.
-func addFresh(broker *traces.Broker, newRec func(id string) *traces.Recording) (*traces.Recording, error) {
+func addFresh(broker *live.Broker, newRec func(id string) *traces.Recording) (*traces.Recording, error) {
 	for range 5 {
 		rec := newRec(traces.NewRunID())
 		err := broker.Add(rec)

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -166,7 +167,7 @@ func (s *Server) setPace(c echo.Context) error {
 
 // runItem is a run as GET /api/runs lists it: its summary and how long it ran (so far).
 type runItem struct {
-	traces.RunSummary
+	live.RunSummary
 	DurationMS int64 `json:"duration_ms"`
 }
 
@@ -200,8 +201,8 @@ func (s *Server) listRuns(c echo.Context) error {
 }
 
 // runQuery reads the list query of GET /api/runs and of the index page.
-func runQuery(c echo.Context) (traces.RunQuery, error) {
-	q := traces.RunQuery{Flow: c.QueryParam("flow"), Status: traces.Status(c.QueryParam("status")),
+func runQuery(c echo.Context) (live.RunQuery, error) {
+	q := live.RunQuery{Flow: c.QueryParam("flow"), Status: traces.Status(c.QueryParam("status")),
 		Text: c.QueryParam("q"), Conversation: c.QueryParam("conversation"), After: c.QueryParam("after")}
 	switch v := c.QueryParam("findings"); v {
 	case "", "0":
@@ -213,7 +214,7 @@ func runQuery(c echo.Context) (traces.RunQuery, error) {
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return q, traces.Errorf(traces.CodeInvalid, "limit must be a number of runs, 1 to %d, not %q", traces.MaxPageSize, clip(v, 20))
+			return q, traces.Errorf(traces.CodeInvalid, "limit must be a number of runs, 1 to %d, not %q", live.MaxPageSize, clip(v, 20))
 		}
 		q.Limit = n
 	}

@@ -12,6 +12,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"strconv"
 
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -791,7 +792,7 @@ func runList(idx web.Index) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if len(idx.Runs) == 0 {
-			if idx.Query == (traces.RunQuery{Limit: idx.Query.Limit}) {
+			if idx.Query == (live.RunQuery{Limit: idx.Query.Limit}) {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 70, "<p class=\"empty\">No runs yet: start one on the left.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1084,7 +1085,7 @@ func runList(idx web.Index) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var58 string
-					templ_7745c5c3_Var58, templ_7745c5c3_Err = templ.JoinStringErrs(traces.FirstLine(r.Error))
+					templ_7745c5c3_Var58, templ_7745c5c3_Err = templ.JoinStringErrs(live.FirstLine(r.Error))
 					if templ_7745c5c3_Err != nil {
 						return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/index.templ`, Line: 189, Col: 60}
 					}
