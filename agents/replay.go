@@ -36,11 +36,18 @@ type recordedCalls struct {
 }
 
 // ReplayOf returns a model that replays tr's model calls, agent by agent and call by call, for a
-// new run of tr's flow on tr's input. A trace without a model call is a traces.CodeInvalid error.
+// new run of tr's flow on tr's input; a reply edited at a breakpoint replays as edited (its
+// continued event's). A trace without a model call is a traces.CodeInvalid error.
 func ReplayOf(tr traces.Trace) (*Model, error) {
 	rc := &recordedCalls{flow: tr.Run.Flow, input: tr.Run.Input, byAgent: map[string][]*recordedCall{}}
 	byID := map[string]*recordedCall{}
+	finished := map[int64]*recordedCall{} // by the seq of its model.finished
 	for _, e := range tr.Events {
+		if p := e.Pause; e.Kind == traces.KindContinued && p != nil && p.Reply != nil && finished[p.At] != nil {
+			// A person edited the reply before the run went on: the run went on with the edit.
+			finished[p.At].output = p.Reply
+			continue
+		}
 		if e.Model == nil {
 			continue
 		}
@@ -53,6 +60,7 @@ func ReplayOf(tr traces.Trace) (*Model, error) {
 		case traces.KindModelFinished:
 			if c := byID[e.Model.ID]; c != nil {
 				c.output, c.usage, c.err, c.done = e.Model.Output, e.Model.Usage, e.Model.Error, true
+				finished[e.Seq] = c
 			}
 		}
 	}

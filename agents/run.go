@@ -27,6 +27,8 @@ type Options struct {
 	// Paused, when set, is called when a run ends interrupted (before RunFlow or Pause.Resume
 	// returns), with what resumes it.
 	Paused func(*Pause)
+	// Debugger, when set, holds the run at its breakpoints; aborting it cancels the run.
+	Debugger *Debugger
 }
 
 // RunFlow runs flow on input, records every event into rec, finishes rec with the run's final
@@ -47,6 +49,13 @@ func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 	if opts.Streaming && opts.Typing != nil {
 		models = withTyping(models, opts.Typing)
 	}
+	if opts.Debugger != nil {
+		models = withDebugger(models)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		opts.Debugger.Abort(cancel)
+	}
 	root, err := flow.Build(ctx, models)
 	if err != nil {
 		return fail(rec, "", "build flow "+flow.Name+": "+err.Error())
@@ -57,6 +66,7 @@ func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 		p.checked = &checkedSink{Recording: rec, check: unplayed}
 	}
 	recorder := record.NewRecorder(p.sink(rec), flow.Name, flow.Agents)
+	recorder.Debug(opts.Debugger)
 	runOpts := append([]adk.AgentRunOption{adk.WithCheckPointID(p.checkPoint)}, flow.RunOptions...)
 	msgs := make([]adk.Message, 0, len(opts.History)+1)
 	for _, m := range opts.History {

@@ -81,7 +81,7 @@ func (s *Server) runToEnd(ctx context.Context, flow agents.Flow, input string) (
 	if err != nil {
 		return traces.Trace{}, err
 	}
-	run, err := s.runs.start(flow, input, conversationTurn{}, model, 0)
+	run, err := s.runs.start(flow, input, conversationTurn{}, model, 0, nil)
 	if err != nil {
 		return traces.Trace{}, err
 	}

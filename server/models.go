@@ -143,7 +143,7 @@ func (s *Server) rerun(c echo.Context, done string, paced bool, ms int64, modelO
 	}
 	// A replay or a fork joins its run's conversation (the run's own id when it has none), so that
 	// each page links the other, with their diff.
-	run, err := s.runs.start(flow, tr.Run.Input, conversationTurn{id: cmp.Or(tr.Run.Conversation, tr.Run.ID)}, m, pace)
+	run, err := s.runs.start(flow, tr.Run.Input, conversationTurn{id: cmp.Or(tr.Run.Conversation, tr.Run.ID)}, m, pace, nil)
 	if err != nil {
 		return err
 	}

@@ -54,6 +54,8 @@ type liveRun struct {
 	changed chan struct{} // closed, and replaced, when the pace changes; guarded by runManager.mu
 	// paused is what resumes the run once it has ended interrupted; guarded by runManager.mu.
 	paused *agents.Pause
+	// debug holds the run at its breakpoints; nil for a run started without any.
+	debug *agents.Debugger
 }
 
 // pausedRun is a run that ended interrupted, waiting for a decision: what resumes it, and the
@@ -70,9 +72,10 @@ func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
 }
 
 // start registers a new run of flow on model in the broker and starts it in the background; the
-// run is visible to every reader of the broker when start returns. It fails with CodeUnavailable
-// when too many runs go on or the server is shutting down.
-func (m *runManager) start(flow agents.Flow, input string, turn conversationTurn, model *agents.Model, pace time.Duration) (traces.Run, error) {
+// run is visible to every reader of the broker when start returns. turn is the conversation it
+// joins, with what it is fed before input; debug, when set, holds it at breakpoints. It fails
+// with CodeUnavailable when too many runs go on or the server is shutting down.
+func (m *runManager) start(flow agents.Flow, input string, turn conversationTurn, model *agents.Model, pace time.Duration, debug *agents.Debugger) (traces.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := m.canStartLocked(); err != nil {
@@ -85,9 +88,9 @@ func (m *runManager) start(flow agents.Flow, input string, turn conversationTurn
 	if m.cfg.export != nil {
 		m.cfg.export(rec)
 	}
-	lr := &liveRun{pace: agents.NewPace(pace), typing: newTyping(), changed: make(chan struct{})}
+	lr := &liveRun{pace: agents.NewPace(pace), typing: newTyping(), changed: make(chan struct{}), debug: debug}
 	opts := agents.Options{Pace: lr.pace, Streaming: m.cfg.streaming, Model: model, Typing: lr.typing.set,
-		Paused: m.keepPaused(lr), History: turn.history}
+		Paused: m.keepPaused(lr), History: turn.history, Debugger: debug}
 	run := m.run
 	m.launchLocked(rec, lr, flow.Name, func(ctx context.Context) traces.Status { return run(ctx, flow, input, opts, rec) })
 	return rec.Run(), nil
@@ -237,6 +240,21 @@ func (m *runManager) forget(id string, lr *liveRun) {
 			delete(m.paused, old)
 		}
 	}
+}
+
+// debugger returns the debugger of run id, going on here. It fails with CodeConflict when the
+// run is not going on here, or was started without breakpoints.
+func (m *runManager) debugger(id string) (*agents.Debugger, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	lr, ok := m.live[id]
+	switch {
+	case !ok:
+		return nil, traces.Errorf(traces.CodeConflict, "run %s is not running here: only a run going on in this server can be paused and continued", id)
+	case lr.debug == nil:
+		return nil, traces.Errorf(traces.CodeConflict, "run %s was started without breakpoints: start a run with \"breakpoints\" (an empty list will do) to set them while it runs", id)
+	}
+	return lr.debug, nil
 }
 
 // setPace changes the pace of a running run. It fails with CodeConflict when the run is not

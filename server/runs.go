@@ -25,6 +25,8 @@ func (s *Server) runRoutes(e *echo.Echo) {
 	e.POST("/api/runs/:id/replay", s.replayRun)
 	e.POST("/api/runs/:id/fork", s.forkRun)
 	e.POST("/api/runs/:id/turn", s.turnRun)
+	e.POST("/api/runs/:id/continue", s.continueRun)
+	e.POST("/api/runs/:id/breakpoints", s.setBreakpoints)
 }
 
 // maxComment bounds a reviewer's comment, in bytes.
@@ -66,23 +68,27 @@ type createdRun struct {
 	URL string `json:"url"`
 }
 
-// createRun serves POST /api/runs {"flow", "input", "model", "pace_ms"}: it starts a run in the
-// background and answers 201 {"id", "url"} once the run is registered, so the URL works at once.
+// createRun serves POST /api/runs {"flow", "input", "model", "pace_ms", "breakpoints"}: it starts
+// a run in the background and answers 201 {"id", "url"} once the run is registered, so the URL
+// works at once.
 //
 // "flow" is required. "model" is one of the server's models (see pickModel), its default when
 // left out. Leaving "input" out (or null) runs the flow's default input; an "input"
 // that is empty or only white space is a mistake and refused. "pace_ms" (0 to MaxPace) is the
-// scripted model's delay before each reply; Config.DefaultPace when left out.
+// scripted model's delay before each reply; Config.DefaultPace when left out. "breakpoints" (see
+// parseBreakpoints) makes the run one a person can hold and continue, from the start or later.
 func (s *Server) createRun(c echo.Context) error {
 	var req struct {
 		flow, input, model string
 		paceMS             int64
+		breakpoints        []string
 	}
 	present, err := decodeJSON(c,
 		jsonField{"flow", &req.flow, "a string"},
 		jsonField{"input", &req.input, "a string"},
 		jsonField{"model", &req.model, "a string"},
 		jsonField{"pace_ms", &req.paceMS, "an integer number of milliseconds"},
+		jsonField{"breakpoints", &req.breakpoints, `a list of breakpoints such as "transfer:math_agent"`},
 	)
 	if err != nil {
 		return err
@@ -90,6 +96,14 @@ func (s *Server) createRun(c echo.Context) error {
 	flow, err := s.lookupFlow(req.flow)
 	if err != nil {
 		return err
+	}
+	var debug *agents.Debugger
+	if present["breakpoints"] {
+		points, err := parseBreakpoints(flow, req.breakpoints)
+		if err != nil {
+			return err
+		}
+		debug = agents.NewDebugger(points, nil)
 	}
 	model, err := s.pickModel(req.model, flow)
 	if err != nil {
@@ -112,7 +126,7 @@ func (s *Server) createRun(c echo.Context) error {
 			return err
 		}
 	}
-	run, err := s.runs.start(flow, input, conversationTurn{}, model, pace)
+	run, err := s.runs.start(flow, input, conversationTurn{}, model, pace, debug)
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func (s *Server) turnRun(c echo.Context) error {
 			break // the conversation as this run left it, not the turns taken after it
 		}
 	}
-	next, err := s.runs.start(flow, input, turn, model, pace)
+	next, err := s.runs.start(flow, input, turn, model, pace, nil)
 	if err != nil {
 		return err
 	}

@@ -61,10 +61,18 @@ export function setupPace(onChange) {
 // startRun starts a run of flow on model (the server's default when empty) at the slider's pace
 // (the server's default without a slider) and navigates to its page, or shows the API's error in
 // errEl, after what (the control's name) when given.
-export async function startRun(flow, input, errEl, button, model, what) {
+export async function startRun(flow, input, errEl, button, model, what, breakpoints) {
   const req = { flow: flow, input: input };
   if (model) req.model = model;
+  const points = splitBreakpoints(breakpoints);
+  if (points.length) req.breakpoints = points;
   return postRun("/api/runs", req, errEl, button, what);
+}
+
+// splitBreakpoints reads a list of breakpoints written as a person types them: separated by
+// commas or spaces.
+export function splitBreakpoints(text) {
+  return (text || "").split(/[\s,]+/).filter((s) => s !== "");
 }
 
 // postRun posts req (with the slider's pace) to url, a route that starts a run, and navigates to

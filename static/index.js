@@ -18,7 +18,9 @@ export function initIndex() {
       return;
     }
     const model = form.querySelector("select[name=model]");
-    startRun(form.dataset.flow, input ? input.value : "", errEl, form.querySelector("button[type=submit]"), model ? model.value : "");
+    const brk = form.querySelector("[name=breakpoints]");
+    startRun(form.dataset.flow, input ? input.value : "", errEl, form.querySelector("button[type=submit]"), model ? model.value : "",
+      undefined, brk ? brk.value : "");
   });
   document.addEventListener("click", async (ev) => {
     const btn = ev.target.closest("button.delete-run");

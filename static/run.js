@@ -3,7 +3,7 @@
 // the address are runstate.js's, the filters filters.js's, the selection and the inspector
 // selection.js's, the keys keys.js's; the tree's pan and zoom are graph.js's.
 
-import { postJSON, postRun, setupPace, showError, showPace, startRun, withToken } from "./common.js";
+import { postJSON, postRun, setupPace, showError, showPace, splitBreakpoints, startRun, withToken } from "./common.js";
 import { applyFilters, countLive, filterQuery, filtering, firstError, revealRow, setFilters, showFilterCount, syncFilterInputs } from "./filters.js";
 import { initGraph } from "./graph.js";
 import { onKey } from "./keys.js";
@@ -155,6 +155,74 @@ async function decide(ev) {
   S.resumeNow();
 }
 
+// continueHeld sends the held run's form: how it goes on (the button pressed says which) and
+// what the person edited first. The page learns that it went on from the run's events.
+async function continueHeld(ev) {
+  const form = ev.target.closest("form.held");
+  if (!form) return;
+  ev.preventDefault();
+  const errEl = form.querySelector(".form-error");
+  const req = { action: ev.submitter ? ev.submitter.value : "continue", by: "page" };
+  if (req.action !== "abort") {
+    try {
+      Object.assign(req, heldEdits(form));
+    } catch (e) {
+      showError(errEl, e.message);
+      return;
+    }
+  }
+  const buttons = form.querySelectorAll("button");
+  buttons.forEach((b) => { b.disabled = true; });
+  const r = await postJSON("/api/runs/" + encodeURIComponent(S.runId) + "/continue", req);
+  showError(errEl, r.ok ? "" : (r.data.error || "could not continue the run"));
+  if (!r.ok) buttons.forEach((b) => { b.disabled = false; });
+}
+
+// heldEdits returns what the person changed in the held run's form: the deciding reply (its
+// text, its transfer's target) and the input of the held model call; it throws on input that is
+// no JSON list.
+export function heldEdits(form) {
+  const out = {};
+  const original = form.dataset.reply ? JSON.parse(form.dataset.reply) : null;
+  const text = form.querySelector("[name=reply]");
+  const to = form.querySelector("[name=transfer_to]");
+  if (original && text) {
+    const reply = JSON.parse(form.dataset.reply);
+    reply.content = text.value;
+    const target = to ? to.value.trim() : "";
+    if (to && target !== to.defaultValue) {
+      for (const tc of reply.tool_calls || []) {
+        if (tc.name === "transfer_to_agent") tc.arguments = JSON.stringify({ agent_name: target });
+      }
+    }
+    if (JSON.stringify(reply) !== JSON.stringify(original)) out.reply = reply;
+  }
+  const input = form.querySelector("[name=input]");
+  if (input && input.value !== input.defaultValue) {
+    let list;
+    try {
+      list = JSON.parse(input.value);
+    } catch (e) {
+      throw new Error("Input is not JSON: " + e.message);
+    }
+    if (!Array.isArray(list)) throw new Error("Input must be a JSON list of messages.");
+    out.input = list;
+  }
+  return out;
+}
+
+// setBreakpoints sends the run's breakpoint list, which holds from its next moment on.
+async function setBreakpoints(ev) {
+  const form = ev.target.closest("form.breakpoints");
+  if (!form) return;
+  ev.preventDefault();
+  const errEl = form.querySelector(".form-error");
+  const breakpoints = splitBreakpoints(form.querySelector("[name=breakpoints]").value);
+  const r = await postJSON("/api/runs/" + encodeURIComponent(S.runId) + "/breakpoints", { breakpoints });
+  showError(errEl, r.ok ? "" : (r.data.error || "could not set the breakpoints"));
+  if (r.ok) form.dataset.set = breakpoints.join(",");
+}
+
 // fork sends the inspector's fork form: a new run of this one's flow, the inspected model call
 // answered as the form says; the page then goes to the fork's.
 function fork(ev) {
@@ -228,6 +296,8 @@ export function initRun() {
   document.addEventListener("click", onClick);
   document.addEventListener("submit", decide);
   document.addEventListener("submit", fork);
+  document.addEventListener("submit", continueHeld);
+  document.addEventListener("submit", setBreakpoints);
   document.getElementById("next-turn")?.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const input = ev.currentTarget.elements.input.value;

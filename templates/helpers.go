@@ -51,6 +51,9 @@ type PageOptions struct {
 	// Travel, when set, places a run page at one event of its run (GET /runs/:id?at=SEQ): the
 	// page's view is the run as of that event, its timeline still the whole run.
 	Travel *Travel
+	// Breakpoints, when not nil, are the breakpoints of a run going on here that was started
+	// with them: the page offers to change them.
+	Breakpoints []string
 }
 
 // Travel places a run page at one event of its run.
@@ -347,3 +350,41 @@ func clipText(s string, n int) string {
 	}
 	return s
 }
+
+// heldTransfers reports whether the reply a held run stopped at transfers.
+func heldTransfers(h web.Held) bool {
+	if h.Reply == nil {
+		return false
+	}
+	for _, tc := range h.Reply.ToolCalls {
+		if tc.Name == "transfer_to_agent" {
+			return true
+		}
+	}
+	return false
+}
+
+// heldInputJSON writes the messages a held model call is to receive as the JSON a person edits
+// and POST /api/runs/:id/continue takes back as "input".
+func heldInputJSON(in []traces.Message) string {
+	b, err := json.MarshalIndent(in, "", "  ")
+	if err != nil {
+		return "[]"
+	}
+	return string(b)
+}
+
+// heldReplyJSON is the reply a held run stopped at, as JSON, for the page to edit ("" for none).
+func heldReplyJSON(h web.Held) string {
+	if h.Reply == nil {
+		return ""
+	}
+	b, err := json.Marshal(h.Reply)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// joinBreakpoints writes breakpoints as the page's field shows them.
+func joinBreakpoints(points []string) string { return strings.Join(points, ", ") }

@@ -165,6 +165,24 @@ func (w *eventWriter) payloads(e *Event) {
 		w.int("count", l.Count)
 		w.close()
 	}
+	if p := e.Pause; p != nil {
+		w.open("pause")
+		w.str("break", p.Break)
+		w.optStr("target", p.Target)
+		if p.At != 0 {
+			w.int("at", p.At)
+		}
+		w.optStr("detail", p.Detail)
+		w.optStr("action", p.Action)
+		w.optStr("by", p.By)
+		w.optStr("edited", p.Edited)
+		if p.Reply != nil {
+			w.key("reply")
+			w.message(p.Reply)
+		}
+		w.messages("input", p.Input)
+		w.close()
+	}
 }
 
 func (w *eventWriter) inputRef(r InputRef) {

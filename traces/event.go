@@ -29,6 +29,8 @@ const (
 	KindBreakLoop      Kind = "breakloop"         // BreakLoop
 	KindError          Kind = "error"             // Error (ErrorDetail)
 	KindLost           Kind = "lost"              // Lost
+	KindPaused         Kind = "paused"            // Pause
+	KindContinued      Kind = "continued"         // Pause
 )
 
 // Kinds lists every event kind of the format, in the order of the constants above.
@@ -37,6 +39,7 @@ var Kinds = []Kind{
 	KindModelStarted, KindModelFinished, KindToolStarted, KindToolFinished,
 	KindMessage, KindTransfer, KindAgentToolEnter, KindAgentToolExit, KindSessionSet,
 	KindInterrupted, KindResumed, KindExit, KindBreakLoop, KindError, KindLost,
+	KindPaused, KindContinued,
 }
 
 // Known reports whether k is a kind of the format.
@@ -72,6 +75,7 @@ type Event struct {
 	BreakLoop *BreakLoop     `json:"breakloop,omitempty"`
 	Error     *ErrorDetail   `json:"error,omitempty"`
 	Lost      *Lost          `json:"lost,omitempty"`
+	Pause     *Pause         `json:"pause,omitempty"`
 }
 
 // RunMark is the payload of run.started and run.finished.
@@ -255,3 +259,54 @@ type ErrorDetail struct {
 type Lost struct {
 	Count int64 `json:"count"`
 }
+
+// Pause is the payload of paused and continued: a breakpoint held the run before something
+// happened (paused), and a person let it go on (continued), perhaps with an edit.
+type Pause struct {
+	// Break is the kind of breakpoint that held the run (one of the Break constants), or
+	// BreakStep when a step did.
+	Break string `json:"break"`
+	// Target is what the breakpoint is about: a transfer's target agent, the tool's or AgentTool
+	// callee's name, the session key.
+	Target string `json:"target,omitempty"`
+	// At is the seq of the event that decided what is about to happen (the model.finished of
+	// the deciding reply), 0 for none; on continued too, so that the reply edited is found.
+	At int64 `json:"at,omitempty"`
+	// Detail says what is about to happen, for a person (paused).
+	Detail string `json:"detail,omitempty"`
+	// Action is how the run went on (continued): one of the Action constants.
+	Action string `json:"action,omitempty"`
+	// By says who let it go on (continued): "page", "api", "cli", or "baton" when the run ended
+	// while held.
+	By string `json:"by,omitempty"`
+	// Edited says what the person changed before it went on (continued), for a person; empty
+	// when nothing was.
+	Edited string `json:"edited,omitempty"`
+	// Reply is the deciding reply as edited (continued), when it was.
+	Reply *Message `json:"reply,omitempty"`
+	// Input is what the model call held is about to receive (paused, at a model breakpoint),
+	// or those messages as edited (continued), when they were.
+	Input []Message `json:"input,omitempty"`
+}
+
+// Kinds of breakpoint (Pause.Break).
+const (
+	BreakTransfer  = "transfer"  // before a transfer takes effect: its target has not started
+	BreakAgentTool = "agenttool" // before an AgentTool call enters its callee
+	BreakModel     = "model"     // before a model call
+	BreakTool      = "tool"      // before a tool call
+	BreakError     = "error"     // when a model or tool call fails
+	BreakSession   = "session"   // after a session value is written
+	BreakInterrupt = "interrupt" // when a tool interrupts the run
+	BreakStep      = "step"      // the next handoff after a step
+)
+
+// Breaks lists the kinds of breakpoint a person can set, in the order of the constants.
+var Breaks = []string{BreakTransfer, BreakAgentTool, BreakModel, BreakTool, BreakError, BreakSession, BreakInterrupt}
+
+// How a held run went on (Pause.Action).
+const (
+	ActionContinue = "continue" // on, until the next breakpoint
+	ActionStep     = "step"     // on, until the next handoff (transfer or AgentTool call)
+	ActionAbort    = "abort"    // the run ends canceled
+)

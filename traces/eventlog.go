@@ -94,6 +94,7 @@ const (
 	hasBreakLoop
 	hasError
 	hasLost
+	hasPause
 )
 
 // Actor codes: how an event's agent and run path are written.
@@ -242,6 +243,20 @@ func (w *logWriter) appendPayloads(b []byte, e *Event) []byte {
 	if l := e.Lost; l != nil {
 		b = binary.AppendVarint(b, l.Count)
 	}
+	if p := e.Pause; p != nil {
+		b = appendLogStrings4(b, p.Break, p.Target, p.Action, p.By)
+		b = binary.AppendVarint(b, p.At)
+		b = w.text(b, p.Detail)
+		b = w.text(b, p.Edited)
+		b = appendBool(b, p.Reply != nil)
+		if p.Reply != nil {
+			b = w.appendMessage(b, p.Reply)
+		}
+		b = binary.AppendUvarint(b, sliceLen(p.Input))
+		for i := range p.Input {
+			b = w.appendMessage(b, &p.Input[i])
+		}
+	}
 	return b
 }
 
@@ -310,6 +325,9 @@ func payloadMask(e *Event) uint64 {
 	}
 	if e.Lost != nil {
 		m |= hasLost
+	}
+	if e.Pause != nil {
+		m |= hasPause
 	}
 	return m
 }
@@ -492,6 +510,10 @@ func kindCode(k Kind) byte {
 		return 18
 	case KindLost:
 		return 19
+	case KindPaused:
+		return 20
+	case KindContinued:
+		return 21
 	}
 	return 0
 }

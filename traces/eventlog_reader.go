@@ -210,6 +210,26 @@ func (d *logDecoder) payloads(e *Event, mask uint64) {
 	if mask&hasLost != 0 {
 		e.Lost = &Lost{Count: d.varint()}
 	}
+	if mask&hasPause != 0 {
+		d.pause(e)
+	}
+}
+
+// pause decodes a paused or continued event's payload.
+func (d *logDecoder) pause(e *Event) {
+	p := &Pause{Break: d.str(), Target: d.str(), Action: d.str(), By: d.str(), At: d.varint()}
+	p.Detail, p.Edited = d.str(), d.str()
+	if d.bool() {
+		p.Reply = new(Message)
+		d.message(p.Reply)
+	}
+	if n := d.uvarint(); n > 0 {
+		p.Input = make([]Message, n-1)
+		for i := range p.Input {
+			d.message(&p.Input[i])
+		}
+	}
+	e.Pause = p
 }
 
 // input decodes an input as appendInput writes it: the messages after those it keeps of the

@@ -41,6 +41,7 @@ var schemaDefs = map[reflect.Type]string{
 	reflect.TypeFor[traces.BreakLoop]():     "breakLoop",
 	reflect.TypeFor[traces.ErrorDetail]():   "errorDetail",
 	reflect.TypeFor[traces.Lost]():          "lost",
+	reflect.TypeFor[traces.Pause]():         "pause",
 }
 
 // wireOnly lists, per definition, the properties the file holds that have no Go field: version

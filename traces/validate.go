@@ -150,6 +150,9 @@ func ValidateEvent(i int, e Event) error {
 	if m := e.AgentTool; m != nil && m.InnerEvents != "" && m.InnerEvents != InnerEventsStream && m.InnerEvents != InnerEventsCallbacks {
 		return Errorf(CodeInvalid, "events[%d].agenttool.inner_events %q is not %q or %q", i, m.InnerEvents, InnerEventsStream, InnerEventsCallbacks)
 	}
+	if err := validatePause(i, e); err != nil {
+		return err
+	}
 	if e.Lost != nil && e.Lost.Count < 1 {
 		return Errorf(CodeInvalid, "events[%d].lost.count is %d: a lost event stands for at least 1 dropped event", i, e.Lost.Count)
 	}
@@ -186,6 +189,8 @@ func payloadField(k Kind) string {
 		return "error"
 	case KindLost:
 		return "lost"
+	case KindPaused, KindContinued:
+		return "pause"
 	}
 	return ""
 }
@@ -197,12 +202,29 @@ type payload struct {
 }
 
 // payloads lists e's payload fields in the order of Event's, each with whether it is set.
-func payloads(e *Event) [13]payload {
-	return [13]payload{
+func payloads(e *Event) [14]payload {
+	return [14]payload{
 		{"run", e.Run != nil}, {"agent_run", e.AgentRun != nil}, {"model", e.Model != nil},
 		{"tool", e.Tool != nil}, {"message", e.Message != nil}, {"transfer", e.Transfer != nil},
 		{"agenttool", e.AgentTool != nil}, {"session", e.Session != nil},
 		{"interrupt", e.Interrupt != nil}, {"exit", e.Exit != nil},
 		{"breakloop", e.BreakLoop != nil}, {"error", e.Error != nil}, {"lost", e.Lost != nil},
+		{"pause", e.Pause != nil},
 	}
+}
+
+// validatePause checks a paused or continued event's payload: a known breakpoint kind, and on
+// continued a known action.
+func validatePause(i int, e Event) error {
+	p := e.Pause
+	if p == nil {
+		return nil
+	}
+	if !slices.Contains(Breaks, p.Break) && p.Break != BreakStep {
+		return Errorf(CodeInvalid, "events[%d].pause.break %q is not one of %v or %q", i, p.Break, Breaks, BreakStep)
+	}
+	if e.Kind == KindContinued && p.Action != ActionContinue && p.Action != ActionStep && p.Action != ActionAbort {
+		return Errorf(CodeInvalid, "events[%d].pause.action %q is not %q, %q or %q", i, p.Action, ActionContinue, ActionStep, ActionAbort)
+	}
+	return nil
 }

@@ -38,6 +38,8 @@ func hasPayload(e *traces.Event) bool {
 		return e.Error != nil
 	case traces.KindLost:
 		return e.Lost != nil
+	case traces.KindPaused, traces.KindContinued:
+		return e.Pause != nil
 	}
 	return true
 }

@@ -1,5 +1,7 @@
 package web
 
+import "github.com/baton-dev/baton/traces"
+
 // Outcome is how a finished run ended, for the run page's header: why it failed, with the event
 // that shows it, or a completed run's final answer. It is empty while the run goes on.
 type Outcome struct {
@@ -15,6 +17,22 @@ type Outcome struct {
 	AnswerBy  string
 	// Paused is where an interrupted run waits for a decision; nil for other runs.
 	Paused *Paused
+}
+
+// Held is the breakpoint a running run is held at (its paused event, not continued yet): what is
+// about to happen, and the reply that decided it.
+type Held struct {
+	Seq    int64  // the paused event
+	Agent  string // the agent acting
+	Break  string // the breakpoint's kind, or step
+	Target string // the transfer's target, the tool's or callee's name, the session key
+	Detail string // what is about to happen
+	At     int64  // the deciding reply's model.finished, 0 for none
+	// Reply is the deciding reply (At's), when there is one: what an edit starts from.
+	Reply *traces.Message
+	// Input is what the held model call is to receive (the agent's latest model input, as the
+	// paused event's agent will be fed), for a model breakpoint.
+	Input []traces.Message
 }
 
 // Paused is the interrupt an interrupted run stopped at: eino's root cause, the first interrupted

@@ -34,6 +34,7 @@ type runState struct {
 	answerIsTool bool    // answer is a tool's result message
 	paused       *Paused // where an interrupted run waits; never changed once made
 	pausedTool   string  // the interrupted tool call before the interrupted event
+	held         *Held   // the breakpoint the run is held at; never changed once made
 }
 
 // newRunState starts the summary of run with no events yet. The run's status is its status
@@ -93,6 +94,7 @@ func (s *runState) add(e *traces.Event, t *treeState, c treeChange) {
 	}
 	s.noteAnswer(e, t)
 	s.notePause(e)
+	s.noteHeld(e)
 }
 
 // count keeps the header's counters: the tree counts each model call once, whichever of its
@@ -138,6 +140,17 @@ func (s *runState) outcome(runError string) Outcome {
 		return Outcome{Error: runError, ErrorSeq: cmp.Or(s.errorSeq, s.finishedSeq)}
 	}
 	return Outcome{}
+}
+
+// noteHeld keeps the breakpoint the run is held at: its newest paused event until a continued.
+func (s *runState) noteHeld(e *traces.Event) {
+	switch {
+	case e.Kind == traces.KindPaused && e.Pause != nil:
+		p := e.Pause
+		s.held = &Held{Seq: e.Seq, Agent: e.Agent, Break: p.Break, Target: p.Target, Detail: p.Detail, At: p.At, Input: p.Input}
+	case e.Kind == traces.KindContinued, e.Kind == traces.KindRunFinished:
+		s.held = nil
+	}
 }
 
 // notePause keeps where the run waits: the first interrupted event since it (last) started or

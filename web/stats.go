@@ -37,6 +37,8 @@ type Stats struct {
 	Tokens      int
 	TokensText  string // Tokens for the header: 950, 1.2k, 34k
 	Outcome     Outcome
+	// Held is the breakpoint the run is held at, nil when it is not.
+	Held *Held
 	// Away is set when these are the stats of an earlier event than the run's newest, for a
 	// page that shows the run as of that event: where it stands, and the run as it is.
 	Away *Away
@@ -79,6 +81,13 @@ func newStats(tr traces.Trace, r *runState, t *treeState) Stats {
 	s.ElapsedText = Clock(s.Elapsed)
 	s.TokensText = compact(s.Tokens)
 	s.Outcome = r.outcome(s.Error)
+	if r.held != nil && !s.Ended {
+		h := *r.held
+		if i := eventIndex(tr, h.At); i >= 0 && tr.Events[i].Model != nil {
+			h.Reply = tr.Events[i].Model.Output
+		}
+		s.Held = &h
+	}
 	return s
 }
 

@@ -43,6 +43,8 @@ func Summary(e traces.Event) string {
 		return e.Error.Message
 	case e.Lost != nil:
 		return plural(int(e.Lost.Count), "event") + " lost: the app could not send them to Baton"
+	case e.Pause != nil:
+		return pauseSummary(e)
 	}
 	return string(e.Kind)
 }
@@ -157,4 +159,31 @@ func compactJSON(raw json.RawMessage) string {
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
 	return shorten(strings.TrimSpace(buf.String()), summaryLen)
+}
+
+// pauseSummary says what a breakpoint held, or how the run went on from it.
+func pauseSummary(e traces.Event) string {
+	p := e.Pause
+	if e.Kind == traces.KindPaused {
+		if p.Detail != "" {
+			return "paused before: " + p.Detail
+		}
+		return "paused at a " + p.Break + " breakpoint"
+	}
+	s := p.Action
+	switch p.Action {
+	case traces.ActionContinue:
+		s = "continued"
+	case traces.ActionStep:
+		s = "stepped to the next handoff"
+	case traces.ActionAbort:
+		s = "aborted"
+	}
+	if p.By != "" {
+		s += " by " + p.By
+	}
+	if p.Edited != "" {
+		s += ", edited: " + p.Edited
+	}
+	return s
 }

@@ -68,6 +68,8 @@ func KindGroup(k traces.Kind) string {
 	switch k {
 	case traces.KindInterrupted, traces.KindResumed:
 		return "interrupt"
+	case traces.KindPaused, traces.KindContinued:
+		return "pause"
 	}
 	s := string(k)
 	if i := strings.IndexByte(s, '.'); i >= 0 {
@@ -79,5 +81,5 @@ func KindGroup(k traces.Kind) string {
 // KindGroups returns the kind families in the order the timeline's kind filter offers them.
 func KindGroups() []string {
 	return []string{"run", "agent", "model", "tool", "message", "transfer", "agenttool",
-		"session", "interrupt", "exit", "breakloop", "error"}
+		"session", "interrupt", "exit", "breakloop", "error", "pause"}
 }

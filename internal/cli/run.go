@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -17,7 +18,7 @@ import (
 var runCommand = &command{
 	name:  "run",
 	args:  "FLOW",
-	shape: "[--input] [--out] [--stream] [--pace] [--model] [--approve | --reject] [--otlp-endpoint [--otlp-content]]",
+	shape: "[--input] [--out] [--stream] [--pace] [--model] [--approve | --reject] [--break ...] [--otlp-endpoint [--otlp-content]]",
 	about: "run a flow headless, one line per event",
 	define: func(fs *flag.FlagSet) runner {
 		var o runOptions
@@ -28,6 +29,7 @@ var runCommand = &command{
 		fs.Var(&o.models, "model", modelHelp)
 		fs.BoolVar(&o.approve, "approve", false, "approve what the run asks when it stops for approval, and resume it")
 		fs.StringVar(&o.reject, "reject", "", "reject what the run asks when it stops for approval, for this `REASON`, and resume it")
+		fs.Var(&o.breaks, "break", breakHelp)
 		o.otlpEndpoint, o.otlpContent = otlpFlags(fs)
 		return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if len(args) == 0 || args[0] == "" || args[0][0] == '-' {
@@ -52,6 +54,7 @@ type runOptions struct {
 	models       modelFlags
 	approve      bool
 	reject       string
+	breaks       breakFlags
 	otlpEndpoint *string
 	otlpContent  *bool
 }
@@ -96,13 +99,21 @@ func recordFlow(ctx context.Context, flow agents.Flow, model *agents.Model, o *r
 	if exp != nil {
 		exp.Watch(rec)
 	}
+	var onPause func(traces.Event)
+	var debug *agents.Debugger
+	if len(o.breaks) > 0 {
+		debug = agents.NewDebugger(o.breaks, nil)
+		in := bufio.NewScanner(stdin)
+		onPause = func(e traces.Event) { prompt(debug, e, in, stdout) }
+	}
 	printed := make(chan struct{})
 	go func() {
 		defer close(printed)
-		printEvents(rec, stdout, 0)
+		printEvents(rec, stdout, 0, onPause)
 	}()
 	var paused *agents.Pause // set by Paused, in RunFlow's and Resume's goroutine
-	opts := agents.Options{Pace: agents.NewPace(o.pace), Streaming: o.stream, Model: model, Paused: func(p *agents.Pause) { paused = p }}
+	opts := agents.Options{Pace: agents.NewPace(o.pace), Streaming: o.stream, Model: model, Paused: func(p *agents.Pause) { paused = p },
+		Debugger: debug}
 	status := agents.RunFlow(ctx, flow, input, opts, rec)
 	for paused != nil && (o.approve || o.reject != "") {
 		<-printed // the printer ends with the interrupted run; it follows the resumed part anew
@@ -115,7 +126,7 @@ func recordFlow(ctx context.Context, flow agents.Flow, model *agents.Model, o *r
 		printed = make(chan struct{})
 		go func(done chan struct{}, after int64) {
 			defer close(done)
-			printEvents(rec, stdout, after)
+			printEvents(rec, stdout, after, nil)
 		}(printed, int64(len(rec.Snapshot().Events)))
 		p := paused
 		paused = nil
@@ -137,8 +148,9 @@ func recordFlow(ctx context.Context, flow agents.Flow, model *agents.Model, o *r
 }
 
 // printEvents prints one line per event of rec after seq last until the run ends. It reads them
-// from the recording at its own pace: the run never waits for it.
-func printEvents(rec *traces.Recording, w io.Writer, last int64) {
+// from the recording at its own pace: the run never waits for it, but where a breakpoint holds
+// it, onPause (when set) is told of the paused event and lets it go on.
+func printEvents(rec *traces.Recording, w io.Writer, last int64, onPause func(traces.Event)) {
 	sub := rec.Subscribe(last)
 	buf := make([]traces.Event, 64)
 	for {
@@ -148,6 +160,9 @@ func printEvents(rec *traces.Recording, w io.Writer, last int64) {
 		}
 		for _, e := range buf[:n] {
 			fmt.Fprintf(w, "%4d %s %-16s %-18s %s\n", e.Seq, e.Time.Format("15:04:05.000"), e.Agent, e.Kind, web.Summary(e))
+			if e.Kind == traces.KindPaused && onPause != nil {
+				onPause(e)
+			}
 		}
 	}
 }

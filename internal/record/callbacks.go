@@ -204,11 +204,13 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 			r.start(ctx, at.agent(), agentIn)
 		}
 		c.v = r.agentStarted(ctx, info, at, v, agentIn)
+		r.holdHandover(ctx, c.v)
 		ctx, c.scope = context.WithValue(ctx, visitKey{}, c.v), c.v
 	case v == nil:
 		return ctx // work outside any agent of a recorded run
 	case info.Component == components.ComponentOfChatModel:
 		v.outputs.wait()
+		v.rec.holdQueued(ctx, v, true)
 		mi := model.ConvCallbackInput(in)
 		var fed []*schema.Message
 		if mi != nil {
@@ -231,7 +233,14 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		ctx, c.scope = context.WithValue(ctx, visitKey{}, s), s
 	case info.Component == components.ComponentOfTool:
 		v.outputs.wait()
-		v.rec.toolStarted(c, info, at, tool.ConvCallbackInput(in))
+		v.rec.holdQueued(ctx, v, true)
+		ti := tool.ConvCallbackInput(in)
+		v.rec.toolStarted(c, info, at, ti)
+		c.Context = ctx
+		if v.rec.debug != nil && ti != nil {
+			v.rec.holdTool(c, info.Name, ti.ArgumentsInJSON)
+		}
+		return c
 	case at.runnable && at.agent() == v.agent:
 		v.outputs.wait()
 		v.rec.runnableStarted(v)
@@ -300,6 +309,7 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 			result = o.Response
 		}
 		r.toolFinished(ctx, info, c, result, nil, true)
+		r.holdQueued(ctx, c.v, false)
 		return ctx
 	default:
 		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
@@ -308,6 +318,7 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 		return ctx
 	}
 	r.noticeSession(ctx, c.v, false)
+	r.holdQueued(ctx, c.v, false)
 	return ctx
 }
 
@@ -326,6 +337,7 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 		r.modelFinished(c, nil, nil, err)
 	case components.ComponentOfTool:
 		r.toolFinished(ctx, info, c, "", err, false)
+		r.holdQueued(ctx, c.v, false)
 		return ctx
 	default:
 		r.noticeSession(ctx, c.v, setsInRunnable(c.v))
@@ -334,6 +346,7 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 		return ctx
 	}
 	r.noticeSession(ctx, c.v, false)
+	r.holdQueued(ctx, c.v, false)
 	return ctx
 }
 

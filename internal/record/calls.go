@@ -176,6 +176,10 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 		mc.Usage = &ended.usage
 	}
 	r.out.emit(traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.v.path, Model: mc})
+	c.v.finishedAt = r.out.lastSeq
+	if err != nil {
+		r.queueStop(Stop{Break: traces.BreakError, Agent: c.v.agent, Target: c.v.agent, Detail: c.v.agent + "'s model call failed: " + mc.Error})
+	}
 	if msg != nil && c.v.repliesAreEvents() {
 		r.out.emit(traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.v.path, Message: mc.Output})
 	}
@@ -274,6 +278,11 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	}
 	r.out.emit(traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.v.path, Tool: &ended.ended})
 	if err != nil {
+		if interrupted {
+			r.queueStop(Stop{Break: traces.BreakInterrupt, Agent: v.agent, Target: info.Name, Detail: "the tool " + info.Name + " of " + v.agent + " interrupts the run"})
+		} else {
+			r.queueStop(Stop{Break: traces.BreakError, Agent: v.agent, Target: info.Name, Detail: "the tool " + info.Name + " of " + v.agent + " failed: " + ended.ended.Error})
+		}
 		return
 	}
 	r.out.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.v.path, Message: &ended.result})

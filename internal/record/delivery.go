@@ -56,6 +56,7 @@ type delivery struct {
 	lastAgent string
 	lastPath  []string
 	parked    []*parkedCall // AgentTool calls not decided yet, and what waits behind them
+	lastSeq   int64         // the seq of the event delivered last, 0 when it waits parked
 	promised  *ending       // the ending the sink holds, if any
 	// reuses is set when the sink keeps nothing an event points to once Emit returns (a
 	// traces.Recording keeps a copy, encoded): the payloads of tool calls' events are then tools,
@@ -129,6 +130,7 @@ func (d *delivery) emit(e traces.Event) {
 		}
 		d.own(&e)
 		d.parked[n-1].events = append(d.parked[n-1].events, e)
+		d.lastSeq = 0
 		return
 	}
 	d.deliver(e)
@@ -141,14 +143,14 @@ func (d *delivery) deliver(e traces.Event) {
 	p := d.promised
 	switch {
 	case p == nil:
-		d.sink.Emit(e)
+		d.lastSeq = d.sink.Emit(e).Seq
 	case foreseen(p, e):
-		d.ender.EmitForeseen(e, *p)
+		d.lastSeq = d.ender.EmitForeseen(e, *p).Seq
 	case lateFact(e.Kind):
-		d.ender.EmitForeseen(e, *p) // before the tail, which still stands
+		d.lastSeq = d.ender.EmitForeseen(e, *p).Seq // before the tail, which still stands
 	default:
 		d.promised = nil
-		d.sink.Emit(e)
+		d.lastSeq = d.sink.Emit(e).Seq
 	}
 }
 

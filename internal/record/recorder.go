@@ -45,6 +45,9 @@ type Recorder struct {
 	out       delivery // the way to the sink
 	streams   inflight // streamed outputs being read
 	drains    inflight // copies of events being read
+
+	debug *Debugger // holds the run at breakpoints; nil for none (set before Run)
+	stops []Stop    // moments recorded that a breakpoint may hold the run at (see holdQueued)
 }
 
 // NewRecorder returns a recorder writing to sink. declared is the agent tree of the run when the

@@ -84,7 +84,7 @@ func (r *Recorder) recordTransfer(h *heldTransfer, errMsg, errBy string) {
 
 // awaitTransfer blocks until a transfer to agent is held, claims it, waits until it is ready and
 // records it, made. It returns false when none came within causeWait.
-func (r *Recorder) awaitTransfer(ctx context.Context, agent string) bool {
+func (r *Recorder) awaitTransfer(ctx context.Context, agent string) *traces.Transfer {
 	timeout := time.NewTimer(causeWait)
 	defer timeout.Stop()
 	for {
@@ -97,15 +97,15 @@ func (r *Recorder) awaitTransfer(ctx context.Context, agent string) bool {
 			r.noticeOutput(h.from) // stored as h.from's run ended, before eino started agent
 			r.recordTransfer(h, "", "")
 			r.mu.Unlock()
-			return true
+			return &h.t
 		}
 		r.mu.Unlock()
 		select {
 		case <-wake:
 		case <-ctx.Done():
-			return false
+			return nil
 		case <-timeout.C:
-			return false
+			return nil
 		}
 	}
 }

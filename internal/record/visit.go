@@ -80,6 +80,8 @@ type visit struct {
 	heldSets   []sessionSet
 	echoes     echoes // what its copy of events repeats of what callbacks recorded
 	lastReply  string // its latest reply's text: eino stores it under OutputKey
+	finishedAt int64  // the seq of its latest model.finished, 0 when not known yet
+	handedBy   string // the agent whose deterministic transfer brought control here, if one did
 	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
 	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
 	// them started (see handOff).
@@ -115,6 +117,7 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	// AgentTool's InvokableRun itself does. Nothing transfers to it.
 	ownRun := parent != nil && at.callerTool == "" && len(local) == 1 && len(collapse(at.path)) > 1
 	via := viaTransfer
+	var cause *traces.Transfer // the transfer that brought control here
 	switch {
 	case at.callerTool != "":
 		via = viaAgentTool
@@ -134,7 +137,7 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 		// here, and none will be recorded.
 		via = viaResume
 	default:
-		r.awaitTransfer(ctx, at.agent())
+		cause = r.awaitTransfer(ctx, at.agent())
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -144,6 +147,9 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	}
 	v := &visit{rec: r, agent: at.agent(), kind: info.Type, chat: info.Type == "ChatModel", via: via, parent: parent, addr: pathKey(at.path),
 		resumed: resumed, startCtx: ctx, finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
+	if cause != nil && cause.Mode == traces.TransferDeterministic {
+		v.handedBy = cause.From
+	}
 	r.setPath(v, at, local)
 	if ownRun {
 		parent.ownRuns = append(parent.ownRuns, v)

@@ -5,7 +5,7 @@ import { Element, add, select } from "./dom.js";
 
 // A page served with a token: common.js reads it as it loads.
 select('meta[name="baton-token"]', [new Element("meta", { content: "t/k+n" })]);
-const { postJSON, postRun, showError, withToken } = await import("../common.js");
+const { postJSON, postRun, showError, splitBreakpoints, withToken } = await import("../common.js");
 
 test("withToken adds the page's token to a URL, encoded, after its query if any", () => {
   assert.equal(withToken("/api/runs"), "/api/runs?token=t%2Fk%2Bn");
@@ -78,4 +78,10 @@ test("showError shows a message, and hides the line for none", () => {
   showError(el, "");
   assert.deepEqual([el.textContent, el.hidden], ["", true]);
   showError(null, "no line: no error"); // must not throw
+});
+
+test("splitBreakpoints reads a list as a person types it", () => {
+  assert.deepEqual(splitBreakpoints(" transfer:math_agent, tool:search  model@supervisor,,"), ["transfer:math_agent", "tool:search", "model@supervisor"]);
+  assert.deepEqual(splitBreakpoints(""), []);
+  assert.deepEqual(splitBreakpoints(undefined), []);
 });

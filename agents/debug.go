@@ -1,0 +1,126 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/cloudwego/eino/components"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/internal/record"
+)
+
+// Debugger holds a flow run at breakpoints (Options.Debugger); see record.Debugger.
+type Debugger = record.Debugger
+
+// Breakpoint is where a Debugger holds a run; see record.Breakpoint.
+type Breakpoint = record.Breakpoint
+
+// Stop is where a run is held; see record.Stop.
+type Stop = record.Stop
+
+// Resume is how a held run goes on; see record.Resume.
+type Resume = record.Resume
+
+// NewDebugger returns a debugger holding a run at points, telling notify (when set) of each
+// stop; see record.NewDebugger.
+func NewDebugger(points []Breakpoint, notify func(Stop)) *Debugger {
+	return record.NewDebugger(points, notify)
+}
+
+// ParseBreakpoint reads KIND[:TARGET][@AGENT]; see record.ParseBreakpoint.
+func ParseBreakpoint(s string) (Breakpoint, error) { return record.ParseBreakpoint(s) }
+
+// withDebugger wraps the models of models so that a debugger can hold each call before it is
+// made and each reply that transfers before the transfer takes effect, and apply the edits it
+// was continued with: only the model can change what it is given and what it answers.
+func withDebugger(models ModelFor) ModelFor {
+	return func(agent string) (model.ToolCallingChatModel, error) {
+		m, err := models(agent)
+		if err != nil {
+			return nil, err
+		}
+		return &debugModel{ToolCallingChatModel: m}, nil
+	}
+}
+
+// debugModel is a model a debugger can hold. It fires no callbacks of its own: the model it
+// wraps does (or eino does for it), with what the debugger let through, so the trace records
+// the call as made.
+type debugModel struct {
+	model.ToolCallingChatModel
+}
+
+var _ components.Checker = (*debugModel)(nil)
+
+// IsCallbacksEnabled reports what the wrapped model does.
+func (m *debugModel) IsCallbacksEnabled() bool {
+	return components.IsCallbacksEnabled(m.ToolCallingChatModel)
+}
+
+// GetType is the wrapped model's type.
+func (m *debugModel) GetType() string {
+	t, _ := components.GetType(m.ToolCallingChatModel)
+	return t
+}
+
+// WithTools implements model.ToolCallingChatModel.
+func (m *debugModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingChatModel, error) {
+	inner, err := m.ToolCallingChatModel.WithTools(tools)
+	if err != nil {
+		return nil, err
+	}
+	return &debugModel{ToolCallingChatModel: inner}, nil
+}
+
+// Generate implements model.BaseChatModel.
+func (m *debugModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	input, err := record.HoldModel(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := m.ToolCallingChatModel.Generate(ctx, input, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return record.HoldReply(ctx, reply)
+}
+
+// Stream implements model.BaseChatModel. The reply is read whole before the caller sees it, so
+// that a reply that transfers can be held and edited: the caller gets it as one chunk.
+func (m *debugModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	input, err := record.HoldModel(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	sr, err := m.ToolCallingChatModel.Stream(ctx, input, opts...)
+	if err != nil {
+		return nil, err
+	}
+	var chunks []*schema.Message
+	for {
+		chunk, err := sr.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			sr.Close()
+			return nil, err
+		}
+		chunks = append(chunks, chunk)
+	}
+	sr.Close()
+	if len(chunks) == 0 {
+		return schema.StreamReaderFromArray(chunks), nil
+	}
+	reply, err := schema.ConcatMessages(chunks)
+	if err != nil {
+		return nil, err
+	}
+	if reply, err = record.HoldReply(ctx, reply); err != nil {
+		return nil, err
+	}
+	return schema.StreamReaderFromArray([]*schema.Message{reply}), nil
+}

@@ -1,0 +1,310 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/baton-dev/baton/traces"
+)
+
+// Breakpoint is where a Debugger holds a run: at every moment of one kind, or only where one
+// agent acts and on one target.
+type Breakpoint struct {
+	// Kind is one of traces.Breaks.
+	Kind string `json:"kind"`
+	// Agent narrows it to the moments where this agent acts: the one transferring, calling a
+	// tool or its model, failing, writing the session. "" for any.
+	Agent string `json:"agent,omitempty"`
+	// Target narrows it to one target: the transfer's target agent, the AgentTool's callee, the
+	// tool's name, the session key, the agent whose model is called. "" for any.
+	Target string `json:"target,omitempty"`
+}
+
+// ParseBreakpoint reads a breakpoint written KIND[:TARGET][@AGENT], as `baton run --break`
+// takes it: "transfer:math_agent", "model@supervisor", "session:plan". An unknown kind is a
+// traces.CodeInvalid error naming the known ones.
+func ParseBreakpoint(s string) (Breakpoint, error) {
+	var b Breakpoint
+	s, b.Agent, _ = strings.Cut(s, "@")
+	b.Kind, b.Target, _ = strings.Cut(s, ":")
+	return b, b.Validate()
+}
+
+// Validate reports a breakpoint of an unknown kind as a traces.CodeInvalid error.
+func (b Breakpoint) Validate() error {
+	if !slices.Contains(traces.Breaks, b.Kind) {
+		return traces.Errorf(traces.CodeInvalid, "breakpoint kind %q is not one of %s", b.Kind, strings.Join(traces.Breaks, ", "))
+	}
+	return nil
+}
+
+// String writes b as ParseBreakpoint reads it.
+func (b Breakpoint) String() string {
+	s := b.Kind
+	if b.Target != "" {
+		s += ":" + b.Target
+	}
+	if b.Agent != "" {
+		s += "@" + b.Agent
+	}
+	return s
+}
+
+func (b Breakpoint) matches(s *Stop) bool {
+	return b.Kind == s.Break && (b.Agent == "" || b.Agent == s.Agent) && (b.Target == "" || b.Target == s.Target)
+}
+
+// Stop is where a run is held: what is about to happen.
+type Stop struct {
+	Break  string // the breakpoint's kind; traces.BreakStep when a step held the run
+	Agent  string // the agent acting
+	Target string // the transfer's target, the tool's or callee's name, the session key
+	At     int64  // the seq of the deciding reply's model.finished, 0 for none
+	Detail string // what is about to happen, for a person
+	// Reply is the deciding reply, which a Resume may replace; nil when the stop is at no reply.
+	Reply *traces.Message
+	// Input is what the next model call receives, which a Resume may replace; nil when the stop
+	// is at no model call.
+	Input []traces.Message
+}
+
+// Resume is how a held run goes on.
+type Resume struct {
+	Action string `json:"action"`       // traces.ActionContinue, ActionStep or ActionAbort
+	By     string `json:"by,omitempty"` // who: page, api, cli
+	// Reply replaces the deciding reply: its text, its tool calls (a transfer's target is the
+	// agent_name in the transfer_to_agent call's arguments). Only where the stop has a reply.
+	Reply *traces.Message `json:"reply,omitempty"`
+	// Input replaces the messages the next model call receives. Only where the stop has them.
+	Input []traces.Message `json:"input,omitempty"`
+}
+
+// Debugger holds a run at its breakpoints until someone lets it go on. It is safe for
+// concurrent use: the run consults it from its goroutines, a page or a prompt continues it.
+type Debugger struct {
+	mu       sync.Mutex
+	points   []Breakpoint
+	stepping bool  // the next handoff holds the run
+	held     *held // the stop the run is held at, if any
+	notify   func(Stop)
+	cancel   context.CancelFunc
+}
+
+type held struct {
+	stop   Stop
+	answer chan Resume // buffered: Continue never waits
+}
+
+// NewDebugger returns a debugger holding a run at points. notify, when set, is told of each
+// stop from the run's goroutine as it is held: it must return quickly.
+func NewDebugger(points []Breakpoint, notify func(Stop)) *Debugger {
+	return &Debugger{points: slices.Clone(points), notify: notify}
+}
+
+// Breakpoints returns the breakpoints set.
+func (d *Debugger) Breakpoints() []Breakpoint {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.points)
+}
+
+// SetBreakpoints replaces the breakpoints, from the next moment the run reaches on.
+func (d *Debugger) SetBreakpoints(points []Breakpoint) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.points = slices.Clone(points)
+}
+
+// Held returns the stop the run is held at, if it is.
+func (d *Debugger) Held() (Stop, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.held == nil {
+		return Stop{}, false
+	}
+	return d.held.stop, true
+}
+
+// Abort ends the run through cancel (its context's), which Resume's abort calls; set by who
+// runs it.
+func (d *Debugger) Abort(cancel context.CancelFunc) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.cancel = cancel
+}
+
+// Continue lets the held run go on as r says. It fails with traces.CodeConflict when the run is
+// not held, and traces.CodeInvalid for an unknown action or an edit the stop has nothing to
+// edit for.
+func (d *Debugger) Continue(r Resume) error {
+	switch r.Action {
+	case traces.ActionContinue, traces.ActionStep, traces.ActionAbort:
+	case "":
+		r.Action = traces.ActionContinue
+	default:
+		return traces.Errorf(traces.CodeInvalid, "action %q is not %s, %s or %s", r.Action, traces.ActionContinue, traces.ActionStep, traces.ActionAbort)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	h := d.held
+	if h == nil {
+		return traces.Errorf(traces.CodeConflict, "the run is not paused: only a paused run can be continued")
+	}
+	if r.Reply != nil && h.stop.Reply == nil {
+		return traces.Errorf(traces.CodeInvalid, "the run is paused at a %s breakpoint, where no reply decided: reply can be edited only where one did (transfer, step)", h.stop.Break)
+	}
+	if r.Input != nil && h.stop.Input == nil {
+		return traces.Errorf(traces.CodeInvalid, "the run is paused at a %s breakpoint, before no model call: input can be edited only at a model breakpoint", h.stop.Break)
+	}
+	if r.Reply != nil && r.Reply.Role == "" {
+		r.Reply.Role = "assistant"
+	}
+	for i, m := range r.Input {
+		if m.Role == "" {
+			return traces.Errorf(traces.CodeInvalid, "input[%d] has no role: give each message its role (system, user, assistant, tool)", i)
+		}
+	}
+	d.held = nil
+	d.stepping = r.Action == traces.ActionStep
+	if r.Action == traces.ActionAbort && d.cancel != nil {
+		d.cancel()
+	}
+	h.answer <- r
+	return nil
+}
+
+// wants reports whether s holds the run, and by which kind: s's own, or a step's.
+func (d *Debugger) wants(s *Stop) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stepping && (s.Break == traces.BreakTransfer || s.Break == traces.BreakAgentTool) {
+		d.stepping = false
+		return traces.BreakStep, true
+	}
+	for _, b := range d.points {
+		if b.matches(s) {
+			return s.Break, true
+		}
+	}
+	return "", false
+}
+
+// begin makes s the stop the run is held at: Continue answers it from now on.
+func (d *Debugger) begin(s Stop) *held {
+	h := &held{stop: s, answer: make(chan Resume, 1)}
+	d.mu.Lock()
+	d.held = h
+	d.mu.Unlock()
+	return h
+}
+
+// wait holds the run at h until Continue, or until ctx ends (an abort by Baton).
+func (d *Debugger) wait(ctx context.Context, h *held) Resume {
+	if d.notify != nil {
+		d.notify(h.stop)
+	}
+	select {
+	case r := <-h.answer:
+		return r
+	case <-ctx.Done():
+		d.mu.Lock()
+		if d.held == h {
+			d.held = nil
+		}
+		d.mu.Unlock()
+		select {
+		case r := <-h.answer: // continued as the context ended
+			return r
+		default:
+			return Resume{Action: traces.ActionAbort, By: "baton"}
+		}
+	}
+}
+
+// parkedWait bounds how long a hold waits for the AgentTool call ends parked before it (see
+// inner.go) to be decided, so that its paused event is seen at once.
+const parkedWait = 2 * time.Second
+
+// hold holds the run at s when a breakpoint wants it, recording paused and continued around the
+// wait, and returns how it went on; ok is false when nothing held it. Callers do not hold r.mu.
+func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
+	d := r.debug
+	if d == nil || ctx == nil || ctx.Err() != nil {
+		return Resume{}, false // nothing to hold once the run is ending
+	}
+	brk, ok := d.wants(&s)
+	if !ok {
+		return Resume{}, false
+	}
+	s.Break = brk
+	var path []string
+	if v != nil {
+		path = v.path
+	}
+	h := d.begin(s) // before the paused event: whoever reads it can continue at once
+	r.mu.Lock()
+	for deadline := time.Now().Add(parkedWait); len(r.out.parked) > 0 && time.Now().Before(deadline); {
+		// An AgentTool call's end waits for the caller's copy of events, which carries it
+		// soon: the paused event must not wait, unseen, behind it.
+		r.mu.Unlock()
+		time.Sleep(time.Millisecond)
+		r.mu.Lock()
+	}
+	r.out.emit(traces.Event{Kind: traces.KindPaused, Agent: s.Agent, RunPath: path,
+		Pause: &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Detail: s.Detail, Input: s.Input}})
+	r.mu.Unlock()
+	res := d.wait(ctx, h)
+	p := &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Action: res.Action, By: res.By, Reply: res.Reply, Input: res.Input}
+	p.Edited = edits(s, res)
+	r.mu.Lock()
+	r.out.emit(traces.Event{Kind: traces.KindContinued, Agent: s.Agent, RunPath: path, Pause: p})
+	r.mu.Unlock()
+	return res, true
+}
+
+// edits says, for a person, what res changed of what s was about to do.
+func edits(s Stop, res Resume) string {
+	var parts []string
+	if res.Reply != nil && s.Reply != nil {
+		was, now := transferTarget(s.Reply), transferTarget(res.Reply)
+		if was != now {
+			parts = append(parts, fmt.Sprintf("transfer target: %s → %s", orNone(was), orNone(now)))
+		}
+		if res.Reply.Content != s.Reply.Content {
+			parts = append(parts, "reply text")
+		}
+		if !slices.EqualFunc(res.Reply.ToolCalls, s.Reply.ToolCalls, func(a, b traces.ToolCallSpec) bool { return a.Name == b.Name && a.Arguments == b.Arguments }) && was == now {
+			parts = append(parts, "reply tool calls")
+		}
+	}
+	if res.Input != nil && !slices.EqualFunc(res.Input, s.Input, sameTraceMessage) {
+		parts = append(parts, fmt.Sprintf("model input: %d messages → %d", len(s.Input), len(res.Input)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func sameTraceMessage(a, b traces.Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID &&
+		slices.EqualFunc(a.ToolCalls, b.ToolCalls, func(x, y traces.ToolCallSpec) bool { return x == y })
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// transferTarget returns the agent a reply transfers to, "" for none.
+func transferTarget(m *traces.Message) string {
+	for _, tc := range m.ToolCalls {
+		if tc.Name == transferToolName {
+			return transferArgTarget(tc.Arguments)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,140 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/traces"
+)
+
+// maxBreakpoints bounds the breakpoints of one run.
+const maxBreakpoints = 50
+
+// parseBreakpoints reads breakpoints written KIND[:TARGET][@AGENT] for a run of flow: a known
+// kind, and the agents they name (source, and the target of a transfer, an AgentTool call or a
+// model call) agents of the flow. Problems are CodeInvalid errors naming the breakpoint.
+func parseBreakpoints(flow agents.Flow, written []string) ([]agents.Breakpoint, error) {
+	if len(written) > maxBreakpoints {
+		return nil, traces.Errorf(traces.CodeInvalid, "%d breakpoints: set at most %d", len(written), maxBreakpoints)
+	}
+	names := make([]string, len(flow.Agents))
+	for i, a := range flow.Agents {
+		names[i] = a.Name
+	}
+	points := make([]agents.Breakpoint, 0, len(written))
+	for i, w := range written {
+		b, err := agents.ParseBreakpoint(w)
+		if err != nil {
+			return nil, traces.Errorf(traces.CodeInvalid, "breakpoints[%d] %q: %s (write KIND[:TARGET][@AGENT], e.g. transfer:%s)", i, clip(w, 60), traces.ErrorMessage(err), names[len(names)-1])
+		}
+		if b.Agent != "" && !slices.Contains(names, b.Agent) {
+			return nil, traces.Errorf(traces.CodeInvalid, "breakpoints[%d] %q: flow %s has no agent %q (its agents: %v)", i, clip(w, 60), flow.Name, clip(b.Agent, 60), names)
+		}
+		namesAgent := b.Kind == traces.BreakTransfer || b.Kind == traces.BreakAgentTool || b.Kind == traces.BreakModel
+		if namesAgent && b.Target != "" && !slices.Contains(names, b.Target) {
+			return nil, traces.Errorf(traces.CodeInvalid, "breakpoints[%d] %q: flow %s has no agent %q (its agents: %v)", i, clip(w, 60), flow.Name, clip(b.Target, 60), names)
+		}
+		points = append(points, b)
+	}
+	return points, nil
+}
+
+// heldRun is the answer to the breakpoint routes: the run, its breakpoints, and where it is held.
+type heldRun struct {
+	ID          string   `json:"id"`
+	URL         string   `json:"url"`
+	Breakpoints []string `json:"breakpoints"`
+	Held        *heldAt  `json:"held,omitempty"`
+}
+
+type heldAt struct {
+	Break  string `json:"break"`
+	Agent  string `json:"agent,omitempty"`
+	Target string `json:"target,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+func heldRunOf(id string, d *agents.Debugger) heldRun {
+	out := heldRun{ID: id, URL: "/runs/" + id, Breakpoints: []string{}}
+	for _, b := range d.Breakpoints() {
+		out.Breakpoints = append(out.Breakpoints, b.String())
+	}
+	if s, ok := d.Held(); ok {
+		out.Held = &heldAt{Break: s.Break, Agent: s.Agent, Target: s.Target, Detail: s.Detail}
+	}
+	return out
+}
+
+// continueRun serves POST /api/runs/:id/continue {"action", "reply", "input", "by"}: a run held at
+// a breakpoint goes on. "action" is continue (the default), step (on to the next handoff) or
+// abort (the run ends canceled). "reply" (a message: "content", "tool_calls" with "name" and
+// "arguments") replaces the reply that decided a transfer; "input" (a list of messages, each with
+// its "role") replaces what the held model call receives. "by" says who (page, api; api when left
+// out). 200 with the run's breakpoints; 404 for an unknown run, 409 for a run not held here,
+// 400 for an edit the stop has nothing for.
+func (s *Server) continueRun(c echo.Context) error {
+	id := c.Param("id")
+	if _, err := s.broker.Get(id); err != nil {
+		return err
+	}
+	var res agents.Resume
+	if _, err := decodeJSON(c,
+		jsonField{"action", &res.Action, "continue, step or abort"},
+		jsonField{"reply", &res.Reply, `a message such as {"content": "...", "tool_calls": [{"name": "transfer_to_agent", "arguments": "{\"agent_name\":\"math_agent\"}"}]}`},
+		jsonField{"input", &res.Input, `a list of messages such as [{"role": "user", "content": "..."}]`},
+		jsonField{"by", &res.By, "a string"},
+	); err != nil {
+		return err
+	}
+	switch res.By {
+	case "":
+		res.By = "api"
+	case "page", "api":
+	default:
+		return traces.Errorf(traces.CodeInvalid, "by %q is not page or api", clip(res.By, 40))
+	}
+	d, err := s.runs.debugger(id)
+	if err != nil {
+		return err
+	}
+	if err := d.Continue(res); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, heldRunOf(id, d))
+}
+
+// setBreakpoints serves POST /api/runs/:id/breakpoints {"breakpoints": [...]}: the breakpoints of
+// a run going on here, replaced from its next moment on. 200 with them; 404 for an unknown run,
+// 409 for a run not going on here or started without breakpoints.
+func (s *Server) setBreakpoints(c echo.Context) error {
+	id := c.Param("id")
+	rec, err := s.broker.Get(id)
+	if err != nil {
+		return err
+	}
+	var written []string
+	present, err := decodeJSON(c, jsonField{"breakpoints", &written, `a list of breakpoints such as "transfer:math_agent"`})
+	if err != nil {
+		return err
+	}
+	if !present["breakpoints"] {
+		return traces.Errorf(traces.CodeInvalid, `breakpoints is required: a list such as ["transfer:math_agent"], [] for none`)
+	}
+	flow, err := s.lookupFlow(rec.Run().Flow)
+	if err != nil {
+		return err
+	}
+	points, err := parseBreakpoints(flow, written)
+	if err != nil {
+		return err
+	}
+	d, err := s.runs.debugger(id)
+	if err != nil {
+		return err
+	}
+	d.SetBreakpoints(points)
+	return c.JSON(http.StatusOK, heldRunOf(id, d))
+}
