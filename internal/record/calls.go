@@ -129,7 +129,7 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 	id := r.calls.nextModel()
 	mc := &traces.ModelCall{ID: id}
 	if in != nil {
-		mc.Input = v.input(in.Messages)
+		mc.Input = v.inputs.convert(in.Messages)
 		if len(in.Tools) > 0 {
 			mc.Tools = make([]string, 0, len(in.Tools))
 		}
@@ -259,8 +259,8 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 		call := open.AgentToolCall
 		call.Result = result
 		if err == nil {
-			if v.echoedCall(callID) {
-				call.InnerEvents = v.innerEvents(call.Callee)
+			if v.inner.echoedCall(callID) {
+				call.InnerEvents = v.inner.innerEvents(call.Callee)
 			} else {
 				r.out.park(v, callID, call.Callee)
 			}

@@ -228,7 +228,7 @@ func (d *delivery) release() {
 	for len(d.parked) > 0 && d.parked[0].decided {
 		p := d.parked[0]
 		d.parked = d.parked[1:]
-		p.events[0].AgentTool.InnerEvents = p.v.innerEvents(p.callee)
+		p.events[0].AgentTool.InnerEvents = p.v.inner.innerEvents(p.callee)
 		for _, e := range p.events {
 			d.deliver(e)
 		}
@@ -242,7 +242,7 @@ func (d *delivery) foreseeParked(add func(traces.Event)) {
 		for i, e := range p.events {
 			if i == 0 {
 				exited := *e.AgentTool
-				exited.InnerEvents = p.v.innerEvents(p.callee)
+				exited.InnerEvents = p.v.inner.innerEvents(p.callee)
 				e.AgentTool = &exited
 			}
 			add(e)

@@ -65,7 +65,7 @@ func TestDeliveryHoldsWhatFollowsAParkedCall(t *testing.T) {
 	if d.decide(caller, "c3") || d.decide(&visit{agent: "caller"}, "c1") {
 		t.Error("decide decided a call that is not parked, or another visit's")
 	}
-	caller.forwarded = map[string]int{"helper": 2} // the copy carried the inner events of c2
+	caller.inner.byCallee = map[string]int{"helper": 2} // the copy carried the inner events of c2
 	if !d.decide(caller, "c2") || len(sink.got) != 1 {
 		t.Fatalf("after deciding c2 the sink got %v, want c2 held behind c1", kinds(sink.got))
 	}

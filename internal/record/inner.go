@@ -29,6 +29,13 @@ type parkedCall struct {
 	events         []traces.Event // agenttool.exited first
 }
 
+// forwarding is what a visit's copy of events carried from inside its AgentTool calls: how many
+// events, per callee, and the calls whose result it carried before their end was recorded.
+type forwarding struct {
+	byCallee map[string]int
+	echoed   map[string]struct{}
+}
+
 // noteForwarded counts ev, an event of v's copy that is not v's own, when eino forwarded it from
 // inside an AgentTool call v made: its run path is v's, then the callee's name, then more.
 // Callers hold r.mu.
@@ -37,27 +44,36 @@ func (v *visit) noteForwarded(ev *adk.AgentEvent) {
 	if v.local == "" || len(ev.RunPath) <= n || !pathIs(ev.RunPath[:n], v.local) {
 		return
 	}
-	if v.forwarded == nil {
-		v.forwarded = make(map[string]int)
+	if v.inner.byCallee == nil {
+		v.inner.byCallee = make(map[string]int)
 	}
-	v.forwarded[ev.RunPath[n].String()]++
+	v.inner.byCallee[ev.RunPath[n].String()]++
 }
 
-// innerEvents is what v's copy said, so far, of the events inside its calls of callee.
+// innerEvents is what the copy said, so far, of the events inside the calls of callee.
 // Callers hold r.mu.
-func (v *visit) innerEvents(callee string) string {
-	if v.forwarded[callee] > 0 {
+func (f *forwarding) innerEvents(callee string) string {
+	if f.byCallee[callee] > 0 {
 		return traces.InnerEventsStream
 	}
 	return traces.InnerEventsCallbacks
 }
 
-// echoedCall reports whether v's copy already carried the result of its AgentTool call callID,
-// whose end is being recorded, and forgets it: the call is decided then (see decideCall).
+// echo notes that the copy carried the result of AgentTool call callID before its end was
+// recorded: it will be decided then.
+func (f *forwarding) echo(callID string) {
+	if f.echoed == nil {
+		f.echoed = make(map[string]struct{})
+	}
+	f.echoed[callID] = struct{}{}
+}
+
+// echoedCall reports whether the copy already carried the result of AgentTool call callID, whose
+// end is being recorded, and forgets it: the call is decided then (see decideCall).
 // Callers hold the recorder's lock.
-func (v *visit) echoedCall(callID string) bool {
-	if _, seen := v.echoedCalls[callID]; seen {
-		delete(v.echoedCalls, callID)
+func (f *forwarding) echoedCall(callID string) bool {
+	if _, seen := f.echoed[callID]; seen {
+		delete(f.echoed, callID)
 		return true
 	}
 	return false
@@ -77,8 +93,5 @@ func (r *Recorder) decideCall(v *visit, ev *adk.AgentEvent) {
 	if r.calls.agentTool(callID) == nil {
 		return // an ordinary tool's result: nothing waits for it (noting it would keep every one)
 	}
-	if v.echoedCalls == nil {
-		v.echoedCalls = make(map[string]struct{})
-	}
-	v.echoedCalls[callID] = struct{}{} // its end is not recorded yet: it will be decided then
+	v.inner.echo(callID) // its end is not recorded yet: it will be decided then
 }

@@ -103,32 +103,38 @@ func (s *streamedMessage) message() *schema.Message {
 	return m
 }
 
-// input converts a model's input messages. In a ReAct loop each call's input is the previous one
-// plus the latest reply and tool results: the converted prefix is then shared, not copied again,
-// which keeps recording a long conversation linear rather than quadratic. Recorded events never
-// change, so sharing their messages is safe.
-func (v *visit) input(in []*schema.Message) []traces.Message {
-	from := len(v.lastInput)
+// inputCache converts an agent's model inputs to their trace form. In a ReAct loop each call's
+// input is the previous one plus the latest reply and tool results: the converted prefix is then
+// shared, not copied again, which keeps recording a long conversation linear rather than
+// quadratic. Recorded events never change, so sharing their messages is safe.
+type inputCache struct {
+	last      []*schema.Message // the latest input
+	converted []traces.Message  // its trace form, with room to grow
+}
+
+// convert returns in's trace form, sharing what it has of an input in extends.
+func (c *inputCache) convert(in []*schema.Message) []traces.Message {
+	from := len(c.last)
 	shared := from <= len(in)
 	for i := 0; shared && i < from; i++ {
-		if samePointers(in[i:from], v.lastInput[i:from]) {
+		if samePointers(in[i:from], c.last[i:from]) {
 			break
 		}
-		for in[i] == v.lastInput[i] {
+		for in[i] == c.last[i] {
 			i++
 		}
 		// A message eino rebuilt for this call (the system prompt) may still be the same.
-		shared = sameMessage(in[i], v.lastInput[i])
+		shared = sameMessage(in[i], c.last[i])
 	}
 	if !shared {
-		v.converted, from = nil, 0 // earlier inputs keep the old slice: recorded events share it
+		c.converted, from = nil, 0 // earlier inputs keep the old slice: recorded events share it
 	}
-	v.converted = traces.GrowInput(v.converted, len(in)-from)
+	c.converted = traces.GrowInput(c.converted, len(in)-from)
 	for _, m := range in[from:] {
-		v.converted = append(v.converted, traceMessage(m))
+		c.converted = append(c.converted, traceMessage(m))
 	}
-	v.lastInput = in
-	return v.converted[:len(v.converted):len(v.converted)]
+	c.last = in
+	return c.converted[:len(c.converted):len(c.converted)]
 }
 
 // samePointers reports whether a and b, of the same length, hold the same pointers, comparing

@@ -87,19 +87,12 @@ type visit struct {
 	// them started (see handOff).
 	calls               []schema.ToolCall
 	handedOff, handedTo bool
-	lambda              bool // a specialist run as a lambda: its end is the lambda's, not a model call's
-	// lastInput is the visit's latest model input and converted its trace form: the next call's
-	// input usually extends it, and then shares its converted messages.
-	lastInput []*schema.Message
-	converted []traces.Message
+	lambda              bool       // a specialist run as a lambda: its end is the lambda's, not a model call's
+	inputs              inputCache // its model inputs, converted
 	// outputs counts the visit's streamed replies and tool results still being read; closing, its
 	// runnable's streamed output, whose end is the end of the agent's work.
 	outputs, closing inflight
-	// forwarded counts, per callee, the events its copy of events carried from inside its
-	// AgentTool calls; echoedCalls is the calls whose result the copy carried before their end was
-	// recorded (see inner.go).
-	forwarded   map[string]int
-	echoedCalls map[string]struct{}
+	inner            forwarding // what its copy of events carried from inside its AgentTool calls (inner.go)
 	// ownRuns are the visits its own code ran on runs of their own (see agentStarted).
 	ownRuns []*visit
 	drained bool       // its copy of events has been read to its end
