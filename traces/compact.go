@@ -286,9 +286,9 @@ func (st *eventState) resolve(i int, seq int64, payload string, in *[]Message, r
 	return nil
 }
 
-// MessageShare is what a copy of a message takes in memory (a Message is 88 bytes), the
+// messageShare is what a copy of a message takes in memory (a Message is 88 bytes), the
 // strings it shares with the message copied aside.
-const MessageShare = 96
+const messageShare = 96
 
 // copies is what extend(base, keep, tail) allocates, for a tail of n messages, besides the tail
 // itself: nothing when it keeps a beginning of base and adds nothing, or appends in place; a
@@ -301,17 +301,17 @@ func (st *eventState) copies(base []Message, keep, n int) int64 {
 	case keep == len(base):
 		if array := st.arrays[&base[0]]; len(array) == keep {
 			if need := keep + n; need > cap(array) {
-				return MessageShare * int64(max(need, 2*cap(array)))
+				return messageShare * int64(max(need, 2*cap(array)))
 			}
 			return 0
 		}
 	}
-	return MessageShare * int64(keep+n)
+	return messageShare * int64(keep+n)
 }
 
 // spend counts size bytes that resolving an input allocates against the run's budget: the
 // messages it holds that no earlier input shares, at InputSize, and the arrays it copies, at
-// MessageShare a message (see MaxExpandedInput).
+// messageShare a message (see MaxExpandedInput).
 func (st *eventState) spend(i int, payload string, size int64) error {
 	st.allocated += size
 	if st.unbounded {

@@ -18,7 +18,7 @@ const (
 	MaxAgents = 2000
 	// MaxExpandedInput bounds what resolving a run's input references allocates, summed over its
 	// events: the messages of each input that no earlier input shares, at InputSize, and the
-	// arrays of messages copied, at MessageShare a message. An input that extends the newest
+	// arrays of messages copied, at messageShare a message. An input that extends the newest
 	// input it refers to shares that input's messages, as a recording's inputs do, so a growing
 	// conversation costs its new messages alone; one that branches off an earlier input copies
 	// what it keeps. Readers share inputs rather than write them out whole (the events socket
@@ -36,7 +36,7 @@ func expandBudget(n int64) int64 {
 	return min(MaxExpandedInput, MinExpandBudget+ExpandPerByte*n)
 }
 
-// InputSize is what new messages count against MaxExpandedInput: their strings, MessageShare for
+// InputSize is what new messages count against MaxExpandedInput: their strings, messageShare for
 // each message and 48 bytes for each tool call.
 func InputSize(in []Message) int64 {
 	var n int64
@@ -47,7 +47,7 @@ func InputSize(in []Message) int64 {
 }
 
 func messageSize(m *Message) int64 {
-	n := int64(MessageShare + len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.ToolName))
+	n := int64(messageShare + len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.ToolName))
 	for _, c := range m.ToolCalls {
 		n += int64(48 + len(c.ID) + len(c.Name) + len(c.Arguments))
 	}

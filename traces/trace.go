@@ -6,10 +6,11 @@
 // Supported API, for apps and tools that read or write Baton's traces: the trace model (Trace,
 // Run, Status, Agent, Event with its kinds and their payloads), its files (Marshal, Unmarshal and
 // Validate, in the format docs/trace-format.md describes: a reader of version N reads every
-// version up to N; EventEncoder and EventDecoder to write and read one event at a time), the
-// Recording with its Subscriptions, and the domain error type they return. The few helpers
-// Baton's own packages share with it (AppendJSONString, DecodeJSON, GrowInput) may change in any
-// release. What holds runs in a server and keeps them in a store is internal/live.
+// version up to N; EventEncoder, EventDecoder and AppendEventRefs to write and read one event at
+// a time), the Recording with its Subscriptions, and the domain error type they return. The few
+// helpers Baton's own packages share with it (AppendJSONString, DecodeJSON, GrowInput, InputSize)
+// may change in any release. What holds runs in a server and keeps them in a store is
+// internal/live.
 package traces
 
 import (
