@@ -78,13 +78,6 @@ func TestInspectorAndFilters(t *testing.T) {
 	t.Parallel()
 	b, id, tb := openFinished(t, "supervisor")
 
-	shots := map[string][]byte{}
-	tb.waitFor(t, "the handoff story in the inspector", `!!document.querySelector('#inspector [data-testid=run-story]')`)
-	tb.waitFor(t, "no animation running", `document.getAnimations().every(a => a.playState !== 'running')`)
-	shots["-story"] = capture(t, tb)
-	openSequence(t, tb, 4)
-	shots["-sequence"] = capture(t, tb)
-	tb.click(t, "[data-testid=view-tree]")
 	tb.inspect(t, `[data-testid=timeline-row][data-kind="model.started"][data-agent="math_agent"]`)
 	fed := evalJS[[]fedMessage](t, tb, inspectorFedJS)
 	var roles []string
