@@ -57,9 +57,11 @@ func runFlow(t *testing.T, exp *otlp.Exporter, flow agents.Flow) *traces.Recordi
 	return rec
 }
 
+// shutdown ends exp, failing t if it has not exported every run by a deadline far past what a
+// loaded machine needs (a run of thousands of spans with content takes seconds under -race).
 func shutdown(t *testing.T, exp *otlp.Exporter) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := exp.Shutdown(ctx); err != nil {
 		t.Fatalf("shutdown: %v", err)
@@ -550,15 +552,15 @@ func TestEveryFlowIsOneWellFormedTrace(t *testing.T) {
 	}
 }
 
-// TestLongConversationContentIsBounded: a run of 2,000 model calls, each fed the whole history
-// before it (with its tool results, about 100 KB by the end), exported with content: each chat
+// TestLongConversationContentIsBounded: a run of 1,000 model calls, each fed the whole history
+// before it (with its tool results, about 50 KB by the end), exported with content: each chat
 // span carries the latest messages within MaxInputContent and counts the ones it left out, so
 // that the export does not carry the history once per call.
 func TestLongConversationContentIsBounded(t *testing.T) {
-	spans, tr := exportedFlow(t, agentstest.LongTurns(1999, 1), true)
+	spans, tr := exportedFlow(t, agentstest.LongTurns(999, 1), true)
 	chats := named(spans, "chat scripted")
-	if len(chats) != 2000 {
-		t.Fatalf("%d chat spans, want 2000", len(chats))
+	if len(chats) != 1000 {
+		t.Fatalf("%d chat spans, want 1000", len(chats))
 	}
 	var starts []traces.Event
 	for _, e := range tr.Events {
