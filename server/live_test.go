@@ -474,7 +474,8 @@ func TestLivePageNodeAlone(t *testing.T) {
 func TestBusyPageStaysConnected(t *testing.T) {
 	// The pong wait is longer than a send waits for the page to drain what the connection holds
 	// (a few MB, at one message a pause), as the server's 60 s are longer than its write timeout.
-	const n, pongWait, pause = 4000, 500 * time.Millisecond, 10 * time.Millisecond
+	// 2 s, not less: a machine loaded by the rest of the suite may take that long to answer a ping.
+	const n, pongWait, pause = 4000, 2 * time.Second, 50 * time.Millisecond
 	ts := mustOpenServer(t, server.Config{})
 	server.SetPongWait(ts.Server, pongWait)
 	rec := ts.addRecording(t, "r-busy")
