@@ -29,10 +29,13 @@ func TestServeOnPostgres(t *testing.T) {
 	if st := runStatus(t, first.url, id); st != traces.StatusRunning {
 		t.Errorf("the first server's run is %s once a second server started; want running", st)
 	}
+	going := traceOn(t, second.url, id) // as committed so far
 	first.close()
 
-	if st := runStatus(t, second.url, id); !st.Ended() {
-		t.Errorf("the run read back by the second server is %s; want it ended when the first stopped", st)
+	if tr := traceOn(t, second.url, id); tr.Run.Status != traces.StatusInterrupted && tr.Run.Status != traces.StatusCanceled ||
+		len(tr.Events) <= len(going.Events) {
+		t.Errorf("the run read back by the second server is %s with %d events (%d while going on); want it as the first ended it",
+			tr.Run.Status, len(tr.Events), len(going.Events))
 	}
 	if st := listedStatus(t, second.url, id); !st.Ended() {
 		t.Errorf("the run listed by the second server is %s; want it ended when the first stopped", st)
@@ -69,3 +72,17 @@ func listedStatus(t *testing.T, base, id string) traces.Status {
 	return ""
 }
 
+// traceOn returns the trace of run id as the server at base serves it.
+func traceOn(t *testing.T, base, id string) traces.Trace {
+	t.Helper()
+	res, err := http.Get(base + "api/runs/" + id + "/trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var tr traces.Trace
+	if err := json.NewDecoder(res.Body).Decode(&tr); err != nil {
+		t.Fatalf("run %s: %d, %v", id, res.StatusCode, err)
+	}
+	return tr
+}
