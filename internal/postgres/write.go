@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -176,8 +177,16 @@ func queueEvents(b *pgx.Batch, key int64, owner string, enc *traces.EventEncoder
 	if len(bodies) > 0 {
 		b.Queue(`INSERT INTO baton_search (run, seq, body) SELECT $1, * FROM unnest($2::bigint[], $3::text[])`+owned, key, textSeqs, bodies, owner)
 	}
+	b.Queue(`SELECT pg_notify('`+EventsChannel+`', id || ' ' || $3) FROM baton_runs WHERE key = $1 AND owner = $2`,
+		key, owner, strconv.FormatInt(events[len(events)-1].Seq, 10))
 	return nil
 }
+
+// EventsChannel is the channel of PostgreSQL's NOTIFY on which each commit of a run's events
+// announces them, to the servers sharing the database: "RUN-ID LAST-SEQ", the run's id and the
+// seq of the last event committed, sent when (and only if) the transaction commits, in commit
+// order. A server LISTENing reads the run's rows after the seq it has.
+const EventsChannel = "baton_events"
 
 // replay brings enc to where it was after encoding earlier, a run's events so far: only the
 // references it remembers matter, the bytes were stored once.
