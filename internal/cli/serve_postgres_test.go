@@ -3,37 +3,42 @@ package cli_test
 import (
 	"bytes"
 	"context"
-	"strings"
+	"encoding/json"
+	"net/http"
 	"testing"
 
 	"github.com/baton-dev/baton/internal/cli"
+	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/postgres/pgtest"
 	"github.com/baton-dev/baton/traces"
 )
 
 // TestServeOnPostgres: `baton serve --db postgres://...` keeps its runs in PostgreSQL; a second
-// server on the same database, named by $BATON_DATABASE_URL, is refused, naming the first; once
-// the first has stopped, a server started with the variable alone lists and serves the first's
-// run, and `baton export` reads it from there too.
+// server on the same database, named by $BATON_DATABASE_URL, starts beside the first (each holds
+// a lease), lists the first's run as running and leaves it so; once the first has stopped, the
+// second serves the run ended, and `baton export` reads it from there too.
 func TestServeOnPostgres(t *testing.T) {
 	db := pgtest.Database(t)
 	first := serveHere(t, "--db", db, "--pace", "5s")
 	id := startRun(t, first.url)
 	t.Setenv("BATON_DATABASE_URL", db)
-	msg := refusedServe(t)
-	for _, want := range []string{"is in use by another baton serve", "on " + first.url} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("the second serve was refused with %q; want it to say %q", msg, want)
-		}
+	second := serveHere(t)
+	if st := listedStatus(t, second.url, id); st != traces.StatusRunning {
+		t.Errorf("the first server's run is listed by the second as %s; want running", st)
 	}
 	if st := runStatus(t, first.url, id); st != traces.StatusRunning {
-		t.Errorf("the first server's run is %s after the second was refused; want running", st)
+		t.Errorf("the first server's run is %s once a second server started; want running", st)
 	}
+	going := traceOn(t, second.url, id) // as committed so far
 	first.close()
 
-	second := serveHere(t)
-	if st := runStatus(t, second.url, id); !st.Ended() {
-		t.Errorf("the run read back by the second server is %s; want it ended when the first stopped", st)
+	if tr := traceOn(t, second.url, id); tr.Run.Status != traces.StatusInterrupted && tr.Run.Status != traces.StatusCanceled ||
+		len(tr.Events) <= len(going.Events) {
+		t.Errorf("the run read back by the second server is %s with %d events (%d while going on); want it as the first ended it",
+			tr.Run.Status, len(tr.Events), len(going.Events))
+	}
+	if st := listedStatus(t, second.url, id); !st.Ended() {
+		t.Errorf("the run listed by the second server is %s; want it ended when the first stopped", st)
 	}
 	second.close()
 	var stdout, stderr bytes.Buffer
@@ -44,4 +49,40 @@ func TestServeOnPostgres(t *testing.T) {
 	if err != nil || tr.Run.ID != id || len(tr.Events) == 0 {
 		t.Errorf("export %s from PostgreSQL: run %q with %d events, %v", id, tr.Run.ID, len(tr.Events), err)
 	}
+}
+
+// listedStatus returns the status of run id in the run list of the server at base.
+func listedStatus(t *testing.T, base, id string) traces.Status {
+	t.Helper()
+	res, err := http.Get(base + "api/runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var runs []live.RunSummary
+	if err := json.NewDecoder(res.Body).Decode(&runs); err != nil {
+		t.Fatalf("list runs: %d, %v", res.StatusCode, err)
+	}
+	for _, r := range runs {
+		if r.ID == id {
+			return r.Status
+		}
+	}
+	t.Fatalf("run %s is not listed by %s: %+v", id, base, runs)
+	return ""
+}
+
+// traceOn returns the trace of run id as the server at base serves it.
+func traceOn(t *testing.T, base, id string) traces.Trace {
+	t.Helper()
+	res, err := http.Get(base + "api/runs/" + id + "/trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var tr traces.Trace
+	if err := json.NewDecoder(res.Body).Decode(&tr); err != nil {
+		t.Fatalf("run %s: %d, %v", id, res.StatusCode, err)
+	}
+	return tr
 }

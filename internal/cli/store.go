@@ -64,7 +64,7 @@ type servedStore interface {
 	KeepFor(age time.Duration)
 }
 
-// claim is a server's hold on its database (sqlite.Lock, postgres.Lock).
+// claim is a server's hold on its database (sqlite.Lock, postgres.Lease).
 type claim interface {
 	SetAddress(address string) error
 	Release() error
@@ -101,9 +101,10 @@ func dbPath(db string) (string, error) {
 	return sqlite.DefaultPath()
 }
 
-// storedBroker claims the database that serve keeps its runs in (one server per database: a
-// second, the default database's too, is refused with the first one's pid and address), opens
-// it, checks it can be written, ends the runs a stopped process left running, and returns a
+// storedBroker claims the database that serve keeps its runs in (one server per SQLite file: a
+// second, the default database's too, is refused with the first one's pid and address; any number
+// on PostgreSQL, each with a lease), opens it, checks it can be written, ends the runs a stopped
+// server left running (on PostgreSQL, those of expired leases), and returns a
 // broker that writes to it, with the claim, nil for a database in memory (its address is the
 // caller's to set once it listens). close waits for the last events to be written, then closes
 // the database and lets the claim go; later calls return the first one's result.

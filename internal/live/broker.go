@@ -118,7 +118,9 @@ func (b *Broker) forget() {
 }
 
 // Get returns the recording of run id, or an error with CodeNotFound. A run only the store
-// holds is loaded as an ended recording and held from then on.
+// holds is loaded as an ended recording (see traces.NewRecordingOf) and, once it has ended in the
+// store, held from then on; one still running there, which another server sharing the store is
+// recording, is loaded anew at each call, so that each shows that server's writes so far.
 func (b *Broker) Get(id string) (*traces.Recording, error) {
 	b.mu.RLock()
 	rec, ok := b.runs[id]
@@ -129,6 +131,9 @@ func (b *Broker) Get(id string) (*traces.Recording, error) {
 	tr, err := b.store.Load(id)
 	if err != nil {
 		return nil, err
+	}
+	if !tr.Run.Status.Ended() {
+		return traces.NewRecordingOf(tr), nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

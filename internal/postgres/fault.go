@@ -55,9 +55,9 @@ func (s *Store) Interrupted(interruptID string) (string, error) {
 func (s *Store) Delete(id string) error { return s.fault(s.remove(id)) }
 
 // Recover ends the runs left running by a server that stopped without ending them (a crash, a
-// kill): each is marked interrupted, with a run.finished saying so after its last saved event.
-// Only the server that writes the database's runs calls it, at its start, holding its Claim. It
-// returns how many runs it ended.
+// kill), known by its lease having expired or been released (see Lease): each is marked
+// interrupted, with a run.finished saying so after its last saved event. A server calls it at its
+// start, holding its Claim, and its Lease on every heartbeat. It returns how many runs it ended.
 func (s *Store) Recover(ctx context.Context) (int, error) {
 	n, err := s.recoverRuns(ctx)
 	return n, s.fault(err)

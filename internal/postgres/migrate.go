@@ -59,6 +59,16 @@ var migrations = []string{
 	`ALTER TABLE baton_runs ADD COLUMN saved_at bigint NOT NULL DEFAULT (extract(epoch FROM clock_timestamp()) * 1e9)::bigint;
 	ALTER TABLE baton_runs ALTER COLUMN saved_at DROP DEFAULT;
 	CREATE INDEX baton_runs_by_saved ON baton_runs (saved_at) WHERE status <> 'running';`,
+	// 3: leases, for several servers on one database (lease.go): each server's row, renewed by
+	// its heartbeat (the database's clock), and the server writing each run; a run of an older
+	// Baton has none, and counts as a stopped server's.
+	`CREATE TABLE baton_servers (
+		id        text PRIMARY KEY,
+		address   text NOT NULL,
+		heartbeat timestamptz NOT NULL
+	);
+	ALTER TABLE baton_runs ADD COLUMN owner text;
+	CREATE INDEX baton_runs_running ON baton_runs (owner) WHERE status = 'running';`,
 }
 
 // SchemaVersion is the version of the schema this Baton writes: its number of migrations.

@@ -109,7 +109,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN saved_at; UPDATE baton_schema SET version = 1`)
+	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN saved_at, DROP COLUMN owner; DROP TABLE baton_servers; UPDATE baton_schema SET version = 1`)
 
 	s, err := postgres.Open(url, 0)
 	if err != nil {
@@ -126,6 +126,35 @@ func TestMigrateFromVersion1(t *testing.T) {
 	}
 	if tr, err := s.Load("r-old"); err != nil || len(tr.Events) != 2 {
 		t.Errorf("Load(r-old) after the migration: %d events, %v", len(tr.Events), err)
+	}
+}
+
+// A database of schema version 2 (before leases) migrates: a run an older Baton left running,
+// which has no owner, counts as a stopped server's, and a leased server's Recover ends it.
+func TestMigrateFromVersion2(t *testing.T) {
+	s, url := mustOpen(t, 0)
+	start := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	events := []traces.Event{{Seq: 1, Time: start, Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}}}
+	var tally live.Tally
+	tally.Add(events[0])
+	if err := s.Create(tally.Apply(traces.Run{ID: "r-old", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN owner; DROP TABLE baton_servers; UPDATE baton_schema SET version = 2`)
+
+	s, err := postgres.Open(url, 0)
+	if err != nil {
+		t.Fatalf("open a version-2 database: %v", err)
+	}
+	defer s.Close()
+	l, err := s.Claim("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if n, err := s.Recover(context.Background()); err != nil || n != 1 {
+		t.Errorf("Recover after the migration = %d, %v; want the older Baton's running run", n, err)
 	}
 }
 

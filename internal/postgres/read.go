@@ -148,27 +148,3 @@ func (s *Store) interrupted(interruptID string) (string, error) {
 	}
 	return id, nil
 }
-
-// recoverRuns is Recover; it ends the runs left running by a server that stopped without ending
-// them: each is marked interrupted, with a run.finished saying so after its last saved event.
-func (s *Store) recoverRuns(ctx context.Context) (int, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id FROM baton_runs WHERE status = 'running' ORDER BY key`)
-	if err != nil {
-		return 0, fmt.Errorf("recover runs: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return 0, fmt.Errorf("recover runs: %w", err)
-	}
-	for _, id := range ids {
-		_, tr, err := s.load(ctx, id)
-		if err != nil {
-			return 0, fmt.Errorf("recover run %s: %w", id, err)
-		}
-		run, tally, end := live.StoppedEnd(tr)
-		if err := s.save(run, tally, nil, []traces.Event{end}); err != nil {
-			return 0, fmt.Errorf("recover run %s: %w", id, err)
-		}
-	}
-	return len(ids), nil
-}

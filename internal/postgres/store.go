@@ -4,12 +4,15 @@
 // as the compact bytes of traces.EventEncoder, and the text a search looks at (its input, its
 // messages) in baton_search under a pg_trgm index, so that a search is a case-folded substring
 // match as SQLite's trigram index makes it. Baton creates and migrates its tables itself (migrate.go),
-// all named baton_*; its faults (the server unreachable, a full disk, a read-only standby) are
+// all named baton_*. Any number of servers may share a database, each holding a lease that the
+// others take over its running runs by when it dies (lease.go). Its faults (the server unreachable, a full disk, a read-only standby) are
 // traces errors naming the cause (fault.go). Baton's own, not API.
 package postgres
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -34,6 +37,7 @@ const opTimeout = 30 * time.Second
 type Store struct {
 	pool   *pgxpool.Pool
 	name   string // the database as messages show it: no password
+	server string // this store's id in baton_servers and as the owner of the runs it writes (lease.go)
 	keep   int
 	maxAge atomic.Int64 // see KeepFor, in nanoseconds
 
@@ -68,7 +72,7 @@ func Open(url string, keep int) (*Store, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
-	s := &Store{name: displayName(cfg.ConnConfig), keep: keep, writers: make(map[string]*writer)}
+	s := &Store{name: displayName(cfg.ConnConfig), server: newServerID(), keep: keep, writers: make(map[string]*writer)}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
@@ -84,6 +88,13 @@ func Open(url string, keep int) (*Store, error) {
 // displayName is the database of cfg as a message names it: user, host, port and database.
 func displayName(cfg *pgx.ConnConfig) string {
 	return fmt.Sprintf("postgres://%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
+}
+
+// newServerID returns a fresh id for a store's server: 16 random hex digits.
+func newServerID() string {
+	b := make([]byte, 8)
+	rand.Read(b) // never fails: crypto/rand panics rather than return an error
+	return hex.EncodeToString(b)
 }
 
 // KeepFor makes the store delete, besides the runs beyond its count, the runs that have ended and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,11 +46,11 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 	defer tx.Rollback(ctx)
 	var key int64
 	err = tx.QueryRow(ctx, `INSERT INTO baton_runs (id, meta, tree, flow, model, status, conversation, started_at,
-		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings, saved_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18) ON CONFLICT (id) DO NOTHING RETURNING key`,
+		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings, saved_at, owner)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19) ON CONFLICT (id) DO NOTHING RETURNING key`,
 		text(run.ID), meta, tree, text(run.Flow), text(run.Model), string(run.Status), text(run.Conversation),
 		run.StartedAt.UnixNano(), live.StoredEnd(run), text(run.Error), text(live.FirstLine(run.Input)), tally.Agents,
-		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings, time.Now().UnixNano()).Scan(&key)
+		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings, time.Now().UnixNano(), s.server).Scan(&key)
 	if isNoRows(err) {
 		return traces.Errorf(traces.CodeConflict, "run %q already exists", run.ID)
 	} else if err != nil {
@@ -58,7 +59,7 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 	var enc traces.EventEncoder
 	b := &pgx.Batch{}
 	b.Queue(`INSERT INTO baton_search (run, seq, body) VALUES ($1, 0, $2)`, key, text(run.Input))
-	if err := queueEvents(b, key, &enc, events); err != nil {
+	if err := queueEvents(b, key, s.server, &enc, events); err != nil {
 		return err
 	}
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
@@ -80,6 +81,8 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 
 // save is Save; it records the next events of a created run, with its metadata and tally as of
 // them, and its agents when agents is not nil: one round trip to the server, one transaction.
+// The run becomes this store's (its owner); but a run this store has been writing that another
+// server took over meanwhile (this one's lease expired, see Lease) is not written: CodeConflict.
 func (s *Store) save(run traces.Run, tally live.Tally, agents []traces.Agent, events []traces.Event) (err error) {
 	w := s.writerOf(run.ID)
 	defer w.mu.Unlock()
@@ -94,6 +97,7 @@ func (s *Store) save(run traces.Run, tally live.Tally, agents []traces.Agent, ev
 			s.forget(run.ID, w) // an ended run needs it no more (a resume rebuilds it)
 		}
 	}()
+	held := w.ready
 	if !w.ready {
 		key, tr, err := s.load(ctx, run.ID)
 		if err != nil {
@@ -112,12 +116,13 @@ func (s *Store) save(run traces.Run, tally live.Tally, agents []traces.Agent, ev
 	b := &pgx.Batch{}
 	update := b.Queue(`UPDATE baton_runs SET meta = $1, tree = coalesce($2, tree), status = $3, started_at = $4,
 		ended_at = $5, error = $6, agents = $7, transfers = $8, tokens = $9, events = $10, last_interrupt = $11,
-		findings = $12, saved_at = $13 WHERE key = $14`,
+		findings = $12, saved_at = $13, owner = $15 WHERE key = $14 AND (owner = $15 OR NOT $16)`,
 		meta, tree, string(run.Status), run.StartedAt.UnixNano(), live.StoredEnd(run), text(run.Error), tally.Agents,
-		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings, time.Now().UnixNano(), w.key)
+		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings, time.Now().UnixNano(), w.key,
+		s.server, held)
 	var updated int64
 	update.Exec(func(tag pgconn.CommandTag) error { updated = tag.RowsAffected(); return nil })
-	if err := queueEvents(b, w.key, &w.enc, events); err != nil {
+	if err := queueEvents(b, w.key, s.server, &w.enc, events); err != nil {
 		return err
 	}
 	// A batch is one implicit transaction: nothing of a failed one is kept.
@@ -128,14 +133,28 @@ func (s *Store) save(run traces.Run, tally live.Tally, agents []traces.Agent, ev
 		return fmt.Errorf("save run %s: %w", run.ID, err)
 	}
 	if updated == 0 {
-		return notFound(run.ID)
+		return s.lost(ctx, run.ID, w.key)
 	}
 	return nil
 }
 
+// lost is the error of a save of run id (key) that wrote nothing: the run deleted, or taken over.
+func (s *Store) lost(ctx context.Context, id string, key int64) error {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM baton_runs WHERE key = $1`, key).Scan(&n); err != nil {
+		return fmt.Errorf("save run %s: %w", id, err)
+	}
+	if n == 0 {
+		return notFound(id)
+	}
+	return traces.Errorf(traces.CodeConflict, "run %q was ended by another baton serve: this one's lease on the database"+
+		" expired (it could not renew it for %s), so its running runs were taken for a stopped server's", id, leaseTimeout)
+}
+
 // queueEvents queues the inserts of events of run key, encoded by enc, and of their text for
-// search, each one statement whatever the number of events.
-func queueEvents(b *pgx.Batch, key int64, enc *traces.EventEncoder, events []traces.Event) error {
+// search, each one statement whatever the number of events; none when the run's owner is not
+// owner (taken over, see save).
+func queueEvents(b *pgx.Batch, key int64, owner string, enc *traces.EventEncoder, events []traces.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -153,12 +172,21 @@ func queueEvents(b *pgx.Batch, key int64, enc *traces.EventEncoder, events []tra
 			textSeqs, bodies = append(textSeqs, e.Seq), append(bodies, text(t))
 		}
 	}
-	b.Queue(`INSERT INTO baton_events (run, seq, data) SELECT $1, * FROM unnest($2::bigint[], $3::bytea[])`, key, seqs, data)
+	const owned = ` WHERE EXISTS (SELECT 1 FROM baton_runs WHERE key = $1 AND owner = $4)`
+	b.Queue(`INSERT INTO baton_events (run, seq, data) SELECT $1, * FROM unnest($2::bigint[], $3::bytea[])`+owned, key, seqs, data, owner)
 	if len(bodies) > 0 {
-		b.Queue(`INSERT INTO baton_search (run, seq, body) SELECT $1, * FROM unnest($2::bigint[], $3::text[])`, key, textSeqs, bodies)
+		b.Queue(`INSERT INTO baton_search (run, seq, body) SELECT $1, * FROM unnest($2::bigint[], $3::text[])`+owned, key, textSeqs, bodies, owner)
 	}
+	b.Queue(`SELECT pg_notify('`+EventsChannel+`', id || ' ' || $3) FROM baton_runs WHERE key = $1 AND owner = $2`,
+		key, owner, strconv.FormatInt(events[len(events)-1].Seq, 10))
 	return nil
 }
+
+// EventsChannel is the channel of PostgreSQL's NOTIFY on which each commit of a run's events
+// announces them, to the servers sharing the database: "RUN-ID LAST-SEQ", the run's id and the
+// seq of the last event committed, sent when (and only if) the transaction commits, in commit
+// order. A server LISTENing reads the run's rows after the seq it has.
+const EventsChannel = "baton_events"
 
 // replay brings enc to where it was after encoding earlier, a run's events so far: only the
 // references it remembers matter, the bytes were stored once.

@@ -1,0 +1,180 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/baton-dev/baton/internal/live"
+	"github.com/baton-dev/baton/traces"
+)
+
+// How servers on one database share it. Each holds a lease, its row in baton_servers, which it
+// renews every leaseBeat; a lease not renewed for leaseTimeout, by the database's clock, has
+// expired: its server is taken for dead, and the first server to notice ends its running runs
+// interrupted (Recover), after their last committed event.
+var (
+	leaseBeat    = 5 * time.Second
+	leaseTimeout = 30 * time.Second
+)
+
+// Lease is a server's hold on a database that other servers may share: its row in
+// baton_servers, renewed by a heartbeat, and the owner of the runs it writes. Each beat also
+// takes over the runs of servers whose lease has expired. Unlike SQLite's lock, it refuses no
+// one: any number of `baton serve` write one PostgreSQL database.
+type Lease struct {
+	s     *Store
+	log   *slog.Logger
+	mu    sync.Mutex // guards address
+	addr  string
+	stop  chan struct{}
+	done  chan struct{}
+	close sync.Once
+}
+
+// Claim takes a lease on the database for this store's server, which serves at address (""
+// until it knows); log receives what happens to it later: runs taken over, a lease that lapsed.
+// Release gives it up.
+func (s *Store) Claim(address string, log *slog.Logger) (*Lease, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	l := &Lease{s: s, log: log, addr: address, stop: make(chan struct{}), done: make(chan struct{})}
+	if _, err := l.renew(); err != nil {
+		return nil, s.fault(fmt.Errorf("take a lease on the database: %w", err))
+	}
+	go l.beat()
+	return l, nil
+}
+
+// renew renews the lease, taking it anew when its row is gone: deleted by another server that
+// took this one for dead. It reports whether the lease was still held.
+func (l *Lease) renew() (bool, error) {
+	ctx, cancel := ctx()
+	defer cancel()
+	l.mu.Lock()
+	addr := l.addr
+	l.mu.Unlock()
+	var held bool
+	err := l.s.pool.QueryRow(ctx, `WITH old AS (SELECT heartbeat > now() - make_interval(secs => $3) AS live
+			FROM baton_servers WHERE id = $1)
+		INSERT INTO baton_servers AS s (id, address, heartbeat) VALUES ($1, $2, now())
+		ON CONFLICT (id) DO UPDATE SET address = $2, heartbeat = now()
+		RETURNING coalesce((SELECT live FROM old), false)`,
+		l.s.server, addr, leaseTimeout.Seconds()).Scan(&held)
+	return held, err
+}
+
+// beat renews the lease every leaseBeat until Release, takes over the runs of expired leases,
+// and logs what changes: a lease it could not renew, or found expired.
+func (l *Lease) beat() {
+	defer close(l.done)
+	t := time.NewTicker(leaseBeat)
+	defer t.Stop()
+	failing := false
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		held, err := l.renew()
+		switch {
+		case err != nil:
+			if !failing {
+				l.log.Warn("cannot renew this server's lease on the database; other servers end its runs if it stays so for "+
+					leaseTimeout.String(), "database", l.s.name, "cause", traces.ErrorMessage(l.s.fault(err)))
+			}
+			failing = true
+			continue
+		case !held:
+			l.log.Error("this server's lease on the database had expired: other servers may have ended its running runs",
+				"database", l.s.name)
+		case failing:
+			l.log.Info("renewed this server's lease on the database again", "database", l.s.name)
+		}
+		failing = false
+		ctx, cancel := ctx()
+		n, err := l.s.Recover(ctx)
+		cancel()
+		if err != nil {
+			l.log.Warn("cannot take over the runs of stopped servers", "database", l.s.name, "cause", traces.ErrorMessage(err))
+		} else if n > 0 {
+			l.log.Info("runs of a server whose lease expired are now interrupted", "runs", n)
+		}
+	}
+}
+
+// SetAddress records where the lease's server serves, once it listens.
+func (l *Lease) SetAddress(address string) error {
+	l.mu.Lock()
+	l.addr = address
+	l.mu.Unlock()
+	ctx, cancel := ctx()
+	defer cancel()
+	_, err := l.s.pool.Exec(ctx, `UPDATE baton_servers SET address = $2 WHERE id = $1`, l.s.server, address)
+	return l.s.fault(err)
+}
+
+// halt stops the heartbeat, leaving the lease to expire.
+func (l *Lease) halt() {
+	l.close.Do(func() { close(l.stop) })
+	<-l.done
+}
+
+// Release gives the lease up: the runs the server left running (it ends them first when it can)
+// are then any other server's to end at once, without waiting for the lease to expire.
+func (l *Lease) Release() error {
+	if l == nil {
+		return nil
+	}
+	l.halt()
+	ctx, cancel := ctx()
+	defer cancel()
+	_, err := l.s.pool.Exec(ctx, `DELETE FROM baton_servers WHERE id = $1`, l.s.server)
+	return l.s.fault(err)
+}
+
+// recoverRuns is Recover; it takes the running runs whose server's lease has expired (or that
+// have none: a store that holds no lease, an older Baton), marking them this store's, and ends
+// each interrupted, with a run.finished saying so after its last saved event. Taking them is one
+// statement, so two servers that notice at once end each run once. It then forgets the leases
+// that expired.
+func (s *Store) recoverRuns(ctx context.Context) (int, error) {
+	rows, err := s.pool.Query(ctx, `UPDATE baton_runs SET owner = $1 WHERE status = 'running' AND (owner IS NULL
+		OR owner NOT IN (SELECT id FROM baton_servers WHERE heartbeat > now() - make_interval(secs => $2)))
+		RETURNING id`, s.server, leaseTimeout.Seconds())
+	if err != nil {
+		return 0, fmt.Errorf("recover runs: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, fmt.Errorf("recover runs: %w", err)
+	}
+	for i, id := range ids {
+		if err := s.endStopped(ctx, id); err != nil {
+			// Give the rest back to whoever recovers next, this store included.
+			s.pool.Exec(ctx, `UPDATE baton_runs SET owner = NULL WHERE id = ANY($1) AND status = 'running'`, ids[i:])
+			return i, fmt.Errorf("recover run %s: %w", id, err)
+		}
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM baton_servers WHERE heartbeat < now() - make_interval(secs => $1)`,
+		leaseTimeout.Seconds()); err != nil {
+		return len(ids), fmt.Errorf("recover runs: %w", err)
+	}
+	return len(ids), nil
+}
+
+// endStopped ends run id, left running by a server that stopped, interrupted.
+func (s *Store) endStopped(ctx context.Context, id string) error {
+	_, tr, err := s.load(ctx, id)
+	if err != nil {
+		return err
+	}
+	run, tally, end := live.StoppedEnd(tr)
+	return s.save(run, tally, nil, []traces.Event{end})
+}
