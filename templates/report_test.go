@@ -46,7 +46,7 @@ func TestReportSequence(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := mustParse(t, b.String())
-	for _, id := range []string{"view-tree", "view-sequence", "sequence", "zoom-in", "zoom-out"} {
+	for _, id := range []string{"view-tree", "view-sequence", "sequence", "zoom-in", "zoom-out", "seq-axis-note"} {
 		if byTestID(doc, id).Length() != 1 {
 			t.Errorf("the report has %d [data-testid=%s], want 1", byTestID(doc, id).Length(), id)
 		}

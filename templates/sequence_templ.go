@@ -128,7 +128,7 @@ func sequencePanel(s *web.Sequence) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div id=\"view-sequence\" class=\"sequence-view\" role=\"tabpanel\" aria-labelledby=\"view-btn-sequence\" hidden><div class=\"seq-tools\" role=\"toolbar\" aria-label=\"Sequence zoom\"><button type=\"button\" class=\"small\" data-zoom=\"out\" title=\"Zoom out in time (ctrl + wheel), down to the whole run\" aria-label=\"Zoom out\">−</button> <button type=\"button\" class=\"small\" data-zoom=\"in\" title=\"Zoom in in time (ctrl + wheel)\" aria-label=\"Zoom in\">+</button> <button type=\"button\" class=\"small\" data-zoom=\"fit\" title=\"Fit the whole run, at two pixels an event or more\">Fit</button> <span class=\"seq-scale\" id=\"seq-scale\" aria-live=\"polite\"></span></div><div id=\"seq-scroll\" class=\"seq-scroll\" data-testid=\"sequence\" tabindex=\"0\" role=\"group\" aria-label=\"Handoff sequence: one lane per agent over time. Tab reaches the arrows; Enter inspects.\"></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div id=\"view-sequence\" class=\"sequence-view\" role=\"tabpanel\" aria-labelledby=\"view-btn-sequence\" hidden><div class=\"seq-tools\" role=\"toolbar\" aria-label=\"Sequence zoom\"><button type=\"button\" class=\"small\" data-zoom=\"out\" title=\"Zoom out in time (ctrl + wheel), down to the whole run\" aria-label=\"Zoom out\">−</button> <button type=\"button\" class=\"small\" data-zoom=\"in\" title=\"Zoom in in time (ctrl + wheel)\" aria-label=\"Zoom in\">+</button> <button type=\"button\" class=\"small\" data-zoom=\"fit\" title=\"Fit the whole run, at two pixels an event or more\">Fit</button> <span class=\"seq-scale\" id=\"seq-scale\" aria-live=\"polite\"></span><span class=\"hint\" data-testid=\"seq-axis-note\" title=\"Each event stands at least one step after the one before, so that a burst of events a microsecond apart stays readable and a long call stays long: the space between two ticks is not proportional to the time between them\">time not to scale</span></div><div id=\"seq-scroll\" class=\"seq-scroll\" data-testid=\"sequence\" tabindex=\"0\" role=\"group\" aria-label=\"Handoff sequence: one lane per agent over time. Tab reaches the arrows; Enter inspects.\"></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -177,7 +177,7 @@ func sequenceData(s web.Sequence) templ.Component {
 		var templ_7745c5c3_Var6 string
 		templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(sequenceJSON(s)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/sequence.templ`, Line: 60, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/sequence.templ`, Line: 63, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 		if templ_7745c5c3_Err != nil {
