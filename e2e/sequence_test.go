@@ -61,6 +61,9 @@ func TestSequenceView(t *testing.T) {
 			tb := newTab(t, nil)
 			tb.open(t, b.base+"/runs/"+id)
 			openSequence(t, tb, len(want))
+			if evalJS[bool](t, tb, `[...document.querySelectorAll('.legend .lg-link, .legend .lg-bundle')].some(e => e.offsetParent !== null)`) {
+				t.Error("the Sequence view's legend shows the tree's parent-child lines and bundles")
+			}
 			checkWholeRun(t, tb, tr, len(want))
 			if got := evalJS[[]seqArrow](t, tb, seqArrowsJS); !slices.Equal(got, want) {
 				t.Errorf("transfer arrows %+v, want %+v", got, want)

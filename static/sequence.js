@@ -533,6 +533,8 @@ function showView(name, focus) {
   }
   const zoom = document.querySelector(".graph-zoom");
   if (zoom) zoom.hidden = name !== "tree"; // it zooms the tree; the sequence has its own
+  const legend = document.querySelector(".legend");
+  if (legend) legend.dataset.view = name; // the tree's lines and bundles are not the sequence's
   try { localStorage.setItem(VIEW_KEY, name); } catch (e) { /* storage may be off */ }
   if (name === "sequence") { Q.dirty = true; schedule(); }
 }
