@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -255,4 +256,35 @@ func capture(t *testing.T, tb *tab) []byte {
 		t.Fatalf("screenshot is %dx%d (%v), want %dx%d", cfg.Width, cfg.Height, err, viewWidth, viewHeight)
 	}
 	return shot
+}
+
+// TestAgentSummaryFollowsTheRun: an agent summarised while the run goes on is brought up to date
+// as it goes on: summarised while the run is held at the supervisor's first reply, the summary
+// counts every model call the trace gives the supervisor once the run has ended, without a click.
+func TestAgentSummaryFollowsTheRun(t *testing.T) {
+	t.Parallel()
+	supervisor, gate := gated(t, "supervisor")
+	b := startBaton(t, supervisor)
+	tb := newTab(t, nil)
+	id := b.startRun(t, "supervisor", 0)
+	holdAt(t, gate, 1)
+	tb.open(t, b.base+"/runs/"+id)
+	tb.click(t, `[data-testid="node-supervisor"]`)
+	calls := `(() => { const s = document.querySelector('[data-testid=agent-summary][data-agent=supervisor]');
+	  const dt = s && [...s.querySelectorAll('dt')].find(d => d.textContent === 'model calls');
+	  return dt ? Number(dt.nextElementSibling.textContent) : -1; })()`
+	tb.waitFor(t, "the supervisor's summary while the run is held", calls+` >= 0`)
+	before := evalJS[int](t, tb, calls)
+	gate.Open()
+	tr := b.waitRunEnded(t, id, waitTimeout)
+	want := 0
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindModelStarted && e.Agent == "supervisor" {
+			want++
+		}
+	}
+	if want <= before {
+		t.Fatalf("the supervisor made %d model calls, %d of them before the hold: this run no longer shows a summary growing", want, before)
+	}
+	tb.waitFor(t, fmt.Sprintf("the summary counting the supervisor's %d model calls", want), calls+` === `+itoa(want))
 }

@@ -12,7 +12,7 @@ import { applyFragment, follow, runClock } from "./live.js";
 import { complete, fold, holds, initRows } from "./rows.js";
 import { watchInputs } from "./rowfilter.js";
 import { S, isFinal, readHash, rowOf, rowsEl, showTab } from "./runstate.js";
-import { inspect, inspectError, onGraphActivate, select } from "./selection.js";
+import { inspect, inspectError, onGraphActivate, refreshAgentSummary, select } from "./selection.js";
 import { initSequence } from "./sequence.js";
 import { away, dim, hold, initTravel, onNews, restep } from "./travel.js";
 import { watchTyping } from "./typing.js";
@@ -68,6 +68,7 @@ function applyMessage(msg) {
     applyFilters().then(() => { if (atHead) rowsEl().scrollTop = rowsEl().scrollHeight; });
   }
   showFilterCount();
+  if (added.length > 0 && !away()) refreshAgentSummary();
   onNews(added);
   if (S.selected) select(S.selected, { load: false }); // a folded selection stays folded
   const btn = document.getElementById("follow");

@@ -11,6 +11,7 @@ export const S = {
   agent: "", kinds: [], failed: false, text: "",
   selected: 0,   // seq of the selected timeline row
   inspected: 0,  // seq shown in the inspector
+  summaryDue: null, // the timer of an agent summary's next live refresh (see refreshAgentSummary)
   tab: "timeline",
   paceMS: pace(),   // the run's pace as the server last told it
   paceWanted: null, // a pace this page is sending or will send next

@@ -74,9 +74,22 @@ export function inspectAgent(agent) {
   loadInspector("agent=" + encodeURIComponent(agent), agent, () => S.inspected === "agent:" + agent);
 }
 
+// refreshAgentSummary brings an agent's summary in the inspector up to the run as it goes on, at
+// most once a second, keeping where the reader has scrolled: a summary that said "done, 200
+// calls" beside a tree showing the agent active at 271 read wrong.
+export function refreshAgentSummary() {
+  if (typeof S.inspected !== "string" || !S.inspected.startsWith("agent:") || S.summaryDue) return;
+  const agent = S.inspected.slice("agent:".length);
+  S.summaryDue = setTimeout(() => {
+    S.summaryDue = null;
+    if (S.inspected !== "agent:" + agent) return;
+    loadInspector("agent=" + encodeURIComponent(agent), agent, () => S.inspected === "agent:" + agent, true);
+  }, 1000);
+}
+
 // loadInspector fills the inspector with the server's fragment for query; current says whether
-// it is still wanted when it arrives.
-async function loadInspector(query, what, current) {
+// it is still wanted when it arrives; keepScroll leaves the panel where the reader has it.
+async function loadInspector(query, what, current, keepScroll) {
   const panel = document.getElementById("inspector");
   if (S.fetch) S.fetch.abort();
   const ctl = new AbortController();
@@ -95,8 +108,9 @@ async function loadInspector(query, what, current) {
     // The inspector is server-rendered HTML in which all trace text is escaped.
     const tpl = document.createElement("template");
     tpl.innerHTML = text;
+    const top = panel.scrollTop;
     panel.replaceChildren(tpl.content);
-    panel.scrollTop = 0;
+    panel.scrollTop = keepScroll ? top : 0;
   } catch (e) {
     if (e.name !== "AbortError") panel.replaceChildren(errorLine(what + ": cannot reach the server"));
   }
