@@ -25,11 +25,9 @@ type Price struct {
 // longest name it starts with.
 type Table map[string]Price
 
-// DefaultAsOf says when and from where Default's prices were taken; docs/guide.md repeats it.
-const DefaultAsOf = "list prices of openai.com/api/pricing, anthropic.com/pricing and api-docs.deepseek.com, June 2025"
-
-// Default returns a new copy of the default table: the list prices of common models (see
-// DefaultAsOf). Prices change; a user sets their own with a file (Load).
+// Default returns a new copy of the default table: the providers' list prices of common models
+// as of June 2025 (openai.com/api/pricing, anthropic.com/pricing, api-docs.deepseek.com), listed
+// with that date in docs/guide.md. Prices change; a user sets their own with a file (Load).
 func Default() Table {
 	return Table{
 		"gpt-4o":            {Input: 2.5, Output: 10},
