@@ -11,6 +11,7 @@ import (
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/internal/prices"
+	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
 )
@@ -83,6 +84,27 @@ func TestCostFollowsReportedUsage(t *testing.T) {
 	if got := doc.Find("[data-testid=run-cost]").Text(); got != "scripted: $0" {
 		t.Errorf("scripted run's cost = %q, want scripted: $0", got)
 	}
+
+	// The diff of the two prices each turn at its own run's model.
+	pairs := story.Compare(story.Of(tr), story.Of(scripted)).Pairs
+	cells := page(t, ts.do(t, request{path: "/diff?a=" + tr.Run.ID + "&b=" + scripted.Run.ID})).Find("[data-testid=turn-tokens]")
+	if cells.Length() != len(pairs) || len(pairs) == 0 {
+		t.Fatalf("%d token cells for %d turns", cells.Length(), len(pairs))
+	}
+	cells.Each(func(i int, cell *goquery.Selection) {
+		want := "-"
+		if a := pairs[i].A; a != nil {
+			want = fmt.Sprintf("%d (%s)", a.Tokens, cost(a.PromptTokens, a.CompletionTokens))
+		}
+		if b := pairs[i].B; b != nil {
+			want += fmt.Sprintf(" | %d (scripted: $0)", b.Tokens)
+		} else {
+			want += " | -"
+		}
+		if got := cell.Text(); got != want {
+			t.Errorf("turn %d's tokens = %q, want %q", i+1, got, want)
+		}
+	})
 
 	unknown := ts.ended(t, ts.createRun(t, `{"flow":"transfer","model":"openai:unpriced-model"}`))
 	if unknown.Run.Status != traces.StatusCompleted {
