@@ -70,7 +70,7 @@ func (s *Server) comparePage(c echo.Context) error {
 		}
 		trs[i] = tr
 	}
-	cmp := web.NewComparison(trs)
+	cmp := web.NewComparison(trs, web.WithPrices(s.cfg.Prices))
 	return render(c, http.StatusOK, templates.ComparePage(form, &cmp, s.pageOptions("")))
 }
 

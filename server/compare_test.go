@@ -9,6 +9,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
 )
@@ -16,7 +17,7 @@ import (
 // TestComparePage runs two real flows through the page and checks each row against its run's
 // trace as the API serves it; bad requests get a 400 that says what to fix.
 func TestComparePage(t *testing.T) {
-	ts := mustOpenServer(t, server.Config{Flows: agents.Catalogue()})
+	ts := mustOpenServer(t, server.Config{Flows: agents.Catalogue(), Prices: prices.Default()})
 	server.SetRunner(ts.Server, agents.RunFlow)
 
 	t.Run("form", func(t *testing.T) {
@@ -52,6 +53,9 @@ func TestComparePage(t *testing.T) {
 			}
 			if got := row.Find(`[data-testid="prompt-tokens"]`).AttrOr("data-value", ""); got != strconv.Itoa(prompt) {
 				t.Errorf("%s: prompt tokens %s, want %d", id, got, prompt)
+			}
+			if got := row.Find(`[data-testid="cost"] .figure`).Text(); got != "scripted: $0" {
+				t.Errorf("%s: cost %q, want scripted: $0", id, got)
 			}
 			row.Find(`[data-testid="model-calls"] a`).Each(func(_ int, a *goquery.Selection) {
 				u, err := url.Parse(a.AttrOr("href", ""))

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -30,6 +31,7 @@ type feeds struct {
 	window  time.Duration // liveWindow, unless a benchmark compares another
 	keep    int           // keptEvents, unless a test asks for fewer
 	travels []travelOf    // the runs travelled in last, newest first, at most keptTravels
+	prices  prices.Table  // what model calls cost, on every view
 }
 
 // travelOf is a run's time-travel copies (web.Travel).
@@ -47,7 +49,7 @@ func (fs *feeds) travel(rec *traces.Recording) *web.Travel {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	i := slices.IndexFunc(fs.travels, func(t travelOf) bool { return t.rec == rec })
-	t := travelOf{rec: rec, travel: web.NewTravel()}
+	t := travelOf{rec: rec, travel: web.NewTravel(web.WithPrices(fs.prices))}
 	if i >= 0 {
 		t = fs.travels[i]
 		fs.travels = slices.Delete(fs.travels, i, i+1)
@@ -83,6 +85,7 @@ type feed struct {
 	refs     []traces.InputRefs  // by seq-1: those each event is sent with on the events socket
 	encoded  seqCache            // the newest events' JSON, with refs, made on first demand
 	rows     seqCache            // the newest timeline rows' HTML as JSON string content, made on first demand
+	prices   prices.Table        // what model calls cost, on every view
 	parts    []part              // the latest render of each replaceable part
 	rendered int64               // the seq the parts were rendered at
 	shown    traces.Status       // the run's status as of rendered
@@ -116,9 +119,9 @@ func (fs *feeds) acquire(rec *traces.Recording) *feed {
 			keep = keptEvents
 		}
 		f = &feed{rec: rec, wake: make(chan struct{}), live: make(chan struct{}), window: fs.window,
-			encoded: newSeqCache(keep), rows: newSeqCache(keep)}
+			encoded: newSeqCache(keep), rows: newSeqCache(keep), prices: fs.prices}
 		f.agents = rec.Agents()
-		f.view = web.NewViewState(runBeforeEvents(rec), f.agents)
+		f.view = web.NewViewState(runBeforeEvents(rec), f.agents, web.WithPrices(f.prices))
 		fs.m[rec] = f
 	}
 	f.users++
@@ -227,7 +230,7 @@ func (f *feed) addLocked(events []traces.Event) {
 	if agents := f.rec.Agents(); !slices.EqualFunc(agents, f.agents, sameAgent) {
 		old := f.view
 		f.agents = agents
-		f.view = web.NewViewState(runBeforeEvents(f.rec), agents)
+		f.view = web.NewViewState(runBeforeEvents(f.rec), agents, web.WithPrices(f.prices))
 		f.view.Add(old.Events(0, 0)...)
 		// Colours and the tree may have changed: render everything again.
 		f.rows.clear()

@@ -34,7 +34,7 @@ func (s *Server) pageRoutes(e *echo.Echo) {
 // even where the cookie is not, and the pace slider: run id's own pace (fixed once the run is
 // over, absent for a run not started here), or the server's default on the index page.
 func (s *Server) pageOptions(id string) templates.PageOptions {
-	opts := templates.PageOptions{Token: s.token, PaceMS: int(s.cfg.DefaultPace.Milliseconds())}
+	opts := templates.PageOptions{Token: s.token, PaceMS: int(s.cfg.DefaultPace.Milliseconds()), Prices: s.cfg.Prices}
 	if id != "" {
 		pace, _ := s.runs.pace(id)
 		opts.PaceMS, opts.PaceFixed, opts.NoPace = int(pace.d.Milliseconds()), !pace.running, !pace.known
@@ -121,7 +121,7 @@ func (s *Server) inspector(c echo.Context) error {
 		return err
 	}
 	if agent := c.QueryParam("agent"); agent != "" {
-		comp, err := templates.AgentInspector(rec.Snapshot(), agent)
+		comp, err := templates.AgentInspector(rec.Snapshot(), agent, s.cfg.Prices)
 		if err != nil {
 			return err
 		}
@@ -136,7 +136,7 @@ func (s *Server) inspector(c echo.Context) error {
 	}
 	tr := rec.Snapshot()
 	_, unknown := s.lookupFlow(tr.Run.Flow)
-	comp, err := templates.Inspector(tr, seq, unknown == nil && tr.Run.Status.Ended())
+	comp, err := templates.Inspector(tr, seq, unknown == nil && tr.Run.Status.Ended(), s.cfg.Prices)
 	if err != nil {
 		return err
 	}

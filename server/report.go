@@ -22,7 +22,7 @@ func (s *Server) report(c echo.Context) error {
 	}
 	tr := rec.Snapshot()
 	var buf bytes.Buffer
-	if err := templates.Report(c.Request().Context(), &buf, tr); err != nil {
+	if err := templates.Report(c.Request().Context(), &buf, tr, s.cfg.Prices); err != nil {
 		return fmt.Errorf("render the report of run %s: %w", tr.Run.ID, err)
 	}
 	c.Response().Header().Set(echo.HeaderContentDisposition,

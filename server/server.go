@@ -26,6 +26,7 @@ import (
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/internal/live"
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -68,6 +69,9 @@ type Config struct {
 	// server's own runs and those apps stream in, not imported traces. It must return at once
 	// (otlp.Exporter.Watch reads the run in a goroutine of its own).
 	Export func(*traces.Recording)
+	// Prices price model calls on the pages (prices.Load, prices.Default); nil shows tokens and
+	// no money.
+	Prices prices.Table
 
 	// MaxConns bounds the connections served at once, websockets included; DefaultMaxConns when
 	// 0. Past it, new connections wait to be accepted.
@@ -179,7 +183,7 @@ func New(cfg Config) (*Server, error) {
 		flows:  cfg.Flows,
 		models: models,
 		token:  token,
-		feeds:  feeds{window: liveWindow},
+		feeds:  feeds{window: liveWindow, prices: cfg.Prices},
 	}
 	s.cookieKey = make([]byte, 32)
 	rand.Read(s.cookieKey) // never fails: crypto/rand panics rather than return an error

@@ -54,7 +54,7 @@ func BenchmarkReport(b *testing.B) {
 		render func(w io.Writer) error
 	}{
 		{"page", func(w io.Writer) error { return templates.RunPage(tr, templates.PageOptions{}).Render(ctx, w) }},
-		{"report", func(w io.Writer) error { return templates.Report(ctx, w, tr) }},
+		{"report", func(w io.Writer) error { return templates.Report(ctx, w, tr, nil) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var n countWriter

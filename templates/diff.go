@@ -7,6 +7,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/internal/story"
 )
 
@@ -38,6 +39,21 @@ func pairSide(p story.Pair, f func(*story.Turn) string) string {
 		return f(t)
 	}
 	return side(p.A) + " | " + side(p.B)
+}
+
+// turnTokens is the tokens cell of a pair: each side's tokens and, when its run's model has a
+// price (ra for A, rb for B), what they cost.
+func turnTokens(p story.Pair, ra, rb prices.Rate) string {
+	side := func(t *story.Turn, r prices.Rate) string {
+		if t == nil {
+			return "-"
+		}
+		if c := r.Text(t.PromptTokens, t.CompletionTokens); c != "" {
+			return itoa(int64(t.Tokens)) + " (" + c + ")"
+		}
+		return itoa(int64(t.Tokens))
+	}
+	return side(p.A, ra) + " | " + side(p.B, rb)
 }
 
 func hasWhat(ds []story.Divergence, what string) bool {

@@ -128,7 +128,7 @@ func DiffPage(a, b traces.Run, c story.Comparison, opts PageOptions) templ.Compo
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<div class=\"table-scroll\"><table class=\"diff-table\" data-testid=\"diff-table\"><thead><tr><th scope=\"col\"><span class=\"visually-hidden\">same or not</span></th><th scope=\"col\">turn A | B</th><th scope=\"col\">agent, and how control reached it</th><th scope=\"col\">tokens A | B</th><th scope=\"col\">took A | B</th><th scope=\"col\">outcome A | B</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<div class=\"table-scroll\"><table class=\"diff-table\" data-testid=\"diff-table\"><thead><tr><th scope=\"col\"><span class=\"visually-hidden\">same or not</span></th><th scope=\"col\">turn A | B</th><th scope=\"col\">agent, and how control reached it</th><th scope=\"col\">tokens (cost) A | B</th><th scope=\"col\">took A | B</th><th scope=\"col\">outcome A | B</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -200,14 +200,14 @@ func DiffPage(a, b traces.Run, c story.Comparison, opts PageOptions) templ.Compo
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</th><td>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</th><td data-testid=\"turn-tokens\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var10 string
-			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(pairSide(p, func(t *story.Turn) string { return itoa(int64(t.Tokens)) }))
+			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(turnTokens(p, opts.Prices.For(a.Model), opts.Prices.For(b.Model)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/diff.templ`, Line: 64, Col: 87}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/diff.templ`, Line: 64, Col: 106}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 			if templ_7745c5c3_Err != nil {

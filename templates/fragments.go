@@ -8,6 +8,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -171,9 +172,9 @@ func Rows(ctx context.Context, rows []web.Row) ([]string, error) {
 // Inspector returns the inspector panel content for event seq of tr (GET
 // /runs/:id/inspector?seq=N), or an error with traces.CodeNotFound when tr has no such event.
 // forkable offers, on a model call, to fork the run there: the server runs tr's flow and tr
-// has ended.
-func Inspector(tr traces.Trace, seq int64, forkable bool) (templ.Component, error) {
-	in, err := web.NewInspection(tr, seq)
+// has ended. Model calls are priced by p (nil: no money).
+func Inspector(tr traces.Trace, seq int64, forkable bool, p prices.Table) (templ.Component, error) {
+	in, err := web.NewInspection(tr, seq, web.WithPrices(p))
 	if err != nil {
 		return nil, err
 	}
@@ -185,8 +186,9 @@ func Inspector(tr traces.Trace, seq int64, forkable bool) (templ.Component, erro
 
 // AgentInspector returns the inspector panel content for agent name of tr (GET
 // /runs/:id/inspector?agent=NAME), or an error with traces.CodeNotFound when tr has no such agent.
-func AgentInspector(tr traces.Trace, name string) (templ.Component, error) {
-	s, err := web.NewAgentSummary(tr, name)
+// Its model calls are priced by p (nil: no money).
+func AgentInspector(tr traces.Trace, name string, p prices.Table) (templ.Component, error) {
+	s, err := web.NewAgentSummary(tr, name, web.WithPrices(p))
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/baton-dev/baton/internal/lint"
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
@@ -54,6 +55,8 @@ type PageOptions struct {
 	// Breakpoints, when not nil, are the breakpoints of a run going on here that was started
 	// with them: the page offers to change them.
 	Breakpoints []string
+	// Prices price the run's model calls; nil shows no money.
+	Prices prices.Table
 }
 
 // Travel places a run page at one event of its run.

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/static"
 	"github.com/baton-dev/baton/traces"
@@ -31,12 +32,12 @@ type reportAssets struct {
 // components; the inspector of every event and agent, and the tree, header and session as of
 // the events its scrubber can show (web.ReportFrames), are rendered by the same components in
 // advance and packed (see pack); so is the trace file itself (the JSON traces.Marshal writes).
-func Report(ctx context.Context, w io.Writer, tr traces.Trace) error {
+func Report(ctx context.Context, w io.Writer, tr traces.Trace, p prices.Table) error {
 	assets, err := newReportAssets(tr)
 	if err != nil {
 		return err
 	}
-	r := web.NewReport(tr)
+	r := web.NewReport(tr, web.WithPrices(p))
 	packs, err := reportPacks(ctx, r)
 	if err != nil {
 		return fmt.Errorf("report of run %s: %w", tr.Run.ID, err)

@@ -36,7 +36,7 @@ func BenchmarkReportWideTree(b *testing.B) {
 		tr := wideTree(n)
 		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				if err := templates.Report(context.Background(), io.Discard, tr); err != nil {
+				if err := templates.Report(context.Background(), io.Discard, tr, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

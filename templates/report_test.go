@@ -42,7 +42,7 @@ func unpackReport(t *testing.T, data string) map[string]json.RawMessage {
 func TestReportSequence(t *testing.T) {
 	tr := webtest.Big(300)
 	var b bytes.Buffer
-	if err := templates.Report(context.Background(), &b, tr); err != nil {
+	if err := templates.Report(context.Background(), &b, tr, nil); err != nil {
 		t.Fatal(err)
 	}
 	doc := mustParse(t, b.String())

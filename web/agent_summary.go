@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -20,7 +21,8 @@ type AgentSummary struct {
 	Handoffs    []Ref // transfers and AgentTool calls to and from the agent
 	ModelCalls  int
 	ToolCalls   int
-	Tokens      int // total tokens its model reported
+	Tokens      int    // total tokens its model reported
+	Cost        string // what they cost, as Stats.Cost
 	Calls       []PromptCall
 	Chart       PromptChart
 }
@@ -47,8 +49,8 @@ type OriginTokens struct {
 
 // NewAgentSummary returns the inspector for agent name in tr, or an error with
 // traces.CodeNotFound when tr has no such agent.
-func NewAgentSummary(tr traces.Trace, name string) (AgentSummary, error) {
-	out := agentSummaries(tr, treeOf(tr), []string{name})
+func NewAgentSummary(tr traces.Trace, name string, opts ...Option) (AgentSummary, error) {
+	out := agentSummaries(tr, treeOf(tr), []string{name}, rateOf(tr.Run, opts))
 	if len(out) == 0 {
 		return AgentSummary{}, traces.Errorf(traces.CodeNotFound, "run %s has no agent %q", tr.Run.ID, name)
 	}
@@ -57,8 +59,8 @@ func NewAgentSummary(tr traces.Trace, name string) (AgentSummary, error) {
 
 // agentSummaries returns the inspectors of the agents names that tr's tree t has, in that order,
 // in one pass over its events for all of them: a report summarises every agent, and a pass per
-// agent would grow with agents times events.
-func agentSummaries(tr traces.Trace, t *treeState, names []string) []AgentSummary {
+// agent would grow with agents times events. Their model calls cost rate.
+func agentSummaries(tr traces.Trace, t *treeState, names []string, rate prices.Rate) []AgentSummary {
 	out := make([]AgentSummary, 0, len(names))
 	at := make(map[string]int, len(names))
 	for _, name := range names {
@@ -85,9 +87,13 @@ func agentSummaries(tr traces.Trace, t *treeState, names []string) []AgentSummar
 		return ss
 	}
 	finished := map[[2]string]*traces.Event{} // model.finished by agent and call id
+	usage := make([]usageSum, len(out))
 	for i := range tr.Events {
 		if e := &tr.Events[i]; e.Kind == traces.KindModelFinished && e.Model != nil {
 			finished[[2]string{e.Agent, e.Model.ID}] = e
+			if k, ok := at[e.Agent]; ok {
+				usage[k].add(e.Model.Usage)
+			}
 		}
 	}
 	tokens, index := tokenCache{}, newSourceIndex()
@@ -116,6 +122,7 @@ func agentSummaries(tr traces.Trace, t *treeState, names []string) []AgentSummar
 	}
 	for k := range out {
 		out[k].Chart = newPromptChart(out[k].Calls)
+		out[k].Cost = usage[k].text(rate)
 	}
 	return out
 }

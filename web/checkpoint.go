@@ -26,10 +26,11 @@ type Travel struct {
 	run  traces.Run     // the run the copies were made on: running, as Prefix has it before the end
 	tree []traces.Agent // the agents the copies were made on
 	cps  []*analysis    // cps[i] has taken in the trace's first (i+1)·every events
+	opts []Option
 }
 
-// NewTravel returns an empty Travel.
-func NewTravel() *Travel { return &Travel{every: CheckpointEvery} }
+// NewTravel returns an empty Travel whose views are made with opts.
+func NewTravel(opts ...Option) *Travel { return &Travel{every: CheckpointEvery, opts: opts} }
 
 // At returns what ViewAt(tr, seq) returns. tr is the run's trace so far: each call's trace must
 // begin with the events of the one before (a trace only grows); another run's, or the same on
@@ -59,7 +60,7 @@ func (t *Travel) from(tr traces.Trace, run traces.Run, n int) *analysis {
 		if k := len(t.cps); k > 0 {
 			a = t.cps[k-1].clone()
 		} else {
-			a = newAnalysis(run, tr.Agents)
+			a = newAnalysis(run, tr.Agents, rateOf(run, t.opts))
 		}
 		a.takeUpTo(tr, (len(t.cps)+1)*t.every)
 		t.cps = append(t.cps, a)
@@ -67,7 +68,7 @@ func (t *Travel) from(tr traces.Trace, run traces.Run, n int) *analysis {
 	if k := n / t.every; k > 0 {
 		return t.cps[k-1].clone()
 	}
-	return newAnalysis(run, tr.Agents)
+	return newAnalysis(run, tr.Agents, rateOf(run, t.opts))
 }
 
 // takeUpTo takes in tr's events up to index n (excluded), past those a has, sharing tr's array

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -32,6 +33,9 @@ type Mechanism struct {
 	PromptTokens, LargestPrompt Cell
 	// Estimated is set when some call's prompt was counted by Estimator.
 	Estimated bool
+	// Cost is what the reported tokens cost at the run's model's price (as Stats.Cost; its Text
+	// is "" when the model has no price), with the calls that reported usage.
+	Cost Cell
 	// Crossed counts the messages that crossed from one agent to another: "For context:"
 	// rewrites and AgentTool requests in the history an agent started with (ref: that
 	// agent.started), and AgentTool answers going back (ref: agenttool.exited).
@@ -73,11 +77,13 @@ type Action struct {
 	Seq     int64
 }
 
-// NewComparison compares the runs trs, one row each, in the order given.
-func NewComparison(trs []traces.Trace) Comparison {
+// NewComparison compares the runs trs, one row each, in the order given, their model calls
+// priced as opts say.
+func NewComparison(trs []traces.Trace, opts ...Option) Comparison {
 	c := Comparison{SameInput: true}
 	for i, tr := range trs {
 		m := newMechanism(tr)
+		m.cost(tr, rateOf(tr.Run, opts))
 		c.Estimated = c.Estimated || m.Estimated
 		c.SameInput = c.SameInput && (i == 0 || m.Input == c.Rows[0].Input)
 		c.Rows = append(c.Rows, m)
@@ -153,6 +159,18 @@ func (m *Mechanism) modelCalls(tr traces.Trace) {
 	} else {
 		m.LargestPrompt.Text = "0"
 	}
+}
+
+// cost fills Cost at rate.
+func (m *Mechanism) cost(tr traces.Trace, rate prices.Rate) {
+	var sum usageSum
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindModelFinished && e.Model != nil && e.Model.Usage != nil {
+			sum.add(e.Model.Usage)
+			m.Cost.Refs = append(m.Cost.Refs, e.Seq)
+		}
+	}
+	m.Cost.Text = sum.text(rate)
 }
 
 func tokenText(n int, estimated bool) string {

@@ -56,6 +56,7 @@ func (s *inspector) model(e *traces.Event) {
 		if m.Usage != nil {
 			u := m.Usage
 			s.fact("tokens", fmt.Sprintf("%d (prompt %d, completion %d)", u.TotalTokens, u.PromptTokens, u.CompletionTokens))
+			s.fact("cost", costText(s.a.rate, u))
 		}
 		if m.DurationMS > 0 {
 			s.fact("duration", fmt.Sprintf("%.0f ms", m.DurationMS))
@@ -71,7 +72,11 @@ func (s *inspector) model(e *traces.Event) {
 			}
 		}
 	} else {
-		s.link("result", s.find(1, sameCall(traces.KindModelFinished)))
+		fin := s.find(1, sameCall(traces.KindModelFinished))
+		s.link("result", fin)
+		if j := eventIndex(s.a.tr, fin); j >= 0 {
+			s.fact("cost", costText(s.a.rate, s.a.tr.Events[j].Model.Usage))
+		}
 	}
 	s.fact("tools offered", strings.Join(tools, ", "))
 	if len(input) > 0 {

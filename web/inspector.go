@@ -58,12 +58,12 @@ type Ref struct {
 
 // NewInspection returns the inspector for event seq of tr, or an error with traces.CodeNotFound
 // when tr has no such event.
-func NewInspection(tr traces.Trace, seq int64) (Inspection, error) {
+func NewInspection(tr traces.Trace, seq int64, opts ...Option) (Inspection, error) {
 	i := eventIndex(tr, seq)
 	if i < 0 {
 		return Inspection{}, traces.Errorf(traces.CodeNotFound, "run %s has no event %d", tr.Run.ID, seq)
 	}
-	return analyse(tr).inspection(i), nil
+	return analyse(tr, rateOf(tr.Run, opts)).inspection(i), nil
 }
 
 // inspection returns the inspector for the event at index i of the analysed trace.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 )
@@ -67,13 +68,13 @@ func pieces(a *analysis) map[string]any {
 // piece of the run up to there.
 func TestEachPieceCopiesItself(t *testing.T) {
 	for name, tr := range pieceTraces(t) {
-		whole := analyse(tr)
+		whole := analyse(tr, prices.Rate{})
 		for k := range len(tr.Events) + 1 {
-			a := newAnalysis(tr.Run, tr.Agents)
+			a := newAnalysis(tr.Run, tr.Agents, prices.Rate{})
 			a.takeUpTo(tr, k)
 			c := a.clone()
 			c.takeUpTo(tr, len(tr.Events))
-			upTo := newAnalysis(tr.Run, tr.Agents)
+			upTo := newAnalysis(tr.Run, tr.Agents, prices.Rate{})
 			upTo.takeUpTo(tr, k)
 			got, want := pieces(c), pieces(whole)
 			for p := range want {
@@ -268,7 +269,7 @@ func TestTimelineIndexFoldsAndMarks(t *testing.T) {
 // error's event, and a copy's open bars close without closing the original's.
 func TestSequenceFailsLateAndCopiesOpenBars(t *testing.T) {
 	tr := webtest.FailedTransfer()
-	a := newAnalysis(tr.Run, tr.Agents)
+	a := newAnalysis(tr.Run, tr.Agents, prices.Rate{})
 	var errSeq int64
 	for i, e := range tr.Events {
 		if e.Kind == traces.KindError {

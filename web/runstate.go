@@ -17,6 +17,7 @@ type runState struct {
 	tools      int
 	models     int
 	tokens     int
+	usage      usageSum
 
 	lastSeq     int64
 	flow, input string // the run's, else its run.started event's
@@ -106,6 +107,7 @@ func (s *runState) count(e *traces.Event, c treeChange) {
 	switch {
 	case e.Kind == traces.KindModelFinished && e.Model != nil && e.Model.Usage != nil:
 		s.tokens += e.Model.Usage.TotalTokens
+		s.usage.add(e.Model.Usage)
 	case e.Kind == traces.KindToolStarted && e.Tool != nil:
 		s.tools++
 	case e.Kind == traces.KindError && e.Error != nil:

@@ -1,6 +1,9 @@
 package web
 
-import "github.com/baton-dev/baton/traces"
+import (
+	"github.com/baton-dev/baton/internal/prices"
+	"github.com/baton-dev/baton/traces"
+)
 
 // analysis is what the events of a trace say, built one event at a time (add) and never
 // revisited. It is made of one piece per part of the page, each with its own state and its own
@@ -23,11 +26,12 @@ type analysis struct {
 	timeline *timelineIndex
 	inspect  *inspectIndex
 	spans    *sequence
+	rate     prices.Rate // what the run's model calls cost
 }
 
 // analyse returns the analysis of tr's events. It shares tr's events and copies none.
-func analyse(tr traces.Trace) *analysis {
-	a := newAnalysis(tr.Run, tr.Agents)
+func analyse(tr traces.Trace, rate prices.Rate) *analysis {
+	a := newAnalysis(tr.Run, tr.Agents, rate)
 	// Capped, so that a later add copies rather than writes into tr's array.
 	a.tr.Events = tr.Events[:len(tr.Events):len(tr.Events)]
 	for i := range a.tr.Events {
@@ -36,11 +40,12 @@ func analyse(tr traces.Trace) *analysis {
 	return a
 }
 
-// newAnalysis starts the analysis of run on agents with no events yet.
-func newAnalysis(run traces.Run, agents []traces.Agent) *analysis {
+// newAnalysis starts the analysis of run on agents with no events yet, its model calls priced
+// at rate.
+func newAnalysis(run traces.Run, agents []traces.Agent, rate prices.Rate) *analysis {
 	return &analysis{
 		tr: traces.Trace{Run: run, Agents: agents}, tree: newTreeState(agents), run: newRunState(run),
-		session: newSessionState(), timeline: newTimelineIndex(), inspect: newInspectIndex(), spans: newSequence(),
+		session: newSessionState(), timeline: newTimelineIndex(), inspect: newInspectIndex(), spans: newSequence(), rate: rate,
 	}
 }
 
@@ -67,7 +72,7 @@ func (a *analysis) step(i int) {
 // to either copies).
 func (a *analysis) clone() *analysis {
 	c := &analysis{tr: a.tr, tree: a.tree.clone(), run: a.run.clone(), session: a.session.clone(),
-		timeline: a.timeline.clone(), inspect: a.inspect.clone(), spans: a.spans.clone()}
+		timeline: a.timeline.clone(), inspect: a.inspect.clone(), spans: a.spans.clone(), rate: a.rate}
 	c.tr.Events = capped(a.tr.Events)
 	return c
 }

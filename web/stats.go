@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -36,6 +37,7 @@ type Stats struct {
 	Errors      int
 	Tokens      int
 	TokensText  string // Tokens for the header: 950, 1.2k, 34k
+	Cost        string // what the reported tokens cost (prices.Rate.Text): "" when the model has no price
 	Outcome     Outcome
 	// Held is the breakpoint the run is held at, nil when it is not.
 	Held *Held
@@ -57,7 +59,7 @@ type Away struct {
 
 // newStats is the header: the run's state (r) with the agents and transfers of its tree (t), for
 // tr's events.
-func newStats(tr traces.Trace, r *runState, t *treeState) Stats {
+func newStats(tr traces.Trace, r *runState, t *treeState, rate prices.Rate) Stats {
 	s := Stats{
 		RunID: tr.Run.ID, Flow: r.flow, Model: tr.Run.Model, Input: r.input, Status: r.status, Error: r.runError(tr.Run.Error),
 		StartedAt: tr.Run.StartedAt, Ended: r.status.Ended(), Events: len(tr.Events), LastSeq: r.lastSeq,
@@ -80,6 +82,7 @@ func newStats(tr traces.Trace, r *runState, t *treeState) Stats {
 	}
 	s.ElapsedText = Clock(s.Elapsed)
 	s.TokensText = compact(s.Tokens)
+	s.Cost = r.usage.text(rate)
 	s.Outcome = r.outcome(s.Error)
 	if r.held != nil && !s.Ended {
 		h := *r.held

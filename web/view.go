@@ -1,6 +1,9 @@
 package web
 
-import "github.com/baton-dev/baton/traces"
+import (
+	"github.com/baton-dev/baton/internal/prices"
+	"github.com/baton-dev/baton/traces"
+)
 
 // View is everything the run page draws for a trace, computed in one pass over its events.
 type View struct {
@@ -13,24 +16,24 @@ type View struct {
 }
 
 // NewView returns the whole run page's model for tr after its last event.
-func NewView(tr traces.Trace) View {
-	return analyse(tr).view(0)
+func NewView(tr traces.Trace, opts ...Option) View {
+	return analyse(tr, rateOf(tr.Run, opts)).view(0)
 }
 
 // NewSession returns the session panel of tr after its last event.
 func NewSession(tr traces.Trace) Session {
-	a := analyse(tr)
+	a := analyse(tr, prices.Rate{})
 	return a.session.panel(a.tr, a.tree.roster)
 }
 
 // NewStats returns the header of tr after its last event.
-func NewStats(tr traces.Trace) Stats {
-	return analyse(tr).stats()
+func NewStats(tr traces.Trace, opts ...Option) Stats {
+	return analyse(tr, rateOf(tr.Run, opts)).stats()
 }
 
 // NewTimeline returns the timeline rows of the events of tr with Seq > after, in order.
 func NewTimeline(tr traces.Trace, after int64) []Row {
-	return newTimeline(analyse(tr), after)
+	return newTimeline(analyse(tr, prices.Rate{}), after)
 }
 
 func newTimeline(a *analysis, after int64) []Row {
@@ -56,7 +59,7 @@ func (a *analysis) view(limit int) View {
 }
 
 // stats returns the header as of the newest event.
-func (a *analysis) stats() Stats { return newStats(a.tr, a.run, a.tree) }
+func (a *analysis) stats() Stats { return newStats(a.tr, a.run, a.tree, a.rate) }
 
 // Update is what changes on the run page when the events after From arrive, up to Seq. Stats is
 // always given when Changed, Graph only when GraphChanged, Faces only when it is not. Rows are the
@@ -92,7 +95,7 @@ type Update struct {
 
 // NewUpdate returns what the events of tr with Seq > from change. tr is the whole trace so far.
 func NewUpdate(tr traces.Trace, from int64) Update {
-	a := analyse(tr)
+	a := analyse(tr, prices.Rate{})
 	u := a.update(from)
 	if u.Changed {
 		u.Rows = newTimeline(a, from)

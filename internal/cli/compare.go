@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -12,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -19,11 +21,12 @@ import (
 var compareCommand = &command{
 	name:  "compare",
 	args:  "FLOW...",
-	shape: "[--input] [--out]",
+	shape: "[--input] [--out] [--prices]",
 	about: "run one task under several flows, and compare them",
 	define: func(fs *flag.FlagSet) runner {
 		input := fs.String("input", "", "the task `TEXT` every flow runs (default: their shared default input, else each its own)")
 		out := fs.String("out", "", "write each run's trace to the directory `DIR`, as FLOW.json (to open the events the table names)")
+		pricesFile := pricesFlag(fs)
 		return func(ctx context.Context, args []string, stdout, _ io.Writer) error {
 			var names []string
 			for len(args) > 0 && args[0] != "" && args[0][0] != '-' {
@@ -36,14 +39,18 @@ var compareCommand = &command{
 			if len(names) == 0 {
 				return misuse("compare", "compare needs at least one flow")
 			}
-			return compareFlows(ctx, names, *input, *out, stdout)
+			table, err := loadPrices(*pricesFile)
+			if err != nil {
+				return err
+			}
+			return compareFlows(ctx, names, *input, *out, table, stdout)
 		}
 	},
 }
 
 // compareFlows runs one task under each named flow, one after the other without pace, and prints
-// web.NewComparison's table, each figure with the events (#seq) it comes from.
-func compareFlows(ctx context.Context, names []string, input, out string, stdout io.Writer) error {
+// web.NewComparison's table, each figure with the events (#seq) it comes from, the cost by p.
+func compareFlows(ctx context.Context, names []string, input, out string, p prices.Table, stdout io.Writer) error {
 	flows := make([]agents.Flow, len(names))
 	for i, n := range names {
 		f, err := agents.Lookup(n)
@@ -75,14 +82,14 @@ func compareFlows(ctx context.Context, names []string, input, out string, stdout
 	} else {
 		fmt.Fprint(stdout, "these flows' default inputs differ, so each ran its own: compare with care\n\n")
 	}
-	printComparison(stdout, web.NewComparison(trs))
+	printComparison(stdout, web.NewComparison(trs, web.WithPrices(p)))
 	return nil
 }
 
 // printComparison writes c as a table, then the events behind each row's figures.
 func printComparison(w io.Writer, c web.Comparison) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mechanism\tstatus\tmodel calls\tprompt tokens\tlargest prompt\tcrossed\tby model\tby code\tactions crossed\twall\t")
+	fmt.Fprintln(tw, "mechanism\tstatus\tmodel calls\tprompt tokens\tlargest prompt\tcrossed\tby model\tby code\tactions crossed\twall\tcost\t")
 	for _, m := range c.Rows {
 		crossed := 0
 		for _, a := range m.Actions {
@@ -90,8 +97,8 @@ func printComparison(w io.Writer, c web.Comparison) {
 				crossed++
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d %s\t%d\t%d\t%d\t%d\t%s\t\n", m.Flow, m.Status, m.ModelCalls.N, m.PromptTokens.N,
-			m.LargestPrompt.N, refs(m.LargestPrompt.Refs), m.Crossed.N, m.ByModel, m.ByCode, crossed, m.Wall.Text)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d %s\t%d\t%d\t%d\t%d\t%s\t%s\t\n", m.Flow, m.Status, m.ModelCalls.N, m.PromptTokens.N,
+			m.LargestPrompt.N, refs(m.LargestPrompt.Refs), m.Crossed.N, m.ByModel, m.ByCode, crossed, m.Wall.Text, cmp.Or(m.Cost.Text, "-"))
 	}
 	tw.Flush()
 	if c.Estimated {

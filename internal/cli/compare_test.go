@@ -50,6 +50,9 @@ func TestCompareCommand(t *testing.T) {
 		if len(row) < 3 || row[2] != strconv.Itoa(calls) {
 			t.Errorf("%s row %q, want %d model calls", flow, row, calls)
 		}
+		if !strings.HasSuffix(strings.Join(row, " "), "scripted: $0") {
+			t.Errorf("%s row %q, want it to cost scripted: $0", flow, row)
+		}
 		if !strings.Contains(stdout.String(), "(run "+tr.Run.ID+",") {
 			t.Errorf("output does not name run %s", tr.Run.ID)
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
@@ -17,31 +18,38 @@ import (
 var exportCommand = &command{
 	name:  "export",
 	args:  "RUN",
-	shape: "[--html] [--out] [--db]",
+	shape: "[--html [--prices]] [--out] [--db]",
 	about: "write a stored run as a trace file (or an HTML report)",
 	define: func(fs *flag.FlagSet) runner {
 		html := fs.Bool("html", false, "write the self-contained HTML report (opens offline, in any browser) instead of the trace JSON")
 		out := fs.String("out", "", "write the trace to the file `FILE` instead of stdout")
 		db := dbFlag(fs)
+		pricesFile := pricesFlag(fs)
 		return func(_ context.Context, args []string, stdout, _ io.Writer) error {
 			id, err := parseWithArg(fs, args, "export needs a run id")
 			if err != nil {
 				return err
 			}
-			return exportRun(id, *db, *out, *html, stdout)
+			var table prices.Table
+			if *html {
+				if table, err = loadPrices(*pricesFile); err != nil {
+					return err
+				}
+			}
+			return exportRun(id, *db, *out, table, *html, stdout)
 		}
 	},
 }
 
 // exportRun writes run id of the database db as a trace file or, with html, as its report; to
-// stdout when out is empty.
-func exportRun(id, db, out string, html bool, stdout io.Writer) error {
+// stdout when out is empty. The report prices model calls by p.
+func exportRun(id, db, out string, p prices.Table, html bool, stdout io.Writer) error {
 	tr, err := loadStored(id, db)
 	if err != nil {
 		return err
 	}
 	if html {
-		return writeReport(out, tr, stdout)
+		return writeReport(out, tr, p, stdout)
 	}
 	if out != "" {
 		return writeTrace(out, tr)
@@ -54,10 +62,11 @@ func exportRun(id, db, out string, html bool, stdout io.Writer) error {
 	return err
 }
 
-// writeReport writes tr's HTML report to the file out, or to stdout when out is empty.
-func writeReport(out string, tr traces.Trace, stdout io.Writer) error {
+// writeReport writes tr's HTML report, its model calls priced by p, to the file out, or to stdout
+// when out is empty.
+func writeReport(out string, tr traces.Trace, p prices.Table, stdout io.Writer) error {
 	var buf bytes.Buffer
-	if err := templates.Report(context.Background(), &buf, tr); err != nil {
+	if err := templates.Report(context.Background(), &buf, tr, p); err != nil {
 		return err
 	}
 	if out == "" {

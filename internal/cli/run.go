@@ -11,6 +11,7 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/otlp"
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -18,7 +19,7 @@ import (
 var runCommand = &command{
 	name:  "run",
 	args:  "FLOW",
-	shape: "[--input] [--out] [--stream] [--pace] [--model] [--approve | --reject] [--break ...] [--otlp-endpoint [--otlp-content]]",
+	shape: "[--input] [--out] [--stream] [--pace] [--model] [--approve | --reject] [--break ...] [--prices] [--otlp-endpoint [--otlp-content]]",
 	about: "run a flow headless, one line per event",
 	define: func(fs *flag.FlagSet) runner {
 		var o runOptions
@@ -31,6 +32,7 @@ var runCommand = &command{
 		fs.StringVar(&o.reject, "reject", "", "reject what the run asks when it stops for approval, for this `REASON`, and resume it")
 		fs.Var(&o.breaks, "break", breakHelp)
 		o.otlpEndpoint, o.otlpContent = otlpFlags(fs)
+		o.prices = pricesFlag(fs)
 		return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if len(args) == 0 || args[0] == "" || args[0][0] == '-' {
 				if err := fs.Parse(args); err != nil {
@@ -57,6 +59,8 @@ type runOptions struct {
 	breaks       breakFlags
 	otlpEndpoint *string
 	otlpContent  *bool
+	prices       *string
+	rate         prices.Rate // of the run's model, by prices
 }
 
 // runFlow runs flow name without a server, printing each event as it is recorded.
@@ -79,6 +83,11 @@ func runFlow(ctx context.Context, name string, o runOptions, stdout, stderr io.W
 	if err := model.Ready(); err != nil {
 		return errors.New(traces.ErrorMessage(err))
 	}
+	table, err := loadPrices(*o.prices)
+	if err != nil {
+		return err
+	}
+	o.rate = table.For(model.Name())
 	return exporting(*o.otlpEndpoint, *o.otlpContent, stderr, func(exp *otlp.Exporter) error {
 		return recordFlow(ctx, flow, model, &o, exp, stdout)
 	})
@@ -109,7 +118,7 @@ func recordFlow(ctx context.Context, flow agents.Flow, model *agents.Model, o *r
 	printed := make(chan struct{})
 	go func() {
 		defer close(printed)
-		printEvents(rec, stdout, 0, onPause)
+		printEvents(rec, stdout, 0, o.rate, onPause)
 	}()
 	var paused *agents.Pause // set by Paused, in RunFlow's and Resume's goroutine
 	opts := agents.Options{Pace: agents.NewPace(o.pace), Streaming: o.stream, Model: model, Paused: func(p *agents.Pause) { paused = p },
@@ -126,7 +135,7 @@ func recordFlow(ctx context.Context, flow agents.Flow, model *agents.Model, o *r
 		printed = make(chan struct{})
 		go func(done chan struct{}, after int64) {
 			defer close(done)
-			printEvents(rec, stdout, after, nil)
+			printEvents(rec, stdout, after, o.rate, nil)
 		}(printed, int64(len(rec.Snapshot().Events)))
 		p := paused
 		paused = nil
@@ -149,8 +158,9 @@ func recordFlow(ctx context.Context, flow agents.Flow, model *agents.Model, o *r
 
 // printEvents prints one line per event of rec after seq last until the run ends. It reads them
 // from the recording at its own pace: the run never waits for it, but where a breakpoint holds
-// it, onPause (when set) is told of the paused event and lets it go on.
-func printEvents(rec *traces.Recording, w io.Writer, last int64, onPause func(traces.Event)) {
+// it, onPause (when set) is told of the paused event and lets it go on. A model call's line ends
+// with its cost at rate when the model has a price (scripted calls, which cost nothing, say none).
+func printEvents(rec *traces.Recording, w io.Writer, last int64, rate prices.Rate, onPause func(traces.Event)) {
 	sub := rec.Subscribe(last)
 	buf := make([]traces.Event, 64)
 	for {
@@ -159,10 +169,22 @@ func printEvents(rec *traces.Recording, w io.Writer, last int64, onPause func(tr
 			return
 		}
 		for _, e := range buf[:n] {
-			fmt.Fprintf(w, "%4d %s %-16s %-18s %s\n", e.Seq, e.Time.Format("15:04:05.000"), e.Agent, e.Kind, web.Summary(e))
+			line := web.Summary(e)
+			if u := usageOf(e); u != nil && rate.Known && !rate.Free {
+				line += " · " + rate.Text(u.PromptTokens, u.CompletionTokens)
+			}
+			fmt.Fprintf(w, "%4d %s %-16s %-18s %s\n", e.Seq, e.Time.Format("15:04:05.000"), e.Agent, e.Kind, line)
 			if e.Kind == traces.KindPaused && onPause != nil {
 				onPause(e)
 			}
 		}
 	}
+}
+
+// usageOf is the usage a model.finished event reports, nil for any other event.
+func usageOf(e traces.Event) *traces.Usage {
+	if e.Kind != traces.KindModelFinished || e.Model == nil {
+		return nil
+	}
+	return e.Model.Usage
 }

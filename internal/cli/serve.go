@@ -15,7 +15,7 @@ import (
 
 var serveCommand = &command{
 	name:  "serve",
-	shape: "[--addr] [--token] [--pace] [--stream] [--model]... [--db] [--keep] [--keep-days] [--otlp-endpoint [--otlp-content]]",
+	shape: "[--addr] [--token] [--pace] [--stream] [--model]... [--db] [--keep] [--keep-days] [--prices] [--otlp-endpoint [--otlp-content]]",
 	about: "serve the live page (the default command)",
 	define: func(fs *flag.FlagSet) runner {
 		addr, token := listenFlags(fs)
@@ -25,8 +25,13 @@ var serveCommand = &command{
 		fs.Var(&models, "model", modelHelp+"; repeat it to offer several (the first is the default)")
 		db, keep, keepDays := dbFlag(fs), keepFlag(fs), keepDaysFlag(fs)
 		otlpEndpoint, otlpContent := otlpFlags(fs)
+		pricesFile := pricesFlag(fs)
 		return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if err := fs.Parse(args); err != nil {
+				return err
+			}
+			table, err := loadPrices(*pricesFile)
+			if err != nil {
 				return err
 			}
 			broker, lock, closeStore, err := storedBroker(ctx, *db, retention{*keep, *keepDays}, slog.Default())
@@ -44,7 +49,7 @@ var serveCommand = &command{
 				export = exp.Watch
 			}
 			srv, err := server.New(server.Config{Addr: *addr, Token: *token, DefaultPace: *pace, Streaming: *stream,
-				Models: models, Export: export, Broker: broker})
+				Models: models, Export: export, Broker: broker, Prices: table})
 			if err != nil {
 				return err
 			}

@@ -35,6 +35,9 @@ type Turn struct {
 	Tokens  int              `json:"tokens"`  // its model calls'
 	Took    time.Duration    `json:"took_ns"` // from its start to its agent.finished (0 when it has none)
 	Outcome string           `json:"outcome"` // "finished", "failed: …", "interrupted", or "" when it never finished
+	// PromptTokens and CompletionTokens split Tokens: what its calls cost.
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
 }
 
 // Key is what aligns two runs' turns: the agent, and how control reached it.
@@ -133,6 +136,8 @@ func Of(tr traces.Trace) Story {
 			}
 			if t != nil && e.Model.Usage != nil {
 				t.Tokens += e.Model.Usage.TotalTokens
+				t.PromptTokens += e.Model.Usage.PromptTokens
+				t.CompletionTokens += e.Model.Usage.CompletionTokens
 			}
 			if o := e.Model.Output; o != nil && o.Content != "" {
 				add(Step{Kind: Says, Text: o.Content})

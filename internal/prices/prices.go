@@ -1,0 +1,178 @@
+// Package prices is what model calls cost in US dollars: a table of prices per million prompt
+// and completion tokens, a default one for common models, a user's file merged over it, and the
+// one formatter of money the pages and commands use. Baton's own; it does no I/O but Load.
+package prices
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Price is a model's price in US dollars per million tokens: Input for the prompt, Output for
+// the completion.
+type Price struct {
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
+}
+
+// Table maps model names (without a provider prefix, e.g. "gpt-4o-mini") to their prices. A
+// dated variant ("gpt-4o-mini-2024-07-18", "claude-3-5-haiku-latest") takes the price of the
+// longest name it starts with.
+type Table map[string]Price
+
+// Default returns a new copy of the default table: the providers' list prices of common models
+// as of June 2025 (openai.com/api/pricing, anthropic.com/pricing, api-docs.deepseek.com), listed
+// with that date in docs/guide.md. Prices change; a user sets their own with a file (Load).
+func Default() Table {
+	return Table{
+		"gpt-4o":            {Input: 2.5, Output: 10},
+		"gpt-4o-mini":       {Input: 0.15, Output: 0.6},
+		"gpt-4.1":           {Input: 2, Output: 8},
+		"gpt-4.1-mini":      {Input: 0.4, Output: 1.6},
+		"gpt-4.1-nano":      {Input: 0.1, Output: 0.4},
+		"o3-mini":           {Input: 1.1, Output: 4.4},
+		"claude-3-5-sonnet": {Input: 3, Output: 15},
+		"claude-3-5-haiku":  {Input: 0.8, Output: 4},
+		"deepseek-chat":     {Input: 0.27, Output: 1.1},
+	}
+}
+
+// Load returns Default with the prices of the JSON file at path merged over it:
+// {"model-name": {"input": 2.5, "output": 10}}, dollars per million tokens. The error says what
+// to fix in the file.
+func Load(path string) (Table, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("prices: %w", err)
+	}
+	own, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("prices file %s: %w", path, err)
+	}
+	t := Default()
+	for name, p := range own {
+		t[name] = p
+	}
+	return t, nil
+}
+
+// Parse reads a prices file (see Load) without merging it over Default.
+func Parse(data []byte) (Table, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var raw map[string]*struct {
+		Input  *float64 `json:"input"`
+		Output *float64 `json:"output"`
+	}
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf(`want a JSON object {"model-name": {"input": 2.5, "output": 10}} in dollars per million tokens: %w`, err)
+	}
+	t := make(Table, len(raw))
+	for name, p := range raw {
+		switch {
+		case strings.TrimSpace(name) == "":
+			return nil, fmt.Errorf("a model name is empty")
+		case p == nil || p.Input == nil || p.Output == nil:
+			return nil, fmt.Errorf(`model %q: give both "input" and "output", in dollars per million tokens`, name)
+		case !valid(*p.Input) || !valid(*p.Output):
+			return nil, fmt.Errorf("model %q: prices must be numbers of 0 or more", name)
+		}
+		t[name] = Price{Input: *p.Input, Output: *p.Output}
+	}
+	return t, nil
+}
+
+// dated says whether what follows a base name is a date or "latest" (gpt-4o-2024-08-06,
+// claude-3-5-haiku-latest), not another model (gpt-4o-audio-preview is priced otherwise).
+func dated(rest string) bool {
+	return rest == "latest" || rest != "" && rest[0] >= '0' && rest[0] <= '9'
+}
+
+func valid(f float64) bool { return f >= 0 && !math.IsInf(f, 0) && !math.IsNaN(f) }
+
+// Rate is what one run's model calls cost. Its zero value is an unknown model: no money shown.
+type Rate struct {
+	Price
+	Known bool // the model has a price
+	Free  bool // the calls were scripted or replayed from a recording: they cost $0
+}
+
+// For returns the rate of a run's model as traces.Run.Model names it: "openai:gpt-4o-mini"
+// (the provider prefix is dropped, a dated variant matches its base by the longest prefix),
+// "scripted", or "replay of ...". A fork ("fork of ...") replays some calls and runs others on
+// a live model, which its name does not tell apart call by call: it is unknown, as is a model
+// the table has no price for. t may be nil.
+func (t Table) For(model string) Rate {
+	model = strings.TrimSpace(model)
+	switch {
+	case model == "scripted", strings.HasPrefix(model, "replay of "):
+		return Rate{Known: true, Free: true}
+	case model == "", strings.HasPrefix(model, "fork of "):
+		return Rate{}
+	}
+	if i := strings.LastIndexByte(model, ':'); i >= 0 {
+		model = model[i+1:]
+	}
+	if p, ok := t[model]; ok {
+		return Rate{Price: p, Known: true}
+	}
+	names := make([]string, 0, len(t))
+	for name := range t {
+		names = append(names, name)
+	}
+	// Longest first, so that gpt-4o-mini-2024-07-18 is gpt-4o-mini, not gpt-4o.
+	sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
+	for _, name := range names {
+		if rest, ok := strings.CutPrefix(model, name+"-"); ok && dated(rest) {
+			return Rate{Price: t[name], Known: true}
+		}
+	}
+	return Rate{}
+}
+
+// Cost returns what prompt and completion tokens cost at r, in dollars; ok is false when r is
+// unknown.
+func (r Rate) Cost(prompt, completion int) (usd float64, ok bool) {
+	if !r.Known {
+		return 0, false
+	}
+	if r.Free {
+		return 0, true
+	}
+	return (float64(prompt)*r.Input + float64(completion)*r.Output) / 1e6, true
+}
+
+// Text is the cost of prompt and completion tokens at r as the pages show it: "$0.0123",
+// "scripted: $0" for free calls, "" when the model has no price (never a wrong figure).
+func (r Rate) Text(prompt, completion int) string {
+	usd, ok := r.Cost(prompt, completion)
+	switch {
+	case !ok:
+		return ""
+	case r.Free:
+		return "scripted: $0"
+	}
+	return Format(usd)
+}
+
+// Format writes dollars for a reader: two decimals from a dollar on, else four significant
+// digits at most ("$0.000375"), "$0" for nothing.
+func Format(usd float64) string {
+	switch {
+	case usd == 0:
+		return "$0"
+	case usd >= 1:
+		return fmt.Sprintf("$%.2f", usd)
+	}
+	s := fmt.Sprintf("%.4g", usd)
+	if strings.ContainsRune(s, 'e') {
+		s = fmt.Sprintf("%.8f", usd)
+		s = strings.TrimRight(s, "0")
+	}
+	return "$" + s
+}
