@@ -141,6 +141,11 @@ func (m *runManager) resume(id string, d agents.Decision) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// The trace's end says it first: a run whose run.finished is recorded may still be in live
+	// for the moment its goroutine takes to wind up.
+	if st := rec.Run().Status; st.Ended() && st != traces.StatusInterrupted {
+		return traces.Errorf(traces.CodeConflict, "run %s is %s: only a run that ended interrupted can be resumed", id, st)
+	}
 	if _, running := m.live[id]; running {
 		return traces.Errorf(traces.CodeConflict, "run %s is still running: only a run that ended interrupted can be resumed", id)
 	}
