@@ -7,9 +7,9 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/baton-dev/baton/internal/jsonstr"
 	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/internal/story"
-	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
 
@@ -59,7 +59,7 @@ func EncodeSequence(ctx context.Context, s web.Sequence) ([]byte, error) {
 func EncodeRow(ctx context.Context, r web.Row) ([]byte, error) {
 	var data []byte
 	err := renderWith(ctx, timelineRow(r), func(html []byte) {
-		data = traces.AppendJSONString(make([]byte, 0, jsonSize(len(html))), html)
+		data = jsonstr.Append(make([]byte, 0, jsonSize(len(html))), html)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("render timeline row %d: %w", r.Seq, err)
@@ -72,7 +72,7 @@ func encode(ctx context.Context, target string, c templ.Component) ([]byte, erro
 	var data []byte
 	err := renderWith(ctx, c, func(html []byte) {
 		b := appendFragmentHead(make([]byte, 0, len(target)+jsonSize(len(html))+48), target, SwapReplace)
-		b = traces.AppendJSONString(b, html)
+		b = jsonstr.Append(b, html)
 		data = append(b, fragmentEnd...)
 	})
 	if err != nil {
@@ -96,13 +96,13 @@ var (
 )
 
 // appendFragmentHead appends the JSON of a Fragment up to its html's content: what follows is the
-// HTML as JSON string content (traces.AppendJSONString), then fragmentEnd. It is the one writer of
+// HTML as JSON string content (jsonstr.Append), then fragmentEnd. It is the one writer of
 // a fragment's JSON: encode and AppendRows both go through it.
 func appendFragmentHead(b []byte, target, swap string) []byte {
 	b = append(b, `{"target":"`...)
-	b = traces.AppendJSONString(b, target)
+	b = jsonstr.Append(b, target)
 	b = append(b, `","swap":"`...)
-	b = traces.AppendJSONString(b, swap)
+	b = jsonstr.Append(b, swap)
 	return append(b, `","html":"`...)
 }
 

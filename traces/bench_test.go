@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/internal/grow"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -163,7 +164,7 @@ func recordedRun(n int) []traces.Event {
 			events = append(events, traces.Event{Kind: traces.KindModelFinished, Agent: path[0], RunPath: path,
 				Model: &traces.ModelCall{ID: id, Output: reply, Usage: &traces.Usage{PromptTokens: 10 * call, CompletionTokens: 30, TotalTokens: 10*call + 30}, DurationMS: 0.25}},
 				traces.Event{Kind: traces.KindMessage, Agent: path[0], RunPath: path, Message: reply})
-			input = append(traces.GrowInput(input, 1), *reply)
+			input = append(grow.Doubling(input, 1), *reply)
 		}
 		id, result := fmt.Sprint("call_", call), fmt.Sprint(call)
 		msg := traces.Message{Role: "tool", Content: result, ToolCallID: id, ToolName: "tick"}
@@ -171,7 +172,7 @@ func recordedRun(n int) []traces.Event {
 			traces.Event{Kind: traces.KindToolStarted, Agent: path[0], RunPath: path, Tool: &traces.ToolCall{Name: "tick", CallID: id, Arguments: fmt.Sprintf(`{"n":%d}`, call)}},
 			traces.Event{Kind: traces.KindToolFinished, Agent: path[0], RunPath: path, Tool: &traces.ToolCall{Name: "tick", CallID: id, Result: result, DurationMS: 0.012}},
 			traces.Event{Kind: traces.KindMessage, Agent: path[0], RunPath: path, Message: &msg})
-		input = append(traces.GrowInput(input, 1), msg)
+		input = append(grow.Doubling(input, 1), msg)
 	}
 	return events
 }

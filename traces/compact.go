@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"slices"
 	"unsafe"
+
+	"github.com/baton-dev/baton/internal/grow"
 )
 
 // Format version 2 stores each model (and agent) input once: an event whose input begins with
@@ -336,7 +338,7 @@ func (st *eventState) extend(base []Message, keep int, tail []Message) []Message
 	if keep == len(base) {
 		if array := st.arrays[&base[0]]; len(array) == keep {
 			// base is the newest input on its array: append after it, in place when there is room.
-			array = append(GrowInput(array, len(tail)), tail...)
+			array = append(grow.Doubling(array, len(tail)), tail...)
 			st.arrays[&array[0]] = array
 			return array[:n:n]
 		}
@@ -347,17 +349,6 @@ func (st *eventState) extend(base []Message, keep int, tail []Message) []Message
 	array := append(append(make([]Message, 0, n), base[:keep]...), tail...)
 	st.arrays[&array[0]] = array
 	return array
-}
-
-// GrowInput returns in with room for n more messages, doubling its room when it must grow. A
-// run's inputs share one array as long as each extends the one before, and append's growth by
-// a quarter would leave every outgrown array alive, held by earlier events. The recorder and the
-// decoder grow inputs alike, so that a trace read back keeps what its recording kept.
-func GrowInput(in []Message, n int) []Message {
-	if need := len(in) + n; need > cap(in) {
-		in = slices.Grow(in, max(need, 2*cap(in))-len(in))
-	}
-	return in
 }
 
 // EventDecoder reads a run's events one at a time, in seq order, as EventEncoder writes them:

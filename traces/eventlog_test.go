@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dev/baton/internal/grow"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -88,7 +89,7 @@ func TestRecordingReadsBackEveryEventExactly(t *testing.T) {
 
 // conversation returns the events of agents taking turns on their own growing conversations,
 // each model input extending the agent's last one in the array the recorder grows (see
-// traces.GrowInput), then one that starts again with the same messages in a new array, and an
+// grow.Doubling), then one that starts again with the same messages in a new array, and an
 // agent.started whose input is the caller's conversation so far; with a tool's end and its
 // result's message before each input.
 func conversation(turns int) []traces.Event {
@@ -106,7 +107,7 @@ func conversation(turns int) []traces.Event {
 		events = append(events,
 			traces.Event{Kind: traces.KindToolFinished, Agent: agent, Tool: &traces.ToolCall{Name: "t", CallID: msg.ToolCallID, Result: result}},
 			traces.Event{Kind: traces.KindMessage, Agent: agent, Message: &msg})
-		in := traces.GrowInput(inputs[agent], 2)
+		in := grow.Doubling(inputs[agent], 2)
 		in = append(in, traces.Message{Role: "assistant", Content: fmt.Sprintf("reply %d", i),
 			ToolCalls: []traces.ToolCallSpec{{ID: fmt.Sprint("c", i), Name: "t", Arguments: "{}"}}}, msg)
 		inputs[agent] = in

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/baton-dev/baton/internal/grow"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -129,7 +130,7 @@ func (c *inputCache) convert(in []*schema.Message) []traces.Message {
 	if !shared {
 		c.converted, from = nil, 0 // earlier inputs keep the old slice: recorded events share it
 	}
-	c.converted = traces.GrowInput(c.converted, len(in)-from)
+	c.converted = grow.Doubling(c.converted, len(in)-from)
 	for _, m := range in[from:] {
 		c.converted = append(c.converted, traceMessage(m))
 	}
