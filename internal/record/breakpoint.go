@@ -91,6 +91,7 @@ type Debugger struct {
 	stepping bool  // the next handoff holds the run
 	held     *held // the stop the run is held at, if any
 	notify   func(Stop)
+	history  string // how the run feeds a transfer's target its own way; "" for eino's default
 	cancel   context.CancelFunc
 }
 
@@ -135,6 +136,15 @@ func (d *Debugger) Abort(cancel context.CancelFunc) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.cancel = cancel
+}
+
+// OwnHistory says that the run feeds a transfer's target other than by eino's default
+// rewriting of the shared history, and how, for a person: each pause before a transfer says so,
+// so that no one predicts the feed from the history.
+func (d *Debugger) OwnHistory(how string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.history = how
 }
 
 // Continue lets the held run go on as r says. It fails with traces.CodeConflict when the run is
@@ -240,6 +250,16 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 	if !ok {
 		return Resume{}, false
 	}
+	on := ""
+	if brk != s.Break {
+		on = s.Break // a step held the run at this kind of moment
+	}
+	feed := ""
+	if s.Break == traces.BreakTransfer {
+		d.mu.Lock()
+		feed = d.history
+		d.mu.Unlock()
+	}
 	s.Break = brk
 	var path []string
 	if v != nil {
@@ -255,7 +275,7 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 		r.mu.Lock()
 	}
 	r.out.emit(traces.Event{Kind: traces.KindPaused, Agent: s.Agent, RunPath: path,
-		Pause: &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Detail: s.Detail, Input: s.Input}})
+		Pause: &traces.Pause{Break: s.Break, On: on, Feed: feed, Target: s.Target, At: s.At, Detail: s.Detail, Input: s.Input}})
 	r.mu.Unlock()
 	res := d.wait(ctx, h)
 	p := &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Action: res.Action, By: res.By, Reply: res.Reply, Input: res.Input}
