@@ -39,3 +39,21 @@ func TestBreakHereFromTheRunPage(t *testing.T) {
 	tb.click(t, "[data-testid=held-abort]")
 	tb.waitStatus(t, "canceled")
 }
+
+// TestStepToAKindFromThePage: held before the transfer to research_agent, Step with "model call"
+// chosen holds the run again before research_agent's model call, not at the next handoff.
+func TestStepToAKindFromThePage(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/")
+	evalJS[bool](t, tb, `(document.querySelector('`+attrSel("data-testid", "flow-supervisor")+` [data-testid=run-breakpoints]').value = 'transfer:research_agent', true)`)
+	tb.click(t, attrSel("data-testid", "flow-supervisor")+" [data-testid=run-button]")
+	tb.waitFor(t, "the run held at its transfer", `document.querySelector('[data-testid=run-held]')?.dataset.break === 'transfer'`)
+	evalJS[bool](t, tb, `(document.querySelector('[data-testid=held-step-to]').value = 'model', true)`)
+	tb.click(t, "[data-testid=held-step]")
+	tb.waitFor(t, "the run held by the step before research_agent's model call", `(() => { const h = document.querySelector('[data-testid=run-held]');
+	  return h?.dataset.break === 'step' && (h.querySelector('[data-testid=held-detail]')?.textContent || '').startsWith('research_agent calls its model'); })()`)
+	tb.click(t, "[data-testid=held-abort]")
+	tb.waitStatus(t, "canceled")
+}

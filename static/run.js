@@ -163,6 +163,8 @@ async function continueHeld(ev) {
   ev.preventDefault();
   const errEl = form.querySelector(".form-error");
   const req = { action: ev.submitter ? ev.submitter.value : "continue", by: "page" };
+  const stepTo = form.querySelector("[name=step]")?.value;
+  if (req.action === "step" && stepTo) req.step = stepTo;
   if (req.action !== "abort") {
     try {
       Object.assign(req, heldEdits(form));

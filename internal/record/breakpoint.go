@@ -81,6 +81,9 @@ type Resume struct {
 	Reply *traces.Message `json:"reply,omitempty"`
 	// Input replaces the messages the next model call receives. Only where the stop has them.
 	Input []traces.Message `json:"input,omitempty"`
+	// Step is, for a step, the kind of moment it goes on to (one of traces.Breaks: the next
+	// model call, tool call...); "" for the next handoff (a transfer or an AgentTool call).
+	Step string `json:"step,omitempty"`
 }
 
 // Debugger holds a run at its breakpoints until someone lets it go on. It is safe for
@@ -88,8 +91,9 @@ type Resume struct {
 type Debugger struct {
 	mu       sync.Mutex
 	points   []Breakpoint
-	stepping bool  // the next handoff holds the run
-	held     *held // the stop the run is held at, if any
+	stepping bool   // a step goes on: the next moment of kind step (the next handoff for "") holds the run
+	step     string // the kind of moment a step goes on to, "" for a handoff
+	held     *held  // the stop the run is held at, if any
 	notify   func(Stop)
 	history  string // how the run feeds a transfer's target its own way; "" for eino's default
 	cancel   context.CancelFunc
@@ -170,6 +174,9 @@ func (d *Debugger) Continue(r Resume) error {
 	if r.Input != nil && h.stop.Input == nil {
 		return traces.Errorf(traces.CodeInvalid, "the run is paused at a %s breakpoint, before no model call: input can be edited only at a model breakpoint", h.stop.Break)
 	}
+	if r.Step != "" && (r.Action != traces.ActionStep || !slices.Contains(traces.Breaks, r.Step)) {
+		return traces.Errorf(traces.CodeInvalid, "step %q: give it with action step, one of %s (none for the next handoff)", r.Step, strings.Join(traces.Breaks, ", "))
+	}
 	if r.Reply != nil && r.Reply.Role == "" {
 		r.Reply.Role = "assistant"
 	}
@@ -179,7 +186,7 @@ func (d *Debugger) Continue(r Resume) error {
 		}
 	}
 	d.held = nil
-	d.stepping = r.Action == traces.ActionStep
+	d.stepping, d.step = r.Action == traces.ActionStep, r.Step
 	if r.Action == traces.ActionAbort && d.cancel != nil {
 		d.cancel()
 	}
@@ -191,7 +198,8 @@ func (d *Debugger) Continue(r Resume) error {
 func (d *Debugger) wants(s *Stop) (string, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.stepping && (s.Break == traces.BreakTransfer || s.Break == traces.BreakAgentTool) {
+	handoff := d.step == "" && (s.Break == traces.BreakTransfer || s.Break == traces.BreakAgentTool)
+	if d.stepping && (handoff || s.Break == d.step) {
 		d.stepping = false
 		return traces.BreakStep, true
 	}
