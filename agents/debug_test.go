@@ -351,3 +351,35 @@ func TestBreakpointRefusesWhatItCannotEdit(t *testing.T) {
 		t.Fatalf("continue of a run not held: %v; want conflict", err)
 	}
 }
+
+// TestBreakpointStepToAKind: a step with a kind goes on to the next moment of that kind, not the
+// next handoff: from the transfer to research_agent, "model" holds before research_agent's
+// model call, "tool" at its tool call; the paused events say what a step held at (on); a kind
+// with another action, or an unknown one, is refused.
+func TestBreakpointStepToAKind(t *testing.T) {
+	r := debugRun(t, "supervisor", false, "transfer:research_agent")
+	r.next(t)
+	if err := r.d.Continue(agents.Resume{Action: traces.ActionContinue, Step: traces.BreakModel}); traces.ErrorCode(err) != traces.CodeInvalid {
+		t.Fatalf("continue with a step kind: %v; want invalid", err)
+	}
+	if err := r.d.Continue(agents.Resume{Action: traces.ActionStep, Step: "handoff"}); traces.ErrorCode(err) != traces.CodeInvalid {
+		t.Fatalf("step to an unknown kind: %v; want invalid", err)
+	}
+	r.resume(t, agents.Resume{Action: traces.ActionStep, Step: traces.BreakModel, By: "test"})
+	s, tr := r.next(t)
+	if s.Break != traces.BreakStep || s.Agent != "research_agent" || s.Input == nil {
+		t.Fatalf("step to model held at %+v; want before research_agent's model call", s)
+	}
+	if p := kinds(tr, traces.KindPaused); p[len(p)-1].Pause.On != traces.BreakModel {
+		t.Fatalf("paused = %+v; want on model", p[len(p)-1].Pause)
+	}
+	r.resume(t, agents.Resume{Action: traces.ActionStep, Step: traces.BreakTool, By: "test"})
+	s, _ = r.next(t)
+	if s.Break != traces.BreakStep || s.Agent != "research_agent" || s.Target == "" || s.Target == "transfer_to_agent" {
+		t.Fatalf("step to tool held at %+v; want research_agent's tool call", s)
+	}
+	r.resume(t, agents.Resume{Action: traces.ActionContinue, By: "test"})
+	if st, _ := r.end(t); st != traces.StatusCompleted {
+		t.Fatalf("status %s", st)
+	}
+}

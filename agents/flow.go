@@ -42,6 +42,10 @@ type Flow struct {
 	// RunOptions are passed to every run of the flow, for mechanisms eino sets per run (such as
 	// adk.WithSkipTransferMessages); nil for most flows.
 	RunOptions []adk.AgentRunOption
+	// OwnHistory says how the flow feeds a transfer's target other than eino's default rewriting
+	// of the shared history (adk.WithHistoryRewriter, adk.WithSkipTransferMessages), for a person;
+	// "" for the default. A run held before a transfer says so rather than predict the feed.
+	OwnHistory string
 }
 
 // ModelFor returns the chat model the named agent should use.

@@ -26,10 +26,11 @@ const (
 
 func init() {
 	register(Flow{
-		Name:  "pipeline",
-		Title: "Pipeline: deterministic hand-offs into a team with a session of its own",
-		Group: GroupDeterministic,
-		Plain: "Three stages hand the work on in a fixed order, no model choosing, the last into a review team that works in a session of its own.",
+		Name:       "pipeline",
+		Title:      "Pipeline: deterministic hand-offs into a team with a session of its own",
+		OwnHistory: "its team runs with a session of its own, whose first agent is fed the team's input, not the pipeline's history",
+		Group:      GroupDeterministic,
+		Plain:      "Three stages hand the work on in a fixed order, no model choosing, the last into a review team that works in a session of its own.",
 		Description: "Three stages chained with adk.AgentWithDeterministicTransferTo: collector hands on to writer, " +
 			"writer to the review team, without any model choosing (dashed edges). writer, a plain stage, is fed " +
 			"collector's messages as \"For context:\". The review team is a multi-agent (editor and fact_checker " +

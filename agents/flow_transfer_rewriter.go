@@ -31,6 +31,7 @@ func init() {
 		Build: func(ctx context.Context, models ModelFor) (adk.Agent, error) {
 			return buildHotel(ctx, models, adk.WithHistoryRewriter(handoffNote))
 		},
+		OwnHistory: "housekeeping's input is written by a history rewriter of the flow's own (adk.WithHistoryRewriter)",
 	})
 }
 

@@ -57,6 +57,7 @@ func init() {
 		Scripts:      hotelScripts,
 		Build:        func(ctx context.Context, models ModelFor) (adk.Agent, error) { return buildHotel(ctx, models) },
 		RunOptions:   []adk.AgentRunOption{adk.WithSkipTransferMessages()},
+		OwnHistory:   "the run drops the transfer messages from the history (adk.WithSkipTransferMessages)",
 	})
 }
 

@@ -55,6 +55,7 @@ func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
 		opts.Debugger.Abort(cancel)
+		opts.Debugger.OwnHistory(flow.OwnHistory)
 	}
 	root, err := flow.Build(ctx, models)
 	if err != nil {

@@ -68,9 +68,10 @@ func heldRunOf(id string, d *agents.Debugger) heldRun {
 	return out
 }
 
-// continueRun serves POST /api/runs/:id/continue {"action", "reply", "input", "by"}: a run held at
-// a breakpoint goes on. "action" is continue (the default), step (on to the next handoff) or
-// abort (the run ends canceled). "reply" (a message: "content", "tool_calls" with "name" and
+// continueRun serves POST /api/runs/:id/continue {"action", "reply", "input", "by", "step"}: a run
+// held at a breakpoint goes on. "action" is continue (the default), step (on to the next handoff,
+// or with "step" to the next moment of that kind: transfer, agenttool, model, tool...) or abort
+// (the run ends canceled). "reply" (a message: "content", "tool_calls" with "name" and
 // "arguments") replaces the reply that decided a transfer; "input" (a list of messages, each with
 // its "role") replaces what the held model call receives. "by" says who (page, api; api when left
 // out). 200 with the run's breakpoints; 404 for an unknown run, 409 for a run not held here,
@@ -86,6 +87,7 @@ func (s *Server) continueRun(c echo.Context) error {
 		jsonField{"reply", &res.Reply, `a message such as {"content": "...", "tool_calls": [{"name": "transfer_to_agent", "arguments": "{\"agent_name\":\"math_agent\"}"}]}`},
 		jsonField{"input", &res.Input, `a list of messages such as [{"role": "user", "content": "..."}]`},
 		jsonField{"by", &res.By, "a string"},
+		jsonField{"step", &res.Step, "a kind of moment: transfer, agenttool, model, tool, error, session or interrupt"},
 	); err != nil {
 		return err
 	}

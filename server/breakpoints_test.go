@@ -79,6 +79,8 @@ func TestBreakpointsThroughTheServer(t *testing.T) {
 	}{
 		{"unknown action", "/continue", `{"action":"skip"}`, http.StatusBadRequest, `action "skip" is not continue, step or abort`},
 		{"input at a transfer", "/continue", `{"input":[{"role":"user","content":"x"}]}`, http.StatusBadRequest, "input can be edited only at a model breakpoint"},
+		{"step kind without a step", "/continue", `{"action":"continue","step":"model"}`, http.StatusBadRequest, `step "model": give it with action step`},
+		{"step to an unknown kind", "/continue", `{"action":"step","step":"handoff"}`, http.StatusBadRequest, `step "handoff": give it with action step, one of transfer`},
 		{"unknown kind", "/breakpoints", `{"breakpoints":["handoff"]}`, http.StatusBadRequest, `breakpoint kind "handoff" is not one of transfer`},
 		{"unknown agent", "/breakpoints", `{"breakpoints":["transfer:mth_agent"]}`, http.StatusBadRequest, `flow supervisor has no agent "mth_agent"`},
 	} {

@@ -164,6 +164,8 @@ async function continueHeld(ev) {
   ev.preventDefault();
   const errEl = form.querySelector(".form-error");
   const req = { action: ev.submitter ? ev.submitter.value : "continue", by: "page" };
+  const stepTo = form.querySelector("[name=step]")?.value;
+  if (req.action === "step" && stepTo) req.step = stepTo;
   if (req.action !== "abort") {
     try {
       Object.assign(req, heldEdits(form));
@@ -217,6 +219,28 @@ async function setBreakpoints(ev) {
   const form = ev.target.closest("form.breakpoints");
   if (!form) return;
   ev.preventDefault();
+  await sendBreakpoints(form);
+}
+
+// breakHere adds the breakpoint of a "Break here" button (an inspector's) to the run's list, and
+// sends the list.
+async function breakHere(ev) {
+  const btn = ev.target.closest("button[data-break]");
+  const form = document.querySelector("form.breakpoints");
+  if (!btn || !form) return;
+  const input = form.querySelector("[name=breakpoints]");
+  input.value = addBreakpoint(input.value, btn.dataset.break);
+  await sendBreakpoints(form);
+}
+
+// addBreakpoint returns the list written in value with spec added, once.
+function addBreakpoint(value, spec) {
+  const list = splitBreakpoints(value);
+  if (!list.includes(spec)) list.push(spec);
+  return list.join(", ");
+}
+
+async function sendBreakpoints(form) {
   const errEl = form.querySelector(".form-error");
   const breakpoints = splitBreakpoints(form.querySelector("[name=breakpoints]").value);
   const r = await postJSON("/api/runs/" + encodeURIComponent(S.runId) + "/breakpoints", { breakpoints });
@@ -298,6 +322,7 @@ export function initRun() {
   document.addEventListener("submit", decide);
   document.addEventListener("submit", fork);
   document.addEventListener("submit", continueHeld);
+  document.addEventListener("click", breakHere);
   document.addEventListener("submit", setBreakpoints);
   document.getElementById("next-turn")?.addEventListener("submit", (ev) => {
     ev.preventDefault();

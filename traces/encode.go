@@ -169,11 +169,13 @@ func (w *eventWriter) payloads(e *Event) {
 	if p := e.Pause; p != nil {
 		w.open("pause")
 		w.str("break", p.Break)
+		w.optStr("on", p.On)
 		w.optStr("target", p.Target)
 		if p.At != 0 {
 			w.int("at", p.At)
 		}
 		w.optStr("detail", p.Detail)
+		w.optStr("feed", p.Feed)
 		w.optStr("action", p.Action)
 		w.optStr("by", p.By)
 		w.optStr("edited", p.Edited)

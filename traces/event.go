@@ -266,6 +266,8 @@ type Pause struct {
 	// Break is the kind of breakpoint that held the run (one of the Break constants), or
 	// BreakStep when a step did.
 	Break string `json:"break"`
+	// On is, when a step held the run, the kind of moment it held it at (one of Breaks).
+	On string `json:"on,omitempty"`
 	// Target is what the breakpoint is about: a transfer's target agent, the tool's or AgentTool
 	// callee's name, the session key.
 	Target string `json:"target,omitempty"`
@@ -274,6 +276,9 @@ type Pause struct {
 	At int64 `json:"at,omitempty"`
 	// Detail says what is about to happen, for a person (paused).
 	Detail string `json:"detail,omitempty"`
+	// Feed says, before a transfer (paused), why what its target will be fed cannot be told from
+	// the history: the run rebuilds the target's input its own way. Empty when it can be.
+	Feed string `json:"feed,omitempty"`
 	// Action is how the run went on (continued): one of the Action constants.
 	Action string `json:"action,omitempty"`
 	// By says who let it go on (continued): "page", "api", "cli", or "baton" when the run ended

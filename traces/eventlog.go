@@ -248,6 +248,7 @@ func (w *logWriter) appendPayloads(b []byte, e *Event) []byte {
 		b = binary.AppendVarint(b, p.At)
 		b = w.text(b, p.Detail)
 		b = w.text(b, p.Edited)
+		b = appendLogStrings4(b, p.On, p.Feed, "", "")
 		b = appendBool(b, p.Reply != nil)
 		if p.Reply != nil {
 			b = w.appendMessage(b, p.Reply)

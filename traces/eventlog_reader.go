@@ -219,6 +219,7 @@ func (d *logDecoder) payloads(e *Event, mask uint64) {
 func (d *logDecoder) pause(e *Event) {
 	p := &Pause{Break: d.str(), Target: d.str(), Action: d.str(), By: d.str(), At: d.varint()}
 	p.Detail, p.Edited = d.str(), d.str()
+	p.On, p.Feed, _, _ = d.str(), d.str(), d.str(), d.str()
 	if d.bool() {
 		p.Reply = new(Message)
 		d.message(p.Reply)

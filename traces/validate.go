@@ -223,6 +223,9 @@ func validatePause(i int, e Event) error {
 	if !slices.Contains(Breaks, p.Break) && p.Break != BreakStep {
 		return Errorf(CodeInvalid, "events[%d].pause.break %q is not one of %v or %q", i, p.Break, Breaks, BreakStep)
 	}
+	if p.On != "" && (p.Break != BreakStep || !slices.Contains(Breaks, p.On)) {
+		return Errorf(CodeInvalid, "events[%d].pause.on %q: only a step's pause has one, one of %v", i, p.On, Breaks)
+	}
 	if e.Kind == KindContinued && p.Action != ActionContinue && p.Action != ActionStep && p.Action != ActionAbort {
 		return Errorf(CodeInvalid, "events[%d].pause.action %q is not %q, %q or %q", i, p.Action, ActionContinue, ActionStep, ActionAbort)
 	}

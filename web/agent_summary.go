@@ -25,6 +25,7 @@ type AgentSummary struct {
 	Cost        string // what they cost, as Stats.Cost
 	Calls       []PromptCall
 	Chart       PromptChart
+	Breaks      []BreakHere // the breakpoints its node offers
 }
 
 // PromptCall is one model call's prompt.
@@ -73,6 +74,7 @@ func agentSummaries(tr traces.Trace, t *treeState, names []string, rate prices.R
 		out = append(out, AgentSummary{
 			Name: name, Colour: m.colour, Kind: m.Kind, Description: m.Description, Parent: m.Parent, Relation: m.Relation,
 			State: x.state, ModelCalls: x.modelCalls, ToolCalls: x.toolCalls, Tokens: x.tokens,
+			Breaks: agentBreaks(name),
 		})
 	}
 	// of returns the summaries of the agents a and b (once when they are one), those summarised.

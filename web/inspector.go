@@ -37,6 +37,8 @@ type Inspection struct {
 	// when there are more; PairTitle says which and how many.
 	Pair      []Ref
 	PairTitle string
+	// Breaks are the breakpoints the page offers to add from this event (breaksAt).
+	Breaks []BreakHere
 }
 
 // PairShown is how many transfers of one direction a transfer's inspector lists at most.
@@ -75,7 +77,7 @@ func (a *analysis) inspectionLast(i, last int) Inspection {
 	in := Inspection{
 		Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Kind: e.Kind,
 		Agent: e.Agent, Colour: a.tree.roster.colour(e.Agent), RunPath: collapse(e.RunPath),
-		Title: fmt.Sprintf("#%d %s", e.Seq, e.Kind), Summary: oneLine(Summary(*e)),
+		Title: fmt.Sprintf("#%d %s", e.Seq, e.Kind), Summary: oneLine(Summary(*e)), Breaks: breaksAt(e),
 	}
 	s := &inspector{a: a, in: &in, i: i, last: last}
 	s.fill()

@@ -22,17 +22,24 @@ type Outcome struct {
 // Held is the breakpoint a running run is held at (its paused event, not continued yet): what is
 // about to happen, and the reply that decided it.
 type Held struct {
-	Seq    int64  // the paused event
-	Agent  string // the agent acting
-	Break  string // the breakpoint's kind, or step
-	Target string // the transfer's target, the tool's or callee's name, the session key
-	Detail string // what is about to happen
-	At     int64  // the deciding reply's model.finished, 0 for none
+	Seq     int64  // the paused event
+	Agent   string // the agent acting
+	Break   string // the breakpoint's kind, or step
+	On      string // for a step, the kind of moment it held the run at ("" in older traces)
+	OwnFeed string // before a transfer, how the run feeds the target its own way ("" for eino's default)
+	Target  string // the transfer's target, the tool's or callee's name, the session key
+	Detail  string // what is about to happen
+	At      int64  // the deciding reply's model.finished, 0 for none
 	// Reply is the deciding reply (At's), when there is one: what an edit starts from.
 	Reply *traces.Message
 	// Input is what the held model call is to receive (the agent's latest model input, as the
 	// paused event's agent will be fed), for a model breakpoint.
 	Input []traces.Message
+	// Feed is, before a transfer, what its target will be fed, with origins (heldFeed), under
+	// FeedTitle; FeedNote says instead why Baton cannot tell.
+	Feed      []FedMessage
+	FeedTitle string
+	FeedNote  string
 }
 
 // Paused is the interrupt an interrupted run stopped at: eino's root cause, the first interrupted

@@ -59,7 +59,13 @@ func (a *analysis) view(limit int) View {
 }
 
 // stats returns the header as of the newest event.
-func (a *analysis) stats() Stats { return newStats(a.tr, a.run, a.tree, a.rate) }
+func (a *analysis) stats() Stats {
+	s := newStats(a.tr, a.run, a.tree, a.rate)
+	if s.Held != nil {
+		a.heldFeed(s.Held, eventIndex(a.tr, s.Held.Seq))
+	}
+	return s
+}
 
 // Update is what changes on the run page when the events after From arrive, up to Seq. Stats is
 // always given when Changed, Graph only when GraphChanged, Faces only when it is not. Rows are the

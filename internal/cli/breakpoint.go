@@ -38,7 +38,7 @@ const breakHelp = "hold the run at a breakpoint `SPEC`, written KIND[:TARGET][@A
 // the run without breakpoints.
 func prompt(d *agents.Debugger, paused traces.Event, in *bufio.Scanner, w io.Writer) {
 	for {
-		fmt.Fprintf(w, "paused at a %s breakpoint: %s\n[c]ontinue, [s]tep, [q]uit, e FILE (edit)> ", paused.Pause.Break, paused.Pause.Detail)
+		fmt.Fprintf(w, "paused at a %s breakpoint: %s\n[c]ontinue, [s]tep [KIND], [q]uit, e FILE (edit)> ", paused.Pause.Break, paused.Pause.Detail)
 		if !in.Scan() {
 			fmt.Fprintln(w, "\nstdin ended: continuing without breakpoints")
 			d.SetBreakpoints(nil)
@@ -66,7 +66,7 @@ func answer(line string) (agents.Resume, error) {
 	case "c", "":
 		return agents.Resume{Action: traces.ActionContinue}, nil
 	case "s":
-		return agents.Resume{Action: traces.ActionStep}, nil
+		return agents.Resume{Action: traces.ActionStep, Step: strings.TrimSpace(arg)}, nil
 	case "q":
 		return agents.Resume{Action: traces.ActionAbort}, nil
 	case "e":
@@ -85,5 +85,5 @@ func answer(line string) (agents.Resume, error) {
 		}
 		return res, nil
 	}
-	return agents.Resume{}, traces.Errorf(traces.CodeInvalid, "%q: answer c, s, q or e FILE", line)
+	return agents.Resume{}, traces.Errorf(traces.CodeInvalid, "%q: answer c, s, s KIND (transfer, agenttool, model, tool...), q or e FILE", line)
 }

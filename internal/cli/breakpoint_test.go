@@ -32,16 +32,18 @@ func runHeld(t *testing.T, answers string, args ...string) (int, string, traces.
 }
 
 // TestRunBreakStepsAndQuits: `baton run --break` prints where the run is held and reads what to
-// do: a line it cannot use is said and asked again, s steps to the next handoff, q aborts.
+// do: a line it cannot use is said and asked again, s steps to the next handoff, s model to the
+// next model call, q aborts.
 func TestRunBreakStepsAndQuits(t *testing.T) {
-	code, out, tr := runHeld(t, "x\ns\nq\n", "supervisor", "--break", "transfer:research_agent")
+	code, out, tr := runHeld(t, "x\ns\ns model\nq\n", "supervisor", "--break", "transfer:research_agent")
 	if code == 0 || tr.Run.Status != traces.StatusCanceled {
 		t.Errorf("exit %d, status %s; want a failure exit and a canceled run", code, tr.Run.Status)
 	}
 	for _, want := range []string{
-		"paused at a transfer breakpoint: supervisor transfers to research_agent\n[c]ontinue, [s]tep, [q]uit, e FILE (edit)> ",
-		`"x": answer c, s, q or e FILE`,
+		"paused at a transfer breakpoint: supervisor transfers to research_agent\n[c]ontinue, [s]tep [KIND], [q]uit, e FILE (edit)> ",
+		`"x": answer c, s, s KIND (transfer, agenttool, model, tool...), q or e FILE`,
 		"paused at a step breakpoint: research_agent hands over to supervisor (deterministic)",
+		"paused at a step breakpoint: supervisor calls its model with", // s model: the next model call, not the next handoff
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -53,8 +55,8 @@ func TestRunBreakStepsAndQuits(t *testing.T) {
 			actions = append(actions, e.Pause.Action)
 		}
 	}
-	if strings.Join(actions, ",") != "step,abort" {
-		t.Errorf("continued actions = %v; want step, abort", actions)
+	if strings.Join(actions, ",") != "step,step,abort" {
+		t.Errorf("continued actions = %v; want step, step, abort", actions)
 	}
 }
 

@@ -81,6 +81,9 @@ type Resume struct {
 	Reply *traces.Message `json:"reply,omitempty"`
 	// Input replaces the messages the next model call receives. Only where the stop has them.
 	Input []traces.Message `json:"input,omitempty"`
+	// Step is, for a step, the kind of moment it goes on to (one of traces.Breaks: the next
+	// model call, tool call...); "" for the next handoff (a transfer or an AgentTool call).
+	Step string `json:"step,omitempty"`
 }
 
 // Debugger holds a run at its breakpoints until someone lets it go on. It is safe for
@@ -88,9 +91,11 @@ type Resume struct {
 type Debugger struct {
 	mu       sync.Mutex
 	points   []Breakpoint
-	stepping bool  // the next handoff holds the run
-	held     *held // the stop the run is held at, if any
+	stepping bool   // a step goes on: the next moment of kind step (the next handoff for "") holds the run
+	step     string // the kind of moment a step goes on to, "" for a handoff
+	held     *held  // the stop the run is held at, if any
 	notify   func(Stop)
+	history  string // how the run feeds a transfer's target its own way; "" for eino's default
 	cancel   context.CancelFunc
 }
 
@@ -137,6 +142,15 @@ func (d *Debugger) Abort(cancel context.CancelFunc) {
 	d.cancel = cancel
 }
 
+// OwnHistory says that the run feeds a transfer's target other than by eino's default
+// rewriting of the shared history, and how, for a person: each pause before a transfer says so,
+// so that no one predicts the feed from the history.
+func (d *Debugger) OwnHistory(how string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.history = how
+}
+
 // Continue lets the held run go on as r says. It fails with traces.CodeConflict when the run is
 // not held, and traces.CodeInvalid for an unknown action or an edit the stop has nothing to
 // edit for.
@@ -160,6 +174,9 @@ func (d *Debugger) Continue(r Resume) error {
 	if r.Input != nil && h.stop.Input == nil {
 		return traces.Errorf(traces.CodeInvalid, "the run is paused at a %s breakpoint, before no model call: input can be edited only at a model breakpoint", h.stop.Break)
 	}
+	if r.Step != "" && (r.Action != traces.ActionStep || !slices.Contains(traces.Breaks, r.Step)) {
+		return traces.Errorf(traces.CodeInvalid, "step %q: give it with action step, one of %s (none for the next handoff)", r.Step, strings.Join(traces.Breaks, ", "))
+	}
 	if r.Reply != nil && r.Reply.Role == "" {
 		r.Reply.Role = "assistant"
 	}
@@ -169,7 +186,7 @@ func (d *Debugger) Continue(r Resume) error {
 		}
 	}
 	d.held = nil
-	d.stepping = r.Action == traces.ActionStep
+	d.stepping, d.step = r.Action == traces.ActionStep, r.Step
 	if r.Action == traces.ActionAbort && d.cancel != nil {
 		d.cancel()
 	}
@@ -181,7 +198,8 @@ func (d *Debugger) Continue(r Resume) error {
 func (d *Debugger) wants(s *Stop) (string, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.stepping && (s.Break == traces.BreakTransfer || s.Break == traces.BreakAgentTool) {
+	handoff := d.step == "" && (s.Break == traces.BreakTransfer || s.Break == traces.BreakAgentTool)
+	if d.stepping && (handoff || s.Break == d.step) {
 		d.stepping = false
 		return traces.BreakStep, true
 	}
@@ -240,6 +258,16 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 	if !ok {
 		return Resume{}, false
 	}
+	on := ""
+	if brk != s.Break {
+		on = s.Break // a step held the run at this kind of moment
+	}
+	feed := ""
+	if s.Break == traces.BreakTransfer {
+		d.mu.Lock()
+		feed = d.history
+		d.mu.Unlock()
+	}
 	s.Break = brk
 	var path []string
 	if v != nil {
@@ -255,7 +283,7 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 		r.mu.Lock()
 	}
 	r.out.emit(traces.Event{Kind: traces.KindPaused, Agent: s.Agent, RunPath: path,
-		Pause: &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Detail: s.Detail, Input: s.Input}})
+		Pause: &traces.Pause{Break: s.Break, On: on, Feed: feed, Target: s.Target, At: s.At, Detail: s.Detail, Input: s.Input}})
 	r.mu.Unlock()
 	res := d.wait(ctx, h)
 	p := &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Action: res.Action, By: res.By, Reply: res.Reply, Input: res.Input}

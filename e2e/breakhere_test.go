@@ -1,0 +1,59 @@
+package e2e_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBreakHereFromTheRunPage: held before the supervisor's transfer to research_agent, the page
+// shows what research_agent will be fed, with origins; a timeline row's "Break here" and an agent
+// node's add to the run's breakpoints, and the run then holds where they say.
+func TestBreakHereFromTheRunPage(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/")
+	evalJS[bool](t, tb, `(document.querySelector('`+attrSel("data-testid", "flow-supervisor")+` [data-testid=run-breakpoints]').value = 'transfer:research_agent', true)`)
+	tb.click(t, attrSel("data-testid", "flow-supervisor")+" [data-testid=run-button]")
+	tb.waitFor(t, "the run held at its transfer", `(document.querySelector('[data-testid=held-detail]')?.textContent || '') === 'supervisor transfers to research_agent'`)
+
+	// What research_agent will be fed, each message with its origin.
+	origins := evalJS[string](t, tb, `[...document.querySelectorAll('[data-testid=held-feed][data-agent=research_agent] [data-testid=fed-message]')].map(m => m.dataset.origin).join(',')`)
+	if !strings.HasPrefix(origins, "user input,") || !strings.Contains(origins, "for context") {
+		t.Fatalf("the held banner's feed origins = %q; want the user's input, then For context rewrites", origins)
+	}
+
+	// A timeline row offers its agent's breakpoints; the button adds to the run's list.
+	tb.inspect(t, `[data-testid=timeline-row][data-kind="agent.started"][data-agent="supervisor"]`)
+	tb.click(t, `#inspector [data-testid=break-here-button][data-break="model:supervisor"]`)
+	tb.waitFor(t, "model:supervisor set", `(document.querySelector('[data-testid=breakpoints-form]')?.dataset.set || '') === 'transfer:research_agent,model:supervisor'`)
+
+	// An agent node offers them too.
+	tb.click(t, `[data-testid="node-research_agent"]`)
+	tb.click(t, `[data-testid=agent-summary][data-agent=research_agent] [data-testid=break-here-button][data-break="model:research_agent"]`)
+	tb.waitFor(t, "model:research_agent set", `(document.querySelector('[data-testid=breakpoints-form]')?.dataset.set || '') === 'transfer:research_agent,model:supervisor,model:research_agent'`)
+
+	tb.click(t, "[data-testid=held-continue]")
+	tb.waitFor(t, "the run held before research_agent's model call", `(() => { const h = document.querySelector('[data-testid=run-held]');
+	  return h?.dataset.break === 'model' && h.dataset.target === 'research_agent'; })()`)
+	tb.click(t, "[data-testid=held-abort]")
+	tb.waitStatus(t, "canceled")
+}
+
+// TestStepToAKindFromThePage: held before the transfer to research_agent, Step with "model call"
+// chosen holds the run again before research_agent's model call, not at the next handoff.
+func TestStepToAKindFromThePage(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/")
+	evalJS[bool](t, tb, `(document.querySelector('`+attrSel("data-testid", "flow-supervisor")+` [data-testid=run-breakpoints]').value = 'transfer:research_agent', true)`)
+	tb.click(t, attrSel("data-testid", "flow-supervisor")+" [data-testid=run-button]")
+	tb.waitFor(t, "the run held at its transfer", `document.querySelector('[data-testid=run-held]')?.dataset.break === 'transfer'`)
+	evalJS[bool](t, tb, `(document.querySelector('[data-testid=held-step-to]').value = 'model', true)`)
+	tb.click(t, "[data-testid=held-step]")
+	tb.waitFor(t, "the run held by the step before research_agent's model call", `(() => { const h = document.querySelector('[data-testid=run-held]');
+	  return h?.dataset.break === 'step' && (h.querySelector('[data-testid=held-detail]')?.textContent || '').startsWith('research_agent calls its model'); })()`)
+	tb.click(t, "[data-testid=held-abort]")
+	tb.waitStatus(t, "canceled")
+}
