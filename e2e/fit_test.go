@@ -122,6 +122,11 @@ func TestTeamsCollapse(t *testing.T) {
 		tb.click(t, `[data-testid=node-billing_agent_3]`)
 		tb.waitFor(t, "billing_agent_3 inspected", `!!document.querySelector('[data-testid=agent-summary]') && document.querySelector('[data-testid=agent-summary]').textContent.includes('billing_agent_3')`)
 		tb.press(t, kb.Escape) // at 800 px the inspector is a drawer over the tree
+		// The drawer slides away: click once it no longer covers the badge (on a loaded machine its
+		// transition is still running when Escape returns).
+		tb.waitFor(t, "billing's badge uncovered", `(() => { const b = document.querySelector('[data-testid=team-badge][data-team=billing_lead]');
+		  const r = b.getBoundingClientRect(); const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+		  return !!at && b.contains(at); })()`)
 		tb.click(t, `[data-testid=team-badge][data-team=billing_lead]`)
 		tb.waitFor(t, "billing's team closed", `!drawn(document.querySelector('[data-testid=node-billing_agent_1] .node-box'))`)
 	}
