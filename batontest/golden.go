@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/baton-dev/baton/internal/atomicfile"
 	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
 )
@@ -29,10 +30,10 @@ func (r *Run) MatchGolden(base string) {
 		if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 			r.tb.Fatalf("batontest: %v", err)
 		}
-		if err := writeWhole(base+".story", []byte(text)); err != nil {
+		if err := atomicfile.Write(base+".story", []byte(text)); err != nil {
 			r.tb.Fatalf("batontest: %v", err)
 		}
-		if err := r.writeTrace(base + ".trace.json"); err != nil {
+		if err := traces.WriteFile(base+".trace.json", r.Trace); err != nil {
 			r.tb.Fatalf("batontest: %v", err)
 		}
 		return
@@ -62,29 +63,8 @@ func (r *Run) saved(name string) string {
 		return fmt.Sprintf("\n(the run's trace was not saved: %v)", err)
 	}
 	path := filepath.Join(dir, strings.ReplaceAll(r.tb.Name(), "/", "_")+"-"+name+".trace.json")
-	if err := r.writeTrace(path); err != nil {
+	if err := traces.WriteFile(path, r.Trace); err != nil {
 		return fmt.Sprintf("\n(the run's trace was not saved: %v)", err)
 	}
 	return "\nthis run: baton open " + path
-}
-
-func (r *Run) writeTrace(path string) error {
-	data, err := traces.Marshal(r.Trace)
-	if err != nil {
-		return err
-	}
-	return writeWhole(path, data)
-}
-
-// writeWhole writes data beside path and renames it into place: a reader never sees half a file.
-func writeWhole(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }

@@ -1,16 +1,17 @@
 // Package traces is Baton's domain: a trace is the ordered record of one agent run, with the
 // agent tree it ran on. It holds the trace model, its versioned JSON format, the Recording that
 // writes a trace event by event while readers follow it, and the domain error type. It imports
-// nothing but the standard library and two small pieces it shares with Baton's recorder and pages
-// (internal/jsonstr, internal/grow).
+// nothing but the standard library and small pieces it shares with Baton's recorder, pages and
+// command line (internal/jsonstr, internal/grow, internal/atomicfile).
 //
 // Supported API, for apps and tools that read or write Baton's traces: the trace model (Trace,
 // Run, Status, Agent, Event with its kinds and their payloads), its files (Marshal, Unmarshal and
 // Validate, in the format docs/trace-format.md describes: a reader of version N reads every
-// version up to N; EventEncoder, EventDecoder and AppendEventRefs to write and read one event at
-// a time, DecodeJSON for a document made of the format's types), the Recording with its
-// Subscriptions, the limits a trace is held to (InputSize among them), and the domain error type
-// they return. What holds runs in a server and keeps them in a store is internal/live.
+// version up to N; WriteFile, whole or not at all; EventEncoder, EventDecoder and
+// AppendEventRefs to write and read one event at a time; DecodeJSON for a document made of the
+// format's types), the Recording with its Subscriptions, the limits a trace is held to (InputSize
+// among them), and the domain error type they return. What holds runs in a server and keeps them
+// in a store is internal/live.
 package traces
 
 import (

@@ -72,7 +72,7 @@ func compareFlows(ctx context.Context, names []string, input, out string, p pric
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
-			if err := writeTrace(filepath.Join(out, f.Name+".json"), trs[i]); err != nil {
+			if err := traces.WriteFile(filepath.Join(out, f.Name+".json"), trs[i]); err != nil {
 				return err
 			}
 		}

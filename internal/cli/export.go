@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/baton-dev/baton/internal/atomicfile"
 	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/templates"
@@ -52,7 +53,7 @@ func exportRun(id, db, out string, p prices.Table, html bool, stdout io.Writer) 
 		return writeReport(out, tr, p, stdout)
 	}
 	if out != "" {
-		return writeTrace(out, tr)
+		return traces.WriteFile(out, tr)
 	}
 	data, err := traces.Marshal(tr)
 	if err != nil {
@@ -73,7 +74,7 @@ func writeReport(out string, tr traces.Trace, p prices.Table, stdout io.Writer) 
 		_, err := stdout.Write(buf.Bytes())
 		return err
 	}
-	return writeWhole(out, buf.Bytes())
+	return atomicfile.Write(out, buf.Bytes())
 }
 
 // loadStored reads run id from the database db ("" for the default one), which must exist.

@@ -146,7 +146,7 @@ func recordFlow(ctx context.Context, flow agents.Flow, model *agents.Model, o *r
 		fmt.Fprintf(stdout, "The run waits for a decision: %s\nRun it again with --approve, or --reject REASON.\n", paused.Interrupt.Info)
 	}
 	if o.out != "" {
-		if err := writeTrace(o.out, rec.Snapshot()); err != nil {
+		if err := traces.WriteFile(o.out, rec.Snapshot()); err != nil {
 			return err
 		}
 	}

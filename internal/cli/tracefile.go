@@ -19,25 +19,3 @@ func readTrace(file string) (traces.Trace, error) {
 	}
 	return tr, nil
 }
-
-// writeTrace writes the trace to path; a reader never sees a half-written file.
-func writeTrace(path string, t traces.Trace) error {
-	data, err := traces.Marshal(t)
-	if err != nil {
-		return err
-	}
-	return writeWhole(path, data)
-}
-
-// writeWhole writes data next to path and renames it into place.
-func writeWhole(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}

@@ -127,26 +127,10 @@ func (s *fileRun) Ending(end ending) (await func()) {
 	return func() {} // written: nothing to wait for
 }
 
-// writeTrace writes t to dir/<id>.trace.json atomically.
+// writeTrace writes t to dir/<id>.trace.json, whole or not at all (see traces.WriteFile).
 func writeTrace(dir string, t traces.Trace) error {
-	data, err := traces.Marshal(t)
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write trace %s: %w", t.Run.ID, err)
 	}
-	tmp, err := os.CreateTemp(dir, ".baton-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write trace %s: %w", t.Run.ID, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write trace %s: %w", t.Run.ID, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write trace %s: %w", t.Run.ID, err)
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, t.Run.ID+".trace.json"))
+	return traces.WriteFile(filepath.Join(dir, t.Run.ID+".trace.json"), t)
 }
