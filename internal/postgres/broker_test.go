@@ -1,15 +1,13 @@
 package postgres_test
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
 	"testing"
 	"time"
 
-	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/postgres"
+	"github.com/baton-dev/baton/internal/storetest"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -22,43 +20,18 @@ func marshal(tb testing.TB, tr traces.Trace) []byte {
 	return data
 }
 
-// Every flow of the catalogue, run by eino with the scripted model and written as it goes by a
-// broker, reads back from PostgreSQL byte for byte as the recording holds it, from this store
-// and from another one on the database.
+// Every flow of the catalogue, written as it goes by a broker, reads back from PostgreSQL byte
+// for byte as the recording holds it, from this store and from another one on the database.
 func TestCatalogueReadsBackIdentical(t *testing.T) {
 	store, url := mustOpen(t, 0)
-	b := live.NewStoredBroker(0, store, slog.New(slog.DiscardHandler))
-	var recs []*traces.Recording
-	for _, flow := range agents.Catalogue() {
-		rec := traces.NewRecording(traces.Run{ID: "run-" + flow.Name, Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents)
-		if err := b.Add(rec); err != nil {
+	storetest.CatalogueReadsBack(t, store, func() live.Store {
+		other, err := postgres.Open(url, 0)
+		if err != nil {
 			t.Fatal(err)
 		}
-		agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{Pace: agents.NewPace(0)}, rec)
-		recs = append(recs, rec)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := b.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	other, err := postgres.Open(url, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	for _, rec := range recs {
-		want := marshal(t, rec.Snapshot())
-		for name, s := range map[string]*postgres.Store{"same store": store, "another": other} {
-			tr, err := s.Load(rec.ID())
-			if err != nil {
-				t.Fatalf("%s: Load(%s): %v", name, rec.ID(), err)
-			}
-			if got := marshal(t, tr); !bytes.Equal(got, want) {
-				t.Errorf("%s: run %s reads back different from the recording:\n got %.300s\nwant %.300s", name, rec.ID(), got, want)
-			}
-		}
-	}
+		t.Cleanup(func() { other.Close() })
+		return other
+	})
 }
 
 // Recover ends a run that a stopped server left running interrupted, after its last saved event,

@@ -1,7 +1,6 @@
 package sqlite_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -13,7 +12,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/internal/storetest"
@@ -59,49 +57,20 @@ func closeBroker(tb testing.TB, b *live.Broker) {
 	}
 }
 
-func marshal(tb testing.TB, tr traces.Trace) []byte {
-	tb.Helper()
-	data, err := traces.Marshal(tr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return data
-}
-
-// Every flow of the catalogue, run by eino with the scripted model and written as it goes, reads
-// back from the database byte for byte as the recording holds it, and as a new process would
-// see it after reopening the file.
+// Every flow of the catalogue, written as it goes by a broker, reads back from the database byte
+// for byte as the recording holds it, and as a new process would see it after reopening the
+// file; its runs are listed with their tally.
 func TestCatalogueReadsBackIdentical(t *testing.T) {
 	store, path := mustOpen(t, 0)
-	b := live.NewStoredBroker(0, store, slog.New(slog.DiscardHandler))
-	var recs []*traces.Recording
-	for _, flow := range agents.Catalogue() {
-		rec := traces.NewRecording(traces.Run{ID: "run-" + flow.Name, Flow: flow.Name, Input: flow.DefaultInput, Model: "scripted"}, flow.Agents)
-		if err := b.Add(rec); err != nil {
+	storetest.CatalogueReadsBack(t, store, func() live.Store {
+		reopened, err := sqlite.Open(path, 0)
+		if err != nil {
 			t.Fatal(err)
 		}
-		agents.RunFlow(context.Background(), flow, flow.DefaultInput, agents.Options{Pace: agents.NewPace(0)}, rec)
-		recs = append(recs, rec)
-	}
-	closeBroker(t, b)
-	reopened, err := sqlite.Open(path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reopened.Close()
-	for _, rec := range recs {
-		want := marshal(t, rec.Snapshot())
-		for name, s := range map[string]*sqlite.Store{"same store": store, "reopened": reopened} {
-			tr, err := s.Load(rec.ID())
-			if err != nil {
-				t.Fatalf("%s: Load(%s): %v", name, rec.ID(), err)
-			}
-			if got := marshal(t, tr); !bytes.Equal(got, want) {
-				t.Errorf("%s: run %s reads back different from the recording:\n got %.300s\nwant %.300s", name, rec.ID(), got, want)
-			}
-		}
-	}
-	page, err := b.List(live.RunQuery{Flow: "supervisor"})
+		t.Cleanup(func() { reopened.Close() })
+		return reopened
+	})
+	page, err := store.List(live.RunQuery{Flow: "supervisor"})
 	if err != nil {
 		t.Fatal(err)
 	}
