@@ -86,3 +86,18 @@ func TestConversationTurns(t *testing.T) {
 		})
 	}
 }
+
+// TestTurnOfAnInterruptedRun: a run that waits at an interrupt is resumed, not continued: its
+// next turn is refused with a 409 that says so, and the page does not offer one.
+func TestTurnOfAnInterruptedRun(t *testing.T) {
+	ts := approvalServer(t)
+	id := ts.createRun(t, `{"flow":"approval"}`)
+	ts.waitStatus(t, id, traces.StatusInterrupted)
+	res := ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + id + "/turn", body: `{"input":"and then?"}`})
+	if res.status != http.StatusConflict || !strings.Contains(res.apiError(t), "waits for a decision") {
+		t.Errorf("turn of an interrupted run: %d %s, want 409 saying it waits for a decision", res.status, res.body)
+	}
+	if form := page(t, ts.do(t, request{path: "/runs/" + id})).Find(`[data-testid=next-turn]`); form.Length() != 1 || form.AttrOr("hidden", "none") == "none" {
+		t.Errorf("the page of an interrupted run offers its next turn (form %d, hidden %q)", form.Length(), form.AttrOr("hidden", "none"))
+	}
+}
