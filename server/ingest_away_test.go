@@ -131,14 +131,17 @@ func TestIngestQuietAppComesBack(t *testing.T) {
 }
 
 // TestIngestContinuesAfterARestart: a server shut down while an app streams a run, then started
-// again on the same database, lets the app go on with the run in a new session: the trace holds
-// the first part, the interrupted end the shutdown wrote, a resumed event saying why the run goes
-// on, and the rest.
+// again on the same database, lets the app go on with the run in a new session, and no one else:
+// a continue without the secret of the app's session, or with another, is refused 403 and leaves
+// the run as it was. The trace holds the first part, the interrupted end the shutdown wrote, a
+// resumed event saying why the run goes on, and the rest.
 func TestIngestContinuesAfterARestart(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "baton.db")
 	broker, _, closeStore := storedBroker(t, db)
 	first := mustOpenServer(t, server.Config{Broker: broker})
-	id := first.startIngest(t, `{"run":{"flow":"support"}}`, nil, http.StatusCreated).ID
+	created := first.startIngest(t, `{"run":{"flow":"support"}}`, nil, http.StatusCreated)
+	id := created.ID
+	other := first.startIngest(t, `{}`, nil, http.StatusCreated) // another app's session, its secret
 	first.postEvents(t, id, nil, 3, appEvents(1, traces.KindRunStarted, traces.KindMessage)...)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -152,7 +155,17 @@ func TestIngestContinuesAfterARestart(t *testing.T) {
 	if got := ts.postRefused(t, id, appEvent(3, traces.KindMessage)); !got.Ended || got.Next != 0 {
 		t.Errorf("a post to the session of the stopped server: %+v, want ended, next unknown", got)
 	}
-	res := ts.startIngest(t, fmt.Sprintf(`{"continues":%q}`, id), nil, http.StatusOK)
+	continues := fmt.Sprintf(`{"continues":%q}`, id)
+	for name, secret := range map[string]string{"no secret": "", "another session's secret": other.Secret, "a made-up secret": "X" + created.Secret[1:]} {
+		res := ts.do(t, request{method: http.MethodPost, path: "/api/ingest", body: continues, header: map[string]string{runSecretHeader: secret}})
+		if res.status != http.StatusForbidden || !strings.Contains(res.apiError(t), "streamed by another session") {
+			t.Errorf("a continue with %s after the restart: %d %s, want 403 saying the run is another session's", name, res.status, res.body)
+		}
+	}
+	if tr := ts.trace(t, id); len(tr.Events) != 3 || tr.Run.Status != traces.StatusInterrupted {
+		t.Fatalf("after the strangers: %d events, %s; want 3, interrupted", len(tr.Events), tr.Run.Status)
+	}
+	res := ts.startIngest(t, continues, map[string]string{runSecretHeader: created.Secret}, http.StatusOK)
 	if res.ID != id {
 		t.Fatalf("continued as %s, want %s", res.ID, id)
 	}
@@ -182,6 +195,12 @@ func TestIngestContinueRefusals(t *testing.T) {
 	open := ts.startIngest(t, `{}`, nil, http.StatusCreated).ID
 	done := ts.startIngest(t, `{}`, nil, http.StatusCreated).ID
 	ts.postEvents(t, done, nil, 3, appEvents(1, traces.KindRunStarted, traces.KindRunFinished)...)
+	imported := appEvents(1, traces.KindRunStarted, traces.KindRunFinished)
+	imported[1].Run.Status = traces.StatusInterrupted
+	rec, err := ts.Broker.Import(traces.Trace{Run: traces.Run{ID: "r-imported", Flow: "app", StartedAt: imported[0].Time}, Events: imported})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name, body, secret string
 		status             int
@@ -192,6 +211,7 @@ func TestIngestContinueRefusals(t *testing.T) {
 		{"an unknown run", `{"continues":"r-nope"}`, "", 404, "not found"},
 		{"both resumes and continues", fmt.Sprintf(`{"continues":%q,"resumes":"int-7"}`, done), ts.secret(done), 400, "not both"},
 		{"another app's run", fmt.Sprintf(`{"continues":%q}`, done), "", 403, "streamed by another session"},
+		{"a run no app streamed", fmt.Sprintf(`{"continues":%q}`, rec.ID()), ts.secret(done), 409, "was not streamed by an app"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := ts.do(t, request{method: http.MethodPost, path: "/api/ingest", body: tc.body, header: map[string]string{runSecretHeader: tc.secret}})

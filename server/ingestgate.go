@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
 	"math"
@@ -23,11 +24,12 @@ import (
 // for IngestTimeout.
 //
 // Each session has a secret, random, returned by the start that opened it: every post to the run
-// carries it (runSecretHeader), and a post without it is refused 403. Who may open a new session
-// on an existing run: a start sent again with the app's own key (it gets the same session and
-// secret); a continue that shows the secret of the run's last session, or any continue when the
-// server does not know that secret (it restarted); and a resume of the run's last interrupt,
-// once per interrupt (see claim).
+// carries it (runSecretHeader), and a post without it is refused 403. The store keeps a hash of
+// the secret of each run's latest session (live.Store.SetSessionHash), so that what follows holds
+// across restarts. Who may open a new session on an existing run: a start sent again with the
+// app's own key (it gets the same session and secret); a continue that shows the secret of the
+// run's last session (refused 403 otherwise; 409 for a run no app streamed); and a resume of the
+// run's last interrupt, once per interrupt (see claim): whoever holds the interrupt's id.
 
 // Defaults of the bounds on ingestion sessions in Config.
 const (
@@ -78,6 +80,19 @@ func newSecret() string { return rand.Text() }
 // sameSecret reports whether given is want, in time that does not depend on where they differ.
 func sameSecret(given, want string) bool {
 	return want != "" && subtle.ConstantTimeCompare([]byte(given), []byte(want)) == 1
+}
+
+// secretHash is what the store keeps of a session's secret: its SHA-256, so that reading the
+// database does not give the secret away. The secret is random, 128 bits: no salt or stretching
+// is needed.
+func secretHash(secret string) []byte {
+	h := sha256.Sum256([]byte(secret))
+	return h[:]
+}
+
+// provesSession reports whether given is the secret whose hash is want.
+func provesSession(given string, want []byte) bool {
+	return want != nil && subtle.ConstantTimeCompare(secretHash(given), want) == 1
 }
 
 // forbidden refuses a request that does not carry run id's secret.

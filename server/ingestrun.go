@@ -38,7 +38,6 @@ type ingestion struct {
 	claims   map[string]struct{}   // interrupts a start is resuming
 	starting map[string]struct{}   // the keys of the starts under way
 	joining  map[string]struct{}   // runs a start is reopening, by id
-	owners   secretBook            // the secret of each run's latest session
 
 	// export is Config.Export, handed each run as it starts or resumes; nil for none.
 	export func(*traces.Recording)
@@ -49,7 +48,7 @@ func newIngestion(ctx context.Context, broker *live.Broker, cfg Config) *ingesti
 		keys: make(map[string]*ingestRun), ended: endedSessions{byRun: make(map[string]*ingestRun)},
 		maxSessions: cfg.MaxIngestRuns, maxPerClient: cfg.MaxIngestRunsPerClient, perClient: make(map[string]int),
 		resumed: make(map[string]*ingestRun), claims: make(map[string]struct{}), starting: make(map[string]struct{}), joining: make(map[string]struct{}),
-		owners: secretBook{byRun: make(map[string]string)}, export: cfg.Export}
+		export: cfg.Export}
 }
 
 // session returns the session of run id: its open one, or one that ended lately, which its post
@@ -379,27 +378,4 @@ func (e *endedSessions) remove(id string) {
 	}
 	delete(e.byRun, id)
 	e.order = slices.DeleteFunc(e.order, func(o string) bool { return o == id })
-}
-
-// ownersKept bounds how many runs' secrets the server remembers, the latest ones: a run's secret
-// is a few dozen bytes, and a run forgotten may be continued by whoever asks first (as after a
-// restart).
-const ownersKept = 1 << 16
-
-// secretBook remembers the secret of each run's latest session, after the session is forgotten,
-// so that only its app continues the run (see continueRun).
-type secretBook struct {
-	byRun map[string]string
-	order []string // run ids, the oldest first
-}
-
-func (b *secretBook) put(id, secret string) {
-	if _, ok := b.byRun[id]; !ok {
-		b.order = append(b.order, id)
-	}
-	b.byRun[id] = secret
-	if len(b.order) > ownersKept {
-		delete(b.byRun, b.order[0])
-		b.order = b.order[1:]
-	}
 }

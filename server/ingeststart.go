@@ -172,25 +172,39 @@ func (in *ingestion) join(rec *traces.Recording, o opening, start sessionStart) 
 	return nil
 }
 
-// openClaimed opens the session on rec, joined (see join) or new, and lets go of its claims.
+// openClaimed opens the session on rec, joined (see join) or new, and lets go of its claims. The
+// session's secret is hashed into the store before anyone holds the secret, so that after a
+// restart only its holder goes on with the run (see continueRun); not under in.mu, as a store may
+// wait. A run whose session the store cannot record ends interrupted, saying so.
 func (in *ingestion) openClaimed(rec *traces.Recording, o opening, start sessionStart) (*ingestRun, bool, error) {
+	secret := newSecret()
+	unkept := in.broker.SetSessionHash(rec.ID(), secretHash(secret))
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	delete(in.joining, rec.ID())
+	shut := in.closed || in.ctx.Err() != nil // it shut down while the run was being joined or added
+	why := "Baton shut down while the app was sending this run"
+	if unkept != nil {
+		why = "Baton could not record the app's session in its store: " + traces.ErrorMessage(unkept)
+	}
 	switch start {
 	case continuesRun:
 		rec.Emit(traces.Event{Kind: traces.KindResumed, Interrupt: &traces.Interrupt{Info: continuedInfo}})
 	case resumesRun:
-		if in.closed || in.ctx.Err() != nil { // only resumed may follow an interrupted end
-			rec.Emit(traces.Event{Kind: traces.KindResumed, Interrupt: &traces.Interrupt{ID: o.resumes, Info: "Baton shut down as the app resumed the run"}})
+		if shut || unkept != nil { // only resumed may follow an interrupted end
+			rec.Emit(traces.Event{Kind: traces.KindResumed, Interrupt: &traces.Interrupt{ID: o.resumes, Info: why}})
 		}
 	}
-	if in.closed || in.ctx.Err() != nil { // it shut down while the run was being joined or added
-		rec.Finish(traces.StatusInterrupted, "Baton shut down while the app was sending this run")
-		return nil, false, errShuttingDown // the caller lets go of the claims
+	switch {
+	case unkept != nil: // the caller lets go of the claims
+		rec.Finish(traces.StatusInterrupted, why)
+		return nil, false, fmt.Errorf("record the session of run %s: %w", rec.ID(), unkept)
+	case shut:
+		rec.Finish(traces.StatusInterrupted, why)
+		return nil, false, errShuttingDown
 	}
 	in.unclaim(o)
-	return in.open(rec, o, start), start != startsRun, nil
+	return in.open(rec, o, start, secret), start != startsRun, nil
 }
 
 // endStopped ends the session still open on a run whose last interrupt is id (none when id is
@@ -248,18 +262,24 @@ const continuedInfo = "the app came back: Baton had ended the run while it was n
 
 // continueRun reopens run id for an app whose session the server no longer has (it restarted,
 // or forgot the session) while the app's run went on. The run must have ended interrupted, as
-// the server ends a run it stops hearing from, and have no open session; when the server knows
-// the secret of the run's last session, the request must show it. A resumed event says why the
-// run goes on, and the new session counts the app's events from 1.
+// the server ends a run it stops hearing from, and have no open session; the request must show
+// the secret of the run's last session, whose hash the store keeps (see openClaimed), so this
+// holds across restarts. A resumed event says why the run goes on, and the new session counts the
+// app's events from 1.
 func (in *ingestion) continueRun(id string, o opening) (*ingestRun, error) {
 	rec, err := in.broker.Get(id)
 	if err != nil {
 		return nil, err
 	}
-	in.mu.Lock()
-	want, known := in.owners.byRun[id]
-	in.mu.Unlock()
-	if known && !sameSecret(o.secret, want) {
+	hash, err := in.broker.SessionHash(id)
+	if err != nil {
+		return nil, fmt.Errorf("read the session of run %s: %w", id, err)
+	}
+	if hash == nil { // Baton ran it, it was imported, or it is older than the store's hashes
+		return nil, traces.Errorf(traces.CodeConflict, "run %s was not streamed by an app, or by one this Baton knows of: "+
+			"no app may go on with it; start a new run with POST /api/ingest", id)
+	}
+	if !provesSession(o.secret, hash) {
 		return nil, forbidden(id)
 	}
 	switch st := rec.Run().Status; st {
@@ -282,15 +302,14 @@ func (in *ingestion) continueRun(id string, o opening) (*ingestRun, error) {
 	return r, err
 }
 
-// open registers a new session on rec, which starts as start says, with a new secret, in the
-// place o.client reserved, and starts its watcher. The caller holds in.mu.
-func (in *ingestion) open(rec *traces.Recording, o opening, start sessionStart) *ingestRun {
-	run := &ingestRun{in: in, rec: rec, resumes: o.resumes, start: start, key: o.key, client: o.client, secret: newSecret(),
+// open registers a new session on rec, which starts as start says, with secret, in the place
+// o.client reserved, and starts its watcher. The caller holds in.mu.
+func (in *ingestion) open(rec *traces.Recording, o opening, start sessionStart, secret string) *ingestRun {
+	run := &ingestRun{in: in, rec: rec, resumes: o.resumes, start: start, key: o.key, client: o.client, secret: secret,
 		next: 1, dec: traces.NewEventDecoder(), last: time.Now(), ended: make(chan struct{}), poke: make(chan struct{}, 1)}
 	run.heard.Store(run.last.UnixNano())
 	in.ended.remove(rec.ID())
 	in.runs[rec.ID()] = run
-	in.owners.put(rec.ID(), run.secret)
 	if o.key != "" {
 		in.keys[o.key] = run
 	}

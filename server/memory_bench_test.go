@@ -61,7 +61,8 @@ func branchingFile(lines []string) string {
 
 // BenchmarkMemoryPerTraceByte: the memory the whole process allocates for a trace, per byte of
 // the trace, on each way a trace goes in or out: importing it, an app streaming it (posts of 100
-// events), its page, its report and the events socket (sent-B/in-B is what one viewer receives).
+// events), its page, its report (out-B/in-B is the report's size) and the events socket
+// (sent-B/in-B is what one viewer receives).
 // Two shapes: branching, whose input references cannot be shared (up to what the expansion
 // budget takes), and growing, a conversation whose every call is fed the history before it, the
 // shape of issue 20's hostile trace (10,000 calls: 2 MB of trace, 2 GB of inputs written out
@@ -125,11 +126,15 @@ func BenchmarkMemoryPerTraceByte(b *testing.B) {
 			})
 		})
 		b.Run("report/"+name, func(b *testing.B) {
+			var size int
 			perByte(b, func() {
-				if res := ts.do(b, request{path: "/runs/" + id + "/report.html"}); res.status != http.StatusOK {
+				res := ts.do(b, request{path: "/runs/" + id + "/report.html"})
+				if res.status != http.StatusOK {
 					b.Fatalf("report: %d", res.status)
 				}
+				size = len(res.body)
 			})
+			b.ReportMetric(float64(size)/float64(len(file)), "out-B/in-B")
 		})
 		b.Run("events/"+name, func(b *testing.B) {
 			var sent int

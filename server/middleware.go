@@ -137,7 +137,7 @@ func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // isPage reports whether r is a browser navigation to a page (not the API, an asset or a
-// websocket): the requests that may set the token cookie.
+// websocket).
 func isPage(r *http.Request) bool {
 	return r.Method == http.MethodGet && !isAPI(r) && !strings.HasPrefix(r.URL.Path, "/static/") &&
 		!websocket.IsWebSocketUpgrade(r)
@@ -151,7 +151,7 @@ func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/")
 // server's, and one the browser marks Sec-Fetch-Site cross-site or same-site (another port of this
 // host is another origin but the same site), which is how a <script> or <img> without an Origin
 // shows. A top-level navigation to a page passes (a link to a run from an issue or a chat): the
-// other site cannot read what it opens, and the token cookie is SameSite=Strict. Requests with
+// other site cannot read what it opens, and no cookie makes it pass the token check. Requests with
 // neither header (curl, the CLI) pass: they carry no ambient browser credentials.
 func checkOrigin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {

@@ -30,9 +30,10 @@ func (s *Server) pageRoutes(e *echo.Echo) {
 	e.StaticFS("/static/", static.FS)
 }
 
-// pageOptions are the settings every page gets: the token, so that the client script can send it
-// even where the cookie is not, and the pace slider: run id's own pace (fixed once the run is
-// over, absent for a run not started here), or the server's default on the index page.
+// pageOptions are the settings every page gets: the token, which the client script sends with
+// each request and link it follows (no cookie carries it: see checkToken), and the pace slider:
+// run id's own pace (fixed once the run is over, absent for a run not started here), or the
+// server's default on the index page.
 func (s *Server) pageOptions(id string) templates.PageOptions {
 	opts := templates.PageOptions{Token: s.token, PaceMS: int(s.cfg.DefaultPace.Milliseconds()), Prices: s.cfg.Prices}
 	if id != "" {

@@ -10,7 +10,6 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -115,9 +114,7 @@ type Server struct {
 	feeds  feeds // what the viewers of each followed run share
 	ingest *ingestion
 	token  string
-	// cookieKey is this process's own random key for the page cookie's value (see cookieValue).
-	cookieKey []byte
-	hosts     atomic.Pointer[hostPolicy]
+	hosts  atomic.Pointer[hostPolicy]
 
 	// pongWait is how long a websocket peer may go without answering (pongWait; a test may wait
 	// less).
@@ -185,8 +182,6 @@ func New(cfg Config) (*Server, error) {
 		token:  token,
 		feeds:  feeds{window: liveWindow, prices: cfg.Prices},
 	}
-	s.cookieKey = make([]byte, 32)
-	rand.Read(s.cookieKey) // never fails: crypto/rand panics rather than return an error
 	s.pongWait = pongWait
 	s.runsCtx, s.endRuns = context.WithCancel(context.Background())
 	s.goingAway, s.goAway = context.WithCancel(context.Background())

@@ -1,9 +1,7 @@
 package server
 
 import (
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
@@ -64,51 +62,35 @@ func checkTokenStrength(t string) error {
 	return nil
 }
 
-// cookieName is the name of the cookie a page opened with a valid ?token= receives, so that the
-// page's own requests (scripts, fetches, websockets) pass without the token. Browsers send a
-// host's cookies to each of its ports: the port in the name keeps two servers on one machine
-// from overwriting each other's.
-func (s *Server) cookieName() string { return "baton_token_" + s.hosts.Load().port }
-
-// cookieValue is what the cookie holds: not the token, which every port of the host would receive
-// with the cookie, but an HMAC of it under this process's random key, bound to the port. Whoever
-// reads the cookie (a server on another port the browser visits) learns nothing of the token,
-// which apps and scripts keep using, and holds a pass for this process only: it is void when
-// Baton restarts, and on any other Baton (see docs/api.md, "Security").
-func (s *Server) cookieValue() string {
-	mac := hmac.New(sha256.New, s.cookieKey)
-	mac.Write([]byte("baton page cookie\x00" + s.hosts.Load().port + "\x00" + s.token))
-	return hex.EncodeToString(mac.Sum(nil))
-}
-
-// checkToken requires the server's token, when it has one, as "Authorization: Bearer", ?token=
-// or the cookie a page opened with ?token= receives.
+// checkToken requires the server's token, when it has one, as "Authorization: Bearer" or
+// ?token=, on every request but for the static assets (Baton's own client code, the same in
+// every Baton: nothing to protect). No cookie carries it: browsers send a host's cookies to every
+// port of it, so a server on another port the browser visits would receive the cookie and could
+// replay it here. A page holds the token in its own markup instead (the baton-token meta, which
+// no other origin can read) and its script adds it to each request and each link it follows
+// (static/common.js): see docs/api.md, "Security".
 func (s *Server) checkToken(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.token == "" {
+		r := c.Request()
+		if s.token == "" || isAsset(r) {
 			return next(c)
 		}
-		r := c.Request()
 		if q := r.URL.Query().Get("token"); q != "" && s.validToken(q) {
-			if isPage(r) {
-				c.SetCookie(&http.Cookie{
-					Name: s.cookieName(), Value: s.cookieValue(), Path: "/",
-					HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
-				})
-			}
 			return next(c)
 		}
 		if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok &&
 			strings.EqualFold(scheme, "Bearer") && s.validToken(strings.TrimSpace(tok)) {
 			return next(c)
 		}
-		if ck, err := r.Cookie(s.cookieName()); err == nil && hmac.Equal([]byte(ck.Value), []byte(s.cookieValue())) {
-			return next(c)
-		}
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="baton"`)
 		return refuse(c, echo.NewHTTPError(http.StatusUnauthorized,
 			"a token is required: open the URL Baton printed at startup (it ends in ?token=...), or send \"Authorization: Bearer <token>\""))
 	}
+}
+
+// isAsset reports whether r asks for one of the static assets.
+func isAsset(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.HasPrefix(r.URL.Path, "/static/")
 }
 
 func (s *Server) validToken(t string) bool {

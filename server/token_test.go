@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -51,66 +50,5 @@ func TestWeakTokensRefused(t *testing.T) {
 			continue
 		}
 		srv.Shutdown(context.Background())
-	}
-}
-
-// TestCookieNamePerPort: the token cookie is named after the server's port, so that two servers
-// on one host (which browsers send each other's cookies) neither read nor overwrite each other's.
-func TestCookieNamePerPort(t *testing.T) {
-	a := mustOpenServer(t, server.Config{Token: strongToken})
-	b := mustOpenServer(t, server.Config{Token: strongToken})
-	cookieOf := func(ts *testServer) *http.Cookie {
-		t.Helper()
-		res := ts.do(t, request{path: "/?token=" + strongToken})
-		cs := (&http.Response{Header: res.header}).Cookies()
-		if res.status != http.StatusOK || len(cs) != 1 {
-			t.Fatalf("open the index with the token: %d, cookies %v", res.status, cs)
-		}
-		return cs[0]
-	}
-	ca, cb := cookieOf(a), cookieOf(b)
-	portOf := func(ts *testServer) string { return ts.Host[strings.LastIndex(ts.Host, ":")+1:] }
-	if ca.Name != "baton_token_"+portOf(a) || cb.Name != "baton_token_"+portOf(b) || ca.Name == cb.Name {
-		t.Fatalf("cookie names %q and %q, want baton_token_<port> for ports %s and %s", ca.Name, cb.Name, portOf(a), portOf(b))
-	}
-	if res := a.do(t, request{path: "/api/flows", header: map[string]string{"Cookie": ca.String()}}); res.status != http.StatusOK {
-		t.Errorf("a's cookie on a: %d", res.status)
-	}
-	if res := b.do(t, request{path: "/api/flows", header: map[string]string{"Cookie": ca.String()}}); res.status != http.StatusUnauthorized {
-		t.Errorf("a's cookie on b: %d, want 401", res.status)
-	}
-}
-
-// TestCookieIsNotTheToken: browsers send a host's cookies to every port of it, so the cookie a
-// page receives holds an HMAC of the token under the server's own random key, never the token:
-// a server on another port that receives it learns nothing of the token, and the token itself
-// in the cookie does not pass (the cookie is this server's pass, not a credential to copy).
-func TestCookieIsNotTheToken(t *testing.T) {
-	a := mustOpenServer(t, server.Config{Token: strongToken})
-	res := a.do(t, request{path: "/?token=" + strongToken})
-	cs := (&http.Response{Header: res.header}).Cookies()
-	if res.status != http.StatusOK || len(cs) != 1 {
-		t.Fatalf("open the index with the token: %d, cookies %v", res.status, cs)
-	}
-	c := cs[0]
-	if strings.Contains(c.Value, strongToken) || len(c.Value) != 64 {
-		t.Fatalf("cookie value %q: want an HMAC (64 hex digits), never the token", c.Value)
-	}
-	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
-		t.Errorf("cookie %v: want HttpOnly, SameSite=Strict, Path=/", c)
-	}
-	if res := a.do(t, request{path: "/api/flows", header: map[string]string{"Cookie": c.String()}}); res.status != http.StatusOK {
-		t.Errorf("the cookie as set: %d, want 200", res.status)
-	}
-	raw := &http.Cookie{Name: c.Name, Value: strongToken}
-	if res := a.do(t, request{path: "/api/flows", header: map[string]string{"Cookie": raw.String()}}); res.status != http.StatusUnauthorized {
-		t.Errorf("the token itself as the cookie: %d, want 401", res.status)
-	}
-	// Another server with the same token on the same port name would compute another value: its
-	// key is its own. (Ports differ here; the name test covers the name.)
-	b := mustOpenServer(t, server.Config{Token: strongToken})
-	other := &http.Cookie{Name: "baton_token_" + b.Host[strings.LastIndex(b.Host, ":")+1:], Value: c.Value}
-	if res := b.do(t, request{path: "/api/flows", header: map[string]string{"Cookie": other.String()}}); res.status != http.StatusUnauthorized {
-		t.Errorf("a's cookie value under b's cookie name: %d, want 401", res.status)
 	}
 }

@@ -1,13 +1,58 @@
 // What both pages share: the token, JSON requests, error lines, the pace slider and starting a
 // run.
 
+// The token, when the server has one, is in the page's own markup, which no other origin can
+// read, and goes with each request the page makes: no cookie carries it, since browsers send a
+// host's cookies to every port of it (docs/api.md, "Security").
 const tokenMeta = document.querySelector('meta[name="baton-token"]');
 const token = tokenMeta ? tokenMeta.content : "";
 
-// withToken adds ?token= (or &token=) to a same-origin URL when the page has a token.
+// withToken adds ?token= (or &token=) to a same-origin URL when the page has a token and the URL
+// does not carry it yet.
 export function withToken(url) {
-  if (!token) return url;
-  return url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token);
+  if (!token || hasToken(url)) return url;
+  const at = url.indexOf("#");
+  const [base, hash] = at < 0 ? [url, ""] : [url.slice(0, at), url.slice(at)];
+  return base + (base.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(token) + hash;
+}
+
+function hasToken(url) {
+  try { return new URL(url, location.href).searchParams.has("token"); } catch (e) { return false; }
+}
+
+// A link to another of Baton's pages, or a download, gets the token as it is about to be
+// followed, however it is (a click, a middle click, the context menu, the keyboard, a drag): a
+// navigation carries no header, and the page it opens needs the token as well. A link within the
+// page (#...) is left as it is.
+function tokenLink(ev) {
+  const a = ev.target instanceof Element ? ev.target.closest("a[href]") : null;
+  if (!a) return;
+  const href = a.getAttribute("href");
+  if (href.startsWith("#")) return;
+  let u;
+  try { u = new URL(href, location.href); } catch (e) { return; }
+  if (u.origin !== location.origin || u.searchParams.has("token")) return;
+  a.setAttribute("href", withToken(u.pathname + u.search + u.hash));
+}
+
+// A form that navigates (a GET form the page's scripts leave to the browser: the run list's
+// filters, compare, diff) goes with the token too.
+function tokenForm(ev) {
+  const form = ev.target;
+  if (ev.defaultPrevented || !(form instanceof HTMLFormElement) || form.method !== "get") return;
+  const u = new URL(form.action, location.href);
+  if (u.origin !== location.origin) return;
+  ev.preventDefault();
+  const q = new URLSearchParams(new FormData(form, ev.submitter));
+  location.assign(withToken(u.pathname + (q.toString() ? "?" + q : "")));
+}
+
+if (token) {
+  for (const type of ["pointerdown", "focusin", "contextmenu", "click", "auxclick", "dragstart"]) {
+    document.addEventListener(type, tokenLink, true);
+  }
+  // On window, after every handler on the document: only a submission none of them took.
+  window.addEventListener("submit", tokenForm);
 }
 
 // postJSON posts data as JSON and returns {ok, status, data}; data is the parsed reply or {}.

@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -98,10 +99,12 @@ func Sources(tr traces.Trace, i int, agent string, msgs []traces.Message) []Sour
 // sources is Sources on an index that callers share: it only reads the events it has not read
 // yet, and one that has read past i answers as of i, so inputs can be classified in any order.
 //
-// The slice it returns is shared: callers only read it. An input that extends the last one
-// classified for the same agent, on the same array of messages (a growing conversation, as a
-// recording and a trace read back hold it), has only its new messages classified, as they follow
-// the others: a run of n calls fed the history before each costs n messages, not n².
+// The slice it returns is the index's: callers read it before they call the index again. An
+// input that begins as the last one classified for the same agent did (a growing conversation,
+// or one that branches off it: all but its last message kept, others added) has only the
+// messages after what they share classified, as they follow the others: a run of n calls each
+// fed the one before's input and a message or two costs n messages, not n², however its inputs
+// share their arrays.
 func (x *sourceIndex) sources(tr traces.Trace, i int, agent string, msgs []traces.Message) []Source {
 	x.advance(tr, i)
 	before := int64(math.MaxInt64)
@@ -111,9 +114,9 @@ func (x *sourceIndex) sources(tr traces.Trace, i int, agent string, msgs []trace
 	if len(msgs) == 0 {
 		return nil
 	}
-	c := x.chainOf(agent, msgs, before)
+	c, shared := x.chainOf(agent, msgs, before)
 	if c == nil {
-		c = &chain{first: &msgs[0], q: query{x: x, used: make(map[string]int)}}
+		c = &chain{q: query{x: x, used: make(map[string]int)}}
 		slots := x.chains[agent]
 		if slots == nil {
 			slots = new([2]*chain)
@@ -121,38 +124,82 @@ func (x *sourceIndex) sources(tr traces.Trace, i int, agent string, msgs []trace
 		}
 		slots[1], slots[0] = slots[0], c
 	}
+	c.rewind(shared)
+	c.msgs = msgs
 	c.q.before = before
 	for _, m := range msgs[len(c.srcs):] {
+		c.q.took = ""
 		c.srcs = append(c.srcs, c.q.classify(agent, m))
+		c.took = append(c.took, c.q.took)
 	}
 	return c.srcs[:len(msgs):len(msgs)]
 }
 
-// chainOf returns the chain of agent that msgs, classified as of before, extends, or nil.
-func (x *sourceIndex) chainOf(agent string, msgs []traces.Message, before int64) *chain {
+// chainOf returns the chain of agent whose input, classified as of before, shares the most
+// messages with the start of msgs, and how many; nil when none shares any.
+func (x *sourceIndex) chainOf(agent string, msgs []traces.Message, before int64) (*chain, int) {
 	slots := x.chains[agent]
 	if slots == nil {
-		return nil
+		return nil, 0
 	}
+	best, shared := -1, 0
 	for k, c := range slots {
-		if c != nil && c.first == &msgs[0] && len(msgs) >= len(c.srcs) && before >= c.q.before {
-			slots[0], slots[k] = c, slots[0] // the latest first
-			return c
+		if c == nil || before < c.q.before {
+			continue
+		}
+		if n := sharedMessages(c.msgs[:len(c.srcs)], msgs); n > shared {
+			best, shared = k, n
 		}
 	}
-	return nil
+	if best < 0 {
+		return nil, 0
+	}
+	slots[0], slots[best] = slots[best], slots[0] // the latest first
+	return slots[0], shared
+}
+
+// sharedMessages returns how many messages a and b begin with alike. Inputs of one conversation
+// share their array, and then need no comparing; an input that branched off another holds
+// copies of its messages, whose strings are the same strings.
+func sharedMessages(a, b []traces.Message) int {
+	n := min(len(a), len(b))
+	if n == 0 || &a[0] == &b[0] {
+		return n
+	}
+	for k := range n {
+		if x, y := &a[k], &b[k]; x.Role != y.Role || x.Content != y.Content || x.ToolCallID != y.ToolCallID ||
+			x.ToolName != y.ToolName || !slices.Equal(x.ToolCalls, y.ToolCalls) {
+			return k
+		}
+	}
+	return n
 }
 
 // chain is one of the latest inputs of an agent that a sourceIndex classified (two: its agent
-// runs' and its model calls' inputs are two conversations): its first message, its
-// messages' sources, and the query that classified them, to go on with.
+// runs' and its model calls' inputs are two conversations): its messages, their sources, and the
+// query that classified them, to go on with.
 type chain struct {
-	first *traces.Message
-	srcs  []Source
-	q     query
+	msgs []traces.Message // the input last classified; srcs covers its first len(srcs)
+	srcs []Source
+	took []string // for each message of srcs, the copy it took of the index's events (see query.took)
+	q    query
 	// cum[k] is the prompt tokens of the first k messages by origin (in Origins' order), as
 	// promptTokens counts them, for as many messages as were asked for.
 	cum [][numOrigins]int
+}
+
+// rewind forgets the chain's messages after its first n, and the copies they took, so that an
+// input that shares only those goes on from there.
+func (c *chain) rewind(n int) {
+	for k := len(c.srcs) - 1; k >= n; k-- {
+		if key := c.took[k]; key != "" {
+			c.q.used[key]--
+		}
+	}
+	c.srcs, c.took = c.srcs[:min(n, len(c.srcs))], c.took[:min(n, len(c.took))]
+	if len(c.cum) > n+1 {
+		c.cum = c.cum[:n+1]
+	}
 }
 
 const numOrigins = 7 // len(Origins)
@@ -279,10 +326,11 @@ type query struct {
 	x      *sourceIndex
 	used   map[string]int
 	before int64
+	took   string // the key the last take counted in used, if any: what a rewind gives back
 }
 
 // take returns the event for the next copy of key, or 0.
-func (q query) take(key string) int64 {
+func (q *query) take(key string) int64 {
 	seqs := q.x.primary[key]
 	if !q.has(seqs) {
 		seqs = q.x.echo[key]
@@ -293,11 +341,12 @@ func (q query) take(key string) int64 {
 	seqs = seqs[:sort.Search(len(seqs), func(k int) bool { return seqs[k] >= q.before })]
 	n := q.used[key]
 	q.used[key] = n + 1
+	q.took = key
 	return seqs[min(n, len(seqs)-1)]
 }
 
 // has reports whether seqs (ascending) holds an event before q.before.
-func (q query) has(seqs []int64) bool { return len(seqs) > 0 && seqs[0] < q.before }
+func (q *query) has(seqs []int64) bool { return len(seqs) > 0 && seqs[0] < q.before }
 
 // advance reads the events of tr up to index end (excluded).
 func (x *sourceIndex) advance(tr traces.Trace, end int) {
@@ -336,7 +385,7 @@ func (x *sourceIndex) addMessage(primary bool, agent string, m traces.Message, s
 }
 
 // classify says where m, received by agent, came from.
-func (q query) classify(agent string, m traces.Message) Source {
+func (q *query) classify(agent string, m traces.Message) Source {
 	x := q.x
 	switch m.Role {
 	case "system":

@@ -31,3 +31,43 @@ func TestSharedSourceIndexAnswersAsOfTheInput(t *testing.T) {
 		t.Errorf("an index read to the end classifies #4's input as %+v, want %+v", got, want)
 	}
 }
+
+// Inputs that branch off the one before (all but its last message kept, others added, in an
+// array of their own, as a trace's input references resolve them) are classified on a shared
+// index as a fresh index classifies each: what the dropped messages took is given back, so the
+// n-th copy of a repeated message still links to the n-th event. And the shared index goes on
+// from what the inputs share: the sources of the messages kept are the ones it found before.
+func TestSharedSourceIndexFollowsBranchingInputs(t *testing.T) {
+	same := traces.Message{Role: "assistant", Content: "same"}
+	user := traces.Message{Role: "user", Content: "go"}
+	out := func(seq int64) traces.Event {
+		return traces.Event{Seq: seq, Kind: traces.KindModelFinished, Agent: "a", Model: &traces.ModelCall{ID: "m", Output: &same}}
+	}
+	call := func(seq int64, input ...traces.Message) traces.Event {
+		return traces.Event{Seq: seq, Kind: traces.KindModelStarted, Agent: "a", Model: &traces.ModelCall{ID: "n", Input: input}}
+	}
+	tr := traces.Trace{Events: []traces.Event{
+		{Seq: 1, Kind: traces.KindRunStarted, Run: &traces.RunMark{Input: "go"}},
+		out(2), out(3), out(4),
+		call(5, user, same, same),
+		call(6, user, same, traces.Message{Role: "user", Content: "y"}, same), // drops #5's second copy
+		call(7, user, same, same, same),
+	}}
+	shared := newSourceIndex()
+	var kept *Source
+	for i := 4; i < len(tr.Events); i++ {
+		in := tr.Events[i].Model.Input
+		want := Sources(tr, i, "a", in)
+		got := shared.sources(tr, i, "a", in)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("#%d's input on the shared index: %+v, want %+v", tr.Events[i].Seq, got, want)
+		}
+		if kept != nil && &got[0] != kept {
+			t.Errorf("#%d's input, which begins as the one before, was classified anew", tr.Events[i].Seq)
+		}
+		kept = &got[0]
+	}
+	if got := Sources(tr, 5, "a", tr.Events[5].Model.Input); got[3].Seq != 3 {
+		t.Errorf("#6's last message links to #%d, want #3 (the second copy)", got[3].Seq)
+	}
+}

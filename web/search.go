@@ -85,10 +85,13 @@ func (x *timelineIndex) noteSearch(ev []traces.Event, i int) (echoes int64) {
 	default:
 		return 0
 	}
-	// Each input repeats the agent's previous one and adds to it: only what it adds is searched,
-	// so that a long conversation's search text grows with its length, not its square.
+	// Each input repeats the agent's previous one, or all but its last messages (a branch), and
+	// adds to it: only what it adds is searched, so that a long conversation's search text grows
+	// with its length, not its square.
 	if p := x.inputs[key]; len(p) > 0 && len(p) <= len(in) && sameMessage(p[len(p)-1], in[len(p)-1]) {
 		x.freshFrom[e.Seq] = len(p)
+	} else if n := sharedMessages(p, in); n > 0 {
+		x.freshFrom[e.Seq] = n
 	}
 	x.inputs[key] = in
 	return 0

@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,4 +75,30 @@ func FuzzOneLine(f *testing.F) {
 			t.Fatalf("oneLine(%q) = %q, want %q", s, got, want)
 		}
 	})
+}
+
+// A model input that branches off the one before (all but its last message kept, two added) is
+// searched for what it adds alone, as one that extends the one before: a run of such calls has
+// search text linear in its messages, not quadratic, and each message is found in the row that
+// added it.
+func TestTimelineSearchOfBranchingInputs(t *testing.T) {
+	msg := func(k int) traces.Message { return traces.Message{Role: "user", Content: fmt.Sprintf("word%03d", k)} }
+	tr := traces.Trace{Run: traces.Run{ID: "r", Flow: "f"}, Agents: []traces.Agent{{Name: "a", Kind: traces.AgentChatModel}},
+		Events: []traces.Event{{Seq: 1, Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}}}}
+	input := []traces.Message{msg(0), msg(1)}
+	for call := range 50 {
+		tr.Events = append(tr.Events, traces.Event{Seq: int64(call + 2), Kind: traces.KindModelStarted, Agent: "a",
+			Model: &traces.ModelCall{ID: fmt.Sprint(call), Input: input}})
+		// The next input: a copy of all but this one's last message, and two more.
+		input = append(slices.Clone(input[:len(input)-1]), msg(2*call+2), msg(2*call+3))
+	}
+	rows := web.NewTimeline(tr, 0)
+	for i, r := range rows[1:] {
+		if n := strings.Count(r.Search, "word"); n > 2 {
+			t.Errorf("#%d's search text holds %d messages, want the 2 it added", r.Seq, n)
+		}
+		if w := msg(2*i + 1).Content; !strings.Contains(r.Search, w) {
+			t.Errorf("#%d's search text has not %s, which it added: %q", r.Seq, w, r.Search)
+		}
+	}
 }

@@ -30,6 +30,7 @@ type memRun struct {
 	agents []traces.Agent
 	events [][]traces.Event // in order, in chunks of growing capacity, each filled before the next
 	n      int              // events in all
+	hash   []byte           // see SetSessionHash
 }
 
 var _ Store = (*MemoryStore)(nil)
@@ -218,6 +219,29 @@ func (s *MemoryStore) Interrupted(interruptID string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// SetSessionHash records hash as what proves who may go on writing run id.
+func (s *MemoryStore) SetSessionHash(id string, hash []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.byID[id]
+	if !ok {
+		return notFound(id)
+	}
+	r.hash = slices.Clone(hash)
+	return nil
+}
+
+// SessionHash returns what SetSessionHash recorded for run id last, or nil.
+func (s *MemoryStore) SessionHash(id string) ([]byte, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	r, ok := s.byID[id]
+	if !ok {
+		return nil, notFound(id)
+	}
+	return slices.Clone(r.hash), nil
 }
 
 // copyRun copies run, EndedAt included.

@@ -195,6 +195,17 @@ func (b *Broker) Delete(id string) error {
 	return b.store.Delete(id)
 }
 
+// SetSessionHash records in the store what proves who may go on writing run id (see
+// Store.SetSessionHash): it outlives the process, as the run does.
+func (b *Broker) SetSessionHash(id string, hash []byte) error {
+	return b.store.SetSessionHash(id, hash)
+}
+
+// SessionHash returns what SetSessionHash recorded for run id last, or nil.
+func (b *Broker) SessionHash(id string) ([]byte, error) {
+	return b.store.SessionHash(id)
+}
+
 // List returns one page of run summaries, the most recently added first: the store's (see
 // Store.List).
 func (b *Broker) List(q RunQuery) (RunPage, error) {

@@ -36,6 +36,13 @@ type Store interface {
 	// Interrupted returns the id of the newest run that ended interrupted at interruptID (the id
 	// of its last interrupted event), or "" when there is none.
 	Interrupted(interruptID string) (string, error)
+	// SetSessionHash records hash, kept as it is, as what proves who may go on writing run id:
+	// the hash of the secret of the latest session that streams it (the server's ingestion),
+	// replacing the one before. It fails with CodeNotFound for a run the store does not hold.
+	SetSessionHash(id string, hash []byte) error
+	// SessionHash returns what SetSessionHash recorded for run id last, nil when nothing was
+	// (a run of Baton's own, or imported). It fails with CodeNotFound for an unknown run.
+	SessionHash(id string) ([]byte, error)
 }
 
 // DefaultPageSize and MaxPageSize bound RunQuery.Limit.

@@ -54,6 +54,17 @@ func (s *Store) Interrupted(interruptID string) (string, error) {
 // Delete removes run id and its events.
 func (s *Store) Delete(id string) error { return s.fault(s.remove(id)) }
 
+// SetSessionHash records hash as what proves who may go on writing run id.
+func (s *Store) SetSessionHash(id string, hash []byte) error {
+	return s.fault(s.setSessionHash(id, hash))
+}
+
+// SessionHash returns what SetSessionHash recorded for run id last, or nil.
+func (s *Store) SessionHash(id string) ([]byte, error) {
+	hash, err := s.sessionHash(id)
+	return hash, s.fault(err)
+}
+
 // Recover ends the runs left running by a server that stopped without ending them (a crash, a
 // kill), known by its lease having expired or been released (see Lease): each is marked
 // interrupted, with a run.finished saying so after its last saved event. A server calls it at its

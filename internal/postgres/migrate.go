@@ -69,6 +69,10 @@ var migrations = []string{
 	);
 	ALTER TABLE baton_runs ADD COLUMN owner text;
 	CREATE INDEX baton_runs_running ON baton_runs (owner) WHERE status = 'running';`,
+	// 4: the hash of the secret of each run's latest ingestion session (live.Store.SetSessionHash),
+	// so that after a restart only that session's app goes on with the run; runs already there
+	// have none.
+	`ALTER TABLE baton_runs ADD COLUMN session bytea;`,
 }
 
 // SchemaVersion is the version of the schema this Baton writes: its number of migrations.

@@ -109,7 +109,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN saved_at, DROP COLUMN owner; DROP TABLE baton_servers; UPDATE baton_schema SET version = 1`)
+	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN saved_at, DROP COLUMN owner, DROP COLUMN session; DROP TABLE baton_servers; UPDATE baton_schema SET version = 1`)
 
 	s, err := postgres.Open(url, 0)
 	if err != nil {
@@ -141,7 +141,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN owner; DROP TABLE baton_servers; UPDATE baton_schema SET version = 2`)
+	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN owner, DROP COLUMN session; DROP TABLE baton_servers; UPDATE baton_schema SET version = 2`)
 
 	s, err := postgres.Open(url, 0)
 	if err != nil {
@@ -155,6 +155,33 @@ func TestMigrateFromVersion2(t *testing.T) {
 	defer l.Release()
 	if n, err := s.Recover(context.Background()); err != nil || n != 1 {
 		t.Errorf("Recover after the migration = %d, %v; want the older Baton's running run", n, err)
+	}
+}
+
+// A database of schema version 3 (before runs kept their session's hash) migrates: its runs have
+// none, and take one.
+func TestMigrateFromVersion3(t *testing.T) {
+	s, url := mustOpen(t, 0)
+	start := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	events := []traces.Event{{Seq: 1, Time: start, Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}}}
+	var tally live.Tally
+	tally.Add(events[0])
+	if err := s.Create(tally.Apply(traces.Run{ID: "r-old", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN session; UPDATE baton_schema SET version = 3`)
+
+	s, err := postgres.Open(url, 0)
+	if err != nil {
+		t.Fatalf("open a version-3 database: %v", err)
+	}
+	defer s.Close()
+	if h, err := s.SessionHash("r-old"); err != nil || h != nil {
+		t.Errorf("SessionHash(r-old) after the migration = %x, %v; want none", h, err)
+	}
+	if err := s.SetSessionHash("r-old", []byte{1}); err != nil {
+		t.Errorf("SetSessionHash(r-old) after the migration: %v", err)
 	}
 }
 

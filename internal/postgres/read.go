@@ -133,6 +133,20 @@ func (s *Store) summaries(ctx context.Context, q live.RunQuery, below int64) ([]
 // likeEscaper makes a text literal in a LIKE pattern, whose escape character is \.
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
+// sessionHash is SessionHash.
+func (s *Store) sessionHash(id string) ([]byte, error) {
+	ctx, cancel := ctx()
+	defer cancel()
+	var hash []byte
+	err := s.pool.QueryRow(ctx, `SELECT session FROM baton_runs WHERE id = $1`, text(id)).Scan(&hash)
+	if isNoRows(err) {
+		return nil, notFound(id)
+	} else if err != nil {
+		return nil, fmt.Errorf("read the session of run %s: %w", id, err)
+	}
+	return hash, nil
+}
+
 // interrupted is Interrupted; it returns the id of the newest run that ended interrupted at
 // interruptID, or "".
 func (s *Store) interrupted(interruptID string) (string, error) {

@@ -216,6 +216,20 @@ func (s *Store) remove(id string) error {
 	return nil
 }
 
+// setSessionHash is SetSessionHash.
+func (s *Store) setSessionHash(id string, hash []byte) error {
+	ctx, cancel := ctx()
+	defer cancel()
+	tag, err := s.pool.Exec(ctx, `UPDATE baton_runs SET session = $1 WHERE id = $2`, hash, text(id))
+	if err != nil {
+		return fmt.Errorf("record the session of run %s: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return notFound(id)
+	}
+	return nil
+}
+
 // retain deletes, in tx, the oldest added runs that have ended beyond the newest s.keep, and those
 // that ended and were last written more than KeepFor's age ago; never added, the run just added.
 func (s *Store) retain(ctx context.Context, tx pgx.Tx, added int64) error {

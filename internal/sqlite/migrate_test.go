@@ -17,13 +17,20 @@ import (
 // the count (0 for the runs it holds), and lists by it.
 func TestMigrateFromVersion1(t *testing.T) {
 	testMigrateFrom(t, `DROP INDEX runs_by_saved; ALTER TABLE runs DROP COLUMN saved_at;
-		ALTER TABLE runs DROP COLUMN findings; PRAGMA user_version = 1`)
+		ALTER TABLE runs DROP COLUMN findings; ALTER TABLE runs DROP COLUMN session; PRAGMA user_version = 1`)
 }
 
 // TestMigrateFromVersion2: a database written before runs said when they were last written opens,
 // and its runs count as written at the upgrade: retention by age keeps them.
 func TestMigrateFromVersion2(t *testing.T) {
-	testMigrateFrom(t, `DROP INDEX runs_by_saved; ALTER TABLE runs DROP COLUMN saved_at; PRAGMA user_version = 2`)
+	testMigrateFrom(t, `DROP INDEX runs_by_saved; ALTER TABLE runs DROP COLUMN saved_at; ALTER TABLE runs DROP COLUMN session;
+		PRAGMA user_version = 2`)
+}
+
+// TestMigrateFromVersion3: a database written before runs kept their session's hash opens; its
+// runs have none, and take one.
+func TestMigrateFromVersion3(t *testing.T) {
+	testMigrateFrom(t, `ALTER TABLE runs DROP COLUMN session; PRAGMA user_version = 3`)
 }
 
 // testMigrateFrom makes a database of one run, takes it back to an earlier schema with downgrade,
@@ -69,5 +76,11 @@ func testMigrateFrom(t *testing.T, downgrade string) {
 	}
 	if p, err := s.List(live.RunQuery{Findings: true}); err != nil || len(p.Runs) != 0 {
 		t.Errorf("runs with findings = %+v, %v: want none", p.Runs, err)
+	}
+	if h, err := s.SessionHash("r-old"); err != nil || h != nil {
+		t.Errorf("SessionHash(r-old) = %x, %v: want none", h, err)
+	}
+	if err := s.SetSessionHash("r-old", []byte{1}); err != nil {
+		t.Errorf("SetSessionHash(r-old): %v", err)
 	}
 }

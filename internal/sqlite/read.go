@@ -156,6 +156,18 @@ func (s *Store) summaries(q live.RunQuery, below int64) (listed, error) {
 	return out, rows.Err()
 }
 
+// sessionHash is SessionHash.
+func (s *Store) sessionHash(id string) ([]byte, error) {
+	var hash []byte
+	err := s.db.QueryRowContext(context.Background(), `SELECT session FROM runs WHERE id = ?`, id).Scan(&hash)
+	if isNoRows(err) {
+		return nil, notFound(id)
+	} else if err != nil {
+		return nil, fmt.Errorf("read the session of run %s: %w", id, err)
+	}
+	return hash, nil
+}
+
 // interrupted is Interrupted; it returns the id of the newest run that ended interrupted at interruptID, or "".
 func (s *Store) interrupted(interruptID string) (string, error) {
 	var id string

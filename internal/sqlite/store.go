@@ -33,9 +33,10 @@ const Memory = ":memory:"
 const DefaultKeep = 1000
 
 // schemaVersion is the database's PRAGMA user_version once its tables exist: 2 since runs have
-// their findings counted, 3 since they say when they were last written (migrate adds the columns
-// to a database of an earlier version).
-const schemaVersion = 3
+// their findings counted, 3 since they say when they were last written, 4 since they keep the
+// hash of their latest session's secret (migrate adds the columns to a database of an earlier
+// version).
+const schemaVersion = 4
 
 // seqBits is how many low bits of a search row's id hold the seq of the event it indexes (0 for
 // the run's input); the high bits are the run's key. A run's rows are one id range.
@@ -61,7 +62,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	events         INTEGER NOT NULL,
 	last_interrupt TEXT NOT NULL,
 	findings       INTEGER NOT NULL DEFAULT 0,
-	saved_at       INTEGER NOT NULL DEFAULT 0 -- Unix nanoseconds of the last write, by Baton's clock
+	saved_at       INTEGER NOT NULL DEFAULT 0, -- Unix nanoseconds of the last write, by Baton's clock
+	session        BLOB -- see live.Store.SetSessionHash
 );
 -- Lists go by key, most recently added first; an index holds the key after its columns.
 CREATE INDEX IF NOT EXISTS runs_by_flow ON runs(flow);
@@ -143,7 +145,7 @@ func open(path string, keep int, pragmas string) (*Store, error) {
 	return s, nil
 }
 
-// migrate creates the tables of a new database, brings one of version 1 to this one, and refuses
+// migrate creates the tables of a new database, brings one of an earlier version to this one, and refuses
 // one of a later schema.
 func (s *Store) migrate() error {
 	var version int
@@ -172,6 +174,12 @@ func (s *Store) migrate() error {
 			return err
 		}
 		if _, err := tx.Exec(`UPDATE runs SET saved_at = ?`, time.Now().UnixNano()); err != nil {
+			return err
+		}
+	}
+	if version >= 1 && version < 4 {
+		// The runs it holds have no session hash: the ingestion's own rule for such runs applies.
+		if _, err := tx.Exec(`ALTER TABLE runs ADD COLUMN session BLOB`); err != nil {
 			return err
 		}
 	}

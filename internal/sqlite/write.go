@@ -178,6 +178,22 @@ func (s *Store) remove(id string) error {
 	return nil
 }
 
+// setSessionHash is SetSessionHash.
+func (s *Store) setSessionHash(id string, hash []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res, err := s.db.ExecContext(context.Background(), `UPDATE runs SET session = ? WHERE id = ?`, hash, id)
+	if err != nil {
+		return fmt.Errorf("record the session of run %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("record the session of run %s: %w", id, err)
+	} else if n == 0 {
+		return notFound(id)
+	}
+	return nil
+}
+
 // deleteRun removes run key, its events and its search rows.
 func deleteRun(ctx context.Context, tx *sql.Tx, key int64) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE run = ?`, key); err != nil {

@@ -35,6 +35,7 @@ func Run(t *testing.T, open Open) {
 		{"Retention", testRetention},
 		{"RetentionByAge", testRetentionByAge},
 		{"Interrupted", testInterrupted},
+		{"SessionHash", testSessionHash},
 		{"Findings", testFindings},
 		{"ConcurrentUse", testConcurrentUse},
 	} {

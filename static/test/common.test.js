@@ -12,6 +12,12 @@ test("withToken adds the page's token to a URL, encoded, after its query if any"
   assert.equal(withToken("/runs/r-1/rows?dir=forward"), "/runs/r-1/rows?dir=forward&token=t%2Fk%2Bn");
 });
 
+test("withToken puts the token before a URL's fragment, and never twice", () => {
+  assert.equal(withToken("/runs/r-1#seq=3"), "/runs/r-1?token=t%2Fk%2Bn#seq=3");
+  assert.equal(withToken("/?q=abc&token=t%2Fk%2Bn"), "/?q=abc&token=t%2Fk%2Bn");
+  assert.equal(withToken(withToken("ws://127.0.0.1:7070/runs/r-1/live")), "ws://127.0.0.1:7070/runs/r-1/live?token=t%2Fk%2Bn");
+});
+
 // The server: fetch answers with reply, or fails as an unreachable server does when reply is null.
 let sent, reply;
 globalThis.fetch = async (url, init) => {

@@ -94,7 +94,11 @@ const document = {
 };
 
 // The address: history.replaceState moves it as a browser would.
-const location = { protocol: "http:", host: "127.0.0.1:7070", pathname: "/", search: "", hash: "" };
+const location = {
+  protocol: "http:", host: "127.0.0.1:7070", pathname: "/", search: "", hash: "",
+  get origin() { return this.protocol + "//" + this.host; },
+  get href() { return this.origin + this.pathname + this.search + this.hash; },
+};
 
 // go sets the address to url, resolved against the address as it is (so "#seq=3" keeps the
 // path and the query, as in a browser).
@@ -112,6 +116,7 @@ Object.assign(globalThis, {
   location,
   history,
   window: globalThis,
+  addEventListener() {},
   localStorage: storage(),
 });
 
