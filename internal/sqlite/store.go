@@ -33,9 +33,10 @@ const Memory = ":memory:"
 const DefaultKeep = 1000
 
 // schemaVersion is the database's PRAGMA user_version once its tables exist: 2 since runs have
-// their findings counted, 3 since they say when they were last written (migrate adds the columns
-// to a database of an earlier version).
-const schemaVersion = 3
+// their findings counted, 3 since they say when they were last written, 5 since they keep their
+// tokens by model (migrate adds the columns to a database of an earlier version). 4 is another
+// change's, made beside this one; its step comes before this one's.
+const schemaVersion = 5
 
 // seqBits is how many low bits of a search row's id hold the seq of the event it indexes (0 for
 // the run's input); the high bits are the run's key. A run's rows are one id range.
@@ -61,7 +62,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	events         INTEGER NOT NULL,
 	last_interrupt TEXT NOT NULL,
 	findings       INTEGER NOT NULL DEFAULT 0,
-	saved_at       INTEGER NOT NULL DEFAULT 0 -- Unix nanoseconds of the last write, by Baton's clock
+	saved_at       INTEGER NOT NULL DEFAULT 0, -- Unix nanoseconds of the last write, by Baton's clock
+	usage          BLOB -- live.StoredUsage; NULL for a run stored before it was kept
 );
 -- Lists go by key, most recently added first; an index holds the key after its columns.
 CREATE INDEX IF NOT EXISTS runs_by_flow ON runs(flow);
@@ -172,6 +174,12 @@ func (s *Store) migrate() error {
 			return err
 		}
 		if _, err := tx.Exec(`UPDATE runs SET saved_at = ?`, time.Now().UnixNano()); err != nil {
+			return err
+		}
+	}
+	if version >= 1 && version < 5 {
+		// The runs it holds keep no usage: their list shows tokens and no money.
+		if _, err := tx.Exec(`ALTER TABLE runs ADD COLUMN usage BLOB`); err != nil {
 			return err
 		}
 	}
