@@ -48,6 +48,17 @@ export const Q = {
 };
 
 const scroller = () => document.getElementById("seq-scroll");
+
+// listeners are told when the data changes (onSequence): the Waterfall view draws it too.
+const listeners = [];
+
+// onSequence calls fn after each change of the view's data (a whole Sequence or a delta).
+export function onSequence(fn) { listeners.push(fn); }
+
+// sequenceState is the view's data as it stands, for the Waterfall view to read, never change:
+// the bars by id ({id, agent, kind, name, seq, end, t0, t1, tokens, failed, parent}), the lanes,
+// the newest event and its time.
+export function sequenceState() { return { bars: Q.bars, lanes: Q.lanes, head: Q.head, now: Q.now }; }
 const shown = () => { const p = document.getElementById("view-sequence"); return p && !p.hidden; };
 
 // take takes in the data of the #seq-data element el, once. A whole Sequence (page load, a step
@@ -89,6 +100,7 @@ export function take(el) {
   if (Q.ticks && !extend(bars, arrows, was, ahead, prevHead)) Q.ticks = null;
   if (!Q.ticks) Q.dirty = true; // laid out again on the next draw
   schedule();
+  for (const fn of listeners) fn();
 }
 
 // changed notes that the steps lo..hi of the view changed: a redraw that would show them draws.
@@ -521,7 +533,8 @@ function zoom(z, x) {
   draw();
 }
 
-// showView shows the tree or the sequence and remembers the choice.
+// showView shows the tree, the sequence or the waterfall, remembers the choice, and tells the
+// page (a "baton:view" event).
 function showView(name, focus) {
   for (const b of document.querySelectorAll("[role=tab][data-view]")) {
     const on = b.dataset.view === name;
@@ -537,7 +550,10 @@ function showView(name, focus) {
   if (legend) legend.dataset.view = name; // the tree's lines and bundles are not the sequence's
   try { localStorage.setItem(VIEW_KEY, name); } catch (e) { /* storage may be off */ }
   if (name === "sequence") { Q.dirty = true; schedule(); }
+  document.dispatchEvent(new CustomEvent("baton:view", { detail: name }));
 }
+
+const VIEWS = ["tree", "sequence", "waterfall"];
 
 // initSequence wires the Sequence view and takes in the data the page came with; each
 // #seq-data fragment swapped in later is taken in as it lands.
@@ -548,7 +564,8 @@ export function initSequence() {
   take(document.getElementById("seq-data"));
   new MutationObserver(() => take(document.getElementById("seq-data"))).observe(panel, { childList: true });
   let view = "tree";
-  try { view = localStorage.getItem(VIEW_KEY) === "sequence" ? "sequence" : "tree"; } catch (e) { /* off */ }
+  try { view = VIEWS.includes(localStorage.getItem(VIEW_KEY)) ? localStorage.getItem(VIEW_KEY) : "tree"; } catch (e) { /* off */ }
+  if (!document.getElementById("view-" + view) && view !== "tree") view = "tree";
   showView(view);
   for (const b of document.querySelectorAll("[role=tab][data-view]")) {
     b.addEventListener("click", () => showView(b.dataset.view));
@@ -556,7 +573,8 @@ export function initSequence() {
       if (ev.key !== "ArrowLeft" && ev.key !== "ArrowRight") return;
       ev.preventDefault();
       ev.stopPropagation(); // not a step in time
-      showView(b.dataset.view === "tree" ? "sequence" : "tree", true);
+      const i = VIEWS.indexOf(b.dataset.view) + (ev.key === "ArrowRight" ? 1 : -1);
+      showView(VIEWS[(i + VIEWS.length) % VIEWS.length], true);
     });
   }
   panel.querySelector(".seq-tools").addEventListener("click", (ev) => {
