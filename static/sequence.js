@@ -387,7 +387,10 @@ function drawAxis(svg, x0, x1, height) {
   }
   for (let x = Math.ceil(x0 / 120) * 120; x < x1; x += 120) {
     el("line", { x1: x, x2: x, y1: AXIS_H - 4, y2: height, class: "seq-tick" }, g);
-    el("text", { x: x + 3, y: AXIS_H - 6 }, g).textContent = ms(timeAt(x));
+    const label = ms(timeAt(x));
+    // A label that would run past the end of the time area ends at its tick instead of being cut.
+    const end = x + 3 + label.length * 7 > Q.width;
+    el("text", { x: end ? x - 3 : x + 3, y: AXIS_H - 6, "text-anchor": end ? "end" : "start" }, g).textContent = label;
   }
 }
 
@@ -444,6 +447,23 @@ function drawBar(layer, b, a, z, selected) {
   }, layer);
   tips.set(r, () => b.agent + " · " + what + " · " + dur + (b.tokens ? " · " + b.tokens + " tokens" : "") +
     (b.failed ? " · failed" : "") + " (#" + b.seq + (b.end ? "–#" + b.end : "") + ")");
+  // A call's bar wide enough for it says what it was and how long it took: its tool's name, or
+  // "model", with the duration when that fits too.
+  if (b.kind === "agent") return;
+  const name = b.kind === "tool" ? (b.name || "tool") : "model";
+  const label = barLabel(name, dur, z - a - 6);
+  if (label) {
+    const box = barBox(b);
+    el("text", { x: a + 3, y: box.y + box.height - 1.5, class: "seq-bar-label", "aria-hidden": "true" }, layer).textContent = label;
+  }
+}
+
+// barLabel is the label that fits px of a bar: "name · duration", the name alone, or "" (about
+// 5 px a character at the label's size).
+export function barLabel(name, dur, px) {
+  const fits = (s) => s.length * 5 <= px;
+  if (fits(name + " · " + dur)) return name + " · " + dur;
+  return fits(name) ? name : "";
 }
 
 // drawRun draws run: one bar as itself, more as one merged bar that inspects the first of them.
