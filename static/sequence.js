@@ -52,7 +52,8 @@ const scroller = () => document.getElementById("seq-scroll");
 // listeners are told when the data changes (onSequence): the Waterfall view draws it too.
 const listeners = [];
 
-// onSequence calls fn after each change of the view's data (a whole Sequence or a delta).
+// onSequence calls fn after each change of the view's data: fn(true) for a whole Sequence (the
+// page's, a step in time), fn(false) for a live delta.
 export function onSequence(fn) { listeners.push(fn); }
 
 // sequenceState is the view's data as it stands, for the Waterfall view to read, never change:
@@ -100,7 +101,7 @@ export function take(el) {
   if (Q.ticks && !extend(bars, arrows, was, ahead, prevHead)) Q.ticks = null;
   if (!Q.ticks) Q.dirty = true; // laid out again on the next draw
   schedule();
-  for (const fn of listeners) fn();
+  for (const fn of listeners) fn(Boolean(s.full));
 }
 
 // changed notes that the steps lo..hi of the view changed: a redraw that would show them draws.

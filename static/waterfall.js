@@ -123,7 +123,7 @@ export function duration(v) {
 
 // ---- drawing
 
-const W = { rows: null, critical: new Set(), span: 0, dirty: true, frame: 0, selected: 0, data: null };
+const W = { rows: null, critical: new Set(), span: 0, dirty: true, frame: 0, selected: 0, data: null, cost: 0, later: 0 };
 
 const scroller = () => document.getElementById("wf-scroll");
 const shown = () => { const p = document.getElementById("view-waterfall"); return p && !p.hidden; };
@@ -155,10 +155,12 @@ function draw() {
   if (!box) return;
   const s = W.data();
   if (W.dirty || !W.rows) {
+    const t = performance.now();
     W.rows = waterfallRows(s.bars.values(), s.now);
     W.critical = criticalPath(W.rows);
     W.span = W.rows.reduce((m, n) => Math.max(m, n.z), EPS);
     W.dirty = false;
+    W.cost = performance.now() - t;
   }
   const width = Math.max(120, box.clientWidth - LABEL_W - PAD_R);
   const k = width / W.span; // px per ms: the one scale of the whole view
@@ -248,7 +250,14 @@ export function initWaterfall(onSequence, sequenceState) {
   const box = scroller();
   if (!box) return;
   W.data = sequenceState;
-  onSequence(() => { W.dirty = true; schedule(); });
+  // A live run's data changes at every event; laying out a large one again takes a while (tens
+  // of ms at 10,000 bars, docs/performance.md), so a live delta lays it out at most once per ten
+  // times what that took. A whole Sequence (a step in time) is drawn at once.
+  onSequence((whole) => {
+    W.dirty = true;
+    if (whole || W.cost < 16) { schedule(); return; }
+    if (!W.later) W.later = setTimeout(() => { W.later = 0; schedule(); }, Math.min(2000, W.cost * 10));
+  });
   document.addEventListener("baton:view", (ev) => { if (ev.detail === "waterfall") { W.dirty = true; schedule(); } });
   box.addEventListener("scroll", schedule);
   window.addEventListener("resize", schedule);
