@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +49,7 @@ func TestAttachedModelCallsArePriced(t *testing.T) {
 				t.Fatalf("run model %q: this test is of a run whose own model has no price", tr.Run.Model)
 			}
 			var prompt, completion, calls int
+			var last traces.Event // the last model.finished
 			for _, e := range tr.Events {
 				if e.Model == nil {
 					continue
@@ -57,6 +59,7 @@ func TestAttachedModelCallsArePriced(t *testing.T) {
 				}
 				if u := e.Model.Usage; e.Kind == traces.KindModelFinished && u != nil {
 					prompt, completion, calls = prompt+u.PromptTokens, completion+u.CompletionTokens, calls+1
+					last = e
 				}
 			}
 			if calls != 2 {
@@ -67,6 +70,16 @@ func TestAttachedModelCallsArePriced(t *testing.T) {
 			doc := getPage(t, base+"/runs/"+tr.Run.ID)
 			if got := doc.Find("[data-testid=run-cost]").Text(); got != want {
 				t.Errorf("header cost = %q, want %q", got, want)
+			}
+			// The call's inspector names its model and prices it.
+			in := getPage(t, fmt.Sprintf("%s/runs/%s/inspector?seq=%d", base, tr.Run.ID, last.Seq))
+			facts := map[string]string{}
+			in.Find(".facts dt").Each(func(_ int, dt *goquery.Selection) {
+				facts[strings.TrimSpace(dt.Text())] = strings.TrimSpace(dt.Next().Text())
+			})
+			u := last.Model.Usage
+			if c := prices.Format((float64(u.PromptTokens)*mini.Input + float64(u.CompletionTokens)*mini.Output) / 1e6); facts["model"] != name || facts["cost"] != c {
+				t.Errorf("the inspector of #%d says model %q, cost %q; want %q, %q", last.Seq, facts["model"], facts["cost"], name, c)
 			}
 		})
 	}
