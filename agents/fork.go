@@ -81,7 +81,7 @@ func (f *fork) modelFor(flow Flow, pace *Pace) ModelFor {
 			}
 		}
 		var asked atomic.Int64
-		recorded := &cannedModel{typ: ForkModelType, name: "fork", pace: pace,
+		recorded := &cannedModel{typ: ForkModelType, name: "replay", pace: pace,
 			next: func([]*schema.Message, []*schema.ToolInfo) (*schema.Message, error) {
 				return replies[asked.Load()-1], nil
 			}}

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -113,5 +114,31 @@ func TestCostFollowsReportedUsage(t *testing.T) {
 	doc = page(t, ts.do(t, request{path: "/runs/" + unknown.Run.ID}))
 	if n := doc.Find("[data-testid=run-cost]").Length(); n != 0 || strings.Contains(doc.Find("[data-testid=run-stats]").Text(), "$") {
 		t.Errorf("a model without a price shows money: %q", doc.Find("[data-testid=run-stats]").Text())
+	}
+
+	// The runs list and GET /api/runs price each run as its page does.
+	wantCost := map[string]string{tr.Run.ID: cost(prompt, completion), scripted.Run.ID: "scripted: $0", unknown.Run.ID: ""}
+	index := page(t, ts.do(t, request{path: "/"}))
+	index.Find("[data-testid=run-row]").Each(func(_ int, row *goquery.Selection) {
+		id := row.AttrOr("data-run-id", "")
+		if got := row.Find("[data-testid=run-list-cost]").Text(); got != wantCost[id] {
+			t.Errorf("the list's cost of %s = %q, want %q", id, got, wantCost[id])
+		}
+	})
+	var listed []struct {
+		ID      string   `json:"id"`
+		Cost    string   `json:"cost"`
+		CostUSD *float64 `json:"cost_usd"`
+	}
+	if res := ts.do(t, request{path: "/api/runs"}); json.Unmarshal(res.body, &listed) != nil || len(listed) != 3 {
+		t.Fatalf("GET /api/runs = %d %s", res.status, res.body)
+	}
+	for _, r := range listed {
+		if r.Cost != wantCost[r.ID] || (r.CostUSD != nil) != (r.Cost != "") {
+			t.Errorf("GET /api/runs prices %s at %q (%v), want %q", r.ID, r.Cost, r.CostUSD, wantCost[r.ID])
+		}
+	}
+	if r := listed[2]; r.ID != tr.Run.ID || r.CostUSD == nil || *r.CostUSD != (float64(prompt)*3+float64(completion)*15)/1e6 {
+		t.Errorf("GET /api/runs: %+v, want %s first added, at $%v", r, tr.Run.ID, (float64(prompt)*3+float64(completion)*15)/1e6)
 	}
 }

@@ -57,7 +57,7 @@ func (s *Server) indexPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	idx := web.Index{Flows: s.flowInfos(), Groups: flowGroups(), Start: startHere, Models: s.modelInfos(), Runs: web.NewRunRows(page.Runs, time.Now()), Query: q}
+	idx := web.Index{Flows: s.flowInfos(), Groups: flowGroups(), Start: startHere, Models: s.modelInfos(), Runs: web.NewRunRows(page.Runs, time.Now(), web.WithPrices(s.cfg.Prices)), Query: q}
 	if page.Next != "" {
 		next := c.Request().URL.Query()
 		next.Set("after", page.Next)

@@ -13,6 +13,7 @@ import (
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
 )
 
 func (s *Server) runRoutes(e *echo.Echo) {
@@ -166,10 +167,13 @@ func (s *Server) setPace(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// runItem is a run as GET /api/runs lists it: its summary and how long it ran (so far).
+// runItem is a run as GET /api/runs lists it: its summary, how long it ran (so far), and what its
+// model calls cost when that is known (web.RunCost).
 type runItem struct {
 	live.RunSummary
-	DurationMS int64 `json:"duration_ms"`
+	DurationMS int64    `json:"duration_ms"`
+	CostUSD    *float64 `json:"cost_usd,omitempty"`
+	Cost       string   `json:"cost,omitempty"`
 }
 
 // listRuns serves GET /api/runs?flow=&status=&q=&conversation=&limit=&after=: one page of run
@@ -192,6 +196,9 @@ func (s *Server) listRuns(c echo.Context) error {
 			end = *r.EndedAt
 		}
 		items[i] = runItem{RunSummary: r, DurationMS: max(0, end.Sub(r.StartedAt).Milliseconds())}
+		if usd, text, ok := web.RunCost(r, web.WithPrices(s.cfg.Prices)); ok {
+			items[i].CostUSD, items[i].Cost = &usd, text
+		}
 	}
 	if page.Next != "" {
 		next := c.Request().URL.Query()

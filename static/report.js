@@ -10,7 +10,8 @@
 import { activateGraph, initGraph } from "./graph.js";
 import { isTyping, keyAction } from "./keymap.js";
 import { hideUnmatched, markMatches, revealing, showCount, syncInputs, watchInputs } from "./rowfilter.js";
-import { initSequence, markSequence } from "./sequence.js";
+import { initSequence, markSequence, onSequence, sequenceState } from "./sequence.js";
+import { initWaterfall, markWaterfall } from "./waterfall.js";
 
 (function () {
   "use strict";
@@ -132,6 +133,7 @@ import { initSequence, markSequence } from "./sequence.js";
     }
     markGraph();
     markSequence(seq);
+    markWaterfall(seq);
     show("inspection", String(seq));
     writeHash();
   }
@@ -266,6 +268,7 @@ import { initSequence, markSequence } from "./sequence.js";
 
   initGraph();
   initSequence();
+  initWaterfall(onSequence, sequenceState);
   (async () => {
     for (const el of document.querySelectorAll('script.report-pack[data-kind="rows"]')) {
       const rows = await open(el);

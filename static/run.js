@@ -13,7 +13,8 @@ import { complete, fold, holds, initRows } from "./rows.js";
 import { watchInputs } from "./rowfilter.js";
 import { S, isFinal, readHash, rowOf, rowsEl, showTab } from "./runstate.js";
 import { inspect, inspectError, onGraphActivate, refreshAgentSummary, select } from "./selection.js";
-import { initSequence } from "./sequence.js";
+import { initSequence, onSequence, sequenceState } from "./sequence.js";
+import { initWaterfall } from "./waterfall.js";
 import { away, dim, hold, initTravel, onNews, restep } from "./travel.js";
 import { watchTyping } from "./typing.js";
 
@@ -302,6 +303,7 @@ export function initRun() {
   }
   initGraph();
   initSequence();
+  initWaterfall(onSequence, sequenceState);
   initLayout();
   setupPace(sendPace);
   if (isFinal(S.status)) fixPace(); // the run may have ended just as the page was rendered

@@ -1,6 +1,6 @@
 // The selection and the inspector: which event is selected and shown, how j/k and the arrow
 // keys move it (loading the rows the list has not), what a click in the tree inspects, and what
-// the tree and the sequence view mark as selected.
+// the tree, the sequence view and the waterfall mark as selected.
 
 import { withToken } from "./common.js";
 import { activateGraph } from "./graph.js";
@@ -8,6 +8,7 @@ import { openDrawer } from "./layout.js";
 import { ensure, fill, gapNext, gapOf } from "./rows.js";
 import { S, rowOf, rowsEl, visibleRows, writeHash } from "./runstate.js";
 import { markSequence } from "./sequence.js";
+import { markWaterfall } from "./waterfall.js";
 
 // markGraph highlights what is selected in the tree: the summarised (else the filtered) agent,
 // the selected event.
@@ -44,6 +45,7 @@ export function select(seq, opts) {
   }
   markGraph();
   markSequence(seq);
+  markWaterfall(seq);
   writeHash();
 }
 

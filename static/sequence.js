@@ -48,6 +48,18 @@ export const Q = {
 };
 
 const scroller = () => document.getElementById("seq-scroll");
+
+// listeners are told when the data changes (onSequence): the Waterfall view draws it too.
+const listeners = [];
+
+// onSequence calls fn after each change of the view's data: fn(true) for a whole Sequence (the
+// page's, a step in time), fn(false) for a live delta.
+export function onSequence(fn) { listeners.push(fn); }
+
+// sequenceState is the view's data as it stands, for the Waterfall view to read, never change:
+// the bars by id ({id, agent, kind, name, seq, end, t0, t1, tokens, failed, parent}), the lanes,
+// the newest event and its time.
+export function sequenceState() { return { bars: Q.bars, lanes: Q.lanes, head: Q.head, now: Q.now }; }
 const shown = () => { const p = document.getElementById("view-sequence"); return p && !p.hidden; };
 
 // take takes in the data of the #seq-data element el, once. A whole Sequence (page load, a step
@@ -89,6 +101,7 @@ export function take(el) {
   if (Q.ticks && !extend(bars, arrows, was, ahead, prevHead)) Q.ticks = null;
   if (!Q.ticks) Q.dirty = true; // laid out again on the next draw
   schedule();
+  for (const fn of listeners) fn(Boolean(s.full));
 }
 
 // changed notes that the steps lo..hi of the view changed: a redraw that would show them draws.
@@ -375,7 +388,10 @@ function drawAxis(svg, x0, x1, height) {
   }
   for (let x = Math.ceil(x0 / 120) * 120; x < x1; x += 120) {
     el("line", { x1: x, x2: x, y1: AXIS_H - 4, y2: height, class: "seq-tick" }, g);
-    el("text", { x: x + 3, y: AXIS_H - 6 }, g).textContent = ms(timeAt(x));
+    const label = ms(timeAt(x));
+    // A label that would run past the end of the time area ends at its tick instead of being cut.
+    const end = x + 3 + label.length * 7 > Q.width;
+    el("text", { x: end ? x - 3 : x + 3, y: AXIS_H - 6, "text-anchor": end ? "end" : "start" }, g).textContent = label;
   }
 }
 
@@ -432,6 +448,23 @@ function drawBar(layer, b, a, z, selected) {
   }, layer);
   tips.set(r, () => b.agent + " · " + what + " · " + dur + (b.tokens ? " · " + b.tokens + " tokens" : "") +
     (b.failed ? " · failed" : "") + " (#" + b.seq + (b.end ? "–#" + b.end : "") + ")");
+  // A call's bar wide enough for it says what it was and how long it took: its tool's name, or
+  // "model", with the duration when that fits too.
+  if (b.kind === "agent") return;
+  const name = b.kind === "tool" ? (b.name || "tool") : "model";
+  const label = barLabel(name, dur, z - a - 6);
+  if (label) {
+    const box = barBox(b);
+    el("text", { x: a + 3, y: box.y + box.height - 1.5, class: "seq-bar-label", "aria-hidden": "true" }, layer).textContent = label;
+  }
+}
+
+// barLabel is the label that fits px of a bar: "name · duration", the name alone, or "" (about
+// 5 px a character at the label's size).
+export function barLabel(name, dur, px) {
+  const fits = (s) => s.length * 5 <= px;
+  if (fits(name + " · " + dur)) return name + " · " + dur;
+  return fits(name) ? name : "";
 }
 
 // drawRun draws run: one bar as itself, more as one merged bar that inspects the first of them.
@@ -521,7 +554,8 @@ function zoom(z, x) {
   draw();
 }
 
-// showView shows the tree or the sequence and remembers the choice.
+// showView shows the tree, the sequence or the waterfall, remembers the choice, and tells the
+// page (a "baton:view" event).
 function showView(name, focus) {
   for (const b of document.querySelectorAll("[role=tab][data-view]")) {
     const on = b.dataset.view === name;
@@ -537,7 +571,10 @@ function showView(name, focus) {
   if (legend) legend.dataset.view = name; // the tree's lines and bundles are not the sequence's
   try { localStorage.setItem(VIEW_KEY, name); } catch (e) { /* storage may be off */ }
   if (name === "sequence") { Q.dirty = true; schedule(); }
+  document.dispatchEvent(new CustomEvent("baton:view", { detail: name }));
 }
+
+const VIEWS = ["tree", "sequence", "waterfall"];
 
 // initSequence wires the Sequence view and takes in the data the page came with; each
 // #seq-data fragment swapped in later is taken in as it lands.
@@ -548,7 +585,8 @@ export function initSequence() {
   take(document.getElementById("seq-data"));
   new MutationObserver(() => take(document.getElementById("seq-data"))).observe(panel, { childList: true });
   let view = "tree";
-  try { view = localStorage.getItem(VIEW_KEY) === "sequence" ? "sequence" : "tree"; } catch (e) { /* off */ }
+  try { view = VIEWS.includes(localStorage.getItem(VIEW_KEY)) ? localStorage.getItem(VIEW_KEY) : "tree"; } catch (e) { /* off */ }
+  if (!document.getElementById("view-" + view) && view !== "tree") view = "tree";
   showView(view);
   for (const b of document.querySelectorAll("[role=tab][data-view]")) {
     b.addEventListener("click", () => showView(b.dataset.view));
@@ -556,7 +594,8 @@ export function initSequence() {
       if (ev.key !== "ArrowLeft" && ev.key !== "ArrowRight") return;
       ev.preventDefault();
       ev.stopPropagation(); // not a step in time
-      showView(b.dataset.view === "tree" ? "sequence" : "tree", true);
+      const i = VIEWS.indexOf(b.dataset.view) + (ev.key === "ArrowRight" ? 1 : -1);
+      showView(VIEWS[(i + VIEWS.length) % VIEWS.length], true);
     });
   }
   panel.querySelector(".seq-tools").addEventListener("click", (ev) => {

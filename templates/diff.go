@@ -41,14 +41,14 @@ func pairSide(p story.Pair, f func(*story.Turn) string) string {
 	return side(p.A) + " | " + side(p.B)
 }
 
-// turnTokens is the tokens cell of a pair: each side's tokens and, when its run's model has a
-// price (ra for A, rb for B), what they cost.
-func turnTokens(p story.Pair, ra, rb prices.Rate) string {
-	side := func(t *story.Turn, r prices.Rate) string {
+// turnTokens is the tokens cell of a pair: each side's tokens and, when its model has a price
+// (ra prices A's calls, rb B's), what they cost.
+func turnTokens(p story.Pair, ra, rb prices.Run) string {
+	side := func(t *story.Turn, r prices.Run) string {
 		if t == nil {
 			return "-"
 		}
-		if c := r.Text(t.PromptTokens, t.CompletionTokens); c != "" {
+		if c := r.Call(t.Model).Text(t.PromptTokens, t.CompletionTokens); c != "" {
 			return itoa(int64(t.Tokens)) + " (" + c + ")"
 		}
 		return itoa(int64(t.Tokens))

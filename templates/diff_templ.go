@@ -205,7 +205,7 @@ func DiffPage(a, b traces.Run, c story.Comparison, opts PageOptions) templ.Compo
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var10 string
-			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(turnTokens(p, opts.Prices.For(a.Model), opts.Prices.For(b.Model)))
+			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(turnTokens(p, opts.Prices.Run(a.Model), opts.Prices.Run(b.Model)))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/diff.templ`, Line: 64, Col: 106}
 			}

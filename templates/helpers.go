@@ -94,7 +94,7 @@ func kindAt(rows []web.Row, seq int64) string {
 }
 
 // clientModules are the modules static/app.js imports, directly or not; each page preloads them.
-var clientModules = []string{"index.js", "run.js", "common.js", "live.js", "travel.js", "graph.js", "sequence.js", "layout.js", "rows.js",
+var clientModules = []string{"index.js", "run.js", "common.js", "live.js", "travel.js", "graph.js", "sequence.js", "waterfall.js", "layout.js", "rows.js",
 	"runstate.js", "filters.js", "rowfilter.js", "selection.js", "keys.js", "keymap.js", "typing.js"}
 
 // n formats a viewBox coordinate: at most one decimal, no trailing zeros.

@@ -21,7 +21,7 @@ var (
 
 // reportScript returns static/report.js, a module, as the one classic script a report inlines: a
 // page opened from file:// cannot load a module from another file, so each module report.js
-// imports (graph.js, keymap.js, rowfilter.js, sequence.js) is written in place of its import,
+// imports (graph.js, keymap.js, rowfilter.js, sequence.js, waterfall.js) is written in place of its import,
 // inside a function that returns its exports. It fails on any import or export it cannot inline that way,
 // rather than write a report whose script breaks.
 func reportScript() (string, error) {

@@ -32,7 +32,7 @@ func agentsPanel(g web.Graph, s *web.Sequence, expanded bool) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"panel tree-panel\" aria-labelledby=\"tree-title\"><div class=\"panel-head\"><h2 id=\"tree-title\">Agents</h2><div class=\"view-tabs\" role=\"tablist\" aria-label=\"Agents view\"><button type=\"button\" role=\"tab\" id=\"view-btn-tree\" data-testid=\"view-tree\" data-view=\"tree\" aria-controls=\"graph-scroll\" aria-selected=\"true\">Tree</button> <button type=\"button\" role=\"tab\" id=\"view-btn-sequence\" data-testid=\"view-sequence\" data-view=\"sequence\" aria-controls=\"view-sequence\" aria-selected=\"false\" tabindex=\"-1\">Sequence</button></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"panel tree-panel\" aria-labelledby=\"tree-title\"><div class=\"panel-head\"><h2 id=\"tree-title\">Agents</h2><div class=\"view-tabs\" role=\"tablist\" aria-label=\"Agents view\"><button type=\"button\" role=\"tab\" id=\"view-btn-tree\" data-testid=\"view-tree\" data-view=\"tree\" aria-controls=\"graph-scroll\" aria-selected=\"true\">Tree</button> <button type=\"button\" role=\"tab\" id=\"view-btn-sequence\" data-testid=\"view-sequence\" data-view=\"sequence\" aria-controls=\"view-sequence\" aria-selected=\"false\" tabindex=\"-1\">Sequence</button> <button type=\"button\" role=\"tab\" id=\"view-btn-waterfall\" data-testid=\"view-waterfall\" data-view=\"waterfall\" aria-controls=\"view-waterfall\" aria-selected=\"false\" tabindex=\"-1\">Waterfall</button></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -100,7 +100,38 @@ func agentsPanel(g web.Graph, s *web.Sequence, expanded bool) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
+		templ_7745c5c3_Err = waterfallPanel().Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</section>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+// waterfallPanel is the Agents panel's Waterfall view: static/waterfall.js draws in its scroller,
+// on a linear time axis, the Sequence view's data (every visit and call as a row).
+func waterfallPanel() templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div id=\"view-waterfall\" class=\"waterfall-view\" role=\"tabpanel\" aria-labelledby=\"view-btn-waterfall\" hidden><div class=\"seq-tools\"><span class=\"hint\" data-testid=\"wf-axis-note\" title=\"The bars' lengths and places are proportional to the time the work took and when it began\">time to scale</span> <span class=\"wf-key\"><span class=\"wf-key-critical\" aria-hidden=\"true\"></span> critical path: the work the run's end waited for</span> <span class=\"seq-scale\" id=\"wf-scale\" aria-live=\"polite\"></span></div><div id=\"wf-scroll\" class=\"wf-scroll\" data-testid=\"waterfall\" role=\"group\" aria-label=\"Waterfall: each agent visit, model call and tool call on a linear time axis, nested as they ran. Tab reaches the rows; Enter inspects.\"></div></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -128,7 +159,7 @@ func sequencePanel(s *web.Sequence) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div id=\"view-sequence\" class=\"sequence-view\" role=\"tabpanel\" aria-labelledby=\"view-btn-sequence\" hidden><div class=\"seq-tools\" role=\"toolbar\" aria-label=\"Sequence zoom\"><button type=\"button\" class=\"small\" data-zoom=\"out\" title=\"Zoom out in time (ctrl + wheel), down to the whole run\" aria-label=\"Zoom out\">−</button> <button type=\"button\" class=\"small\" data-zoom=\"in\" title=\"Zoom in in time (ctrl + wheel)\" aria-label=\"Zoom in\">+</button> <button type=\"button\" class=\"small\" data-zoom=\"fit\" title=\"Fit the whole run, at two pixels an event or more\">Fit</button> <span class=\"seq-scale\" id=\"seq-scale\" aria-live=\"polite\"></span><span class=\"hint\" data-testid=\"seq-axis-note\" title=\"Each event stands at least one step after the one before, so that a burst of events a microsecond apart stays readable and a long call stays long: the space between two ticks is not proportional to the time between them\">time not to scale</span></div><div id=\"seq-scroll\" class=\"seq-scroll\" data-testid=\"sequence\" tabindex=\"0\" role=\"group\" aria-label=\"Handoff sequence: one lane per agent over time. Tab reaches the arrows; Enter inspects.\"></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<div id=\"view-sequence\" class=\"sequence-view\" role=\"tabpanel\" aria-labelledby=\"view-btn-sequence\" hidden><div class=\"seq-tools\" role=\"toolbar\" aria-label=\"Sequence zoom\"><button type=\"button\" class=\"small\" data-zoom=\"out\" title=\"Zoom out in time (ctrl + wheel), down to the whole run\" aria-label=\"Zoom out\">−</button> <button type=\"button\" class=\"small\" data-zoom=\"in\" title=\"Zoom in in time (ctrl + wheel)\" aria-label=\"Zoom in\">+</button> <button type=\"button\" class=\"small\" data-zoom=\"fit\" title=\"Fit the whole run, at two pixels an event or more\">Fit</button> <span class=\"seq-scale\" id=\"seq-scale\" aria-live=\"polite\"></span><span class=\"hint\" data-testid=\"seq-axis-note\" title=\"Each event stands at least one step after the one before, so that a burst of events a microsecond apart stays readable and a long call stays long: the space between two ticks is not proportional to the time between them\">time not to scale</span></div><div id=\"seq-scroll\" class=\"seq-scroll\" data-testid=\"sequence\" tabindex=\"0\" role=\"group\" aria-label=\"Handoff sequence: one lane per agent over time. Tab reaches the arrows; Enter inspects.\"></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -138,12 +169,12 @@ func sequencePanel(s *web.Sequence) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<div id=\"seq-data\" hidden></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<div id=\"seq-data\" hidden></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -170,20 +201,20 @@ func sequenceData(s web.Sequence) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<div id=\"seq-data\" hidden data-json=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<div id=\"seq-data\" hidden data-json=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var6 string
-		templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(sequenceJSON(s)).Resolve(ctx)
+		var templ_7745c5c3_Var7 string
+		templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(sequenceJSON(s)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/sequence.templ`, Line: 63, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/sequence.templ`, Line: 84, Col: 54}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "\"></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "\"></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

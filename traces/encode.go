@@ -61,6 +61,7 @@ func (w *eventWriter) event(e *Event, model, agentRun InputRef) {
 	if m := e.Model; m != nil {
 		w.open("model")
 		w.str("id", m.ID)
+		w.optStr("name", m.Name)
 		w.inputRef(model)
 		w.messages("input", m.Input[model.Keep:])
 		if len(m.Tools) > 0 {

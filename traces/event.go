@@ -105,9 +105,11 @@ type AgentRun struct {
 }
 
 // ModelCall is the payload of model.started (Input, Tools) and model.finished (Output, Usage,
-// DurationMS, Error). ID pairs the two.
+// DurationMS, Error). ID pairs the two. Name is the model's name as its provider reported it
+// (eino's model.Config.Model), on both, when it did: what prices the call.
 type ModelCall struct {
 	ID         string    `json:"id"`
+	Name       string    `json:"name,omitempty"`
 	Input      []Message `json:"input,omitempty"`
 	Tools      []string  `json:"tools,omitempty"`
 	Output     *Message  `json:"output,omitempty"`

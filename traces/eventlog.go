@@ -137,7 +137,7 @@ func (w *logWriter) add(e *Event) {
 		b = binary.AppendVarint(b, int64(a.Iteration))
 	}
 	if m := e.Model; m != nil {
-		b = appendLogString(b, m.ID)
+		b = appendLogString(appendLogString(b, m.ID), m.Name)
 		b = w.appendInput(b, seq, e.Agent, m.Input)
 		b = binary.AppendUvarint(b, sliceLen(m.Tools))
 		for _, t := range m.Tools {

@@ -157,6 +157,7 @@ func (r *logReader) raw(l *eventLog, i int, e *Event) (refs [2]inputRef) {
 
 func (d *logDecoder) model(ref *inputRef) *ModelCall {
 	m := &ModelCall{ID: d.str()}
+	m.Name = d.str()
 	m.Input, *ref = d.input()
 	if n := d.uvarint(); n > 0 {
 		m.Tools = make([]string, n-1)

@@ -27,9 +27,10 @@ func richTrace() traces.Trace {
 	events := []traces.Event{
 		{Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: "planner", Input: "Plan 2 days in Paris", Status: traces.StatusRunning}},
 		{Kind: traces.KindAgentStarted, Agent: "planner", AgentRun: &traces.AgentRun{Input: history, Via: "run"}},
-		{Kind: traces.KindModelStarted, Agent: "planner", Model: &traces.ModelCall{ID: "planner-1", Input: history, Tools: []string{"search", "transfer_to_agent"}}},
+		{Kind: traces.KindModelStarted, Agent: "planner", Model: &traces.ModelCall{ID: "planner-1", Name: "gpt-4o-mini", Input: history, Tools: []string{"search", "transfer_to_agent"}}},
 		{Kind: traces.KindModelFinished, Agent: "planner", Model: &traces.ModelCall{
 			ID:         "planner-1",
+			Name:       "gpt-4o-mini-2024-07-18",
 			Output:     &traces.Message{Role: "assistant", ToolCalls: []traces.ToolCallSpec{call}},
 			Usage:      &traces.Usage{PromptTokens: 120, CompletionTokens: 14, TotalTokens: 134},
 			DurationMS: 812.25,

@@ -51,7 +51,7 @@ type OriginTokens struct {
 // NewAgentSummary returns the inspector for agent name in tr, or an error with
 // traces.CodeNotFound when tr has no such agent.
 func NewAgentSummary(tr traces.Trace, name string, opts ...Option) (AgentSummary, error) {
-	out := agentSummaries(tr, treeOf(tr), []string{name}, rateOf(tr.Run, opts))
+	out := agentSummaries(tr, treeOf(tr), []string{name}, pricingOf(tr.Run, opts))
 	if len(out) == 0 {
 		return AgentSummary{}, traces.Errorf(traces.CodeNotFound, "run %s has no agent %q", tr.Run.ID, name)
 	}
@@ -61,7 +61,7 @@ func NewAgentSummary(tr traces.Trace, name string, opts ...Option) (AgentSummary
 // agentSummaries returns the inspectors of the agents names that tr's tree t has, in that order,
 // in one pass over its events for all of them: a report summarises every agent, and a pass per
 // agent would grow with agents times events. Their model calls cost rate.
-func agentSummaries(tr traces.Trace, t *treeState, names []string, rate prices.Rate) []AgentSummary {
+func agentSummaries(tr traces.Trace, t *treeState, names []string, pricing prices.Run) []AgentSummary {
 	out := make([]AgentSummary, 0, len(names))
 	at := make(map[string]int, len(names))
 	for _, name := range names {
@@ -89,12 +89,15 @@ func agentSummaries(tr traces.Trace, t *treeState, names []string, rate prices.R
 		return ss
 	}
 	finished := map[[2]string]*traces.Event{} // model.finished by agent and call id
-	usage := make([]usageSum, len(out))
+	cost := make([]prices.Sum, len(out))
+	for k := range cost {
+		cost[k] = pricing.Sum()
+	}
 	for i := range tr.Events {
 		if e := &tr.Events[i]; e.Kind == traces.KindModelFinished && e.Model != nil {
 			finished[[2]string{e.Agent, e.Model.ID}] = e
 			if k, ok := at[e.Agent]; ok {
-				usage[k].add(e.Model.Usage)
+				addCost(&cost[k], pricing, e.Model)
 			}
 		}
 	}
@@ -124,7 +127,7 @@ func agentSummaries(tr traces.Trace, t *treeState, names []string, rate prices.R
 	}
 	for k := range out {
 		out[k].Chart = newPromptChart(out[k].Calls)
-		out[k].Cost = usage[k].text(rate)
+		out[k].Cost = cost[k].Text()
 	}
 	return out
 }

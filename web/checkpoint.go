@@ -60,7 +60,7 @@ func (t *Travel) from(tr traces.Trace, run traces.Run, n int) *analysis {
 		if k := len(t.cps); k > 0 {
 			a = t.cps[k-1].clone()
 		} else {
-			a = newAnalysis(run, tr.Agents, rateOf(run, t.opts))
+			a = newAnalysis(run, tr.Agents, pricingOf(run, t.opts))
 		}
 		a.takeUpTo(tr, (len(t.cps)+1)*t.every)
 		t.cps = append(t.cps, a)
@@ -68,7 +68,7 @@ func (t *Travel) from(tr traces.Trace, run traces.Run, n int) *analysis {
 	if k := n / t.every; k > 0 {
 		return t.cps[k-1].clone()
 	}
-	return newAnalysis(run, tr.Agents, rateOf(run, t.opts))
+	return newAnalysis(run, tr.Agents, pricingOf(run, t.opts))
 }
 
 // takeUpTo takes in tr's events up to index n (excluded), past those a has, sharing tr's array

@@ -83,7 +83,7 @@ func NewComparison(trs []traces.Trace, opts ...Option) Comparison {
 	c := Comparison{SameInput: true}
 	for i, tr := range trs {
 		m := newMechanism(tr)
-		m.cost(tr, rateOf(tr.Run, opts))
+		m.cost(tr, pricingOf(tr.Run, opts))
 		c.Estimated = c.Estimated || m.Estimated
 		c.SameInput = c.SameInput && (i == 0 || m.Input == c.Rows[0].Input)
 		c.Rows = append(c.Rows, m)
@@ -162,15 +162,15 @@ func (m *Mechanism) modelCalls(tr traces.Trace) {
 }
 
 // cost fills Cost at rate.
-func (m *Mechanism) cost(tr traces.Trace, rate prices.Rate) {
-	var sum usageSum
+func (m *Mechanism) cost(tr traces.Trace, pricing prices.Run) {
+	sum := pricing.Sum()
 	for _, e := range tr.Events {
 		if e.Kind == traces.KindModelFinished && e.Model != nil && e.Model.Usage != nil {
-			sum.add(e.Model.Usage)
+			addCost(&sum, pricing, e.Model)
 			m.Cost.Refs = append(m.Cost.Refs, e.Seq)
 		}
 	}
-	m.Cost.Text = sum.text(rate)
+	m.Cost.Text = sum.Text()
 }
 
 func tokenText(n int, estimated bool) string {

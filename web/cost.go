@@ -10,8 +10,8 @@ type Option func(*settings)
 
 type settings struct{ prices prices.Table }
 
-// WithPrices prices a run's model calls by t, at the rate of the run's model (prices.Table.For
-// traces.Run.Model). Without it a view shows tokens and no money.
+// WithPrices prices a run's model calls by t: each call by the model it named, else by the run's
+// model (prices.Run). Without it a view shows tokens and no money.
 func WithPrices(t prices.Table) Option { return func(s *settings) { s.prices = t } }
 
 func settingsOf(opts []Option) settings {
@@ -22,27 +22,23 @@ func settingsOf(opts []Option) settings {
 	return s
 }
 
-// rateOf is the rate of run's model calls under opts: unknown (no money) without prices.
-func rateOf(run traces.Run, opts []Option) prices.Rate {
-	return settingsOf(opts).prices.For(run.Model)
+// pricingOf is how run's model calls are priced under opts: not at all (no money) without prices.
+func pricingOf(run traces.Run, opts []Option) prices.Run {
+	return settingsOf(opts).prices.Run(run.Model)
 }
 
-// costText is what a model call's usage costs at r, "" when r is unknown or u is nil.
-func costText(r prices.Rate, u *traces.Usage) string {
-	if u == nil {
+// costText is what model call m (a model.finished's) cost under p, "" when its model has no
+// price or it reported no usage.
+func costText(p prices.Run, m *traces.ModelCall) string {
+	if m == nil || m.Usage == nil {
 		return ""
 	}
-	return r.Text(u.PromptTokens, u.CompletionTokens)
+	return p.Call(m.Name).Text(m.Usage.PromptTokens, m.Usage.CompletionTokens)
 }
 
-// usageSum adds up the tokens the model reported, prompt and completion apart: what they cost.
-type usageSum struct{ prompt, completion int }
-
-func (s *usageSum) add(u *traces.Usage) {
-	if u != nil {
-		s.prompt += u.PromptTokens
-		s.completion += u.CompletionTokens
+// addCost adds what model call m (a model.finished's) cost under p to sum, when it reported usage.
+func addCost(sum *prices.Sum, p prices.Run, m *traces.ModelCall) {
+	if m != nil && m.Usage != nil {
+		sum.Add(p.Call(m.Name), m.Usage.PromptTokens, m.Usage.CompletionTokens)
 	}
 }
-
-func (s usageSum) text(r prices.Rate) string { return r.Text(s.prompt, s.completion) }

@@ -93,10 +93,11 @@ type RunRow struct {
 	live.RunSummary
 	DurationText string // how long it ran, or has run so far: "00:04.2"
 	TokensText   string // 950, 1.2k, 34k
+	CostText     string // what the tokens cost (RunCost): "" when unknown
 }
 
-// NewRunRows returns the rows of runs as of now.
-func NewRunRows(runs []live.RunSummary, now time.Time) []RunRow {
+// NewRunRows returns the rows of runs as of now, priced as opts say.
+func NewRunRows(runs []live.RunSummary, now time.Time, opts ...Option) []RunRow {
 	rows := make([]RunRow, len(runs))
 	for i, r := range runs {
 		end := now
@@ -104,6 +105,25 @@ func NewRunRows(runs []live.RunSummary, now time.Time) []RunRow {
 			end = *r.EndedAt
 		}
 		rows[i] = RunRow{RunSummary: r, DurationText: Clock(max(0, end.Sub(r.StartedAt))), TokensText: compact(r.Tokens)}
+		_, rows[i].CostText, _ = RunCost(r, opts...)
 	}
 	return rows
+}
+
+// RunCost is what a listed run's model calls cost under opts' prices, each call by the model it
+// named (see WithPrices): in dollars, and as the pages write it. ok is false, with no money,
+// when a call's model has no price, or the run was stored before stores kept its usage.
+func RunCost(r live.RunSummary, opts ...Option) (usd float64, text string, ok bool) {
+	if r.Usage == nil {
+		return 0, "", false
+	}
+	p := pricingOf(r.Run, opts)
+	sum := p.Sum()
+	for _, u := range r.Usage {
+		sum.Add(p.Call(u.Model), u.Prompt, u.Completion)
+	}
+	if usd, ok = sum.Cost(); !ok {
+		return 0, "", false
+	}
+	return usd, sum.Text(), true
 }

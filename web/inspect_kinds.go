@@ -41,6 +41,7 @@ func (s *inspector) agentRun(e *traces.Event) {
 func (s *inspector) model(e *traces.Event) {
 	m := e.Model
 	s.fact("call id", m.ID)
+	s.fact("model", m.Name)
 	sameCall := func(kind traces.Kind) func(*traces.Event) bool {
 		return func(o *traces.Event) bool {
 			return o.Kind == kind && o.Model != nil && o.Model.ID == m.ID && o.Agent == e.Agent
@@ -56,7 +57,7 @@ func (s *inspector) model(e *traces.Event) {
 		if m.Usage != nil {
 			u := m.Usage
 			s.fact("tokens", fmt.Sprintf("%d (prompt %d, completion %d)", u.TotalTokens, u.PromptTokens, u.CompletionTokens))
-			s.fact("cost", costText(s.a.rate, u))
+			s.fact("cost", costText(s.a.pricing, m))
 		}
 		if m.DurationMS > 0 {
 			s.fact("duration", fmt.Sprintf("%.0f ms", m.DurationMS))
@@ -75,7 +76,7 @@ func (s *inspector) model(e *traces.Event) {
 		fin := s.find(1, sameCall(traces.KindModelFinished))
 		s.link("result", fin)
 		if j := eventIndex(s.a.tr, fin); j >= 0 {
-			s.fact("cost", costText(s.a.rate, s.a.tr.Events[j].Model.Usage))
+			s.fact("cost", costText(s.a.pricing, s.a.tr.Events[j].Model))
 		}
 	}
 	s.fact("tools offered", strings.Join(tools, ", "))

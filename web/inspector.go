@@ -65,7 +65,7 @@ func NewInspection(tr traces.Trace, seq int64, opts ...Option) (Inspection, erro
 	if i < 0 {
 		return Inspection{}, traces.Errorf(traces.CodeNotFound, "run %s has no event %d", tr.Run.ID, seq)
 	}
-	return analyse(tr, rateOf(tr.Run, opts)).inspection(i), nil
+	return analyse(tr, pricingOf(tr.Run, opts)).inspection(i), nil
 }
 
 // inspection returns the inspector for the event at index i of the analysed trace.

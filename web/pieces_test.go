@@ -68,13 +68,13 @@ func pieces(a *analysis) map[string]any {
 // piece of the run up to there.
 func TestEachPieceCopiesItself(t *testing.T) {
 	for name, tr := range pieceTraces(t) {
-		whole := analyse(tr, prices.Rate{})
+		whole := analyse(tr, prices.Run{})
 		for k := range len(tr.Events) + 1 {
-			a := newAnalysis(tr.Run, tr.Agents, prices.Rate{})
+			a := newAnalysis(tr.Run, tr.Agents, prices.Run{})
 			a.takeUpTo(tr, k)
 			c := a.clone()
 			c.takeUpTo(tr, len(tr.Events))
-			upTo := newAnalysis(tr.Run, tr.Agents, prices.Rate{})
+			upTo := newAnalysis(tr.Run, tr.Agents, prices.Run{})
 			upTo.takeUpTo(tr, k)
 			got, want := pieces(c), pieces(whole)
 			for p := range want {
@@ -154,7 +154,7 @@ func TestTreeSaysWhatAnEventDid(t *testing.T) {
 func TestRunStateFollowsTheRun(t *testing.T) {
 	tr := paused()
 	feed := func(run traces.Run) *runState {
-		tree, s := newTreeState(tr.Agents), newRunState(run)
+		tree, s := newTreeState(tr.Agents), newRunState(run, prices.Run{})
 		for i := range tr.Events {
 			e := &tr.Events[i]
 			s.add(e, tree, tree.add(tr.Events, i))
@@ -269,7 +269,7 @@ func TestTimelineIndexFoldsAndMarks(t *testing.T) {
 // error's event, and a copy's open bars close without closing the original's.
 func TestSequenceFailsLateAndCopiesOpenBars(t *testing.T) {
 	tr := webtest.FailedTransfer()
-	a := newAnalysis(tr.Run, tr.Agents, prices.Rate{})
+	a := newAnalysis(tr.Run, tr.Agents, prices.Run{})
 	var errSeq int64
 	for i, e := range tr.Events {
 		if e.Kind == traces.KindError {

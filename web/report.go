@@ -36,7 +36,7 @@ const ReportRunPath = 8
 
 // NewReport returns the report of tr, analysed once for all its inspections.
 func NewReport(tr traces.Trace, opts ...Option) Report {
-	a := analyse(tr, rateOf(tr.Run, opts))
+	a := analyse(tr, pricingOf(tr.Run, opts))
 	r := Report{View: a.view(0), Inspections: make([]Inspection, len(tr.Events))}
 	for i := range a.tr.Events {
 		// A fed history grows with the run: whole in every inspection, a long run's report
@@ -48,12 +48,12 @@ func NewReport(tr traces.Trace, opts ...Option) Report {
 		}
 		r.Inspections[i] = in
 	}
-	r.Frames = frames(tr, a.rate)
+	r.Frames = frames(tr, a.pricing)
 	names := make([]string, len(r.View.Agents))
 	for k, ref := range r.View.Agents {
 		names[k] = ref.Name
 	}
-	r.Agents = agentSummaries(a.tr, a.tree, names, a.rate) // one pass for all: a tree may hold thousands
+	r.Agents = agentSummaries(a.tr, a.tree, names, a.pricing) // one pass for all: a tree may hold thousands
 	return r
 }
 
@@ -61,7 +61,7 @@ func NewReport(tr traces.Trace, opts ...Option) Report {
 // what ViewAt(tr, seq).Redraw() returns, but for its Sequence. The report draws the whole run's
 // sequence once: one whole per frame would triple a long run's report (25 MB instead of 8 at
 // 10,000 events).
-func frames(tr traces.Trace, rate prices.Rate) []Update {
+func frames(tr traces.Trace, pricing prices.Run) []Update {
 	n := len(tr.Events)
 	if n == 0 {
 		return nil
@@ -69,7 +69,7 @@ func frames(tr traces.Trace, rate prices.Rate) []Update {
 	k := min(n, ReportFrames, max(16, reportFrameAgents/max(1, len(tr.Agents))))
 	run := tr.Run
 	run.Status, run.EndedAt, run.Error = traces.StatusRunning, nil, "" // before its last event, as Prefix has it
-	v := &ViewState{a: newAnalysis(run, tr.Agents, rate)}
+	v := &ViewState{a: newAnalysis(run, tr.Agents, pricing)}
 	out := make([]Update, 0, k)
 	next := 1 // frame next is at index ceil(next·n/k)-1; the k-th, the last event, is the whole run's
 	for i, e := range tr.Events[:n-1] {

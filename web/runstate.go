@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"time"
 
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -17,7 +18,8 @@ type runState struct {
 	tools      int
 	models     int
 	tokens     int
-	usage      usageSum
+	cost       prices.Sum // what the model calls reported cost, each at its rate
+	pricing    prices.Run
 
 	lastSeq     int64
 	flow, input string // the run's, else its run.started event's
@@ -40,8 +42,9 @@ type runState struct {
 
 // newRunState starts the summary of run with no events yet. The run's status is its status
 // until an event says otherwise (run.finished, or an event after it, which resumes it).
-func newRunState(run traces.Run) *runState {
-	s := &runState{metaStatus: run.Status, flow: run.Flow, input: run.Input}
+// Its model calls cost what pricing says.
+func newRunState(run traces.Run, pricing prices.Run) *runState {
+	s := &runState{metaStatus: run.Status, flow: run.Flow, input: run.Input, cost: pricing.Sum(), pricing: pricing}
 	if !s.metaStatus.Valid() {
 		s.metaStatus = traces.StatusRunning
 	}
@@ -107,7 +110,7 @@ func (s *runState) count(e *traces.Event, c treeChange) {
 	switch {
 	case e.Kind == traces.KindModelFinished && e.Model != nil && e.Model.Usage != nil:
 		s.tokens += e.Model.Usage.TotalTokens
-		s.usage.add(e.Model.Usage)
+		addCost(&s.cost, s.pricing, e.Model)
 	case e.Kind == traces.KindToolStarted && e.Tool != nil:
 		s.tools++
 	case e.Kind == traces.KindError && e.Error != nil:
@@ -116,9 +119,9 @@ func (s *runState) count(e *traces.Event, c treeChange) {
 }
 
 // endAs gives s, made on its run as running, the run's own status once it has taken in the run's
-// last event: what newRunState(run) and the same events would have made.
+// last event: what newRunState(run, ...) and the same events would have made.
 func (s *runState) endAs(run traces.Run) {
-	s.metaStatus = newRunState(run).metaStatus
+	s.metaStatus = newRunState(run, s.pricing).metaStatus
 	if !s.settled {
 		s.status = s.metaStatus // no run.finished said otherwise
 	}

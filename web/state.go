@@ -26,12 +26,12 @@ type analysis struct {
 	timeline *timelineIndex
 	inspect  *inspectIndex
 	spans    *sequence
-	rate     prices.Rate // what the run's model calls cost
+	pricing  prices.Run // what the run's model calls cost
 }
 
 // analyse returns the analysis of tr's events. It shares tr's events and copies none.
-func analyse(tr traces.Trace, rate prices.Rate) *analysis {
-	a := newAnalysis(tr.Run, tr.Agents, rate)
+func analyse(tr traces.Trace, pricing prices.Run) *analysis {
+	a := newAnalysis(tr.Run, tr.Agents, pricing)
 	// Capped, so that a later add copies rather than writes into tr's array.
 	a.tr.Events = tr.Events[:len(tr.Events):len(tr.Events)]
 	for i := range a.tr.Events {
@@ -41,11 +41,11 @@ func analyse(tr traces.Trace, rate prices.Rate) *analysis {
 }
 
 // newAnalysis starts the analysis of run on agents with no events yet, its model calls priced
-// at rate.
-func newAnalysis(run traces.Run, agents []traces.Agent, rate prices.Rate) *analysis {
+// as pricing says.
+func newAnalysis(run traces.Run, agents []traces.Agent, pricing prices.Run) *analysis {
 	return &analysis{
-		tr: traces.Trace{Run: run, Agents: agents}, tree: newTreeState(agents), run: newRunState(run),
-		session: newSessionState(), timeline: newTimelineIndex(), inspect: newInspectIndex(), spans: newSequence(), rate: rate,
+		tr: traces.Trace{Run: run, Agents: agents}, tree: newTreeState(agents), run: newRunState(run, pricing),
+		session: newSessionState(), timeline: newTimelineIndex(), inspect: newInspectIndex(), spans: newSequence(), pricing: pricing,
 	}
 }
 
@@ -72,7 +72,7 @@ func (a *analysis) step(i int) {
 // to either copies).
 func (a *analysis) clone() *analysis {
 	c := &analysis{tr: a.tr, tree: a.tree.clone(), run: a.run.clone(), session: a.session.clone(),
-		timeline: a.timeline.clone(), inspect: a.inspect.clone(), spans: a.spans.clone(), rate: a.rate}
+		timeline: a.timeline.clone(), inspect: a.inspect.clone(), spans: a.spans.clone(), pricing: a.pricing}
 	c.tr.Events = capped(a.tr.Events)
 	return c
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -59,7 +58,7 @@ type Away struct {
 
 // newStats is the header: the run's state (r) with the agents and transfers of its tree (t), for
 // tr's events.
-func newStats(tr traces.Trace, r *runState, t *treeState, rate prices.Rate) Stats {
+func newStats(tr traces.Trace, r *runState, t *treeState) Stats {
 	s := Stats{
 		RunID: tr.Run.ID, Flow: r.flow, Model: tr.Run.Model, Input: r.input, Status: r.status, Error: r.runError(tr.Run.Error),
 		StartedAt: tr.Run.StartedAt, Ended: r.status.Ended(), Events: len(tr.Events), LastSeq: r.lastSeq,
@@ -82,7 +81,7 @@ func newStats(tr traces.Trace, r *runState, t *treeState, rate prices.Rate) Stat
 	}
 	s.ElapsedText = Clock(s.Elapsed)
 	s.TokensText = compact(s.Tokens)
-	s.Cost = r.usage.text(rate)
+	s.Cost = r.cost.Text()
 	s.Outcome = r.outcome(s.Error)
 	if r.held != nil && !s.Ended {
 		h := *r.held

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -194,4 +195,32 @@ func (g Graph) teamNodes() []Node {
 		out = append(out, tm.Members...)
 	}
 	return slices.Clip(out)
+}
+
+// teamRank orders states by what a collapsed team's node says first: work going on in the team,
+// then a failure in it, an interrupt, work done.
+var teamRank = map[State]int{StateIdle: 0, StateDone: 1, StateInterrupted: 2, StateFailed: 3, StateActive: 4}
+
+// teamFace gives lead, the node of a collapsed team whose own face is set, the face of its team:
+// the state that ranks first among the lead's and its members' (a team working inside while its
+// lead waits is active), and their calls and tokens together. A failure names the member that
+// failed.
+func (t *treeState) teamFace(lead *Node, members []Node) {
+	own := lead.State
+	for _, m := range members {
+		x := t.stateOf(m.Name)
+		lead.ModelCalls, lead.ToolCalls, lead.Tokens = lead.ModelCalls+x.modelCalls, lead.ToolCalls+x.toolCalls, lead.Tokens+x.tokens
+		if teamRank[x.state] > teamRank[lead.State] {
+			lead.State = x.state
+			if x.state == StateFailed {
+				lead.Error = m.Name + ": " + x.err
+			}
+		}
+	}
+	if lead.State != own {
+		lead.HandedOff = false // the team's state is a member's, not the lead's handoff
+	}
+	if lead.ModelCalls > 0 || lead.ToolCalls > 0 {
+		lead.Detail = fmt.Sprintf("%s · %s tok", plural(lead.ModelCalls, "call"), compact(lead.Tokens)) // its badge says "team"
+	}
 }

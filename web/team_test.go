@@ -85,3 +85,55 @@ func TestLargeTreeCollapsesTeams(t *testing.T) {
 		}
 	}
 }
+
+// TestCollapsedTeamShowsItsState: a collapsed team's lead node shows its team's state, not only
+// its own: while a member works, the lead (which handed off to it) is drawn active, with the
+// team's calls and tokens; a live page told only of the member's change gets the lead's node
+// anew; once the work is back with the supervisor, the team is done.
+func TestCollapsedTeamShowsItsState(t *testing.T) {
+	tr := webtest.Teams([]int{4, 4, 4, 3}, 40)
+	var member traces.Event // the first team member's model call
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindModelStarted && e.Agent == "billing_agent_1" {
+			member = e
+			break
+		}
+	}
+	if member.Seq == 0 {
+		t.Fatal("no member of the billing team calls its model")
+	}
+	node := func(g web.Graph, name string) web.Node {
+		t.Helper()
+		for _, n := range g.Nodes {
+			if n.Name == name {
+				return n
+			}
+		}
+		t.Fatalf("no node %s among %d", name, len(g.Nodes))
+		return web.Node{}
+	}
+	lead := node(web.ViewAt(tr, member.Seq).View().Graph, "billing_lead")
+	if lead.Team == 0 || lead.State != web.StateActive || lead.HandedOff {
+		t.Errorf("while billing_agent_1 works, its collapsed lead is %s (handed off %v, team %d), want active", lead.State, lead.HandedOff, lead.Team)
+	}
+	if lead.ModelCalls != 2 {
+		t.Errorf("the lead counts %d calls, want its own and its member's: 2", lead.ModelCalls)
+	}
+	// Event by event, as a live page: the member's call changes only faces, and the lead's is among them.
+	v := web.ViewAt(tr, member.Seq-1)
+	v.Add(member)
+	u := v.Update(member.Seq - 1)
+	if u.GraphChanged {
+		t.Fatal("a member's model call laid the tree out again")
+	}
+	var faces []string
+	for _, n := range u.Faces {
+		faces = append(faces, n.Name+" "+string(n.State))
+	}
+	if !slices.Contains(faces, "billing_lead active") {
+		t.Errorf("the faces the member's call changed are %v, want billing_lead active among them", faces)
+	}
+	if end := node(web.NewView(tr).Graph, "billing_lead"); end.State != web.StateDone {
+		t.Errorf("at the end the billing team is %s, want done", end.State)
+	}
+}

@@ -20,6 +20,9 @@ func (t *treeState) graph() Graph {
 		for j := range tm.Members {
 			t.setFace(&tm.Members[j])
 		}
+		if k := slices.IndexFunc(g.Nodes, func(n Node) bool { return n.Name == tm.Lead }); k >= 0 {
+			t.teamFace(&g.Nodes[k], tm.Members)
+		}
 	}
 	return g
 }
@@ -37,11 +40,21 @@ func (t *treeState) layout() Graph {
 func (t *treeState) faces(from int64) []Node {
 	var out []Node
 	g := t.layout()
+	changed := func(name string) bool { x := t.acts[name]; return x != nil && x.faceSeq > from }
+	teams := make(map[string][]Node, len(g.Teams))
+	for _, tm := range g.Teams {
+		teams[tm.Lead] = tm.Members
+	}
 	for _, nd := range append(slices.Clip(g.Nodes), g.teamNodes()...) {
-		if x := t.acts[nd.Name]; x != nil && x.faceSeq > from {
-			t.setFace(&nd)
-			out = append(out, nd)
+		members := teams[nd.Name]
+		if !changed(nd.Name) && !slices.ContainsFunc(members, func(m Node) bool { return changed(m.Name) }) {
+			continue
 		}
+		t.setFace(&nd)
+		if len(members) > 0 {
+			t.teamFace(&nd, members) // a member's change is its lead's: the node stands for both
+		}
+		out = append(out, nd)
 	}
 	return out
 }

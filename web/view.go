@@ -17,23 +17,23 @@ type View struct {
 
 // NewView returns the whole run page's model for tr after its last event.
 func NewView(tr traces.Trace, opts ...Option) View {
-	return analyse(tr, rateOf(tr.Run, opts)).view(0)
+	return analyse(tr, pricingOf(tr.Run, opts)).view(0)
 }
 
 // NewSession returns the session panel of tr after its last event.
 func NewSession(tr traces.Trace) Session {
-	a := analyse(tr, prices.Rate{})
+	a := analyse(tr, prices.Run{})
 	return a.session.panel(a.tr, a.tree.roster)
 }
 
 // NewStats returns the header of tr after its last event.
 func NewStats(tr traces.Trace, opts ...Option) Stats {
-	return analyse(tr, rateOf(tr.Run, opts)).stats()
+	return analyse(tr, pricingOf(tr.Run, opts)).stats()
 }
 
 // NewTimeline returns the timeline rows of the events of tr with Seq > after, in order.
 func NewTimeline(tr traces.Trace, after int64) []Row {
-	return newTimeline(analyse(tr, prices.Rate{}), after)
+	return newTimeline(analyse(tr, prices.Run{}), after)
 }
 
 func newTimeline(a *analysis, after int64) []Row {
@@ -60,7 +60,7 @@ func (a *analysis) view(limit int) View {
 
 // stats returns the header as of the newest event.
 func (a *analysis) stats() Stats {
-	s := newStats(a.tr, a.run, a.tree, a.rate)
+	s := newStats(a.tr, a.run, a.tree)
 	if s.Held != nil {
 		a.heldFeed(s.Held, eventIndex(a.tr, s.Held.Seq))
 	}
@@ -101,7 +101,7 @@ type Update struct {
 
 // NewUpdate returns what the events of tr with Seq > from change. tr is the whole trace so far.
 func NewUpdate(tr traces.Trace, from int64) Update {
-	a := analyse(tr, prices.Rate{})
+	a := analyse(tr, prices.Run{})
 	u := a.update(from)
 	if u.Changed {
 		u.Rows = newTimeline(a, from)

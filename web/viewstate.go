@@ -16,7 +16,7 @@ type ViewState struct{ a *analysis }
 // run's status until an event says otherwise: a run.finished, or an event after one (a resume).
 // The state keeps agents; the caller must not change them.
 func NewViewState(run traces.Run, agents []traces.Agent, opts ...Option) *ViewState {
-	return &ViewState{a: newAnalysis(run, agents, rateOf(run, opts))}
+	return &ViewState{a: newAnalysis(run, agents, pricingOf(run, opts))}
 }
 
 // Add takes in the next events of the run, in order. It keeps them, sharing their payloads: the
@@ -63,18 +63,18 @@ func (v *ViewState) Amended(from, to int64) []int64 { return v.a.timeline.amende
 
 // At returns the view state as it was right after event seq: ViewAt of the state's trace. It
 // replays the events up to seq; a Travel keeps copies to step from instead.
-func (v *ViewState) At(seq int64) *ViewState { return viewAt(v.Trace(), seq, v.a.rate) }
+func (v *ViewState) At(seq int64) *ViewState { return viewAt(v.Trace(), seq, v.a.pricing) }
 
 // ViewAt returns the view state of tr as it was right after event seq, replayed from tr's events:
 // it costs a pass over the events up to seq. Before tr's last event the run is running (as Prefix
 // has it), whatever it became later. The state shares tr's payloads: do not change them.
 func ViewAt(tr traces.Trace, seq int64, opts ...Option) *ViewState {
-	return viewAt(tr, seq, rateOf(tr.Run, opts))
+	return viewAt(tr, seq, pricingOf(tr.Run, opts))
 }
 
-func viewAt(tr traces.Trace, seq int64, rate prices.Rate) *ViewState {
+func viewAt(tr traces.Trace, seq int64, pricing prices.Run) *ViewState {
 	tr = Prefix(tr, seq)
-	w := &ViewState{a: newAnalysis(tr.Run, tr.Agents, rate)}
+	w := &ViewState{a: newAnalysis(tr.Run, tr.Agents, pricing)}
 	w.Add(tr.Events...)
 	return w
 }

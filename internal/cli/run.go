@@ -60,7 +60,7 @@ type runOptions struct {
 	otlpEndpoint *string
 	otlpContent  *bool
 	prices       *string
-	rate         prices.Rate // of the run's model, by prices
+	pricing      prices.Run // of the run's model calls, by prices
 }
 
 // runFlow runs flow name without a server, printing each event as it is recorded.
@@ -87,7 +87,7 @@ func runFlow(ctx context.Context, name string, o runOptions, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	o.rate = table.For(model.Name())
+	o.pricing = table.Run(model.Name())
 	return exporting(*o.otlpEndpoint, *o.otlpContent, stderr, func(exp *otlp.Exporter) error {
 		return recordFlow(ctx, flow, model, &o, exp, stdout)
 	})
@@ -118,7 +118,7 @@ func recordFlow(ctx context.Context, flow agents.Flow, model *agents.Model, o *r
 	printed := make(chan struct{})
 	go func() {
 		defer close(printed)
-		printEvents(rec, stdout, 0, o.rate, onPause)
+		printEvents(rec, stdout, 0, o.pricing, onPause)
 	}()
 	var paused *agents.Pause // set by Paused, in RunFlow's and Resume's goroutine
 	opts := agents.Options{Pace: agents.NewPace(o.pace), Streaming: o.stream, Model: model, Paused: func(p *agents.Pause) { paused = p },
@@ -135,7 +135,7 @@ func recordFlow(ctx context.Context, flow agents.Flow, model *agents.Model, o *r
 		printed = make(chan struct{})
 		go func(done chan struct{}, after int64) {
 			defer close(done)
-			printEvents(rec, stdout, after, o.rate, nil)
+			printEvents(rec, stdout, after, o.pricing, nil)
 		}(printed, int64(len(rec.Snapshot().Events)))
 		p := paused
 		paused = nil
@@ -159,8 +159,9 @@ func recordFlow(ctx context.Context, flow agents.Flow, model *agents.Model, o *r
 // printEvents prints one line per event of rec after seq last until the run ends. It reads them
 // from the recording at its own pace: the run never waits for it, but where a breakpoint holds
 // it, onPause (when set) is told of the paused event and lets it go on. A model call's line ends
-// with its cost at rate when the model has a price (scripted calls, which cost nothing, say none).
-func printEvents(rec *traces.Recording, w io.Writer, last int64, rate prices.Rate, onPause func(traces.Event)) {
+// with its cost under pricing when its model has a price (scripted calls, which cost nothing, say
+// none).
+func printEvents(rec *traces.Recording, w io.Writer, last int64, pricing prices.Run, onPause func(traces.Event)) {
 	sub := rec.Subscribe(last)
 	buf := make([]traces.Event, 64)
 	for {
@@ -170,8 +171,10 @@ func printEvents(rec *traces.Recording, w io.Writer, last int64, rate prices.Rat
 		}
 		for _, e := range buf[:n] {
 			line := web.Summary(e)
-			if u := usageOf(e); u != nil && rate.Known && !rate.Free {
-				line += " · " + rate.Text(u.PromptTokens, u.CompletionTokens)
+			if u := usageOf(e); u != nil {
+				if rate := pricing.Call(e.Model.Name); rate.Known && !rate.Free {
+					line += " · " + rate.Text(u.PromptTokens, u.CompletionTokens)
+				}
 			}
 			fmt.Fprintf(w, "%4d %s %-16s %-18s %s\n", e.Seq, e.Time.Format("15:04:05.000"), e.Agent, e.Kind, line)
 			if e.Kind == traces.KindPaused && onPause != nil {

@@ -53,6 +53,7 @@ func (s *MemoryStore) Create(run traces.Run, tally Tally, agents []traces.Agent,
 		return traces.Errorf(traces.CodeConflict, "run %q already exists", run.ID)
 	}
 	s.last++
+	tally.Usage = slices.Clone(tally.Usage)
 	r := &memRun{key: s.last, run: copyRun(run), tally: tally, agents: cloneAgents(agents)}
 	r.add(events)
 	s.runs = append(s.runs, r)
@@ -86,6 +87,7 @@ func (s *MemoryStore) Save(run traces.Run, tally Tally, agents []traces.Agent, e
 	if !ok {
 		return notFound(run.ID)
 	}
+	tally.Usage = slices.Clone(tally.Usage)
 	r.run, r.tally = copyRun(run), tally
 	if agents != nil {
 		r.agents = cloneAgents(agents)
@@ -194,7 +196,7 @@ func (r *memRun) summary() RunSummary {
 		run.EndedAt = &end
 	}
 	return RunSummary{Run: run, Agents: r.tally.Agents, Transfers: r.tally.Transfers, Tokens: r.tally.Tokens, Events: r.tally.Events,
-		Findings: r.tally.Findings}
+		Findings: r.tally.Findings, Usage: slices.Clone(r.tally.Usage)}
 }
 
 // Delete forgets run id and its events. It fails with CodeNotFound for a run it does not hold.

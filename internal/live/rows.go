@@ -51,3 +51,25 @@ func StoppedEnd(tr traces.Trace) (run traces.Run, tally Tally, end traces.Event)
 	tally.Add(end)
 	return tally.Apply(tr.Run), tally, end
 }
+
+// StoredUsage is a tally's Usage as a database stores it: JSON.
+func StoredUsage(t Tally) []byte {
+	u := t.Usage
+	if u == nil {
+		u = []ModelTokens{}
+	}
+	b, _ := json.Marshal(u) // a slice of plain structs always marshals
+	return b
+}
+
+// ParseUsage reads what StoredUsage wrote; nil (a row stored before Usage was) is nil.
+func ParseUsage(b []byte) ([]ModelTokens, error) {
+	if b == nil {
+		return nil, nil
+	}
+	u := []ModelTokens{}
+	if err := json.Unmarshal(b, &u); err != nil {
+		return nil, fmt.Errorf("read a run's usage: %w", err)
+	}
+	return u, nil
+}

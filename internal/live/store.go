@@ -1,8 +1,10 @@
 package live
 
 import (
-	"github.com/baton-dev/baton/traces"
+	"slices"
 	"strings"
+
+	"github.com/baton-dev/baton/traces"
 	"time"
 	"unicode/utf8"
 )
@@ -111,7 +113,25 @@ type RunSummary struct {
 	Tokens    int   `json:"tokens"`
 	Events    int64 `json:"events"`
 	Findings  int   `json:"findings"`
+	// Usage is the tally's Usage: what prices the run. nil for a run stored before stores kept
+	// it (its list shows tokens and no money).
+	Usage []ModelTokens `json:"usage,omitempty"`
 }
+
+// ModelTokens is the prompt and completion tokens that a run's model calls naming one model
+// reported (traces.ModelCall.Name; "" for calls that named none).
+type ModelTokens struct {
+	Model      string `json:"model,omitempty"`
+	Prompt     int    `json:"prompt_tokens"`
+	Completion int    `json:"completion_tokens"`
+}
+
+// MaxUsageModels bounds the models a tally tells apart: the calls of any model past them count
+// under OtherModels, which no price table prices.
+const MaxUsageModels = 16
+
+// OtherModels is the model name of the tokens of the models past MaxUsageModels.
+const OtherModels = "(other models)"
 
 // maxInputLine bounds the input a summary shows.
 const maxInputLine = 200
@@ -141,10 +161,14 @@ func clip(s string, n int) string {
 // order. It also knows how the run stands as of its last event, which is what a store records,
 // so that a store never says more than the events it holds.
 type Tally struct {
-	Agents    int   // distinct agents that started
-	Transfers int   // transfer events
-	Tokens    int   // total tokens of the model calls
-	Events    int64 // the last event's seq
+	Agents    int // distinct agents that started
+	Transfers int // transfer events
+	Tokens    int // total tokens of the model calls
+	// Usage splits the calls' prompt and completion tokens by the model each named, in the
+	// order the models came; never nil once an event is added. Add changes it in place: a store
+	// that keeps it keeps a copy.
+	Usage  []ModelTokens
+	Events int64 // the last event's seq
 	// Status, EndedAt and Error are the run's as of its last event: running until a run.finished,
 	// and again after a resumed.
 	Status  traces.Status
@@ -165,6 +189,9 @@ func (t *Tally) Add(e traces.Event) {
 	if t.Status == "" {
 		t.Status = traces.StatusRunning
 	}
+	if t.Usage == nil {
+		t.Usage = []ModelTokens{}
+	}
 	switch {
 	case e.Kind == traces.KindAgentStarted && e.Agent != "" && !t.seen[e.Agent]:
 		if t.seen == nil {
@@ -176,6 +203,7 @@ func (t *Tally) Add(e traces.Event) {
 		t.Transfers++
 	case e.Kind == traces.KindModelFinished && e.Model != nil && e.Model.Usage != nil:
 		t.Tokens += e.Model.Usage.TotalTokens
+		t.addUsage(e.Model.Name, e.Model.Usage)
 	case e.Kind == traces.KindInterrupted && e.Interrupt != nil:
 		t.LastInterrupt = e.Interrupt.ID
 	case e.Kind == traces.KindResumed:
@@ -184,6 +212,21 @@ func (t *Tally) Add(e traces.Event) {
 		at := e.Time
 		t.Status, t.EndedAt, t.Error = e.Run.Status, &at, e.Run.Error
 	}
+}
+
+// addUsage counts u under model.
+func (t *Tally) addUsage(model string, u *traces.Usage) {
+	i := slices.IndexFunc(t.Usage, func(m ModelTokens) bool { return m.Model == model })
+	if i < 0 && len(t.Usage) >= MaxUsageModels {
+		model = OtherModels
+		i = slices.IndexFunc(t.Usage, func(m ModelTokens) bool { return m.Model == model })
+	}
+	if i < 0 {
+		t.Usage = append(t.Usage, ModelTokens{Model: model})
+		i = len(t.Usage) - 1
+	}
+	t.Usage[i].Prompt += u.PromptTokens
+	t.Usage[i].Completion += u.CompletionTokens
 }
 
 // Apply returns run with the status, end and error the tally has seen.

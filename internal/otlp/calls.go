@@ -12,8 +12,12 @@ import (
 func (s *runSpans) startModel(e traces.Event) {
 	m := e.Model
 	attrs := []attribute.KeyValue{attribute.String("gen_ai.operation.name", opChat)}
-	if s.run.Model != "" {
-		attrs = append(attrs, attribute.String("gen_ai.request.model", s.run.Model))
+	name := m.Name // the model the call named, else the run's
+	if name == "" {
+		name = s.run.Model
+	}
+	if name != "" {
+		attrs = append(attrs, attribute.String("gen_ai.request.model", name))
 	}
 	if e.Agent != "" {
 		attrs = append(attrs, attribute.String("gen_ai.agent.name", e.Agent))
@@ -21,7 +25,7 @@ func (s *runSpans) startModel(e traces.Event) {
 	if s.content && len(m.Input) > 0 {
 		attrs = s.inputAttrs(attrs, m.Input)
 	}
-	_, span := s.tracer.Start(s.contextOf(e.Agent, e.RunPath), spanName(opChat, s.run.Model),
+	_, span := s.tracer.Start(s.contextOf(e.Agent, e.RunPath), spanName(opChat, name),
 		trace.WithTimestamp(e.Time), trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	s.models[m.ID] = &modelSpan{span: span, agent: e.Agent}
 }

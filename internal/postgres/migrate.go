@@ -73,6 +73,9 @@ var migrations = []string{
 	// so that after a restart only that session's app goes on with the run; runs already there
 	// have none.
 	`ALTER TABLE baton_runs ADD COLUMN session bytea;`,
+	// 5: each run's prompt and completion tokens by the model its calls named (live.StoredUsage),
+	// which prices it in the list; runs already there have none, and list tokens with no money.
+	`ALTER TABLE baton_runs ADD COLUMN usage bytea;`,
 }
 
 // SchemaVersion is the version of the schema this Baton writes: its number of migrations.

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -109,7 +110,8 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN saved_at, DROP COLUMN owner, DROP COLUMN session; DROP TABLE baton_servers; UPDATE baton_schema SET version = 1`)
+	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN saved_at, DROP COLUMN owner, DROP COLUMN session, DROP COLUMN usage; DROP TABLE baton_servers;
+		UPDATE baton_schema SET version = 1`)
 
 	s, err := postgres.Open(url, 0)
 	if err != nil {
@@ -141,7 +143,8 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN owner, DROP COLUMN session; DROP TABLE baton_servers; UPDATE baton_schema SET version = 2`)
+	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN owner, DROP COLUMN session, DROP COLUMN usage; DROP TABLE baton_servers;
+		UPDATE baton_schema SET version = 2`)
 
 	s, err := postgres.Open(url, 0)
 	if err != nil {
@@ -170,7 +173,7 @@ func TestMigrateFromVersion3(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN session; UPDATE baton_schema SET version = 3`)
+	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN session, DROP COLUMN usage; UPDATE baton_schema SET version = 3`)
 
 	s, err := postgres.Open(url, 0)
 	if err != nil {
@@ -182,6 +185,49 @@ func TestMigrateFromVersion3(t *testing.T) {
 	}
 	if err := s.SetSessionHash("r-old", []byte{1}); err != nil {
 		t.Errorf("SetSessionHash(r-old) after the migration: %v", err)
+	}
+}
+
+// While its server is down, the store's calls fail as unavailable, worth a retry, saying the
+// database cannot be reached (the server maps that to 503 with Retry-After).
+// A database of schema version 4 (before runs kept their tokens by model) migrates: its runs
+// list with no usage (tokens, no money), and a run created after keeps its usage.
+func TestMigrateFromVersion4(t *testing.T) {
+	s, url := mustOpen(t, 0)
+	start := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	events := []traces.Event{
+		{Seq: 1, Time: start, Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}},
+		{Seq: 2, Time: start, Kind: traces.KindModelFinished, Agent: "a", Model: &traces.ModelCall{ID: "m1", Name: "gpt-4o",
+			Usage: &traces.Usage{PromptTokens: 30, CompletionTokens: 12, TotalTokens: 42}}},
+	}
+	var tally live.Tally
+	for _, e := range events {
+		tally.Add(e)
+	}
+	if err := s.Create(tally.Apply(traces.Run{ID: "r-old", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN usage; UPDATE baton_schema SET version = 4`)
+
+	s, err := postgres.Open(url, 0)
+	if err != nil {
+		t.Fatalf("open a version-4 database: %v", err)
+	}
+	defer s.Close()
+	if err := s.Create(tally.Apply(traces.Run{ID: "r-new", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.List(live.RunQuery{})
+	if err != nil || len(p.Runs) != 2 {
+		t.Fatalf("List after the migration = %+v, %v", p.Runs, err)
+	}
+	want := []live.ModelTokens{{Model: "gpt-4o", Prompt: 30, Completion: 12}}
+	if got := p.Runs[0].Usage; !slices.Equal(got, want) {
+		t.Errorf("r-new's usage = %+v, want %+v", got, want)
+	}
+	if old := p.Runs[1]; old.ID != "r-old" || old.Usage != nil || old.Tokens != 42 {
+		t.Errorf("r-old after the migration = %+v: want its tokens and no usage", old)
 	}
 }
 

@@ -106,7 +106,7 @@ func (s *Store) summaries(ctx context.Context, q live.RunQuery, below int64) ([]
 	}
 	args = append(args, q.Limit+1)
 	rows, err := s.pool.Query(ctx, `SELECT r.key, r.id, r.flow, r.model, r.status, r.conversation, r.started_at,
-		r.ended_at, r.error, r.input_line, r.agents, r.transfers, r.tokens, r.events, r.findings
+		r.ended_at, r.error, r.input_line, r.agents, r.transfers, r.tokens, r.events, r.findings, r.usage
 		FROM baton_runs r WHERE `+strings.Join(conds, " AND ")+` ORDER BY r.key DESC LIMIT $`+strconv.Itoa(len(args)), args...)
 	if err != nil {
 		return nil, nil, err
@@ -116,9 +116,14 @@ func (s *Store) summaries(ctx context.Context, q live.RunQuery, below int64) ([]
 	var key, started int64
 	var ended *int64
 	var sum live.RunSummary
+	var usage []byte
 	r := &sum.Run
 	_, err = pgx.ForEachRow(rows, []any{&key, &r.ID, &r.Flow, &r.Model, &r.Status, &r.Conversation, &started, &ended,
-		&r.Error, &r.Input, &sum.Agents, &sum.Transfers, &sum.Tokens, &sum.Events, &sum.Findings}, func() error {
+		&r.Error, &r.Input, &sum.Agents, &sum.Transfers, &sum.Tokens, &sum.Events, &sum.Findings, &usage}, func() error {
+		var err error
+		if sum.Usage, err = live.ParseUsage(usage); err != nil {
+			return err
+		}
 		r.StartedAt, r.EndedAt = time.Unix(0, started).UTC(), nil
 		if ended != nil {
 			end := time.Unix(0, *ended).UTC()

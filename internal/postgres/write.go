@@ -46,11 +46,12 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 	defer tx.Rollback(ctx)
 	var key int64
 	err = tx.QueryRow(ctx, `INSERT INTO baton_runs (id, meta, tree, flow, model, status, conversation, started_at,
-		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings, saved_at, owner)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19) ON CONFLICT (id) DO NOTHING RETURNING key`,
+		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings, saved_at, owner, usage)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20) ON CONFLICT (id) DO NOTHING RETURNING key`,
 		text(run.ID), meta, tree, text(run.Flow), text(run.Model), string(run.Status), text(run.Conversation),
 		run.StartedAt.UnixNano(), live.StoredEnd(run), text(run.Error), text(live.FirstLine(run.Input)), tally.Agents,
-		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings, time.Now().UnixNano(), s.server).Scan(&key)
+		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings, time.Now().UnixNano(), s.server,
+		live.StoredUsage(tally)).Scan(&key)
 	if isNoRows(err) {
 		return traces.Errorf(traces.CodeConflict, "run %q already exists", run.ID)
 	} else if err != nil {
@@ -116,10 +117,10 @@ func (s *Store) save(run traces.Run, tally live.Tally, agents []traces.Agent, ev
 	b := &pgx.Batch{}
 	update := b.Queue(`UPDATE baton_runs SET meta = $1, tree = coalesce($2, tree), status = $3, started_at = $4,
 		ended_at = $5, error = $6, agents = $7, transfers = $8, tokens = $9, events = $10, last_interrupt = $11,
-		findings = $12, saved_at = $13, owner = $15 WHERE key = $14 AND (owner = $15 OR NOT $16)`,
+		findings = $12, saved_at = $13, owner = $15, usage = $17 WHERE key = $14 AND (owner = $15 OR NOT $16)`,
 		meta, tree, string(run.Status), run.StartedAt.UnixNano(), live.StoredEnd(run), text(run.Error), tally.Agents,
 		tally.Transfers, tally.Tokens, tally.Events, text(tally.LastInterrupt), tally.Findings, time.Now().UnixNano(), w.key,
-		s.server, held)
+		s.server, held, live.StoredUsage(tally))
 	var updated int64
 	update.Exec(func(tag pgconn.CommandTag) error { updated = tag.RowsAffected(); return nil })
 	if err := queueEvents(b, w.key, s.server, &w.enc, events); err != nil {

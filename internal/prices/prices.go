@@ -104,13 +104,14 @@ type Rate struct {
 
 // For returns the rate of a run's model as traces.Run.Model names it: "openai:gpt-4o-mini"
 // (the provider prefix is dropped, a dated variant matches its base by the longest prefix),
-// "scripted", or "replay of ...". A fork ("fork of ...") replays some calls and runs others on
-// a live model, which its name does not tell apart call by call: it is unknown, as is a model
-// the table has no price for. t may be nil.
+// "scripted", or "replay of ..." (a call's model named "replay" replayed a recorded reply). A
+// fork ("fork of ...") replays some calls and runs others on a live model, which its name does
+// not tell apart: it is unknown (its calls' own names do tell them apart, see Run), as is a
+// model the table has no price for. t may be nil.
 func (t Table) For(model string) Rate {
 	model = strings.TrimSpace(model)
 	switch {
-	case model == "scripted", strings.HasPrefix(model, "replay of "):
+	case model == "scripted", model == "replay", strings.HasPrefix(model, "replay of "):
 		return Rate{Known: true, Free: true}
 	case model == "", strings.HasPrefix(model, "fork of "):
 		return Rate{}
@@ -133,6 +134,74 @@ func (t Table) For(model string) Rate {
 		}
 	}
 	return Rate{}
+}
+
+// Run is how one run's model calls are priced: each call at its own model's rate when it named
+// a model the table prices (eino's model.Config.Model, which an attached app's provider reports),
+// else at the run's model's. A scripted or replayed run's calls cost $0 whatever they are named.
+// The zero Run prices nothing.
+type Run struct {
+	table Table
+	rate  Rate
+}
+
+// Run returns the pricing of a run whose model traces.Run.Model names (see For).
+func (t Table) Run(model string) Run { return Run{table: t, rate: t.For(model)} }
+
+// Call returns the rate of one of the run's model calls, named model ("" when it named none).
+func (r Run) Call(model string) Rate {
+	if r.rate.Free || model == "" {
+		return r.rate
+	}
+	if own := r.table.For(model); own.Known {
+		return own
+	}
+	return r.rate
+}
+
+// Sum returns an empty sum of the run's calls.
+func (r Run) Sum() Sum { return Sum{base: r.rate} }
+
+// Sum adds up what model calls cost, each at its own rate. Its zero value sums calls of a run
+// whose model has no price.
+type Sum struct {
+	base            Rate // the run's, which says what a sum of no calls costs
+	usd             float64
+	calls, unpriced int
+	paid            bool
+}
+
+// Add adds a call's prompt and completion tokens at rate r.
+func (s *Sum) Add(r Rate, prompt, completion int) {
+	s.calls++
+	usd, ok := r.Cost(prompt, completion)
+	if !ok {
+		s.unpriced++
+		return
+	}
+	s.usd += usd
+	s.paid = s.paid || !r.Free
+}
+
+// Cost returns the sum in dollars; ok is false when a call's model has no price (a part is not a
+// total).
+func (s Sum) Cost() (usd float64, ok bool) {
+	if s.calls == 0 {
+		return s.base.Cost(0, 0)
+	}
+	return s.usd, s.unpriced == 0
+}
+
+// Text is the sum as Rate.Text writes a cost: "" when a call's model has no price.
+func (s Sum) Text() string {
+	usd, ok := s.Cost()
+	switch {
+	case !ok:
+		return ""
+	case !s.paid && (s.calls > 0 || s.base.Free):
+		return "scripted: $0"
+	}
+	return Format(usd)
 }
 
 // Cost returns what prompt and completion tokens cost at r, in dollars; ok is false when r is

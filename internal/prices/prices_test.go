@@ -88,3 +88,65 @@ func TestLoad(t *testing.T) {
 		t.Error("a missing file is accepted")
 	}
 }
+
+func TestRunCall(t *testing.T) {
+	tab := prices.Default()
+	for _, c := range []struct {
+		run, call   string
+		known, free bool
+		in          float64
+	}{
+		{"app", "gpt-4o-mini", true, false, 0.15},                      // an attached app's call names its model
+		{"app", "", false, false, 0},                                   // it did not
+		{"app", "my-deployment", false, false, 0},                      // a model the table has no price for
+		{"openai:gpt-4o", "my-deployment", true, false, 2.5},           // the run's model prices it
+		{"openai:gpt-4o", "gpt-4o-mini-2024-07-18", true, false, 0.15}, // the call's own wins
+		{"scripted", "gpt-4o", true, true, 0},                          // scripted runs cost nothing
+		{"replay of r-1 (openai:gpt-4o)", "gpt-4o", true, true, 0},
+		{"fork of r-1 at #4, then openai:gpt-4o", "replay", true, true, 0},    // a fork's recorded calls
+		{"fork of r-1 at #4, then openai:gpt-4o", "gpt-4o", true, false, 2.5}, // its live ones
+	} {
+		r := tab.Run(c.run).Call(c.call)
+		if r.Known != c.known || r.Free != c.free || r.Input != c.in {
+			t.Errorf("Run(%q).Call(%q) = %+v, want known %v free %v input %v", c.run, c.call, r, c.known, c.free, c.in)
+		}
+	}
+	if r := (prices.Run{}).Call("gpt-4o"); r.Known {
+		t.Errorf("the zero Run priced a call: %+v", r)
+	}
+}
+
+func TestSum(t *testing.T) {
+	tab := prices.Default()
+	app := tab.Run("app")
+	mixed := app.Sum()
+	mixed.Add(app.Call("gpt-4o-mini"), 1_000_000, 0) // $0.15
+	mixed.Add(app.Call("gpt-4o"), 0, 100_000)        // $1.00
+	if got := mixed.Text(); got != "$1.15" {
+		t.Errorf("two models' calls cost %q, want $1.15", got)
+	}
+	mixed.Add(app.Call(""), 10, 10)
+	if got := mixed.Text(); got != "" {
+		t.Errorf("a sum with an unpriced call costs %q, want nothing (a part is not a total)", got)
+	}
+	for _, c := range []struct {
+		name string
+		sum  prices.Sum
+		want string
+	}{
+		{"no calls of a priced run", tab.Run("openai:gpt-4o").Sum(), "$0"},
+		{"no calls of a scripted run", tab.Run("scripted").Sum(), "scripted: $0"},
+		{"no calls of an app", app.Sum(), ""},
+		{"the zero sum", prices.Sum{}, ""},
+	} {
+		if got := c.sum.Text(); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	scripted := tab.Run("scripted")
+	s := scripted.Sum()
+	s.Add(scripted.Call("scripted"), 500, 20)
+	if got := s.Text(); got != "scripted: $0" {
+		t.Errorf("scripted calls cost %q, want scripted: $0", got)
+	}
+}

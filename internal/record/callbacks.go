@@ -299,10 +299,11 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 	case info.Component == components.ComponentOfChatModel:
 		var msg *schema.Message
 		var usage *model.TokenUsage
+		var cfg *model.Config
 		if o := model.ConvCallbackOutput(out); o != nil {
-			msg, usage = o.Message, o.TokenUsage
+			msg, usage, cfg = o.Message, o.TokenUsage, o.Config
 		}
-		r.modelFinished(c, msg, usage, nil)
+		r.modelFinished(c, msg, usage, cfg, nil)
 	case info.Component == components.ComponentOfTool:
 		result := ""
 		if o := tool.ConvCallbackOutput(out); o != nil {
@@ -334,7 +335,7 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 	}
 	switch info.Component {
 	case components.ComponentOfChatModel:
-		r.modelFinished(c, nil, nil, err)
+		r.modelFinished(c, nil, nil, nil, err)
 	case components.ComponentOfTool:
 		r.toolFinished(ctx, info, c, "", err, false)
 		r.holdQueued(ctx, c.v, false)
@@ -386,8 +387,8 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 			answer, err := readAnswerStream(out)
 			r.specialistAnswered(v, answer, err)
 		case isModel:
-			reply, usage, err := readModelStream(out)
-			r.modelFinished(c, reply, usage, err)
+			reply, usage, cfg, err := readModelStream(out)
+			r.modelFinished(c, reply, usage, cfg, err)
 		case isTool:
 			result, err := readToolStream(out)
 			r.toolFinished(ctx, info, c, result, err, false) // its echo is counted
@@ -417,23 +418,28 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 	return ctx
 }
 
-// readModelStream joins a model's streamed reply from the callback's copy of its chunks.
-func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (*schema.Message, *model.TokenUsage, error) {
+// readModelStream joins a model's streamed reply from the callback's copy of its chunks, with
+// the last usage and config its chunks carried.
+func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (*schema.Message, *model.TokenUsage, *model.Config, error) {
 	defer out.Close()
 	var reply streamedMessage
 	var usage *model.TokenUsage
+	var cfg *model.Config
 	for {
 		chunk, err := out.Recv()
 		if err == io.EOF {
-			return reply.message(), usage, nil
+			return reply.message(), usage, cfg, nil
 		}
 		if err != nil {
-			return reply.message(), usage, err
+			return reply.message(), usage, cfg, err
 		}
 		if o := model.ConvCallbackOutput(chunk); o != nil {
 			reply.add(o.Message)
 			if o.TokenUsage != nil {
 				usage = o.TokenUsage
+			}
+			if o.Config != nil {
+				cfg = o.Config
 			}
 		}
 	}

@@ -128,6 +128,10 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 	r.diffSession(ctx, v, false)
 	id := r.calls.nextModel()
 	mc := &traces.ModelCall{ID: id}
+	if in != nil && in.Config != nil {
+		v.model = in.Config.Model
+	}
+	mc.Name = v.model
 	if in != nil {
 		mc.Input = v.inputs.convert(in.Messages)
 		if len(in.Tools) > 0 {
@@ -146,8 +150,9 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 }
 
 // modelFinished records a model's reply (or failure) and the reply as the agent's message, which
-// the visit's copy of events will echo (see echoes).
-func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, err error) {
+// the visit's copy of events will echo (see echoes). cfg is the config the reply came with; when
+// it names no model, the name its start reported stands.
+func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, cfg *model.Config, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.out.stampNow()
@@ -159,6 +164,10 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 		usage traces.Usage
 	}{mc: traces.ModelCall{ID: c.modelID, DurationMS: millis(now.Sub(c.started)), Error: errText(err)}}
 	mc := &ended.mc
+	if cfg != nil && cfg.Model != "" {
+		c.v.model = cfg.Model
+	}
+	mc.Name = c.v.model
 	if msg != nil {
 		ended.out = traceMessage(msg)
 		mc.Output = &ended.out

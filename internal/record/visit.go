@@ -81,6 +81,7 @@ type visit struct {
 	echoes     echoes // what its copy of events repeats of what callbacks recorded
 	lastReply  string // its latest reply's text: eino stores it under OutputKey
 	finishedAt int64  // the seq of its latest model.finished, 0 when not known yet
+	model      string // the name its model's latest call reported (model.Config.Model), if any
 	handedBy   string // the agent whose deterministic transfer brought control here, if one did
 	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
 	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of

@@ -17,20 +17,26 @@ import (
 // the count (0 for the runs it holds), and lists by it.
 func TestMigrateFromVersion1(t *testing.T) {
 	testMigrateFrom(t, `DROP INDEX runs_by_saved; ALTER TABLE runs DROP COLUMN saved_at;
-		ALTER TABLE runs DROP COLUMN findings; ALTER TABLE runs DROP COLUMN session; PRAGMA user_version = 1`)
+		ALTER TABLE runs DROP COLUMN findings; ALTER TABLE runs DROP COLUMN session; ALTER TABLE runs DROP COLUMN usage; PRAGMA user_version = 1`)
 }
 
 // TestMigrateFromVersion2: a database written before runs said when they were last written opens,
 // and its runs count as written at the upgrade: retention by age keeps them.
 func TestMigrateFromVersion2(t *testing.T) {
 	testMigrateFrom(t, `DROP INDEX runs_by_saved; ALTER TABLE runs DROP COLUMN saved_at; ALTER TABLE runs DROP COLUMN session;
-		PRAGMA user_version = 2`)
+		ALTER TABLE runs DROP COLUMN usage; PRAGMA user_version = 2`)
 }
 
 // TestMigrateFromVersion3: a database written before runs kept their session's hash opens; its
 // runs have none, and take one.
 func TestMigrateFromVersion3(t *testing.T) {
-	testMigrateFrom(t, `ALTER TABLE runs DROP COLUMN session; PRAGMA user_version = 3`)
+	testMigrateFrom(t, `ALTER TABLE runs DROP COLUMN session; ALTER TABLE runs DROP COLUMN usage; PRAGMA user_version = 3`)
+}
+
+// TestMigrateFromVersion4: a database written before runs kept their tokens by model opens, and
+// its runs list with no usage: tokens, and no money.
+func TestMigrateFromVersion4(t *testing.T) {
+	testMigrateFrom(t, `ALTER TABLE runs DROP COLUMN usage; PRAGMA user_version = 4`)
 }
 
 // testMigrateFrom makes a database of one run, takes it back to an earlier schema with downgrade,
@@ -71,8 +77,8 @@ func testMigrateFrom(t *testing.T, downgrade string) {
 		t.Fatal(err)
 	}
 	p, err := s.List(live.RunQuery{})
-	if err != nil || len(p.Runs) != 1 || p.Runs[0].ID != "r-old" || p.Runs[0].Findings != 0 {
-		t.Fatalf("List = %+v, %v: want r-old with no findings", p, err)
+	if err != nil || len(p.Runs) != 1 || p.Runs[0].ID != "r-old" || p.Runs[0].Findings != 0 || p.Runs[0].Usage != nil {
+		t.Fatalf("List = %+v, %v: want r-old with no findings and no usage", p, err)
 	}
 	if p, err := s.List(live.RunQuery{Findings: true}); err != nil || len(p.Runs) != 0 {
 		t.Errorf("runs with findings = %+v, %v: want none", p.Runs, err)

@@ -93,7 +93,7 @@ type listed struct {
 
 // summaryColumns are the columns of runs (as r) that a summary reads, in summaries' Scan order.
 const summaryColumns = `r.key, r.id, r.flow, r.model, r.status, r.conversation, r.started_at, r.ended_at, r.error,
-	r.input_line, r.agents, r.transfers, r.tokens, r.events, r.findings`
+	r.input_line, r.agents, r.transfers, r.tokens, r.events, r.findings, r.usage`
 
 // summaries returns up to q.Limit+1 runs with a key below below that pass q's filters, key
 // descending. With a text, it walks the search index from the most recent row down, joined to
@@ -137,9 +137,13 @@ func (s *Store) summaries(q live.RunQuery, below int64) (listed, error) {
 		var key, started int64
 		var ended sql.NullInt64
 		var sum live.RunSummary
+		var usage []byte
 		r := &sum.Run
 		if err := rows.Scan(&key, &r.ID, &r.Flow, &r.Model, &r.Status, &r.Conversation, &started, &ended, &r.Error,
-			&r.Input, &sum.Agents, &sum.Transfers, &sum.Tokens, &sum.Events, &sum.Findings); err != nil {
+			&r.Input, &sum.Agents, &sum.Transfers, &sum.Tokens, &sum.Events, &sum.Findings, &usage); err != nil {
+			return out, err
+		}
+		if sum.Usage, err = live.ParseUsage(usage); err != nil {
 			return out, err
 		}
 		// A run's search rows are one id range: its matches come one after another.

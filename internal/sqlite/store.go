@@ -34,9 +34,9 @@ const DefaultKeep = 1000
 
 // schemaVersion is the database's PRAGMA user_version once its tables exist: 2 since runs have
 // their findings counted, 3 since they say when they were last written, 4 since they keep the
-// hash of their latest session's secret (migrate adds the columns to a database of an earlier
-// version).
-const schemaVersion = 4
+// hash of their latest session's secret, 5 since they keep their tokens by model (migrate adds
+// the columns to a database of an earlier version).
+const schemaVersion = 5
 
 // seqBits is how many low bits of a search row's id hold the seq of the event it indexes (0 for
 // the run's input); the high bits are the run's key. A run's rows are one id range.
@@ -63,7 +63,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	last_interrupt TEXT NOT NULL,
 	findings       INTEGER NOT NULL DEFAULT 0,
 	saved_at       INTEGER NOT NULL DEFAULT 0, -- Unix nanoseconds of the last write, by Baton's clock
-	session        BLOB -- see live.Store.SetSessionHash
+	session        BLOB, -- see live.Store.SetSessionHash
+	usage          BLOB -- live.StoredUsage; NULL for a run stored before it was kept
 );
 -- Lists go by key, most recently added first; an index holds the key after its columns.
 CREATE INDEX IF NOT EXISTS runs_by_flow ON runs(flow);
@@ -180,6 +181,12 @@ func (s *Store) migrate() error {
 	if version >= 1 && version < 4 {
 		// The runs it holds have no session hash: the ingestion's own rule for such runs applies.
 		if _, err := tx.Exec(`ALTER TABLE runs ADD COLUMN session BLOB`); err != nil {
+			return err
+		}
+	}
+	if version >= 1 && version < 5 {
+		// The runs it holds keep no usage: their list shows tokens and no money.
+		if _, err := tx.Exec(`ALTER TABLE runs ADD COLUMN usage BLOB`); err != nil {
 			return err
 		}
 	}

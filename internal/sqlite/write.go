@@ -38,11 +38,11 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 	}
 	var key int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO runs (id, meta, tree, flow, model, status, conversation, started_at,
-		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings, saved_at)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING key`,
+		ended_at, error, input_line, agents, transfers, tokens, events, last_interrupt, findings, saved_at, usage)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING key`,
 		run.ID, meta, tree, run.Flow, run.Model, string(run.Status), run.Conversation, run.StartedAt.UnixNano(),
 		live.StoredEnd(run), run.Error, live.FirstLine(run.Input), tally.Agents, tally.Transfers, tally.Tokens, tally.Events,
-		tally.LastInterrupt, tally.Findings, time.Now().UnixNano()).Scan(&key)
+		tally.LastInterrupt, tally.Findings, time.Now().UnixNano(), live.StoredUsage(tally)).Scan(&key)
 	if err != nil {
 		return fmt.Errorf("create run %s: %w", run.ID, err)
 	}
@@ -103,9 +103,9 @@ func (s *Store) saveLocked(ctx context.Context, run traces.Run, tally live.Tally
 	var key int64
 	err = tx.QueryRowContext(ctx, `UPDATE runs SET meta = ?, tree = coalesce(?, tree), status = ?, started_at = ?,
 		ended_at = ?, error = ?, agents = ?, transfers = ?, tokens = ?, events = ?, last_interrupt = ?, findings = ?,
-		saved_at = ? WHERE id = ? RETURNING key`,
+		saved_at = ?, usage = ? WHERE id = ? RETURNING key`,
 		meta, tree, string(run.Status), run.StartedAt.UnixNano(), live.StoredEnd(run), run.Error, tally.Agents,
-		tally.Transfers, tally.Tokens, tally.Events, tally.LastInterrupt, tally.Findings, time.Now().UnixNano(), run.ID).Scan(&key)
+		tally.Transfers, tally.Tokens, tally.Events, tally.LastInterrupt, tally.Findings, time.Now().UnixNano(), live.StoredUsage(tally), run.ID).Scan(&key)
 	if isNoRows(err) {
 		return notFound(run.ID)
 	} else if err != nil {

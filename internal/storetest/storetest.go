@@ -103,7 +103,8 @@ func marshal(t *testing.T, tr traces.Trace) []byte {
 }
 
 // A run created with its first events, then saved in parts as a broker writes it (a new agent
-// once, the tally and status with each part), reads back byte for byte as it was recorded.
+// once, the tally and status with each part), reads back byte for byte as it was recorded, and
+// lists with its tally: its tokens by the model each call named among it.
 func testLoadReadsBackWhatWasSaved(t *testing.T, open Open) {
 	s := open(t, 0)
 	start := t0
@@ -137,12 +138,21 @@ func testLoadReadsBackWhatWasSaved(t *testing.T, open Open) {
 	emit(traces.Event{Kind: traces.KindTransfer, Agent: "root", Transfer: &traces.Transfer{From: "root", To: "helper", Mode: traces.TransferLLM}})
 	emit(traces.Event{Kind: traces.KindAgentStarted, Agent: "helper", AgentRun: &traces.AgentRun{Via: "transfer"}})
 	save(rec.Agents(), 2)
-	emit(traces.Event{Kind: traces.KindModelFinished, Agent: "helper", Model: &traces.ModelCall{ID: "m1",
-		Output: &traces.Message{Role: "assistant", Content: "done"}, Usage: &traces.Usage{TotalTokens: 42}}})
+	emit(traces.Event{Kind: traces.KindModelFinished, Agent: "helper", Model: &traces.ModelCall{ID: "m1", Name: "gpt-4o-mini",
+		Output: &traces.Message{Role: "assistant", Content: "done"}, Usage: &traces.Usage{PromptTokens: 30, CompletionTokens: 10, TotalTokens: 40}}})
 	emit(traces.Event{Kind: traces.KindMessage, Agent: "helper", Message: &traces.Message{Role: "assistant", Content: "done"}})
 	save(nil, 4) // the agents as they were: kept
+	mid := list(t, s, live.RunQuery{}).Runs[0].Usage
+	if want := []live.ModelTokens{{Model: "gpt-4o-mini", Prompt: 30, Completion: 10}}; !slices.Equal(mid, want) {
+		t.Errorf("usage after the first call = %+v, want %+v", mid, want)
+	}
+	emit(traces.Event{Kind: traces.KindModelFinished, Agent: "helper", Model: &traces.ModelCall{ID: "m2",
+		Usage: &traces.Usage{PromptTokens: 1, CompletionTokens: 1, TotalTokens: 2}}}) // named no model
 	rec.Finish(traces.StatusCompleted, "")
 	save(nil, 6)
+	if len(mid) != 1 || mid[0].Prompt != 30 {
+		t.Errorf("a listed summary changed as the run went on: %+v", mid)
+	}
 
 	tr, err := s.Load("r-parts")
 	if err != nil {
@@ -157,8 +167,13 @@ func testLoadReadsBackWhatWasSaved(t *testing.T, open Open) {
 	}
 	r := p.Runs[0]
 	if r.Input != "go" || r.Status != traces.StatusCompleted || r.Agents != 2 || r.Transfers != 1 || r.Tokens != 42 ||
-		r.Events != 7 || r.EndedAt == nil || !r.EndedAt.Equal(*rec.Run().EndedAt) || !r.StartedAt.Equal(start) {
-		t.Errorf("summary %+v, want the first line of the input, completed, 2 agents, 1 transfer, 42 tokens, 7 events, its start and end", r)
+		r.Events != 8 || r.EndedAt == nil || !r.EndedAt.Equal(*rec.Run().EndedAt) || !r.StartedAt.Equal(start) {
+		t.Errorf("summary %+v, want the first line of the input, completed, 2 agents, 1 transfer, 42 tokens, 8 events, its start and end", r)
+	}
+	// The prompt and completion tokens by the model each call named, in the order they came:
+	// what prices the run in the list.
+	if want := []live.ModelTokens{{Model: "gpt-4o-mini", Prompt: 30, Completion: 10}, {Prompt: 1, Completion: 1}}; !slices.Equal(r.Usage, want) {
+		t.Errorf("usage %+v, want %+v", r.Usage, want)
 	}
 }
 

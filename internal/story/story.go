@@ -38,6 +38,10 @@ type Turn struct {
 	// PromptTokens and CompletionTokens split Tokens: what its calls cost.
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// Model is the model its calls named (traces.ModelCall.Name), when they all named the same
+	// one: what prices them. "" when none did, or they named several.
+	Model  string `json:"model,omitempty"`
+	models int    // names seen: 0, 1, or 2 for several
 }
 
 // Key is what aligns two runs' turns: the agent, and how control reached it.
@@ -138,6 +142,7 @@ func Of(tr traces.Trace) Story {
 				t.Tokens += e.Model.Usage.TotalTokens
 				t.PromptTokens += e.Model.Usage.PromptTokens
 				t.CompletionTokens += e.Model.Usage.CompletionTokens
+				t.named(e.Model.Name)
 			}
 			if o := e.Model.Output; o != nil && o.Content != "" {
 				add(Step{Kind: Says, Text: o.Content})
@@ -314,5 +319,17 @@ func Origin(m traces.Message) string {
 		return FromTools
 	default:
 		return FromItself
+	}
+}
+
+// named notes that one of t's calls named model.
+func (t *Turn) named(model string) {
+	switch t.models {
+	case 0:
+		t.Model, t.models = model, 1
+	case 1:
+		if model != t.Model {
+			t.Model, t.models = "", 2
+		}
 	}
 }

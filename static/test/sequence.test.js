@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
 
 import { reset } from "./dom.js";
-import { Q, firstAtLeast, layout, take, timeAt } from "../sequence.js";
+import { Q, barLabel, firstAtLeast, layout, take, timeAt } from "../sequence.js";
 
 // A supervisor run as the Sequence view sees it, one entry per event (seq = index + 1, t in ms):
 // what starts or ends there. A burst (events 7 and 8, half a microsecond apart) and long model
@@ -183,4 +183,10 @@ describe("firstAtLeast", () => {
     assert.equal(firstAtLeast(objs, 4, (o) => o.x), 1);
     assert.equal(firstAtLeast(objs, { x: 5 }, null, (p, q) => p.x - q.x), 2);
   });
+});
+
+test("a call's bar is labelled with what fits: name and duration, the name, or nothing", () => {
+  assert.equal(barLabel("search", "41 ms", 200), "search · 41 ms");
+  assert.equal(barLabel("search", "41 ms", 40), "search");
+  assert.equal(barLabel("search", "41 ms", 20), "");
 });
