@@ -104,9 +104,9 @@ func dbPath(db string) (string, error) {
 // storedBroker claims the database that serve keeps its runs in (one server per SQLite file: a
 // second, the default database's too, is refused with the first one's pid and address; any number
 // on PostgreSQL, each with a lease), opens it, checks it can be written, ends the runs a stopped
-// server left running (on PostgreSQL, those of expired leases), and returns a
-// broker that writes to it, with the claim, nil for a database in memory (its address is the
-// caller's to set once it listens). close waits for the last events to be written, then closes
+// server left running (on PostgreSQL, those of expired leases), and returns a broker that writes
+// to it (and, on PostgreSQL, follows live the runs other servers record there), with the claim,
+// nil for a database in memory (its address is the caller's to set once it listens). close waits for the last events to be written, then closes
 // the database and lets the claim go; later calls return the first one's result.
 func storedBroker(ctx context.Context, db string, r retention, log *slog.Logger) (b *live.Broker, lock claim, close func() error, err error) {
 	if db, err = dbPath(db); err != nil {
@@ -136,6 +136,12 @@ func storedBroker(ctx context.Context, db string, r retention, log *slog.Logger)
 		log.Info("runs left running by a stopped Baton are now interrupted", "runs", n)
 	}
 	b = live.NewStoredBroker(0, store, log)
+	if pg, ok := store.(*postgres.Store); ok {
+		// Other servers record runs in it too: their viewers here follow them live, each run
+		// read from the database as its commits are announced.
+		b.Follow(pg, live.DefaultFollowCheck)
+		pg.Listen(b.Committed, log)
+	}
 	return b, lock, sync.OnceValue(func() error {
 		wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

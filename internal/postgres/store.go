@@ -43,6 +43,8 @@ type Store struct {
 
 	mu      sync.Mutex         // guards writers
 	writers map[string]*writer // of the runs being written
+
+	unlisten func() // stops Listen's goroutine and waits for it; nil without
 }
 
 // writer is what the store keeps of a run being written: its key and its event encoder, which
@@ -102,8 +104,11 @@ func newServerID() string {
 // default, keeps runs whatever their age.
 func (s *Store) KeepFor(age time.Duration) { s.maxAge.Store(int64(age)) }
 
-// Close closes the store's connections, waiting for the calls that use one.
+// Close closes the store's connections, Listen's included, waiting for the calls that use one.
 func (s *Store) Close() error {
+	if s.unlisten != nil {
+		s.unlisten()
+	}
 	s.pool.Close()
 	return nil
 }
