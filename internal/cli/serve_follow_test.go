@@ -139,3 +139,36 @@ func createdID(t *testing.T, res *http.Response) string {
 	}
 	return created.ID
 }
+
+// TestViewersSeeADeadServersRunEnd: a server recording a run on PostgreSQL is killed (SIGKILL,
+// in a process of its own); the viewer following the run on another server gets every event the
+// dead one committed and then the run's end, interrupted, once its lease has expired: with
+// --lease-heartbeat 200ms --lease-expiry 1s, within seconds.
+func TestViewersSeeADeadServersRunEnd(t *testing.T) {
+	db := pgtest.Database(t)
+	lease := []string{"--lease-heartbeat", "200ms", "--lease-expiry", "1s"}
+	a := startServe(t, db, lease...)
+	b := serveHere(t, append([]string{"--db", db}, lease...)...)
+	id := a.start(t, "supervisor", 5000)
+	v := follow(t, b.url, id)
+	v.until(t, 2)
+	a.kill()
+	select {
+	case <-v.done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the viewer on B has not seen the run end within 20 s of A's death")
+	}
+	want := traceOn(t, b.url, id)
+	n := len(v.events)
+	if n == 0 || n != len(want.Events) {
+		t.Fatalf("the viewer got %d events; the database has %d", n, len(want.Events))
+	}
+	for i, e := range v.events {
+		if e.Seq != int64(i+1) || e.Kind != want.Events[i].Kind {
+			t.Fatalf("the viewer's event %d is %d %s; want %d %s", i+1, e.Seq, e.Kind, i+1, want.Events[i].Kind)
+		}
+	}
+	if last := v.events[n-1]; last.Kind != traces.KindRunFinished || last.Run.Status != traces.StatusInterrupted || want.Run.Status != traces.StatusInterrupted {
+		t.Errorf("the viewer's last event is %s %+v, the run %s; want the run ended interrupted", last.Kind, last.Run, want.Run.Status)
+	}
+}

@@ -69,6 +69,9 @@ var migrations = []string{
 	);
 	ALTER TABLE baton_runs ADD COLUMN owner text;
 	CREATE INDEX baton_runs_running ON baton_runs (owner) WHERE status = 'running';`,
+	// 4: each lease's own expiry in seconds (serve's --lease-expiry), which every server judges
+	// it by; an older Baton's lease lasts the 30 s it always did.
+	`ALTER TABLE baton_servers ADD COLUMN expiry double precision NOT NULL DEFAULT 30;`,
 }
 
 // SchemaVersion is the version of the schema this Baton writes: its number of migrations.

@@ -40,6 +40,7 @@ type Store struct {
 	server string // this store's id in baton_servers and as the owner of the runs it writes (lease.go)
 	keep   int
 	maxAge atomic.Int64 // see KeepFor, in nanoseconds
+	expiry atomic.Int64 // of its lease (see Claim), in nanoseconds, for messages
 
 	mu      sync.Mutex         // guards writers
 	writers map[string]*writer // of the runs being written
@@ -75,6 +76,7 @@ func Open(url string, keep int) (*Store, error) {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
 	s := &Store{name: displayName(cfg.ConnConfig), server: newServerID(), keep: keep, writers: make(map[string]*writer)}
+	s.expiry.Store(int64(DefaultLeaseTimes.Expiry))
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
