@@ -172,3 +172,41 @@ func TestViewersSeeADeadServersRunEnd(t *testing.T) {
 		t.Errorf("the viewer's last event is %s %+v, the run %s; want the run ended interrupted", last.Kind, last.Run, want.Run.Status)
 	}
 }
+
+// TestIngestOnAnotherServerIsRefusedClearly: an app streams a run to server A; a post of it that
+// reaches server B (a proxy that moved the app) is refused 409, saying the run is another
+// server's and where to post, not that Baton runs it itself; A still takes the app's posts.
+func TestIngestOnAnotherServerIsRefusedClearly(t *testing.T) {
+	db := pgtest.Database(t)
+	a := serveHere(t, "--db", db)
+	b := serveHere(t, "--db", db)
+	res, err := http.Post(a.url+"api/ingest", "application/json", strings.NewReader(`{"run": {"flow": "app", "input": "hi"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started struct{ ID, Secret string }
+	err = json.NewDecoder(res.Body).Decode(&started)
+	res.Body.Close()
+	if err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("POST /api/ingest: %d, %v", res.StatusCode, err)
+	}
+	post := func(base string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, base+"api/ingest/"+started.ID, strings.NewReader(`{"events": []}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Baton-Run-Secret", started.Secret)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var answer struct{ Error string }
+		json.NewDecoder(res.Body).Decode(&answer)
+		return res.StatusCode, answer.Error
+	}
+	if code, msg := post(b.url); code != http.StatusConflict || !strings.Contains(msg, "recorded by another baton serve sharing this database") {
+		t.Errorf("a post of A's run to B: %d %q; want 409 saying another server records it", code, msg)
+	}
+	if code, msg := post(a.url); code != http.StatusOK {
+		t.Errorf("the app's post to A after: %d %q; want 200", code, msg)
+	}
+}

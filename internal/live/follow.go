@@ -72,6 +72,17 @@ func (b *Broker) Committed(id string, seq int64) {
 	}
 }
 
+// Follows reports whether b follows run id: another server sharing its store is recording it
+// (see Follow), and b has not seen its end yet.
+func (b *Broker) Follows(id string) bool {
+	if b.follow == nil {
+		return false
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.follow.followed[id] != nil
+}
+
 // getFollowed is Get of a run the broker does not hold, with Follow: the run as stored, followed
 // when it is still going on.
 func (b *Broker) getFollowed(id string) (*traces.Recording, error) {
