@@ -111,6 +111,8 @@ func (b *Broker) getFollowed(id string) (*traces.Recording, error) {
 	b.runs[id] = f.rec
 	b.added = append(b.added, id)
 	b.follow.followed[id] = f
+	// What was committed since tr was read was announced to no follower: read it at once.
+	f.wake <- struct{}{}
 	b.follow.runs.Add(1)
 	go b.followRun(f)
 	return f.rec, nil

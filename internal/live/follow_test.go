@@ -20,6 +20,9 @@ type sharedStore struct {
 	runs   map[string]*traces.Trace
 	reads  int
 	failed error // what Tail returns instead, when set
+	// raced, when set, is committed right after the next read, its announcement lost: as when a
+	// commit comes between a server's first read of a run and its following it
+	raced *traces.Event
 }
 
 func newSharedStore() *sharedStore {
@@ -60,6 +63,11 @@ func (s *sharedStore) Tail(id string, _ *traces.EventDecoder, after int64) (trac
 	}
 	out := *tr
 	out.Events = append([]traces.Event(nil), tr.Events[after:]...)
+	if e := s.raced; e != nil {
+		s.raced = nil
+		e.Seq = int64(len(tr.Events) + 1)
+		tr.Events = append(tr.Events, *e)
+	}
 	return out, nil
 }
 
@@ -169,5 +177,24 @@ func TestFollowWithoutAnnouncements(t *testing.T) {
 	}
 	if err := b.Close(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A commit that comes between a server's first read of a run and its following it, whose
+// announcement no follower heard, is read at once, not at the next periodic check.
+func TestFollowReadsWhatCameDuringItsStart(t *testing.T) {
+	s := newSharedStore()
+	b := live.NewStoredBroker(0, s, slog.New(slog.DiscardHandler))
+	b.Follow(s, time.Hour)
+	defer b.Close(context.Background())
+	s.commit("r", started())
+	end := finished(traces.StatusCompleted)
+	s.raced = &end
+	rec, err := b.Get("r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, rec.Subscribe(0), 4); !slices.Equal(seqs(got), []int64{1, 2}) {
+		t.Fatalf("followed events %v; want 1, 2", seqs(got))
 	}
 }
