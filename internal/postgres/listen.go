@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,27 +21,32 @@ const listenRetry = time.Second
 // and last seq of each commit announced there (by any server, this one's included), in commit
 // order, from its own goroutine, until Close. A lost connection is logged to log and made again
 // every second; what was announced meanwhile is not heard (a follower reads it on its next
-// periodic check, see live.Broker.Follow). Call it once.
+// periodic check, see live.Broker.Follow). It returns once it listens, or once its first try
+// has failed (logged; it goes on trying). Call it once.
 func (s *Store) Listen(commit func(id string, seq int64), log *slog.Logger) {
 	if log == nil {
 		log = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
+	done, tried := make(chan struct{}), make(chan struct{})
 	s.unlisten = func() {
 		cancel()
 		<-done
 	}
 	go func() {
 		defer close(done)
+		first := sync.OnceFunc(func() { close(tried) })
+		defer first()
 		failing := false
 		for {
 			err := s.listen(ctx, commit, func() {
+				first()
 				if failing {
 					log.Info("listening to the database's announcements again", "database", s.name)
 				}
 				failing = false
 			})
+			first()
 			if ctx.Err() != nil {
 				return
 			}
@@ -56,6 +62,7 @@ func (s *Store) Listen(commit func(id string, seq int64), log *slog.Logger) {
 			}
 		}
 	}()
+	<-tried
 }
 
 // listen connects, LISTENs, calls up, then calls commit for each announcement until the
