@@ -70,12 +70,18 @@ func (in *ingestion) session(id string) (*ingestRun, error) {
 		return nil, err
 	}
 	if rec.Run().Status == traces.StatusRunning {
-		return nil, notStreamedError(id)
+		return nil, in.notStreamedHere(id)
 	}
 	return nil, &ingestConflict{err: endedError(id), ended: true}
 }
 
-func notStreamedError(id string) error {
+// notStreamedHere is the error of a post to running run id, which no session of this server's
+// streams: another server sharing the database records it, or this one runs it itself.
+func (in *ingestion) notStreamedHere(id string) error {
+	if in.broker.Follows(id) {
+		return traces.Errorf(traces.CodeConflict, "run %s is recorded by another baton serve sharing this database: post its events"+
+			" to the server that started it (behind a proxy, keep each app on one server)", id)
+	}
 	return traces.Errorf(traces.CodeConflict,
 		"run %s is not streamed by an app: Baton runs it itself; start a new run with POST /api/ingest", id)
 }

@@ -290,7 +290,7 @@ func (in *ingestion) continueRun(id string, o opening) (*ingestRun, error) {
 		if open {
 			return nil, traces.Errorf(traces.CodeConflict, "run %s has an open session: post its events to it", id)
 		}
-		return nil, notStreamedError(id)
+		return nil, in.notStreamedHere(id)
 	case traces.StatusInterrupted:
 	default:
 		return nil, traces.Errorf(traces.CodeConflict, "run %s ended %s and cannot go on: only a run that ended interrupted does", id, st)

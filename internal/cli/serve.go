@@ -9,13 +9,14 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/baton-dev/baton/internal/postgres"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
 )
 
 var serveCommand = &command{
 	name:  "serve",
-	shape: "[--addr] [--token] [--pace] [--stream] [--model]... [--db] [--keep] [--keep-days] [--prices] [--otlp-endpoint [--otlp-content]]",
+	shape: "[--addr] [--token] [--pace] [--stream] [--model]... [--db] [--keep] [--keep-days] [--lease-heartbeat] [--lease-expiry] [--prices] [--otlp-endpoint [--otlp-content]]",
 	about: "serve the live page (the default command)",
 	define: func(fs *flag.FlagSet) runner {
 		addr, token := listenFlags(fs)
@@ -24,6 +25,7 @@ var serveCommand = &command{
 		var models modelFlags
 		fs.Var(&models, "model", modelHelp+"; repeat it to offer several (the first is the default)")
 		db, keep, keepDays := dbFlag(fs), keepFlag(fs), keepDaysFlag(fs)
+		heartbeat, expiry := leaseFlags(fs)
 		otlpEndpoint, otlpContent := otlpFlags(fs)
 		pricesFile := pricesFlag(fs)
 		return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -34,7 +36,11 @@ var serveCommand = &command{
 			if err != nil {
 				return err
 			}
-			broker, lock, closeStore, err := storedBroker(ctx, *db, retention{*keep, *keepDays}, slog.Default())
+			lease := postgres.LeaseTimes{Heartbeat: *heartbeat, Expiry: *expiry}
+			if err := lease.Check(); err != nil {
+				return traces.Errorf(traces.CodeInvalid, "--lease-heartbeat %s, --lease-expiry %s: %s", *heartbeat, *expiry, traces.ErrorMessage(err))
+			}
+			broker, lock, closeStore, err := storedBroker(ctx, *db, retention{*keep, *keepDays}, lease, slog.Default())
 			if err != nil {
 				return err
 			}

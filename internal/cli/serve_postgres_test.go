@@ -16,7 +16,8 @@ import (
 // TestServeOnPostgres: `baton serve --db postgres://...` keeps its runs in PostgreSQL; a second
 // server on the same database, named by $BATON_DATABASE_URL, starts beside the first (each holds
 // a lease), lists the first's run as running and leaves it so; once the first has stopped, the
-// second serves the run ended, and `baton export` reads it from there too.
+// second serves the run ended (following it, it reads the end once it is committed), and `baton
+// export` reads it from there too.
 func TestServeOnPostgres(t *testing.T) {
 	db := pgtest.Database(t)
 	first := serveHere(t, "--db", db, "--pace", "5s")
@@ -32,7 +33,13 @@ func TestServeOnPostgres(t *testing.T) {
 	going := traceOn(t, second.url, id) // as committed so far
 	first.close()
 
-	if tr := traceOn(t, second.url, id); tr.Run.Status != traces.StatusInterrupted && tr.Run.Status != traces.StatusCanceled ||
+	// The second follows the run: it has the end once the announcement of its commit came.
+	var tr traces.Trace
+	waitFor(t, "the second server serves the run ended", func() bool {
+		tr = traceOn(t, second.url, id)
+		return tr.Run.Status.Ended()
+	})
+	if tr.Run.Status != traces.StatusInterrupted && tr.Run.Status != traces.StatusCanceled ||
 		len(tr.Events) <= len(going.Events) {
 		t.Errorf("the run read back by the second server is %s with %d events (%d while going on); want it as the first ended it",
 			tr.Run.Status, len(tr.Events), len(going.Events))

@@ -26,6 +26,16 @@ func keepFlag(fs *flag.FlagSet) *int {
 	return fs.Int("keep", sqlite.DefaultKeep, "how many runs `N` the database keeps; the oldest added that have ended go first")
 }
 
+// leaseFlags adds --lease-heartbeat and --lease-expiry to fs: a server's lease on a PostgreSQL
+// database.
+func leaseFlags(fs *flag.FlagSet) (heartbeat, expiry *time.Duration) {
+	heartbeat = fs.Duration("lease-heartbeat", postgres.DefaultLeaseTimes.Heartbeat,
+		"with PostgreSQL, renew this server's lease on the database every `D` (at least 100ms)")
+	expiry = fs.Duration("lease-expiry", postgres.DefaultLeaseTimes.Expiry,
+		"with PostgreSQL, how long `D` this server's lease lasts unrenewed before other servers end its runs (at least 3 heartbeats)")
+	return heartbeat, expiry
+}
+
 // keepDaysFlag adds --keep-days to fs: how long the database keeps runs.
 func keepDaysFlag(fs *flag.FlagSet) *int {
 	return fs.Int("keep-days", 0, "also delete the runs that ended and were last written more than `D` days ago, when a run is added (0: whatever their age)")
@@ -104,15 +114,15 @@ func dbPath(db string) (string, error) {
 // storedBroker claims the database that serve keeps its runs in (one server per SQLite file: a
 // second, the default database's too, is refused with the first one's pid and address; any number
 // on PostgreSQL, each with a lease), opens it, checks it can be written, ends the runs a stopped
-// server left running (on PostgreSQL, those of expired leases), and returns a
-// broker that writes to it, with the claim, nil for a database in memory (its address is the
-// caller's to set once it listens). close waits for the last events to be written, then closes
+// server left running (on PostgreSQL, those of expired leases), and returns a broker that writes
+// to it (and, on PostgreSQL, follows live the runs other servers record there), with the claim,
+// nil for a database in memory (its address is the caller's to set once it listens). close waits for the last events to be written, then closes
 // the database and lets the claim go; later calls return the first one's result.
-func storedBroker(ctx context.Context, db string, r retention, log *slog.Logger) (b *live.Broker, lock claim, close func() error, err error) {
+func storedBroker(ctx context.Context, db string, r retention, lease postgres.LeaseTimes, log *slog.Logger) (b *live.Broker, lock claim, close func() error, err error) {
 	if db, err = dbPath(db); err != nil {
 		return nil, nil, nil, err
 	}
-	store, lock, err := claimStore(db, r, log)
+	store, lock, err := claimStore(db, r, lease, log)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -136,6 +146,12 @@ func storedBroker(ctx context.Context, db string, r retention, log *slog.Logger)
 		log.Info("runs left running by a stopped Baton are now interrupted", "runs", n)
 	}
 	b = live.NewStoredBroker(0, store, log)
+	if pg, ok := store.(*postgres.Store); ok {
+		// Other servers record runs in it too: their viewers here follow them live, each run
+		// read from the database as its commits are announced.
+		b.Follow(pg, live.DefaultFollowCheck)
+		pg.Listen(b.Committed, log)
+	}
 	return b, lock, sync.OnceValue(func() error {
 		wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -144,14 +160,14 @@ func storedBroker(ctx context.Context, db string, r retention, log *slog.Logger)
 }
 
 // claimStore opens the database db and claims it for this server: a file's lock is taken before
-// it is opened, a PostgreSQL database's once connected.
-func claimStore(db string, r retention, log *slog.Logger) (servedStore, claim, error) {
+// it is opened, a PostgreSQL database's lease, with the times lease, once connected.
+func claimStore(db string, r retention, lease postgres.LeaseTimes, log *slog.Logger) (servedStore, claim, error) {
 	if isPostgres(db) {
 		s, err := postgres.Open(db, r.keep)
 		if err != nil {
 			return nil, nil, err
 		}
-		l, err := s.Claim("", log)
+		l, err := s.Claim("", lease, log)
 		if err != nil {
 			s.Close()
 			return nil, nil, err

@@ -29,11 +29,11 @@ type baton struct {
 	exited chan struct{}
 }
 
-// startServe starts `baton serve` on a free port with the database db and waits for its URL.
-// Cleanup kills it if the test has not.
-func startServe(t *testing.T, db string) *baton {
+// startServe starts `baton serve args...` on a free port with the database db and waits for its
+// URL. Cleanup kills it if the test has not.
+func startServe(t *testing.T, db string, args ...string) *baton {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--db", db)
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, args...)...)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1")
 	var stdout, stderr lockedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -29,6 +29,7 @@ type Broker struct {
 	gate    bool // subscriptions to a run read only what the store has committed
 	// countFindings, when set, counts a run's handoff bugs when it ends (Tally.Findings).
 	countFindings func(traces.Trace) int
+	follow        *follower // runs other servers record, when set (see Follow)
 }
 
 // NewBroker returns an empty broker whose runs live in memory only: NewStoredBroker with a
@@ -119,14 +120,18 @@ func (b *Broker) forget() {
 
 // Get returns the recording of run id, or an error with CodeNotFound. A run only the store
 // holds is loaded as an ended recording (see traces.NewRecordingOf) and, once it has ended in the
-// store, held from then on; one still running there, which another server sharing the store is
-// recording, is loaded anew at each call, so that each shows that server's writes so far.
+// store, held from then on. One still running there, which another server sharing the store is
+// recording, is followed live when b follows (see Follow), and else loaded anew at each call, so
+// that each shows that server's writes so far.
 func (b *Broker) Get(id string) (*traces.Recording, error) {
 	b.mu.RLock()
 	rec, ok := b.runs[id]
 	b.mu.RUnlock()
 	if ok {
 		return rec, nil
+	}
+	if b.follow != nil {
+		return b.getFollowed(id)
 	}
 	tr, err := b.store.Load(id)
 	if err != nil {
@@ -135,16 +140,13 @@ func (b *Broker) Get(id string) (*traces.Recording, error) {
 	if !tr.Run.Status.Ended() {
 		return traces.NewRecordingOf(tr), nil
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if rec, ok := b.runs[id]; ok { // loaded meanwhile
-		return rec, nil
-	}
-	rec = traces.NewRecordingOf(tr)
-	b.runs[id] = rec
-	b.added = append(b.added, id)
-	b.forget()
-	return rec, nil
+	return b.hold(traces.NewRecordingOf(tr)), nil
+}
+
+// unholdLocked forgets run id in memory. The caller holds b.mu.
+func (b *Broker) unholdLocked(id string) {
+	delete(b.runs, id)
+	b.added = slices.DeleteFunc(b.added, func(x string) bool { return x == id })
 }
 
 // Holds reports whether the broker holds run id in memory: a run it added or loaded, and has not

@@ -186,8 +186,7 @@ func (b *Broker) Delete(id string) error {
 	}
 	b.mu.Lock()
 	done := b.writing[id]
-	delete(b.runs, id)
-	b.added = slices.DeleteFunc(b.added, func(x string) bool { return x == id })
+	b.unholdLocked(id)
 	b.mu.Unlock()
 	if done != nil {
 		<-done // its last events are being written: delete them too
@@ -212,11 +211,12 @@ func (b *Broker) List(q RunQuery) (RunPage, error) {
 	return b.store.List(q)
 }
 
-// Close waits until every run's events are written to the store, or ctx ends. End the runs
-// first; the store is the caller's to close after.
+// Close stops following other servers' runs (see Follow) and waits until every run's events are
+// written to the store, or ctx ends. End the runs first; the store is the caller's to close after.
 func (b *Broker) Close(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
+		b.unfollow()
 		b.writers.Wait()
 		close(done)
 	}()

@@ -14,13 +14,41 @@ import (
 )
 
 // How servers on one database share it. Each holds a lease, its row in baton_servers, which it
-// renews every leaseBeat; a lease not renewed for leaseTimeout, by the database's clock, has
-// expired: its server is taken for dead, and the first server to notice ends its running runs
-// interrupted (Recover), after their last committed event.
-var (
-	leaseBeat    = 5 * time.Second
-	leaseTimeout = 30 * time.Second
+// renews every LeaseTimes.Heartbeat; a lease not renewed for its own LeaseTimes.Expiry, by the
+// database's clock, has expired: its server is taken for dead, and the first server to notice
+// ends its running runs interrupted (Recover), after their last committed event. Each lease
+// carries its expiry, so that servers set up alike or not judge each other by the same rule.
+
+// LeaseTimes are how often a server renews its lease on the database, and how long the lease
+// lasts unrenewed: how soon after a server dies its runs are ended, against how long a server
+// may be cut off from the database (or paused) before its runs are taken for a dead one's.
+type LeaseTimes struct {
+	Heartbeat time.Duration
+	Expiry    time.Duration
+}
+
+// DefaultLeaseTimes are `baton serve`'s: a heartbeat every 5 s, expiry after 30 s.
+var DefaultLeaseTimes = LeaseTimes{Heartbeat: 5 * time.Second, Expiry: 30 * time.Second}
+
+// Lease times that Check refuses: a heartbeat shorter than minHeartbeat would write the database
+// for little gain, and an expiry shorter than minBeats heartbeats would take a server that is a
+// heartbeat late (a slow database, a paused process) for dead.
+const (
+	minHeartbeat = 100 * time.Millisecond
+	minBeats     = 3
 )
+
+// Check returns a *traces.Error with CodeInvalid, saying what to change, when t cannot serve.
+func (t LeaseTimes) Check() error {
+	if t.Heartbeat < minHeartbeat {
+		return traces.Errorf(traces.CodeInvalid, "the lease heartbeat %s is shorter than %s: each one writes the database", t.Heartbeat, minHeartbeat)
+	}
+	if t.Expiry < minBeats*t.Heartbeat {
+		return traces.Errorf(traces.CodeInvalid, "the lease expiry %s is shorter than %d heartbeats (%s): a server one heartbeat late"+
+			" would be taken for dead and its runs ended", t.Expiry, minBeats, minBeats*t.Heartbeat)
+	}
+	return nil
+}
 
 // Lease is a server's hold on a database that other servers may share: its row in
 // baton_servers, renewed by a heartbeat, and the owner of the runs it writes. Each beat also
@@ -29,6 +57,7 @@ var (
 type Lease struct {
 	s     *Store
 	log   *slog.Logger
+	times LeaseTimes
 	mu    sync.Mutex // guards address
 	addr  string
 	stop  chan struct{}
@@ -37,13 +66,18 @@ type Lease struct {
 }
 
 // Claim takes a lease on the database for this store's server, which serves at address (""
-// until it knows); log receives what happens to it later: runs taken over, a lease that lapsed.
-// Release gives it up.
-func (s *Store) Claim(address string, log *slog.Logger) (*Lease, error) {
+// until it knows), renewed and expiring as times say (see LeaseTimes.Check, which it applies);
+// log receives what happens to it later: runs taken over, a lease that lapsed. Release gives it
+// up. Claim it once.
+func (s *Store) Claim(address string, times LeaseTimes, log *slog.Logger) (*Lease, error) {
+	if err := times.Check(); err != nil {
+		return nil, err
+	}
 	if log == nil {
 		log = slog.Default()
 	}
-	l := &Lease{s: s, log: log, addr: address, stop: make(chan struct{}), done: make(chan struct{})}
+	s.expiry.Store(int64(times.Expiry))
+	l := &Lease{s: s, log: log, times: times, addr: address, stop: make(chan struct{}), done: make(chan struct{})}
 	if _, err := l.renew(); err != nil {
 		return nil, s.fault(fmt.Errorf("take a lease on the database: %w", err))
 	}
@@ -60,20 +94,20 @@ func (l *Lease) renew() (bool, error) {
 	addr := l.addr
 	l.mu.Unlock()
 	var held bool
-	err := l.s.pool.QueryRow(ctx, `WITH old AS (SELECT heartbeat > now() - make_interval(secs => $3) AS live
+	err := l.s.pool.QueryRow(ctx, `WITH old AS (SELECT heartbeat > now() - make_interval(secs => expiry) AS live
 			FROM baton_servers WHERE id = $1)
-		INSERT INTO baton_servers AS s (id, address, heartbeat) VALUES ($1, $2, now())
-		ON CONFLICT (id) DO UPDATE SET address = $2, heartbeat = now()
+		INSERT INTO baton_servers AS s (id, address, heartbeat, expiry) VALUES ($1, $2, now(), $3)
+		ON CONFLICT (id) DO UPDATE SET address = $2, heartbeat = now(), expiry = $3
 		RETURNING coalesce((SELECT live FROM old), false)`,
-		l.s.server, addr, leaseTimeout.Seconds()).Scan(&held)
+		l.s.server, addr, l.times.Expiry.Seconds()).Scan(&held)
 	return held, err
 }
 
-// beat renews the lease every leaseBeat until Release, takes over the runs of expired leases,
+// beat renews the lease every heartbeat until Release, takes over the runs of expired leases,
 // and logs what changes: a lease it could not renew, or found expired.
 func (l *Lease) beat() {
 	defer close(l.done)
-	t := time.NewTicker(leaseBeat)
+	t := time.NewTicker(l.times.Heartbeat)
 	defer t.Stop()
 	failing := false
 	for {
@@ -87,7 +121,7 @@ func (l *Lease) beat() {
 		case err != nil:
 			if !failing {
 				l.log.Warn("cannot renew this server's lease on the database; other servers end its runs if it stays so for "+
-					leaseTimeout.String(), "database", l.s.name, "cause", traces.ErrorMessage(l.s.fault(err)))
+					l.times.Expiry.String(), "database", l.s.name, "cause", traces.ErrorMessage(l.s.fault(err)))
 			}
 			failing = true
 			continue
@@ -146,8 +180,8 @@ func (l *Lease) Release() error {
 // that expired.
 func (s *Store) recoverRuns(ctx context.Context) (int, error) {
 	rows, err := s.pool.Query(ctx, `UPDATE baton_runs SET owner = $1 WHERE status = 'running' AND (owner IS NULL
-		OR owner NOT IN (SELECT id FROM baton_servers WHERE heartbeat > now() - make_interval(secs => $2)))
-		RETURNING id`, s.server, leaseTimeout.Seconds())
+		OR owner NOT IN (SELECT id FROM baton_servers WHERE heartbeat > now() - make_interval(secs => expiry)))
+		RETURNING id`, s.server)
 	if err != nil {
 		return 0, fmt.Errorf("recover runs: %w", err)
 	}
@@ -162,8 +196,7 @@ func (s *Store) recoverRuns(ctx context.Context) (int, error) {
 			return i, fmt.Errorf("recover run %s: %w", id, err)
 		}
 	}
-	if _, err := s.pool.Exec(ctx, `DELETE FROM baton_servers WHERE heartbeat < now() - make_interval(secs => $1)`,
-		leaseTimeout.Seconds()); err != nil {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM baton_servers WHERE heartbeat < now() - make_interval(secs => expiry)`); err != nil {
 		return len(ids), fmt.Errorf("recover runs: %w", err)
 	}
 	return len(ids), nil

@@ -51,7 +51,7 @@ func runningEvents(start time.Time, from, n int) []traces.Event {
 // interrupted after A's last committed event, within the lease's timeout. A's late write to it
 // (A was only cut off) is refused with CodeConflict and changes nothing.
 func TestADeadServersRunsAreTakenOver(t *testing.T) {
-	defer postgres.SetLease(50*time.Millisecond, 2*time.Second)()
+	quick := postgres.LeaseTimes{Heartbeat: 100 * time.Millisecond, Expiry: 2 * time.Second}
 	a, url := mustOpen(t, 0)
 	b, err := postgres.Open(url, 0)
 	if err != nil {
@@ -59,11 +59,11 @@ func TestADeadServersRunsAreTakenOver(t *testing.T) {
 	}
 	defer b.Close()
 	var log syncBuffer
-	la, err := a.Claim("http://a/", nil)
+	la, err := a.Claim("http://a/", quick, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lb, err := b.Claim("http://b/", slog.New(slog.NewTextHandler(&log, nil)))
+	lb, err := b.Claim("http://b/", quick, slog.New(slog.NewTextHandler(&log, nil)))
 	if err != nil {
 		t.Fatalf("a second server on the database: %v", err)
 	}
@@ -125,7 +125,7 @@ func TestADeadServersRunsAreTakenOver(t *testing.T) {
 // next server's Recover at once, without waiting for the lease to expire.
 func TestAReleasedLeasesRunsAreRecoveredAtOnce(t *testing.T) {
 	a, url := mustOpen(t, 0)
-	la, err := a.Claim("", nil)
+	la, err := a.Claim("", postgres.DefaultLeaseTimes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,5 +151,61 @@ func TestAReleasedLeasesRunsAreRecoveredAtOnce(t *testing.T) {
 	}
 	if n, err := b.Recover(context.Background()); err != nil || n != 1 {
 		t.Errorf("Recover once A released its lease = %d, %v; want its run", n, err)
+	}
+}
+
+// Each lease expires by its own expiry, whatever the expiry of the server looking at it: a
+// server with a short one leaves alone the runs of a server with a long one that is late by less
+// than its own.
+func TestALeaseExpiresByItsOwnExpiry(t *testing.T) {
+	a, url := mustOpen(t, 0)
+	la, err := a.Claim("http://a/", postgres.LeaseTimes{Heartbeat: 20 * time.Second, Expiry: 60 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	la.Kill() // no heartbeat during the test: its age is set below
+	start := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	events := runningEvents(start, 1, 2)
+	var tally live.Tally
+	for _, e := range events {
+		tally.Add(e)
+	}
+	if err := a.Create(tally.Apply(traces.Run{ID: "r-a", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
+		t.Fatal(err)
+	}
+	b, err := postgres.Open(url, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	lb, err := b.Claim("http://b/", postgres.LeaseTimes{Heartbeat: 100 * time.Millisecond, Expiry: time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb.Kill() // its Recover is the test's to call
+	exec(t, url, `UPDATE baton_servers SET heartbeat = now() - interval '30 seconds' WHERE address = 'http://a/'`)
+	if n, err := b.Recover(context.Background()); err != nil || n != 0 {
+		t.Fatalf("Recover 30 s after the heartbeat of a lease that lasts 60 s = %d, %v; want its run left alone", n, err)
+	}
+	exec(t, url, `UPDATE baton_servers SET heartbeat = now() - interval '61 seconds' WHERE address = 'http://a/'`)
+	if n, err := b.Recover(context.Background()); err != nil || n != 1 {
+		t.Errorf("Recover 61 s after it = %d, %v; want its run ended", n, err)
+	}
+}
+
+// Lease times a server cannot work with are refused, saying what to change.
+func TestLeaseTimesChecked(t *testing.T) {
+	s, _ := mustOpen(t, 0)
+	for _, tc := range []struct {
+		times postgres.LeaseTimes
+		want  string
+	}{
+		{postgres.LeaseTimes{Heartbeat: 0, Expiry: time.Minute}, "heartbeat 0s is shorter than 100ms"},
+		{postgres.LeaseTimes{Heartbeat: 5 * time.Second, Expiry: 10 * time.Second}, "expiry 10s is shorter than 3 heartbeats (15s)"},
+	} {
+		_, err := s.Claim("", tc.times, nil)
+		if traces.ErrorCode(err) != traces.CodeInvalid || !strings.Contains(traces.ErrorMessage(err), tc.want) {
+			t.Errorf("Claim with %+v: %v; want invalid, saying %q", tc.times, err, tc.want)
+		}
 	}
 }

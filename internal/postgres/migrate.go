@@ -76,6 +76,9 @@ var migrations = []string{
 	// 5: each run's prompt and completion tokens by the model its calls named (live.StoredUsage),
 	// which prices it in the list; runs already there have none, and list tokens with no money.
 	`ALTER TABLE baton_runs ADD COLUMN usage bytea;`,
+	// 6: each lease's own expiry in seconds (serve's --lease-expiry), which every server judges
+	// it by; an older Baton's lease lasts the 30 s it always did.
+	`ALTER TABLE baton_servers ADD COLUMN expiry double precision NOT NULL DEFAULT 30;`,
 }
 
 // SchemaVersion is the version of the schema this Baton writes: its number of migrations.

@@ -151,7 +151,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatalf("open a version-2 database: %v", err)
 	}
 	defer s.Close()
-	l, err := s.Claim("", nil)
+	l, err := s.Claim("", postgres.DefaultLeaseTimes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,8 @@ func TestMigrateFromVersion3(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN session, DROP COLUMN usage; UPDATE baton_schema SET version = 3`)
+	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN session, DROP COLUMN usage; ALTER TABLE baton_servers DROP COLUMN expiry;
+		UPDATE baton_schema SET version = 3`)
 
 	s, err := postgres.Open(url, 0)
 	if err != nil {
@@ -208,7 +209,8 @@ func TestMigrateFromVersion4(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN usage; UPDATE baton_schema SET version = 4`)
+	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN usage; ALTER TABLE baton_servers DROP COLUMN expiry;
+		UPDATE baton_schema SET version = 4`)
 
 	s, err := postgres.Open(url, 0)
 	if err != nil {
@@ -262,5 +264,34 @@ func TestServerDown(t *testing.T) {
 		if traces.ErrorCode(err) != traces.CodeUnavailable || retry(err) <= 0 || !strings.Contains(traces.ErrorMessage(err), "cannot be reached") {
 			t.Errorf("%s with the server down: %v; want unavailable, cannot be reached, worth a retry", name, err)
 		}
+	}
+}
+
+// A database of schema version 5 (leases without an expiry of their own) migrates: the lease of
+// an older Baton still on it lasts the 30 s it always did.
+func TestMigrateFromVersion5(t *testing.T) {
+	s, url := mustOpen(t, 0)
+	s.Close()
+	exec(t, url, `ALTER TABLE baton_servers DROP COLUMN expiry; UPDATE baton_schema SET version = 5;
+		INSERT INTO baton_servers (id, address, heartbeat) VALUES ('older', 'http://older/', now() - interval '20 seconds')`)
+	s, err := postgres.Open(url, 0)
+	if err != nil {
+		t.Fatalf("open a version-5 database: %v", err)
+	}
+	defer s.Close()
+	start := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	events := []traces.Event{{Seq: 1, Time: start, Kind: traces.KindRunStarted, Run: &traces.RunMark{Status: traces.StatusRunning}}}
+	var tally live.Tally
+	tally.Add(events[0])
+	if err := s.Create(tally.Apply(traces.Run{ID: "r-older", Flow: "f", StartedAt: start}), tally, nil, events); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, url, `UPDATE baton_runs SET owner = 'older' WHERE id = 'r-older'`)
+	if n, err := s.Recover(context.Background()); err != nil || n != 0 {
+		t.Errorf("Recover 20 s after the older Baton's heartbeat = %d, %v; want its run left alone", n, err)
+	}
+	exec(t, url, `UPDATE baton_servers SET heartbeat = now() - interval '31 seconds' WHERE id = 'older'`)
+	if n, err := s.Recover(context.Background()); err != nil || n != 1 {
+		t.Errorf("Recover 31 s after it = %d, %v; want its run ended", n, err)
 	}
 }

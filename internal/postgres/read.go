@@ -167,3 +167,58 @@ func (s *Store) interrupted(interruptID string) (string, error) {
 	}
 	return id, nil
 }
+
+// Tail returns run id as one snapshot of the database shows it: its metadata and agents, and its
+// events with seq > after, decoded by dec, which has decoded the run's events through after (a
+// new decoder for after 0): for a server that follows a run another one records (live.Tailer).
+// The rows are read whole before any is decoded: a read that fails decodes nothing.
+func (s *Store) Tail(id string, dec *traces.EventDecoder, after int64) (traces.Trace, error) {
+	tr, err := s.tail(id, dec, after)
+	return tr, s.fault(err)
+}
+
+func (s *Store) tail(id string, dec *traces.EventDecoder, after int64) (traces.Trace, error) {
+	ctx, cancel := ctx()
+	defer cancel()
+	// One snapshot: the run's status and tree agree with its events.
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return traces.Trace{}, fmt.Errorf("read run %s: %w", id, err)
+	}
+	defer tx.Rollback(ctx)
+	var key int64
+	var meta, tree []byte
+	err = tx.QueryRow(ctx, `SELECT key, meta, tree FROM baton_runs WHERE id = $1`, text(id)).Scan(&key, &meta, &tree)
+	if isNoRows(err) {
+		return traces.Trace{}, notFound(id)
+	} else if err != nil {
+		return traces.Trace{}, fmt.Errorf("read run %s: %w", id, err)
+	}
+	rows, err := tx.Query(ctx, `SELECT data FROM baton_events WHERE run = $1 AND seq > $2 ORDER BY seq`, key, after)
+	if err != nil {
+		return traces.Trace{}, fmt.Errorf("read events of run %s: %w", id, err)
+	}
+	data, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return traces.Trace{}, fmt.Errorf("read events of run %s: %w", id, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return traces.Trace{}, fmt.Errorf("read run %s: %w", id, err)
+	}
+	var tr traces.Trace
+	if err := json.Unmarshal(meta, &tr.Run); err != nil {
+		return traces.Trace{}, damaged{fmt.Errorf("read run %s: %w", id, err)}
+	}
+	if err := json.Unmarshal(tree, &tr.Agents); err != nil {
+		return traces.Trace{}, damaged{fmt.Errorf("read agents of run %s: %w", id, err)}
+	}
+	tr.Events = make([]traces.Event, 0, len(data))
+	for _, d := range data {
+		e, err := dec.Decode(d)
+		if err != nil {
+			return traces.Trace{}, damaged{fmt.Errorf("decode stored event %d of run %s: %w", after+int64(len(tr.Events))+1, id, err)}
+		}
+		tr.Events = append(tr.Events, e)
+	}
+	return tr, nil
+}

@@ -40,9 +40,12 @@ type Store struct {
 	server string // this store's id in baton_servers and as the owner of the runs it writes (lease.go)
 	keep   int
 	maxAge atomic.Int64 // see KeepFor, in nanoseconds
+	expiry atomic.Int64 // of its lease (see Claim), in nanoseconds, for messages
 
 	mu      sync.Mutex         // guards writers
 	writers map[string]*writer // of the runs being written
+
+	unlisten func() // stops Listen's goroutine and waits for it; nil without
 }
 
 // writer is what the store keeps of a run being written: its key and its event encoder, which
@@ -73,6 +76,7 @@ func Open(url string, keep int) (*Store, error) {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
 	s := &Store{name: displayName(cfg.ConnConfig), server: newServerID(), keep: keep, writers: make(map[string]*writer)}
+	s.expiry.Store(int64(DefaultLeaseTimes.Expiry))
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
@@ -102,8 +106,11 @@ func newServerID() string {
 // default, keeps runs whatever their age.
 func (s *Store) KeepFor(age time.Duration) { s.maxAge.Store(int64(age)) }
 
-// Close closes the store's connections, waiting for the calls that use one.
+// Close closes the store's connections, Listen's included, waiting for the calls that use one.
 func (s *Store) Close() error {
+	if s.unlisten != nil {
+		s.unlisten()
+	}
 	s.pool.Close()
 	return nil
 }

@@ -149,7 +149,7 @@ func (s *Store) lost(ctx context.Context, id string, key int64) error {
 		return notFound(id)
 	}
 	return traces.Errorf(traces.CodeConflict, "run %q was ended by another baton serve: this one's lease on the database"+
-		" expired (it could not renew it for %s), so its running runs were taken for a stopped server's", id, leaseTimeout)
+		" expired (it could not renew it for %s), so its running runs were taken for a stopped server's", id, time.Duration(s.expiry.Load()))
 }
 
 // queueEvents queues the inserts of events of run key, encoded by enc, and of their text for
