@@ -141,7 +141,7 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 		r.tree.modelCall(v.agent, in.Messages, mc.Tools)
 		r.putAgents()
 	}
-	r.out.emit(traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc})
+	r.out.emit(&traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc})
 	return id, now
 }
 
@@ -175,13 +175,13 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 		ended.usage = traces.Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}
 		mc.Usage = &ended.usage
 	}
-	r.out.emit(traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.v.path, Model: mc})
+	r.out.emit(&traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.v.path, Model: mc})
 	c.v.finishedAt = r.out.lastSeq
 	if err != nil {
 		r.queueStop(Stop{Break: traces.BreakError, Agent: c.v.agent, Target: c.v.agent, Detail: c.v.agent + "'s model call failed: " + mc.Error})
 	}
 	if msg != nil && c.v.repliesAreEvents() {
-		r.out.emit(traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.v.path, Message: mc.Output})
+		r.out.emit(&traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.v.path, Message: mc.Output})
 	}
 	if c.v.handedTo && !c.v.lambda {
 		c.v.ownDone = true // a specialist's work is its one model call
@@ -206,7 +206,7 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *t
 	r.calls.startTool(openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, call: c})
 	tc := &r.out.payloads(c).started
 	*tc = traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}
-	r.out.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path, Tool: tc})
+	r.out.emit(&traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path, Tool: tc})
 }
 
 // Why a tool call is recorded ended though eino never ended it. eino fires no end or error
@@ -222,7 +222,7 @@ const (
 // Callers hold r.mu.
 func (r *Recorder) abandonTools(v *visit, why string) {
 	for _, t := range r.calls.abandon(v) {
-		r.out.emit(traces.Event{Kind: traces.KindToolFinished, Agent: t.v.agent, RunPath: t.v.path,
+		r.out.emit(&traces.Event{Kind: traces.KindToolFinished, Agent: t.v.agent, RunPath: t.v.path,
 			Tool: &traces.ToolCall{Name: t.name, CallID: t.callID, Error: why}})
 	}
 }
@@ -265,7 +265,7 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 				r.out.park(v, callID, call.Callee)
 			}
 		}
-		r.out.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
+		r.out.emit(&traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
 	}
 	// The end and the result's message, allocated with the call (see toolEvents) or the delivery's.
 	ended := r.out.payloads(c)
@@ -276,7 +276,7 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	} else {
 		ended.ended.Error = errText(err)
 	}
-	r.out.emit(traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.v.path, Tool: &ended.ended})
+	r.out.emit(&traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.v.path, Tool: &ended.ended})
 	if err != nil {
 		if interrupted {
 			r.queueStop(Stop{Break: traces.BreakInterrupt, Agent: v.agent, Target: info.Name, Detail: "the tool " + info.Name + " of " + v.agent + " interrupts the run"})
@@ -285,7 +285,7 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 		}
 		return
 	}
-	r.out.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.v.path, Message: &ended.result})
+	r.out.emit(&traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.v.path, Message: &ended.result})
 	if info.Name == transferToolName {
 		var target struct {
 			AgentName string `json:"agent_name"`
