@@ -89,7 +89,9 @@ type call struct {
 	tool       *toolEvents // a tool call's, when the sink may keep its events' payloads; else nil
 	// scope is the visit ctx runs in (visitIn), which Value answers for visitKey: a callback
 	// starting inside the call then finds its visit in its nearest call, where it looks for that
-	// call anyway, instead of walking on up the chain of eino's contexts.
+	// call anyway, instead of walking on up the chain of eino's contexts. An agent's call (and a
+	// lambda specialist's) holds the visit it starts: no context of its own carries it, one
+	// layer fewer for every lookup eino makes inside the agent.
 	scope *visit
 	ended atomic.Bool
 }
@@ -205,7 +207,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		}
 		c.v = r.agentStarted(ctx, info, at, v, agentIn)
 		r.holdHandover(ctx, c.v)
-		ctx, c.scope = context.WithValue(ctx, visitKey{}, c.v), c.v
+		c.scope = c.v // what the agent runs finds its visit in this call: no context of its own
 	case v == nil:
 		return ctx // work outside any agent of a recorded run
 	case info.Component == components.ComponentOfChatModel:
@@ -230,7 +232,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 			return ctx
 		}
 		c.v = s
-		ctx, c.scope = context.WithValue(ctx, visitKey{}, s), s
+		c.scope = s
 	case info.Component == components.ComponentOfTool:
 		v.outputs.wait()
 		v.rec.holdQueued(ctx, v, true)
