@@ -21,7 +21,13 @@ import (
 // zero) and their 8 bytes; a string is its length (doubled) and its bytes, or, odd, its length
 // and where the same string was written before (see text). A slice is its length plus one (0 for
 // nil) and its elements. A model's or an agent's input refers to the earlier input it extends,
-// as format version 2 does (see EventEncoder), and holds only the messages that follow.
+// as format version 2 does (see EventEncoder), and holds only the messages that follow. An
+// event's message that is the result of the tool call written last (a tool's result message,
+// following its tool.finished) is written as a byte 1 where its role would start, which no
+// string's length starts with, then how many events back that tool call was written and where
+// its payload starts in that event: its name, call id and result are read there (see
+// toolResult). Only the very strings the tool call had are taken for its (as the recorder hands
+// them): a comparison of their addresses, not of their bytes.
 
 // eventLog is a run's events, encoded: what a reader needs of the log, copied under the
 // recording's lock and read after it is released. A chunk is never moved, and a written byte
@@ -63,7 +69,15 @@ type logWriter struct {
 	recent     [recentStrings]recentString
 	nextRecent int
 	pending    []recentString
+	// toolName, toolCallID and toolResult are those of the tool call written last, by the event
+	// numbered toolBy (0 for none), toolOff bytes into it.
+	toolName, toolCallID, toolResult string
+	toolBy, toolOff                  int
 }
+
+// toolResultRef starts a message that is the result of the tool call written last (see
+// logWriter.tool): a byte no role's length starts with.
+const toolResultRef = 1
 
 // Long strings: one that is recent (one of the last recentStrings written) is written again as
 // where it was written, when it is the same string, the very bytes. The recorder hands the
@@ -157,14 +171,20 @@ func (w *logWriter) add(e *Event) {
 		b = w.text(b, m.Error)
 	}
 	if t := e.Tool; t != nil {
+		w.toolName, w.toolCallID, w.toolResult, w.toolBy, w.toolOff = t.Name, t.CallID, t.Result, int(seq), len(b)
 		b = appendLogString(appendLogString(b, t.Name), t.CallID)
 		b = w.text(w.text(b, t.Arguments), t.Result)
 		b = w.text(b, t.Error)
 		b = appendFloat(b, t.DurationMS)
 		b = appendBool(b, t.Interrupted)
 	}
-	if e.Message != nil {
-		b = w.appendMessage(b, e.Message)
+	if m := e.Message; m != nil {
+		if w.toolBy > 0 && int(seq) > w.toolBy && m.Role == "tool" && m.ToolCalls == nil && sameString(m.Content, w.toolResult) &&
+			sameString(m.ToolCallID, w.toolCallID) && sameString(m.ToolName, w.toolName) {
+			b = binary.AppendUvarint(binary.AppendUvarint(append(b, toolResultRef), uint64(int(seq)-w.toolBy)), uint64(w.toolOff))
+		} else {
+			b = w.appendMessage(b, m)
+		}
 	}
 	b = w.appendPayloads(b, e)
 	w.inputs.remember(seq, e.Agent, eventInput(e))
@@ -202,6 +222,12 @@ func (w *logWriter) ended() {
 	w.inputs = EventEncoder{}
 	w.agent, w.path, w.actorBy = "", nil, 0
 	w.recent, w.pending = [recentStrings]recentString{}, nil
+	w.toolName, w.toolCallID, w.toolResult, w.toolBy = "", "", "", 0
+}
+
+// sameString reports whether a and b are the very same string: the same bytes at the same place.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // appendPayloads appends the payloads add leaves out: those without messages or inputs.
