@@ -92,8 +92,9 @@ type call struct {
 	// call anyway, instead of walking on up the chain of eino's contexts. An agent's call (and a
 	// lambda specialist's) holds the visit it starts: no context of its own carries it, one
 	// layer fewer for every lookup eino makes inside the agent.
-	scope *visit
-	ended atomic.Bool
+	scope  *visit
+	ended  atomic.Bool
+	openAt int32 // a tool call's index in the calls in progress (see calls.open)
 }
 
 // toolEvents is a tool callback's call allocated together with the payloads of the events its

@@ -22,13 +22,16 @@ const transferToolName = "transfer_to_agent"
 // calls are a run's model, tool and AgentTool calls: counted, for their ids and order, and the
 // tool and AgentTool calls in progress. Their callers hold the recorder's lock.
 type calls struct {
-	models, tools int                       // calls started so far
-	open          map[string]openTool       // tool calls in progress, by call id
-	agentTools    map[string]*agentToolCall // AgentTool calls in progress, by call id
+	models, tools int // calls started so far
+	// open are the tool calls in progress, in no order (abandon sorts them by start). A call is
+	// found at the index its callbacks' call keeps (call.openAt): a third of a run's callbacks
+	// are tool calls' starts and ends, where a map by call id hashed the id three times a call.
+	open       []openTool
+	agentTools map[string]*agentToolCall // AgentTool calls in progress, by call id
 }
 
 func newCalls() calls {
-	return calls{open: make(map[string]openTool), agentTools: make(map[string]*agentToolCall)}
+	return calls{agentTools: make(map[string]*agentToolCall)}
 }
 
 // openTool is a tool call in progress.
@@ -57,17 +60,54 @@ func (c *calls) nextModel() string {
 func (c *calls) startTool(t openTool) {
 	c.tools++
 	t.order = c.tools
-	c.open[t.callID] = t
+	c.place(len(c.open), t.call)
+	c.open = append(c.open, t)
 }
 
-// tool returns the tool call callID in progress, or the zero openTool.
-func (c *calls) tool(callID string) openTool { return c.open[callID] }
+// place notes that the tool call of cl (nil for none) is at index i of open.
+func (c *calls) place(i int, cl *call) {
+	if cl != nil {
+		cl.openAt = int32(i)
+	}
+}
 
-// endTool notes that tool call callID ended and returns its arguments ("" when it was not in
-// progress).
-func (c *calls) endTool(callID string) (args string) {
-	args = c.open[callID].args
-	delete(c.open, callID)
+// tool returns the tool call callID in progress (the latest started of that id), or the zero
+// openTool.
+func (c *calls) tool(callID string) openTool {
+	var t openTool
+	for _, o := range c.open {
+		if o.callID == callID && o.order > t.order {
+			t = o
+		}
+	}
+	return t
+}
+
+// endTool notes that the tool call of cl (when cl is nil, the latest started of id callID) ended
+// and returns its arguments ("" when it was not in progress).
+func (c *calls) endTool(cl *call, callID string) (args string) {
+	i := -1
+	switch {
+	case cl != nil && int(cl.openAt) < len(c.open) && c.open[cl.openAt].call == cl:
+		i = int(cl.openAt)
+	case cl != nil:
+		i = slices.IndexFunc(c.open, func(t openTool) bool { return t.call == cl })
+	default:
+		for j, t := range c.open {
+			if t.callID == callID && (i < 0 || t.order > c.open[i].order) {
+				i = j
+			}
+		}
+	}
+	if i < 0 {
+		return ""
+	}
+	args = c.open[i].args
+	last := len(c.open) - 1
+	c.open[i] = c.open[last]
+	c.place(i, c.open[i].call)
+	c.open[last] = openTool{} // lets go of what it held
+	c.open = c.open[:last]
 	return args
 }
 
@@ -75,12 +115,17 @@ func (c *calls) endTool(callID string) (args string) {
 // v is nil) in progress, but those whose end eino has begun to report: that end is theirs.
 func (c *calls) abandon(v *visit) []openTool {
 	var open []openTool
-	for id, t := range c.open {
+	kept := c.open[:0]
+	for _, t := range c.open {
 		if (v == nil || t.v == v) && (t.call == nil || t.call.ended.CompareAndSwap(false, true)) {
 			open = append(open, t)
-			delete(c.open, id)
+			continue
 		}
+		c.place(len(kept), t.call)
+		kept = append(kept, t)
 	}
+	clear(c.open[len(kept):])
+	c.open = kept
 	slices.SortFunc(open, func(a, b openTool) int { return a.order - b.order })
 	return open
 }
@@ -254,7 +299,7 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	v, callID := c.v, c.toolCallID
 	defer r.diffSession(ctx, v, true)
 	interrupted := isInterrupt(err)
-	args := r.calls.endTool(callID)
+	args := r.calls.endTool(c, callID)
 	if open := r.calls.exit(callID); open != nil {
 		call := open.AgentToolCall
 		call.Result = result
