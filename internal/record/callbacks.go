@@ -5,7 +5,6 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/callbacks"
@@ -80,8 +79,8 @@ func (h *hub) runOf(ctx context.Context, at place, in *visit) (*Recorder, bool) 
 type call struct {
 	context.Context
 	info    *callbacks.RunInfo
-	v       *visit    // the agent visit the callback belongs to
-	started time.Time // a model or tool call's start, as recorded
+	v       *visit // the agent visit the callback belongs to
+	started clock  // a model or tool call's start, as recorded
 	modelID string
 	// toolCallID is a tool call's id; of the callback's place, all its end needs (the rest would
 	// more than double the size of a call, which every callback allocates).

@@ -164,7 +164,7 @@ func (c *calls) anyOpen() bool { return len(c.open) > 0 || len(c.agentTools) > 0
 // modelStarted records a model call and returns its id and start. What v changed in the session
 // before it (a custom agent's preparation, such as plan-execute's replanner recording the steps
 // done) is recorded first.
-func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.CallbackInput) (string, time.Time) {
+func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.CallbackInput) (string, clock) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.out.stampNow()
@@ -187,7 +187,7 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 		r.putAgents()
 	}
 	r.out.emit(&traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc})
-	return id, now
+	return id, clockOf(now)
 }
 
 // modelFinished records a model's reply (or failure) and the reply as the agent's message, which
@@ -202,7 +202,7 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 		mc    traces.ModelCall
 		out   traces.Message
 		usage traces.Usage
-	}{mc: traces.ModelCall{ID: c.modelID, DurationMS: millis(now.Sub(c.started)), Error: errText(err)}}
+	}{mc: traces.ModelCall{ID: c.modelID, DurationMS: millis(c.started.until(now)), Error: errText(err)}}
 	mc := &ended.mc
 	if msg != nil {
 		ended.out = traceMessage(msg)
@@ -244,7 +244,7 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *t
 	v := c.v
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c.started = r.out.stampNow()
+	c.started = clockOf(r.out.stampNow())
 	defer r.out.unstamp()
 	r.commit(v)
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
@@ -314,7 +314,7 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	}
 	// The end and the result's message, allocated with the call (see toolEvents) or the delivery's.
 	ended := r.out.payloads(c)
-	ended.ended = traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(now.Sub(c.started))}
+	ended.ended = traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(c.started.until(now))}
 	ended.result = traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}
 	if interrupted {
 		ended.ended.Interrupted = true
@@ -381,6 +381,18 @@ func isInterrupt(err error) bool {
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// clock is a reading of the monotonic clock, as the time since the recorder's package started:
+// a call keeps its start in 8 bytes instead of a time.Time's 24, which keeps a call, allocated by
+// every callback, in the allocator's 96-byte class.
+type clock time.Duration
+
+var clockBase = time.Now()
+
+func clockOf(t time.Time) clock { return clock(t.Sub(clockBase)) }
+
+// until returns the time from c to t.
+func (c clock) until(t time.Time) time.Duration { return time.Duration(clockOf(t) - c) }
 
 // repliesAreEvents reports whether each model reply in v is also one of the Runner's events, so
 // recorded as a message from the model's callbacks (and its echo in v's events dropped): a chat
