@@ -255,10 +255,18 @@ func (d *logDecoder) input() ([]Message, inputRef) {
 }
 
 func (d *logDecoder) message(m *Message) {
-	if d.c[d.off] == toolResultRef {
+	switch d.c[d.off] {
+	case toolResultRef:
 		d.off++
 		back := int(d.uvarint())
 		d.toolResult(m, d.l.start(d.i-back)+d.uvarint())
+		return
+	case replyRef:
+		d.off++
+		back := int(d.uvarint())
+		at := d.l.start(d.i-back) + d.uvarint()
+		r := logDecoder{r: d.r, l: d.l, c: d.l.chunks[at>>32], off: int(at & math.MaxUint32), i: d.i - back}
+		r.message(m)
 		return
 	}
 	m.Role, m.Content = d.str(), d.str()
