@@ -21,7 +21,16 @@ import (
 // zero) and their 8 bytes; a string is its length (doubled) and its bytes, or, odd, its length
 // and where the same string was written before (see text). A slice is its length plus one (0 for
 // nil) and its elements. A model's or an agent's input refers to the earlier input it extends,
-// as format version 2 does (see EventEncoder), and holds only the messages that follow.
+// as format version 2 does (see EventEncoder), and holds only the messages that follow. An
+// event's message that is the result of the tool call written last (a tool's result message,
+// following its tool.finished) is written as a byte 1 where its role would start, which no
+// string's length starts with, then how many events back that tool call was written and where
+// its payload starts in that event: its name, call id and result are read there (see
+// toolResult). Only the very strings the tool call had are taken for its (as the recorder hands
+// them): a comparison of their addresses, not of their bytes. Likewise a message (an event's, or
+// one of an input's) that repeats the output of the model call written last, as a model's reply
+// is repeated by its message event and the next call's input, is a byte 3 (the length of no
+// role either) and where that output is.
 
 // eventLog is a run's events, encoded: what a reader needs of the log, copied under the
 // recording's lock and read after it is released. A chunk is never moved, and a written byte
@@ -63,7 +72,25 @@ type logWriter struct {
 	recent     [recentStrings]recentString
 	nextRecent int
 	pending    []recentString
+	// toolName, toolCallID and toolResult are those of the tool call written last, by the event
+	// numbered toolBy (0 for none), toolOff bytes into it.
+	toolName, toolCallID, toolResult string
+	toolBy, toolOff                  int
+	// reply is the output of the model call written last, with its tool calls copied into
+	// replyCalls (its own array, reused: a caller may reuse its payloads once Emit returns), by
+	// the event numbered replyBy (0 for none), replyOff bytes into it.
+	reply             Message
+	replyCalls        []ToolCallSpec
+	replyBy, replyOff int
 }
+
+// toolResultRef starts a message that is the result of the tool call written last (see
+// logWriter.tool): a byte no role's length starts with.
+const toolResultRef = 1
+
+// replyRef starts a message that repeats the output of the model call written last (see
+// logWriter.reply).
+const replyRef = 3
 
 // Long strings: one that is recent (one of the last recentStrings written) is written again as
 // where it was written, when it is the same string, the very bytes. The recorder hands the
@@ -145,6 +172,7 @@ func (w *logWriter) add(e *Event) {
 		}
 		b = appendBool(b, m.Output != nil)
 		if m.Output != nil {
+			w.noteReply(m.Output, seq, len(b))
 			b = w.appendMessage(b, m.Output)
 		}
 		b = appendBool(b, m.Usage != nil)
@@ -157,14 +185,20 @@ func (w *logWriter) add(e *Event) {
 		b = w.text(b, m.Error)
 	}
 	if t := e.Tool; t != nil {
+		w.toolName, w.toolCallID, w.toolResult, w.toolBy, w.toolOff = t.Name, t.CallID, t.Result, int(seq), len(b)
 		b = appendLogString(appendLogString(b, t.Name), t.CallID)
 		b = w.text(w.text(b, t.Arguments), t.Result)
 		b = w.text(b, t.Error)
 		b = appendFloat(b, t.DurationMS)
 		b = appendBool(b, t.Interrupted)
 	}
-	if e.Message != nil {
-		b = w.appendMessage(b, e.Message)
+	if m := e.Message; m != nil {
+		if w.toolBy > 0 && int(seq) > w.toolBy && m.Role == "tool" && m.ToolCalls == nil && sameString(m.Content, w.toolResult) &&
+			sameString(m.ToolCallID, w.toolCallID) && sameString(m.ToolName, w.toolName) {
+			b = binary.AppendUvarint(binary.AppendUvarint(append(b, toolResultRef), uint64(int(seq)-w.toolBy)), uint64(w.toolOff))
+		} else {
+			b = w.appendMessageRef(b, seq, m)
+		}
 	}
 	b = w.appendPayloads(b, e)
 	w.inputs.remember(seq, e.Agent, eventInput(e))
@@ -202,6 +236,49 @@ func (w *logWriter) ended() {
 	w.inputs = EventEncoder{}
 	w.agent, w.path, w.actorBy = "", nil, 0
 	w.recent, w.pending = [recentStrings]recentString{}, nil
+	w.toolName, w.toolCallID, w.toolResult, w.toolBy = "", "", "", 0
+	w.reply, w.replyBy = Message{}, 0
+	clear(w.replyCalls)
+	w.replyCalls = w.replyCalls[:0]
+}
+
+// noteReply notes m, a model call's output that the event numbered seq writes off bytes into it,
+// as the reply later messages may repeat.
+func (w *logWriter) noteReply(m *Message, seq int64, off int) {
+	w.reply, w.replyBy, w.replyOff = *m, int(seq), off
+	clear(w.replyCalls)
+	w.replyCalls = append(w.replyCalls[:0], m.ToolCalls...)
+}
+
+// appendMessageRef appends m, a message of the event numbered seq: as where the reply it repeats
+// is, if it does, else whole.
+func (w *logWriter) appendMessageRef(b []byte, seq int64, m *Message) []byte {
+	if w.replyBy > 0 && int(seq) > w.replyBy && w.repeatsReply(m) {
+		return binary.AppendUvarint(binary.AppendUvarint(append(b, replyRef), uint64(int(seq)-w.replyBy)), uint64(w.replyOff))
+	}
+	return w.appendMessage(b, m)
+}
+
+// repeatsReply reports whether m holds the very strings of the reply, and tool calls as many and
+// alike.
+func (w *logWriter) repeatsReply(m *Message) bool {
+	r := &w.reply
+	if !sameString(m.Content, r.Content) || !sameString(m.Role, r.Role) || !sameString(m.ToolCallID, r.ToolCallID) ||
+		!sameString(m.ToolName, r.ToolName) || (m.ToolCalls == nil) != (r.ToolCalls == nil) || len(m.ToolCalls) != len(w.replyCalls) {
+		return false
+	}
+	for i := range m.ToolCalls {
+		a, c := &m.ToolCalls[i], &w.replyCalls[i]
+		if !sameString(a.ID, c.ID) || !sameString(a.Name, c.Name) || !sameString(a.Arguments, c.Arguments) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameString reports whether a and b are the very same string: the same bytes at the same place.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // appendPayloads appends the payloads add leaves out: those without messages or inputs.
@@ -408,7 +485,7 @@ func (w *logWriter) appendInput(b []byte, seq int64, agent string, in []Message)
 		b = binary.AppendUvarint(b, uint64(keep))
 	}
 	for i := keep; i < len(in); i++ {
-		b = w.appendMessage(b, &in[i])
+		b = w.appendMessageRef(b, seq, &in[i])
 	}
 	return b
 }

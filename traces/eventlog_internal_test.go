@@ -1,6 +1,8 @@
 package traces
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,4 +43,77 @@ func eventText(e Event) string {
 		return e.Model.Input[0].Content
 	}
 	return ""
+}
+
+// TestToolResultMessagesReferToTheirTool checks that a tool's result message, which repeats its
+// tool call's name, id and result, is written as where that call is, and that messages that only
+// nearly repeat it are written whole: each reads back as emitted.
+func TestToolResultMessagesReferToTheirTool(t *testing.T) {
+	rec := NewRecording(Run{ID: "r"}, nil)
+	rec.Emit(Event{Kind: KindToolFinished, Agent: "a", Tool: &ToolCall{Name: "tick", CallID: "call_1", Arguments: `{"n":1}`, Result: "42", DurationMS: 1.5}})
+	result := Message{Role: "tool", Content: "42", ToolCallID: "call_1", ToolName: "tick"}
+	sent := []Message{result,
+		{Role: "user", Content: "42", ToolCallID: "call_1", ToolName: "tick"},
+		{Role: "tool", Content: "43", ToolCallID: "call_1", ToolName: "tick"},
+		{Role: "tool", Content: "42", ToolCallID: "call_2", ToolName: "tick"},
+		{Role: "tool", Content: "42", ToolCallID: "call_1", ToolName: "tock"},
+		{Role: "tool", Content: "42", ToolCallID: "call_1", ToolName: "tick", ToolCalls: []ToolCallSpec{}},
+		result, // the last tool call's still, after other messages
+	}
+	var sizes []int
+	for i := range sent {
+		before := rec.events.off
+		rec.Emit(Event{Kind: KindMessage, Agent: "a", Message: &sent[i]})
+		sizes = append(sizes, rec.events.off-before)
+	}
+	for i, e := range rec.Snapshot().Events[1:] {
+		if !reflect.DeepEqual(*e.Message, sent[i]) {
+			t.Errorf("message %d read back as %#v, want %#v", i+1, *e.Message, sent[i])
+		}
+		if referred := reflect.DeepEqual(sent[i], result); referred != (sizes[i] < sizes[1]) {
+			t.Errorf("message %d (%+v) took %d bytes against %d for one written whole; want it written as its tool's: %v",
+				i+1, sent[i], sizes[i], sizes[1], referred)
+		}
+	}
+}
+
+// TestRepliesAreWrittenOnce checks that a model's reply, which its message event and the next
+// call's input repeat in the very strings of its output, is written once, and that every event
+// reads back as emitted: also when the caller reuses the reply's array of tool calls for the
+// next reply, as Emit lets it, and when a message only nearly repeats the reply.
+func TestRepliesAreWrittenOnce(t *testing.T) {
+	rec := NewRecording(Run{ID: "r"}, nil)
+	calls := []ToolCallSpec{{ID: "c1", Name: "tick", Arguments: `{"n":1}`}, {ID: "c2", Name: "tick", Arguments: `{"n":2}`}}
+	reply := Message{Role: "assistant", Content: "two ticks", ToolCalls: calls}
+	user := Message{Role: "user", Content: "count"}
+	var sent []Event
+	emit := func(e Event) int {
+		before := rec.events.off
+		sent = append(sent, rec.Emit(e))
+		return rec.events.off - before
+	}
+	emit(Event{Kind: KindModelFinished, Agent: "a", Model: &ModelCall{ID: "m1", Output: &reply}})
+	asMessage := emit(Event{Kind: KindMessage, Agent: "a", Message: &reply})
+	nearly := reply
+	nearly.ToolCalls = slices.Clone(calls)
+	nearly.ToolCalls[1].Arguments = `{"n":3}`
+	whole := emit(Event{Kind: KindMessage, Agent: "a", Message: &nearly})
+	if asMessage >= whole {
+		t.Errorf("the reply's message took %d bytes, no fewer than a message that only nearly repeats it (%d)", asMessage, whole)
+	}
+	emit(Event{Kind: KindModelStarted, Agent: "a", Model: &ModelCall{ID: "m2", Input: []Message{user, reply}}})
+	// The caller reuses the reply's array of tool calls for the next reply: the first reads back
+	// as it was.
+	calls[0] = ToolCallSpec{ID: "c3", Name: "tock", Arguments: `{}`}
+	next := Message{Role: "assistant", Content: "two ticks", ToolCalls: calls}
+	emit(Event{Kind: KindMessage, Agent: "a", Message: &next})
+	sent[0].Model.Output = &Message{Role: "assistant", Content: "two ticks", ToolCalls: []ToolCallSpec{{ID: "c1", Name: "tick", Arguments: `{"n":1}`}, calls[1]}}
+	sent[1].Message = sent[0].Model.Output
+	sent[3].Model.Input = []Message{user, *sent[0].Model.Output}
+	sent[4].Message = &Message{Role: "assistant", Content: "two ticks", ToolCalls: slices.Clone(calls)}
+	for i, e := range rec.Snapshot().Events {
+		if !reflect.DeepEqual(e, sent[i]) {
+			t.Errorf("event %d read back as %+v, want %+v", i+1, e, sent[i])
+		}
+	}
 }

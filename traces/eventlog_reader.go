@@ -256,6 +256,20 @@ func (d *logDecoder) input() ([]Message, inputRef) {
 }
 
 func (d *logDecoder) message(m *Message) {
+	switch d.c[d.off] {
+	case toolResultRef:
+		d.off++
+		back := int(d.uvarint())
+		d.toolResult(m, d.l.start(d.i-back)+d.uvarint())
+		return
+	case replyRef:
+		d.off++
+		back := int(d.uvarint())
+		at := d.l.start(d.i-back) + d.uvarint()
+		r := logDecoder{r: d.r, l: d.l, c: d.l.chunks[at>>32], off: int(at & math.MaxUint32), i: d.i - back}
+		r.message(m)
+		return
+	}
 	m.Role, m.Content = d.str(), d.str()
 	if n := d.uvarint(); n > 0 {
 		m.ToolCalls = make([]ToolCallSpec, n-1)
@@ -264,6 +278,14 @@ func (d *logDecoder) message(m *Message) {
 		}
 	}
 	m.ToolCallID, m.ToolName = d.str(), d.str()
+}
+
+// toolResult decodes, as the message m, the result of the tool call whose payload is at at.
+func (d *logDecoder) toolResult(m *Message, at uint64) {
+	t := logDecoder{r: d.r, l: d.l, c: d.l.chunks[at>>32], off: int(at & math.MaxUint32), i: d.i}
+	name, callID := t.str(), t.str()
+	t.str() // its arguments
+	*m = Message{Role: "tool", Content: t.str(), ToolCallID: callID, ToolName: name}
 }
 
 // actor is an event's agent and run path, as read once for all the events that share them.

@@ -90,10 +90,17 @@ func (r *Recording) ID() string {
 // The recording keeps a copy of e, encoded (see eventLog), and nothing e points to: the caller may
 // reuse e's payloads once Emit returns.
 func (r *Recording) Emit(e Event) Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.emitLocked(&e)
+	r.Record(&e)
 	return e
+}
+
+// Record is Emit for an event the caller hands over by pointer: it numbers and stamps *e in
+// place and keeps none of e itself (what it points to is read, and kept as Emit keeps it), so an
+// event built on the caller's stack reaches the log without being copied on the way.
+func (r *Recording) Record(e *Event) {
+	r.mu.Lock()
+	r.emitLocked(e)
+	r.mu.Unlock()
 }
 
 // emitLocked is Emit for a caller that holds r.mu; it numbers and stamps *e in place.

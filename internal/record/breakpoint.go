@@ -282,14 +282,14 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 		time.Sleep(time.Millisecond)
 		r.mu.Lock()
 	}
-	r.out.emit(traces.Event{Kind: traces.KindPaused, Agent: s.Agent, RunPath: path,
+	r.out.emit(&traces.Event{Kind: traces.KindPaused, Agent: s.Agent, RunPath: path,
 		Pause: &traces.Pause{Break: s.Break, On: on, Feed: feed, Target: s.Target, At: s.At, Detail: s.Detail, Input: s.Input}})
 	r.mu.Unlock()
 	res := d.wait(ctx, h)
 	p := &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Action: res.Action, By: res.By, Reply: res.Reply, Input: res.Input}
 	p.Edited = edits(s, res)
 	r.mu.Lock()
-	r.out.emit(traces.Event{Kind: traces.KindContinued, Agent: s.Agent, RunPath: path, Pause: p})
+	r.out.emit(&traces.Event{Kind: traces.KindContinued, Agent: s.Agent, RunPath: path, Pause: p})
 	r.mu.Unlock()
 	return res, true
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/callbacks"
@@ -80,8 +79,8 @@ func (h *hub) runOf(ctx context.Context, at place, in *visit) (*Recorder, bool) 
 type call struct {
 	context.Context
 	info    *callbacks.RunInfo
-	v       *visit    // the agent visit the callback belongs to
-	started time.Time // a model or tool call's start, as recorded
+	v       *visit // the agent visit the callback belongs to
+	started clock  // a model or tool call's start, as recorded
 	modelID string
 	// toolCallID is a tool call's id; of the callback's place, all its end needs (the rest would
 	// more than double the size of a call, which every callback allocates).
@@ -89,9 +88,12 @@ type call struct {
 	tool       *toolEvents // a tool call's, when the sink may keep its events' payloads; else nil
 	// scope is the visit ctx runs in (visitIn), which Value answers for visitKey: a callback
 	// starting inside the call then finds its visit in its nearest call, where it looks for that
-	// call anyway, instead of walking on up the chain of eino's contexts.
-	scope *visit
-	ended atomic.Bool
+	// call anyway, instead of walking on up the chain of eino's contexts. An agent's call (and a
+	// lambda specialist's) holds the visit it starts: no context of its own carries it, one
+	// layer fewer for every lookup eino makes inside the agent.
+	scope  *visit
+	ended  atomic.Bool
+	openAt int32 // a tool call's index in the calls in progress (see calls.open)
 }
 
 // toolEvents is a tool callback's call allocated together with the payloads of the events its
@@ -205,7 +207,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		}
 		c.v = r.agentStarted(ctx, info, at, v, agentIn)
 		r.holdHandover(ctx, c.v)
-		ctx, c.scope = context.WithValue(ctx, visitKey{}, c.v), c.v
+		c.scope = c.v // what the agent runs finds its visit in this call: no context of its own
 	case v == nil:
 		return ctx // work outside any agent of a recorded run
 	case info.Component == components.ComponentOfChatModel:
@@ -230,7 +232,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 			return ctx
 		}
 		c.v = s
-		ctx, c.scope = context.WithValue(ctx, visitKey{}, s), s
+		c.scope = s
 	case info.Component == components.ComponentOfTool:
 		v.outputs.wait()
 		v.rec.holdQueued(ctx, v, true)

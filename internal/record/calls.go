@@ -22,13 +22,16 @@ const transferToolName = "transfer_to_agent"
 // calls are a run's model, tool and AgentTool calls: counted, for their ids and order, and the
 // tool and AgentTool calls in progress. Their callers hold the recorder's lock.
 type calls struct {
-	models, tools int                       // calls started so far
-	open          map[string]openTool       // tool calls in progress, by call id
-	agentTools    map[string]*agentToolCall // AgentTool calls in progress, by call id
+	models, tools int // calls started so far
+	// open are the tool calls in progress, in no order (abandon sorts them by start). A call is
+	// found at the index its callbacks' call keeps (call.openAt): a third of a run's callbacks
+	// are tool calls' starts and ends, where a map by call id hashed the id three times a call.
+	open       []openTool
+	agentTools map[string]*agentToolCall // AgentTool calls in progress, by call id
 }
 
 func newCalls() calls {
-	return calls{open: make(map[string]openTool), agentTools: make(map[string]*agentToolCall)}
+	return calls{agentTools: make(map[string]*agentToolCall)}
 }
 
 // openTool is a tool call in progress.
@@ -57,17 +60,54 @@ func (c *calls) nextModel() string {
 func (c *calls) startTool(t openTool) {
 	c.tools++
 	t.order = c.tools
-	c.open[t.callID] = t
+	c.place(len(c.open), t.call)
+	c.open = append(c.open, t)
 }
 
-// tool returns the tool call callID in progress, or the zero openTool.
-func (c *calls) tool(callID string) openTool { return c.open[callID] }
+// place notes that the tool call of cl (nil for none) is at index i of open.
+func (c *calls) place(i int, cl *call) {
+	if cl != nil {
+		cl.openAt = int32(i)
+	}
+}
 
-// endTool notes that tool call callID ended and returns its arguments ("" when it was not in
-// progress).
-func (c *calls) endTool(callID string) (args string) {
-	args = c.open[callID].args
-	delete(c.open, callID)
+// tool returns the tool call callID in progress (the latest started of that id), or the zero
+// openTool.
+func (c *calls) tool(callID string) openTool {
+	var t openTool
+	for _, o := range c.open {
+		if o.callID == callID && o.order > t.order {
+			t = o
+		}
+	}
+	return t
+}
+
+// endTool notes that the tool call of cl (when cl is nil, the latest started of id callID) ended
+// and returns its arguments ("" when it was not in progress).
+func (c *calls) endTool(cl *call, callID string) (args string) {
+	i := -1
+	switch {
+	case cl != nil && int(cl.openAt) < len(c.open) && c.open[cl.openAt].call == cl:
+		i = int(cl.openAt)
+	case cl != nil:
+		i = slices.IndexFunc(c.open, func(t openTool) bool { return t.call == cl })
+	default:
+		for j, t := range c.open {
+			if t.callID == callID && (i < 0 || t.order > c.open[i].order) {
+				i = j
+			}
+		}
+	}
+	if i < 0 {
+		return ""
+	}
+	args = c.open[i].args
+	last := len(c.open) - 1
+	c.open[i] = c.open[last]
+	c.place(i, c.open[i].call)
+	c.open[last] = openTool{} // lets go of what it held
+	c.open = c.open[:last]
 	return args
 }
 
@@ -75,12 +115,17 @@ func (c *calls) endTool(callID string) (args string) {
 // v is nil) in progress, but those whose end eino has begun to report: that end is theirs.
 func (c *calls) abandon(v *visit) []openTool {
 	var open []openTool
-	for id, t := range c.open {
+	kept := c.open[:0]
+	for _, t := range c.open {
 		if (v == nil || t.v == v) && (t.call == nil || t.call.ended.CompareAndSwap(false, true)) {
 			open = append(open, t)
-			delete(c.open, id)
+			continue
 		}
+		c.place(len(kept), t.call)
+		kept = append(kept, t)
 	}
+	clear(c.open[len(kept):])
+	c.open = kept
 	slices.SortFunc(open, func(a, b openTool) int { return a.order - b.order })
 	return open
 }
@@ -119,7 +164,7 @@ func (c *calls) anyOpen() bool { return len(c.open) > 0 || len(c.agentTools) > 0
 // modelStarted records a model call and returns its id and start. What v changed in the session
 // before it (a custom agent's preparation, such as plan-execute's replanner recording the steps
 // done) is recorded first.
-func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.CallbackInput) (string, time.Time) {
+func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.CallbackInput) (string, clock) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.out.stampNow()
@@ -145,8 +190,8 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 		r.tree.modelCall(v.agent, in.Messages, mc.Tools)
 		r.putAgents()
 	}
-	r.out.emit(traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc})
-	return id, now
+	r.out.emit(&traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc})
+	return id, clockOf(now)
 }
 
 // modelFinished records a model's reply (or failure) and the reply as the agent's message, which
@@ -162,7 +207,7 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 		mc    traces.ModelCall
 		out   traces.Message
 		usage traces.Usage
-	}{mc: traces.ModelCall{ID: c.modelID, DurationMS: millis(now.Sub(c.started)), Error: errText(err)}}
+	}{mc: traces.ModelCall{ID: c.modelID, DurationMS: millis(c.started.until(now)), Error: errText(err)}}
 	mc := &ended.mc
 	if cfg != nil && cfg.Model != "" {
 		c.v.model = cfg.Model
@@ -184,13 +229,13 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 		ended.usage = traces.Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}
 		mc.Usage = &ended.usage
 	}
-	r.out.emit(traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.v.path, Model: mc})
+	r.out.emit(&traces.Event{Kind: traces.KindModelFinished, Agent: c.v.agent, RunPath: c.v.path, Model: mc})
 	c.v.finishedAt = r.out.lastSeq
 	if err != nil {
 		r.queueStop(Stop{Break: traces.BreakError, Agent: c.v.agent, Target: c.v.agent, Detail: c.v.agent + "'s model call failed: " + mc.Error})
 	}
 	if msg != nil && c.v.repliesAreEvents() {
-		r.out.emit(traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.v.path, Message: mc.Output})
+		r.out.emit(&traces.Event{Kind: traces.KindMessage, Agent: c.v.agent, RunPath: c.v.path, Message: mc.Output})
 	}
 	if c.v.handedTo && !c.v.lambda {
 		c.v.ownDone = true // a specialist's work is its one model call
@@ -208,14 +253,14 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *t
 	v := c.v
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c.started = r.out.stampNow()
+	c.started = clockOf(r.out.stampNow())
 	defer r.out.unstamp()
 	r.commit(v)
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
 	r.calls.startTool(openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, call: c})
 	tc := &r.out.payloads(c).started
 	*tc = traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}
-	r.out.emit(traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path, Tool: tc})
+	r.out.emit(&traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path, Tool: tc})
 }
 
 // Why a tool call is recorded ended though eino never ended it. eino fires no end or error
@@ -231,7 +276,7 @@ const (
 // Callers hold r.mu.
 func (r *Recorder) abandonTools(v *visit, why string) {
 	for _, t := range r.calls.abandon(v) {
-		r.out.emit(traces.Event{Kind: traces.KindToolFinished, Agent: t.v.agent, RunPath: t.v.path,
+		r.out.emit(&traces.Event{Kind: traces.KindToolFinished, Agent: t.v.agent, RunPath: t.v.path,
 			Tool: &traces.ToolCall{Name: t.name, CallID: t.callID, Error: why}})
 	}
 }
@@ -263,7 +308,7 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	v, callID := c.v, c.toolCallID
 	defer r.diffSession(ctx, v, true)
 	interrupted := isInterrupt(err)
-	args := r.calls.endTool(callID)
+	args := r.calls.endTool(c, callID)
 	if open := r.calls.exit(callID); open != nil {
 		call := open.AgentToolCall
 		call.Result = result
@@ -274,18 +319,18 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 				r.out.park(v, callID, call.Callee)
 			}
 		}
-		r.out.emit(traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
+		r.out.emit(&traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
 	}
 	// The end and the result's message, allocated with the call (see toolEvents) or the delivery's.
 	ended := r.out.payloads(c)
-	ended.ended = traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(now.Sub(c.started))}
+	ended.ended = traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(c.started.until(now))}
 	ended.result = traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}
 	if interrupted {
 		ended.ended.Interrupted = true
 	} else {
 		ended.ended.Error = errText(err)
 	}
-	r.out.emit(traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.v.path, Tool: &ended.ended})
+	r.out.emit(&traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.v.path, Tool: &ended.ended})
 	if err != nil {
 		if interrupted {
 			r.queueStop(Stop{Break: traces.BreakInterrupt, Agent: v.agent, Target: info.Name, Detail: "the tool " + info.Name + " of " + v.agent + " interrupts the run"})
@@ -294,7 +339,7 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 		}
 		return
 	}
-	r.out.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.v.path, Message: &ended.result})
+	r.out.emit(&traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.v.path, Message: &ended.result})
 	if info.Name == transferToolName {
 		var target struct {
 			AgentName string `json:"agent_name"`
@@ -345,6 +390,18 @@ func isInterrupt(err error) bool {
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// clock is a reading of the monotonic clock, as the time since the recorder's package started:
+// a call keeps its start in 8 bytes instead of a time.Time's 24, which keeps a call, allocated by
+// every callback, in the allocator's 96-byte class.
+type clock time.Duration
+
+var clockBase = time.Now()
+
+func clockOf(t time.Time) clock { return clock(t.Sub(clockBase)) }
+
+// until returns the time from c to t.
+func (c clock) until(t time.Time) time.Duration { return time.Duration(clockOf(t) - c) }
 
 // repliesAreEvents reports whether each model reply in v is also one of the Runner's events, so
 // recorded as a message from the model's callbacks (and its echo in v's events dropped): a chat

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/baton-dev/baton/traces"
@@ -44,8 +45,34 @@ func TestAbandonedToolsEndInTheOrderTheyStarted(t *testing.T) {
 	if got := ids(c.abandon(nil)); len(got) != 1 || got[0] != "t2" {
 		t.Errorf("abandon(nil) = %v, want [t2]", got)
 	}
-	if c.endTool("t3") != "{}" || c.tool("t3").v != nil || c.anyOpen() {
+	if c.endTool(nil, "t3") != "{}" || c.tool("t3").v != nil || c.anyOpen() {
 		t.Error("t3 did not end by its own end, or a call is still open")
+	}
+}
+
+// TestToolCallsEndByTheirOwnCall: a tool call ends by its callbacks' call wherever the ends of
+// others moved it among the calls in progress, and two calls of the same id (none, say) are two
+// calls, each ended by its own.
+func TestToolCallsEndByTheirOwnCall(t *testing.T) {
+	c := newCalls()
+	v := &visit{agent: "a"}
+	calls := []*call{{}, {}, {}, {}}
+	for i, id := range []string{"t1", "t2", "", ""} {
+		c.startTool(openTool{callID: id, args: fmt.Sprint("args", i), v: v, call: calls[i]})
+	}
+	for _, i := range []int{0, 3, 1, 2} { // the first's end moves the last into its place
+		if got, want := c.endTool(calls[i], ""), fmt.Sprint("args", i); got != want {
+			t.Fatalf("the end of call %d returned arguments %q, want %q", i+1, got, want)
+		}
+		if c.endTool(calls[i], "") != "" {
+			t.Fatalf("call %d ended twice", i+1)
+		}
+		if i == 3 && c.tool("").args != "args2" {
+			t.Errorf("tool(\"\") = %+v after the latest call of no id ended, want the other", c.tool(""))
+		}
+	}
+	if c.anyOpen() {
+		t.Error("a call is still open after every call ended")
 	}
 }
 

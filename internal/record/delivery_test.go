@@ -52,13 +52,13 @@ func TestDeliveryHoldsWhatFollowsAParkedCall(t *testing.T) {
 	sink := &endingSink{}
 	d := newDelivery(sink)
 	caller := &visit{agent: "caller"}
-	d.emit(traces.Event{Kind: traces.KindModelStarted, Agent: "caller"})
+	d.emit(&traces.Event{Kind: traces.KindModelStarted, Agent: "caller"})
 	d.park(caller, "c1", "helper")
-	d.emit(exited("caller", "c1"))
-	d.emit(traces.Event{Kind: traces.KindMessage, Agent: "caller"})
+	d.emit(ptr(exited("caller", "c1")))
+	d.emit(&traces.Event{Kind: traces.KindMessage, Agent: "caller"})
 	d.park(caller, "c2", "helper")
-	d.emit(exited("caller", "c2"))
-	d.emit(traces.Event{Kind: traces.KindModelFinished, Agent: "caller"})
+	d.emit(ptr(exited("caller", "c2")))
+	d.emit(&traces.Event{Kind: traces.KindModelFinished, Agent: "caller"})
 	if len(sink.got) != 1 {
 		t.Fatalf("the sink got %v while c1 is parked, want only what came before it", kinds(sink.got))
 	}
@@ -91,9 +91,9 @@ func TestDeliveryDecideAllReleasesAVisitsCalls(t *testing.T) {
 	d := newDelivery(sink)
 	a, b := &visit{agent: "a"}, &visit{agent: "b"}
 	d.park(a, "c1", "helper")
-	d.emit(exited("a", "c1"))
+	d.emit(ptr(exited("a", "c1")))
 	d.park(b, "c2", "helper")
-	d.emit(exited("b", "c2"))
+	d.emit(ptr(exited("b", "c2")))
 	d.decideAll(b)
 	if len(sink.got) != 0 {
 		t.Fatalf("deciding b's calls released %v before a's undecided call", kinds(sink.got))
@@ -112,10 +112,10 @@ func TestDeliveryStampsCallbackEvents(t *testing.T) {
 	d := newDelivery(sink)
 	now := d.stampNow()
 	own := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
-	d.emit(traces.Event{Kind: traces.KindToolStarted, Agent: "a", RunPath: []string{"a"}})
-	d.emit(traces.Event{Kind: traces.KindToolFinished, Time: own})
+	d.emit(&traces.Event{Kind: traces.KindToolStarted, Agent: "a", RunPath: []string{"a"}})
+	d.emit(&traces.Event{Kind: traces.KindToolFinished, Time: own})
 	d.unstamp()
-	d.emit(traces.Event{Kind: traces.KindMessage})
+	d.emit(&traces.Event{Kind: traces.KindMessage})
 	if d.lastAgent != "a" || len(d.lastPath) != 1 {
 		t.Errorf("who acted last, after events of nobody, = %q %v, want a [a]", d.lastAgent, d.lastPath)
 	}
@@ -129,7 +129,7 @@ func TestDeliveryStampsCallbackEvents(t *testing.T) {
 		t.Errorf("an event outside a callback got %v, want none (the sink stamps it)", sink.got[2].Time)
 	}
 	d.park(&visit{agent: "a"}, "c1", "helper")
-	d.emit(exited("a", "c1"))
+	d.emit(ptr(exited("a", "c1")))
 	if d.parked[0].events[0].Time.IsZero() {
 		t.Error("an event parked outside a callback has no time: it would take the time it is delivered")
 	}
@@ -147,8 +147,8 @@ func TestDeliveryKeepsThePromisedEnding(t *testing.T) {
 	tail := d.promised.Tail
 
 	// Visits whose copies end at once may close in either order.
-	d.emit(finished("outer"))
-	d.emit(traces.Event{Kind: traces.KindSessionSet, Agent: "inner", Session: &traces.SessionSet{Key: "k"}})
+	d.emit(ptr(finished("outer")))
+	d.emit(&traces.Event{Kind: traces.KindSessionSet, Agent: "inner", Session: &traces.SessionSet{Key: "k"}})
 	if !sink.foreseen[0] || len(sink.rest[0].Tail) != 1 || sink.rest[0].Tail[0].Agent != "inner" {
 		t.Fatalf("outer's end was not taken as foreseen, leaving inner's: %+v", sink.rest[0])
 	}
@@ -158,11 +158,11 @@ func TestDeliveryKeepsThePromisedEnding(t *testing.T) {
 	if len(tail) != 2 {
 		t.Error("taking an event off the tail changed the ending the sink was handed")
 	}
-	d.emit(traces.Event{Kind: traces.KindModelStarted, Agent: "inner"})
+	d.emit(&traces.Event{Kind: traces.KindModelStarted, Agent: "inner"})
 	if sink.foreseen[2] || d.promised != nil || sink.held != nil {
 		t.Error("new work did not make the promised ending void")
 	}
-	d.emit(finished("inner"))
+	d.emit(ptr(finished("inner")))
 	if sink.foreseen[3] {
 		t.Error("an event after the ending was made void was taken as foreseen")
 	}
@@ -193,16 +193,16 @@ func TestDeliveryKeepsParkedPayloadsOfItsOwn(t *testing.T) {
 		p := d.payloads(c)
 		p.ended = traces.ToolCall{Name: "helper", CallID: callID, Result: result}
 		p.result = traces.Message{Role: "tool", Content: result, ToolCallID: callID}
-		d.emit(traces.Event{Kind: traces.KindToolFinished, Agent: "caller", Tool: &p.ended})
-		d.emit(traces.Event{Kind: traces.KindMessage, Agent: "caller", Message: &p.result})
+		d.emit(&traces.Event{Kind: traces.KindToolFinished, Agent: "caller", Tool: &p.ended})
+		d.emit(&traces.Event{Kind: traces.KindMessage, Agent: "caller", Message: &p.result})
 	}
 	d.park(caller, "c1", "helper")
-	d.emit(exited("caller", "c1"))
+	d.emit(ptr(exited("caller", "c1")))
 	emitEnd("c1", "first")
 	d.decide(caller, "c1")
 	emitEnd("c2", "second") // would rewrite what c1's events point to, had they kept the delivery's
 	d.park(caller, "c3", "helper")
-	d.emit(exited("caller", "c3"))
+	d.emit(ptr(exited("caller", "c3")))
 	emitEnd("c3", "third")
 	emitEnd("c4", "fourth") // while c3's are held
 	d.decide(caller, "c3")

@@ -73,7 +73,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 		return
 	}
 	if msg != nil {
-		r.out.emit(traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: path, Message: ptr(traceMessage(msg))})
+		r.out.emit(&traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: path, Message: ptr(traceMessage(msg))})
 	}
 	if ev.Action != nil {
 		r.observeAction(v, ev, path, msg, out)
@@ -149,13 +149,13 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 		} else if mo := messageOf(ev); mo != nil && mo.Message != nil {
 			final = mo.Message.Content
 		}
-		r.out.emit(traces.Event{Kind: traces.KindExit, Agent: v.agent, RunPath: path, Exit: &traces.Exit{FinalResult: final}})
+		r.out.emit(&traces.Event{Kind: traces.KindExit, Agent: v.agent, RunPath: path, Exit: &traces.Exit{FinalResult: final}})
 	case a.BreakLoop != nil:
 		// The loop fills in CurrentIterations (counted from 0) only after the breaking agent's copy
 		// of the event is made; the visit knows its own iteration.
 		// (Reading it here would race with the loop writing it.)
 		iterations := v.iteration
-		r.out.emit(traces.Event{Kind: traces.KindBreakLoop, Agent: v.agent, RunPath: path,
+		r.out.emit(&traces.Event{Kind: traces.KindBreakLoop, Agent: v.agent, RunPath: path,
 			BreakLoop: &traces.BreakLoop{From: a.BreakLoop.From, Iterations: iterations}})
 	case a.Interrupted != nil:
 		r.ownEnd(v, out)
@@ -164,7 +164,7 @@ func (r *Recorder) observeAction(v *visit, ev *adk.AgentEvent, path []string, ms
 		r.run.interrupt = true
 		if i := interruptOf(a.Interrupted); r.run.firstInterrupt(i.ID) {
 			r.stoppedAt(i.ID)
-			r.out.emit(traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: i})
+			r.out.emit(&traces.Event{Kind: traces.KindInterrupted, Agent: v.agent, RunPath: path, Interrupt: i})
 		}
 	}
 	r.finishVisit(v)

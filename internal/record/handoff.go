@@ -39,7 +39,7 @@ func (r *Recorder) handOff(ctx context.Context, v *visit, at place, fed []*schem
 		// host.MultiAgent returns only its answer: the reply that picked never reaches v's events.
 		v.echoes.dropLastReply()
 		for _, tc := range v.calls {
-			r.out.emit(traces.Event{Kind: traces.KindTransfer, Agent: v.agent, RunPath: v.path,
+			r.out.emit(&traces.Event{Kind: traces.KindTransfer, Agent: v.agent, RunPath: v.path,
 				Transfer: &traces.Transfer{From: v.agent, To: tc.Function.Name, Mode: traces.TransferLLM, CallID: tc.ID}})
 			r.tree.transfer(v.agent, tc.Function.Name)
 		}
@@ -75,7 +75,7 @@ func (r *Recorder) specialistAnswered(s *visit, msg *schema.Message, err error) 
 	defer r.mu.Unlock()
 	if msg != nil {
 		s.lastReply = msg.Content
-		r.out.emit(traces.Event{Kind: traces.KindMessage, Agent: s.agent, RunPath: s.path, Message: ptr(traceMessage(msg))})
+		r.out.emit(&traces.Event{Kind: traces.KindMessage, Agent: s.agent, RunPath: s.path, Message: ptr(traceMessage(msg))})
 	}
 	s.errMsg = errText(err)
 	s.ownDone = true

@@ -165,13 +165,13 @@ func (r *Recorder) start(ctx context.Context, rootAgent string, in *adk.AgentCal
 			input = last.Content
 		}
 	}
-	r.out.emit(traces.Event{Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: flow, Input: input, Status: traces.StatusRunning}})
+	r.out.emit(&traces.Event{Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: flow, Input: input, Status: traces.StatusRunning}})
 }
 
 // fail records an error event and remembers it as the run's failure. Callers hold r.mu.
 func (r *Recorder) fail(agent string, path []string, msg string) {
 	r.run.failure = msg
-	r.out.emit(failure(agent, path, msg))
+	r.out.emit(ptr(failure(agent, path, msg)))
 }
 
 // failure is the error event of a failure of agent.

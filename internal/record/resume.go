@@ -51,7 +51,7 @@ func (r *Recorder) resumes(ctx context.Context, rootAgent string, info *adk.Resu
 		}
 	}
 	r.session.restore(adk.GetSessionValues(ctx))
-	r.out.emit(traces.Event{Kind: traces.KindResumed, Agent: rootAgent, Interrupt: interrupt})
+	r.out.emit(&traces.Event{Kind: traces.KindResumed, Agent: rootAgent, Interrupt: interrupt})
 }
 
 // reenter places v, an agent eino started again on the way to the interrupt, in the tree: below

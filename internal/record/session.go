@@ -200,7 +200,7 @@ func (r *Recorder) recordSet(key, js string, setter *visit) {
 	if setter != nil {
 		agent, path = setter.agent, setter.path
 	}
-	r.out.emit(traces.Event{Kind: traces.KindSessionSet, Agent: agent, RunPath: path,
+	r.out.emit(&traces.Event{Kind: traces.KindSessionSet, Agent: agent, RunPath: path,
 		Session: &traces.SessionSet{Key: key, Value: json.RawMessage(js), SetBy: agent}})
 	r.queueStop(Stop{Break: traces.BreakSession, Agent: agent, Target: key, Detail: agent + " set the session value " + key + " to " + clip(js, 200)})
 }

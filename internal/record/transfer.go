@@ -74,7 +74,7 @@ func (r *Recorder) recordTransfer(h *heldTransfer, errMsg, errBy string) {
 	if errMsg != "" {
 		t.Outcome, t.Error, t.ErrorBy = traces.TransferFailed, errMsg, errBy
 	}
-	r.out.emit(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: h.from.path, Transfer: &t})
+	r.out.emit(&traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: h.from.path, Transfer: &t})
 	if errMsg != "" {
 		r.fail(h.from.agent, h.from.path, errMsg)
 	}

@@ -218,9 +218,9 @@ func (r *Recorder) commit(v *visit) {
 	if v.enter != nil {
 		v.enter.Request = receivedRequest(v.enter.Request, v.fedInput)
 		v.enter.InputMode = inputMode(v.enter.Request, v.fedInput)
-		r.out.emit(traces.Event{Kind: traces.KindAgentToolEnter, Agent: v.enter.Caller, RunPath: v.parent.path, AgentTool: v.enter})
+		r.out.emit(&traces.Event{Kind: traces.KindAgentToolEnter, Agent: v.enter.Caller, RunPath: v.parent.path, AgentTool: v.enter})
 	}
-	r.out.emit(traces.Event{Kind: traces.KindAgentStarted, Agent: v.agent, RunPath: v.path,
+	r.out.emit(&traces.Event{Kind: traces.KindAgentStarted, Agent: v.agent, RunPath: v.path,
 		AgentRun: &traces.AgentRun{Via: v.via, Resumed: v.resumed, Iteration: v.iteration, Input: v.fedInput}})
 	r.diffSession(v.startCtx, v, false)
 }
@@ -320,7 +320,7 @@ func (r *Recorder) finishVisit(v *visit) {
 		return // finished when its transfers are recorded
 	}
 	v.closed = true
-	r.out.emit(v.finishedEvent())
+	r.out.emit(ptr(v.finishedEvent()))
 	close(v.finished)
 	if v.parent != nil {
 		r.finishVisit(v.parent)
