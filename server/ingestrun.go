@@ -39,6 +39,9 @@ type ingestion struct {
 	starting map[string]struct{}   // the keys of the starts under way
 	joining  map[string]struct{}   // runs a start is reopening, by id
 	owners   secretBook            // the secret of each run's latest session
+	// debug holds the breakpoints of the open sessions whose app opted in, by run id (see
+	// ingestdebug.go); guarded by mu.
+	debug map[string]*appDebug
 
 	// export is Config.Export, handed each run as it starts or resumes; nil for none.
 	export func(*traces.Recording)
@@ -49,7 +52,7 @@ func newIngestion(ctx context.Context, broker *live.Broker, cfg Config) *ingesti
 		keys: make(map[string]*ingestRun), ended: endedSessions{byRun: make(map[string]*ingestRun)},
 		maxSessions: cfg.MaxIngestRuns, maxPerClient: cfg.MaxIngestRunsPerClient, perClient: make(map[string]int),
 		resumed: make(map[string]*ingestRun), claims: make(map[string]struct{}), starting: make(map[string]struct{}), joining: make(map[string]struct{}),
-		owners: secretBook{byRun: make(map[string]string)}, export: cfg.Export}
+		owners: secretBook{byRun: make(map[string]string)}, export: cfg.Export, debug: make(map[string]*appDebug)}
 }
 
 // session returns the session of run id: its open one, or one that ended lately, which its post
@@ -270,6 +273,7 @@ func (r *ingestRun) endLocked(how sessionEnd, at time.Time, status traces.Status
 	r.in.mu.Lock()
 	if r.in.runs[r.rec.ID()] == r {
 		delete(r.in.runs, r.rec.ID())
+		delete(r.in.debug, r.rec.ID())
 		r.in.ended.add(r)
 		r.in.release(r.client)
 	}

@@ -16,6 +16,7 @@ type runState struct {
 	streamDone bool            // the Runner's stream has ended, or nobody reads it
 	failure    string
 	interrupt  bool
+	aborted    bool          // aborted at a breakpoint: a failure after it is a cancel
 	interrupts []string      // the root-cause ids of the interrupts recorded
 	status     traces.Status // the final status, once the run is finished
 }
@@ -25,7 +26,7 @@ type runState struct {
 // cancel it once the run is over, before the recorder has finished.)
 func (s *runState) outcome() (traces.Status, string) {
 	switch {
-	case s.failure != "" && s.ctx != nil && s.ctx.Err() != nil:
+	case s.failure != "" && (s.aborted || s.ctx != nil && s.ctx.Err() != nil):
 		return traces.StatusCanceled, "run canceled"
 	case s.interrupt:
 		return traces.StatusInterrupted, ""

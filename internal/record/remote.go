@@ -30,13 +30,15 @@ const (
 // client streams runs to one Baton server (the ingestion protocol is in docs/api.md, the sending
 // in ingest.go).
 type client struct {
-	url, token string
-	buffer     int
-	http       *http.Client
-	log        *slog.Logger
-	warned     atomic.Bool // Baton was said to be unreachable
-	warnedBusy atomic.Bool // Baton was said to be busy
-	health     health
+	url, token  string
+	buffer      int
+	http        *http.Client
+	poll        *http.Client // the long polls for decisions at breakpoints (see remotedebug.go)
+	log         *slog.Logger
+	warned      atomic.Bool // Baton was said to be unreachable
+	warnedBusy  atomic.Bool // Baton was said to be busy
+	warnedHolds atomic.Bool // a problem with breakpoints was said
+	health      health
 
 	senders sync.WaitGroup     // one per run being sent
 	stop    context.Context    // done when Close gives up on what is left
@@ -56,6 +58,7 @@ func newClient(cfg Config) *client {
 		token:   cfg.Token,
 		buffer:  cfg.Buffer,
 		http:    &http.Client{Timeout: postTimeout},
+		poll:    &http.Client{Timeout: holdPollTimeout},
 		log:     cfg.Logger,
 		stop:    stop,
 		abandon: abandon,
@@ -93,7 +96,11 @@ func (c *client) close(ctx context.Context) error {
 
 // run returns the sink of one run. Nothing is sent before its first event.
 func (c *client) run(conversation string) *remoteRun {
-	return &remoteRun{c: c, conversation: conversation, key: rand.Text(), wake: make(chan struct{}, 1), senderDone: make(chan struct{})}
+	s := &remoteRun{c: c, conversation: conversation, key: rand.Text(), wake: make(chan struct{}, 1), senderDone: make(chan struct{}),
+		opened: make(chan struct{}), holdWake: make(chan struct{}, 1)}
+	s.debug = NewDebugger(nil, s.heldAt)
+	s.debug.released = s.letGo
+	return s
 }
 
 // unreachable says once that Baton cannot be reached.
@@ -206,6 +213,15 @@ type remoteRun struct {
 	// process (see follow).
 	senderDone chan struct{}
 	after      <-chan struct{}
+
+	// Breakpoints set on the run in Baton, for an app that opted in (see remotedebug.go).
+	debug    *Debugger     // never armed unless the app opted in
+	opted    atomic.Bool   // the app opted in: one poller asks Baton for breakpoints and decisions
+	opened   chan struct{} // closed once the run has a session on the server
+	session  [2]string     // the run's id on the server and its session's secret; guarded by mu
+	holdWake chan struct{} // the run was held or let go: the poller tells Baton at once
+	holdID   int64         // the number of the run's latest hold; guarded by mu
+	holdStop *Stop         // where the run is held, nil when it is not; guarded by mu
 }
 
 // Emit queues e, or counts it lost when the queue is full: the next event that fits is preceded
