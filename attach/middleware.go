@@ -33,7 +33,7 @@ const DefaultHoldTimeout = 10 * time.Minute
 // few context lookups and atomic loads. An app without the middleware is never held. A held run
 // whose Baton or page goes away goes on by itself after its timeout (DefaultHoldTimeout, or
 // HoldTimeout), and says so in its trace and log. An abort fails the run's next model call with
-// an error; the run ends canceled. A run recorded to files (Config.Dir) is never held.
+// ErrAborted; the run ends canceled. A run recorded to files (Config.Dir) is never held.
 func Middleware(opts ...MiddlewareOption) adk.ChatModelAgentMiddleware {
 	m := &middleware{BaseChatModelAgentMiddleware: &adk.BaseChatModelAgentMiddleware{}, timeout: DefaultHoldTimeout}
 	for _, o := range opts {
@@ -41,6 +41,10 @@ func Middleware(opts ...MiddlewareOption) adk.ChatModelAgentMiddleware {
 	}
 	return m
 }
+
+// ErrAborted is what the next model call of a run aborted at a breakpoint fails with; the run
+// ends canceled.
+var ErrAborted = record.ErrAborted
 
 // MiddlewareOption configures Middleware.
 type MiddlewareOption func(*middleware)

@@ -39,14 +39,15 @@ const deskInput = "My card was charged twice for one order."
 
 // deskApp builds the app of the middleware tests, in no catalogue: desk's model transfers the
 // request to billing; tech, its other sub-agent, answers with what it read last. mw, when not
-// nil, is in every agent's Handlers; gate, when not nil, holds desk's model call until it closes.
-func deskApp(ctx context.Context, mw adk.ChatModelAgentMiddleware, gate <-chan struct{}) (*adk.Runner, error) {
+// nil, is in every agent's Handlers; gate, when not nil, holds desk's model call until it closes;
+// pace (nil for none) delays every model reply.
+func deskApp(ctx context.Context, mw adk.ChatModelAgentMiddleware, gate <-chan struct{}, pace *agents.Pace) (*adk.Runner, error) {
 	var handlers []adk.ChatModelAgentMiddleware
 	if mw != nil {
 		handlers = []adk.ChatModelAgentMiddleware{mw}
 	}
 	agent := func(name, about string, steps ...agents.Step) (adk.Agent, error) {
-		return agents.NewChatAgent(ctx, attachtest.Scripted(name, nil, steps...), adk.ChatModelAgentConfig{
+		return agents.NewChatAgent(ctx, attachtest.Scripted(name, pace, steps...), adk.ChatModelAgentConfig{
 			Name: name, Description: about, Instruction: "Help with " + about, Handlers: handlers})
 	}
 	billing, err := agent("billing", "charges and refunds", agents.Say("billing: the duplicate charge will be refunded."))
@@ -96,7 +97,7 @@ func deskMain(url string) {
 		bufio.NewReader(os.Stdin).ReadString('\n')
 		close(gate)
 	}()
-	runner, err := deskApp(ctx, attach.Middleware(attach.HoldTimeout(timeout)), gate)
+	runner, err := deskApp(ctx, attach.Middleware(attach.HoldTimeout(timeout)), gate, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -317,6 +318,35 @@ func TestMiddlewareHoldsAnApp(t *testing.T) {
 	}
 	if strings.Join(visited, ">") != "desk>tech" {
 		t.Errorf("agents started: %v, want desk>tech", visited)
+	}
+}
+
+// TestAbortAHeldApp aborts the desk app held before its transfer: the held model call fails with
+// attach.ErrAborted in the app, billing never starts, and the run ends canceled.
+func TestAbortAHeldApp(t *testing.T) {
+	base := startBaton(t, listen(t))
+	app := startDesk(t, base, time.Minute)
+	id := awaitRun(t, base)
+	setAppBreakpoints(t, base, id, "transfer")
+	app.goOn(t)
+	awaitPaused(t, base, id, 1)
+	if status, answer := apiPost(t, base+"/api/runs/"+id+"/continue", `{"action": "abort"}`); status != http.StatusOK {
+		t.Fatalf("abort: %d %s", status, answer)
+	}
+	if out := app.wait(t); !strings.Contains(out, "error: ") || !strings.Contains(out, attach.ErrAborted.Error()) || strings.Contains(out, "billing:") {
+		t.Errorf("the app did not fail with the abort; it printed:\n%s", out)
+	}
+	tr := trace(t, base, id)
+	if tr.Run.Status != traces.StatusCanceled {
+		t.Errorf("the run ended %s (%s), want canceled", tr.Run.Status, tr.Run.Error)
+	}
+	if c := eventsOf(tr, traces.KindContinued); len(c) != 1 || c[0].Pause.Action != traces.ActionAbort {
+		t.Errorf("continued events %+v, want one abort", c)
+	}
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindAgentStarted && e.Agent == "billing" {
+			t.Error("billing started after the abort")
+		}
 	}
 }
 

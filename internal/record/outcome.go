@@ -26,7 +26,9 @@ type runState struct {
 // cancel it once the run is over, before the recorder has finished.)
 func (s *runState) outcome() (traces.Status, string) {
 	switch {
-	case s.failure != "" && (s.aborted || s.ctx != nil && s.ctx.Err() != nil):
+	case s.failure != "" && s.aborted:
+		return s.failed(s.failure)
+	case s.failure != "" && s.ctx != nil && s.ctx.Err() != nil:
 		return traces.StatusCanceled, "run canceled"
 	case s.interrupt:
 		return traces.StatusInterrupted, ""
@@ -34,6 +36,15 @@ func (s *runState) outcome() (traces.Status, string) {
 		return traces.StatusFailed, s.failure
 	}
 	return traces.StatusCompleted, ""
+}
+
+// failed is how a run that failed with msg ends: canceled when it was aborted at a breakpoint
+// (the failure is the abort's), else failed.
+func (s *runState) failed(msg string) (traces.Status, string) {
+	if s.aborted {
+		return traces.StatusCanceled, "run aborted at a breakpoint"
+	}
+	return traces.StatusFailed, msg
 }
 
 // firstInterrupt reports whether the interrupt of eino's root-cause id has not been recorded yet,

@@ -53,12 +53,16 @@ type client struct {
 
 func newClient(cfg Config) *client {
 	stop, abandon := context.WithCancel(context.Background())
+	// One pool for the posts and the long polls, with room for a connection per run going on:
+	// with the default two idle connections a host, each poll held open made the next post dial.
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = 64
 	return &client{
 		url:     strings.TrimSuffix(cfg.URL, "/"),
 		token:   cfg.Token,
 		buffer:  cfg.Buffer,
-		http:    &http.Client{Timeout: postTimeout},
-		poll:    &http.Client{Timeout: holdPollTimeout},
+		http:    &http.Client{Timeout: postTimeout, Transport: transport},
+		poll:    &http.Client{Timeout: holdPollTimeout, Transport: transport},
 		log:     cfg.Logger,
 		stop:    stop,
 		abandon: abandon,

@@ -20,6 +20,9 @@ const (
 	// holdPollTimeout bounds one poll: longer than the server keeps one open (25 s, see
 	// server/ingestdebug.go), so that a server that answers is never cut.
 	holdPollTimeout = 40 * time.Second
+	// holdPollAfter is how long into a run the poller starts asking: no one sets a breakpoint on
+	// a run in its first moments, and a run over by then (a fast app's, a test's) costs nothing.
+	holdPollAfter = 50 * time.Millisecond
 )
 
 // holdPoll is the body of POST /api/ingest/:id/hold.
@@ -111,11 +114,21 @@ func (s *remoteRun) noteSession(ss ingestSession) {
 	}
 }
 
-// pollHolds is the run's poller: from the run's first session until its sender ends, it keeps a
+// pollHolds is the run's poller: from holdPollAfter into the run, once it has a session, until
+// its sender ends, it keeps a
 // long poll open that tells Baton the breakpoints the app has and where the run is held, and
 // applies what the answer brings. A new hold, or the end of one, cuts the poll short: Baton
 // learns of it at once.
 func (s *remoteRun) pollHolds() {
+	start := time.NewTimer(holdPollAfter)
+	defer start.Stop()
+	select {
+	case <-start.C:
+	case <-s.senderDone:
+		return
+	case <-s.c.stop.Done():
+		return
+	}
 	select {
 	case <-s.opened:
 	case <-s.senderDone:
@@ -127,6 +140,10 @@ func (s *remoteRun) pollHolds() {
 	retry := retryMin
 	for {
 		s.mu.Lock()
+		if s.finished { // run.finished is queued: nothing more to hold
+			s.mu.Unlock()
+			return
+		}
 		req := holdPoll{Version: version}
 		if s.holdStop != nil && s.holdID != answered {
 			req.Hold, req.Stop = s.holdID, s.holdStop
