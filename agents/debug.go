@@ -28,6 +28,10 @@ func NewDebugger(points []Breakpoint, notify func(Stop)) *Debugger {
 	return record.NewDebugger(points, notify)
 }
 
+// ErrStopped, as the cause of the end of a run's context, ends a run held at a breakpoint
+// interrupted, not canceled; see record.ErrStopped.
+var ErrStopped = record.ErrStopped
+
 // ParseBreakpoint reads KIND[:TARGET][@AGENT]; see record.ParseBreakpoint.
 func ParseBreakpoint(s string) (Breakpoint, error) { return record.ParseBreakpoint(s) }
 

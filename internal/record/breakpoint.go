@@ -116,6 +116,11 @@ type Debugger struct {
 // debugger's timeout (SetTimeout): the app went on by itself.
 const ByTimeout = "timeout"
 
+// ErrStopped is the cause (context.Cause) of the end of a run's context when whoever runs it
+// stops, as a server shutting down does: a run held at a breakpoint then ends interrupted, not
+// canceled, as nobody decided its end.
+var ErrStopped = errors.New("baton: stopped while the run went on")
+
 // ErrAborted is what a held model call of a run Baton does not own fails with once the run was
 // aborted at a breakpoint. The run ends canceled.
 var ErrAborted = errors.New("baton: the run was aborted at a breakpoint")
@@ -401,7 +406,10 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 		d.mu.Unlock()
 	}
 	r.mu.Lock()
-	if res.Action == traces.ActionAbort {
+	switch {
+	case res.Action == traces.ActionAbort && res.By == "baton" && errors.Is(context.Cause(ctx), ErrStopped):
+		r.run.stopped = true // held when Baton stopped: the run ends interrupted
+	case res.Action == traces.ActionAbort:
 		r.run.aborted = true // a failure from here on is the abort's: the run ends canceled
 	}
 	r.out.emit(traces.Event{Kind: traces.KindContinued, Agent: s.Agent, RunPath: path, Pause: p})
