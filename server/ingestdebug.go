@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -118,7 +119,7 @@ func (p *holdPoll) check() error {
 	case (p.Hold > 0) != (p.Stop != nil):
 		return traces.Errorf(traces.CodeInvalid, "hold and stop go together: give both when the run is held, neither when not")
 	case p.Stop != nil && p.Stop.Break != traces.BreakStep && !slices.Contains(traces.Breaks, p.Stop.Break):
-		return traces.Errorf(traces.CodeInvalid, "stop.break %q is not a kind of breakpoint", clip(p.Stop.Break, 40))
+		return traces.Errorf(traces.CodeInvalid, "stop.break %q is not a kind of breakpoint (%s, or %s)", clip(p.Stop.Break, 40), strings.Join(traces.Breaks, ", "), traces.BreakStep)
 	}
 	return nil
 }
