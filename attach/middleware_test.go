@@ -274,6 +274,9 @@ func TestMiddlewareHoldsAnApp(t *testing.T) {
 	if held := doc.Find(`[data-testid="run-held"]`); held.AttrOr("data-break", "") != "transfer" || held.AttrOr("data-target", "") != "billing" {
 		t.Errorf("the run's page shows no hold before the transfer to billing: %q", held.Text())
 	}
+	if list := doc.Find(`[data-testid="breakpoints"]`).AttrOr("value", ""); !strings.Contains(list, "transfer:billing") || !strings.Contains(list, "model:tech") {
+		t.Errorf("the run's page lists breakpoints %q, not the app's", list)
+	}
 	status, answer := apiPost(t, base+"/api/runs/"+id+"/continue",
 		`{"reply": {"content": "", "tool_calls": [{"name": "transfer_to_agent", "arguments": "{\"agent_name\":\"tech\"}"}]}}`)
 	if status != http.StatusOK {
