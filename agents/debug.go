@@ -2,8 +2,6 @@ package agents
 
 import (
 	"context"
-	"errors"
-	"io"
 
 	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/components/model"
@@ -29,6 +27,10 @@ type Resume = record.Resume
 func NewDebugger(points []Breakpoint, notify func(Stop)) *Debugger {
 	return record.NewDebugger(points, notify)
 }
+
+// ErrStopped, as the cause of the end of a run's context, ends a run held at a breakpoint
+// interrupted, not canceled; see record.ErrStopped.
+var ErrStopped = record.ErrStopped
 
 // ParseBreakpoint reads KIND[:TARGET][@AGENT]; see record.ParseBreakpoint.
 func ParseBreakpoint(s string) (Breakpoint, error) { return record.ParseBreakpoint(s) }
@@ -77,50 +79,10 @@ func (m *debugModel) WithTools(tools []*schema.ToolInfo) (model.ToolCallingChatM
 
 // Generate implements model.BaseChatModel.
 func (m *debugModel) Generate(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
-	input, err := record.HoldModel(ctx, input)
-	if err != nil {
-		return nil, err
-	}
-	reply, err := m.ToolCallingChatModel.Generate(ctx, input, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return record.HoldReply(ctx, reply)
+	return record.GenerateHeld(ctx, m.ToolCallingChatModel, input, opts...)
 }
 
-// Stream implements model.BaseChatModel. The reply is read whole before the caller sees it, so
-// that a reply that transfers can be held and edited: the caller gets it as one chunk.
+// Stream implements model.BaseChatModel; see record.StreamHeld.
 func (m *debugModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
-	input, err := record.HoldModel(ctx, input)
-	if err != nil {
-		return nil, err
-	}
-	sr, err := m.ToolCallingChatModel.Stream(ctx, input, opts...)
-	if err != nil {
-		return nil, err
-	}
-	var chunks []*schema.Message
-	for {
-		chunk, err := sr.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			sr.Close()
-			return nil, err
-		}
-		chunks = append(chunks, chunk)
-	}
-	sr.Close()
-	if len(chunks) == 0 {
-		return schema.StreamReaderFromArray(chunks), nil
-	}
-	reply, err := schema.ConcatMessages(chunks)
-	if err != nil {
-		return nil, err
-	}
-	if reply, err = record.HoldReply(ctx, reply); err != nil {
-		return nil, err
-	}
-	return schema.StreamReaderFromArray([]*schema.Message{reply}), nil
+	return record.StreamHeld(ctx, m.ToolCallingChatModel, input, opts...)
 }

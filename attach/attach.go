@@ -17,6 +17,9 @@
 // how many were lost and where. Each run is delivered as it goes and finished when it ends, with
 // no Close to call.
 //
+// An app that adds Middleware() to its ChatModelAgents' Handlers can be held at the breakpoints
+// set on its runs in Baton's page, in its own process, edited and continued there.
+//
 // Supported API: everything this package exports, which is only what an app uses. The recording
 // itself is Baton's own engine (internal/record), free to change behind it.
 package attach

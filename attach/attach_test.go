@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	if url := os.Getenv(outputAppEnv); url != "" {
 		outputApp(url) // this process is the app of TestOutputKeyReachesBatonInItsVisit
 	}
+	if url := os.Getenv(deskAppEnv); url != "" {
+		deskMain(url) // this process is the app of the middleware tests
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/callbacks"
@@ -87,4 +88,35 @@ func ExampleBaton_Option() {
 // start instead of passing Option to each run.
 func ExampleHandler() {
 	callbacks.AppendGlobalHandlers(attach.Handler())
+}
+
+// An app that may be held at breakpoints adds Baton's middleware to its ChatModelAgents, first in
+// Handlers. Its runs go as before until a breakpoint is set on one in Baton's page: then the run
+// waits there, in this process, for Continue (here nothing is set, and the run is recorded to
+// files, which are never held).
+func ExampleMiddleware() {
+	ctx := context.Background()
+	agent, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{
+		Name: "greeter", Description: "Greets.", Instruction: "Greet the user.",
+		Model:    cannedModel{reply: "Hello!"},
+		Handlers: []adk.ChatModelAgentMiddleware{attach.Middleware(attach.HoldTimeout(5 * time.Minute))},
+	})
+	if err != nil {
+		panic(err)
+	}
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent})
+	dir, _ := os.MkdirTemp("", "baton-example")
+	defer os.RemoveAll(dir)
+	events := runner.Query(ctx, "Hi", attach.New(attach.Config{Dir: dir}).Option())
+	for {
+		event, ok := events.Next()
+		if !ok {
+			break
+		}
+		if msg, _ := event.Output.MessageOutput.GetMessage(); msg != nil {
+			fmt.Println(event.AgentName+":", msg.Content)
+		}
+	}
+	// Output:
+	// greeter: Hello!
 }

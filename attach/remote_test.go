@@ -27,7 +27,7 @@ import (
 )
 
 // startBaton serves Baton on ln until the test ends and returns its base URL.
-func startBaton(t *testing.T, ln net.Listener) string {
+func startBaton(t testing.TB, ln net.Listener) string {
 	t.Helper()
 	s, err := server.New(server.Config{Addr: ln.Addr().String(), Flows: []agents.Flow{}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -45,7 +45,7 @@ func startBaton(t *testing.T, ln net.Listener) string {
 	return "http://" + ln.Addr().String()
 }
 
-func listen(t *testing.T) net.Listener {
+func listen(t testing.TB) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

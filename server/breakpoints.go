@@ -15,20 +15,29 @@ const maxBreakpoints = 50
 
 // parseBreakpoints reads breakpoints written KIND[:TARGET][@AGENT] for a run of flow: a known
 // kind, and the agents they name (source, and the target of a transfer, an AgentTool call or a
-// model call) agents of the flow. Problems are CodeInvalid errors naming the breakpoint.
-func parseBreakpoints(flow agents.Flow, written []string) ([]agents.Breakpoint, error) {
+// model call) agents of the flow. For an app's run (a nil flow), whose agents show as it goes,
+// any names. Problems are CodeInvalid errors naming the breakpoint.
+func parseBreakpoints(flow *agents.Flow, written []string) ([]agents.Breakpoint, error) {
 	if len(written) > maxBreakpoints {
 		return nil, traces.Errorf(traces.CodeInvalid, "%d breakpoints: set at most %d", len(written), maxBreakpoints)
 	}
-	names := make([]string, len(flow.Agents))
-	for i, a := range flow.Agents {
-		names[i] = a.Name
+	var names []string
+	example := "AGENT"
+	if flow != nil {
+		for _, a := range flow.Agents {
+			names = append(names, a.Name)
+		}
+		example = names[len(names)-1]
 	}
 	points := make([]agents.Breakpoint, 0, len(written))
 	for i, w := range written {
 		b, err := agents.ParseBreakpoint(w)
 		if err != nil {
-			return nil, traces.Errorf(traces.CodeInvalid, "breakpoints[%d] %q: %s (write KIND[:TARGET][@AGENT], e.g. transfer:%s)", i, clip(w, 60), traces.ErrorMessage(err), names[len(names)-1])
+			return nil, traces.Errorf(traces.CodeInvalid, "breakpoints[%d] %q: %s (write KIND[:TARGET][@AGENT], e.g. transfer:%s)", i, clip(w, 60), traces.ErrorMessage(err), example)
+		}
+		if flow == nil {
+			points = append(points, b)
+			continue
 		}
 		if b.Agent != "" && !slices.Contains(names, b.Agent) {
 			return nil, traces.Errorf(traces.CodeInvalid, "breakpoints[%d] %q: flow %s has no agent %q (its agents: %v)", i, clip(w, 60), flow.Name, clip(b.Agent, 60), names)
@@ -47,7 +56,9 @@ type heldRun struct {
 	ID          string   `json:"id"`
 	URL         string   `json:"url"`
 	Breakpoints []string `json:"breakpoints"`
-	Held        *heldAt  `json:"held,omitempty"`
+	// Pending says, for an app's run, that the app has not yet said it has the breakpoints.
+	Pending bool    `json:"pending,omitempty"`
+	Held    *heldAt `json:"held,omitempty"`
 }
 
 type heldAt struct {
@@ -57,8 +68,11 @@ type heldAt struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-func heldRunOf(id string, d *agents.Debugger) heldRun {
+func heldRunOf(id string, d runDebugger) heldRun {
 	out := heldRun{ID: id, URL: "/runs/" + id, Breakpoints: []string{}}
+	if a, ok := d.(*appDebug); ok {
+		out.Pending = a.pending()
+	}
 	for _, b := range d.Breakpoints() {
 		out.Breakpoints = append(out.Breakpoints, b.String())
 	}
@@ -98,7 +112,7 @@ func (s *Server) continueRun(c echo.Context) error {
 	default:
 		return traces.Errorf(traces.CodeInvalid, "by %q is not page or api", clip(res.By, 40))
 	}
-	d, err := s.runs.debugger(id)
+	d, err := s.debuggerOf(id)
 	if err != nil {
 		return err
 	}
@@ -125,15 +139,19 @@ func (s *Server) setBreakpoints(c echo.Context) error {
 	if !present["breakpoints"] {
 		return traces.Errorf(traces.CodeInvalid, `breakpoints is required: a list such as ["transfer:math_agent"], [] for none`)
 	}
-	flow, err := s.lookupFlow(rec.Run().Flow)
+	d, err := s.debuggerOf(id)
 	if err != nil {
 		return err
+	}
+	var flow *agents.Flow
+	if _, app := d.(*appDebug); !app {
+		f, err := s.lookupFlow(rec.Run().Flow)
+		if err != nil {
+			return err
+		}
+		flow = &f
 	}
 	points, err := parseBreakpoints(flow, written)
-	if err != nil {
-		return err
-	}
-	d, err := s.runs.debugger(id)
 	if err != nil {
 		return err
 	}

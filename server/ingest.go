@@ -27,6 +27,7 @@ const (
 func (s *Server) ingestRoutes(e *echo.Echo) {
 	e.POST(ingestStartRoute, s.startIngest)
 	e.POST(ingestPostRoute, s.postIngest)
+	e.POST(holdRoute, s.pollHold)
 	e.POST(importRoute, s.importTrace)
 }
 
@@ -61,7 +62,7 @@ func ingestDefaults(cfg *Config) error {
 // in, MaxBody everywhere else.
 func (s *Server) bodyLimitFor(c echo.Context) int64 {
 	switch c.Path() {
-	case ingestStartRoute, ingestPostRoute, importRoute:
+	case ingestStartRoute, ingestPostRoute, holdRoute, importRoute:
 		return s.cfg.MaxIngestBody
 	}
 	return s.cfg.MaxBody

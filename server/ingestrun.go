@@ -38,6 +38,9 @@ type ingestion struct {
 	claims   map[string]struct{}   // interrupts a start is resuming
 	starting map[string]struct{}   // the keys of the starts under way
 	joining  map[string]struct{}   // runs a start is reopening, by id
+	// debug holds the breakpoints of the open sessions whose app opted in, by run id (see
+	// ingestdebug.go); guarded by mu.
+	debug map[string]*appDebug
 
 	// export is Config.Export, handed each run as it starts or resumes; nil for none.
 	export func(*traces.Recording)
@@ -48,7 +51,7 @@ func newIngestion(ctx context.Context, broker *live.Broker, cfg Config) *ingesti
 		keys: make(map[string]*ingestRun), ended: endedSessions{byRun: make(map[string]*ingestRun)},
 		maxSessions: cfg.MaxIngestRuns, maxPerClient: cfg.MaxIngestRunsPerClient, perClient: make(map[string]int),
 		resumed: make(map[string]*ingestRun), claims: make(map[string]struct{}), starting: make(map[string]struct{}), joining: make(map[string]struct{}),
-		export: cfg.Export}
+		export: cfg.Export, debug: make(map[string]*appDebug)}
 }
 
 // session returns the session of run id: its open one, or one that ended lately, which its post
@@ -275,6 +278,7 @@ func (r *ingestRun) endLocked(how sessionEnd, at time.Time, status traces.Status
 	r.in.mu.Lock()
 	if r.in.runs[r.rec.ID()] == r {
 		delete(r.in.runs, r.rec.ID())
+		delete(r.in.debug, r.rec.ID())
 		r.in.ended.add(r)
 		r.in.release(r.client)
 	}

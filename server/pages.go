@@ -39,7 +39,7 @@ func (s *Server) pageOptions(id string) templates.PageOptions {
 	if id != "" {
 		pace, _ := s.runs.pace(id)
 		opts.PaceMS, opts.PaceFixed, opts.NoPace = int(pace.d.Milliseconds()), !pace.running, !pace.known
-		if d, err := s.runs.debugger(id); err == nil {
+		if d, err := s.debuggerOf(id); err == nil {
 			opts.Breakpoints = heldRunOf(id, d).Breakpoints
 		}
 	}

@@ -100,7 +100,7 @@ func (s *Server) createRun(c echo.Context) error {
 	}
 	var debug *agents.Debugger
 	if present["breakpoints"] {
-		points, err := parseBreakpoints(flow, req.breakpoints)
+		points, err := parseBreakpoints(&flow, req.breakpoints)
 		if err != nil {
 			return err
 		}

@@ -183,7 +183,10 @@ func New(cfg Config) (*Server, error) {
 		feeds:  feeds{window: liveWindow, prices: cfg.Prices},
 	}
 	s.pongWait = pongWait
-	s.runsCtx, s.endRuns = context.WithCancel(context.Background())
+	runsCtx, endRuns := context.WithCancelCause(context.Background())
+	// The cause tells a run held at a breakpoint that Baton stopped, not a person: it ends
+	// interrupted (see agents.ErrStopped).
+	s.runsCtx, s.endRuns = runsCtx, func() { endRuns(agents.ErrStopped) }
 	s.goingAway, s.goAway = context.WithCancel(context.Background())
 	s.cutSockets, s.cut = context.WithCancel(context.Background())
 	s.hosts.Store(hosts)

@@ -283,7 +283,8 @@ type Pause struct {
 	Feed string `json:"feed,omitempty"`
 	// Action is how the run went on (continued): one of the Action constants.
 	Action string `json:"action,omitempty"`
-	// By says who let it go on (continued): "page", "api", "cli", or "baton" when the run ended
+	// By says who let it go on (continued): "page", "api", "cli", "timeout" when an app went on
+	// by itself (no decision came within its timeout), or "baton" when the run ended
 	// while held.
 	By string `json:"by,omitempty"`
 	// Edited says what the person changed before it went on (continued), for a person; empty

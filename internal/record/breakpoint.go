@@ -2,10 +2,12 @@ package record
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/baton-dev/baton/traces"
@@ -60,16 +62,16 @@ func (b Breakpoint) matches(s *Stop) bool {
 
 // Stop is where a run is held: what is about to happen.
 type Stop struct {
-	Break  string // the breakpoint's kind; traces.BreakStep when a step held the run
-	Agent  string // the agent acting
-	Target string // the transfer's target, the tool's or callee's name, the session key
-	At     int64  // the seq of the deciding reply's model.finished, 0 for none
-	Detail string // what is about to happen, for a person
+	Break  string `json:"break"`            // the breakpoint's kind; traces.BreakStep when a step held the run
+	Agent  string `json:"agent,omitempty"`  // the agent acting
+	Target string `json:"target,omitempty"` // the transfer's target, the tool's or callee's name, the session key
+	At     int64  `json:"at,omitempty"`     // the seq of the deciding reply's model.finished, 0 for none
+	Detail string `json:"detail,omitempty"` // what is about to happen, for a person
 	// Reply is the deciding reply, which a Resume may replace; nil when the stop is at no reply.
-	Reply *traces.Message
+	Reply *traces.Message `json:"reply,omitempty"`
 	// Input is what the next model call receives, which a Resume may replace; nil when the stop
 	// is at no model call.
-	Input []traces.Message
+	Input []traces.Message `json:"input,omitempty"`
 }
 
 // Resume is how a held run goes on.
@@ -89,6 +91,9 @@ type Resume struct {
 // Debugger holds a run at its breakpoints until someone lets it go on. It is safe for
 // concurrent use: the run consults it from its goroutines, a page or a prompt continues it.
 type Debugger struct {
+	// armed is whether any moment may hold the run (breakpoints set, a step going on, an abort
+	// to carry out): the one check a run with none pays per moment.
+	armed    atomic.Bool
 	mu       sync.Mutex
 	points   []Breakpoint
 	stepping bool   // a step goes on: the next moment of kind step (the next handoff for "") holds the run
@@ -97,7 +102,28 @@ type Debugger struct {
 	notify   func(Stop)
 	history  string // how the run feeds a transfer's target its own way; "" for eino's default
 	cancel   context.CancelFunc
+	// aborted is set by an abort with no cancel to call (an app's run, which Baton does not
+	// own): the next model call fails instead (see abortError).
+	aborted bool
+	// timeout, when not 0, bounds a hold: the run then goes on by itself, and expired is told.
+	timeout time.Duration
+	expired func(Stop)
+	// released, when set, is told that a hold notify was told of is over, however it ended.
+	released func()
 }
+
+// ByTimeout is who let a run go on (traces.Pause.By) when no decision came within the
+// debugger's timeout (SetTimeout): the app went on by itself.
+const ByTimeout = "timeout"
+
+// ErrStopped is the cause (context.Cause) of the end of a run's context when whoever runs it
+// stops, as a server shutting down does: a run held at a breakpoint then ends interrupted, not
+// canceled, as nobody decided its end.
+var ErrStopped = errors.New("baton: stopped while the run went on")
+
+// ErrAborted is what a held model call of a run Baton does not own fails with once the run was
+// aborted at a breakpoint. The run ends canceled.
+var ErrAborted = errors.New("baton: the run was aborted at a breakpoint")
 
 type held struct {
 	stop   Stop
@@ -107,7 +133,37 @@ type held struct {
 // NewDebugger returns a debugger holding a run at points. notify, when set, is told of each
 // stop from the run's goroutine as it is held: it must return quickly.
 func NewDebugger(points []Breakpoint, notify func(Stop)) *Debugger {
-	return &Debugger{points: slices.Clone(points), notify: notify}
+	d := &Debugger{points: slices.Clone(points), notify: notify}
+	d.rearm()
+	return d
+}
+
+// rearm sets armed from what may hold the run. Callers hold d.mu, or own d alone.
+func (d *Debugger) rearm() { d.armed.Store(len(d.points) > 0 || d.stepping || d.aborted) }
+
+// Armed reports whether any moment may hold the run now: breakpoints are set, a step goes on.
+// It is one atomic load, for the paths that skip everything else when it is false.
+func (d *Debugger) Armed() bool { return d.armed.Load() }
+
+// SetTimeout bounds each hold to t (0 for none): with no decision by then the run goes on by
+// itself, continued by ByTimeout, and expired (when set) is told of the stop, from the run's
+// goroutine. For runs whose deciders may be gone: an app's, whose Baton may have stopped.
+func (d *Debugger) SetTimeout(t time.Duration, expired func(Stop)) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.timeout, d.expired = t, expired
+}
+
+// HoldFor makes s, a stop a run in another process is held at, the stop d is held at, so that
+// Continue answers it; the answer comes on the channel returned. Release ends the hold when the
+// run went on without one.
+func (d *Debugger) HoldFor(s Stop) <-chan Resume { return d.begin(s).answer }
+
+// Release ends the hold d is at, unanswered.
+func (d *Debugger) Release() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.held = nil
 }
 
 // Breakpoints returns the breakpoints set.
@@ -122,6 +178,7 @@ func (d *Debugger) SetBreakpoints(points []Breakpoint) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.points = slices.Clone(points)
+	d.rearm()
 }
 
 // Held returns the stop the run is held at, if it is.
@@ -187,20 +244,29 @@ func (d *Debugger) Continue(r Resume) error {
 	}
 	d.held = nil
 	d.stepping, d.step = r.Action == traces.ActionStep, r.Step
-	if r.Action == traces.ActionAbort && d.cancel != nil {
-		d.cancel()
+	if r.Action == traces.ActionAbort {
+		if d.cancel != nil {
+			d.cancel()
+		} else {
+			d.aborted = true
+		}
 	}
+	d.rearm()
 	h.answer <- r
 	return nil
 }
 
 // wants reports whether s holds the run, and by which kind: s's own, or a step's.
 func (d *Debugger) wants(s *Stop) (string, bool) {
+	if !d.armed.Load() {
+		return "", false
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	handoff := d.step == "" && (s.Break == traces.BreakTransfer || s.Break == traces.BreakAgentTool)
 	if d.stepping && (handoff || s.Break == d.step) {
 		d.stepping = false
+		d.rearm()
 		return traces.BreakStep, true
 	}
 	for _, b := range d.points {
@@ -220,27 +286,73 @@ func (d *Debugger) begin(s Stop) *held {
 	return h
 }
 
-// wait holds the run at h until Continue, or until ctx ends (an abort by Baton).
+// wait holds the run at h until Continue, until ctx ends (an abort by Baton), or until the
+// debugger's timeout passes (the run goes on by itself).
 func (d *Debugger) wait(ctx context.Context, h *held) Resume {
+	d.mu.Lock()
+	timeout, expired := d.timeout, d.expired
+	d.mu.Unlock()
 	if d.notify != nil {
 		d.notify(h.stop)
 	}
-	select {
-	case r := <-h.answer:
-		return r
-	case <-ctx.Done():
+	if d.released != nil {
+		defer d.released()
+	}
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	unanswered := func(r Resume) Resume {
 		d.mu.Lock()
 		if d.held == h {
 			d.held = nil
 		}
 		d.mu.Unlock()
 		select {
-		case r := <-h.answer: // continued as the context ended
-			return r
+		case answer := <-h.answer: // continued just then
+			return answer
 		default:
-			return Resume{Action: traces.ActionAbort, By: "baton"}
+			return r
 		}
 	}
+	select {
+	case r := <-h.answer:
+		return r
+	case <-ctx.Done():
+		return unanswered(Resume{Action: traces.ActionAbort, By: "baton"})
+	case <-timer:
+		r := unanswered(Resume{Action: traces.ActionContinue, By: ByTimeout})
+		if r.By == ByTimeout && expired != nil {
+			expired(h.stop)
+		}
+		return r
+	}
+}
+
+// abortError is what a held call returns once the run was aborted: the run's context's error
+// once the debugger canceled it (so the run ends canceled), or ErrAborted when it has nothing to
+// cancel.
+func (d *Debugger) abortError(ctx context.Context) error {
+	d.mu.Lock()
+	cancel := d.cancel
+	d.mu.Unlock()
+	if cancel == nil {
+		return ErrAborted
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// isAborted reports whether the run was aborted with nothing to cancel: its next model call fails.
+func (d *Debugger) isAborted() bool {
+	if !d.armed.Load() {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.aborted
 }
 
 // parkedWait bounds how long a hold waits for the AgentTool call ends parked before it (see
@@ -288,7 +400,18 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 	res := d.wait(ctx, h)
 	p := &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Action: res.Action, By: res.By, Reply: res.Reply, Input: res.Input}
 	p.Edited = edits(s, res)
+	if res.By == ByTimeout {
+		d.mu.Lock()
+		p.Detail = fmt.Sprintf("no decision came within %s: the app went on by itself", d.timeout)
+		d.mu.Unlock()
+	}
 	r.mu.Lock()
+	switch {
+	case res.Action == traces.ActionAbort && res.By == "baton" && errors.Is(context.Cause(ctx), ErrStopped):
+		r.run.stopped = true // held when Baton stopped: the run ends interrupted
+	case res.Action == traces.ActionAbort:
+		r.run.aborted = true // a failure from here on is the abort's: the run ends canceled
+	}
 	r.out.emit(&traces.Event{Kind: traces.KindContinued, Agent: s.Agent, RunPath: path, Pause: p})
 	r.mu.Unlock()
 	return res, true

@@ -239,7 +239,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		ti := tool.ConvCallbackInput(in)
 		v.rec.toolStarted(c, info, at, ti)
 		c.Context = ctx
-		if v.rec.debug != nil && ti != nil {
+		if v.rec.holding() && ti != nil {
 			v.rec.holdTool(c, info.Name, ti.ArgumentsInJSON)
 		}
 		return c

@@ -117,7 +117,7 @@ func (r *Recorder) foresee(at time.Time) ending {
 			t.Outcome, t.Error, t.ErrorBy = traces.TransferFailed, msg, by
 			add(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: v.path, Transfer: &t})
 			add(failure(v.agent, v.path, msg))
-			end.Status, end.Error = traces.StatusFailed, msg
+			end.Status, end.Error = r.run.failed(msg)
 		}
 	}
 	closed := make(map[*visit]bool)
@@ -142,7 +142,7 @@ func (r *Recorder) foresee(at time.Time) ending {
 			}
 		case v.pendingError:
 			add(failure(v.agent, v.path, v.errMsg))
-			end.Status, end.Error = traces.StatusFailed, v.errMsg
+			end.Status, end.Error = r.run.failed(v.errMsg)
 		}
 		add(v.finishedEvent())
 		if v.parent != nil {

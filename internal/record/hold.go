@@ -18,19 +18,42 @@ import (
 // recorded, at the callback that recorded them (holdQueued).
 
 // Debug makes d hold the run at its breakpoints. Call it before Run; a recorder without a
-// debugger never holds its run and pays one nil check per moment.
+// debugger never holds its run and pays one nil check per moment, one with a debugger that is not
+// armed one atomic load more.
 func (r *Recorder) Debug(d *Debugger) { r.debug = d }
+
+// holding reports whether a moment of the run may be held now.
+func (r *Recorder) holding() bool { return r.debug != nil && r.debug.Armed() }
+
+// Holding reports whether a breakpoint may hold the run ctx is part of now: a recorder records
+// it with a debugger that is armed (breakpoints set, a step going on). False costs a context
+// lookup and an atomic load.
+func Holding(ctx context.Context) bool {
+	v := visitIn(ctx)
+	return v != nil && v.rec.holding()
+}
+
+// Holdable reports whether a breakpoint may ever hold the run ctx is part of: a recorder records
+// it with a debugger. What a model wrapper checks before wrapping a call: the call may be held
+// at its reply by a breakpoint set while the model thinks.
+func Holdable(ctx context.Context) bool {
+	v := visitIn(ctx)
+	return v != nil && v.rec.debug != nil
+}
 
 // HoldModel holds the run before the model call of the agent ctx runs in, when a model
 // breakpoint wants it, and returns the messages the call is to receive: msgs, or the edit of
 // them the run was continued with. The error is the run's context's once it was aborted.
 func HoldModel(ctx context.Context, msgs []*schema.Message) ([]*schema.Message, error) {
 	v := visitIn(ctx)
-	if v == nil || v.rec.debug == nil {
+	if v == nil || !v.rec.holding() {
 		return msgs, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err // aborted while held elsewhere: no more model calls
+	}
+	if v.rec.debug.isAborted() {
+		return nil, ErrAborted
 	}
 	in := traceMessages(msgs)
 	if in == nil {
@@ -42,7 +65,7 @@ func HoldModel(ctx context.Context, msgs []*schema.Message) ([]*schema.Message, 
 	case !ok:
 		return msgs, nil
 	case res.Action == traces.ActionAbort:
-		return nil, aborted(ctx)
+		return nil, v.rec.debug.abortError(ctx)
 	case res.Input != nil:
 		out := make([]*schema.Message, len(res.Input))
 		for i := range res.Input {
@@ -58,7 +81,7 @@ func HoldModel(ctx context.Context, msgs []*schema.Message) ([]*schema.Message, 
 // reply, or its edit. The error is the run's context's once it was aborted.
 func HoldReply(ctx context.Context, reply *schema.Message) (*schema.Message, error) {
 	v := visitIn(ctx)
-	if v == nil || v.rec.debug == nil || reply == nil {
+	if v == nil || !v.rec.holding() || reply == nil {
 		return reply, nil
 	}
 	target := ""
@@ -82,23 +105,16 @@ func HoldReply(ctx context.Context, reply *schema.Message) (*schema.Message, err
 	case !ok:
 		return reply, nil
 	case res.Action == traces.ActionAbort:
-		return nil, aborted(ctx)
+		return nil, r.debug.abortError(ctx)
 	case res.Reply != nil:
 		return schemaMessage(*res.Reply, reply), nil
 	}
 	return reply, nil
 }
 
-// aborted is the error a held call returns once the run was aborted: its context's, canceled by
-// the debugger (so the run ends canceled).
-func aborted(ctx context.Context) error {
-	<-ctx.Done()
-	return ctx.Err()
-}
-
 // holdTool holds the run at the start of tool call c of v, named name, before the tool runs.
 func (r *Recorder) holdTool(c *call, name, args string) {
-	if r.debug == nil || name == transferToolName {
+	if !r.holding() || name == transferToolName {
 		return
 	}
 	v := c.v
@@ -117,7 +133,7 @@ func (r *Recorder) holdTool(c *call, name, args string) {
 // deterministic transfer brought control to it: a wrapper hands over, and no model reply decided
 // it (a model's transfer is held at its reply, HoldReply).
 func (r *Recorder) holdHandover(ctx context.Context, v *visit) {
-	if r.debug == nil || v == nil || v.handedBy == "" {
+	if !r.holding() || v == nil || v.handedBy == "" {
 		return
 	}
 	r.hold(ctx, v.parent, Stop{Break: traces.BreakTransfer, Agent: v.handedBy, Target: v.agent,
@@ -127,7 +143,7 @@ func (r *Recorder) holdHandover(ctx context.Context, v *visit) {
 // queueStop notes a moment a breakpoint may hold the run at, held by the next callback of the
 // run's goroutine (holdQueued). Callers hold r.mu.
 func (r *Recorder) queueStop(s Stop) {
-	if r.debug != nil {
+	if r.holding() {
 		r.stops = append(r.stops, s)
 	}
 }
@@ -137,7 +153,7 @@ func (r *Recorder) queueStop(s Stop) {
 // would wait behind it, unseen, until the caller's copy of events decides it, which comes only
 // after this callback; the next start of a call holds the run then (hold waits for the decision).
 func (r *Recorder) holdQueued(ctx context.Context, v *visit, before bool) {
-	if r.debug == nil {
+	if !r.holding() {
 		return
 	}
 	r.mu.Lock()

@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,6 +52,7 @@ func (s *remoteRun) send(first traces.Event) {
 	for {
 		o := s.pending()
 		again, err := s.deliver(&ss, first, o)
+		s.noteSession(ss)
 		var refused *refusal
 		switch {
 		case err == nil && s.whole():
@@ -336,11 +338,16 @@ func (c *client) busyOnce(b *busyServer) {
 // post sends body as JSON, with the session's secret when not "", and decodes the answer into
 // out (when not nil). Any answer tells the client Baton answers; no answer, that it does not.
 func (c *client) post(path, secret string, body, out any) error {
+	return c.postWith(c.stop, c.http, path, secret, body, out)
+}
+
+// postWith is post on hc, for as long as ctx lasts: a post that ctx ends says nothing of Baton.
+func (c *client) postWith(ctx context.Context, hc *http.Client, path, secret string, body, out any) error {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return &refusal{msg: "encode: " + err.Error()}
 	}
-	req, err := http.NewRequestWithContext(c.stop, http.MethodPost, c.url+path, bytes.NewReader(data))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+path, bytes.NewReader(data))
 	if err != nil {
 		return &refusal{msg: err.Error()}
 	}
@@ -351,9 +358,9 @@ func (c *client) post(path, secret string, body, out any) error {
 	if secret != "" {
 		req.Header.Set(runSecretHeader, secret)
 	}
-	resp, err := c.http.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
-		if c.stop.Err() == nil {
+		if ctx.Err() == nil {
 			c.health.lost()
 		}
 		return err

@@ -16,6 +16,8 @@ type runState struct {
 	streamDone bool            // the Runner's stream has ended, or nobody reads it
 	failure    string
 	interrupt  bool
+	aborted    bool          // aborted at a breakpoint: a failure after it is a cancel
+	stopped    bool          // held at a breakpoint when Baton stopped: a failure after it an interruption
 	interrupts []string      // the root-cause ids of the interrupts recorded
 	status     traces.Status // the final status, once the run is finished
 }
@@ -25,6 +27,8 @@ type runState struct {
 // cancel it once the run is over, before the recorder has finished.)
 func (s *runState) outcome() (traces.Status, string) {
 	switch {
+	case s.failure != "" && (s.aborted || s.stopped):
+		return s.failed(s.failure)
 	case s.failure != "" && s.ctx != nil && s.ctx.Err() != nil:
 		return traces.StatusCanceled, "run canceled"
 	case s.interrupt:
@@ -33,6 +37,18 @@ func (s *runState) outcome() (traces.Status, string) {
 		return traces.StatusFailed, s.failure
 	}
 	return traces.StatusCompleted, ""
+}
+
+// failed is how a run that failed with msg ends: interrupted when Baton stopped while it was
+// held at a breakpoint, canceled when it was aborted at one (the failure is theirs), else failed.
+func (s *runState) failed(msg string) (traces.Status, string) {
+	if s.stopped {
+		return traces.StatusInterrupted, "Baton stopped while the run was held at a breakpoint"
+	}
+	if s.aborted {
+		return traces.StatusCanceled, "run aborted at a breakpoint"
+	}
+	return traces.StatusFailed, msg
 }
 
 // firstInterrupt reports whether the interrupt of eino's root-cause id has not been recorded yet,

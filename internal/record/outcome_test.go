@@ -23,6 +23,8 @@ func TestRunOutcome(t *testing.T) {
 		{"failed", runState{ctx: context.Background(), failure: "boom"}, traces.StatusFailed, "boom"},
 		{"failed with its context canceled", runState{ctx: canceled, failure: "context canceled", interrupt: true}, traces.StatusCanceled, "run canceled"},
 		{"interrupted", runState{interrupt: true, failure: "later"}, traces.StatusInterrupted, ""},
+		{"failed after an abort at a breakpoint", runState{ctx: context.Background(), failure: "aborted", aborted: true}, traces.StatusCanceled, "run aborted at a breakpoint"},
+		{"aborted, and nothing failed", runState{ctx: context.Background(), aborted: true}, traces.StatusCompleted, ""},
 		{"failed before any agent started", runState{failure: "boom"}, traces.StatusFailed, "boom"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -64,6 +64,9 @@ func NewRecorder(sink Sink, flow string, declared []traces.Agent) *Recorder {
 		session:   newSession(),
 		out:       newDelivery(sink),
 	}
+	if d, ok := sink.(interface{ debugger() *Debugger }); ok {
+		r.debug = d.debugger() // armed only once the app opts in and Baton sets breakpoints
+	}
 	for _, a := range declared {
 		sink.PutAgent(a)
 	}

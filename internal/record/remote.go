@@ -30,13 +30,15 @@ const (
 // client streams runs to one Baton server (the ingestion protocol is in docs/api.md, the sending
 // in ingest.go).
 type client struct {
-	url, token string
-	buffer     int
-	http       *http.Client
-	log        *slog.Logger
-	warned     atomic.Bool // Baton was said to be unreachable
-	warnedBusy atomic.Bool // Baton was said to be busy
-	health     health
+	url, token  string
+	buffer      int
+	http        *http.Client
+	poll        *http.Client // the long polls for decisions at breakpoints (see remotedebug.go)
+	log         *slog.Logger
+	warned      atomic.Bool // Baton was said to be unreachable
+	warnedBusy  atomic.Bool // Baton was said to be busy
+	warnedHolds atomic.Bool // a problem with breakpoints was said
+	health      health
 
 	senders sync.WaitGroup     // one per run being sent
 	stop    context.Context    // done when Close gives up on what is left
@@ -51,11 +53,16 @@ type client struct {
 
 func newClient(cfg Config) *client {
 	stop, abandon := context.WithCancel(context.Background())
+	// One pool for the posts and the long polls, with room for a connection per run going on:
+	// with the default two idle connections a host, each poll held open made the next post dial.
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = 64
 	return &client{
 		url:     strings.TrimSuffix(cfg.URL, "/"),
 		token:   cfg.Token,
 		buffer:  cfg.Buffer,
-		http:    &http.Client{Timeout: postTimeout},
+		http:    &http.Client{Timeout: postTimeout, Transport: transport},
+		poll:    &http.Client{Timeout: holdPollTimeout, Transport: transport},
 		log:     cfg.Logger,
 		stop:    stop,
 		abandon: abandon,
@@ -93,7 +100,11 @@ func (c *client) close(ctx context.Context) error {
 
 // run returns the sink of one run. Nothing is sent before its first event.
 func (c *client) run(conversation string) *remoteRun {
-	return &remoteRun{c: c, conversation: conversation, key: rand.Text(), wake: make(chan struct{}, 1), senderDone: make(chan struct{})}
+	s := &remoteRun{c: c, conversation: conversation, key: rand.Text(), wake: make(chan struct{}, 1), senderDone: make(chan struct{}),
+		opened: make(chan struct{}), holdWake: make(chan struct{}, 1)}
+	s.debug = NewDebugger(nil, s.heldAt)
+	s.debug.released = s.letGo
+	return s
 }
 
 // unreachable says once that Baton cannot be reached.
@@ -206,6 +217,15 @@ type remoteRun struct {
 	// process (see follow).
 	senderDone chan struct{}
 	after      <-chan struct{}
+
+	// Breakpoints set on the run in Baton, for an app that opted in (see remotedebug.go).
+	debug    *Debugger     // never armed unless the app opted in
+	opted    atomic.Bool   // the app opted in: one poller asks Baton for breakpoints and decisions
+	opened   chan struct{} // closed once the run has a session on the server
+	session  [2]string     // the run's id on the server and its session's secret; guarded by mu
+	holdWake chan struct{} // the run was held or let go: the poller tells Baton at once
+	holdID   int64         // the number of the run's latest hold; guarded by mu
+	holdStop *Stop         // where the run is held, nil when it is not; guarded by mu
 }
 
 // Emit queues e, or counts it lost when the queue is full: the next event that fits is preceded
