@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import "github.com/baton-dev/baton/web"
 
-// agentsPanel is the run page's and the report's Agents panel: the tabs Tree | Sequence, the
+// agentsPanel is the run page's and the report's Agents panel: the tabs Tree | Sequence | Waterfall, the
 // tree (static/graph.js pans and zooms it) and the sequence view. A page opens with its tree's
 // repeated transfers bundled, a report with them all drawn (expanded). s is nil in the report,
 // whose sequence data is packed and put in #seq-data when it opens.
@@ -32,7 +32,7 @@ func agentsPanel(g web.Graph, s *web.Sequence, expanded bool) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"panel tree-panel\" aria-labelledby=\"tree-title\"><div class=\"panel-head\"><h2 id=\"tree-title\">Agents</h2><div class=\"view-tabs\" role=\"tablist\" aria-label=\"Agents view\"><button type=\"button\" role=\"tab\" id=\"view-btn-tree\" data-testid=\"view-tree\" data-view=\"tree\" aria-controls=\"graph-scroll\" aria-selected=\"true\">Tree</button> <button type=\"button\" role=\"tab\" id=\"view-btn-sequence\" data-testid=\"view-sequence\" data-view=\"sequence\" aria-controls=\"view-sequence\" aria-selected=\"false\" tabindex=\"-1\">Sequence</button> <button type=\"button\" role=\"tab\" id=\"view-btn-waterfall\" data-testid=\"view-waterfall\" data-view=\"waterfall\" aria-controls=\"view-waterfall\" aria-selected=\"false\" tabindex=\"-1\">Waterfall</button></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"panel tree-panel\" aria-labelledby=\"tree-title\"><div class=\"panel-head\"><h2 id=\"tree-title\" class=\"visually-hidden\">Agents</h2><div class=\"view-tabs\" role=\"tablist\" aria-label=\"Agents view\"><button type=\"button\" role=\"tab\" id=\"view-btn-tree\" data-testid=\"view-tree\" data-view=\"tree\" aria-controls=\"graph-scroll\" aria-selected=\"true\">Tree</button> <button type=\"button\" role=\"tab\" id=\"view-btn-sequence\" data-testid=\"view-sequence\" data-view=\"sequence\" aria-controls=\"view-sequence\" aria-selected=\"false\" tabindex=\"-1\">Sequence</button> <button type=\"button\" role=\"tab\" id=\"view-btn-waterfall\" data-testid=\"view-waterfall\" data-view=\"waterfall\" aria-controls=\"view-waterfall\" aria-selected=\"false\" tabindex=\"-1\">Waterfall</button></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -208,7 +208,7 @@ func sequenceData(s web.Sequence) templ.Component {
 		var templ_7745c5c3_Var7 string
 		templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(sequenceJSON(s)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/sequence.templ`, Line: 84, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/sequence.templ`, Line: 86, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
 		if templ_7745c5c3_Err != nil {
