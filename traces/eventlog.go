@@ -82,6 +82,9 @@ type logWriter struct {
 	reply             Message
 	replyCalls        []ToolCallSpec
 	replyBy, replyOff int
+	// extend, when its Keep is set, says the event being added has a model input that extends
+	// an earlier one, handed as only the messages it adds (see Recording.RecordExtending).
+	extend InputRef
 }
 
 // toolResultRef starts a message that is the result of the tool call written last (see
@@ -165,7 +168,11 @@ func (w *logWriter) add(e *Event) {
 	}
 	if m := e.Model; m != nil {
 		b = appendLogString(appendLogString(b, m.ID), m.Name)
-		b = w.appendInput(b, seq, e.Agent, m.Input)
+		if w.extend.Keep > 0 {
+			b = w.appendExtension(b, seq, m.Input)
+		} else {
+			b = w.appendInput(b, seq, e.Agent, m.Input)
+		}
 		b = binary.AppendUvarint(b, sliceLen(m.Tools))
 		for _, t := range m.Tools {
 			b = appendLogString(b, t)
@@ -201,7 +208,11 @@ func (w *logWriter) add(e *Event) {
 		}
 	}
 	b = w.appendPayloads(b, e)
-	w.inputs.remember(seq, e.Agent, eventInput(e))
+	if w.extend.Keep > 0 {
+		w.inputs.rememberExtension(seq, e.Agent, w.extend.Keep+len(e.Model.Input))
+	} else {
+		w.inputs.remember(seq, e.Agent, eventInput(e))
+	}
 	at := w.place(b)
 	for _, p := range w.pending {
 		w.recent[w.nextRecent%recentStrings] = recentString{p.s, at + p.at}
@@ -486,6 +497,17 @@ func (w *logWriter) appendInput(b []byte, seq int64, agent string, in []Message)
 	}
 	for i := keep; i < len(in); i++ {
 		b = w.appendMessageRef(b, seq, &in[i])
+	}
+	return b
+}
+
+// appendExtension appends, as appendInput would, the input of the event numbered seq that is
+// the first w.extend.Keep messages of event w.extend.From's input followed by added.
+func (w *logWriter) appendExtension(b []byte, seq int64, added []Message) []byte {
+	b = binary.AppendUvarint(b, uint64(w.extend.Keep+len(added))+1)
+	b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(w.extend.From)), uint64(w.extend.Keep))
+	for i := range added {
+		b = w.appendMessageRef(b, seq, &added[i])
 	}
 	return b
 }
