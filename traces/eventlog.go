@@ -151,7 +151,14 @@ func (w *logWriter) add(e *Event) {
 		b = appendLogString(b, string(e.Kind))
 	}
 	b = w.appendActor(b, e.Agent, e.RunPath)
-	b = binary.AppendUvarint(b, payloadMask(e))
+	// Most events (a tool call's three: tool.started, tool.finished, its result's message) have
+	// none of the payloads after Message: tested at once, they are neither masked nor walked.
+	plain := noLaterPayloads(e)
+	if plain {
+		b = append(b, byte(headPayloadMask(e))) // the mask's varint: a byte below 0x80
+	} else {
+		b = binary.AppendUvarint(b, payloadMask(e))
+	}
 	if r := e.Run; r != nil {
 		b = appendLogString(b, r.Flow)
 		b = w.text(b, r.Input)
@@ -207,7 +214,9 @@ func (w *logWriter) add(e *Event) {
 			b = w.appendMessageRef(b, seq, m)
 		}
 	}
-	b = w.appendPayloads(b, e)
+	if !plain {
+		b = w.appendPayloads(b, e)
+	}
 	if w.extend.Keep > 0 {
 		w.inputs.rememberExtension(seq, e.Agent, w.extend.Keep+len(e.Model.Input))
 	} else {
@@ -375,22 +384,7 @@ func (w *logWriter) place(b []byte) uint64 {
 
 // payloadMask has a bit set for each payload e has (see hasRun).
 func payloadMask(e *Event) uint64 {
-	var m uint64
-	if e.Run != nil {
-		m |= hasRun
-	}
-	if e.AgentRun != nil {
-		m |= hasAgentRun
-	}
-	if e.Model != nil {
-		m |= hasModel
-	}
-	if e.Tool != nil {
-		m |= hasTool
-	}
-	if e.Message != nil {
-		m |= hasMessage
-	}
+	m := headPayloadMask(e)
 	if e.Transfer != nil {
 		m |= hasTransfer
 	}
@@ -417,6 +411,36 @@ func payloadMask(e *Event) uint64 {
 	}
 	if e.Pause != nil {
 		m |= hasPause
+	}
+	return m
+}
+
+// laterPayloads are an Event's payload pointers from Transfer to Pause, the fields' memory.
+type laterPayloads [(unsafe.Offsetof(Event{}.Pause) + unsafe.Sizeof(Event{}.Pause) - unsafe.Offsetof(Event{}.Transfer)) / unsafe.Sizeof(uintptr(0))]uintptr
+
+// noLaterPayloads reports whether e has none of the payloads after Message (Transfer to Pause,
+// declared in a row), comparing their pointers' memory with zeros in one go.
+func noLaterPayloads(e *Event) bool {
+	return *(*laterPayloads)(unsafe.Pointer(&e.Transfer)) == laterPayloads{}
+}
+
+// headPayloadMask is payloadMask of the payloads up to Message.
+func headPayloadMask(e *Event) uint64 {
+	var m uint64
+	if e.Run != nil {
+		m |= hasRun
+	}
+	if e.AgentRun != nil {
+		m |= hasAgentRun
+	}
+	if e.Model != nil {
+		m |= hasModel
+	}
+	if e.Tool != nil {
+		m |= hasTool
+	}
+	if e.Message != nil {
+		m |= hasMessage
 	}
 	return m
 }
@@ -453,7 +477,7 @@ func (w *logWriter) appendTime(b []byte, t time.Time) []byte {
 // appendActor appends an event's agent and run path, referring to the ones written last when
 // they are the same: as how many events back they were written.
 func (w *logWriter) appendActor(b []byte, agent string, path []string) []byte {
-	if w.actorBy > 0 && agent == w.agent && samePath(path, w.path) {
+	if w.actorBy > 0 && (sameString(agent, w.agent) || agent == w.agent) && samePath(path, w.path) {
 		return binary.AppendUvarint(append(b, actorSame), uint64(w.n+1-w.actorBy))
 	}
 	b = appendLogString(append(b, actorNew), agent)
