@@ -25,10 +25,13 @@ type EventEncoder struct {
 	last    seqInput
 }
 
-// seqInput is the full input of the event numbered seq.
+// seqInput is the full input of the event numbered seq, of n messages. A recording's log keeps
+// only n of an input it was handed as an extension of an earlier one (see
+// Recording.RecordExtending): input is then nil, and no later input is compared with it.
 type seqInput struct {
 	seq   int64
 	input []Message
+	n     int
 }
 
 // InputRef is where an event's input begins: with the first Keep messages of the input of
@@ -97,9 +100,25 @@ func (enc *EventEncoder) remember(seq int64, agent string, in []Message) {
 		if enc.byAgent == nil {
 			enc.byAgent = make(map[string]seqInput)
 		}
-		enc.last = seqInput{seq, in}
+		enc.last = seqInput{seq, in, len(in)}
 		enc.byAgent[agent] = enc.last
 	}
+}
+
+// rememberExtension notes that event seq of agent has an input of n messages (n > 0), which the
+// encoder was not handed whole.
+func (enc *EventEncoder) rememberExtension(seq int64, agent string, n int) {
+	if enc.byAgent == nil {
+		enc.byAgent = make(map[string]seqInput)
+	}
+	enc.last = seqInput{seq: seq, n: n}
+	enc.byAgent[agent] = enc.last
+}
+
+// extendable reports whether event from's input is agent's latest, and has keep messages or more.
+func (enc *EventEncoder) extendable(agent string, from int64, keep int) bool {
+	c := enc.byAgent[agent]
+	return from > 0 && keep > 0 && c.seq == from && c.n >= keep
 }
 
 // eventInput is the input later events may refer to: its model's, else its agent_run's.

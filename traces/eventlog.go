@@ -82,6 +82,9 @@ type logWriter struct {
 	reply             Message
 	replyCalls        []ToolCallSpec
 	replyBy, replyOff int
+	// extend, when its Keep is set, says the event being added has a model input that extends
+	// an earlier one, handed as only the messages it adds (see Recording.RecordExtending).
+	extend InputRef
 }
 
 // toolResultRef starts a message that is the result of the tool call written last (see
@@ -148,7 +151,14 @@ func (w *logWriter) add(e *Event) {
 		b = appendLogString(b, string(e.Kind))
 	}
 	b = w.appendActor(b, e.Agent, e.RunPath)
-	b = binary.AppendUvarint(b, payloadMask(e))
+	// Most events (a tool call's three: tool.started, tool.finished, its result's message) have
+	// none of the payloads after Message: tested at once, they are neither masked nor walked.
+	plain := noLaterPayloads(e)
+	if plain {
+		b = append(b, byte(headPayloadMask(e))) // the mask's varint: a byte below 0x80
+	} else {
+		b = binary.AppendUvarint(b, payloadMask(e))
+	}
 	if r := e.Run; r != nil {
 		b = appendLogString(b, r.Flow)
 		b = w.text(b, r.Input)
@@ -165,7 +175,11 @@ func (w *logWriter) add(e *Event) {
 	}
 	if m := e.Model; m != nil {
 		b = appendLogString(appendLogString(b, m.ID), m.Name)
-		b = w.appendInput(b, seq, e.Agent, m.Input)
+		if w.extend.Keep > 0 {
+			b = w.appendExtension(b, seq, m.Input)
+		} else {
+			b = w.appendInput(b, seq, e.Agent, m.Input)
+		}
 		b = binary.AppendUvarint(b, sliceLen(m.Tools))
 		for _, t := range m.Tools {
 			b = appendLogString(b, t)
@@ -200,8 +214,14 @@ func (w *logWriter) add(e *Event) {
 			b = w.appendMessageRef(b, seq, m)
 		}
 	}
-	b = w.appendPayloads(b, e)
-	w.inputs.remember(seq, e.Agent, eventInput(e))
+	if !plain {
+		b = w.appendPayloads(b, e)
+	}
+	if w.extend.Keep > 0 {
+		w.inputs.rememberExtension(seq, e.Agent, w.extend.Keep+len(e.Model.Input))
+	} else {
+		w.inputs.remember(seq, e.Agent, eventInput(e))
+	}
 	at := w.place(b)
 	for _, p := range w.pending {
 		w.recent[w.nextRecent%recentStrings] = recentString{p.s, at + p.at}
@@ -364,22 +384,7 @@ func (w *logWriter) place(b []byte) uint64 {
 
 // payloadMask has a bit set for each payload e has (see hasRun).
 func payloadMask(e *Event) uint64 {
-	var m uint64
-	if e.Run != nil {
-		m |= hasRun
-	}
-	if e.AgentRun != nil {
-		m |= hasAgentRun
-	}
-	if e.Model != nil {
-		m |= hasModel
-	}
-	if e.Tool != nil {
-		m |= hasTool
-	}
-	if e.Message != nil {
-		m |= hasMessage
-	}
+	m := headPayloadMask(e)
 	if e.Transfer != nil {
 		m |= hasTransfer
 	}
@@ -406,6 +411,36 @@ func payloadMask(e *Event) uint64 {
 	}
 	if e.Pause != nil {
 		m |= hasPause
+	}
+	return m
+}
+
+// laterPayloads are an Event's payload pointers from Transfer to Pause, the fields' memory.
+type laterPayloads [(unsafe.Offsetof(Event{}.Pause) + unsafe.Sizeof(Event{}.Pause) - unsafe.Offsetof(Event{}.Transfer)) / unsafe.Sizeof(uintptr(0))]uintptr
+
+// noLaterPayloads reports whether e has none of the payloads after Message (Transfer to Pause,
+// declared in a row), comparing their pointers' memory with zeros in one go.
+func noLaterPayloads(e *Event) bool {
+	return *(*laterPayloads)(unsafe.Pointer(&e.Transfer)) == laterPayloads{}
+}
+
+// headPayloadMask is payloadMask of the payloads up to Message.
+func headPayloadMask(e *Event) uint64 {
+	var m uint64
+	if e.Run != nil {
+		m |= hasRun
+	}
+	if e.AgentRun != nil {
+		m |= hasAgentRun
+	}
+	if e.Model != nil {
+		m |= hasModel
+	}
+	if e.Tool != nil {
+		m |= hasTool
+	}
+	if e.Message != nil {
+		m |= hasMessage
 	}
 	return m
 }
@@ -442,7 +477,7 @@ func (w *logWriter) appendTime(b []byte, t time.Time) []byte {
 // appendActor appends an event's agent and run path, referring to the ones written last when
 // they are the same: as how many events back they were written.
 func (w *logWriter) appendActor(b []byte, agent string, path []string) []byte {
-	if w.actorBy > 0 && agent == w.agent && samePath(path, w.path) {
+	if w.actorBy > 0 && (sameString(agent, w.agent) || agent == w.agent) && samePath(path, w.path) {
 		return binary.AppendUvarint(append(b, actorSame), uint64(w.n+1-w.actorBy))
 	}
 	b = appendLogString(append(b, actorNew), agent)
@@ -486,6 +521,17 @@ func (w *logWriter) appendInput(b []byte, seq int64, agent string, in []Message)
 	}
 	for i := keep; i < len(in); i++ {
 		b = w.appendMessageRef(b, seq, &in[i])
+	}
+	return b
+}
+
+// appendExtension appends, as appendInput would, the input of the event numbered seq that is
+// the first w.extend.Keep messages of event w.extend.From's input followed by added.
+func (w *logWriter) appendExtension(b []byte, seq int64, added []Message) []byte {
+	b = binary.AppendUvarint(b, uint64(w.extend.Keep+len(added))+1)
+	b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(w.extend.From)), uint64(w.extend.Keep))
+	for i := range added {
+		b = w.appendMessageRef(b, seq, &added[i])
 	}
 	return b
 }

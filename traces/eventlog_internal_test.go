@@ -117,3 +117,35 @@ func TestRepliesAreWrittenOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestLaterPayloadsAreEveryPayloadAfterMessage: noLaterPayloads reads the fields from Transfer to
+// Pause as one block of pointers; a field added among them or after them, or one that is not a
+// pointer, would be missed or misread.
+func TestLaterPayloadsAreEveryPayloadAfterMessage(t *testing.T) {
+	typ := reflect.TypeFor[Event]()
+	transfer, _ := typ.FieldByName("Transfer")
+	message, _ := typ.FieldByName("Message")
+	if transfer.Index[0] != message.Index[0]+1 || typ.Field(typ.NumField()-1).Name != "Pause" {
+		t.Fatalf("Event's payloads after Message no longer run from Transfer to Pause, its last field")
+	}
+	n := 0
+	for i := transfer.Index[0]; i < typ.NumField(); i++ {
+		if f := typ.Field(i); f.Type.Kind() != reflect.Pointer {
+			t.Errorf("Event.%s is not a pointer: noLaterPayloads would misread it", f.Name)
+		}
+		n++
+	}
+	if n != len(laterPayloads{}) {
+		t.Errorf("%d payloads after Message, laterPayloads holds %d", n, len(laterPayloads{}))
+	}
+	for i := transfer.Index[0]; i < typ.NumField(); i++ {
+		var e Event
+		reflect.ValueOf(&e).Elem().Field(i).Set(reflect.New(typ.Field(i).Type.Elem()))
+		if noLaterPayloads(&e) {
+			t.Errorf("an event with %s reads as having no payload after Message", typ.Field(i).Name)
+		}
+	}
+	if !noLaterPayloads(&Event{Tool: &ToolCall{}, Message: &Message{}, Model: &ModelCall{}}) {
+		t.Error("an event with payloads up to Message only reads as having later ones")
+	}
+}

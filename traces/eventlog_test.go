@@ -164,3 +164,55 @@ func TestRecordingReadsEventsLargerThanAChunk(t *testing.T) {
 	assertSameEvents(t, "snapshot", rec.Snapshot().Events, emitted)
 	assertSameEvents(t, "subscription", readN(t, rec.Subscribe(17), 33, 5), emitted[17:])
 }
+
+// TestRecordingTakesInputsAsExtensions: an input handed as the messages it adds to the agent's
+// latest is read back by every reader exactly as if handed whole, though the array it came in
+// is overwritten at once; one that names an input not the agent's latest, or keeps more than it
+// has, is refused and records nothing.
+func TestRecordingTakesInputsAsExtensions(t *testing.T) {
+	want, _ := emitAll(t, conversation(40))
+	rec := newRecording(t)
+	latest := map[string]struct {
+		seq int64
+		n   int
+	}{}
+	var scratch []traces.Message
+	extended := 0
+	for _, e := range want.Snapshot().Events {
+		e.Seq = 0
+		if m := e.Model; m != nil {
+			if l := latest[e.Agent]; l.seq > 0 && len(m.Input) >= l.n {
+				if rec.RecordExtending(&e, l.seq-1, l.n) || rec.RecordExtending(&e, l.seq, l.n+1) {
+					t.Fatalf("event %d: an extension of an input not the agent's latest, or too short, was taken", e.Seq)
+				}
+				added := *m
+				scratch = append(scratch[:0], m.Input[l.n:]...)
+				added.Input = scratch
+				e.Model = &added
+				if !rec.RecordExtending(&e, l.seq, l.n) {
+					t.Fatalf("an extension of %s's latest input (event %d) was refused", e.Agent, l.seq)
+				}
+				clear(scratch) // the recording keeps none of it
+				extended++
+			} else {
+				rec.Record(&e)
+			}
+			latest[e.Agent] = struct {
+				seq int64
+				n   int
+			}{e.Seq, len(m.Input)}
+			continue
+		}
+		if e.AgentRun != nil {
+			latest[e.Agent] = struct {
+				seq int64
+				n   int
+			}{} // no model input: not a model call's to extend
+		}
+		rec.Record(&e)
+	}
+	if extended < 30 {
+		t.Fatalf("%d inputs recorded as extensions, want most of 41", extended)
+	}
+	assertEveryReaderSees(t, rec, want.Snapshot().Events)
+}

@@ -103,6 +103,24 @@ func (r *Recording) Record(e *Event) {
 	r.mu.Unlock()
 }
 
+// RecordExtending is Record for an event whose model input is the first keep messages (keep > 0)
+// of the input of event from, this agent's latest input recorded, followed by e.Model.Input: a
+// recorder that follows a conversation hands only what it added, and no array of the whole.
+// Recorded, the event is exactly as if its input had been handed whole. It records nothing and
+// reports false when event from's input is not the agent's latest in the log, or is shorter than
+// keep (the run ended and was resumed since, say): the caller then records the input whole.
+func (r *Recording) RecordExtending(e *Event, from int64, keep int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.ended && (e.Model == nil || !r.events.inputs.extendable(e.Agent, from, keep)) {
+		return false
+	}
+	r.events.extend = InputRef{From: from, Keep: keep}
+	r.emitLocked(e)
+	r.events.extend = InputRef{}
+	return true
+}
+
 // emitLocked is Emit for a caller that holds r.mu; it numbers and stamps *e in place.
 func (r *Recording) emitLocked(e *Event) {
 	if r.ended {

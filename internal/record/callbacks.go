@@ -133,24 +133,26 @@ func (c *call) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-func callOf(ctx context.Context, info *callbacks.RunInfo) *call {
-	c, _ := ctx.Value(callKey{}).(*call)
-	if c == nil || c.info != info {
-		return nil
-	}
-	return c
-}
-
 // visitIn returns the innermost agent visit ctx runs in, or nil.
 func visitIn(ctx context.Context) *visit {
 	v, _ := ctx.Value(visitKey{}).(*visit)
 	return v
 }
 
-// end reports whether this is the first end of the call started in ctx.
+// end reports whether this is the first end of the call started in ctx. An agent's runnable
+// keeps no call (see hub.OnStart): its end finds the call of its agent (or of the visit's
+// container) nearest, and gets a call of its own, once per runnable run.
 func end(ctx context.Context, info *callbacks.RunInfo) (*call, bool) {
-	c := callOf(ctx, info)
-	if c == nil || !c.ended.CompareAndSwap(false, true) {
+	c, _ := ctx.Value(callKey{}).(*call)
+	switch {
+	case c == nil:
+		return nil, false
+	case c.info != info:
+		if v := c.scope; v != nil && v.endRunnable(info) {
+			return &call{info: info, v: v, scope: v}, true
+		}
+		return nil, false
+	case !c.ended.CompareAndSwap(false, true):
 		return nil, false
 	}
 	return c, true
@@ -190,6 +192,13 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		known = v.path
 	}
 	at := placeOf(ctx, known)
+	if v != nil && at.runnable && at.agent() == v.agent && isRunnable(info) {
+		// The agent's own work: no call in the context, one layer fewer for every lookup eino
+		// makes inside it. Its end is told by its RunInfo (see end).
+		v.outputs.wait()
+		v.rec.runnableStarted(v, info)
+		return ctx
+	}
 	c := newCall(info, v, at.toolCallID)
 	c.scope = v
 	switch {
@@ -243,14 +252,21 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 			v.rec.holdTool(c, info.Name, ti.ArgumentsInJSON)
 		}
 		return c
-	case at.runnable && at.agent() == v.agent:
-		v.outputs.wait()
-		v.rec.runnableStarted(v)
 	default:
 		return ctx
 	}
 	c.Context = ctx
 	return c
+}
+
+// isRunnable reports whether info is a compose runnable's (not an agent's, a model's, a tool's
+// or a host specialist's), as an agent's own work is.
+func isRunnable(info *callbacks.RunInfo) bool {
+	switch info.Component {
+	case adk.ComponentOfAgent, components.ComponentOfChatModel, components.ComponentOfTool:
+		return false
+	}
+	return !isSpecialist(info)
 }
 
 // OnStartWithStreamInput handles a component started on a stream: in streaming runs, that is how

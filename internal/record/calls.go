@@ -178,7 +178,6 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 	}
 	mc.Name = v.model
 	if in != nil {
-		mc.Input = v.inputs.convert(in.Messages)
 		if len(in.Tools) > 0 {
 			mc.Tools = make([]string, 0, len(in.Tools))
 		}
@@ -189,8 +188,22 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 		}
 		r.tree.modelCall(v.agent, in.Messages, mc.Tools)
 		r.putAgents()
+		keep := v.inputs.extends(in.Messages)
+		if keep > 0 && v.inputs.seq > 0 {
+			// The common case: the conversation so far and what the agent added to it.
+			mc.Input = v.inputs.added(in.Messages[keep:])
+			e := traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc}
+			if r.out.emitExtending(&e, v.inputs.seq, keep) {
+				v.inputs.recorded(in.Messages, e.Seq)
+				return id, clockOf(now)
+			}
+		}
+		mc.Input = v.inputs.convert(in.Messages, keep)
 	}
 	r.out.emit(&traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc})
+	if in != nil && r.out.rec != nil {
+		v.inputs.seq = r.out.lastSeq // 0 when it waits parked
+	}
 	return id, clockOf(now)
 }
 

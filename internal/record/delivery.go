@@ -143,6 +143,27 @@ func (d *delivery) emit(e *traces.Event) {
 	d.deliver(e)
 }
 
+// emitExtending is emit for a model.started whose input is the first keep messages of event
+// from's followed by e.Model.Input (see traces.Recording.RecordExtending), and reports whether it
+// was recorded so: only into a traces.Recording, at once (neither parked nor after a promised
+// ending, which keep or compare whole events). Else the caller emits the input whole.
+func (d *delivery) emitExtending(e *traces.Event, from int64, keep int) bool {
+	if d.rec == nil || len(d.parked) > 0 || d.promised != nil {
+		return false
+	}
+	if e.Time.IsZero() {
+		e.Time = d.stamp
+	}
+	if !d.rec.RecordExtending(e, from, keep) {
+		return false
+	}
+	if e.Agent != "" {
+		d.lastAgent, d.lastPath = e.Agent, e.RunPath
+	}
+	d.lastSeq = e.Seq
+	return true
+}
+
 // deliver hands e to the sink. While an ending is promised, an event that is the next of its
 // tail (the drain of a copy of events recording what the tail foresaw) keeps the rest of it
 // promised; any other means the run went on.

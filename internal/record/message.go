@@ -1,6 +1,7 @@
 package record
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/cloudwego/eino/schema"
@@ -108,16 +109,28 @@ func (s *streamedMessage) message() *schema.Message {
 // input is the previous one plus the latest reply and tool results: the converted prefix is then
 // shared, not copied again, which keeps recording a long conversation linear rather than
 // quadratic. Recorded events never change, so sharing their messages is safe.
+//
+// Into a traces.Recording, an input that extends the last one is handed as only what it adds
+// (see added and traces.Recording.RecordExtending), converted into arrays reused from call to
+// call: the recording keeps none of it, and no array of the whole conversation is built.
 type inputCache struct {
-	last      []*schema.Message // the latest input
-	converted []traces.Message  // its trace form, with room to grow
+	last []*schema.Message // the latest input
+	// converted is its trace form, with room to grow; nil when it was recorded as an extension.
+	converted []traces.Message
+	seq       int64 // the event that recorded it in a traces.Recording, or 0
+	// addedMsgs and addedCalls hold what added converted last, reused by the next call.
+	addedMsgs  []traces.Message
+	addedCalls []traces.ToolCallSpec
 }
 
-// convert returns in's trace form, sharing what it has of an input in extends.
-func (c *inputCache) convert(in []*schema.Message) []traces.Message {
+// extends returns how many messages of the latest input in begins with (they are the same,
+// pointers or messages alike), or 0 when it does not extend it.
+func (c *inputCache) extends(in []*schema.Message) int {
 	from := len(c.last)
-	shared := from <= len(in)
-	for i := 0; shared && i < from; i++ {
+	if from > len(in) {
+		return 0
+	}
+	for i := 0; i < from; i++ {
 		if samePointers(in[i:from], c.last[i:from]) {
 			break
 		}
@@ -125,17 +138,60 @@ func (c *inputCache) convert(in []*schema.Message) []traces.Message {
 			i++
 		}
 		// A message eino rebuilt for this call (the system prompt) may still be the same.
-		shared = sameMessage(in[i], c.last[i])
+		if !sameMessage(in[i], c.last[i]) {
+			return 0
+		}
 	}
-	if !shared {
+	return from
+}
+
+// convert returns in's trace form, sharing what it has of an input in extends (from, as
+// extends returns it).
+func (c *inputCache) convert(in []*schema.Message, from int) []traces.Message {
+	if from == 0 || len(c.converted) != from {
 		c.converted, from = nil, 0 // earlier inputs keep the old slice: recorded events share it
 	}
 	c.converted = grow.Doubling(c.converted, len(in)-from)
 	for _, m := range in[from:] {
 		c.converted = append(c.converted, traceMessage(m))
 	}
-	c.last = in
+	c.last, c.seq = in, 0
 	return c.converted[:len(c.converted):len(c.converted)]
+}
+
+// added returns the trace form of ms, the messages an input adds to the latest, in arrays the
+// next call reuses.
+func (c *inputCache) added(ms []*schema.Message) []traces.Message {
+	calls := 0
+	for _, m := range ms {
+		if m != nil {
+			calls += len(m.ToolCalls)
+		}
+	}
+	c.addedMsgs = slices.Grow(c.addedMsgs[:0], len(ms))
+	c.addedCalls = slices.Grow(c.addedCalls[:0], calls)
+	for _, m := range ms {
+		out := traces.Message{}
+		if m != nil {
+			out = traces.Message{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
+			if len(m.ToolCalls) > 0 {
+				start := len(c.addedCalls)
+				for _, tc := range m.ToolCalls {
+					c.addedCalls = append(c.addedCalls, traces.ToolCallSpec{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+				}
+				out.ToolCalls = c.addedCalls[start:len(c.addedCalls):len(c.addedCalls)]
+			}
+		}
+		c.addedMsgs = append(c.addedMsgs, out)
+	}
+	return c.addedMsgs
+}
+
+// recorded notes in, recorded by the event numbered seq as an extension of the latest input.
+func (c *inputCache) recorded(in []*schema.Message, seq int64) {
+	c.last, c.converted, c.seq = in, nil, seq
+	clear(c.addedMsgs) // lets go of the app's strings
+	clear(c.addedCalls)
 }
 
 // samePointers reports whether a and b, of the same length, hold the same pointers, comparing

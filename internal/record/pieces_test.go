@@ -13,23 +13,24 @@ import (
 // leaving the earlier conversions as they were.
 func TestInputCacheSharesWhatAnInputExtends(t *testing.T) {
 	var c inputCache
+	convert := func(in []*schema.Message) []traces.Message { return c.convert(in, c.extends(in)) }
 	sys, user, reply := schema.SystemMessage("be brief"), schema.UserMessage("hi"), schema.AssistantMessage("hello", nil)
 	in := []*schema.Message{sys, user, reply}
-	first := c.convert(in)
+	first := convert(in)
 	in = append(in, schema.UserMessage("and?"))
-	second := c.convert(in) // grows the array, room to spare
+	second := convert(in) // grows the array, room to spare
 	in = append(in, schema.UserMessage("so?"))
-	third := c.convert(in)
+	third := convert(in)
 	if len(third) != 5 || &third[0] != &second[0] || third[4].Content != "so?" {
 		t.Errorf("an extended input = %+v, want the four before shared and one more", third)
 	}
 	// eino rebuilds the system prompt for each call: an equal message still extends.
 	rebuilt := append([]*schema.Message{schema.SystemMessage("be brief")}, in[1:]...)
-	again := c.convert(append(rebuilt, schema.UserMessage("ok")))
+	again := convert(append(rebuilt, schema.UserMessage("ok")))
 	if len(again) != 6 || &again[0] != &second[0] {
 		t.Errorf("an input with a rebuilt, equal system prompt did not share: %+v", again)
 	}
-	other := c.convert([]*schema.Message{schema.UserMessage("something else")})
+	other := convert([]*schema.Message{schema.UserMessage("something else")})
 	if len(other) != 1 || other[0].Content != "something else" || first[1].Content != "hi" || len(second) != 4 {
 		t.Errorf("an unrelated input = %+v (earlier ones now %+v, %+v), want a fresh conversion", other, first, second)
 	}

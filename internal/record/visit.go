@@ -60,6 +60,9 @@ type visit struct {
 	// first agent's work at teamDone, and its own events only with the wrapper's, after the team.
 	runnable, runnableEnded, ownDone bool
 	holds, teamDone                  bool
+	// runnables are its runnables started and not ended, by eino's RunInfo: a runnable keeps no
+	// call in the context (see hub.OnStart), so its end is told by its RunInfo here.
+	runnables []*callbacks.RunInfo
 	// workDone is closed when its first agent's work is over (all of it, unless it holds a team);
 	// settled when, besides, its own events and the visits it ran are; finished when its end is
 	// recorded, which waits for its transfers' outcomes (held counts them).
@@ -268,12 +271,31 @@ func (r *Recorder) isFinished() bool {
 	}
 }
 
-// runnableStarted notes that v's work runs in a compose runnable, whose end is the end of it.
-func (r *Recorder) runnableStarted(v *visit) {
+// runnableStarted notes that v's work runs in a compose runnable, info's, whose end is the end
+// of it, and reports false when that runnable is already running: the second firing of a
+// callback that fires twice (see call).
+func (r *Recorder) runnableStarted(v *visit, info *callbacks.RunInfo) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if slices.Contains(v.runnables, info) {
+		return false
+	}
 	r.commit(v)
 	v.runnable = true
+	v.runnables = append(v.runnables, info)
+	return true
+}
+
+// endRunnable reports whether info is one of v's runnables running, and notes that it ended.
+func (v *visit) endRunnable(info *callbacks.RunInfo) bool {
+	v.rec.mu.Lock()
+	defer v.rec.mu.Unlock()
+	i := slices.Index(v.runnables, info)
+	if i < 0 {
+		return false
+	}
+	v.runnables = slices.Delete(v.runnables, i, i+1)
+	return true
 }
 
 // runnableEnded records the end of v's own work, failed when err is not an interrupt.
