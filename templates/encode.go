@@ -46,7 +46,7 @@ func EncodeFindings(ctx context.Context, findings []lint.Finding) ([]byte, error
 
 // EncodeStory is the StoryTarget fragment of s, encoded as JSON.
 func EncodeStory(ctx context.Context, s story.Story) ([]byte, error) {
-	return encode(ctx, StoryTarget, runStory(s))
+	return encode(ctx, StoryTarget, runStory(s, PageStoryTurns))
 }
 
 // EncodeSequence is Sequence encoded as JSON.

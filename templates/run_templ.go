@@ -315,7 +315,7 @@ func RunView(v web.View, opts PageOptions) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = runStory(opts.Story).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = runStory(opts.Story, PageStoryTurns).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
