@@ -54,6 +54,10 @@ func EncodeSequence(ctx context.Context, s web.Sequence) ([]byte, error) {
 	return encode(ctx, SequenceTarget, sequenceData(s))
 }
 
+// SequenceHTML is the #seq-data element of s, whole, as a run page whose SequenceSrc was set
+// fetches it.
+func SequenceHTML(s web.Sequence) templ.Component { return sequenceData(s) }
+
 // EncodeRow returns the HTML of r's timeline row as the content of a JSON string, without its
 // quotes: AppendRows puts rows so encoded, side by side, in the html of the RowsTarget fragment.
 func EncodeRow(ctx context.Context, r web.Row) ([]byte, error) {
