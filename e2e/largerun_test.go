@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"flag"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +15,8 @@ import (
 )
 
 // TestLargeRunSequenceOnDemand: the page of a finished run of 25,000 events comes without the
-// Sequence view's data; opening the Sequence tab fetches it and draws the run's transfers.
+// Sequence view's data; opening the Sequence tab fetches it and draws the run's transfers. The
+// supervisor's summary charts its ~2,500 model calls in at most 40 bars, saying so.
 func TestLargeRunSequenceOnDemand(t *testing.T) {
 	t.Parallel()
 	b := startBatonWith(t, nil, func(c *server.Config) { c.MaxIngestBody = 64 << 20 })
@@ -27,6 +29,21 @@ func TestLargeRunSequenceOnDemand(t *testing.T) {
 	tb.click(t, "[data-testid=view-sequence]")
 	tb.waitFor(t, "the fetched sequence view drawing transfer arrows",
 		`!document.querySelector('[data-testid=seq-data-deferred]') && document.querySelectorAll('[data-testid=sequence] [data-testid=seq-arrow][data-kind=transfer]').length > 0`)
+
+	tb.click(t, "[data-testid=view-tree]")
+	tb.click(t, `[data-testid="node-supervisor"]`)
+	tb.waitFor(t, "the supervisor's summary with its prompt chart",
+		`document.querySelector('[data-testid=agent-summary][data-agent=supervisor] [data-testid=prompt-chart] rect[data-origin]') !== null`)
+	chart := evalJS[struct {
+		Bars, Labels, Last int
+		Per               string
+	}](t, tb, `(() => { const c = document.querySelector('[data-testid=agent-summary] [data-testid=prompt-chart]');
+	  const bars = Array.from(c.querySelectorAll('g.bar'));
+	  return {bars: bars.length, labels: c.querySelectorAll('g.bar text').length, last: Number(bars[bars.length-1].dataset.last),
+	    per: c.querySelector('[data-testid=prompt-chart-per]')?.textContent || ''}; })()`)
+	if chart.Bars == 0 || chart.Bars > 40 || chart.Labels > 10 || chart.Last < 1000 || !strings.Contains(chart.Per, "to a bar") {
+		t.Errorf("the supervisor's prompt chart: %+v; want at most 40 bars and 10 labels for its %d calls, said so", chart, chart.Last)
+	}
 }
 
 var measureLarge = flag.Bool("measure-large", false, "run TestMeasureLargeRunPage: the page of imported runs of 100k and 1M events (minutes)")
