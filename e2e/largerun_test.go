@@ -36,7 +36,7 @@ func TestLargeRunSequenceOnDemand(t *testing.T) {
 		`document.querySelector('[data-testid=agent-summary][data-agent=supervisor] [data-testid=prompt-chart] rect[data-origin]') !== null`)
 	chart := evalJS[struct {
 		Bars, Labels, Last int
-		Per               string
+		Per                string
 	}](t, tb, `(() => { const c = document.querySelector('[data-testid=agent-summary] [data-testid=prompt-chart]');
 	  const bars = Array.from(c.querySelectorAll('g.bar'));
 	  return {bars: bars.length, labels: c.querySelectorAll('g.bar text').length, last: Number(bars[bars.length-1].dataset.last),
