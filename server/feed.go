@@ -289,6 +289,13 @@ func (f *feed) page(rows int) web.View {
 	return f.view.Page(rows)
 }
 
+// sequence returns the run's sequence view, whole, as it stands.
+func (f *feed) sequence() web.Sequence {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.view.Sequence(0, f.view.Seq())
+}
+
 // events returns the next message of an events viewer that joined after event since and has
 // every event up to seq after: a JSON array of the events after it, as many as fit in maxFrame,
 // with the seq of its last event (nil when there is none yet). over is set once the run has

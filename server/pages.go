@@ -23,6 +23,7 @@ func (s *Server) pageRoutes(e *echo.Echo) {
 	e.GET("/runs/:id", s.runPage)
 	e.GET(inspectorRoute, s.inspector)
 	e.GET(travelRoute, s.travelStep)
+	e.GET(sequenceRoute, s.sequenceData)
 	e.GET(rowsRoute, s.rows)
 	e.GET(reportRoute, s.report)
 	e.GET("/compare", s.comparePage)
@@ -86,7 +87,32 @@ func (s *Server) runPage(c echo.Context) error {
 	d := f.digest()
 	opts.Findings, opts.Story = d.findings, d.story
 	s.feeds.release(f)
+	if v.Sequence.Head > deferSequenceOver && v.Stats.Status.Ended() {
+		opts.SequenceSrc = "/runs/" + rec.ID() + "/sequence"
+	}
 	return render(c, http.StatusOK, templates.RunView(v, opts))
+}
+
+// deferSequenceOver is the number of events past which the page of a finished run leaves the
+// Sequence and Waterfall views' data (about 35 bytes an event) for its script to fetch from
+// sequenceRoute when one of them is first shown: most visits never open them, and a page must
+// open fast at any size. A run going on carries it, as live deltas extend it.
+const deferSequenceOver = 20_000
+
+// sequenceRoute serves the #seq-data element of a run as it stands, whole (see
+// deferSequenceOver).
+const sequenceRoute = "/runs/:id/sequence"
+
+// sequenceData serves GET /runs/:id/sequence.
+func (s *Server) sequenceData(c echo.Context) error {
+	rec, err := s.broker.Get(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	f := s.feeds.acquire(rec)
+	seq := f.sequence()
+	s.feeds.release(f)
+	return render(c, http.StatusOK, templates.SequenceHTML(seq))
 }
 
 // conversation returns the id of run's conversation and its runs, oldest first: the runs of

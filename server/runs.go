@@ -252,15 +252,18 @@ func (s *Server) getTrace(c echo.Context) error {
 		}
 	}
 	tr := rec.Snapshot()
-	data, err := traces.Marshal(tr)
-	if err != nil {
-		return fmt.Errorf("get trace of run %s: %w", tr.Run.ID, err)
-	}
 	if download {
 		c.Response().Header().Set(echo.HeaderContentDisposition,
 			fmt.Sprintf("attachment; filename=%q", "baton-"+fileSafe(tr.Run.Flow)+"-"+fileSafe(tr.Run.ID)+".json"))
 	}
-	return c.JSONBlob(http.StatusOK, data)
+	// Written as it is made: a million-event trace is some 250 MB of text, which need never be
+	// whole in memory. An error past the first block can only cut the body short.
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	c.Response().WriteHeader(http.StatusOK)
+	if err := traces.Encode(c.Response(), tr); err != nil {
+		return fmt.Errorf("get trace of run %s: %w", tr.Run.ID, err)
+	}
+	return nil
 }
 
 var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)

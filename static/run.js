@@ -302,6 +302,8 @@ export function initRun() {
     rowsEl().scrollTop = rowsEl().scrollHeight;
   }
   initGraph();
+  // Registered before initSequence shows the view the page was left on.
+  document.addEventListener("baton:view", (ev) => { if (ev.detail !== "tree") loadSequence(); });
   initSequence();
   initWaterfall(onSequence, sequenceState);
   initLayout();
@@ -351,5 +353,27 @@ export function initRun() {
   if (!isFinal(S.status) || mayResume()) {
     runClock(() => isFinal(S.status), mayResume);
     S.resumeNow = follow(S.runId, () => S.seq, () => isFinal(S.status), mayResume, applyMessage);
+  }
+}
+
+// loadSequence fetches, once, the Sequence and Waterfall views' data that the page of a large
+// finished run leaves out (its #seq-data names where: templates.PageOptions.SequenceSrc) and puts
+// it in place, where sequence.js takes it in as it lands. A step in time that brought whole data
+// first leaves nothing to fetch.
+async function loadSequence() {
+  const slot = document.getElementById("seq-data");
+  const src = slot && slot.dataset.src;
+  if (!src || slot.dataset.loading) return;
+  slot.dataset.loading = "1";
+  try {
+    const res = await fetch(withToken(src), { headers: { "Accept": "text/html" } });
+    if (!res.ok) throw new Error("the sequence data: " + res.status + " " + (await res.text()).slice(0, 200));
+    const tpl = document.createElement("template");
+    tpl.innerHTML = (await res.text()).trim();
+    const now = document.getElementById("seq-data");
+    if (now === slot && tpl.content.firstElementChild) slot.replaceWith(tpl.content.firstElementChild);
+  } catch (e) {
+    delete slot.dataset.loading; // the next showing of the view tries again
+    showError(e.message || String(e));
   }
 }

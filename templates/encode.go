@@ -46,13 +46,17 @@ func EncodeFindings(ctx context.Context, findings []lint.Finding) ([]byte, error
 
 // EncodeStory is the StoryTarget fragment of s, encoded as JSON.
 func EncodeStory(ctx context.Context, s story.Story) ([]byte, error) {
-	return encode(ctx, StoryTarget, runStory(s))
+	return encode(ctx, StoryTarget, runStory(s, PageStoryTurns))
 }
 
 // EncodeSequence is Sequence encoded as JSON.
 func EncodeSequence(ctx context.Context, s web.Sequence) ([]byte, error) {
 	return encode(ctx, SequenceTarget, sequenceData(s))
 }
+
+// SequenceHTML is the #seq-data element of s, whole, as a run page whose SequenceSrc was set
+// fetches it.
+func SequenceHTML(s web.Sequence) templ.Component { return sequenceData(s) }
 
 // EncodeRow returns the HTML of r's timeline row as the content of a JSON string, without its
 // quotes: AppendRows puts rows so encoded, side by side, in the html of the RowsTarget fragment.

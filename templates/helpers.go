@@ -57,6 +57,10 @@ type PageOptions struct {
 	Breakpoints []string
 	// Prices price the run's model calls; nil shows no money.
 	Prices prices.Table
+	// SequenceSrc, when set, is where the page's script fetches the Sequence and Waterfall
+	// views' data when one of them is first shown, rather than the page carrying it: a
+	// finished run of a million events has some 35 MB of it.
+	SequenceSrc string
 }
 
 // Travel places a run page at one event of its run.

@@ -160,7 +160,7 @@ func reportPage(r web.Report, st story.Story, packs []pack, assets reportAssets)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = agentsPanel(r.View.Graph, nil, true).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = agentsPanel(r.View.Graph, nil, true, "").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -168,7 +168,7 @@ func reportPage(r web.Report, st story.Story, packs []pack, assets reportAssets)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = runStory(st).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = runStory(st, 0).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strconv"
@@ -28,6 +29,42 @@ type envelope struct {
 // compact form (see EventEncoder), ending in a newline. The same trace always gives the same
 // bytes.
 func Marshal(t Trace) ([]byte, error) {
+	// Written into blocks joined once at the end: one growing buffer would copy the whole file
+	// at each growth.
+	var blocks [][]byte
+	if err := encodeTrace(t, func(b []byte) []byte {
+		blocks = append(blocks, b)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return slices.Concat(blocks...), nil
+}
+
+// Encode writes t to w as Marshal makes it, a block of about a megabyte at a time: a trace of a
+// million events is never whole in memory as text.
+func Encode(w io.Writer, t Trace) error {
+	var werr error
+	err := encodeTrace(t, func(b []byte) []byte {
+		if werr == nil {
+			_, werr = w.Write(b)
+		}
+		return b[:0]
+	})
+	if err != nil {
+		return err
+	}
+	if werr != nil {
+		return fmt.Errorf("write trace %s: %w", t.Run.ID, werr)
+	}
+	return nil
+}
+
+const encodeBlock = 1 << 20
+
+// encodeTrace makes t's file in blocks of about encodeBlock bytes, handing each to flush, which
+// returns the empty block to write the next into, or nil for a new one.
+func encodeTrace(t Trace, flush func([]byte) []byte) error {
 	env := envelope{Format: FormatName, Version: FormatVersion, Run: t.Run, Agents: t.Agents}
 	if env.Agents == nil {
 		env.Agents = []Agent{}
@@ -37,34 +74,33 @@ func Marshal(t Trace) ([]byte, error) {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // keep < > & readable: a trace is data, not a page
 	if err := enc.Encode(env); err != nil {
-		return nil, fmt.Errorf("marshal trace %s: %w", t.Run.ID, err)
+		return fmt.Errorf("marshal trace %s: %w", t.Run.ID, err)
 	}
-	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n}\n"))
+	cur := append(make([]byte, 0, encodeBlock), bytes.TrimSuffix(buf.Bytes(), []byte("\n}\n"))...)
 	if len(t.Events) == 0 {
-		return append(out, ",\n  \"events\": []\n}\n"...), nil
+		flush(append(cur, ",\n  \"events\": []\n}\n"...))
+		return nil
 	}
-	out = append(out, ",\n  \"events\": [\n"...)
-	// Write into blocks and join them once at the end: one growing buffer would copy the whole
-	// file at each growth.
-	const block = 1 << 20
-	var blocks [][]byte
-	cur := make([]byte, 0, block)
+	cur = append(cur, ",\n  \"events\": [\n"...)
 	var events EventEncoder
 	for i, e := range t.Events {
-		if len(cur) > block-block/8 {
-			blocks, cur = append(blocks, cur), make([]byte, 0, block)
+		if len(cur) > encodeBlock-encodeBlock/8 {
+			if cur = flush(cur); cur == nil {
+				cur = make([]byte, 0, encodeBlock)
+			}
 		}
 		var err error
 		cur = append(cur, "    "...)
 		if cur, err = events.AppendEvent(cur, e); err != nil {
-			return nil, fmt.Errorf("marshal trace %s: %w", t.Run.ID, err)
+			return fmt.Errorf("marshal trace %s: %w", t.Run.ID, err)
 		}
 		if i < len(t.Events)-1 {
 			cur = append(cur, ',')
 		}
 		cur = append(cur, '\n')
 	}
-	return slices.Concat(append(append([][]byte{out}, blocks...), cur, []byte("  ]\n}\n"))...), nil
+	flush(append(cur, "  ]\n}\n"...))
+	return nil
 }
 
 // Unmarshal reads a trace file of any supported version and checks it, in one pass: every

@@ -162,15 +162,22 @@ type PromptChart struct {
 	Max           int     // the largest prompt, in Estimator tokens
 	Bars          []ChartBar
 	Visits        []ChartMark
+	// Calls is the number of model calls charted; Per, when over 1, the calls each bar stands
+	// for: past chartMaxBars calls, each bar is a run of consecutive calls, drawn as the largest
+	// prompt among them.
+	Calls, Per int
 }
 
-// ChartBar is one model call's bar.
+// ChartBar is one model call's bar, or, when the chart aggregates, the bar of calls First to
+// Last (numbered from 1 for the agent's first), drawn as the largest of them (its Seq and Segs).
 type ChartBar struct {
-	X, W  float64
-	Seq   int64
-	Label string // the call's number, 1 for the agent's first
-	Total int
-	Segs  []ChartSeg
+	X, W        float64
+	Seq         int64
+	Label       string // the call's number, or "First–Last"; empty when the row has no room for it
+	Total       int
+	Segs        []ChartSeg
+	First, Last int
+	Mean        int // the calls' mean prompt, in Estimator tokens
 }
 
 // ChartSeg is one origin's part of a bar.
@@ -194,22 +201,46 @@ const (
 	chartTop    = 14
 	chartBottom = 130
 	chartMaxBar = 34
+	// chartMaxBars is the most bars a chart draws: past it (an agent of 960 calls) each bar
+	// stands for a run of consecutive calls, so that bars stay wide enough to see and to point at.
+	chartMaxBars = 40
+	// chartMaxLabels is the most call numbers written under the bars.
+	chartMaxLabels = 10
 )
 
 func newPromptChart(calls []PromptCall) PromptChart {
-	ch := PromptChart{Width: chartWidth, Height: chartHeight, Top: chartTop, Bottom: chartBottom}
+	ch := PromptChart{Width: chartWidth, Height: chartHeight, Top: chartTop, Bottom: chartBottom, Calls: len(calls), Per: 1}
 	for _, c := range calls {
 		ch.Max = max(ch.Max, c.Estimate)
 	}
 	if len(calls) == 0 || ch.Max == 0 {
 		return ch
 	}
-	slot := (chartWidth - chartLeft) / float64(len(calls))
+	ch.Per = (len(calls) + chartMaxBars - 1) / chartMaxBars
+	bars := (len(calls) + ch.Per - 1) / ch.Per
+	labelEvery := (bars + chartMaxLabels - 1) / chartMaxLabels
+	slot := (chartWidth - chartLeft) / float64(bars)
 	w := min(chartMaxBar, slot*0.7)
 	scale := (chartBottom - chartTop) / float64(ch.Max)
-	for k, c := range calls {
+	for k := range bars {
+		group := calls[k*ch.Per : min(len(calls), (k+1)*ch.Per)]
+		top, sum := 0, 0
+		for i, c := range group {
+			sum += c.Estimate
+			if c.Estimate > group[top].Estimate {
+				top = i
+			}
+		}
+		c := group[top]
+		first, last := k*ch.Per+1, k*ch.Per+len(group)
 		x := chartLeft + slot*float64(k) + (slot-w)/2
-		bar := ChartBar{X: x, W: w, Seq: c.Seq, Label: fmt.Sprint(k + 1), Total: c.Estimate}
+		bar := ChartBar{X: x, W: w, Seq: c.Seq, Total: c.Estimate, First: first, Last: last, Mean: sum / len(group)}
+		if k%labelEvery == 0 {
+			bar.Label = fmt.Sprint(first)
+			if last > first {
+				bar.Label += "–" + fmt.Sprint(last)
+			}
+		}
 		y := float64(chartBottom)
 		for _, o := range c.ByOrigin {
 			h := float64(o.Tokens) * scale
@@ -217,9 +248,12 @@ func newPromptChart(calls []PromptCall) PromptChart {
 			bar.Segs = append(bar.Segs, ChartSeg{Origin: o.Origin, Y: y, H: h, Tokens: o.Tokens})
 		}
 		ch.Bars = append(ch.Bars, bar)
-		if k > 0 && c.Visit != calls[k-1].Visit {
-			ch.Visits = append(ch.Visits, ChartMark{X: chartLeft + slot*float64(k), Visit: c.Visit})
+		if v := group[len(group)-1].Visit; k > 0 && v != calls[k*ch.Per-1].Visit { // a visit begins in the bar
+			ch.Visits = append(ch.Visits, ChartMark{X: chartLeft + slot*float64(k), Visit: v})
 		}
+	}
+	if len(ch.Visits) > chartMaxLabels { // a line per visit would hide the bars: none
+		ch.Visits = nil
 	}
 	return ch
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -84,5 +85,48 @@ func TestReportSummariesAreEachAgents(t *testing.T) {
 				t.Errorf("%s: the report's summary of %s differs from its inspector's:\n%+v\n%+v", flow, want.Name, got, want)
 			}
 		}
+	}
+}
+
+// TestPromptChartAggregates: an agent of some 960 model calls gets at most 40 bars, each standing
+// for the same number of consecutive calls (every call in exactly one), drawn as the largest
+// prompt among them and pointing at that call, with at most 10 call numbers written under them.
+func TestPromptChartAggregates(t *testing.T) {
+	tr := webtest.Large(15_400)
+	s, err := web.NewAgentSummary(tr, "supervisor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := s.Chart
+	if len(s.Calls) < 900 || ch.Calls != len(s.Calls) {
+		t.Fatalf("%d calls, chart of %d: want the supervisor's ~960", len(s.Calls), ch.Calls)
+	}
+	if per := (len(s.Calls) + 39) / 40; ch.Per != per || len(ch.Bars) > 40 || len(ch.Bars) != (len(s.Calls)+per-1)/per {
+		t.Fatalf("%d bars of %d calls each, for %d calls; want at most 40 of %d", len(ch.Bars), ch.Per, len(s.Calls), per)
+	}
+	labels, next := 0, 1
+	for k, b := range ch.Bars {
+		if b.First != next || b.Last < b.First || b.Last-b.First+1 > ch.Per {
+			t.Fatalf("bar %d covers calls %d-%d, want from %d, at most %d", k, b.First, b.Last, next, ch.Per)
+		}
+		next = b.Last + 1
+		top := s.Calls[b.First-1]
+		for _, c := range s.Calls[b.First-1 : b.Last] {
+			if c.Estimate > top.Estimate {
+				top = c
+			}
+		}
+		if b.Total != top.Estimate || b.Seq != top.Seq {
+			t.Errorf("bar %d: %d tokens at #%d, want its largest call's %d at #%d", k, b.Total, b.Seq, top.Estimate, top.Seq)
+		}
+		if b.Label != "" {
+			labels++
+		}
+	}
+	if next != len(s.Calls)+1 {
+		t.Errorf("the bars end at call %d of %d", next-1, len(s.Calls))
+	}
+	if labels == 0 || labels > 10 {
+		t.Errorf("%d call numbers under %d bars, want 1 to 10", labels, len(ch.Bars))
 	}
 }

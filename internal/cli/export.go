@@ -55,12 +55,7 @@ func exportRun(id, db, out string, p prices.Table, html bool, stdout io.Writer) 
 	if out != "" {
 		return traces.WriteFile(out, tr)
 	}
-	data, err := traces.Marshal(tr)
-	if err != nil {
-		return err
-	}
-	_, err = stdout.Write(data)
-	return err
+	return traces.Encode(stdout, tr)
 }
 
 // writeReport writes tr's HTML report, its model calls priced by p, to the file out, or to stdout

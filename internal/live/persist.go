@@ -234,11 +234,12 @@ func (b *Broker) Close(ctx context.Context) error {
 func (b *Broker) Import(tr traces.Trace) (*traces.Recording, error) {
 	tr, _ = traces.EndImported(tr)
 	rec := traces.NewRecordingOf(tr)
-	err := b.Add(rec)
+	held := func() traces.Trace { t := tr; t.Run = rec.Run(); return t } // the recording's own
+	err := b.add(rec, held)
 	for try := 0; traces.ErrorCode(err) == traces.CodeConflict && try < 5; try++ {
 		tr.Run.ID = traces.NewRunID()
 		rec = traces.NewRecordingOf(tr)
-		err = b.Add(rec)
+		err = b.add(rec, held)
 	}
 	if err != nil {
 		return nil, err

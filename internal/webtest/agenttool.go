@@ -75,9 +75,25 @@ func Wide(n int) traces.Trace {
 // Big builds a running supervisor-shaped trace of at least n events: the supervisor hands work
 // to research_agent and math_agent over and over.
 func Big(n int) traces.Trace {
+	return big(n, false)
+}
+
+// Large is Big whose run path starts again at each turn of the supervisor (as each turn of a
+// conversation does), where Big's grows with every transfer, as one eino run's does: at a
+// million events that path would name some 200,000 agents in each event. Large is the shape
+// of the large-run benchmarks (BenchmarkLargeRun in server): several agents, transfers chosen by
+// the model and deterministic ones, model and tool calls, session writes.
+func Large(n int) traces.Trace {
+	return big(n, true)
+}
+
+func big(n int, turns bool) traces.Trace {
 	b := New("r-big", "supervisor", supInput, SupervisorAgents()...)
 	user := Msg("user", supInput)
 	for i := 0; len(b.Trace.Events) < n; i++ {
+		if turns {
+			b.path = b.path[:0]
+		}
 		target := []string{"research_agent", "math_agent"}[i%2]
 		b.supervisorTurn([]traces.Message{user}, []traces.Message{user}, target, fmt.Sprintf("call_%d", i))
 		b.Start(target, "transfer", user, Said("supervisor", fmt.Sprintf("turn %d", i)))

@@ -1,0 +1,77 @@
+package e2e_test
+
+import (
+	"flag"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/baton-dev/baton/internal/webtest"
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
+)
+
+// TestLargeRunSequenceOnDemand: the page of a finished run of 25,000 events comes without the
+// Sequence view's data; opening the Sequence tab fetches it and draws the run's transfers. The
+// supervisor's summary charts its ~2,500 model calls in at most 40 bars, saying so.
+func TestLargeRunSequenceOnDemand(t *testing.T) {
+	t.Parallel()
+	b := startBatonWith(t, nil, func(c *server.Config) { c.MaxIngestBody = 64 << 20 })
+	id := importTrace(t, b, webtest.Large(25_000))
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+id)
+	if n := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=seq-data-deferred]').length`); n != 1 {
+		t.Fatalf("the page holds the sequence data itself (%d deferred slots)", n)
+	}
+	tb.click(t, "[data-testid=view-sequence]")
+	tb.waitFor(t, "the fetched sequence view drawing transfer arrows",
+		`!document.querySelector('[data-testid=seq-data-deferred]') && document.querySelectorAll('[data-testid=sequence] [data-testid=seq-arrow][data-kind=transfer]').length > 0`)
+
+	tb.click(t, "[data-testid=view-tree]")
+	tb.click(t, `[data-testid="node-supervisor"]`)
+	tb.waitFor(t, "the supervisor's summary with its prompt chart",
+		`document.querySelector('[data-testid=agent-summary][data-agent=supervisor] [data-testid=prompt-chart] rect[data-origin]') !== null`)
+	chart := evalJS[struct {
+		Bars, Labels, Last int
+		Per                string
+	}](t, tb, `(() => { const c = document.querySelector('[data-testid=agent-summary] [data-testid=prompt-chart]');
+	  const bars = Array.from(c.querySelectorAll('g.bar'));
+	  return {bars: bars.length, labels: c.querySelectorAll('g.bar text').length, last: Number(bars[bars.length-1].dataset.last),
+	    per: c.querySelector('[data-testid=prompt-chart-per]')?.textContent || ''}; })()`)
+	if chart.Bars == 0 || chart.Bars > 40 || chart.Labels > 10 || chart.Last < 1000 || !strings.Contains(chart.Per, "to a bar") {
+		t.Errorf("the supervisor's prompt chart: %+v; want at most 40 bars and 10 labels for its %d calls, said so", chart, chart.Last)
+	}
+}
+
+var measureLarge = flag.Bool("measure-large", false, "run TestMeasureLargeRunPage: the page of imported runs of 100k and 1M events (minutes)")
+
+// TestMeasureLargeRunPage measures, in headless Chromium, a run page of webtest.Large runs of
+// 100,000 and 1,000,000 events, imported: from navigation until interactive (script run, newest
+// row present), 3 loads each.
+//
+//	go test ./e2e -run TestMeasureLargeRunPage -measure-large -v
+func TestMeasureLargeRunPage(t *testing.T) {
+	if !*measureLarge {
+		t.Skip("a measurement: run with -measure-large")
+	}
+	for _, n := range []int{100_000, 1_000_000} {
+		b := startBatonWith(t, nil, func(c *server.Config) { c.MaxIngestBody = 1 << 30 })
+		tr, _ := traces.EndImported(webtest.Large(n))
+		last := tr.Events[len(tr.Events)-1].Seq
+		id := importTrace(t, b, tr)
+		tr = traces.Trace{}
+		size := htmlSize(t, b.base+"/runs/"+id)
+		tb := newTab(t, nil)
+		var loads []float64
+		for i := range 3 {
+			t0 := time.Now()
+			tb.do(t, "navigate", chromedp.Navigate(b.base+"/runs/"+id+"?load="+strconv.Itoa(i)))
+			tb.waitForWithin(t, "the page interactive", `document.readyState === 'complete' && document.body.dataset.page === 'run' && !!document.getElementById('ev-`+strconv.FormatInt(last, 10)+`')`, 2*time.Minute)
+			loads = append(loads, float64(time.Since(t0).Microseconds())/1000)
+		}
+		t.Logf("Large(%d), %d events: page HTML %d bytes; interactive after %s (loads: %v ms)", n, last, size, summarize(loads), loads)
+	}
+}

@@ -1,0 +1,135 @@
+package server_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/baton-dev/baton/internal/webtest"
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
+)
+
+// BenchmarkLargeRun: issue 23's "ten times larger" goals, on a supervisor-shaped run
+// (webtest.Large: a supervisor handing work to two agents by model-chosen and deterministic
+// transfers, each turn a model call, a tool call and a session write) of 100k and 1M events,
+// each way a whole run goes in or out of the server:
+//
+//   - import: POST /api/traces of its trace file, into memory / into SQLite (as `baton serve`);
+//     kept-B/event is the live heap the imported run holds, after a collection
+//   - page: GET /runs/:id (its newest rows only), the server's part of opening it
+//   - export: GET /api/runs/:id/trace?download=1, read by the client as it arrives
+//
+// Each reports seconds and the peak live heap above the start, per event. One invocation per
+// size and way, repeated and interleaved by -count:
+//
+//	go test ./server -run '^$' -bench 'LargeRun/events=1000000' -benchtime 1x -count 3
+func BenchmarkLargeRun(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run("events="+strconv.Itoa(n), func(b *testing.B) {
+			file, events := largeTrace(b, n)
+			b.Logf("%d events, %d bytes of trace (%.0f an event)", events, len(file), float64(len(file))/float64(events))
+			perEvent := func(b *testing.B, run func()) {
+				runtime.GC()
+				var before runtime.MemStats
+				runtime.ReadMemStats(&before)
+				peak := watchHeap()
+				t0 := time.Now()
+				for b.Loop() {
+					run()
+				}
+				took := time.Since(t0)
+				top := peak()
+				b.ReportMetric(took.Seconds()/float64(b.N), "s/op")
+				b.ReportMetric(float64(top-min(top, before.HeapAlloc))/float64(events), "peak-B/event")
+			}
+			for _, stored := range []bool{false, true} {
+				name := "import/memory"
+				if stored {
+					name = "import/sqlite"
+				}
+				b.Run(name, func(b *testing.B) {
+					cfg := server.Config{MaxIngestBody: int64(len(file)) + 1}
+					var closeStore func()
+					if stored {
+						cfg.Broker, _, closeStore = storedBroker(b, filepath.Join(b.TempDir(), "baton.db"))
+					}
+					ts := mustOpenServer(b, cfg)
+					runtime.GC()
+					var before, after runtime.MemStats
+					runtime.ReadMemStats(&before)
+					perEvent(b, func() { ts.importBig(b, file) })
+					if closeStore != nil {
+						closeStore() // waits for the store's last write
+					}
+					runtime.GC()
+					runtime.ReadMemStats(&after)
+					b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(events)/float64(b.N), "kept-B/event")
+				})
+			}
+			ts := mustOpenServer(b, server.Config{MaxIngestBody: int64(len(file)) + 1})
+			id := ts.importBig(b, file)
+			b.Run("page", func(b *testing.B) {
+				var size int64
+				perEvent(b, func() { size = ts.drain(b, "/runs/"+id) })
+				b.ReportMetric(float64(size), "html-B")
+			})
+			b.Run("export", func(b *testing.B) {
+				var size int64
+				perEvent(b, func() { size = ts.drain(b, "/api/runs/"+id+"/trace?download=1") })
+				b.ReportMetric(float64(size)/float64(events), "out-B/event")
+			})
+		})
+	}
+}
+
+// largeTrace is the trace file of webtest.Large(n), ended, and its number of events.
+func largeTrace(tb testing.TB, n int) ([]byte, int) {
+	tb.Helper()
+	tr := webtest.Large(n)
+	tr, _ = traces.EndImported(tr)
+	data, err := traces.Marshal(tr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data, len(tr.Events)
+}
+
+// importBig posts file to /api/traces and returns the run's id.
+func (ts *testServer) importBig(tb testing.TB, file []byte) string {
+	tb.Helper()
+	res, err := http.Post(ts.base+"/api/traces", "application/json", bytes.NewReader(file))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusCreated {
+		tb.Fatalf("POST /api/traces: %d %.300s", res.StatusCode, body)
+	}
+	id := res.Header.Get("Location")
+	if len(id) < len("/runs/x") {
+		tb.Fatalf("POST /api/traces: no Location: %s", body)
+	}
+	return id[len("/runs/"):]
+}
+
+// drain GETs path and reads its body as it arrives, without keeping it; it returns its size.
+func (ts *testServer) drain(tb testing.TB, path string) int64 {
+	tb.Helper()
+	res, err := http.Get(ts.base + path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	n, err := io.Copy(io.Discard, res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		tb.Fatalf("GET %s: %d %v", path, res.StatusCode, err)
+	}
+	return n
+}

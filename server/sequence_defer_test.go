@@ -1,0 +1,64 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/baton-dev/baton/server"
+)
+
+// TestLargeRunPageDefersSequence: the page of a finished run of more than 20,000 events leaves
+// the Sequence view's data out, naming where its script fetches it, and that route answers it
+// whole, as of the run's last event; a smaller run's page carries it.
+func TestLargeRunPageDefersSequence(t *testing.T) {
+	for _, c := range []struct {
+		events int
+		defers bool
+	}{{1_000, false}, {25_000, true}} {
+		file, n := largeTrace(t, c.events)
+		ts := mustOpenServer(t, server.Config{MaxIngestBody: int64(len(file)) + 1})
+		id := ts.importBig(t, file)
+		page := ts.do(t, request{path: "/runs/" + id})
+		if page.status != http.StatusOK {
+			t.Fatalf("page: %d", page.status)
+		}
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(page.body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		slot := doc.Find("#seq-data")
+		src, deferred := slot.Attr("data-src")
+		if deferred != c.defers || slot.AttrOr("data-json", "") != "" == c.defers {
+			t.Fatalf("%d events: #seq-data has data-src %v, data-json %d bytes; want it deferred: %v", n, deferred, len(slot.AttrOr("data-json", "")), c.defers)
+		}
+		if !deferred {
+			continue
+		}
+		if src != "/runs/"+id+"/sequence" {
+			t.Errorf("data-src %q", src)
+		}
+		res := ts.do(t, request{path: src})
+		if res.status != http.StatusOK || !strings.HasPrefix(res.header.Get("Content-Type"), "text/html") {
+			t.Fatalf("GET %s: %d %s", src, res.status, res.header.Get("Content-Type"))
+		}
+		got, err := goquery.NewDocumentFromReader(strings.NewReader(string(res.body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seq struct {
+			Full bool              `json:"full"`
+			Head int               `json:"head"`
+			Bars []json.RawMessage `json:"bars"`
+		}
+		if err := json.Unmarshal([]byte(got.Find("#seq-data").AttrOr("data-json", "")), &seq); err != nil {
+			t.Fatalf("the sequence data: %v", err)
+		}
+		if !seq.Full || seq.Head != n || len(seq.Bars) < n/10 {
+			t.Errorf("the sequence data: full %v, head %d, %d bars; want whole, as of %d, with a bar for each visit and call", seq.Full, seq.Head, len(seq.Bars), n)
+		}
+	}
+}
