@@ -189,13 +189,17 @@ type remoteRun struct {
 	mu sync.Mutex
 	// events are queued and not yet delivered: numbered delivered+1, delivered+2... in the run.
 	events    []traces.Event
-	delivered int64         // events the server has taken
-	agents    []queuedAgent // queued tree changes, the latest of each agent
-	changes   int           // tree changes so far, to tell a sent agent from a newer one
-	seq       int64         // events queued so far
-	lost      int64         // events dropped since the last one queued
-	started   bool
-	finished  bool // no more events: run.finished is queued, or the server refused the run
+	delivered int64 // events the server has taken
+	// done are the last events delivered (up to twice the buffer, see keep): the server that
+	// took them may stop before it has written them, and the app then sends them again to the
+	// server that takes its run over (see rewind).
+	done     []traces.Event
+	agents   []queuedAgent // queued tree changes, the latest of each agent
+	changes  int           // tree changes so far, to tell a sent agent from a newer one
+	seq      int64         // events queued so far
+	lost     int64         // events dropped since the last one queued
+	started  bool
+	finished bool // no more events: run.finished is queued, or the server refused the run
 	// ending is how the run ends should nothing follow (see Ending), sent with every post until
 	// an event comes after it; endingWait, while not nil, is closed once a post delivered it
 	// with the queue or it no longer stands.
@@ -386,6 +390,7 @@ func (s *remoteRun) pending() outbox {
 func (s *remoteRun) sent(o outbox) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.keep(o.events)
 	s.events = s.events[len(o.events):]
 	s.delivered += int64(len(o.events))
 	s.agents = slices.DeleteFunc(s.agents, func(q queuedAgent) bool {
@@ -407,9 +412,40 @@ func (s *remoteRun) taken(seq int64) (int, error) {
 		return 0, &refusal{msg: fmt.Sprintf("the server holds the run's events up to %d, the app delivered %d and holds %d more",
 			seq, s.delivered, len(s.events))}
 	}
+	s.keep(s.events[:n])
 	s.events = s.events[n:]
 	s.delivered = seq
 	return int(n), nil
+}
+
+// keep adds delivered events to done, which keeps the last buffer of them at least. Callers
+// hold s.mu.
+func (s *remoteRun) keep(delivered []traces.Event) {
+	s.done = append(s.done, delivered...)
+	if len(s.done) > 2*s.c.buffer {
+		s.done = slices.Clone(s.done[len(s.done)-s.c.buffer:])
+	}
+}
+
+// rewind puts the delivered events after seq (the run's numbering) back at the head of the
+// queue: the server that took them stopped before writing them, and the one that took the run
+// over has the run up to seq. Those no longer kept (more than the buffer) are counted dropped;
+// it returns how many.
+func (s *remoteRun) rewind(seq int64) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.delivered - seq
+	if n <= 0 {
+		return 0
+	}
+	lost := max(n-int64(len(s.done)), 0)
+	n -= lost
+	back := s.done[len(s.done)-int(n):]
+	s.events = append(slices.Clone(back), s.events...)
+	s.done = s.done[:len(s.done)-int(n)]
+	s.delivered -= n
+	s.c.dropped.Add(lost)
+	return lost
 }
 
 // whole reports whether the server has the whole run: its end and every event before it.
@@ -431,6 +467,6 @@ func (s *remoteRun) drop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.finished = true
-	s.events, s.agents = nil, nil
+	s.events, s.agents, s.done = nil, nil, nil
 	s.releaseEnding()
 }
