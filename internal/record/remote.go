@@ -25,6 +25,10 @@ const (
 	endingWait      = 500 * time.Millisecond // at most, a run's end for its ending's delivery
 	retryMin        = 250 * time.Millisecond
 	retryMax        = 5 * time.Second
+	// keptMax bounds the delivered events a run keeps to send again to a server that takes the
+	// run over (see rewind), or its buffer when smaller: a server's events not yet written are
+	// what came during its last commit or two, and kept events hold their payloads in memory.
+	keptMax = 4096
 )
 
 // client streams runs to one Baton server (the ingestion protocol is in docs/api.md, the sending
@@ -190,7 +194,7 @@ type remoteRun struct {
 	// events are queued and not yet delivered: numbered delivered+1, delivered+2... in the run.
 	events    []traces.Event
 	delivered int64 // events the server has taken
-	// done are the last events delivered (up to twice the buffer, see keep): the server that
+	// done are the last events delivered (see keep): the server that
 	// took them may stop before it has written them, and the app then sends them again to the
 	// server that takes its run over (see rewind).
 	done     []traces.Event
@@ -418,18 +422,19 @@ func (s *remoteRun) taken(seq int64) (int, error) {
 	return int(n), nil
 }
 
-// keep adds delivered events to done, which keeps the last buffer of them at least. Callers
-// hold s.mu.
+// keep adds delivered events to done, which keeps the last keptMax of them (the buffer's size
+// when smaller) at least, and at most twice that. Callers hold s.mu.
 func (s *remoteRun) keep(delivered []traces.Event) {
+	n := min(s.c.buffer, keptMax)
 	s.done = append(s.done, delivered...)
-	if len(s.done) > 2*s.c.buffer {
-		s.done = slices.Clone(s.done[len(s.done)-s.c.buffer:])
+	if len(s.done) > 2*n {
+		s.done = slices.Clone(s.done[len(s.done)-n:])
 	}
 }
 
 // rewind puts the delivered events after seq (the run's numbering) back at the head of the
 // queue: the server that took them stopped before writing them, and the one that took the run
-// over has the run up to seq. Those no longer kept (more than the buffer) are counted dropped;
+// over has the run up to seq. Those no longer kept (see keep) are counted dropped;
 // it returns how many.
 func (s *remoteRun) rewind(seq int64) int64 {
 	s.mu.Lock()
