@@ -86,6 +86,11 @@ type ingestCreated struct {
 	URL    string `json:"url"`
 	Next   int64  `json:"next"`
 	Secret string `json:"secret"`
+	// After is the run's seq before the session's first event (the app's event n is the run's
+	// After+n); when Moved, the run's last event the database has: this server took the run over
+	// from one that stopped, and the app sends its events after that one.
+	After int64 `json:"after"`
+	Moved bool  `json:"moved,omitempty"`
 }
 
 // startIngest serves POST /api/ingest {"run": {"flow", "input", "model", "conversation"},
@@ -126,7 +131,7 @@ func (s *Server) startIngest(c echo.Context) error {
 	}
 	url := "/runs/" + run.rec.ID()
 	c.Response().Header().Set(echo.HeaderLocation, url)
-	return c.JSON(status, ingestCreated{ID: run.rec.ID(), URL: url, Next: 1, Secret: run.secret})
+	return c.JSON(status, ingestCreated{ID: run.rec.ID(), URL: url, Next: 1, Secret: run.secret, After: run.after, Moved: run.moved})
 }
 
 // ingestBatch is one post of a session: events numbered by the app from the session's next seq

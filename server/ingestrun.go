@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -73,17 +74,28 @@ func (in *ingestion) session(id string) (*ingestRun, error) {
 		return nil, err
 	}
 	if rec.Run().Status == traces.StatusRunning {
+		if stopped, err := in.broker.OwnerStopped(id); err != nil {
+			return nil, err
+		} else if stopped {
+			return nil, &ingestConflict{ended: true, err: traces.Errorf(traces.CodeConflict, "run %s was recorded by another baton serve "+
+				"sharing this database, which has stopped: go on with POST /api/ingest {\"continues\": %q} and the run's secret", id, id)}
+		}
 		return nil, in.notStreamedHere(id)
 	}
 	return nil, &ingestConflict{err: endedError(id), ended: true}
 }
 
+// elsewhereRetry is the Retry-After of a post of a run another server records: that server may
+// have stopped by then, and this one take the run over (see continueRun).
+const elsewhereRetry = time.Second
+
 // notStreamedHere is the error of a post to running run id, which no session of this server's
 // streams: another server sharing the database records it, or this one runs it itself.
 func (in *ingestion) notStreamedHere(id string) error {
 	if in.broker.Follows(id) {
-		return traces.Errorf(traces.CodeConflict, "run %s is recorded by another baton serve sharing this database: post its events"+
-			" to the server that started it (behind a proxy, keep each app on one server)", id)
+		return &ingestRefused{status: http.StatusConflict, retry: elsewhereRetry, msg: fmt.Sprintf("run %s is recorded by another baton "+
+			"serve sharing this database: post its events to the server that started it (behind a proxy, keep each app on one "+
+			"server); should that server stop, this one takes the run over from the app's next post (Retry-After)", id)}
 	}
 	return traces.Errorf(traces.CodeConflict,
 		"run %s is not streamed by an app: Baton runs it itself; start a new run with POST /api/ingest", id)
@@ -141,6 +153,7 @@ const (
 	startsRun    sessionStart = iota // a new run: run.started may come, first
 	resumesRun                       // a run resumed from an interrupt: resumed comes first
 	continuesRun                     // a run that goes on after the server lost its session: neither
+	takesOverRun                     // a run that goes on here after the server recording it stopped: neither
 )
 
 // sessionEnd is how a session ended, which decides what a later post from its app gets.
@@ -171,6 +184,8 @@ type ingestRun struct {
 	key     string // the app's own id of the run, or ""
 	client  string // who opened it, whose place it holds while open (see reserve)
 	secret  string // what every post to the session shows (see runSecretHeader)
+	after   int64  // the run's seq before the session's first event: the app's event n is the run's after+n
+	moved   bool   // the session took the run over from a server that stopped
 	// heard is last as unix nanoseconds, for soonestExpiry, which holds in.mu, not mu.
 	heard atomic.Int64
 

@@ -97,6 +97,7 @@ type opening struct {
 	key     string // the app's own id of the run, or ""
 	resumes string // the interrupt it resumes, or ""
 	secret  string // the secret the request showed, for a continue
+	moved   bool   // the run was another server's, which stopped (see takeOver)
 }
 
 // resumeOrStart opens a session on the interrupted run whose last interrupt is req.Resumes, when
@@ -284,13 +285,7 @@ func (in *ingestion) continueRun(id string, o opening) (*ingestRun, error) {
 	}
 	switch st := rec.Run().Status; st {
 	case traces.StatusRunning:
-		in.mu.Lock()
-		_, open := in.runs[id]
-		in.mu.Unlock()
-		if open {
-			return nil, traces.Errorf(traces.CodeConflict, "run %s has an open session: post its events to it", id)
-		}
-		return nil, in.notStreamedHere(id)
+		return in.takeOver(rec, o)
 	case traces.StatusInterrupted:
 	default:
 		return nil, traces.Errorf(traces.CodeConflict, "run %s ended %s and cannot go on: only a run that ended interrupted does", id, st)
@@ -302,11 +297,49 @@ func (in *ingestion) continueRun(id string, o opening) (*ingestRun, error) {
 	return r, err
 }
 
+// takeOver opens a session on running run rec, which another server sharing the database was
+// recording until it stopped: the run becomes this server's (live.Broker.TakeOver) from the last
+// event the database has, which the session's answer names (ingestCreated.After) for the app to
+// send what follows. While that server is alive, the app is told to retry (see notStreamedHere).
+func (in *ingestion) takeOver(rec *traces.Recording, o opening) (*ingestRun, error) {
+	id := rec.ID()
+	in.mu.Lock()
+	_, open := in.runs[id]
+	_, claimed := in.joining[id]
+	if !open && !claimed {
+		in.joining[id] = struct{}{}
+	}
+	in.mu.Unlock()
+	switch {
+	case open:
+		return nil, traces.Errorf(traces.CodeConflict, "run %s has an open session: post its events to it", id)
+	case claimed:
+		return nil, traces.Errorf(traces.CodeConflict, "run %s is going on in another session: it goes on once", id)
+	}
+	taken, err := in.broker.TakeOver(id)
+	if err != nil || taken == nil {
+		in.mu.Lock()
+		delete(in.joining, id)
+		in.mu.Unlock()
+		if err != nil {
+			return nil, fmt.Errorf("take run %s over: %w", id, err)
+		}
+		return nil, in.notStreamedHere(id)
+	}
+	start := takesOverRun
+	if len(taken.Snapshot().Events) == 0 {
+		start = startsRun // its server stopped before writing run.started: the app sends it again
+	}
+	o.moved = true
+	r, _, err := in.openClaimed(taken, o, start)
+	return r, err
+}
+
 // open registers a new session on rec, which starts as start says, with secret, in the place
 // o.client reserved, and starts its watcher. The caller holds in.mu.
 func (in *ingestion) open(rec *traces.Recording, o opening, start sessionStart, secret string) *ingestRun {
 	run := &ingestRun{in: in, rec: rec, resumes: o.resumes, start: start, key: o.key, client: o.client, secret: secret,
-		next: 1, dec: traces.NewEventDecoder(), last: time.Now(), ended: make(chan struct{}), poke: make(chan struct{}, 1)}
+		after: int64(len(rec.Snapshot().Events)), moved: o.moved, next: 1, dec: traces.NewEventDecoder(), last: time.Now(), ended: make(chan struct{}), poke: make(chan struct{}, 1)}
 	run.heard.Store(run.last.UnixNano())
 	in.ended.remove(rec.ID())
 	in.runs[rec.ID()] = run

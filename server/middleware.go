@@ -204,7 +204,10 @@ func sameOrigin(r *http.Request) bool {
 		return false
 	}
 	scheme := "http"
-	if r.TLS != nil {
+	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+		// A reverse proxy that ends TLS in front of Baton says so. Another site's page cannot
+		// send this header: it is not one a browser sends cross-origin without a preflight, which
+		// Baton never approves, and a websocket carries no header a page sets.
 		scheme = "https"
 	}
 	return strings.EqualFold(u.Scheme, scheme) && strings.EqualFold(u.Host, r.Host)

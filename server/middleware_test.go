@@ -153,6 +153,8 @@ func TestCrossSiteRequestsRefused(t *testing.T) {
 		{"address typed", "/runs/r-site", navigate("none"), 200, ""},
 		{"the page's own fetch", "/runs/r-site/inspector?seq=1", fetch("same-origin"), 200, ""},
 		{"own origin", "/api/runs/r-site/trace", map[string]string{"Origin": "http://" + ts.Host}, 200, ""},
+		{"own origin behind a proxy that ends TLS", "/api/runs/r-site/trace", map[string]string{"Origin": "https://" + ts.Host, "X-Forwarded-Proto": "https"}, 200, ""},
+		{"https origin the proxy did not vouch for", "/api/runs/r-site/trace", map[string]string{"Origin": "https://" + ts.Host}, 403, "cross-origin request not allowed"},
 		{"curl", "/api/runs/r-site/trace", nil, 200, ""},
 	}
 	for _, tt := range tests {

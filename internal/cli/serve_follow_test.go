@@ -25,7 +25,7 @@ type viewer struct {
 }
 
 // follow opens a viewer of run id on the server at base and reads it until the socket ends.
-func follow(t *testing.T, base, id string) *viewer {
+func follow(t testing.TB, base, id string) *viewer {
 	t.Helper()
 	conn, _, err := websocket.DefaultDialer.Dial("ws://"+strings.TrimPrefix(base, "http://")+"api/runs/"+id+"/events", nil)
 	if err != nil {
@@ -53,7 +53,7 @@ func follow(t *testing.T, base, id string) *viewer {
 }
 
 // until waits for the viewer to have read through seq, and fails the test after 30 s.
-func (v *viewer) until(t *testing.T, seq int64) {
+func (v *viewer) until(t testing.TB, seq int64) {
 	t.Helper()
 	timeout := time.After(30 * time.Second)
 	for {

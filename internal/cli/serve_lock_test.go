@@ -25,7 +25,7 @@ type inProcess struct {
 
 // serveHere runs `baton serve args... --addr 127.0.0.1:0` in this process and waits until it
 // serves; it fails the test when it exits first.
-func serveHere(t *testing.T, args ...string) *inProcess {
+func serveHere(t testing.TB, args ...string) *inProcess {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &inProcess{stop: cancel, exit: make(chan int, 1), stderr: &lockedBuffer{}}

@@ -30,6 +30,9 @@ type Broker struct {
 	// countFindings, when set, counts a run's handoff bugs when it ends (Tally.Findings).
 	countFindings func(traces.Trace) int
 	follow        *follower // runs other servers record, when set (see Follow)
+	// quit is closed when Close gives up waiting: writers stop retrying a failing store.
+	quit     chan struct{}
+	quitOnce sync.Once
 }
 
 // NewBroker returns an empty broker whose runs live in memory only: NewStoredBroker with a
@@ -51,8 +54,10 @@ func NewBroker(keep int) *Broker {
 // Its durability promise: the subscriptions to a run it writes (every live viewer's) read each
 // event only once the store has committed it, run.finished included, so a crash of the process
 // loses no event that a viewer saw, and no run a viewer saw end. What it may lose is what no
-// viewer has seen yet: the batch being written (see maxBatch, batchWindow). Should the store fail,
-// the run goes on in memory only, and its viewers see it as it is recorded.
+// viewer has seen yet: the batch being written (see maxBatch, batchWindow). Should the store fail
+// with a fault that may pass (a database restarting), the batch is written again, for up to
+// maxStoreWait; should it fail otherwise or for longer, the run goes on in memory only, and its
+// viewers see it as it is recorded.
 func NewStoredBroker(keep int, store Store, log *slog.Logger) *Broker {
 	if keep <= 0 {
 		keep = DefaultKeep
@@ -60,7 +65,7 @@ func NewStoredBroker(keep int, store Store, log *slog.Logger) *Broker {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Broker{keep: keep, store: store, log: log, runs: make(map[string]*traces.Recording), writing: make(map[string]chan struct{}), gate: true}
+	return &Broker{keep: keep, store: store, log: log, runs: make(map[string]*traces.Recording), writing: make(map[string]chan struct{}), gate: true, quit: make(chan struct{})}
 }
 
 // CountFindings makes the broker count, with count, the handoff bugs of each run when it ends,

@@ -29,6 +29,8 @@ type following struct {
 	dec  *traces.EventDecoder // has decoded the events through last
 	last atomic.Int64         // the seq of the last event fed
 	wake chan struct{}        // an announcement of events after last; buffered, never closed
+	quit chan struct{}        // closed when the broker takes the run over (see TakeOver)
+	done chan struct{}        // closed when its goroutine has returned
 }
 
 // follower is what a broker needs to follow runs: see Follow.
@@ -94,7 +96,7 @@ func (b *Broker) getFollowed(id string) (*traces.Recording, error) {
 	if tr.Run.Status.Ended() {
 		return b.hold(traces.NewRecordingOf(tr)), nil
 	}
-	f := &following{rec: traces.NewRecording(tr.Run, nil), dec: dec, wake: make(chan struct{}, 1)}
+	f := newFollowing(tr.Run, dec)
 	if _, err := f.feed(tr); err != nil {
 		return nil, err
 	}
@@ -118,6 +120,10 @@ func (b *Broker) getFollowed(id string) (*traces.Recording, error) {
 	return f.rec, nil
 }
 
+func newFollowing(run traces.Run, dec *traces.EventDecoder) *following {
+	return &following{rec: traces.NewRecording(run, nil), dec: dec, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+}
+
 // hold keeps rec, a run loaded from the store that has ended, unless the broker got the run
 // meanwhile, and returns the one it holds.
 func (b *Broker) hold(rec *traces.Recording) *traces.Recording {
@@ -137,6 +143,7 @@ func (b *Broker) hold(rec *traces.Recording) *traces.Recording {
 // forgotten, so that Get reads it again: another server may resume it.
 func (b *Broker) followRun(f *following) {
 	defer b.follow.runs.Done()
+	defer close(f.done)
 	id := f.rec.ID()
 	t := time.NewTicker(b.follow.every)
 	defer t.Stop()
@@ -144,6 +151,8 @@ func (b *Broker) followRun(f *following) {
 	for {
 		select {
 		case <-b.follow.stop:
+			return
+		case <-f.quit:
 			return
 		case <-f.wake:
 		case <-t.C:

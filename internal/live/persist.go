@@ -64,7 +64,7 @@ func (b *Broker) write(rec *traces.Recording, tally Tally) error {
 			} else {
 				saved = agents
 			}
-			if err := b.store.Save(tally.Apply(rec.Run()), tally, agents, batch); err != nil {
+			if err := b.save(rec.ID(), tally.Apply(rec.Run()), tally, agents, batch); err != nil {
 				return err
 			}
 			rec.Commit(tally.Events)
@@ -72,6 +72,44 @@ func (b *Broker) write(rec *traces.Recording, tally Tally) error {
 		if err != nil { // io.EOF: the run has ended and every event is written
 			return nil
 		}
+	}
+}
+
+// maxStoreWait is how long a run's writer tries a batch again while the store says its fault may
+// pass (a database restarting or unreachable, a full disk): the run's viewers wait meanwhile
+// (they see only what is committed), its app and recording do not. Past it, the run goes on in
+// memory only.
+const maxStoreWait = 2 * time.Minute
+
+// save is Store.Save, tried again while the store fails with CodeUnavailable and a Retry that
+// says waiting may help, for up to maxStoreWait, or until Close gives up. A failed Save keeps
+// nothing, so the batch is written whole again. It logs the fault once, and its end.
+func (b *Broker) save(id string, run traces.Run, tally Tally, agents []traces.Agent, batch []traces.Event) error {
+	var since time.Time
+	wait := 100 * time.Millisecond
+	for {
+		err := b.store.Save(run, tally, agents, batch)
+		var te *traces.Error
+		if err == nil || !errors.As(err, &te) || te.Code != traces.CodeUnavailable || te.Retry == traces.NoRetry {
+			if err == nil && !since.IsZero() {
+				b.log.Info("store: writing the run again", "run", id, "after", time.Since(since).Round(time.Millisecond))
+			}
+			return err
+		}
+		if since.IsZero() {
+			since = time.Now()
+			b.log.Warn("store: cannot write the run; trying again, its viewers wait for what is written", "run", id,
+				"cause", te.Message, "gives_up_after", maxStoreWait)
+		}
+		if time.Since(since) > maxStoreWait {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-b.quit:
+			return err
+		}
+		wait = min(2*wait, 2*time.Second)
 	}
 }
 
@@ -224,6 +262,7 @@ func (b *Broker) Close(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
+		b.quitOnce.Do(func() { close(b.quit) })
 		return errors.New("close broker: runs still being written: " + ctx.Err().Error())
 	}
 }

@@ -137,3 +137,54 @@ func readAll(tb testing.TB, sub *traces.Subscription, batch int) []traces.Event 
 		events = append(events, buf[:k]...)
 	}
 }
+
+// TestAStoreFaultThatPassesLosesNothing: the store fails a run's writes with a fault that may
+// pass (a database restarting: CodeUnavailable with a Retry), three times, then takes them: the
+// batch is written again, the store ends with every event and the run's end, and its viewers
+// read each event once, in order, once committed. A fault that waiting does not mend (NoRetry)
+// is given up at once: the run goes on in memory only.
+func TestAStoreFaultThatPassesLosesNothing(t *testing.T) {
+	store := heldStore{live.NewMemoryStore(0), make(chan error)}
+	b := live.NewStoredBroker(0, store, slog.New(slog.DiscardHandler))
+	rec := traces.NewRecording(traces.Run{ID: "r", Flow: "f"}, nil)
+	if err := b.Add(rec); err != nil {
+		t.Fatal(err)
+	}
+	sub := rec.Subscribe(0)
+	rec.Emit(traces.Event{Kind: traces.KindRunStarted, Run: &traces.RunMark{}})
+	rec.Emit(traces.Event{Kind: traces.KindMessage, Message: &traces.Message{Role: "user", Content: "hi"}})
+	rec.Finish(traces.StatusCompleted, "")
+	down := &traces.Error{Code: traces.CodeUnavailable, Retry: time.Second, Message: "the database is not available"}
+	for range 3 {
+		store.commits <- down
+	}
+	buf := make([]traces.Event, 8)
+	if n, err := sub.Poll(buf); n != 0 || err != nil {
+		t.Fatalf("while the store failed the subscriber read %d events (%v); want none", n, err)
+	}
+	pump(t, store, nil)
+	if got := seqs(readAll(t, sub, 8)); !slices.Equal(got, []int64{1, 2, 3}) {
+		t.Errorf("once the store took the writes the subscriber read %v; want 1, 2, 3", got)
+	}
+	closed(t, b)
+	tr, err := store.Load("r")
+	if err != nil || len(tr.Events) != 3 || tr.Run.Status != traces.StatusCompleted {
+		t.Errorf("the store holds %d events, the run %s (%v); want all 3, completed", len(tr.Events), tr.Run.Status, err)
+	}
+
+	// Waiting does not mend it: given up at the first failure.
+	store = heldStore{live.NewMemoryStore(0), make(chan error)}
+	b = live.NewStoredBroker(0, store, slog.New(slog.DiscardHandler))
+	failed := traces.NewRecording(traces.Run{ID: "s", Flow: "f"}, nil)
+	if err := b.Add(failed); err != nil {
+		t.Fatal(err)
+	}
+	sub = failed.Subscribe(0)
+	failed.Emit(traces.Event{Kind: traces.KindRunStarted, Run: &traces.RunMark{}})
+	failed.Finish(traces.StatusCompleted, "")
+	store.commits <- &traces.Error{Code: traces.CodeUnavailable, Retry: traces.NoRetry, Message: "read-only"}
+	if got := seqs(readAll(t, sub, 8)); !slices.Equal(got, []int64{1, 2}) {
+		t.Errorf("after the store failed for good the subscriber read %v; want 1 and 2", got)
+	}
+	closed(t, b)
+}

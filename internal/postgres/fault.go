@@ -74,6 +74,21 @@ func (s *Store) Recover(ctx context.Context) (int, error) {
 	return n, s.fault(err)
 }
 
+// TakeOver makes running run id this store's server's when the server recording it has stopped
+// (its lease expired or was released), for an app that carries the run on here (live.Taker). It
+// reports whether it did: false while that server is alive, or once the run has ended.
+func (s *Store) TakeOver(id string) (bool, error) {
+	ok, err := s.takeOver(id)
+	return ok, s.fault(err)
+}
+
+// OwnerStopped reports whether run id is running and the server recording it has stopped: its
+// lease expired or was released (live.Taker). It changes nothing.
+func (s *Store) OwnerStopped(id string) (bool, error) {
+	ok, err := s.ownerStopped(id)
+	return ok, s.fault(err)
+}
+
 // CheckWrite fails when the database cannot be written, as a read-only standby or a user without
 // the right cannot: for a server to refuse at its start what it could not do later. It writes the
 // schema version again, which changes nothing.

@@ -173,15 +173,22 @@ func (l *Lease) Release() error {
 	return l.s.fault(err)
 }
 
+// AppWait is how long a run an app streams (one with a session hash) waits for its app once the
+// server recording it has stopped, counted from the run's last write: the app may carry its run
+// on at another server meanwhile (TakeOver). It is as long as a server waits for a quiet app
+// (server.DefaultIngestTimeout).
+const AppWait = 30 * time.Second
+
 // recoverRuns is Recover; it takes the running runs whose server's lease has expired (or that
 // have none: a store that holds no lease, an older Baton), marking them this store's, and ends
-// each interrupted, with a run.finished saying so after its last saved event. Taking them is one
-// statement, so two servers that notice at once end each run once. It then forgets the leases
-// that expired.
+// each interrupted, with a run.finished saying so after its last saved event; an app's run only
+// once nothing was written to it for AppWait. Taking them is one statement, so two servers that
+// notice at once end each run once. It then forgets the leases that expired.
 func (s *Store) recoverRuns(ctx context.Context) (int, error) {
 	rows, err := s.pool.Query(ctx, `UPDATE baton_runs SET owner = $1 WHERE status = 'running' AND (owner IS NULL
 		OR owner NOT IN (SELECT id FROM baton_servers WHERE heartbeat > now() - make_interval(secs => expiry)))
-		RETURNING id`, s.server)
+		AND (session IS NULL OR saved_at < $2)
+		RETURNING id`, s.server, time.Now().Add(-AppWait).UnixNano())
 	if err != nil {
 		return 0, fmt.Errorf("recover runs: %w", err)
 	}
@@ -210,4 +217,33 @@ func (s *Store) endStopped(ctx context.Context, id string) error {
 	}
 	run, tally, end := live.StoppedEnd(tr)
 	return s.save(run, tally, nil, []traces.Event{end})
+}
+
+// takeOver is TakeOver: one statement, so that of two servers taking run id at once one does.
+func (s *Store) takeOver(id string) (bool, error) {
+	ctx, cancel := ctx()
+	defer cancel()
+	tag, err := s.pool.Exec(ctx, `UPDATE baton_runs SET owner = $1 WHERE id = $2 AND status = 'running' AND (owner IS NULL OR owner = $1
+		OR owner NOT IN (SELECT id FROM baton_servers WHERE heartbeat > now() - make_interval(secs => expiry)))`, s.server, text(id))
+	if err != nil {
+		return false, fmt.Errorf("take over run %s: %w", id, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// ownerStopped is OwnerStopped.
+func (s *Store) ownerStopped(id string) (bool, error) {
+	ctx, cancel := ctx()
+	defer cancel()
+	var stopped bool
+	err := s.pool.QueryRow(ctx, `SELECT status = 'running' AND (owner IS NULL OR owner NOT IN
+		(SELECT id FROM baton_servers WHERE heartbeat > now() - make_interval(secs => expiry))) FROM baton_runs WHERE id = $1`,
+		text(id)).Scan(&stopped)
+	if isNoRows(err) {
+		return false, notFound(id)
+	}
+	if err != nil {
+		return false, fmt.Errorf("read the owner of run %s: %w", id, err)
+	}
+	return stopped, nil
 }

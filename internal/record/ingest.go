@@ -22,6 +22,7 @@ type ingestSession struct {
 	secret string // the session's secret, shown with every later request for the run
 	open   bool   // a session is open on it
 	offset int64  // the run's numbering minus the session's
+	after  int64  // the server's seq of the run before the session's first event
 	wire   wire
 }
 
@@ -33,6 +34,8 @@ const runSecretHeader = "Baton-Run-Secret"
 type ingestCreated struct {
 	ID     string `json:"id"`
 	Secret string `json:"secret"`
+	After  int64  `json:"after"` // the server's seq of the run before the session's first event
+	Moved  bool   `json:"moved"` // the server took the run over from one that stopped, which had it up to After
 }
 
 // send is the run's sender: it registers the run (once the part before it is delivered, when it
@@ -112,7 +115,7 @@ func (s *remoteRun) deliver(ss *ingestSession, first traces.Event, o outbox) (ag
 		if err != nil {
 			return false, err
 		}
-		*ss = ingestSession{id: created.ID, secret: created.Secret, open: true}
+		*ss = ingestSession{id: created.ID, secret: created.Secret, open: true, after: created.After}
 		s.sent(outbox{agents: o.agents})
 		return true, nil
 	case !ss.open:
@@ -123,8 +126,16 @@ func (s *remoteRun) deliver(ss *ingestSession, first traces.Event, o outbox) (ag
 		if err := s.c.post("/api/ingest", ss.secret, req, &created); err != nil {
 			return false, fmt.Errorf("continue run %s: %w", ss.id, err)
 		}
+		if created.Moved {
+			// The server that had the run stopped, and the one that took it over has it up to
+			// created.After: what the app delivered after that is sent again.
+			if lost := s.rewind(max(created.After-ss.after, 0) + ss.offset); lost > 0 {
+				s.c.log.Warn("baton's server stopped before writing events the app no longer holds; they are lost",
+					"url", s.c.url, "run", ss.id, "events", lost)
+			}
+		}
 		// A new session numbers the events from 1, and its decoder knows no earlier input.
-		*ss = ingestSession{id: ss.id, secret: created.Secret, open: true, offset: s.firstUndelivered() - 1}
+		*ss = ingestSession{id: ss.id, secret: created.Secret, open: true, offset: s.firstUndelivered() - 1, after: created.After}
 		s.sent(outbox{agents: o.agents})
 		return true, nil
 	}
@@ -373,6 +384,10 @@ func (c *client) postWith(ctx context.Context, hc *http.Client, path, secret str
 	}
 	c.health.answered()
 	switch {
+	case resp.StatusCode == http.StatusConflict && resp.Header.Get("Retry-After") != "":
+		// Another server sharing Baton's database records the run: retried as a busy server's
+		// answer, as that server may stop and this one take the run over.
+		return &busyServer{msg: fmt.Sprintf("%s: %s", resp.Status, errorOf(answer)), after: retryAfter(resp.Header)}
 	case resp.StatusCode == http.StatusConflict:
 		var stands sessionStands
 		if json.Unmarshal(answer, &stands) == nil && (stands.Next > 0 || stands.Ended) {

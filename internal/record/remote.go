@@ -25,6 +25,10 @@ const (
 	endingWait      = 500 * time.Millisecond // at most, a run's end for its ending's delivery
 	retryMin        = 250 * time.Millisecond
 	retryMax        = 5 * time.Second
+	// keptMax bounds the delivered events a run keeps to send again to a server that takes the
+	// run over (see rewind), or its buffer when smaller: a server's events not yet written are
+	// what came during its last commit or two, and kept events hold their payloads in memory.
+	keptMax = 4096
 )
 
 // client streams runs to one Baton server (the ingestion protocol is in docs/api.md, the sending
@@ -200,13 +204,17 @@ type remoteRun struct {
 	mu sync.Mutex
 	// events are queued and not yet delivered: numbered delivered+1, delivered+2... in the run.
 	events    []traces.Event
-	delivered int64         // events the server has taken
-	agents    []queuedAgent // queued tree changes, the latest of each agent
-	changes   int           // tree changes so far, to tell a sent agent from a newer one
-	seq       int64         // events queued so far
-	lost      int64         // events dropped since the last one queued
-	started   bool
-	finished  bool // no more events: run.finished is queued, or the server refused the run
+	delivered int64 // events the server has taken
+	// done are the last events delivered (see keep): the server that
+	// took them may stop before it has written them, and the app then sends them again to the
+	// server that takes its run over (see rewind).
+	done     []traces.Event
+	agents   []queuedAgent // queued tree changes, the latest of each agent
+	changes  int           // tree changes so far, to tell a sent agent from a newer one
+	seq      int64         // events queued so far
+	lost     int64         // events dropped since the last one queued
+	started  bool
+	finished bool // no more events: run.finished is queued, or the server refused the run
 	// ending is how the run ends should nothing follow (see Ending), sent with every post until
 	// an event comes after it; endingWait, while not nil, is closed once a post delivered it
 	// with the queue or it no longer stands.
@@ -406,6 +414,7 @@ func (s *remoteRun) pending() outbox {
 func (s *remoteRun) sent(o outbox) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.keep(o.events)
 	s.events = s.events[len(o.events):]
 	s.delivered += int64(len(o.events))
 	s.agents = slices.DeleteFunc(s.agents, func(q queuedAgent) bool {
@@ -427,9 +436,41 @@ func (s *remoteRun) taken(seq int64) (int, error) {
 		return 0, &refusal{msg: fmt.Sprintf("the server holds the run's events up to %d, the app delivered %d and holds %d more",
 			seq, s.delivered, len(s.events))}
 	}
+	s.keep(s.events[:n])
 	s.events = s.events[n:]
 	s.delivered = seq
 	return int(n), nil
+}
+
+// keep adds delivered events to done, which keeps the last keptMax of them (the buffer's size
+// when smaller) at least, and at most twice that. Callers hold s.mu.
+func (s *remoteRun) keep(delivered []traces.Event) {
+	n := min(s.c.buffer, keptMax)
+	s.done = append(s.done, delivered...)
+	if len(s.done) > 2*n {
+		s.done = slices.Clone(s.done[len(s.done)-n:])
+	}
+}
+
+// rewind puts the delivered events after seq (the run's numbering) back at the head of the
+// queue: the server that took them stopped before writing them, and the one that took the run
+// over has the run up to seq. Those no longer kept (see keep) are counted dropped;
+// it returns how many.
+func (s *remoteRun) rewind(seq int64) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.delivered - seq
+	if n <= 0 {
+		return 0
+	}
+	lost := max(n-int64(len(s.done)), 0)
+	n -= lost
+	back := s.done[len(s.done)-int(n):]
+	s.events = append(slices.Clone(back), s.events...)
+	s.done = s.done[:len(s.done)-int(n)]
+	s.delivered -= n
+	s.c.dropped.Add(lost)
+	return lost
 }
 
 // whole reports whether the server has the whole run: its end and every event before it.
@@ -451,6 +492,6 @@ func (s *remoteRun) drop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.finished = true
-	s.events, s.agents = nil, nil
+	s.events, s.agents, s.done = nil, nil, nil
 	s.releaseEnding()
 }

@@ -34,6 +34,8 @@ type Cluster struct {
 	cmd  *exec.Cmd
 	exit chan error // the server process's end
 
+	run func() error // starts the server on dir, and waits until it takes connections
+
 	mu    sync.Mutex
 	admin *pgx.Conn // to the postgres database, for CREATE DATABASE
 	n     int       // databases made
@@ -110,24 +112,46 @@ func Start(opts Options) (c *Cluster, err error) {
 	if !opts.Durable {
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
-	log, err := os.Create(filepath.Join(dir, "server.log"))
-	if err != nil {
+	c.run = func() error {
+		log, err := os.OpenFile(filepath.Join(dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return err
+		}
+		defer log.Close()
+		os.Chown(log.Name(), int(uidOf(cred)), int(gidOf(cred)))
+		c.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
+		c.cmd.Stdout, c.cmd.Stderr = log, log
+		c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true}
+		if err := c.cmd.Start(); err != nil {
+			return fmt.Errorf("start postgres: %w", err)
+		}
+		go func() { c.exit <- c.cmd.Wait() }()
+		if err := c.connect(); err != nil {
+			data, _ := os.ReadFile(log.Name())
+			return fmt.Errorf("%w\nthe server's log:\n%s", err, data)
+		}
+		return nil
+	}
+	if err := c.run(); err != nil {
 		return nil, err
 	}
-	defer log.Close()
-	os.Chown(log.Name(), int(uidOf(cred)), int(gidOf(cred)))
-	c.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
-	c.cmd.Stdout, c.cmd.Stderr = log, log
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true}
-	if err := c.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start postgres: %w", err)
-	}
-	go func() { c.exit <- c.cmd.Wait() }()
-	if err := c.connect(); err != nil {
-		data, _ := os.ReadFile(log.Name())
-		return nil, fmt.Errorf("%w\nthe server's log:\n%s", err, data)
-	}
 	return c, nil
+}
+
+// Restart stops the server (a fast shutdown, as `pg_ctl restart -m fast`: clients are cut off)
+// and starts it again on the same data and socket, waiting until it takes connections; for
+// tests and benchmarks of what Baton does while its database restarts.
+func (c *Cluster) Restart() error {
+	c.admin.Close(context.Background())
+	c.admin = nil
+	c.cmd.Process.Signal(syscall.SIGINT)
+	if err := <-c.exit; err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			return err
+		}
+	}
+	return c.run()
 }
 
 // connect waits until the server takes connections, for up to 30 s, and keeps one to its
