@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 
@@ -66,6 +67,10 @@ type heldAt struct {
 	Agent  string `json:"agent,omitempty"`
 	Target string `json:"target,omitempty"`
 	Detail string `json:"detail,omitempty"`
+	// Args is, at a tool call held before it runs, its arguments: a result may be given instead.
+	Args *string `json:"args,omitempty"`
+	// Value is, at a session breakpoint, the value written, which may be replaced.
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
 func heldRunOf(id string, d runDebugger) heldRun {
@@ -77,7 +82,7 @@ func heldRunOf(id string, d runDebugger) heldRun {
 		out.Breakpoints = append(out.Breakpoints, b.String())
 	}
 	if s, ok := d.Held(); ok {
-		out.Held = &heldAt{Break: s.Break, Agent: s.Agent, Target: s.Target, Detail: s.Detail}
+		out.Held = &heldAt{Break: s.Break, Agent: s.Agent, Target: s.Target, Detail: s.Detail, Args: s.Args, Value: s.Value}
 	}
 	return out
 }
@@ -87,7 +92,9 @@ func heldRunOf(id string, d runDebugger) heldRun {
 // or with "step" to the next moment of that kind: transfer, agenttool, model, tool...) or abort
 // (the run ends canceled). "reply" (a message: "content", "tool_calls" with "name" and
 // "arguments") replaces the reply that decided a transfer; "input" (a list of messages, each with
-// its "role") replaces what the held model call receives. "by" says who (page, api; api when left
+// its "role") replaces what the held model call receives; "result" (a string), at a tool or
+// agenttool breakpoint held before the tool runs, is given in the tool's place (the tool is not
+// run); "value" (JSON), at a session breakpoint, replaces the value written. "by" says who (page, api; api when left
 // out). 200 with the run's breakpoints; 404 for an unknown run, 409 for a run not held here,
 // 400 for an edit the stop has nothing for.
 func (s *Server) continueRun(c echo.Context) error {
@@ -101,6 +108,8 @@ func (s *Server) continueRun(c echo.Context) error {
 		jsonField{"reply", &res.Reply, `a message such as {"content": "...", "tool_calls": [{"name": "transfer_to_agent", "arguments": "{\"agent_name\":\"math_agent\"}"}]}`},
 		jsonField{"input", &res.Input, `a list of messages such as [{"role": "user", "content": "..."}]`},
 		jsonField{"by", &res.By, "a string"},
+		jsonField{"result", &res.Result, `a string: the held tool's result, given in its place (the tool is not run)`},
+		jsonField{"value", &res.Value, "the session value, as JSON"},
 		jsonField{"step", &res.Step, "a kind of moment: transfer, agenttool, model, tool, error, session or interrupt"},
 	); err != nil {
 		return err

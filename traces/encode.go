@@ -185,6 +185,20 @@ func (w *eventWriter) payloads(e *Event) {
 			w.message(p.Reply)
 		}
 		w.messages("input", p.Input)
+		if p.Args != nil {
+			w.str("args", *p.Args)
+		}
+		if p.Result != nil {
+			w.str("result", *p.Result)
+		}
+		if len(p.Value) > 0 {
+			w.key("value")
+			if b, err := appendCompact(w.b, p.Value); err != nil {
+				w.fail(fmt.Errorf("event %d: pause value is not JSON: %w", e.Seq, err))
+			} else {
+				w.b = b
+			}
+		}
 		w.close()
 	}
 }

@@ -334,6 +334,14 @@ func (w *logWriter) appendPayloads(b []byte, e *Event) []byte {
 		for i := range p.Input {
 			b = w.appendMessage(b, &p.Input[i])
 		}
+		for _, s := range [...]*string{p.Args, p.Result} {
+			b = appendBool(b, s != nil)
+			if s != nil {
+				b = w.text(b, *s)
+			}
+		}
+		b = binary.AppendUvarint(b, sliceLen(p.Value))
+		b = append(b, p.Value...)
 	}
 	return b
 }

@@ -231,6 +231,16 @@ func (d *logDecoder) pause(e *Event) {
 			d.message(&p.Input[i])
 		}
 	}
+	for _, s := range [...]**string{&p.Args, &p.Result} {
+		if d.bool() {
+			v := d.str()
+			*s = &v
+		}
+	}
+	if n := int(d.uvarint()); n > 0 {
+		p.Value = d.c[d.off : d.off+n-1 : d.off+n-1]
+		d.off += n - 1
+	}
 	e.Pause = p
 }
 
