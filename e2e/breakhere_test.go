@@ -84,3 +84,26 @@ func TestToolResultFromThePage(t *testing.T) {
 		t.Fatalf("result given %v, multiply answered by it after %v", given, answered)
 	}
 }
+
+// TestSessionValueFromThePage: held at research_agent's write of research_notes, the held banner
+// shows the value written; edited and continued, the trace records the value written instead.
+func TestSessionValueFromThePage(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/")
+	evalJS[bool](t, tb, `(document.querySelector('`+attrSel("data-testid", "flow-agenttool")+` [data-testid=run-breakpoints]').value = 'session:research_notes', true)`)
+	tb.click(t, attrSel("data-testid", "flow-agenttool")+" [data-testid=run-button]")
+	tb.waitFor(t, "the run held at the write, showing the value", `document.querySelector('[data-testid=run-held]')?.dataset.target === 'research_notes' && (document.querySelector('[data-testid=held-value]')?.value || '').startsWith('"')`)
+	evalJS[bool](t, tb, `(document.querySelector('[data-testid=held-value]').value = '"notes from the page"', true)`)
+	tb.click(t, "[data-testid=held-continue]")
+	tb.waitStatus(t, "completed")
+	tr := b.trace(t, evalJS[string](t, tb, `document.body.dataset.runId`))
+	written := false
+	for _, e := range tr.Events {
+		written = written || (e.Kind == traces.KindSessionSet && e.Session.Key == "research_notes" && string(e.Session.Value) == `"notes from the page"`)
+	}
+	if !written {
+		t.Fatal("the value edited on the page was not written")
+	}
+}

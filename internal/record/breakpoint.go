@@ -434,7 +434,17 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 	case res.Action == traces.ActionAbort:
 		r.run.aborted = true // a failure from here on is the abort's: the run ends canceled
 	}
+	var set *traces.Event // the session value written instead, recorded after continued
+	if res.Value != nil && s.Value != nil && string(res.Value) != string(s.Value) && res.Action != traces.ActionAbort {
+		var err error
+		if set, err = r.editSession(ctx, v, s, res.Value); err != nil {
+			p.Edited += " (not written: " + err.Error() + ")"
+		}
+	}
 	r.out.emit(&traces.Event{Kind: traces.KindContinued, Agent: s.Agent, RunPath: path, Pause: p})
+	if set != nil {
+		r.out.emit(set)
+	}
 	r.mu.Unlock()
 	return res, true
 }
