@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -75,6 +76,7 @@ func (s *Server) runPage(c echo.Context) error {
 	}
 	opts := s.pageOptions(rec.ID())
 	opts.ConversationID, opts.Conversation = s.conversation(rec.Run())
+	opts.ForkedFrom, opts.Forks = rec.ForkedFrom(), s.forksOf(rec.ID(), opts.Conversation)
 	_, unknown := s.lookupFlow(rec.Run().Flow)
 	opts.Runnable = unknown == nil // Run again and Replay start the flow here
 	if c.QueryParams().Has("at") {
@@ -112,6 +114,25 @@ func (s *Server) conversation(run traces.Run) (id string, runs []traces.Run) {
 		}
 	}
 	return id, runs
+}
+
+// forksOf returns the runs of conv (the run's conversation) forked from run id, each with the
+// model call it changed. Only the runs whose model says they are forks of it are read.
+func (s *Server) forksOf(id string, conv []traces.Run) []traces.ForkOrigin {
+	var forks []traces.ForkOrigin
+	for _, r := range conv {
+		if r.ID == id || !strings.HasPrefix(r.Model, "fork of "+id+" ") {
+			continue
+		}
+		rec, err := s.broker.Get(r.ID)
+		if err != nil {
+			continue
+		}
+		if f := rec.ForkedFrom(); f != nil && f.Run == id {
+			forks = append(forks, traces.ForkOrigin{Run: r.ID, Seq: f.Seq})
+		}
+	}
+	return forks
 }
 
 // inspector serves GET /runs/:id/inspector?seq=N: the inspector panel's HTML for event N; with

@@ -45,6 +45,10 @@ type PageOptions struct {
 	// Server.conversation); nil when the run stands alone.
 	ConversationID string
 	Conversation   []traces.Run
+	// ForkedFrom is, for a fork, the run and model call it was forked from; Forks the runs forked
+	// from this one, each with its origin (Run is then the fork's id).
+	ForkedFrom *traces.ForkOrigin
+	Forks      []traces.ForkOrigin
 	// Findings are the handoff bugs the linter names in the run, listed under the header.
 	Findings []lint.Finding
 	// Story is the run's handoff story, the inspector's content while nothing is inspected.

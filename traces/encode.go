@@ -45,6 +45,12 @@ func (w *eventWriter) event(e *Event, model, agentRun InputRef) {
 		w.optStr("input", r.Input)
 		w.str("status", string(r.Status))
 		w.optStr("error", r.Error)
+		if f := r.ForkedFrom; f != nil {
+			w.open("forked_from")
+			w.str("run", f.Run)
+			w.int("seq", f.Seq)
+			w.close()
+		}
 		w.close()
 	}
 	if a := e.AgentRun; a != nil {

@@ -84,6 +84,16 @@ type RunMark struct {
 	Input  string `json:"input,omitempty"`
 	Status Status `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// ForkedFrom is, on run.started of a fork, the run it was forked from and the seq of the
+	// model call it changed.
+	ForkedFrom *ForkOrigin `json:"forked_from,omitempty"`
+}
+
+// ForkOrigin is where a fork was made: the run, and the seq of its model.started the fork
+// answered otherwise.
+type ForkOrigin struct {
+	Run string `json:"run"`
+	Seq int64  `json:"seq"`
 }
 
 // AgentRun is the payload of agent.started and agent.finished. Input is the history the agent

@@ -154,6 +154,11 @@ func (w *logWriter) add(e *Event) {
 		b = w.text(b, r.Input)
 		b = appendLogString(b, string(r.Status))
 		b = w.text(b, r.Error)
+		b = appendBool(b, r.ForkedFrom != nil)
+		if f := r.ForkedFrom; f != nil {
+			b = appendLogString(b, f.Run)
+			b = binary.AppendVarint(b, f.Seq)
+		}
 	}
 	if a := e.AgentRun; a != nil {
 		b = w.appendInput(b, seq, e.Agent, a.Input)

@@ -133,6 +133,9 @@ func (r *logReader) raw(l *eventLog, i int, e *Event) (refs [2]inputRef) {
 	mask := d.uvarint()
 	if mask&hasRun != 0 {
 		e.Run = &RunMark{Flow: d.str(), Input: d.str(), Status: Status(d.str()), Error: d.str()}
+		if d.bool() {
+			e.Run.ForkedFrom = &ForkOrigin{Run: d.str(), Seq: d.varint()}
+		}
 	}
 	if mask&hasAgentRun != 0 {
 		a := new(AgentRun)

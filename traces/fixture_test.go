@@ -25,7 +25,7 @@ func richTrace() traces.Trace {
 	}
 	call := traces.ToolCallSpec{ID: "call_1", Name: "search", Arguments: `{"q":"Paris with kids"}`}
 	events := []traces.Event{
-		{Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: "planner", Input: "Plan 2 days in Paris", Status: traces.StatusRunning}},
+		{Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: "planner", Input: "Plan 2 days in Paris", Status: traces.StatusRunning, ForkedFrom: &traces.ForkOrigin{Run: "r-0a1b2c3d", Seq: 5}}},
 		{Kind: traces.KindAgentStarted, Agent: "planner", AgentRun: &traces.AgentRun{Input: history, Via: "run"}},
 		{Kind: traces.KindModelStarted, Agent: "planner", Model: &traces.ModelCall{ID: "planner-1", Name: "gpt-4o-mini", Input: history, Tools: []string{"search", "transfer_to_agent"}}},
 		{Kind: traces.KindModelFinished, Agent: "planner", Model: &traces.ModelCall{
