@@ -459,3 +459,72 @@ func TestMiddlewareGivesAToolResult(t *testing.T) {
 		t.Errorf("refund finished with %q, want once, answered by the result given", refunds)
 	}
 }
+
+// TestBreakpointsForNextRuns: breakpoints set on one run of the desk app with next_runs are kept
+// for its flow: the app's next run, in a new process, on which nobody sets any, is held there
+// all the same; with next_runs false they are forgotten.
+func TestBreakpointsForNextRuns(t *testing.T) {
+	base := startBaton(t, listen(t))
+	first := startDesk(t, base, time.Minute)
+	id := awaitRun(t, base)
+	setAppBreakpoints(t, base, id, "transfer:billing")
+	if status, answer := apiPost(t, base+"/api/runs/"+id+"/breakpoints", `{"breakpoints": ["transfer:billing"], "next_runs": true}`); status != http.StatusOK || !strings.Contains(answer, `"next_runs":true`) {
+		t.Fatalf("keep for next runs: %d %s", status, answer)
+	}
+	first.goOn(t)
+	awaitPaused(t, base, id, 1)
+	if status, answer := apiPost(t, base+"/api/runs/"+id+"/continue", `{}`); status != http.StatusOK {
+		t.Fatalf("continue: %d %s", status, answer)
+	}
+	first.wait(t)
+
+	next := startDesk(t, base, time.Minute)
+	var id2 string
+	for deadline := time.Now().Add(10 * time.Second); id2 == "" || id2 == id; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the next run did not appear")
+		}
+		var runs []traces.Run
+		getJSON(t, base+"/api/runs", &runs)
+		id2 = runs[0].ID
+	}
+	// The run's page shows the kept breakpoints once the app opted in, without data-pending once
+	// the app has them: only then may its model go on.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the next run's app did not get the kept breakpoints")
+		}
+		resp, err := http.Get(base + "/runs/" + id2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		form := doc.Find(`[data-testid="breakpoints-form"]`)
+		_, pending := form.Attr("data-pending")
+		_, kept := form.Find(`[data-testid="breakpoints-next-runs"]`).Attr("checked")
+		if form.Find(`[data-testid="breakpoints"]`).AttrOr("value", "") == "transfer:billing" && !pending {
+			if !kept {
+				t.Fatal("the page does not say the breakpoints are kept for the next runs")
+			}
+			break
+		}
+	}
+	next.goOn(t)
+	tr := awaitPaused(t, base, id2, 1)
+	if p := eventsOf(tr, traces.KindPaused)[0]; p.Pause.Break != traces.BreakTransfer || p.Pause.Target != "billing" {
+		t.Fatalf("the next run paused at %+v, want before the transfer to billing", p.Pause)
+	}
+	if status, answer := apiPost(t, base+"/api/runs/"+id2+"/breakpoints", `{"breakpoints": [], "next_runs": false}`); status != http.StatusOK || strings.Contains(answer, "next_runs") {
+		t.Fatalf("forget for next runs: %d %s", status, answer)
+	}
+	if status, answer := apiPost(t, base+"/api/runs/"+id2+"/continue", `{}`); status != http.StatusOK {
+		t.Fatalf("continue: %d %s", status, answer)
+	}
+	if out := next.wait(t); !strings.Contains(out, "answer: billing:") {
+		t.Errorf("the next run did not go on to billing; it printed:\n%s", out)
+	}
+}

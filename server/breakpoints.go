@@ -58,8 +58,10 @@ type heldRun struct {
 	URL         string   `json:"url"`
 	Breakpoints []string `json:"breakpoints"`
 	// Pending says, for an app's run, that the app has not yet said it has the breakpoints.
-	Pending bool    `json:"pending,omitempty"`
-	Held    *heldAt `json:"held,omitempty"`
+	Pending bool `json:"pending,omitempty"`
+	// NextRuns says, for an app's run, that breakpoints are kept for its flow's next runs.
+	NextRuns bool    `json:"next_runs,omitempty"`
+	Held     *heldAt `json:"held,omitempty"`
 }
 
 type heldAt struct {
@@ -131,17 +133,23 @@ func (s *Server) continueRun(c echo.Context) error {
 	return c.JSON(http.StatusOK, heldRunOf(id, d))
 }
 
-// setBreakpoints serves POST /api/runs/:id/breakpoints {"breakpoints": [...]}: the breakpoints of
-// a run going on here, replaced from its next moment on. 200 with them; 404 for an unknown run,
-// 409 for a run not going on here or started without breakpoints.
+// setBreakpoints serves POST /api/runs/:id/breakpoints {"breakpoints": [...], "next_runs"}: the
+// breakpoints of a run going on here, replaced from its next moment on. For an app's run,
+// "next_runs": true also keeps them for the app's next runs (of the same flow name) that opt in,
+// which start with them; false forgets those. 200 with them; 404 for an unknown run, 409 for a
+// run not going on here or started without breakpoints, 400 for next_runs on Baton's own run.
 func (s *Server) setBreakpoints(c echo.Context) error {
 	id := c.Param("id")
 	rec, err := s.broker.Get(id)
 	if err != nil {
 		return err
 	}
-	var written []string
-	present, err := decodeJSON(c, jsonField{"breakpoints", &written, `a list of breakpoints such as "transfer:math_agent"`})
+	var (
+		written []string
+		next    bool
+	)
+	present, err := decodeJSON(c, jsonField{"breakpoints", &written, `a list of breakpoints such as "transfer:math_agent"`},
+		jsonField{"next_runs", &next, "true or false"})
 	if err != nil {
 		return err
 	}
@@ -160,10 +168,24 @@ func (s *Server) setBreakpoints(c echo.Context) error {
 		}
 		flow = &f
 	}
+	if present["next_runs"] && flow != nil {
+		return traces.Errorf(traces.CodeInvalid, "next_runs keeps breakpoints for an app's next runs; run %s is Baton's own: give its breakpoints when starting the next one (POST /api/runs with breakpoints)", id)
+	}
 	points, err := parseBreakpoints(flow, written)
 	if err != nil {
 		return err
 	}
+	if present["next_runs"] {
+		if next {
+			s.ingest.keepForNext(rec.Run().Flow, points)
+		} else {
+			s.ingest.keepForNext(rec.Run().Flow, nil)
+		}
+	}
 	d.SetBreakpoints(points)
-	return c.JSON(http.StatusOK, heldRunOf(id, d))
+	out := heldRunOf(id, d)
+	if flow == nil {
+		out.NextRuns = s.ingest.keptForNext(rec.Run().Flow)
+	}
+	return c.JSON(http.StatusOK, out)
 }

@@ -41,7 +41,13 @@ func (s *Server) pageOptions(id string) templates.PageOptions {
 		pace, _ := s.runs.pace(id)
 		opts.PaceMS, opts.PaceFixed, opts.NoPace = int(pace.d.Milliseconds()), !pace.running, !pace.known
 		if d, err := s.debuggerOf(id); err == nil {
-			opts.Breakpoints = heldRunOf(id, d).Breakpoints
+			held := heldRunOf(id, d)
+			opts.Breakpoints, opts.Pending = held.Breakpoints, held.Pending
+			if _, app := d.(*appDebug); app {
+				if rec, err := s.broker.Get(id); err == nil {
+					opts.AppRun, opts.NextRuns = true, s.ingest.keptForNext(rec.Run().Flow)
+				}
+			}
 		}
 	}
 	return opts

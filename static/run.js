@@ -254,7 +254,10 @@ function addBreakpoint(value, spec) {
 async function sendBreakpoints(form) {
   const errEl = form.querySelector(".form-error");
   const breakpoints = splitBreakpoints(form.querySelector("[name=breakpoints]").value);
-  const r = await postJSON("/api/runs/" + encodeURIComponent(S.runId) + "/breakpoints", { breakpoints });
+  const req = { breakpoints };
+  const next = form.querySelector("[name=next_runs]");
+  if (next) req.next_runs = next.checked;
+  const r = await postJSON("/api/runs/" + encodeURIComponent(S.runId) + "/breakpoints", req);
   showError(errEl, r.ok ? "" : (r.data.error || "could not set the breakpoints"));
   if (r.ok) form.dataset.set = breakpoints.join(",");
 }

@@ -59,6 +59,9 @@ type PageOptions struct {
 	// Breakpoints, when not nil, are the breakpoints of a run going on here that was started
 	// with them: the page offers to change them.
 	Breakpoints []string
+	// AppRun says the run is an app's that opted in: the page offers to keep its breakpoints for
+	// the app's next runs (NextRuns: they are kept), and says whether the app has them (Pending).
+	AppRun, NextRuns, Pending bool
 	// Prices price the run's model calls; nil shows no money.
 	Prices prices.Table
 }
