@@ -56,7 +56,9 @@ func deskApp(ctx context.Context, mw adk.ChatModelAgentMiddleware, gate <-chan s
 	refund, err := utils.InferTool("refund", "Refund an order's duplicate charge.", func(_ context.Context, in struct {
 		Order string `json:"order"`
 	}) (string, error) {
-		fmt.Println("ran: refund", in.Order) // what the tests read to tell it ran
+		if os.Getenv(deskAppEnv) != "" {
+			fmt.Println("ran: refund", in.Order) // what the desk process's tests read to tell it ran
+		}
 		return "refunded " + in.Order, nil
 	})
 	if err != nil {
