@@ -28,6 +28,7 @@ func NewChatAgent(ctx context.Context, models ModelFor, conf adk.ChatModelAgentC
 		return nil, fmt.Errorf("model for agent %s: %w", conf.Name, err)
 	}
 	conf.Model = m
+	conf.Handlers = append([]adk.ChatModelAgentMiddleware{toolHolds{&adk.BaseChatModelAgentMiddleware{}}}, conf.Handlers...)
 	a, err := adk.NewChatModelAgent(ctx, &conf)
 	if err != nil {
 		return nil, fmt.Errorf("build agent %s: %w", conf.Name, err)

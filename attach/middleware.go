@@ -25,7 +25,8 @@ const DefaultHoldTimeout = 10 * time.Minute
 //
 // and record the runs as usual (Option, Handler or Run), streamed to a Baton server. While held,
 // the page shows where, and continue, step, abort and the edits (the deciding reply, the held
-// model call's input) act on the run as on Baton's own; the trace records paused and continued.
+// model call's input, a result given in place of a held tool call, which then does not run) act
+// on the run as on Baton's own; the trace records paused and continued.
 // Put it first in Handlers, outermost, so that an edited input or reply is what the agent's
 // other middleware and the model see.
 //
@@ -73,4 +74,14 @@ func (m *middleware) WrapModel(ctx context.Context, mdl model.BaseChatModel, _ *
 		return mdl, nil
 	}
 	return record.HeldModel(mdl), nil
+}
+
+// WrapInvokableToolCall holds a tool call before the tool runs when a tool breakpoint wants it:
+// continued with a result, the tool is not run and the model sees that result; aborted, the tool
+// is not run. It leaves the tool as it is in a run Baton cannot hold.
+func (m *middleware) WrapInvokableToolCall(ctx context.Context, run adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	if !record.Holdable(ctx) {
+		return run, nil
+	}
+	return record.HeldTool(tc.Name, run), nil
 }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/components/tool/utils"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
@@ -46,11 +48,29 @@ func deskApp(ctx context.Context, mw adk.ChatModelAgentMiddleware, gate <-chan s
 	if mw != nil {
 		handlers = []adk.ChatModelAgentMiddleware{mw}
 	}
+	var tools adk.ToolsConfig // billing's
 	agent := func(name, about string, steps ...agents.Step) (adk.Agent, error) {
 		return agents.NewChatAgent(ctx, attachtest.Scripted(name, pace, steps...), adk.ChatModelAgentConfig{
-			Name: name, Description: about, Instruction: "Help with " + about, Handlers: handlers})
+			Name: name, Description: about, Instruction: "Help with " + about, Handlers: handlers, ToolsConfig: tools})
 	}
-	billing, err := agent("billing", "charges and refunds", agents.Say("billing: the duplicate charge will be refunded."))
+	refund, err := utils.InferTool("refund", "Refund an order's duplicate charge.", func(_ context.Context, in struct {
+		Order string `json:"order"`
+	}) (string, error) {
+		if os.Getenv(deskAppEnv) != "" {
+			fmt.Println("ran: refund", in.Order) // what the desk process's tests read to tell it ran
+		}
+		return "refunded " + in.Order, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	tools.Tools = []tool.BaseTool{refund}
+	billing, err := agent("billing", "charges and refunds",
+		agents.SayAndDo("", agents.Call("refund", map[string]string{"order": "A1"})),
+		agents.Computed(func(in []*schema.Message) agents.Reply {
+			return agents.Reply{Text: "billing: " + in[len(in)-1].Content}
+		}))
+	tools = adk.ToolsConfig{}
 	if err != nil {
 		return nil, err
 	}
@@ -404,4 +424,109 @@ func TestHeldAppGoesOnByItself(t *testing.T) {
 			t.Errorf("the app's log does not say it went on by itself:\n%s", app.stderr.String())
 		}
 	})
+}
+
+// TestMiddlewareGivesAToolResult holds the desk app before billing's refund tool runs: the
+// result given through the API is what billing's model sees, the tool does not run in the app's
+// process, and the trace records the continued with the result and the call answered by it.
+func TestMiddlewareGivesAToolResult(t *testing.T) {
+	base := startBaton(t, listen(t))
+	app := startDesk(t, base, time.Minute)
+	id := awaitRun(t, base)
+	setAppBreakpoints(t, base, id, "tool:refund")
+	app.goOn(t)
+	tr := awaitPaused(t, base, id, 1)
+	if p := eventsOf(tr, traces.KindPaused)[0]; p.Agent != "billing" || p.Pause.Args == nil || !strings.Contains(*p.Pause.Args, "A1") {
+		t.Fatalf("paused: %s %+v, want billing before refund, with its arguments", p.Agent, p.Pause)
+	}
+	if status, answer := apiPost(t, base+"/api/runs/"+id+"/continue", `{"result": "refund refused: order A1 was charged once"}`); status != http.StatusOK {
+		t.Fatalf("continue with a result: %d %s", status, answer)
+	}
+	out := app.wait(t)
+	if strings.Contains(out, "ran: refund") || !strings.Contains(out, "answer: billing: billing: refund refused") {
+		t.Errorf("the app ran the tool, or billing did not see the result given; it printed:\n%s", out)
+	}
+	tr = trace(t, base, id)
+	c := eventsOf(tr, traces.KindContinued)
+	if len(c) != 1 || c[0].Pause.Result == nil || c[0].Pause.Edited != "tool result given: refund was not run" {
+		t.Fatalf("continued %+v, want one with the result given", c)
+	}
+	var refunds []string
+	for _, e := range eventsOf(tr, traces.KindToolFinished) {
+		if e.Tool.Name == "refund" {
+			refunds = append(refunds, e.Tool.Result)
+		}
+	}
+	if len(refunds) != 1 || refunds[0] != *c[0].Pause.Result {
+		t.Errorf("refund finished with %q, want once, answered by the result given", refunds)
+	}
+}
+
+// TestBreakpointsForNextRuns: breakpoints set on one run of the desk app with next_runs are kept
+// for its flow: the app's next run, in a new process, on which nobody sets any, is held there
+// all the same; with next_runs false they are forgotten.
+func TestBreakpointsForNextRuns(t *testing.T) {
+	base := startBaton(t, listen(t))
+	first := startDesk(t, base, time.Minute)
+	id := awaitRun(t, base)
+	setAppBreakpoints(t, base, id, "transfer:billing")
+	if status, answer := apiPost(t, base+"/api/runs/"+id+"/breakpoints", `{"breakpoints": ["transfer:billing"], "next_runs": true}`); status != http.StatusOK || !strings.Contains(answer, `"next_runs":true`) {
+		t.Fatalf("keep for next runs: %d %s", status, answer)
+	}
+	first.goOn(t)
+	awaitPaused(t, base, id, 1)
+	if status, answer := apiPost(t, base+"/api/runs/"+id+"/continue", `{}`); status != http.StatusOK {
+		t.Fatalf("continue: %d %s", status, answer)
+	}
+	first.wait(t)
+
+	next := startDesk(t, base, time.Minute)
+	var id2 string
+	for deadline := time.Now().Add(10 * time.Second); id2 == "" || id2 == id; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the next run did not appear")
+		}
+		var runs []traces.Run
+		getJSON(t, base+"/api/runs", &runs)
+		id2 = runs[0].ID
+	}
+	// The run's page shows the kept breakpoints once the app opted in, without data-pending once
+	// the app has them: only then may its model go on.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the next run's app did not get the kept breakpoints")
+		}
+		resp, err := http.Get(base + "/runs/" + id2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := goquery.NewDocumentFromReader(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		form := doc.Find(`[data-testid="breakpoints-form"]`)
+		_, pending := form.Attr("data-pending")
+		_, kept := form.Find(`[data-testid="breakpoints-next-runs"]`).Attr("checked")
+		if form.Find(`[data-testid="breakpoints"]`).AttrOr("value", "") == "transfer:billing" && !pending {
+			if !kept {
+				t.Fatal("the page does not say the breakpoints are kept for the next runs")
+			}
+			break
+		}
+	}
+	next.goOn(t)
+	tr := awaitPaused(t, base, id2, 1)
+	if p := eventsOf(tr, traces.KindPaused)[0]; p.Pause.Break != traces.BreakTransfer || p.Pause.Target != "billing" {
+		t.Fatalf("the next run paused at %+v, want before the transfer to billing", p.Pause)
+	}
+	if status, answer := apiPost(t, base+"/api/runs/"+id2+"/breakpoints", `{"breakpoints": [], "next_runs": false}`); status != http.StatusOK || strings.Contains(answer, "next_runs") {
+		t.Fatalf("forget for next runs: %d %s", status, answer)
+	}
+	if status, answer := apiPost(t, base+"/api/runs/"+id2+"/continue", `{}`); status != http.StatusOK {
+		t.Fatalf("continue: %d %s", status, answer)
+	}
+	if out := next.wait(t); !strings.Contains(out, "answer: billing:") {
+		t.Errorf("the next run did not go on to billing; it printed:\n%s", out)
+	}
 }

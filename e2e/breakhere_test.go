@@ -3,6 +3,8 @@ package e2e_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/baton-dev/baton/traces"
 )
 
 // TestBreakHereFromTheRunPage: held before the supervisor's transfer to research_agent, the page
@@ -56,4 +58,52 @@ func TestStepToAKindFromThePage(t *testing.T) {
 	  return h?.dataset.break === 'step' && (h.querySelector('[data-testid=held-detail]')?.textContent || '').startsWith('research_agent calls its model'); })()`)
 	tb.click(t, "[data-testid=held-abort]")
 	tb.waitStatus(t, "canceled")
+}
+
+// TestToolResultFromThePage: held before math_agent's multiply runs, the held banner offers a
+// result in its place; filled and continued, the trace records continued with that result and
+// multiply's call answered by it, and the run completes.
+func TestToolResultFromThePage(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/")
+	evalJS[bool](t, tb, `(document.querySelector('`+attrSel("data-testid", "flow-supervisor")+` [data-testid=run-breakpoints]').value = 'tool:multiply', true)`)
+	tb.click(t, attrSel("data-testid", "flow-supervisor")+" [data-testid=run-button]")
+	tb.waitFor(t, "the run held before multiply, offering a result", `document.querySelector('[data-testid=run-held]')?.dataset.target === 'multiply' && !!document.querySelector('[data-testid=held-result]')`)
+	evalJS[bool](t, tb, `(document.querySelector('[data-testid=held-result]').value = '4242', true)`)
+	tb.click(t, "[data-testid=held-continue]")
+	tb.waitStatus(t, "completed")
+	tr := b.trace(t, evalJS[string](t, tb, `document.body.dataset.runId`))
+	given, answered := false, false
+	for _, e := range tr.Events {
+		given = given || (e.Kind == traces.KindContinued && e.Pause.Result != nil && *e.Pause.Result == "4242" && e.Pause.By == "page")
+		answered = answered || (given && e.Kind == traces.KindToolFinished && e.Tool.Name == "multiply" && e.Tool.Result == "4242")
+	}
+	if !given || !answered {
+		t.Fatalf("result given %v, multiply answered by it after %v", given, answered)
+	}
+}
+
+// TestSessionValueFromThePage: held at research_agent's write of research_notes, the held banner
+// shows the value written; edited and continued, the trace records the value written instead.
+func TestSessionValueFromThePage(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/")
+	evalJS[bool](t, tb, `(document.querySelector('`+attrSel("data-testid", "flow-agenttool")+` [data-testid=run-breakpoints]').value = 'session:research_notes', true)`)
+	tb.click(t, attrSel("data-testid", "flow-agenttool")+" [data-testid=run-button]")
+	tb.waitFor(t, "the run held at the write, showing the value", `document.querySelector('[data-testid=run-held]')?.dataset.target === 'research_notes' && (document.querySelector('[data-testid=held-value]')?.value || '').startsWith('"')`)
+	evalJS[bool](t, tb, `(document.querySelector('[data-testid=held-value]').value = '"notes from the page"', true)`)
+	tb.click(t, "[data-testid=held-continue]")
+	tb.waitStatus(t, "completed")
+	tr := b.trace(t, evalJS[string](t, tb, `document.body.dataset.runId`))
+	written := false
+	for _, e := range tr.Events {
+		written = written || (e.Kind == traces.KindSessionSet && e.Session.Key == "research_notes" && string(e.Session.Value) == `"notes from the page"`)
+	}
+	if !written {
+		t.Fatal("the value edited on the page was not written")
+	}
 }

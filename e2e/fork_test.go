@@ -21,4 +21,9 @@ func TestForkFromTheInspector(t *testing.T) {
 	tb.click(t, `[data-testid=fork-button]`)
 	tb.waitFor(t, "the fork's page, with the other route", `location.pathname.startsWith('/runs/') && !location.pathname.endsWith('/`+id+`') &&
 	  (document.querySelector('[data-testid=story-route]')?.textContent || '').startsWith('supervisor → math_agent')`)
+	// The fork's page links back to the model call it changed; the original's lists the fork.
+	tb.waitFor(t, "the link back to the original", `document.querySelector('[data-testid=forked-from] a')?.dataset.runId === `+jsString(id))
+	fork := evalJS[string](t, tb, `document.body.dataset.runId`)
+	tb.click(t, `[data-testid=forked-from] a`)
+	tb.waitFor(t, "the original's page listing the fork", `location.pathname.endsWith('/`+id+`') && document.querySelector('[data-testid=forks] a')?.dataset.runId === `+jsString(fork))
 }

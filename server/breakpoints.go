@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 
@@ -57,8 +58,10 @@ type heldRun struct {
 	URL         string   `json:"url"`
 	Breakpoints []string `json:"breakpoints"`
 	// Pending says, for an app's run, that the app has not yet said it has the breakpoints.
-	Pending bool    `json:"pending,omitempty"`
-	Held    *heldAt `json:"held,omitempty"`
+	Pending bool `json:"pending,omitempty"`
+	// NextRuns says, for an app's run, that breakpoints are kept for its flow's next runs.
+	NextRuns bool    `json:"next_runs,omitempty"`
+	Held     *heldAt `json:"held,omitempty"`
 }
 
 type heldAt struct {
@@ -66,6 +69,10 @@ type heldAt struct {
 	Agent  string `json:"agent,omitempty"`
 	Target string `json:"target,omitempty"`
 	Detail string `json:"detail,omitempty"`
+	// Args is, at a tool call held before it runs, its arguments: a result may be given instead.
+	Args *string `json:"args,omitempty"`
+	// Value is, at a session breakpoint, the value written, which may be replaced.
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
 func heldRunOf(id string, d runDebugger) heldRun {
@@ -77,7 +84,7 @@ func heldRunOf(id string, d runDebugger) heldRun {
 		out.Breakpoints = append(out.Breakpoints, b.String())
 	}
 	if s, ok := d.Held(); ok {
-		out.Held = &heldAt{Break: s.Break, Agent: s.Agent, Target: s.Target, Detail: s.Detail}
+		out.Held = &heldAt{Break: s.Break, Agent: s.Agent, Target: s.Target, Detail: s.Detail, Args: s.Args, Value: s.Value}
 	}
 	return out
 }
@@ -87,7 +94,9 @@ func heldRunOf(id string, d runDebugger) heldRun {
 // or with "step" to the next moment of that kind: transfer, agenttool, model, tool...) or abort
 // (the run ends canceled). "reply" (a message: "content", "tool_calls" with "name" and
 // "arguments") replaces the reply that decided a transfer; "input" (a list of messages, each with
-// its "role") replaces what the held model call receives. "by" says who (page, api; api when left
+// its "role") replaces what the held model call receives; "result" (a string), at a tool or
+// agenttool breakpoint held before the tool runs, is given in the tool's place (the tool is not
+// run); "value" (JSON), at a session breakpoint, replaces the value written. "by" says who (page, api; api when left
 // out). 200 with the run's breakpoints; 404 for an unknown run, 409 for a run not held here,
 // 400 for an edit the stop has nothing for.
 func (s *Server) continueRun(c echo.Context) error {
@@ -101,6 +110,8 @@ func (s *Server) continueRun(c echo.Context) error {
 		jsonField{"reply", &res.Reply, `a message such as {"content": "...", "tool_calls": [{"name": "transfer_to_agent", "arguments": "{\"agent_name\":\"math_agent\"}"}]}`},
 		jsonField{"input", &res.Input, `a list of messages such as [{"role": "user", "content": "..."}]`},
 		jsonField{"by", &res.By, "a string"},
+		jsonField{"result", &res.Result, `a string: the held tool's result, given in its place (the tool is not run)`},
+		jsonField{"value", &res.Value, "the session value, as JSON"},
 		jsonField{"step", &res.Step, "a kind of moment: transfer, agenttool, model, tool, error, session or interrupt"},
 	); err != nil {
 		return err
@@ -122,17 +133,23 @@ func (s *Server) continueRun(c echo.Context) error {
 	return c.JSON(http.StatusOK, heldRunOf(id, d))
 }
 
-// setBreakpoints serves POST /api/runs/:id/breakpoints {"breakpoints": [...]}: the breakpoints of
-// a run going on here, replaced from its next moment on. 200 with them; 404 for an unknown run,
-// 409 for a run not going on here or started without breakpoints.
+// setBreakpoints serves POST /api/runs/:id/breakpoints {"breakpoints": [...], "next_runs"}: the
+// breakpoints of a run going on here, replaced from its next moment on. For an app's run,
+// "next_runs": true also keeps them for the app's next runs (of the same flow name) that opt in,
+// which start with them; false forgets those. 200 with them; 404 for an unknown run, 409 for a
+// run not going on here or started without breakpoints, 400 for next_runs on Baton's own run.
 func (s *Server) setBreakpoints(c echo.Context) error {
 	id := c.Param("id")
 	rec, err := s.broker.Get(id)
 	if err != nil {
 		return err
 	}
-	var written []string
-	present, err := decodeJSON(c, jsonField{"breakpoints", &written, `a list of breakpoints such as "transfer:math_agent"`})
+	var (
+		written []string
+		next    bool
+	)
+	present, err := decodeJSON(c, jsonField{"breakpoints", &written, `a list of breakpoints such as "transfer:math_agent"`},
+		jsonField{"next_runs", &next, "true or false"})
 	if err != nil {
 		return err
 	}
@@ -151,10 +168,24 @@ func (s *Server) setBreakpoints(c echo.Context) error {
 		}
 		flow = &f
 	}
+	if present["next_runs"] && flow != nil {
+		return traces.Errorf(traces.CodeInvalid, "next_runs keeps breakpoints for an app's next runs; run %s is Baton's own: give its breakpoints when starting the next one (POST /api/runs with breakpoints)", id)
+	}
 	points, err := parseBreakpoints(flow, written)
 	if err != nil {
 		return err
 	}
+	if present["next_runs"] {
+		if next {
+			s.ingest.keepForNext(rec.Run().Flow, points)
+		} else {
+			s.ingest.keepForNext(rec.Run().Flow, nil)
+		}
+	}
 	d.SetBreakpoints(points)
-	return c.JSON(http.StatusOK, heldRunOf(id, d))
+	out := heldRunOf(id, d)
+	if flow == nil {
+		out.NextRuns = s.ingest.keptForNext(rec.Run().Flow)
+	}
+	return c.JSON(http.StatusOK, out)
 }

@@ -83,6 +83,9 @@ func TestBreakpointsThroughTheServer(t *testing.T) {
 		{"step to an unknown kind", "/continue", `{"action":"step","step":"handoff"}`, http.StatusBadRequest, `step "handoff": give it with action step, one of transfer`},
 		{"unknown kind", "/breakpoints", `{"breakpoints":["handoff"]}`, http.StatusBadRequest, `breakpoint kind "handoff" is not one of transfer`},
 		{"unknown agent", "/breakpoints", `{"breakpoints":["transfer:mth_agent"]}`, http.StatusBadRequest, `flow supervisor has no agent "mth_agent"`},
+		{"result at a transfer", "/continue", `{"result":"7"}`, http.StatusBadRequest, "result can be given only at a tool or agenttool breakpoint"},
+		{"value at a transfer", "/continue", `{"value":"x"}`, http.StatusBadRequest, "value can be edited only at a session breakpoint"},
+		{"next runs of Baton's own run", "/breakpoints", `{"breakpoints":[],"next_runs":true}`, http.StatusBadRequest, "next_runs keeps breakpoints for an app's next runs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + id + c.path, body: c.body})

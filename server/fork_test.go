@@ -33,6 +33,18 @@ func TestForkRun(t *testing.T) {
 	if forked.Run.Status != traces.StatusCompleted || forked.Run.Input != original.Run.Input || !strings.HasPrefix(forked.Run.Model, "fork of "+original.Run.ID) {
 		t.Errorf("forked run = %+v", forked.Run)
 	}
+	if f := forked.Events[0].Run.ForkedFrom; f == nil || *f != (traces.ForkOrigin{Run: original.Run.ID, Seq: at}) {
+		t.Errorf("the fork's run.started says forked_from %+v, want %s at #%d", f, original.Run.ID, at)
+	}
+	// The fork's page links back to the model call it changed; the original's lists the fork.
+	back := `href="/runs/` + original.Run.ID + `?at=` + itoa(at) + `"`
+	if page := ts.do(t, request{path: "/runs/" + forked.Run.ID}); !strings.Contains(string(page.body), `data-testid="forked-from"`) || !strings.Contains(string(page.body), back) {
+		t.Errorf("the fork's page does not link back to %s", back)
+	}
+	if page := ts.do(t, request{path: "/runs/" + original.Run.ID}); !strings.Contains(string(page.body), `data-testid="forks"`) ||
+		!strings.Contains(string(page.body), `href="/runs/`+forked.Run.ID+`" data-run-id="`+forked.Run.ID+`" data-seq="`+itoa(at)+`"`) {
+		t.Errorf("the original's page does not list its fork %s", forked.Run.ID)
+	}
 	page := ts.do(t, request{path: "/diff?a=" + original.Run.ID + "&b=" + forked.Run.ID})
 	if !strings.Contains(string(page.body), `data-what="routing decision"`) || !strings.Contains(string(page.body), "hands off to math_agent (llm)") {
 		t.Errorf("the diff of the fork does not name its handoff")

@@ -275,9 +275,36 @@ func (in *ingestion) optIn(id string) *appDebug {
 	a := in.debug[id]
 	if a == nil {
 		a = newAppDebug()
+		if r := in.runs[id]; r != nil {
+			if points := in.next[r.rec.Run().Flow]; len(points) > 0 {
+				// The app has none yet: its first poll is answered with these.
+				a.Debugger.SetBreakpoints(points)
+				a.version++
+			}
+		}
 		in.debug[id] = a
 	}
 	return a
+}
+
+// keepForNext keeps points for the next runs of flow that opt in (none: forgets them), and
+// reports whether some are kept.
+func (in *ingestion) keepForNext(flow string, points []agents.Breakpoint) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if len(points) == 0 {
+		delete(in.next, flow)
+		return false
+	}
+	in.next[flow] = slices.Clone(points)
+	return true
+}
+
+// keptForNext reports whether breakpoints are kept for the next runs of flow.
+func (in *ingestion) keptForNext(flow string) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return len(in.next[flow]) > 0
 }
 
 // debugger returns the mirror of run id's breakpoints; streamed is false when no app streams the

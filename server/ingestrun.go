@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/traces"
 )
@@ -42,6 +43,9 @@ type ingestion struct {
 	// debug holds the breakpoints of the open sessions whose app opted in, by run id (see
 	// ingestdebug.go); guarded by mu.
 	debug map[string]*appDebug
+	// next holds the breakpoints kept for an app's next runs, by flow name: each run of that
+	// flow that opts in starts with them (see keepForNext); guarded by mu.
+	next map[string][]agents.Breakpoint
 
 	// export is Config.Export, handed each run as it starts or resumes; nil for none.
 	export func(*traces.Recording)
@@ -52,7 +56,7 @@ func newIngestion(ctx context.Context, broker *live.Broker, cfg Config) *ingesti
 		keys: make(map[string]*ingestRun), ended: endedSessions{byRun: make(map[string]*ingestRun)},
 		maxSessions: cfg.MaxIngestRuns, maxPerClient: cfg.MaxIngestRunsPerClient, perClient: make(map[string]int),
 		resumed: make(map[string]*ingestRun), claims: make(map[string]struct{}), starting: make(map[string]struct{}), joining: make(map[string]struct{}),
-		export: cfg.Export, debug: make(map[string]*appDebug)}
+		export: cfg.Export, debug: make(map[string]*appDebug), next: make(map[string][]agents.Breakpoint)}
 }
 
 // session returns the session of run id: its open one, or one that ended lately, which its post

@@ -81,7 +81,7 @@ func (s *Server) replayRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.rerun(c, "replayed", present["pace_ms"], ms, agents.ReplayOf)
+	return s.rerun(c, "replayed", 0, present["pace_ms"], ms, agents.ReplayOf)
 }
 
 // forkRun serves POST /api/runs/:id/fork {"at","reply","transfer_to","pace_ms"}: a new run of
@@ -108,7 +108,7 @@ func (s *Server) forkRun(c echo.Context) error {
 	if to != "" {
 		edit.ToolCalls = []agents.ToolCall{agents.Transfer(to)}
 	}
-	return s.rerun(c, "forked", present["pace_ms"], ms, func(tr traces.Trace) (*agents.Model, error) {
+	return s.rerun(c, "forked", at, present["pace_ms"], ms, func(tr traces.Trace) (*agents.Model, error) {
 		if to != "" && !slices.ContainsFunc(tr.Agents, func(a traces.Agent) bool { return a.Name == to }) {
 			return nil, traces.Errorf(traces.CodeInvalid, "transfer_to %q is no agent of run %s", clip(to, 60), tr.Run.ID)
 		}
@@ -118,7 +118,9 @@ func (s *Server) forkRun(c echo.Context) error {
 
 // rerun starts a new run of the ended run :id's flow on its input, answered by the model
 // modelOf makes of its trace (a replay, a fork), at the pace given or the server's default.
-func (s *Server) rerun(c echo.Context, done string, paced bool, ms int64, modelOf func(traces.Trace) (*agents.Model, error)) error {
+// forkAt, when not 0, is the seq of the model call a fork changes: the new run records where it
+// was forked from.
+func (s *Server) rerun(c echo.Context, done string, forkAt int64, paced bool, ms int64, modelOf func(traces.Trace) (*agents.Model, error)) error {
 	rec, err := s.broker.Get(c.Param("id"))
 	if err != nil {
 		return err
@@ -143,7 +145,11 @@ func (s *Server) rerun(c echo.Context, done string, paced bool, ms int64, modelO
 	}
 	// A replay or a fork joins its run's conversation (the run's own id when it has none), so that
 	// each page links the other, with their diff.
-	run, err := s.runs.start(flow, tr.Run.Input, conversationTurn{id: cmp.Or(tr.Run.Conversation, tr.Run.ID)}, m, pace, nil)
+	turn := conversationTurn{id: cmp.Or(tr.Run.Conversation, tr.Run.ID)}
+	if forkAt > 0 {
+		turn.forkOf = &traces.ForkOrigin{Run: tr.Run.ID, Seq: forkAt}
+	}
+	run, err := s.runs.start(flow, tr.Run.Input, turn, m, pace, nil)
 	if err != nil {
 		return err
 	}

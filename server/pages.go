@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -41,7 +42,13 @@ func (s *Server) pageOptions(id string) templates.PageOptions {
 		pace, _ := s.runs.pace(id)
 		opts.PaceMS, opts.PaceFixed, opts.NoPace = int(pace.d.Milliseconds()), !pace.running, !pace.known
 		if d, err := s.debuggerOf(id); err == nil {
-			opts.Breakpoints = heldRunOf(id, d).Breakpoints
+			held := heldRunOf(id, d)
+			opts.Breakpoints, opts.Pending = held.Breakpoints, held.Pending
+			if _, app := d.(*appDebug); app {
+				if rec, err := s.broker.Get(id); err == nil {
+					opts.AppRun, opts.NextRuns = true, s.ingest.keptForNext(rec.Run().Flow)
+				}
+			}
 		}
 	}
 	return opts
@@ -76,6 +83,7 @@ func (s *Server) runPage(c echo.Context) error {
 	}
 	opts := s.pageOptions(rec.ID())
 	opts.ConversationID, opts.Conversation = s.conversation(rec.Run())
+	opts.ForkedFrom, opts.Forks = rec.ForkedFrom(), s.forksOf(rec.ID(), opts.Conversation)
 	_, unknown := s.lookupFlow(rec.Run().Flow)
 	opts.Runnable = unknown == nil // Run again and Replay start the flow here
 	if c.QueryParams().Has("at") {
@@ -138,6 +146,25 @@ func (s *Server) conversation(run traces.Run) (id string, runs []traces.Run) {
 		}
 	}
 	return id, runs
+}
+
+// forksOf returns the runs of conv (the run's conversation) forked from run id, each with the
+// model call it changed. Only the runs whose model says they are forks of it are read.
+func (s *Server) forksOf(id string, conv []traces.Run) []traces.ForkOrigin {
+	var forks []traces.ForkOrigin
+	for _, r := range conv {
+		if r.ID == id || !strings.HasPrefix(r.Model, "fork of "+id+" ") {
+			continue
+		}
+		rec, err := s.broker.Get(r.ID)
+		if err != nil {
+			continue
+		}
+		if f := rec.ForkedFrom(); f != nil && f.Run == id {
+			forks = append(forks, traces.ForkOrigin{Run: r.ID, Seq: f.Seq})
+		}
+	}
+	return forks
 }
 
 // inspector serves GET /runs/:id/inspector?seq=N: the inspector panel's HTML for event N; with

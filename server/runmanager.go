@@ -85,6 +85,9 @@ func (m *runManager) start(flow agents.Flow, input string, turn conversationTurn
 	if err != nil {
 		return traces.Run{}, err
 	}
+	if turn.forkOf != nil {
+		rec.ForkOf(*turn.forkOf)
+	}
 	if m.cfg.export != nil {
 		m.cfg.export(rec)
 	}

@@ -15,6 +15,7 @@ import (
 type conversationTurn struct {
 	id      string
 	history []traces.Message
+	forkOf  *traces.ForkOrigin // a fork's origin, recorded on its run.started
 }
 
 // turnRun serves POST /api/runs/:id/turn {"input", "pace_ms"}: the next user turn of the run's

@@ -183,8 +183,8 @@ async function continueHeld(ev) {
 }
 
 // heldEdits returns what the person changed in the held run's form: the deciding reply (its
-// text, its transfer's target) and the input of the held model call; it throws on input that is
-// no JSON list.
+// text, its transfer's target), the result given in a held tool's place, the session value and
+// the input of the held model call; it throws on input or a value that is no JSON.
 export function heldEdits(form) {
   const out = {};
   const original = form.dataset.reply ? JSON.parse(form.dataset.reply) : null;
@@ -200,6 +200,16 @@ export function heldEdits(form) {
       }
     }
     if (JSON.stringify(reply) !== JSON.stringify(original)) out.reply = reply;
+  }
+  const result = form.querySelector("[name=result]");
+  if (result && result.value !== "") out.result = result.value;
+  const value = form.querySelector("[name=value]");
+  if (value && value.value !== value.defaultValue) {
+    try {
+      out.value = JSON.parse(value.value);
+    } catch (e) {
+      throw new Error("Session value is not JSON: " + e.message);
+    }
   }
   const input = form.querySelector("[name=input]");
   if (input && input.value !== input.defaultValue) {
@@ -244,7 +254,10 @@ function addBreakpoint(value, spec) {
 async function sendBreakpoints(form) {
   const errEl = form.querySelector(".form-error");
   const breakpoints = splitBreakpoints(form.querySelector("[name=breakpoints]").value);
-  const r = await postJSON("/api/runs/" + encodeURIComponent(S.runId) + "/breakpoints", { breakpoints });
+  const req = { breakpoints };
+  const next = form.querySelector("[name=next_runs]");
+  if (next) req.next_runs = next.checked;
+  const r = await postJSON("/api/runs/" + encodeURIComponent(S.runId) + "/breakpoints", req);
   showError(errEl, r.ok ? "" : (r.data.error || "could not set the breakpoints"));
   if (r.ok) form.dataset.set = breakpoints.join(",");
 }

@@ -45,6 +45,10 @@ type PageOptions struct {
 	// Server.conversation); nil when the run stands alone.
 	ConversationID string
 	Conversation   []traces.Run
+	// ForkedFrom is, for a fork, the run and model call it was forked from; Forks the runs forked
+	// from this one, each with its origin (Run is then the fork's id).
+	ForkedFrom *traces.ForkOrigin
+	Forks      []traces.ForkOrigin
 	// Findings are the handoff bugs the linter names in the run, listed under the header.
 	Findings []lint.Finding
 	// Story is the run's handoff story, the inspector's content while nothing is inspected.
@@ -55,6 +59,9 @@ type PageOptions struct {
 	// Breakpoints, when not nil, are the breakpoints of a run going on here that was started
 	// with them: the page offers to change them.
 	Breakpoints []string
+	// AppRun says the run is an app's that opted in: the page offers to keep its breakpoints for
+	// the app's next runs (NextRuns: they are kept), and says whether the app has them (Pending).
+	AppRun, NextRuns, Pending bool
 	// Prices price the run's model calls; nil shows no money.
 	Prices prices.Table
 	// SequenceSrc, when set, is where the page's script fetches the Sequence and Waterfall

@@ -45,6 +45,12 @@ func (w *eventWriter) event(e *Event, model, agentRun InputRef) {
 		w.optStr("input", r.Input)
 		w.str("status", string(r.Status))
 		w.optStr("error", r.Error)
+		if f := r.ForkedFrom; f != nil {
+			w.open("forked_from")
+			w.str("run", f.Run)
+			w.int("seq", f.Seq)
+			w.close()
+		}
 		w.close()
 	}
 	if a := e.AgentRun; a != nil {
@@ -185,6 +191,20 @@ func (w *eventWriter) payloads(e *Event) {
 			w.message(p.Reply)
 		}
 		w.messages("input", p.Input)
+		if p.Args != nil {
+			w.str("args", *p.Args)
+		}
+		if p.Result != nil {
+			w.str("result", *p.Result)
+		}
+		if len(p.Value) > 0 {
+			w.key("value")
+			if b, err := appendCompact(w.b, p.Value); err != nil {
+				w.fail(fmt.Errorf("event %d: pause value is not JSON: %w", e.Seq, err))
+			} else {
+				w.b = b
+			}
+		}
 		w.close()
 	}
 }

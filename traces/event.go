@@ -84,6 +84,16 @@ type RunMark struct {
 	Input  string `json:"input,omitempty"`
 	Status Status `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// ForkedFrom is, on run.started of a fork, the run it was forked from and the seq of the
+	// model call it changed.
+	ForkedFrom *ForkOrigin `json:"forked_from,omitempty"`
+}
+
+// ForkOrigin is where a fork was made: the run, and the seq of its model.started the fork
+// answered otherwise.
+type ForkOrigin struct {
+	Run string `json:"run"`
+	Seq int64  `json:"seq"`
 }
 
 // AgentRun is the payload of agent.started and agent.finished. Input is the history the agent
@@ -295,6 +305,16 @@ type Pause struct {
 	// Input is what the model call held is about to receive (paused, at a model breakpoint),
 	// or those messages as edited (continued), when they were.
 	Input []Message `json:"input,omitempty"`
+	// Args is, on paused at a tool or AgentTool call held before it runs, the call's arguments:
+	// its presence says a result may be given in its place. Absent where the call is held at its
+	// start (a tool no wrapper holds), where it runs whatever is decided.
+	Args *string `json:"args,omitempty"`
+	// Result is, on continued, the result given in the tool's place: the tool was not run, and
+	// the model sees this result.
+	Result *string `json:"result,omitempty"`
+	// Value is, on paused at a session breakpoint, the value just written under Target; on
+	// continued, the value written there instead, when it was edited.
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
 // Kinds of breakpoint (Pause.Break).

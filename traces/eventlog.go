@@ -164,6 +164,11 @@ func (w *logWriter) add(e *Event) {
 		b = w.text(b, r.Input)
 		b = appendLogString(b, string(r.Status))
 		b = w.text(b, r.Error)
+		b = appendBool(b, r.ForkedFrom != nil)
+		if f := r.ForkedFrom; f != nil {
+			b = appendLogString(b, f.Run)
+			b = binary.AppendVarint(b, f.Seq)
+		}
 	}
 	if a := e.AgentRun; a != nil {
 		b = w.appendInput(b, seq, e.Agent, a.Input)
@@ -354,6 +359,14 @@ func (w *logWriter) appendPayloads(b []byte, e *Event) []byte {
 		for i := range p.Input {
 			b = w.appendMessage(b, &p.Input[i])
 		}
+		for _, s := range [...]*string{p.Args, p.Result} {
+			b = appendBool(b, s != nil)
+			if s != nil {
+				b = w.text(b, *s)
+			}
+		}
+		b = binary.AppendUvarint(b, sliceLen(p.Value))
+		b = append(b, p.Value...)
 	}
 	return b
 }

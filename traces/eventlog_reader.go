@@ -133,6 +133,9 @@ func (r *logReader) raw(l *eventLog, i int, e *Event) (refs [2]inputRef) {
 	mask := d.uvarint()
 	if mask&hasRun != 0 {
 		e.Run = &RunMark{Flow: d.str(), Input: d.str(), Status: Status(d.str()), Error: d.str()}
+		if d.bool() {
+			e.Run.ForkedFrom = &ForkOrigin{Run: d.str(), Seq: d.varint()}
+		}
 	}
 	if mask&hasAgentRun != 0 {
 		a := new(AgentRun)
@@ -230,6 +233,16 @@ func (d *logDecoder) pause(e *Event) {
 		for i := range p.Input {
 			d.message(&p.Input[i])
 		}
+	}
+	for _, s := range [...]**string{&p.Args, &p.Result} {
+		if d.bool() {
+			v := d.str()
+			*s = &v
+		}
+	}
+	if n := int(d.uvarint()); n > 0 {
+		p.Value = d.c[d.off : d.off+n-1 : d.off+n-1]
+		d.off += n - 1
 	}
 	e.Pause = p
 }

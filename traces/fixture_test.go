@@ -25,7 +25,7 @@ func richTrace() traces.Trace {
 	}
 	call := traces.ToolCallSpec{ID: "call_1", Name: "search", Arguments: `{"q":"Paris with kids"}`}
 	events := []traces.Event{
-		{Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: "planner", Input: "Plan 2 days in Paris", Status: traces.StatusRunning}},
+		{Kind: traces.KindRunStarted, Run: &traces.RunMark{Flow: "planner", Input: "Plan 2 days in Paris", Status: traces.StatusRunning, ForkedFrom: &traces.ForkOrigin{Run: "r-0a1b2c3d", Seq: 5}}},
 		{Kind: traces.KindAgentStarted, Agent: "planner", AgentRun: &traces.AgentRun{Input: history, Via: "run"}},
 		{Kind: traces.KindModelStarted, Agent: "planner", Model: &traces.ModelCall{ID: "planner-1", Name: "gpt-4o-mini", Input: history, Tools: []string{"search", "transfer_to_agent"}}},
 		{Kind: traces.KindModelFinished, Agent: "planner", Model: &traces.ModelCall{
@@ -56,10 +56,10 @@ func richTrace() traces.Trace {
 		{Kind: traces.KindExit, Agent: "writer", Exit: &traces.Exit{FinalResult: "Day 1: zoo. Day 2: Louvre."}},
 		{Kind: traces.KindError, Agent: "writer", Error: &traces.ErrorDetail{Message: "hotel API: 503"}},
 		{Kind: traces.KindLost, Lost: &traces.Lost{Count: 12}},
-		{Kind: traces.KindPaused, Agent: "writer", Pause: &traces.Pause{Break: traces.BreakStep, On: traces.BreakTransfer, Target: "critic", At: 4, Detail: "writer transfers to critic", Feed: "the run drops the transfer messages from the history"}},
+		{Kind: traces.KindPaused, Agent: "writer", Pause: &traces.Pause{Break: traces.BreakStep, On: traces.BreakTransfer, Target: "critic", At: 4, Detail: "writer transfers to critic", Feed: "the run drops the transfer messages from the history", Args: ptr(`{"city":"Paris"}`), Value: json.RawMessage(`{"day":1}`)}},
 		{Kind: traces.KindContinued, Agent: "writer", Pause: &traces.Pause{Break: traces.BreakTransfer, Target: "critic", Action: traces.ActionStep, By: "page", Edited: "reply text",
 			Reply: &traces.Message{Role: "assistant", Content: "edited", ToolCalls: []traces.ToolCallSpec{{ID: "c9", Name: "transfer_to_agent", Arguments: `{"agent_name":"planner"}`}}},
-			Input: []traces.Message{{Role: "user", Content: "plan a trip"}, {Role: "assistant", Content: "ok"}}}},
+			Input: []traces.Message{{Role: "user", Content: "plan a trip"}, {Role: "assistant", Content: "ok"}}, Result: ptr(""), Value: json.RawMessage(`"two days"`)}},
 		{Kind: traces.KindAgentFinished, Agent: "writer", AgentRun: &traces.AgentRun{Error: "hotel API: 503"}},
 		{Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: traces.StatusFailed, Error: "hotel API: 503"}},
 	}
@@ -278,3 +278,4 @@ func structTypes(typ reflect.Type) []reflect.Type {
 	visit(typ)
 	return out
 }
+func ptr[T any](v T) *T { return &v }

@@ -28,6 +28,8 @@ type Recording struct {
 	// committed (see Gate): a viewer never sees what a crash could lose.
 	gated     bool
 	committed int64
+
+	forkedFrom *ForkOrigin // the fork's origin, stamped on run.started (see ForkOf)
 }
 
 // NewRecording starts recording run on agents (which it copies). The run's status is set to
@@ -72,9 +74,30 @@ func NewRecordingOf(t Trace) *Recording {
 		e.Time = e.Time.Round(0)
 		rec.events.add(&e)
 	}
+	for i := range t.Events {
+		if e := t.Events[i]; e.Kind == KindRunStarted && e.Run != nil && e.Run.ForkedFrom != nil {
+			rec.forkedFrom = e.Run.ForkedFrom
+			break
+		}
+	}
 	rec.ends = []int64{int64(rec.events.n)}
 	close(rec.doneCh)
 	return rec
+}
+
+// ForkOf says that the run is a fork of o: its run.started records forked_from. Call it before
+// the run starts.
+func (r *Recording) ForkOf(o ForkOrigin) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.forkedFrom = &o
+}
+
+// ForkedFrom returns where the run was forked from, nil for a run that is no fork.
+func (r *Recording) ForkedFrom() *ForkOrigin {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.forkedFrom
 }
 
 // ID returns the run's id.
@@ -133,6 +156,11 @@ func (r *Recording) emitLocked(e *Event) {
 		e.Time = r.now()
 	}
 	e.Time = e.Time.Round(0)
+	if e.Kind == KindRunStarted && r.forkedFrom != nil && e.Run != nil && e.Run.ForkedFrom == nil {
+		mark := *e.Run
+		mark.ForkedFrom = r.forkedFrom
+		e.Run = &mark
+	}
 	if e.Kind == KindRunStarted {
 		// A run recorded elsewhere (an app's) started when its app says, by the app's clock, as
 		// it ends: its duration is the app's, not the time the server took to hear of it.

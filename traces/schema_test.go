@@ -27,6 +27,7 @@ var schemaDefs = map[reflect.Type]string{
 	reflect.TypeFor[traces.Agent]():         "agent",
 	reflect.TypeFor[traces.Event]():         "event",
 	reflect.TypeFor[traces.RunMark]():       "runMark",
+	reflect.TypeFor[traces.ForkOrigin]():    "forkOrigin",
 	reflect.TypeFor[traces.AgentRun]():      "agentRun",
 	reflect.TypeFor[traces.ModelCall]():     "modelCall",
 	reflect.TypeFor[traces.Usage]():         "usage",

@@ -35,6 +35,11 @@ type Held struct {
 	// Input is what the held model call is to receive (the agent's latest model input, as the
 	// paused event's agent will be fed), for a model breakpoint.
 	Input []traces.Message
+	// Args is, at a tool call held before the tool runs, its arguments: a result may be given in
+	// the tool's place. nil where it cannot.
+	Args *string
+	// Value is, at a session breakpoint, the value just written (JSON), which may be replaced.
+	Value string
 	// Feed is, before a transfer, what its target will be fed, with origins (heldFeed), under
 	// FeedTitle; FeedNote says instead why Baton cannot tell.
 	Feed      []FedMessage

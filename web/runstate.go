@@ -152,7 +152,7 @@ func (s *runState) noteHeld(e *traces.Event) {
 	switch {
 	case e.Kind == traces.KindPaused && e.Pause != nil:
 		p := e.Pause
-		s.held = &Held{Seq: e.Seq, Agent: e.Agent, Break: p.Break, On: p.On, OwnFeed: p.Feed, Target: p.Target, Detail: p.Detail, At: p.At, Input: p.Input}
+		s.held = &Held{Seq: e.Seq, Agent: e.Agent, Break: p.Break, On: p.On, OwnFeed: p.Feed, Target: p.Target, Detail: p.Detail, At: p.At, Input: p.Input, Args: p.Args, Value: string(p.Value)}
 	case e.Kind == traces.KindContinued, e.Kind == traces.KindRunFinished:
 		s.held = nil
 	}

@@ -31,7 +31,7 @@ func (f *breakFlags) Set(spec string) error {
 }
 
 const breakHelp = "hold the run at a breakpoint `SPEC`, written KIND[:TARGET][@AGENT] (repeatable): transfer, agenttool, model, tool, error, session, interrupt; " +
-	"e.g. transfer:math_agent, tool:search, model@supervisor. Where it holds, a line on stdin says what to do: c (continue), s (step to the next handoff), q (abort), e FILE (continue with the edits in FILE: {\"reply\": ..., \"input\": [...]})"
+	"e.g. transfer:math_agent, tool:search, model@supervisor. Where it holds, a line on stdin says what to do: c (continue), s (step to the next handoff), q (abort), e FILE (continue with the edits in FILE: {\"reply\": ..., \"input\": [...], \"result\": \"...\", \"value\": ...}; a result is given in a held tool's place, which is not run)"
 
 // prompt asks, on w, what a run held at paused (its event) does, reads the answer from in and
 // lets the run go on. An answer it cannot use is said and asked again; the end of in continues
@@ -78,7 +78,7 @@ func answer(line string) (agents.Resume, error) {
 		dec := json.NewDecoder(strings.NewReader(string(data)))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&res); err != nil {
-			return agents.Resume{}, traces.Errorf(traces.CodeInvalid, "e FILE: %s is not an edit ({\"reply\": {\"content\": ..., \"tool_calls\": [...]}, \"input\": [{\"role\": ..., \"content\": ...}]}): %v", arg, err)
+			return agents.Resume{}, traces.Errorf(traces.CodeInvalid, "e FILE: %s is not an edit ({\"reply\": {\"content\": ..., \"tool_calls\": [...]}, \"input\": [{\"role\": ..., \"content\": ...}], \"result\": \"...\", \"value\": ...}): %v", arg, err)
 		}
 		if res.Action == "" {
 			res.Action = traces.ActionContinue

@@ -82,3 +82,24 @@ func TestRunBreakEditsFromAFile(t *testing.T) {
 		t.Errorf("the printed continued event does not say what was edited:\n%s", out)
 	}
 }
+
+// TestRunBreakGivesAToolResult: e FILE with a result, held before multiply, continues with that
+// result in the tool's place, and the printed continued event says the tool was not run.
+func TestRunBreakGivesAToolResult(t *testing.T) {
+	edit := filepath.Join(t.TempDir(), "edit.json")
+	if err := os.WriteFile(edit, []byte(`{"result": "7"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, tr := runHeld(t, "e "+edit+"\n", "supervisor", "--break", "tool:multiply")
+	if code != 0 || tr.Run.Status != traces.StatusCompleted {
+		t.Fatalf("exit %d, status %s:\n%s", code, tr.Run.Status, out)
+	}
+	if !strings.Contains(out, "edited: tool result given: multiply was not run") {
+		t.Errorf("the printed continued event does not say the result was given:\n%s", out)
+	}
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindToolFinished && e.Tool.Name == "multiply" && e.Tool.Result != "7" {
+			t.Errorf("multiply finished with %q; want the result given", e.Tool.Result)
+		}
+	}
+}

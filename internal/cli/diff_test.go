@@ -77,6 +77,9 @@ func TestFork(t *testing.T) {
 	if !strings.Contains(stdout.String(), "supervisor → math_agent (llm)") {
 		t.Errorf("the fork's events lack the new handoff:\n%s", stdout.String())
 	}
+	if tr := readTraceFile(t, forked); tr.Events[0].Run.ForkedFrom == nil || tr.Events[0].Run.ForkedFrom.Seq != 3 {
+		t.Errorf("the fork's run.started says forked_from %+v, want the original at #3", tr.Events[0].Run.ForkedFrom)
+	}
 	stdout.Reset()
 	if code := cli.Run(context.Background(), []string{"diff", original, forked}, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stdout.String(), "routing decision: A hands off to research_agent (llm) (#9); B hands off to math_agent (llm) (#9)") {

@@ -59,6 +59,7 @@ var forkCommand = &command{
 			if err := model.Ready(); err != nil {
 				return errors.New(traces.ErrorMessage(err))
 			}
+			o.forkOf = &traces.ForkOrigin{Run: tr.Run.ID, Seq: *at}
 			return recordFlow(ctx, flow, model, &o, (*otlp.Exporter)(nil), stdout)
 		}
 	},

@@ -60,7 +60,8 @@ type runOptions struct {
 	otlpEndpoint *string
 	otlpContent  *bool
 	prices       *string
-	pricing      prices.Run // of the run's model calls, by prices
+	pricing      prices.Run         // of the run's model calls, by prices
+	forkOf       *traces.ForkOrigin // a fork's origin, recorded on its run.started
 }
 
 // runFlow runs flow name without a server, printing each event as it is recorded.
@@ -105,6 +106,9 @@ func recordFlow(ctx context.Context, flow agents.Flow, model *agents.Model, o *r
 		}
 	}
 	rec := traces.NewRecording(traces.Run{ID: traces.NewRunID(), Flow: flow.Name, Input: input, Model: model.Name()}, flow.Agents)
+	if o.forkOf != nil {
+		rec.ForkOf(*o.forkOf)
+	}
 	if exp != nil {
 		exp.Watch(rec)
 	}

@@ -2,6 +2,7 @@ package record
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -72,6 +73,12 @@ type Stop struct {
 	// Input is what the next model call receives, which a Resume may replace; nil when the stop
 	// is at no model call.
 	Input []traces.Message `json:"input,omitempty"`
+	// Args is, at a tool or AgentTool call held before it runs (HeldTool), its arguments: a
+	// Resume may give a result in the tool's place. nil where the call runs whatever is decided.
+	Args *string `json:"args,omitempty"`
+	// Value is, at a session breakpoint, the value just written under Target, which a Resume may
+	// replace.
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
 // Resume is how a held run goes on.
@@ -83,6 +90,12 @@ type Resume struct {
 	Reply *traces.Message `json:"reply,omitempty"`
 	// Input replaces the messages the next model call receives. Only where the stop has them.
 	Input []traces.Message `json:"input,omitempty"`
+	// Result is given in place of the held tool call's result: the tool is not run, and the
+	// model sees this. Only where the stop has Args.
+	Result *string `json:"result,omitempty"`
+	// Value replaces the session value the stop is at (JSON, read as the value written was).
+	// Only at a session breakpoint.
+	Value json.RawMessage `json:"value,omitempty"`
 	// Step is, for a step, the kind of moment it goes on to (one of traces.Breaks: the next
 	// model call, tool call...); "" for the next handoff (a transfer or an AgentTool call).
 	Step string `json:"step,omitempty"`
@@ -230,6 +243,15 @@ func (d *Debugger) Continue(r Resume) error {
 	}
 	if r.Input != nil && h.stop.Input == nil {
 		return traces.Errorf(traces.CodeInvalid, "the run is paused at a %s breakpoint, before no model call: input can be edited only at a model breakpoint", h.stop.Break)
+	}
+	if r.Result != nil && h.stop.Args == nil {
+		return traces.Errorf(traces.CodeInvalid, "the run is paused at a %s breakpoint, before no tool call it can skip: result can be given only at a tool or agenttool breakpoint held before the tool runs", h.stop.Break)
+	}
+	if r.Value != nil && h.stop.Value == nil {
+		return traces.Errorf(traces.CodeInvalid, "the run is paused at a %s breakpoint, at no session write: value can be edited only at a session breakpoint", h.stop.Break)
+	}
+	if r.Value != nil && !json.Valid(r.Value) {
+		return traces.Errorf(traces.CodeInvalid, "value is not JSON: write the session value as JSON (a string in quotes)")
 	}
 	if r.Step != "" && (r.Action != traces.ActionStep || !slices.Contains(traces.Breaks, r.Step)) {
 		return traces.Errorf(traces.CodeInvalid, "step %q: give it with action step, one of %s (none for the next handoff)", r.Step, strings.Join(traces.Breaks, ", "))
@@ -395,10 +417,10 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 		r.mu.Lock()
 	}
 	r.out.emit(&traces.Event{Kind: traces.KindPaused, Agent: s.Agent, RunPath: path,
-		Pause: &traces.Pause{Break: s.Break, On: on, Feed: feed, Target: s.Target, At: s.At, Detail: s.Detail, Input: s.Input}})
+		Pause: &traces.Pause{Break: s.Break, On: on, Feed: feed, Target: s.Target, At: s.At, Detail: s.Detail, Input: s.Input, Args: s.Args, Value: s.Value}})
 	r.mu.Unlock()
 	res := d.wait(ctx, h)
-	p := &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Action: res.Action, By: res.By, Reply: res.Reply, Input: res.Input}
+	p := &traces.Pause{Break: s.Break, Target: s.Target, At: s.At, Action: res.Action, By: res.By, Reply: res.Reply, Input: res.Input, Result: res.Result, Value: res.Value}
 	p.Edited = edits(s, res)
 	if res.By == ByTimeout {
 		d.mu.Lock()
@@ -412,7 +434,17 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 	case res.Action == traces.ActionAbort:
 		r.run.aborted = true // a failure from here on is the abort's: the run ends canceled
 	}
+	var set *traces.Event // the session value written instead, recorded after continued
+	if res.Value != nil && s.Value != nil && string(res.Value) != string(s.Value) && res.Action != traces.ActionAbort {
+		var err error
+		if set, err = r.editSession(ctx, v, s, res.Value); err != nil {
+			p.Edited += " (not written: " + err.Error() + ")"
+		}
+	}
 	r.out.emit(&traces.Event{Kind: traces.KindContinued, Agent: s.Agent, RunPath: path, Pause: p})
+	if set != nil {
+		r.out.emit(set)
+	}
 	r.mu.Unlock()
 	return res, true
 }
@@ -434,6 +466,12 @@ func edits(s Stop, res Resume) string {
 	}
 	if res.Input != nil && !slices.EqualFunc(res.Input, s.Input, sameTraceMessage) {
 		parts = append(parts, fmt.Sprintf("model input: %d messages → %d", len(s.Input), len(res.Input)))
+	}
+	if res.Result != nil && s.Args != nil {
+		parts = append(parts, fmt.Sprintf("tool result given: %s was not run", s.Target))
+	}
+	if res.Value != nil && s.Value != nil && string(res.Value) != string(s.Value) {
+		parts = append(parts, fmt.Sprintf("session value %s: %s → %s", s.Target, clip(string(s.Value), 80), clip(string(res.Value), 80)))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -112,21 +112,13 @@ func HoldReply(ctx context.Context, reply *schema.Message) (*schema.Message, err
 	return reply, nil
 }
 
-// holdTool holds the run at the start of tool call c of v, named name, before the tool runs.
+// holdTool holds the run at the start of tool call c of v, named name, when no wrapper
+// (HeldTool) decided on it: the tool runs whatever is decided, but for an abort of Baton's run.
 func (r *Recorder) holdTool(c *call, name, args string) {
-	if !r.holding() || name == transferToolName {
+	if !r.holding() || name == transferToolName || heldByWrapper(c, name) {
 		return
 	}
-	v := c.v
-	r.mu.Lock()
-	callee := r.tree.agents[name]
-	agentTool := callee != nil && callee.Relation == traces.RelationAgentTool
-	r.mu.Unlock()
-	s := Stop{Break: traces.BreakTool, Agent: v.agent, Target: name, Detail: fmt.Sprintf("%s calls the tool %s(%s)", v.agent, name, clip(args, 200))}
-	if agentTool {
-		s = Stop{Break: traces.BreakAgentTool, Agent: v.agent, Target: name, Detail: fmt.Sprintf("%s calls %s as a tool: %s", v.agent, name, clip(args, 200))}
-	}
-	r.hold(c.Context, v, s)
+	r.hold(c.Context, c.v, r.toolStop(c.v, name, args))
 }
 
 // holdHandover holds the run at the start of v, before anything of it is recorded, when a

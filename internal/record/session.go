@@ -202,7 +202,7 @@ func (r *Recorder) recordSet(key, js string, setter *visit) {
 	}
 	r.out.emit(&traces.Event{Kind: traces.KindSessionSet, Agent: agent, RunPath: path,
 		Session: &traces.SessionSet{Key: key, Value: json.RawMessage(js), SetBy: agent}})
-	r.queueStop(Stop{Break: traces.BreakSession, Agent: agent, Target: key, Detail: agent + " set the session value " + key + " to " + clip(js, 200)})
+	r.queueStop(Stop{Break: traces.BreakSession, Agent: agent, Target: key, Value: json.RawMessage(js), Detail: agent + " set the session value " + key + " to " + clip(js, 200)})
 }
 
 // setterOf returns the visit that set key to the JSON value js, as diffSession explains.
