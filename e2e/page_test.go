@@ -47,6 +47,8 @@ type pageState struct {
 	Fed       map[string]int    `json:"fed"`       // agent -> fed-message count in its history
 	Values    []sessionValue    `json:"values"`
 	At        float64           `json:"at"` // Date.now() when a recorder took it
+	Hash      string            `json:"hash"`
+	Inspector string            `json:"inspector"` // the start of what the inspector shows
 }
 
 // snapJS is a page function returning a pageState.
@@ -75,6 +77,8 @@ const snapJS = `(() => {
     nodes, active, histories, fed,
     values: q('[data-testid=session-value]').map(v => ({key: v.dataset.key, setBy: v.dataset.setBy})),
     at: Date.now(),
+    hash: location.hash,
+    inspector: (document.getElementById('inspector')?.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 160),
   };
 })`
 
@@ -155,6 +159,9 @@ func (tb *tab) click(t *testing.T, sel string) {
 	t.Helper()
 	landed := ""
 	for try := 0; try < 5; try++ {
+		// A page the app navigated to shows its server-rendered controls before its scripts have
+		// run: a form submitted then would go to the browser, not to the page's handler.
+		tb.waitFor(t, "the page to finish loading", `document.readyState === 'complete'`)
 		tb.waitVisible(t, sel)
 		pt := evalJS[struct {
 			Found, OK bool
@@ -229,8 +236,8 @@ func (tb *tab) describe() string {
 	if len(s.Seqs) > 0 {
 		last = s.Seqs[len(s.Seqs)-1]
 	}
-	return fmt.Sprintf("url=%s page=%s status=%s live=%s rows=%d (last #%d) edges=%v nodes=%v histories=%v values=%v",
-		s.URL, s.Page, s.Status, s.Live, len(s.Seqs), last, s.Edges, s.Nodes, s.Histories, s.Values)
+	return fmt.Sprintf("url=%s%s page=%s status=%s live=%s rows=%d (last #%d) edges=%v nodes=%v histories=%v values=%v inspector=%q",
+		s.URL, s.Hash, s.Page, s.Status, s.Live, len(s.Seqs), last, s.Edges, s.Nodes, s.Histories, s.Values, s.Inspector)
 }
 
 // waitStatus waits until the run page's header says status.
