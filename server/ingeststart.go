@@ -138,17 +138,24 @@ func (in *ingestion) startFresh(req ingestStart, o opening) (*ingestRun, error) 
 	return r, err
 }
 
+// claimRun says whether run id has an open session or a start already reopening it, and when it has
+// neither, claims it for the caller's start (released from in.joining when that start is done).
+func (in *ingestion) claimRun(id string) (open, claimed bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	_, open = in.runs[id]
+	_, claimed = in.joining[id]
+	if !open && !claimed {
+		in.joining[id] = struct{}{}
+	}
+	return open, claimed
+}
+
 // join reopens rec, an interrupted run with no session, for a new session: claimed while its
 // writer ends (see live.Broker.Resume), so that no other start joins it meanwhile.
 func (in *ingestion) join(rec *traces.Recording, o opening, start sessionStart) error {
 	id := rec.ID()
-	in.mu.Lock()
-	_, open := in.runs[id]
-	_, claimed := in.joining[id]
-	if !open && !claimed {
-		in.joining[id] = struct{}{}
-	}
-	in.mu.Unlock()
+	open, claimed := in.claimRun(id)
 	switch {
 	case open && start == continuesRun:
 		return traces.Errorf(traces.CodeConflict, "run %s has an open session: post its events to it", id)
@@ -303,13 +310,7 @@ func (in *ingestion) continueRun(id string, o opening) (*ingestRun, error) {
 // send what follows. While that server is alive, the app is told to retry (see notStreamedHere).
 func (in *ingestion) takeOver(rec *traces.Recording, o opening) (*ingestRun, error) {
 	id := rec.ID()
-	in.mu.Lock()
-	_, open := in.runs[id]
-	_, claimed := in.joining[id]
-	if !open && !claimed {
-		in.joining[id] = struct{}{}
-	}
-	in.mu.Unlock()
+	open, claimed := in.claimRun(id)
 	switch {
 	case open:
 		return nil, traces.Errorf(traces.CodeConflict, "run %s has an open session: post its events to it", id)
