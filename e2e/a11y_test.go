@@ -65,6 +65,10 @@ func (tb *tab) view(t *testing.T, width, height int64, scheme string) {
 			})
 			return err
 		}))
+	// What the page does about the new size (a ResizeObserver fitting the tree again) runs at its
+	// next frame: let two pass before anything is measured.
+	evalJS[bool](t, tb, `(window.__e2eFrames = 0, requestAnimationFrame(() => requestAnimationFrame(() => { window.__e2eFrames = 2; })), true)`)
+	tb.waitFor(t, "the page laid out at "+itoa(int(width))+"px", `window.__e2eFrames === 2`)
 }
 
 // TestAccessibility runs every axe-core rule on the index page, a completed run with the inspector

@@ -134,12 +134,6 @@ const clickPointJS = `((sel) => {
   const name = (n) => n ? (n.tagName.toLowerCase() + (n.id ? '#' + n.id : '') +
     (n.getAttribute('class') ? '.' + n.getAttribute('class').trim().split(/\\s+/).join('.') : '')) : 'nothing';
   const hits = (x, y) => { const at = document.elementFromPoint(x, y); return [at && (at === el || el.contains(at)), at]; };
-  // Arm a one-shot check of where the coming click lands: the layout may move in between.
-  if (window.__e2eDisarm) window.__e2eDisarm();
-  window.__e2eLanded = '';
-  const check = (e) => { window.__e2eLanded = e.target instanceof Element && e.target.closest(sel) ? 'target' : name(e.target); };
-  window.addEventListener('click', check, {capture: true, once: true});
-  window.__e2eDisarm = () => window.removeEventListener('click', check, {capture: true});
   const [ok, at] = hits(r.left + r.width / 2, r.top + r.height / 2);
   if (ok) return {found: true, ok: true, x: r.left + r.width / 2, y: r.top + r.height / 2};
   for (const fy of [0.5, 0.25, 0.75]) for (const fx of [0.1, 0.25, 0.4, 0.6, 0.75, 0.9]) {
@@ -150,42 +144,29 @@ const clickPointJS = `((sel) => {
 })`
 
 // click clicks the first element the CSS selector sel selects with the mouse, as a user would:
-// it waits until the element is visible, scrolls it into view and clicks a point of it that no
-// other element covers, failing t when there is none. A covered centre is logged: a user aiming
-// at the middle would hit the other element. When the page moved between aiming and clicking
-// (a banner grew, a list re-rendered) and the click landed elsewhere, it aims again: a user
-// whose click missed clicks again.
+// once the page has loaded (a page the app navigated to shows its server-rendered controls before
+// its scripts have run, and a click then would go to the browser, not to the page's handlers), it
+// waits until the element is visible, scrolls it into view and clicks a point of it that no other
+// element covers, failing t when there is none. A covered centre is logged: a user aiming at the
+// middle would hit the other element.
 func (tb *tab) click(t *testing.T, sel string) {
 	t.Helper()
-	landed := ""
-	for try := 0; try < 5; try++ {
-		// A page the app navigated to shows its server-rendered controls before its scripts have
-		// run: a form submitted then would go to the browser, not to the page's handler.
-		tb.waitFor(t, "the page to finish loading", `document.readyState === 'complete'`)
-		tb.waitVisible(t, sel)
-		pt := evalJS[struct {
-			Found, OK bool
-			X, Y      float64
-			Covered   string
-		}](t, tb, clickPointJS+"("+jsString(sel)+")")
-		switch {
-		case !pt.Found:
-			t.Fatalf("click %s: it went away", sel)
-		case !pt.OK:
-			t.Fatalf("click %s: %s covers all of it", sel, pt.Covered)
-		case pt.Covered != "" && try == 0:
-			t.Logf("click %s: its centre is covered by %s; clicked at (%.0f, %.0f)", sel, pt.Covered, pt.X, pt.Y)
-		}
-		tb.do(t, "click "+sel, chromedp.MouseClickXY(pt.X, pt.Y))
-		// A click that navigated leaves a new page without the check, or none yet to ask.
-		var err error
-		landed, err = chromedpRun(tb, chromedp.Evaluate[string](`typeof window.__e2eLanded === 'string' ? window.__e2eLanded : 'target'`))
-		if err != nil || landed == "target" {
-			return
-		}
-		t.Logf("click %s: landed on %q; aiming again", sel, landed)
+	tb.waitFor(t, "the page to finish loading", `document.readyState === 'complete'`)
+	tb.waitVisible(t, sel)
+	pt := evalJS[struct {
+		Found, OK bool
+		X, Y      float64
+		Covered   string
+	}](t, tb, clickPointJS+"("+jsString(sel)+")")
+	switch {
+	case !pt.Found:
+		t.Fatalf("click %s: it went away", sel)
+	case !pt.OK:
+		t.Fatalf("click %s: %s covers all of it", sel, pt.Covered)
+	case pt.Covered != "":
+		t.Logf("click %s: its centre is covered by %s; clicked at (%.0f, %.0f)", sel, pt.Covered, pt.X, pt.Y)
 	}
-	t.Fatalf("click %s: five clicks landed elsewhere, the last on %q", sel, landed)
+	tb.do(t, "click "+sel, chromedp.MouseClickXY(pt.X, pt.Y))
 }
 
 // waitVisible waits until the element sel selects is rendered (checkVisibility).

@@ -123,7 +123,7 @@ export function duration(v) {
 
 // ---- drawing
 
-const W = { rows: null, critical: new Set(), span: 0, dirty: true, frame: 0, selected: 0, data: null, cost: 0, later: 0 };
+const W = { rows: null, critical: new Set(), span: 0, dirty: true, frame: 0, selected: 0, data: null, cost: 0, later: 0, drawn: null };
 
 const scroller = () => document.getElementById("wf-scroll");
 const shown = () => { const p = document.getElementById("view-waterfall"); return p && !p.hidden; };
@@ -161,7 +161,13 @@ function draw() {
     W.span = W.rows.reduce((m, n) => Math.max(m, n.z), EPS);
     W.dirty = false;
     W.cost = performance.now() - t;
+    W.drawn = null;
   }
+  // Rows in view that are drawn already stay: a redraw replaces the elements under the pointer,
+  // and a click whose press and release fall on two of them reaches neither.
+  const top = Math.floor(box.scrollTop / ROW_H), bottom = Math.ceil((box.scrollTop + box.clientHeight) / ROW_H);
+  const d = W.drawn;
+  if (d && d.width === box.clientWidth && d.selected === W.selected && d.first <= top && bottom <= d.last) return;
   const width = Math.max(120, box.clientWidth - LABEL_W - PAD_R);
   const k = width / W.span; // px per ms: the one scale of the whole view
   let canvas = box.querySelector(".wf-canvas");
@@ -175,8 +181,9 @@ function draw() {
   const height = W.rows.length * ROW_H;
   canvas.style.height = AXIS_H + height + "px";
   drawAxis(axis, box.clientWidth, width);
-  const first = Math.max(0, Math.floor(box.scrollTop / ROW_H) - 10);
-  const last = Math.min(W.rows.length, Math.ceil((box.scrollTop + box.clientHeight) / ROW_H) + 10);
+  const first = Math.max(0, top - 10);
+  const last = Math.min(W.rows.length, bottom + 10);
+  W.drawn = { width: box.clientWidth, selected: W.selected, first, last: bottom + 10 };
   svg.setAttribute("width", String(box.clientWidth));
   svg.setAttribute("height", String(Math.max(1, (last - first) * ROW_H)));
   svg.style.top = AXIS_H + first * ROW_H + "px";
