@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/baton-dev/baton/internal/realapps"
 )
 
@@ -23,7 +25,8 @@ func TestMain(m *testing.M) {
 	if name := os.Getenv(appEnv); name != "" {
 		appMain(name, realapps.Idiom(os.Getenv(idiomEnv)))
 	}
-	os.Exit(m.Run())
+	// The test process serves Baton to the apps; what it starts must end with each test.
+	goleak.VerifyTestMain(m)
 }
 
 // appMain is the app process: it runs the app, printing its journal on standard output, and
