@@ -1,14 +1,14 @@
 package traces
 
-import "github.com/baton-dev/baton/internal/atomicfile"
+import (
+	"io"
+
+	"github.com/baton-dev/baton/internal/atomicfile"
+)
 
 // WriteFile writes t to path as Marshal does, whole or not at all: through a temporary file
 // beside path, renamed into place, so that a reader never sees half a trace and a failed write
-// leaves what path held before.
+// leaves what path held before. The file is written as Encode makes it, a block at a time.
 func WriteFile(path string, t Trace) error {
-	data, err := Marshal(t)
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, data)
+	return atomicfile.WriteWith(path, func(w io.Writer) error { return Encode(w, t) })
 }

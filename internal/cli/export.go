@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -61,15 +60,11 @@ func exportRun(id, db, out string, p prices.Table, html bool, stdout io.Writer) 
 // writeReport writes tr's HTML report, its model calls priced by p, to the file out, or to stdout
 // when out is empty.
 func writeReport(out string, tr traces.Trace, p prices.Table, stdout io.Writer) error {
-	var buf bytes.Buffer
-	if err := templates.Report(context.Background(), &buf, tr, p); err != nil {
-		return err
-	}
+	write := func(w io.Writer) error { return templates.Report(context.Background(), w, tr, p) }
 	if out == "" {
-		_, err := stdout.Write(buf.Bytes())
-		return err
+		return write(stdout)
 	}
-	return atomicfile.Write(out, buf.Bytes())
+	return atomicfile.WriteWith(out, write)
 }
 
 // loadStored reads run id from the database db ("" for the default one), which must exist.
