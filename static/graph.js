@@ -46,6 +46,8 @@ function size() {
 function fitZoom() {
   const b = box(), { w, h } = size();
   if (!b || !w || !h) return 1;
+  // A hidden panel (another view tab shown) has no size: keep the zoom it had.
+  if (!b.clientWidth || !b.clientHeight) return V.zoom;
   const pad = 16; // the panel's padding, both sides, and a pixel of rounding
   return Math.max(FLOOR, Math.min(1, (b.clientWidth - pad) / w, (b.clientHeight - pad) / h));
 }
@@ -77,7 +79,8 @@ function apply(z) {
 function zoomAt(z, cx, cy) {
   const s = svg();
   if (!s) return;
-  z = Math.min(MOST, Math.max(Math.min(LEAST, legible(), fitZoom()), z));
+  // Zooming out never zooms in, even from below the hand's limit (where Fit may have gone).
+  z = Math.min(MOST, Math.max(Math.min(LEAST, legible(), fitZoom(), V.zoom), z));
   const before = s.getBoundingClientRect();
   const px = (cx - before.left) / V.zoom, py = (cy - before.top) / V.zoom;
   V.fit = false;
