@@ -109,11 +109,9 @@ func TestIngestQuietAppComesBack(t *testing.T) {
 	rec := ts.recording(t, id)
 	receive(t, rec.Done())
 
-	ts.postEvents(t, id, nil, 5, appEvents(3, traces.KindMessage, traces.KindMessage)...)
-	if st := rec.Run().Status; st != traces.StatusRunning {
-		t.Fatalf("status after the app came back: %s, want running", st)
-	}
-	ts.postEvents(t, id, nil, 6, appEvent(5, traces.KindRunFinished))
+	// The app comes back with the rest in one post: with a 50 ms timeout, a loaded machine could
+	// otherwise make a second gap between two posts.
+	ts.postEvents(t, id, nil, 6, appEvents(3, traces.KindMessage, traces.KindMessage, traces.KindRunFinished)...)
 	tr := ts.trace(t, id) // read back through traces.Unmarshal, which validates
 	got := fmt.Sprint(kinds(tr.Events))
 	if want := "[run.started message run.finished resumed message message run.finished]"; got != want || tr.Run.Status != traces.StatusCompleted {
