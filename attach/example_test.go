@@ -107,7 +107,8 @@ func ExampleMiddleware() {
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent})
 	dir, _ := os.MkdirTemp("", "baton-example")
 	defer os.RemoveAll(dir)
-	events := runner.Query(ctx, "Hi", attach.New(attach.Config{Dir: dir}).Option())
+	b := attach.New(attach.Config{Dir: dir})
+	events := runner.Query(ctx, "Hi", b.Option())
 	for {
 		event, ok := events.Next()
 		if !ok {
@@ -116,6 +117,9 @@ func ExampleMiddleware() {
 		if msg, _ := event.Output.MessageOutput.GetMessage(); msg != nil {
 			fmt.Println(event.AgentName+":", msg.Content)
 		}
+	}
+	if err := b.Close(ctx); err != nil { // the file is written before dir goes
+		panic(err)
 	}
 	// Output:
 	// greeter: Hello!
