@@ -16,7 +16,7 @@ import (
 
 var serveCommand = &command{
 	name:  "serve",
-	shape: "[--addr] [--token] [--pace] [--stream] [--model]... [--db] [--keep] [--keep-days] [--lease-heartbeat] [--lease-expiry] [--prices] [--otlp-endpoint [--otlp-content]]",
+	shape: "[--addr] [--token] [--pace] [--stream] [--model]... [--db] [--keep] [--keep-days] [--lease-heartbeat] [--lease-expiry] [--advertise] [--prices] [--otlp-endpoint [--otlp-content]]",
 	about: "serve the live page (the default command)",
 	define: func(fs *flag.FlagSet) runner {
 		addr, token := listenFlags(fs)
@@ -26,6 +26,7 @@ var serveCommand = &command{
 		fs.Var(&models, "model", modelHelp+"; repeat it to offer several (the first is the default)")
 		db, keep, keepDays := dbFlag(fs), keepFlag(fs), keepDaysFlag(fs)
 		heartbeat, expiry := leaseFlags(fs)
+		advertise := advertiseFlag(fs)
 		otlpEndpoint, otlpContent := otlpFlags(fs)
 		pricesFile := pricesFlag(fs)
 		return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -34,6 +35,9 @@ var serveCommand = &command{
 			}
 			table, err := loadPrices(*pricesFile)
 			if err != nil {
+				return err
+			}
+			if _, err := checkAdvertise(*advertise); err != nil {
 				return err
 			}
 			lease := postgres.LeaseTimes{Heartbeat: *heartbeat, Expiry: *expiry}
@@ -69,7 +73,15 @@ var serveCommand = &command{
 				return err
 			}
 			if lock != nil {
-				if err := lock.SetAddress(srv.URL()); err != nil { // the real port, also for :0
+				// The real port, also for :0; on PostgreSQL, where other servers pass requests on.
+				address := srv.URL()
+				if _, shared := lock.(*postgres.Lease); shared {
+					address, err = advertised(*advertise, *addr, srv.URL())
+				}
+				if err == nil {
+					err = lock.SetAddress(address)
+				}
+				if err != nil {
 					ln.Close()
 					return err
 				}

@@ -89,6 +89,12 @@ func (s *Store) OwnerStopped(id string) (bool, error) {
 	return ok, s.fault(err)
 }
 
+// Owner returns the address of the other live server that runs run id, or "" (live.Locator).
+func (s *Store) Owner(id string) (string, error) {
+	addr, err := s.owner(id)
+	return addr, s.fault(err)
+}
+
 // CheckWrite fails when the database cannot be written, as a read-only standby or a user without
 // the right cannot: for a server to refuse at its start what it could not do later. It writes the
 // schema version again, which changes nothing.

@@ -247,3 +247,22 @@ func (s *Store) ownerStopped(id string) (bool, error) {
 	}
 	return stopped, nil
 }
+
+// owner is Owner: the address of the live server, not this one, that last wrote run id while it
+// runs or waits at an interrupt. A server that has not said where it serves yet ("") counts as
+// none.
+func (s *Store) owner(id string) (string, error) {
+	ctx, cancel := ctx()
+	defer cancel()
+	var addr string
+	err := s.pool.QueryRow(ctx, `SELECT s.address FROM baton_runs r JOIN baton_servers s ON s.id = r.owner
+		WHERE r.id = $1 AND r.status IN ('running', 'interrupted') AND r.owner <> $2
+		AND s.heartbeat > now() - make_interval(secs => s.expiry)`, text(id), s.server).Scan(&addr)
+	if isNoRows(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the server of run %s: %w", id, err)
+	}
+	return addr, nil
+}

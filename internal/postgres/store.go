@@ -57,7 +57,10 @@ type writer struct {
 	enc   traces.EventEncoder
 }
 
-var _ live.Store = (*Store)(nil)
+var (
+	_ live.Store   = (*Store)(nil)
+	_ live.Locator = (*Store)(nil)
+)
 
 // Open connects to the database at url (a postgres:// URL or a libpq key=value string), creates
 // or migrates Baton's tables, and returns the store. keep is how many runs it keeps (DefaultKeep
