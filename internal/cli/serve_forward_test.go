@@ -92,3 +92,49 @@ func count(tr traces.Trace, kind traces.Kind) int {
 	}
 	return n
 }
+
+// TestAResumedRunGoesOnAtAnotherServer: a run of A's waits at its interrupt; a viewer on B
+// saw it end interrupted. A person's decision sent to B resumes it on A (where its checkpoint
+// is), and B, which followed the run to its interruption, follows the resumed part: a viewer
+// that comes back to B from where it was gets the rest of the run, once and in order, through its
+// end, completed, as A recorded it.
+func TestAResumedRunGoesOnAtAnotherServer(t *testing.T) {
+	db := pgtest.Database(t)
+	a := serveHere(t, "--db", db)
+	b := serveHere(t, "--db", db)
+	onA, onB := &baton{base: a.url}, &baton{base: b.url}
+	id := onA.start(t, "approval", 0)
+	v := follow(t, b.url, id)
+	<-v.done
+	n := len(v.events)
+	if n == 0 || v.events[n-1].Kind != traces.KindRunFinished || v.events[n-1].Run.Status != traces.StatusInterrupted {
+		t.Fatalf("the viewer on B read %d events, not ending with the run interrupted", n)
+	}
+	var status int
+	var body []byte
+	waitFor(t, "a resume sent to B is taken", func() bool {
+		status, body = onB.do(t, http.MethodPost, "/api/runs/"+id+"/resume", `{"approve":true,"comment":"ok"}`)
+		return !(status == http.StatusConflict && bytes.Contains(body, []byte("still running"))) // A's recorder lets go
+	})
+	if status != http.StatusAccepted {
+		t.Fatalf("resume through B: %d %s; want 202", status, body)
+	}
+	waitFor(t, "B shows the run going on", func() bool { return runStatus(t, b.url, id) != traces.StatusInterrupted })
+	rest := followAfter(t, b.url, id, int64(n))
+	<-rest.done
+	want := traceOn(t, a.url, id)
+	if want.Run.Status != traces.StatusCompleted {
+		t.Fatalf("the run ended %s on A; want completed", want.Run.Status)
+	}
+	if len(rest.events) != len(want.Events)-n {
+		t.Fatalf("the viewer back on B read %d events after %d; A recorded %d", len(rest.events), n, len(want.Events))
+	}
+	for i, e := range rest.events {
+		if w := want.Events[n+i]; e.Seq != w.Seq || e.Kind != w.Kind {
+			t.Fatalf("the viewer back on B read event %d %s; A recorded %d %s", e.Seq, e.Kind, w.Seq, w.Kind)
+		}
+	}
+	if got := traceOn(t, b.url, id); got.Run.Status != traces.StatusCompleted || len(got.Events) != len(want.Events) {
+		t.Errorf("B's trace of the run is %s with %d events; A's completed with %d", got.Run.Status, len(got.Events), len(want.Events))
+	}
+}
