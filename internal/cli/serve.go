@@ -16,7 +16,7 @@ import (
 
 var serveCommand = &command{
 	name:  "serve",
-	shape: "[--addr] [--token] [--pace] [--stream] [--model]... [--db] [--keep] [--keep-days] [--lease-heartbeat] [--lease-expiry] [--advertise] [--prices] [--otlp-endpoint [--otlp-content]]",
+	shape: "[--addr] [--token] [--pace] [--stream] [--model]... [--db] [--keep] [--keep-days] [--lease-heartbeat] [--lease-expiry] [--app-wait] [--advertise] [--prices] [--otlp-endpoint [--otlp-content]]",
 	about: "serve the live page (the default command)",
 	define: func(fs *flag.FlagSet) runner {
 		addr, token := listenFlags(fs)
@@ -25,7 +25,7 @@ var serveCommand = &command{
 		var models modelFlags
 		fs.Var(&models, "model", modelHelp+"; repeat it to offer several (the first is the default)")
 		db, keep, keepDays := dbFlag(fs), keepFlag(fs), keepDaysFlag(fs)
-		heartbeat, expiry := leaseFlags(fs)
+		heartbeat, expiry, appWait := leaseFlags(fs)
 		advertise := advertiseFlag(fs)
 		otlpEndpoint, otlpContent := otlpFlags(fs)
 		pricesFile := pricesFlag(fs)
@@ -43,6 +43,11 @@ var serveCommand = &command{
 			lease := postgres.LeaseTimes{Heartbeat: *heartbeat, Expiry: *expiry}
 			if err := lease.Check(); err != nil {
 				return traces.Errorf(traces.CodeInvalid, "--lease-heartbeat %s, --lease-expiry %s: %s", *heartbeat, *expiry, traces.ErrorMessage(err))
+			}
+			// Checked apart, to name the flag; 0, the default to Check, is refused too.
+			if lease.AppWait = *appWait; *appWait <= 0 || lease.Check() != nil {
+				return traces.Errorf(traces.CodeInvalid, "--app-wait %s is not between 1s (an app retrying each second may find its run"+
+					" ended) and 24h", *appWait)
 			}
 			broker, lock, closeStore, err := storedBroker(ctx, *db, retention{*keep, *keepDays}, lease, slog.Default())
 			if err != nil {

@@ -76,14 +76,17 @@ func checkAdvertise(advertise string) (string, error) {
 	return u.String(), nil
 }
 
-// leaseFlags adds --lease-heartbeat and --lease-expiry to fs: a server's lease on a PostgreSQL
-// database.
-func leaseFlags(fs *flag.FlagSet) (heartbeat, expiry *time.Duration) {
+// leaseFlags adds --lease-heartbeat, --lease-expiry and --app-wait to fs: a server's lease on a
+// PostgreSQL database, and how long the runs apps stream to a server that stopped wait for them.
+func leaseFlags(fs *flag.FlagSet) (heartbeat, expiry, appWait *time.Duration) {
 	heartbeat = fs.Duration("lease-heartbeat", postgres.DefaultLeaseTimes.Heartbeat,
 		"with PostgreSQL, renew this server's lease on the database every `D` (at least 100ms)")
 	expiry = fs.Duration("lease-expiry", postgres.DefaultLeaseTimes.Expiry,
 		"with PostgreSQL, how long `D` this server's lease lasts unrenewed before other servers end its runs (at least 3 heartbeats)")
-	return heartbeat, expiry
+	appWait = fs.Duration("app-wait", postgres.DefaultAppWait,
+		"with PostgreSQL, how long `D` a run an app streams to a server that stopped waits for its app to carry it on elsewhere,"+
+			" from its last write, before it is ended interrupted (1s to 24h)")
+	return heartbeat, expiry, appWait
 }
 
 // keepDaysFlag adds --keep-days to fs: how long the database keeps runs.

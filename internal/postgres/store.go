@@ -41,6 +41,9 @@ type Store struct {
 	keep   int
 	maxAge atomic.Int64 // see KeepFor, in nanoseconds
 	expiry atomic.Int64 // of its lease (see Claim), in nanoseconds, for messages
+	// appWait is how long an app's run whose server stopped waits for its app (LeaseTimes.AppWait),
+	// in nanoseconds
+	appWait atomic.Int64
 
 	mu      sync.Mutex         // guards writers
 	writers map[string]*writer // of the runs being written
@@ -80,6 +83,7 @@ func Open(url string, keep int) (*Store, error) {
 	}
 	s := &Store{name: displayName(cfg.ConnConfig), server: newServerID(), keep: keep, writers: make(map[string]*writer)}
 	s.expiry.Store(int64(DefaultLeaseTimes.Expiry))
+	s.appWait.Store(int64(DefaultAppWait))
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
