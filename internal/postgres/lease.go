@@ -252,7 +252,7 @@ func (s *Store) takeOver(id string) (bool, error) {
 
 // ownerStopped is OwnerStopped.
 func (s *Store) ownerStopped(id string) (bool, error) {
-	ctx, cancel := ctx()
+	ctx, cancel := waitCtx()
 	defer cancel()
 	var stopped bool
 	err := s.pool.QueryRow(ctx, `SELECT status = 'running' AND (owner IS NULL OR owner NOT IN
@@ -271,7 +271,7 @@ func (s *Store) ownerStopped(id string) (bool, error) {
 // runs or waits at an interrupt. A server that has not said where it serves yet ("") counts as
 // none.
 func (s *Store) owner(id string) (string, error) {
-	ctx, cancel := ctx()
+	ctx, cancel := waitCtx()
 	defer cancel()
 	var addr string
 	err := s.pool.QueryRow(ctx, `SELECT s.address FROM baton_runs r JOIN baton_servers s ON s.id = r.owner

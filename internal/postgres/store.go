@@ -127,6 +127,19 @@ func ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), opTimeout)
 }
 
+// waitTimeout bounds a call that someone waits for: the reads of a page, of the run list, of a
+// viewer's next events, of a request passed on to a run's server; the start of a run, a run's
+// session, a run's removal. A database that does not answer (stalled, or cut off by the network
+// without a reset) makes the request a 503 that says so, not one held for opTimeout. The writes of
+// a run's events, which its writer tries again, and an imported trace's, which may be large, keep
+// opTimeout.
+const waitTimeout = 5 * time.Second
+
+// waitCtx is the context of one call that someone waits for (waitTimeout).
+func waitCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), waitTimeout)
+}
+
 // writerOf returns the writer of run id, made when missing, locked.
 func (s *Store) writerOf(id string) *writer {
 	s.mu.Lock()
