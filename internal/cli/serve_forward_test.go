@@ -2,9 +2,13 @@ package cli_test
 
 import (
 	"bytes"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
 
 	"github.com/baton-dev/baton/internal/postgres/pgtest"
 	"github.com/baton-dev/baton/traces"
@@ -136,5 +140,40 @@ func TestAResumedRunGoesOnAtAnotherServer(t *testing.T) {
 	}
 	if got := traceOn(t, b.url, id); got.Run.Status != traces.StatusCompleted || len(got.Events) != len(want.Events) {
 		t.Errorf("B's trace of the run is %s with %d events; A's completed with %d", got.Run.Status, len(got.Events), len(want.Events))
+	}
+}
+
+// TestTypingReachesItsServer: a page on B of a run A runs gets the replies A types: B passes
+// the page's typing socket on to A, which sends what is being typed ([] while nothing is) until
+// the run ends, where B alone would close it at once, the run not running there.
+func TestTypingReachesItsServer(t *testing.T) {
+	db := pgtest.Database(t)
+	a := serveHere(t, "--db", db, "--stream")
+	b := serveHere(t, "--db", db)
+	id := (&baton{base: a.url}).start(t, "supervisor", 200)
+	conn, _, err := websocket.DefaultDialer.Dial("ws://"+strings.TrimPrefix(b.url, "http://")+"runs/"+id+"/typing", nil)
+	if err != nil {
+		t.Fatalf("the typing socket on B: %v", err)
+	}
+	defer conn.Close()
+	messages := 0
+	for {
+		_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		var replies []struct{ Agent, Text string }
+		err := conn.ReadJSON(&replies)
+		var closed *websocket.CloseError
+		if errors.As(err, &closed) {
+			if messages == 0 || closed.Text != "run finished" {
+				t.Fatalf("the typing socket on B closed (%v) after %d messages; want A's, to the run's end", err, messages)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		messages++
+	}
+	if st := runStatus(t, a.url, id); st != traces.StatusCompleted {
+		t.Errorf("the run is %s on A once the typing socket closed; want completed", st)
 	}
 }
