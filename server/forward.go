@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httputil"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/labstack/echo/v4"
 
 	"github.com/baton-dev/baton/traces"
@@ -94,9 +96,18 @@ func (s *Server) forward(c echo.Context, id, base string) error {
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) { failed = err },
 	}
+	r := c.Request()
+	if websocket.IsWebSocketUpgrade(r) {
+		// A socket passed on is closed when this server shuts down, as its own are: the page
+		// comes back, through another server.
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		defer context.AfterFunc(s.goingAway, cancel)()
+		r = r.WithContext(ctx)
+	}
 	// The answer's headers are the other server's, security headers included: none twice.
 	clear(c.Response().Header())
-	p.ServeHTTP(c.Response(), c.Request())
+	p.ServeHTTP(c.Response(), r)
 	if failed == nil || c.Response().Committed {
 		return nil
 	}
