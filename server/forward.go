@@ -114,5 +114,6 @@ func (s *Server) forward(c echo.Context, id, base string) error {
 	securityHeaders(func(echo.Context) error { return nil })(c)
 	return &traces.Error{Code: traces.CodeUnavailable, Retry: forwardRetry, Message: fmt.Sprintf(
 		"run %s runs on the server at %s, which cannot be reached now (%v): try again; should that server have stopped,"+
-			" another one ends its run once its lease has expired", id, target.Host, failed)}
+			" another one ends its run once its lease has expired; should it be up, give it an --advertise address the other"+
+			" servers reach", id, target.Host, failed)}
 }
