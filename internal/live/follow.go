@@ -80,7 +80,7 @@ func (b *Broker) Committed(id string, seq int64) {
 }
 
 // Follows reports whether b follows run id: another server sharing its store is recording it
-// (see Follow), and b has not seen its end yet.
+// (see Follow), and b has not seen its end yet, or has seen it end interrupted (it may go on).
 func (b *Broker) Follows(id string) bool {
 	if b.follow == nil {
 		return false
