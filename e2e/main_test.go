@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"go.uber.org/goleak"
+
+	"github.com/baton-dev/baton/internal/postgres/pgtest"
 )
 
 // The viewport every tab gets: the size the README's screenshot and the sketch promise to work at.
@@ -39,7 +41,7 @@ var browser struct {
 func TestMain(m *testing.M) {
 	flag.Parse()
 	start := time.Now()
-	code := m.Run()
+	code := pgtest.Main(m) // stops the PostgreSQL server that tests may have started
 	stopBrowser()
 	// A checkout stays clean after the tests: only the pictures named on purpose (-screenshot) may
 	// change.

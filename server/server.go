@@ -214,6 +214,7 @@ func (s *Server) routes() *echo.Echo {
 		s.checkToken,
 		checkOrigin,
 		bodyLimit(s.bodyLimitFor, s.cfg.BodyTimeout),
+		s.forwardActions,
 	)
 	s.pageRoutes(e)
 	s.flowRoutes(e)

@@ -217,13 +217,30 @@ func (r *Recording) FinishAt(at time.Time, status Status, errMsg string) {
 func (r *Recording) Resume() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.reopenLocked(); err != nil {
+		return err
+	}
+	r.startResumedPart()
+	return nil
+}
+
+// Reopen is Resume for a recording that copies a run recorded elsewhere, such as a run another
+// server records in a shared store: the resumed part comes already joined to the run, its model
+// call ids and agents as the run has them, so they are recorded as they are.
+func (r *Recording) Reopen() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reopenLocked()
+}
+
+// reopenLocked makes a run that ended interrupted running again. The caller holds r.mu.
+func (r *Recording) reopenLocked() error {
 	if st := r.trace.Run.Status; !r.ended || st != StatusInterrupted {
 		return Errorf(CodeConflict, "run %s is %s: only a run that ended interrupted can be resumed", r.trace.Run.ID, st)
 	}
 	r.ended = false
 	r.trace.Run.Status, r.trace.Run.Error, r.trace.Run.EndedAt = StatusRunning, "", nil
 	r.doneCh = make(chan struct{})
-	r.startResumedPart()
 	return nil
 }
 

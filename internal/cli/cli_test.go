@@ -124,6 +124,10 @@ func TestCommandErrors(t *testing.T) {
 		{"open two files", []string{"open", later, later}, "open takes one file"},
 		{"lease heartbeat too short", []string{"serve", "--lease-heartbeat", "10ms"}, "--lease-heartbeat 10ms, --lease-expiry 30s: the lease heartbeat 10ms is shorter than 100ms"},
 		{"lease expiry too short", []string{"serve", "--lease-expiry", "10s"}, "--lease-heartbeat 5s, --lease-expiry 10s: the lease expiry 10s is shorter than 3 heartbeats (15s)"},
+		{"app wait too short", []string{"serve", "--app-wait", "0s"}, "--app-wait 0s is not between 1s (an app retrying each second may find its run ended) and 24h"},
+		{"app wait too long", []string{"serve", "--app-wait", "48h"}, "--app-wait 48h0m0s is not between 1s"},
+		{"advertise not a base URL", []string{"serve", "--advertise", "baton1:7070"}, `--advertise "baton1:7070" is not a base URL such as http://baton1.example:7070`},
+		{"advertise with a path", []string{"serve", "--advertise", "http://baton1:7070/baton?x=1"}, `--advertise "http://baton1:7070/baton?x=1" is not a base URL`},
 		{"otlp endpoint not a URL", []string{"run", "supervisor", "--otlp-endpoint", "localhost:4318"}, `--otlp-endpoint: OTLP endpoint "localhost:4318" is not an http:// or https:// URL`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,6 +18,7 @@ type compose struct {
 	Services map[string]struct {
 		Build       string
 		Image       string
+		Hostname    string
 		Command     []string
 		Environment map[string]string
 		DependsOn   map[string]struct{ Condition string } `yaml:"depends_on"`
@@ -33,7 +34,8 @@ var interpolation = regexp.MustCompile(`\$\{(\w+)(?::([-?])([^}]*))?\}`)
 
 // TestComposeFile checks docker-compose.yml as far as no Docker engine is needed: PostgreSQL with
 // a health check, two replicas built from the repository's Dockerfile that wait for it and reach
-// it by its service name with its user and database, a proxy in front of both; and each
+// it by its service name with its user and database, each named as its service (where the other
+// passes requests on to it), a proxy in front of both; and each
 // replica's command, with the token and the database a test gives, serves on a throwaway
 // PostgreSQL, requiring the token.
 func TestComposeFile(t *testing.T) {
@@ -77,6 +79,9 @@ func TestComposeFile(t *testing.T) {
 		}
 		if p, _ := u.User.Password(); p != db.Environment["POSTGRES_PASSWORD"] {
 			t.Errorf("%s: the database password is not the db service's", name)
+		}
+		if s.Hostname != name {
+			t.Errorf("%s: hostname %q: the other replica reaches it at its host name (the default --advertise), which must be its service's", name, s.Hostname)
 		}
 		if s.DependsOn["db"].Condition != "service_healthy" {
 			t.Errorf("%s: does not wait for the database to be healthy", name)

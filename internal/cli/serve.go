@@ -16,7 +16,7 @@ import (
 
 var serveCommand = &command{
 	name:  "serve",
-	shape: "[--addr] [--token] [--pace] [--stream] [--model]... [--db] [--keep] [--keep-days] [--lease-heartbeat] [--lease-expiry] [--prices] [--otlp-endpoint [--otlp-content]]",
+	shape: "[--addr] [--token] [--pace] [--stream] [--model]... [--db] [--keep] [--keep-days] [--lease-heartbeat] [--lease-expiry] [--app-wait] [--advertise] [--prices] [--otlp-endpoint [--otlp-content]]",
 	about: "serve the live page (the default command)",
 	define: func(fs *flag.FlagSet) runner {
 		addr, token := listenFlags(fs)
@@ -25,7 +25,8 @@ var serveCommand = &command{
 		var models modelFlags
 		fs.Var(&models, "model", modelHelp+"; repeat it to offer several (the first is the default)")
 		db, keep, keepDays := dbFlag(fs), keepFlag(fs), keepDaysFlag(fs)
-		heartbeat, expiry := leaseFlags(fs)
+		heartbeat, expiry, appWait := leaseFlags(fs)
+		advertise := advertiseFlag(fs)
 		otlpEndpoint, otlpContent := otlpFlags(fs)
 		pricesFile := pricesFlag(fs)
 		return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -36,9 +37,17 @@ var serveCommand = &command{
 			if err != nil {
 				return err
 			}
+			if _, err := checkAdvertise(*advertise); err != nil {
+				return err
+			}
 			lease := postgres.LeaseTimes{Heartbeat: *heartbeat, Expiry: *expiry}
 			if err := lease.Check(); err != nil {
 				return traces.Errorf(traces.CodeInvalid, "--lease-heartbeat %s, --lease-expiry %s: %s", *heartbeat, *expiry, traces.ErrorMessage(err))
+			}
+			// Checked apart, to name the flag; 0, the default to Check, is refused too.
+			if lease.AppWait = *appWait; *appWait <= 0 || lease.Check() != nil {
+				return traces.Errorf(traces.CodeInvalid, "--app-wait %s is not between 1s (an app retrying each second may find its run"+
+					" ended) and 24h", *appWait)
 			}
 			broker, lock, closeStore, err := storedBroker(ctx, *db, retention{*keep, *keepDays}, lease, slog.Default())
 			if err != nil {
@@ -69,7 +78,15 @@ var serveCommand = &command{
 				return err
 			}
 			if lock != nil {
-				if err := lock.SetAddress(srv.URL()); err != nil { // the real port, also for :0
+				// The real port, also for :0; on PostgreSQL, where other servers pass requests on.
+				address := srv.URL()
+				if _, shared := lock.(*postgres.Lease); shared {
+					address, err = advertised(*advertise, *addr, srv.URL())
+				}
+				if err == nil {
+					err = lock.SetAddress(address)
+				}
+				if err != nil {
 					ln.Close()
 					return err
 				}

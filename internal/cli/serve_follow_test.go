@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,13 @@ type viewer struct {
 // follow opens a viewer of run id on the server at base and reads it until the socket ends.
 func follow(t testing.TB, base, id string) *viewer {
 	t.Helper()
-	conn, _, err := websocket.DefaultDialer.Dial("ws://"+strings.TrimPrefix(base, "http://")+"api/runs/"+id+"/events", nil)
+	return followAfter(t, base, id, 0)
+}
+
+// followAfter is follow from the event after seq after.
+func followAfter(t testing.TB, base, id string, after int64) *viewer {
+	t.Helper()
+	conn, _, err := websocket.DefaultDialer.Dial("ws://"+strings.TrimPrefix(base, "http://")+"api/runs/"+id+"/events?after="+strconv.FormatInt(after, 10), nil)
 	if err != nil {
 		t.Fatalf("viewer of %s on %s: %v", id, base, err)
 	}

@@ -152,7 +152,7 @@ func startRun(t *testing.T, base string) string {
 }
 
 // runStatus returns the status of run id on the server at base.
-func runStatus(t *testing.T, base, id string) traces.Status {
+func runStatus(t testing.TB, base, id string) traces.Status {
 	t.Helper()
 	res, err := http.Get(base + "api/runs/" + id + "/trace")
 	if err != nil {

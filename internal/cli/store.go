@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -13,6 +16,7 @@ import (
 	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/postgres"
 	"github.com/baton-dev/baton/internal/sqlite"
+	"github.com/baton-dev/baton/traces"
 )
 
 // dbFlag adds --db to fs: the database of runs.
@@ -26,14 +30,63 @@ func keepFlag(fs *flag.FlagSet) *int {
 	return fs.Int("keep", sqlite.DefaultKeep, "how many runs `N` the database keeps; the oldest added that have ended go first")
 }
 
-// leaseFlags adds --lease-heartbeat and --lease-expiry to fs: a server's lease on a PostgreSQL
-// database.
-func leaseFlags(fs *flag.FlagSet) (heartbeat, expiry *time.Duration) {
+// advertiseFlag adds --advertise to fs: where the other servers on a PostgreSQL database reach
+// this one.
+func advertiseFlag(fs *flag.FlagSet) *string {
+	return fs.String("advertise", "", "with PostgreSQL, the `URL` (http://HOST:PORT) other servers reach this one at, to pass on"+
+		" the requests that act on its runs (default: --addr's, with this machine's host name for a wildcard address)")
+}
+
+// advertised returns the base URL other servers reach this one at: advertise when given (checked),
+// else served (the server's own URL, whose query is left out) with, for a wildcard address addr,
+// this machine's host name.
+func advertised(advertise, addr, served string) (string, error) {
+	if advertise != "" {
+		return checkAdvertise(advertise)
+	}
+	u, err := url.Parse(served)
+	if err != nil {
+		return "", fmt.Errorf("this server's URL %q: %w", served, err)
+	}
+	u.Path, u.RawQuery = "", ""
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+			name, err := os.Hostname()
+			if err != nil {
+				return "", fmt.Errorf("name this machine for --advertise: %w", err)
+			}
+			u.Host = net.JoinHostPort(name, u.Port())
+		}
+	}
+	return u.String(), nil
+}
+
+// checkAdvertise returns the value of --advertise as a base URL, "" when not given, or an error
+// saying what to write.
+func checkAdvertise(advertise string) (string, error) {
+	if advertise == "" {
+		return "", nil
+	}
+	u, err := url.Parse(advertise)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", traces.Errorf(traces.CodeInvalid, "--advertise %q is not a base URL such as http://baton1.example:7070", advertise)
+	}
+	u.Path = ""
+	return u.String(), nil
+}
+
+// leaseFlags adds --lease-heartbeat, --lease-expiry and --app-wait to fs: a server's lease on a
+// PostgreSQL database, and how long the runs apps stream to a server that stopped wait for them.
+func leaseFlags(fs *flag.FlagSet) (heartbeat, expiry, appWait *time.Duration) {
 	heartbeat = fs.Duration("lease-heartbeat", postgres.DefaultLeaseTimes.Heartbeat,
 		"with PostgreSQL, renew this server's lease on the database every `D` (at least 100ms)")
 	expiry = fs.Duration("lease-expiry", postgres.DefaultLeaseTimes.Expiry,
 		"with PostgreSQL, how long `D` this server's lease lasts unrenewed before other servers end its runs (at least 3 heartbeats)")
-	return heartbeat, expiry
+	appWait = fs.Duration("app-wait", postgres.DefaultAppWait,
+		"with PostgreSQL, how long `D` a run an app streams to a server that stopped waits for its app to carry it on elsewhere,"+
+			" from its last write, before it is ended interrupted (1s to 24h)")
+	return heartbeat, expiry, appWait
 }
 
 // keepDaysFlag adds --keep-days to fs: how long the database keeps runs.

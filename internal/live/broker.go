@@ -133,8 +133,9 @@ func (b *Broker) forget() {
 // Get returns the recording of run id, or an error with CodeNotFound. A run only the store
 // holds is loaded as an ended recording (see traces.NewRecordingOf) and, once it has ended in the
 // store, held from then on. One still running there, which another server sharing the store is
-// recording, is followed live when b follows (see Follow), and else loaded anew at each call, so
-// that each shows that server's writes so far.
+// recording, is followed live when b follows (see Follow), as is one that ended interrupted (it
+// may be resumed), and else loaded anew at each call, so that each shows that server's writes so
+// far.
 func (b *Broker) Get(id string) (*traces.Recording, error) {
 	b.mu.RLock()
 	rec, ok := b.runs[id]

@@ -22,6 +22,11 @@ type Tailer interface {
 // delay of its viewers when an announcement was missed (a lost connection to the database).
 const DefaultFollowCheck = 2 * time.Second
 
+// waitingChecks is how many times less often a followed run that ended interrupted is read
+// without an announcement, while it waits to be resumed (by a person's decision, or its app):
+// perhaps never, and the broker may hold hundreds of them.
+const waitingChecks = 15
+
 // following is a run another server records, which this broker follows: its recording is fed
 // from the store, in order, each event once.
 type following struct {
@@ -75,7 +80,7 @@ func (b *Broker) Committed(id string, seq int64) {
 }
 
 // Follows reports whether b follows run id: another server sharing its store is recording it
-// (see Follow), and b has not seen its end yet.
+// (see Follow), and b has not seen its end yet, or has seen it end interrupted (it may go on).
 func (b *Broker) Follows(id string) bool {
 	if b.follow == nil {
 		return false
@@ -93,9 +98,11 @@ func (b *Broker) getFollowed(id string) (*traces.Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tr.Run.Status.Ended() {
+	if st := tr.Run.Status; st.Ended() && st != traces.StatusInterrupted {
 		return b.hold(traces.NewRecordingOf(tr)), nil
 	}
+	// Running, or interrupted: followed, so that its viewers here see it go on when it is
+	// resumed, wherever it is.
 	f := newFollowing(tr.Run, dec)
 	if _, err := f.feed(tr); err != nil {
 		return nil, err
@@ -139,15 +146,17 @@ func (b *Broker) hold(rec *traces.Recording) *traces.Recording {
 }
 
 // followRun feeds f's recording from the store on each announcement and every follow.every
-// until the run's end is fed or the broker closes. A run that ends interrupted is then
-// forgotten, so that Get reads it again: another server may resume it.
+// until the run's end is fed or the broker closes. A run that ends interrupted goes on being
+// followed, checked every waitingChecks times follow.every, while the broker holds it: when it is
+// resumed (by its server or by another one), its recording reopens and goes on, and its viewers
+// here with it.
 func (b *Broker) followRun(f *following) {
 	defer b.follow.runs.Done()
 	defer close(f.done)
 	id := f.rec.ID()
 	t := time.NewTicker(b.follow.every)
 	defer t.Stop()
-	failing := false
+	failing, waiting := false, false
 	for {
 		select {
 		case <-b.follow.stop:
@@ -156,6 +165,9 @@ func (b *Broker) followRun(f *following) {
 			return
 		case <-f.wake:
 		case <-t.C:
+		}
+		if waiting && b.forgotten(f) { // while it waited: Get reads it anew
+			return
 		}
 		tr, err := b.follow.tail.Tail(id, f.dec, f.last.Load())
 		ended := false
@@ -171,13 +183,24 @@ func (b *Broker) followRun(f *following) {
 			continue
 		case err != nil: // deleted, or damaged: read it anew on the next Get
 			b.log.Error("stopped following a run another server records", "run", id, "err", err)
+		case ended && f.rec.Run().Status == traces.StatusInterrupted:
+			failing = false
+			if !waiting {
+				waiting = true
+				t.Reset(b.follow.every * waitingChecks)
+			}
+			continue
 		case !ended:
 			failing = false
+			if waiting {
+				waiting = false
+				t.Reset(b.follow.every)
+			}
 			continue
 		}
 		b.mu.Lock()
-		delete(b.follow.followed, id)
-		if b.runs[id] == f.rec && (err != nil || f.rec.Run().Status == traces.StatusInterrupted) {
+		b.unfollowLocked(f)
+		if b.runs[id] == f.rec && err != nil {
 			b.unholdLocked(id)
 		}
 		b.forget()
@@ -186,10 +209,53 @@ func (b *Broker) followRun(f *following) {
 	}
 }
 
+// forgotten reports whether b no longer holds f's recording (see forget), and then stops
+// following it.
+func (b *Broker) forgotten(f *following) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.runs[f.rec.ID()] == f.rec {
+		return false
+	}
+	b.unfollowLocked(f)
+	return true
+}
+
+// unfollowLocked forgets f, unless the run is followed anew already. The caller holds b.mu.
+func (b *Broker) unfollowLocked(f *following) {
+	if id := f.rec.ID(); b.follow.followed[id] == f {
+		delete(b.follow.followed, id)
+	}
+}
+
+// unfollowRun stops following run id, when b follows it with the recording rec, and waits for
+// its follower to end: b records the run from now on (Resume). The caller does not hold b.mu.
+func (b *Broker) unfollowRun(id string, rec *traces.Recording) {
+	if b.follow == nil {
+		return
+	}
+	b.mu.Lock()
+	f := b.follow.followed[id]
+	if f == nil || f.rec != rec {
+		b.mu.Unlock()
+		return
+	}
+	delete(b.follow.followed, id)
+	b.mu.Unlock()
+	close(f.quit)
+	<-f.done
+}
+
 // feed records tr's agents, then its events, which follow the ones fed so far: a run.finished
-// that is the last of them ends the recording (one before a resumed is recorded as it is). It
-// reports whether the run has ended.
+// that is the last of them ends the recording (one before a resumed is recorded as it is), and
+// events after the end of a run that ended interrupted reopen it (it was resumed). It reports
+// whether the run has ended.
 func (f *following) feed(tr traces.Trace) (bool, error) {
+	if len(tr.Events) > 0 && f.rec.Run().Status == traces.StatusInterrupted {
+		if err := f.rec.Reopen(); err != nil {
+			return false, err
+		}
+	}
 	for _, a := range tr.Agents {
 		f.rec.PutAgent(a)
 	}

@@ -85,8 +85,8 @@ func finished(st traces.Status) traces.Event {
 
 // A followed run's recording gets every committed event once, in order, as commits are announced,
 // also when announcements repeat, come late or name runs it does not follow, and ends with the
-// run; one that ended interrupted is then read anew by Get (another server may resume it), one
-// that completed is held.
+// run, which the broker holds; one that ended interrupted stays followed (another server may
+// resume it), and its recording reopens with its resumed part.
 func TestFollowFeedsCommittedEventsOnce(t *testing.T) {
 	for _, end := range []traces.Status{traces.StatusCompleted, traces.StatusInterrupted} {
 		t.Run(string(end), func(t *testing.T) {
@@ -118,9 +118,27 @@ func TestFollowFeedsCommittedEventsOnce(t *testing.T) {
 			if st := rec.Run().Status; st != end {
 				t.Errorf("the followed recording ended %s; want %s", st, end)
 			}
-			held := waitHeld(t, b, "r", end == traces.StatusCompleted)
-			if held != (end == traces.StatusCompleted) {
-				t.Errorf("the broker holds the run that ended %s: %v", end, held)
+			if !waitHeld(t, b, "r", true) {
+				t.Errorf("the broker does not hold the run that ended %s", end)
+			}
+			if end != traces.StatusInterrupted {
+				return
+			}
+			if !b.Follows("r") {
+				t.Fatal("the broker does not follow the run that ended interrupted: another server may resume it")
+			}
+			s.commit("r", traces.Event{Time: t0, Kind: traces.KindResumed, Interrupt: &traces.Interrupt{ID: "i"}}, message("after"), finished(traces.StatusCompleted))
+			b.Committed("r", 11)
+			for deadline := time.Now().Add(10 * time.Second); rec.Run().Status == traces.StatusInterrupted; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the recording of the run that ended interrupted did not reopen within 10 s of its resumed part")
+				}
+			}
+			if got := readAll(t, rec.Subscribe(8), 4); !slices.Equal(seqs(got), []int64{9, 10, 11}) {
+				t.Fatalf("the reopened recording's resumed part %v; want 9 10 11", seqs(got))
+			}
+			if again, _ := b.Get("r"); again != rec || rec.Run().Status != traces.StatusCompleted {
+				t.Errorf("after its resumed part, Get returns another recording (%v), or the run is %s; want the same, completed", again != rec, rec.Run().Status)
 			}
 		})
 	}

@@ -161,6 +161,9 @@ func (b *Broker) Resume(rec *traces.Recording) error {
 	if run := rec.Run(); run.Status != traces.StatusInterrupted {
 		return traces.Errorf(traces.CodeConflict, "run %s is %s: only a run that ended interrupted can be resumed", run.ID, run.Status)
 	}
+	// Another server's run that b followed: b records it from here on (its follower might
+	// otherwise feed it another server's resumption meanwhile, which Resume then refuses).
+	b.unfollowRun(rec.ID(), rec)
 	b.mu.RLock()
 	done := b.writing[rec.ID()]
 	b.mu.RUnlock()

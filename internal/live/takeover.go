@@ -91,3 +91,24 @@ func (b *Broker) TakeOver(id string) (*traces.Recording, error) {
 	b.persist(f.rec, tally)
 	return f.rec, nil
 }
+
+// Locator is a Store whose runs other servers sharing it record (internal/postgres), and that
+// knows where each of them serves: a request to act on a run (continue it at a breakpoint, cancel
+// it, resume it) reaches the server holding it, whichever one it was sent to.
+type Locator interface {
+	// Owner returns the address (a base URL) of the other live server that runs run id: the run
+	// is running there, or ended interrupted there and waits for a decision; "" when no other
+	// live server does (this one does, or a stopped one did, or the run has ended otherwise or
+	// does not exist).
+	Owner(id string) (string, error)
+}
+
+// Owner returns the address of the other live server sharing b's store that runs run id (see
+// Locator), or "" when there is none, or b shares its store with no other server.
+func (b *Broker) Owner(id string) (string, error) {
+	l, ok := b.store.(Locator)
+	if !ok || b.follow == nil {
+		return "", nil
+	}
+	return l.Owner(id)
+}

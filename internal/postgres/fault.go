@@ -32,7 +32,7 @@ func (s *Store) Save(run traces.Run, tally live.Tally, agents []traces.Agent, ev
 
 // Load returns the trace of run id as saved so far.
 func (s *Store) Load(id string) (traces.Trace, error) {
-	ctx, cancel := ctx()
+	ctx, cancel := waitCtx()
 	defer cancel()
 	_, tr, err := s.load(ctx, id)
 	return tr, s.fault(err)
@@ -89,6 +89,12 @@ func (s *Store) OwnerStopped(id string) (bool, error) {
 	return ok, s.fault(err)
 }
 
+// Owner returns the address of the other live server that runs run id, or "" (live.Locator).
+func (s *Store) Owner(id string) (string, error) {
+	addr, err := s.owner(id)
+	return addr, s.fault(err)
+}
+
 // CheckWrite fails when the database cannot be written, as a read-only standby or a user without
 // the right cannot: for a server to refuse at its start what it could not do later. It writes the
 // schema version again, which changes nothing.
@@ -135,7 +141,9 @@ func (s *Store) fault(err error) error {
 			" the other runs can still be read", s.name, cause(err))
 	case errors.As(err, &pe):
 		return s.pgFault(pe, err)
-	case errors.As(err, &ce) || errors.As(err, &ne) || pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &ce):
+		return s.unavailable(retryDown, "the database %s did not answer in time: check that PostgreSQL is up and reachable", s.name)
+	case errors.As(err, &ce) || errors.As(err, &ne) || pgconn.Timeout(err):
 		return s.unavailable(retryDown, "the database %s cannot be reached (%s): check that PostgreSQL is up and reachable", s.name, cause(err))
 	}
 	return err

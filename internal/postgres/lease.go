@@ -25,10 +25,28 @@ import (
 type LeaseTimes struct {
 	Heartbeat time.Duration
 	Expiry    time.Duration
+	// AppWait is how long a run an app streams (one with a session hash) waits for its app once
+	// the server recording it has stopped, counted from the run's last write, before this
+	// server ends it interrupted: the app may carry its run on at another server meanwhile
+	// (TakeOver). DefaultAppWait when 0.
+	AppWait time.Duration
 }
 
-// DefaultLeaseTimes are `baton serve`'s: a heartbeat every 5 s, expiry after 30 s.
-var DefaultLeaseTimes = LeaseTimes{Heartbeat: 5 * time.Second, Expiry: 30 * time.Second}
+// DefaultLeaseTimes are `baton serve`'s: a heartbeat every 5 s, expiry after 30 s, an app's run
+// waiting DefaultAppWait.
+var DefaultLeaseTimes = LeaseTimes{Heartbeat: 5 * time.Second, Expiry: 30 * time.Second, AppWait: DefaultAppWait}
+
+// DefaultAppWait is LeaseTimes.AppWait by default: as long as a server waits for a quiet app
+// (server.DefaultIngestTimeout).
+const DefaultAppWait = 30 * time.Second
+
+// The bounds of LeaseTimes.AppWait: shorter, an app retrying its posts (each second while it is
+// told another server records the run) may find its run ended before it is let in; longer, a dead
+// server's app runs show running for hours.
+const (
+	minAppWait = time.Second
+	maxAppWait = 24 * time.Hour
+)
 
 // Lease times that Check refuses: a heartbeat shorter than minHeartbeat would write the database
 // for little gain, and an expiry shorter than minBeats heartbeats would take a server that is a
@@ -46,6 +64,10 @@ func (t LeaseTimes) Check() error {
 	if t.Expiry < minBeats*t.Heartbeat {
 		return traces.Errorf(traces.CodeInvalid, "the lease expiry %s is shorter than %d heartbeats (%s): a server one heartbeat late"+
 			" would be taken for dead and its runs ended", t.Expiry, minBeats, minBeats*t.Heartbeat)
+	}
+	if t.AppWait != 0 && (t.AppWait < minAppWait || t.AppWait > maxAppWait) {
+		return traces.Errorf(traces.CodeInvalid, "the wait for an app (%s) is not between %s (an app retrying each second may find its run"+
+			" ended) and %s", t.AppWait, minAppWait, maxAppWait)
 	}
 	return nil
 }
@@ -77,6 +99,9 @@ func (s *Store) Claim(address string, times LeaseTimes, log *slog.Logger) (*Leas
 		log = slog.Default()
 	}
 	s.expiry.Store(int64(times.Expiry))
+	if times.AppWait != 0 {
+		s.appWait.Store(int64(times.AppWait))
+	}
 	l := &Lease{s: s, log: log, times: times, addr: address, stop: make(chan struct{}), done: make(chan struct{})}
 	if _, err := l.renew(); err != nil {
 		return nil, s.fault(fmt.Errorf("take a lease on the database: %w", err))
@@ -173,22 +198,16 @@ func (l *Lease) Release() error {
 	return l.s.fault(err)
 }
 
-// AppWait is how long a run an app streams (one with a session hash) waits for its app once the
-// server recording it has stopped, counted from the run's last write: the app may carry its run
-// on at another server meanwhile (TakeOver). It is as long as a server waits for a quiet app
-// (server.DefaultIngestTimeout).
-const AppWait = 30 * time.Second
-
 // recoverRuns is Recover; it takes the running runs whose server's lease has expired (or that
 // have none: a store that holds no lease, an older Baton), marking them this store's, and ends
 // each interrupted, with a run.finished saying so after its last saved event; an app's run only
-// once nothing was written to it for AppWait. Taking them is one statement, so two servers that
-// notice at once end each run once. It then forgets the leases that expired.
+// once nothing was written to it for LeaseTimes.AppWait (Claim's; DefaultAppWait without). Taking
+// them is one statement, so two servers that notice at once end each run once. It then forgets the leases that expired.
 func (s *Store) recoverRuns(ctx context.Context) (int, error) {
 	rows, err := s.pool.Query(ctx, `UPDATE baton_runs SET owner = $1 WHERE status = 'running' AND (owner IS NULL
 		OR owner NOT IN (SELECT id FROM baton_servers WHERE heartbeat > now() - make_interval(secs => expiry)))
 		AND (session IS NULL OR saved_at < $2)
-		RETURNING id`, s.server, time.Now().Add(-AppWait).UnixNano())
+		RETURNING id`, s.server, time.Now().Add(-time.Duration(s.appWait.Load())).UnixNano())
 	if err != nil {
 		return 0, fmt.Errorf("recover runs: %w", err)
 	}
@@ -233,7 +252,7 @@ func (s *Store) takeOver(id string) (bool, error) {
 
 // ownerStopped is OwnerStopped.
 func (s *Store) ownerStopped(id string) (bool, error) {
-	ctx, cancel := ctx()
+	ctx, cancel := waitCtx()
 	defer cancel()
 	var stopped bool
 	err := s.pool.QueryRow(ctx, `SELECT status = 'running' AND (owner IS NULL OR owner NOT IN
@@ -246,4 +265,23 @@ func (s *Store) ownerStopped(id string) (bool, error) {
 		return false, fmt.Errorf("read the owner of run %s: %w", id, err)
 	}
 	return stopped, nil
+}
+
+// owner is Owner: the address of the live server, not this one, that last wrote run id while it
+// runs or waits at an interrupt. A server that has not said where it serves yet ("") counts as
+// none.
+func (s *Store) owner(id string) (string, error) {
+	ctx, cancel := waitCtx()
+	defer cancel()
+	var addr string
+	err := s.pool.QueryRow(ctx, `SELECT s.address FROM baton_runs r JOIN baton_servers s ON s.id = r.owner
+		WHERE r.id = $1 AND r.status IN ('running', 'interrupted') AND r.owner <> $2
+		AND s.heartbeat > now() - make_interval(secs => s.expiry)`, text(id), s.server).Scan(&addr)
+	if isNoRows(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the server of run %s: %w", id, err)
+	}
+	return addr, nil
 }

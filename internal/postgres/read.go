@@ -67,7 +67,7 @@ func (s *Store) list(q live.RunQuery) (live.RunPage, error) {
 		}
 		below = k
 	}
-	ctx, cancel := ctx()
+	ctx, cancel := waitCtx()
 	defer cancel()
 	runs, keys, err := s.summaries(ctx, q, below)
 	if err != nil {
@@ -140,7 +140,7 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // sessionHash is SessionHash.
 func (s *Store) sessionHash(id string) ([]byte, error) {
-	ctx, cancel := ctx()
+	ctx, cancel := waitCtx()
 	defer cancel()
 	var hash []byte
 	err := s.pool.QueryRow(ctx, `SELECT session FROM baton_runs WHERE id = $1`, text(id)).Scan(&hash)
@@ -155,7 +155,7 @@ func (s *Store) sessionHash(id string) ([]byte, error) {
 // interrupted is Interrupted; it returns the id of the newest run that ended interrupted at
 // interruptID, or "".
 func (s *Store) interrupted(interruptID string) (string, error) {
-	ctx, cancel := ctx()
+	ctx, cancel := waitCtx()
 	defer cancel()
 	var id string
 	err := s.pool.QueryRow(ctx, `SELECT id FROM baton_runs WHERE status = 'interrupted' AND last_interrupt = $1
@@ -178,7 +178,7 @@ func (s *Store) Tail(id string, dec *traces.EventDecoder, after int64) (traces.T
 }
 
 func (s *Store) tail(id string, dec *traces.EventDecoder, after int64) (traces.Trace, error) {
-	ctx, cancel := ctx()
+	ctx, cancel := waitCtx()
 	defer cancel()
 	// One snapshot: the run's status and tree agree with its events.
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})

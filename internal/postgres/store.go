@@ -41,6 +41,9 @@ type Store struct {
 	keep   int
 	maxAge atomic.Int64 // see KeepFor, in nanoseconds
 	expiry atomic.Int64 // of its lease (see Claim), in nanoseconds, for messages
+	// appWait is how long an app's run whose server stopped waits for its app (LeaseTimes.AppWait),
+	// in nanoseconds
+	appWait atomic.Int64
 
 	mu      sync.Mutex         // guards writers
 	writers map[string]*writer // of the runs being written
@@ -57,7 +60,10 @@ type writer struct {
 	enc   traces.EventEncoder
 }
 
-var _ live.Store = (*Store)(nil)
+var (
+	_ live.Store   = (*Store)(nil)
+	_ live.Locator = (*Store)(nil)
+)
 
 // Open connects to the database at url (a postgres:// URL or a libpq key=value string), creates
 // or migrates Baton's tables, and returns the store. keep is how many runs it keeps (DefaultKeep
@@ -77,6 +83,7 @@ func Open(url string, keep int) (*Store, error) {
 	}
 	s := &Store{name: displayName(cfg.ConnConfig), server: newServerID(), keep: keep, writers: make(map[string]*writer)}
 	s.expiry.Store(int64(DefaultLeaseTimes.Expiry))
+	s.appWait.Store(int64(DefaultAppWait))
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
@@ -118,6 +125,19 @@ func (s *Store) Close() error {
 // ctx is the context of one call of the store.
 func ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), opTimeout)
+}
+
+// waitTimeout bounds a call that someone waits for: the reads of a page, of the run list, of a
+// viewer's next events, of a request passed on to a run's server; the start of a run, a run's
+// session, a run's removal. A database that does not answer (stalled, or cut off by the network
+// without a reset) makes the request a 503 that says so, not one held for opTimeout. The writes of
+// a run's events, which its writer tries again, and an imported trace's, which may be large, keep
+// opTimeout.
+const waitTimeout = 5 * time.Second
+
+// waitCtx is the context of one call that someone waits for (waitTimeout).
+func waitCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), waitTimeout)
 }
 
 // writerOf returns the writer of run id, made when missing, locked.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +20,9 @@ import (
 // at once delete the same old runs one after the other, not into a deadlock.
 const retainLock int64 = 0x6261746f6e02 // "baton" 2
 
+// startEvents is the most events a run has when it starts: a create of more is an imported trace.
+const startEvents = 1000
+
 // create is Create; it records a new run with its agents and events so far, failing with
 // CodeConflict when the id is taken, then deletes the oldest added ended runs beyond what the
 // store keeps.
@@ -30,7 +34,11 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 			s.forget(run.ID, w) // made for this call: a run of that id, if any, is written elsewhere
 		}
 	}()
-	ctx, cancel := ctx()
+	timeout := opTimeout
+	if len(events) <= startEvents {
+		timeout = waitTimeout // a run starting, not a trace imported
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	meta, tree, err := live.StoredMeta(run, agents)
 	if err != nil {
@@ -109,6 +117,12 @@ func (s *Store) save(run traces.Run, tally live.Tally, agents []traces.Agent, ev
 			return err
 		}
 		w.ready = true
+		// A write that failed may have been committed all the same, its answer lost (the
+		// database stalled, or the connection broke as it committed): what the database has
+		// is not written twice.
+		if n := len(tr.Events); n > 0 {
+			events = slices.DeleteFunc(slices.Clone(events), func(e traces.Event) bool { return e.Seq <= tr.Events[n-1].Seq })
+		}
 	}
 	meta, tree, err := live.StoredMeta(run, agents)
 	if err != nil {
@@ -205,7 +219,7 @@ func replay(enc *traces.EventEncoder, earlier []traces.Event) error {
 // remove is Delete; it removes run id, its events and its search rows.
 func (s *Store) remove(id string) error {
 	s.forget(id, nil)
-	ctx, cancel := ctx()
+	ctx, cancel := waitCtx()
 	defer cancel()
 	tag, err := s.pool.Exec(ctx, `DELETE FROM baton_runs WHERE id = $1`, text(id))
 	if err != nil {
@@ -219,7 +233,7 @@ func (s *Store) remove(id string) error {
 
 // setSessionHash is SetSessionHash.
 func (s *Store) setSessionHash(id string, hash []byte) error {
-	ctx, cancel := ctx()
+	ctx, cancel := waitCtx()
 	defer cancel()
 	tag, err := s.pool.Exec(ctx, `UPDATE baton_runs SET session = $1 WHERE id = $2`, hash, text(id))
 	if err != nil {

@@ -10,6 +10,7 @@
 package pgtest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -142,6 +144,14 @@ func Start(opts Options) (c *Cluster, err error) {
 // and starts it again on the same data and socket, waiting until it takes connections; for
 // tests and benchmarks of what Baton does while its database restarts.
 func (c *Cluster) Restart() error {
+	if err := c.Down(); err != nil {
+		return err
+	}
+	return c.Up()
+}
+
+// Down stops the server (a fast shutdown: clients are cut off), keeping its data, until Up.
+func (c *Cluster) Down() error {
 	c.admin.Close(context.Background())
 	c.admin = nil
 	c.cmd.Process.Signal(syscall.SIGINT)
@@ -151,8 +161,54 @@ func (c *Cluster) Restart() error {
 			return err
 		}
 	}
-	return c.run()
+	return nil
 }
+
+// Freeze stops every process of the server (SIGSTOP to the postmaster, then to each of its
+// children, which are sessions of their own) without closing a connection, until Thaw: a database
+// that no longer answers, as behind a network partition. Linux only (it reads /proc).
+func (c *Cluster) Freeze() error {
+	pid := c.cmd.Process.Pid
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		return err
+	}
+	return c.signalChildren(pid, syscall.SIGSTOP)
+}
+
+// Thaw lets a frozen server go on.
+func (c *Cluster) Thaw() error {
+	pid := c.cmd.Process.Pid
+	err := c.signalChildren(pid, syscall.SIGCONT)
+	return errors.Join(err, syscall.Kill(pid, syscall.SIGCONT))
+}
+
+// signalChildren sends sig to each process whose parent is pid.
+func (c *Cluster) signalChildren(pid int, sig syscall.Signal) error {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after its last ')'.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			syscall.Kill(child, sig)
+		}
+	}
+	return nil
+}
+
+// Up starts the server Down stopped again, on the same data and socket, and waits until it takes
+// connections.
+func (c *Cluster) Up() error { return c.run() }
 
 // connect waits until the server takes connections, for up to 30 s, and keeps one to its
 // postgres database.
