@@ -449,9 +449,9 @@ function drawBar(layer, b, a, z, selected) {
   tips.set(r, () => b.agent + " · " + what + " · " + dur + (b.tokens ? " · " + b.tokens + " tokens" : "") +
     (b.failed ? " · failed" : "") + " (#" + b.seq + (b.end ? "–#" + b.end : "") + ")");
   // A call's bar wide enough for it says what it was and how long it took: its tool's name, or
-  // "model", with the duration when that fits too.
+  // the model the call named ("model" when it named none), with the duration when that fits too.
   if (b.kind === "agent") return;
-  const name = b.kind === "tool" ? (b.name || "tool") : "model";
+  const name = b.name || b.kind;
   const label = barLabel(name, dur, z - a - 6);
   if (label) {
     const box = barBox(b);
@@ -598,12 +598,15 @@ export function initSequence() {
       showView(VIEWS[(i + VIEWS.length) % VIEWS.length], true);
     });
   }
+  // The buttons and the keys (+ - 0, keymap.js) zoom alike: in, out, to fit.
+  const zoomBy = (n) => {
+    if (n === 0) { Q.follow = Q.fitted = true; draw(); } else zoom(Q.zoom * (n > 0 ? 1.5 : 1 / 1.5));
+  };
   panel.querySelector(".seq-tools").addEventListener("click", (ev) => {
     const z = ev.target.closest("[data-zoom]");
-    if (!z) return;
-    if (z.dataset.zoom === "fit") { Q.follow = Q.fitted = true; draw(); }
-    else zoom(Q.zoom * (z.dataset.zoom === "in" ? 1.5 : 1 / 1.5));
+    if (z) zoomBy({ in: 1, out: -1, fit: 0 }[z.dataset.zoom]);
   });
+  panel.addEventListener("baton:zoom", (ev) => zoomBy(ev.detail));
   box.addEventListener("wheel", (ev) => {
     if (!ev.ctrlKey) return;
     ev.preventDefault();
