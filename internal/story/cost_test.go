@@ -28,7 +28,9 @@ func TestComparisonPricesEachCall(t *testing.T) {
 	c.Price(table.Run("openai:big"), table.Run("openai:mystery"))
 	usd := func(p, c int, in, out float64) float64 { return (float64(p)*in + float64(c)*out) / 1e6 }
 	rootA, helperA := usd(1000, 100, 10, 30), usd(2100, 510, 1, 2)+usd(300, 30, 10, 30)
-	near := func(m *story.Money, want float64) bool { return m != nil && math.Abs(m.USD-want) < 1e-12 && m.Text == prices.Format(want) }
+	near := func(m *story.Money, want float64) bool {
+		return m != nil && math.Abs(m.USD-want) < 1e-12 && m.Text == prices.Format(want)
+	}
 	if len(c.Pairs) != 2 {
 		t.Fatalf("%d pairs, want root and helper", len(c.Pairs))
 	}
