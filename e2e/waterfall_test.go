@@ -146,7 +146,7 @@ type wfZoom struct {
 // + button, the + key and ctrl + wheel zoom in time as the Sequence view's do: each time the bars
 // stay proportional to their events' times on the new, larger scale, the axis's ticks say the
 // times at their places on it, and the time area scrolls; Fit (and the 0 key) returns to the
-// whole run in the panel, as it opened. A model call's row is named by the model the call named
+// whole run in the panel, as it opened. The Sequence view's keys are the same. A model call's row is named by the model the call named
 // (the scripted model reports "scripted"), with its agent in its tooltip.
 func TestWaterfallZoom(t *testing.T) {
 	t.Parallel()
@@ -220,6 +220,18 @@ func TestWaterfallZoom(t *testing.T) {
 	if z := evalJS[wfZoom](t, tb, wfZoomJS); z.ScrollWidth > z.ClientWidth+1 || z.Left != 0 {
 		t.Errorf("after Fit the waterfall scrolls (%v px in %v, at %v): not the whole run", z.ScrollWidth, z.ClientWidth, z.Left)
 	}
+
+	// The Sequence view takes the same keys: + zooms it in, 0 fits it again.
+	tb.click(t, "[data-testid=view-sequence]")
+	tb.waitFor(t, "the sequence drawn", `document.querySelectorAll('[data-testid=sequence] [data-testid=seq-bar]').length > 0`)
+	seqWidth := `document.querySelector('#seq-scroll .seq-canvas').getBoundingClientRect().width`
+	before := evalJS[float64](t, tb, seqWidth)
+	tb.do(t, "focus the sequence", chromedp.Focus(chromedp.ID("seq-scroll")))
+	tb.press(t, "+")
+	tb.waitFor(t, "the + key zooms the sequence in", seqWidth+` > `+jsFloat(before*1.3))
+	tb.press(t, "0")
+	tb.waitFor(t, "the 0 key fits the sequence again", `Math.abs(`+seqWidth+` - `+jsFloat(before)+`) < 1`)
+	tb.click(t, "[data-testid=view-waterfall]")
 
 	// Model rows say the model: the scripted model names itself "scripted".
 	rows := evalJS[[]string](t, tb, `Array.from(document.querySelectorAll('[data-testid=waterfall] .wf-row.kind-model')).map(r => r.getAttribute('aria-label'))`)

@@ -310,8 +310,8 @@ function zoomBy(factor, at) {
   if (!box || !W.rows) return;
   if (factor === 0) {
     W.fitted = true;
+    box.scrollLeft = 0; // first: the axis is drawn for what is in view
     draw();
-    box.scrollLeft = 0;
     return;
   }
   const v = zoomView({ k: scale(box), left: box.scrollLeft }, factor,
