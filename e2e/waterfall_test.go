@@ -233,6 +233,17 @@ func TestWaterfallZoom(t *testing.T) {
 	tb.waitFor(t, "the 0 key fits the sequence again", `Math.abs(`+seqWidth+` - `+jsFloat(before)+`) < 1`)
 	tb.click(t, "[data-testid=view-waterfall]")
 
+	// At 800 px the panels stack and the page scrolls: both time views still have room for rows.
+	tb.view(t, 800, 900, "light")
+	for _, v := range []string{"waterfall", "sequence"} {
+		tb.click(t, "[data-testid=view-"+v+"]")
+		if h := evalJS[float64](t, tb, `document.querySelector('[data-testid=`+v+`]').clientHeight`); h < 300 {
+			t.Errorf("at 800 px the %s view is %v px tall: it shows no rows", v, h)
+		}
+	}
+	tb.click(t, "[data-testid=view-waterfall]")
+	tb.view(t, 1280, 800, "light")
+
 	// Model rows say the model: the scripted model names itself "scripted".
 	rows := evalJS[[]string](t, tb, `Array.from(document.querySelectorAll('[data-testid=waterfall] .wf-row.kind-model')).map(r => r.getAttribute('aria-label'))`)
 	if len(rows) == 0 {
