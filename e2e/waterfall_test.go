@@ -240,6 +240,13 @@ func TestWaterfallZoom(t *testing.T) {
 		if h := evalJS[float64](t, tb, `document.querySelector('[data-testid=`+v+`]').clientHeight`); h < 300 {
 			t.Errorf("at 800 px the %s view is %v px tall: it shows no rows", v, h)
 		}
+		// The axis's labels neither run into one another nor past the view.
+		if bad := evalJS[[]string](t, tb, `(() => { const box = document.querySelector('[data-testid=`+v+`]').getBoundingClientRect(), out = [];
+		  const ls = Array.from(document.querySelectorAll('[data-testid=`+v+`] :is(.seq-axis, .wf-axis) text')).map(t => [t.textContent, t.getBoundingClientRect()]).sort((a, b) => a[1].left - b[1].left);
+		  ls.forEach(([s, r], i) => { if (r.right > box.right + 0.5) out.push(s + ' cut'); if (i > 0 && r.left < ls[i - 1][1].right + 2) out.push(ls[i - 1][0] + ' and ' + s + ' touch'); });
+		  return out; })()`); len(bad) > 0 {
+			t.Errorf("at 800 px the %s axis: %v", v, bad)
+		}
 	}
 	tb.click(t, "[data-testid=view-waterfall]")
 	tb.view(t, 1280, 800, "light")

@@ -386,12 +386,16 @@ function drawAxis(svg, x0, x1, height) {
   for (let i = 0; i < Q.lanes.length; i++) {
     el("line", { x1: x0, x2: x1, y1: laneY(i + 1), y2: laneY(i + 1), class: "seq-rule" }, g);
   }
+  let right = -Infinity; // where the last label drawn ends
   for (let x = Math.ceil(x0 / 120) * 120; x < x1; x += 120) {
     el("line", { x1: x, x2: x, y1: AXIS_H - 4, y2: height, class: "seq-tick" }, g);
-    const label = ms(timeAt(x));
-    // A label that would run past the end of the time area ends at its tick instead of being cut.
-    const end = x + 3 + label.length * 7 > Q.width;
+    const label = ms(timeAt(x)), w = label.length * 7;
+    // A label that would run past the end of the time area ends at its tick instead of being cut,
+    // unless it would then run into the one before: that tick goes without.
+    const end = x + 3 + w > Q.width;
+    if (end && x - 3 - w < right + 8) continue;
     el("text", { x: end ? x - 3 : x + 3, y: AXIS_H - 6, "text-anchor": end ? "end" : "start" }, g).textContent = label;
+    right = end ? x - 3 : x + 3 + w;
   }
 }
 
