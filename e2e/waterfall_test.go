@@ -251,6 +251,11 @@ func TestWaterfallZoom(t *testing.T) {
 	tb.click(t, "[data-testid=view-waterfall]")
 	tb.view(t, 1280, 800, "light")
 
+	// Its legend is its own: of the tree's, only "failed" (a red outline) applies to its bars.
+	if lg := evalJS[[]string](t, tb, `Array.from(document.querySelectorAll('.legend .lg')).filter(l => l.checkVisibility()).map(l => l.textContent)`); !slices.Equal(lg, []string{"failed"}) {
+		t.Errorf("the waterfall's legend shows %q, want only failed", lg)
+	}
+
 	// Model rows say the model: the scripted model names itself "scripted".
 	rows := evalJS[[]string](t, tb, `Array.from(document.querySelectorAll('[data-testid=waterfall] .wf-row.kind-model')).map(r => r.getAttribute('aria-label'))`)
 	if len(rows) == 0 {
