@@ -72,9 +72,9 @@ func (tb *tab) view(t *testing.T, width, height int64, scheme string) {
 }
 
 // TestAccessibility runs every axe-core rule on the index page, a completed run with the inspector
-// open on an event and on an agent, with the sequence view open, the compare page and a failed run,
-// light at 1280 px and dark at 800 and 1920 px (the colours do not change with the width); any
-// violation fails. Layout and colours change in place, so each page loads once.
+// open on an event and on an agent, with the sequence view open, the compare page, a failed run
+// and the waterfall zoomed in, light at 1280 and 1440 px and dark at 800 and 1920 px (the colours
+// do not change with the width); any violation fails. Layout and colours change in place, so each page loads once.
 func TestAccessibility(t *testing.T) {
 	t.Parallel()
 	b := startBaton(t, agentstest.FailingTool())
@@ -103,6 +103,13 @@ func TestAccessibility(t *testing.T) {
 			tb.waitFor(t, "the error inspected", `document.querySelector('[data-testid=inspection]')?.dataset.kind === 'error'`)
 		}},
 		{"run waiting for a decision", "/runs/" + paused, func() { tb.waitVisible(t, "[data-testid=decision-form]") }},
+		// Last: the page remembers the view, and the pages above read the tree's.
+		{"completed run, waterfall view zoomed in", "/runs/" + done, func() {
+			tb.click(t, "[data-testid=view-waterfall]")
+			tb.waitFor(t, "the waterfall's bars", `document.querySelectorAll('[data-testid=waterfall] [data-testid=wf-bar]').length > 0`)
+			tb.click(t, "[data-testid=wf-zoom-in]")
+			tb.waitFor(t, "the waterfall zoomed in", `document.getElementById('wf-scroll').scrollWidth > document.getElementById('wf-scroll').clientWidth`)
+		}},
 	} {
 		tb.view(t, viewWidth, viewHeight, "light")
 		tb.open(t, b.base+p.path)
@@ -110,7 +117,7 @@ func TestAccessibility(t *testing.T) {
 		for _, v := range []struct {
 			width, height int64
 			scheme        string
-		}{{1280, 800, "light"}, {800, 900, "dark"}, {1920, 1080, "dark"}} {
+		}{{1280, 800, "light"}, {1440, 900, "light"}, {800, 900, "dark"}, {1920, 1080, "dark"}} {
 			tb.view(t, v.width, v.height, v.scheme)
 			tb.checkAxe(t, fmt.Sprintf("%s, %s at %d px", p.name, v.scheme, v.width))
 		}

@@ -27,6 +27,21 @@ const insidePanelJS = `((min) => {
   return {out, small, agents: document.querySelectorAll('#graph .node').length};
 })`
 
+// cardCoversJS lists the agents of the tree, outside the open team card, whose boxes its box
+// intersects on screen.
+const cardCoversJS = `(() => {
+  const card = document.querySelector('.team-card.open');
+  if (!card) return ['no open card'];
+  const c = card.querySelector('.team-card-box').getBoundingClientRect();
+  const out = [];
+  for (const n of document.querySelectorAll('#graph .node')) {
+    if (card.contains(n)) continue;
+    const r = n.querySelector('.node-box').getBoundingClientRect();
+    if (r.width > 0 && r.left < c.right && c.left < r.right && r.top < c.bottom && c.top < r.bottom) out.push(n.dataset.agent);
+  }
+  return out;
+})()`
+
 type inside struct {
 	Out, Small []string
 	Agents     int
@@ -86,8 +101,9 @@ func TestEveryFlowFits(t *testing.T) {
 
 // TestTeamsCollapse: the 20-agent, 40-transfer tree of four teams opens with the supervisor and
 // its four team leads on screen, each lead standing for its team, with the handoffs between
-// them numbered; a team's badge opens its card of agents, which the fitted tree holds too, and
-// one of them inspects; the badge closes it again.
+// them numbered; a team's badge opens its card of agents, which the fitted tree holds too and
+// which covers no other agent, and one of them inspects; the badge closes it again; another
+// team's badge opens its card in place of the first's.
 func TestTeamsCollapse(t *testing.T) {
 	t.Parallel()
 	b := startBaton(t)
@@ -119,6 +135,9 @@ func TestTeamsCollapse(t *testing.T) {
 		tb.click(t, `[data-testid=team-badge][data-team=billing_lead]`)
 		tb.waitFor(t, "billing's team open", `document.querySelector('[data-testid=team-badge][data-team=billing_lead]').getAttribute('aria-expanded') === 'true' && drawn(document.querySelector('[data-testid=node-billing_agent_1] .node-box'))`)
 		checkFitted(t, tb, "billing's team open at "+at)
+		if covered := evalJS[[]string](t, tb, cardCoversJS); len(covered) > 0 {
+			t.Errorf("at %s billing's open card covers %v", at, covered)
+		}
 		tb.click(t, `[data-testid=node-billing_agent_3]`)
 		tb.waitFor(t, "billing_agent_3 inspected", `!!document.querySelector('[data-testid=agent-summary]') && document.querySelector('[data-testid=agent-summary]').textContent.includes('billing_agent_3')`)
 		tb.press(t, kb.Escape) // at 800 px the inspector is a drawer over the tree
@@ -127,8 +146,16 @@ func TestTeamsCollapse(t *testing.T) {
 		tb.waitFor(t, "billing's badge uncovered", `(() => { const b = document.querySelector('[data-testid=team-badge][data-team=billing_lead]');
 		  const r = b.getBoundingClientRect(); const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
 		  return !!at && b.contains(at); })()`)
-		tb.click(t, `[data-testid=team-badge][data-team=billing_lead]`)
-		tb.waitFor(t, "billing's team closed", `!drawn(document.querySelector('[data-testid=node-billing_agent_1] .node-box'))`)
+		// Another team's card opens in billing's place: one at a time, so that they never cover
+		// each other; it covers no node either.
+		tb.click(t, `[data-testid=team-badge][data-team=shipping_lead]`)
+		tb.waitFor(t, "shipping's team open, billing's closed", `drawn(document.querySelector('[data-testid=node-shipping_agent_1] .node-box')) &&
+		  !drawn(document.querySelector('[data-testid=node-billing_agent_1] .node-box')) && document.querySelector('[data-testid=team-badge][data-team=billing_lead]').getAttribute('aria-expanded') === 'false'`)
+		if covered := evalJS[[]string](t, tb, cardCoversJS); len(covered) > 0 {
+			t.Errorf("at %s shipping's open card covers %v", at, covered)
+		}
+		tb.click(t, `[data-testid=team-badge][data-team=shipping_lead]`)
+		tb.waitFor(t, "shipping's team closed", `!drawn(document.querySelector('[data-testid=node-shipping_agent_1] .node-box'))`)
 	}
 	tb.checkAxe(t, "teams collapsed")
 }

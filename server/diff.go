@@ -29,5 +29,6 @@ func (s *Server) diffPage(c echo.Context) error {
 		trs[i] = rec.Snapshot()
 	}
 	cmp := story.Compare(story.Of(trs[0]), story.Of(trs[1]))
+	cmp.Price(s.cfg.Prices.Run(trs[0].Run.Model), s.cfg.Prices.Run(trs[1].Run.Model))
 	return render(c, http.StatusOK, templates.DiffPage(trs[0].Run, trs[1].Run, cmp, s.pageOptions("")))
 }

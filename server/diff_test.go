@@ -2,9 +2,14 @@ package server_test
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/baton-dev/baton/internal/prices"
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
 )
@@ -44,5 +49,42 @@ func TestDiffPage(t *testing.T) {
 	}
 	if res := ts.do(t, request{path: "/diff?a=r-billing&b=nope"}); res.status != http.StatusNotFound {
 		t.Errorf("an unknown run: status %d", res.status)
+	}
+}
+
+// TestDiffPagePricesEachCall: /diff of two runs whose calls name different models, one turn of
+// them two models at once, shows beside each aligned turn's tokens and in the whole runs' totals
+// what the calls cost, each call at its own model's price from the server's table.
+func TestDiffPagePricesEachCall(t *testing.T) {
+	table := prices.Table{"big": {Input: 10, Output: 30}, "small": {Input: 1, Output: 2}, "other": {Input: 4, Output: 8}}
+	ts := mustOpenServer(t, server.Config{Prices: table})
+	imported := func(tr traces.Trace) string {
+		data, err := traces.Marshal(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts.importTrace(t, data).ID
+	}
+	a := imported(webtest.Handoff("a", "openai:big", []webtest.ModelUse{{Model: "big", Prompt: 1000, Completion: 100}},
+		[]webtest.ModelUse{{Model: "small", Prompt: 2000, Completion: 500}, {Model: "big", Prompt: 300, Completion: 30}}))
+	b := imported(webtest.Handoff("b", "openai:other", []webtest.ModelUse{{Model: "other", Prompt: 1000, Completion: 100}},
+		[]webtest.ModelUse{{Model: "small", Prompt: 400, Completion: 40}}))
+	usd := func(p, c int, in, out float64) float64 { return (float64(p)*in + float64(c)*out) / 1e6 }
+	rootA, helperA := usd(1000, 100, 10, 30), usd(2000, 500, 1, 2)+usd(300, 30, 10, 30)
+	rootB, helperB := usd(1000, 100, 4, 8), usd(400, 40, 1, 2)
+
+	doc := page(t, ts.do(t, request{path: "/diff?a=" + a + "&b=" + b}))
+	var cells []string
+	doc.Find("[data-testid=turn-tokens]").Each(func(_ int, s *goquery.Selection) { cells = append(cells, s.Text()) })
+	want := []string{
+		"1100 (" + prices.Format(rootA) + ") | 1100 (" + prices.Format(rootB) + ")",
+		"2830 (" + prices.Format(helperA) + ") | 440 (" + prices.Format(helperB) + ")",
+	}
+	if !slices.Equal(cells, want) {
+		t.Errorf("turns' tokens and cost = %q, want %q", cells, want)
+	}
+	wantTotal := "3930 (" + prices.Format(rootA+helperA) + ") | 1540 (" + prices.Format(rootB+helperB) + ")"
+	if got := doc.Find("[data-testid=total-tokens]").Text(); got != wantTotal {
+		t.Errorf("totals = %q, want %q", got, wantTotal)
 	}
 }

@@ -17,20 +17,25 @@ func (s *Server) flowRoutes(e *echo.Echo) {
 
 // flowJSON is a flow as GET /api/flows lists it.
 type flowJSON struct {
-	Name         string         `json:"name"`
-	Title        string         `json:"title"`
+	Name  string `json:"name"`
+	Title string `json:"title"`
+	// Group is what the flow shows ("Handoff by transfer"), the index's heading for it.
+	Group string `json:"group,omitempty"`
+	// Description says it as the index does: in plain words first, then in eino's API names.
 	Description  string         `json:"description"`
 	DefaultInput string         `json:"default_input"`
 	InputNote    string         `json:"input_note,omitempty"`
 	Agents       []traces.Agent `json:"agents"`
 }
 
-// listFlows serves GET /api/flows: the flows one can start, sorted as configured.
+// listFlows serves GET /api/flows: the flows one can start, sorted as configured, as the index
+// shows them (flowInfos).
 func (s *Server) listFlows(c echo.Context) error {
-	out := make([]flowJSON, len(s.flows))
-	for i, f := range s.flows {
-		out[i] = flowJSON{Name: f.Name, Title: f.Title, Description: f.Description, DefaultInput: f.DefaultInput,
-			InputNote: s.inputNote(f), Agents: f.Agents}
+	infos := s.flowInfos()
+	out := make([]flowJSON, len(infos))
+	for i, f := range infos {
+		out[i] = flowJSON{Name: f.Name, Title: f.Title, Group: f.Group, Description: strings.TrimSpace(f.Plain + " " + f.Description),
+			DefaultInput: f.DefaultInput, InputNote: f.InputNote, Agents: f.Agents}
 		if out[i].Agents == nil {
 			out[i].Agents = []traces.Agent{}
 		}
@@ -38,7 +43,7 @@ func (s *Server) listFlows(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// flowInfos is the catalogue as the index page draws it.
+// flowInfos is the catalogue as the index page draws it and GET /api/flows lists it.
 func (s *Server) flowInfos() []web.FlowInfo {
 	out := make([]web.FlowInfo, len(s.flows))
 	for i, f := range s.flows {

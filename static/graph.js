@@ -19,7 +19,7 @@ const V = {
   fit: true,          // follow the panel's size and the tree's growth, as Fit does
   all: false,         // every bundle expanded
   open: new Set(),    // bundles expanded one by one, by data-bundle
-  teams: new Set(),   // collapsed teams whose cards are open, by data-team
+  teams: new Set(),   // the collapsed team whose card is open (one at most), by data-team
 };
 
 const box = () => document.getElementById("graph-scroll");
@@ -180,10 +180,13 @@ function showTeams() {
   for (const t of b.querySelectorAll(".team-badge")) t.setAttribute("aria-expanded", V.teams.has(t.dataset.team) ? "true" : "false");
 }
 
-// toggleTeam opens or closes the card of the team lead leads; a fitted tree fits again, card
-// and all.
+// toggleTeam opens or closes the card of the team lead leads, closing any other: two cards may
+// be laid out in the same free room (web.Graph's team layout), and would cover each other. A
+// fitted tree fits again, card and all.
 function toggleTeam(lead) {
-  if (V.teams.has(lead)) V.teams.delete(lead); else V.teams.add(lead);
+  const open = !V.teams.has(lead);
+  V.teams.clear();
+  if (open) V.teams.add(lead);
   showTeams();
   if (V.fit) fit(); else apply(V.zoom);
 }

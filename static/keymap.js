@@ -10,7 +10,8 @@ export function isTyping(el) {
 // [what, n]: ["move", n] moves the selection n visible rows (-Infinity, Infinity: to the first,
 // the last), ["step", n] travels n events in time (likewise), ["search"] focuses the search,
 // ["activate"] activates the focused element or inspects the selection, ["escape"] closes the
-// drawer or clears the filters; null for a key the page leaves alone.
+// drawer or clears the filters, ["zoom", n] zooms the focused time view (Sequence, Waterfall) in
+// (1), out (-1) or to fit (0), as the tree's + - 0 zoom it; null for a key the page leaves alone.
 export function keyAction(key, inTimeline) {
   switch (key) {
     case "j": return ["move", 1];
@@ -25,6 +26,18 @@ export function keyAction(key, inTimeline) {
     case "/": return ["search"];
     case "Enter": case " ": return ["activate"];
     case "Escape": return ["escape"];
+    case "+": case "=": return ["zoom", 1];
+    case "-": case "_": return ["zoom", -1];
+    case "0": return ["zoom", 0];
     default: return null;
   }
+}
+
+// zoomView asks the time view that holds el (its [data-zoom-view] panel) to zoom by n (see
+// keyAction): a "baton:zoom" event the view listens for. False when el is in none.
+export function zoomView(el, n) {
+  const view = el && el.closest && el.closest("[data-zoom-view]");
+  if (!view) return false;
+  view.dispatchEvent(new CustomEvent("baton:zoom", { detail: n }));
+  return true;
 }

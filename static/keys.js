@@ -6,7 +6,7 @@ import { setFilters } from "./filters.js";
 import { closeDrawer, openDrawer } from "./layout.js";
 import { S, showTab } from "./runstate.js";
 import { inspect, move, onGraphActivate } from "./selection.js";
-import { isTyping, keyAction } from "./keymap.js";
+import { isTyping, keyAction, zoomView } from "./keymap.js";
 import { step } from "./travel.js";
 
 // onKey handles the page's keys, outside fields (Esc leaves one).
@@ -34,6 +34,8 @@ export function onKey(ev) {
       if (inGraph && onGraphActivate(ev.target)) break;
       if (ev.key === "Enter" && !ev.target.closest("button, a") && S.selected) { openDrawer(); inspect(S.selected); break; }
       return;
+    // A time view zooms itself (sequence.js, waterfall.js listen); the tree has its own keys.
+    case "zoom": if (!zoomView(ev.target, n)) return; break;
     // Esc closes the inspector's drawer first, then clears the filters.
     case "escape": if (!closeDrawer()) setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
   }

@@ -8,7 +8,7 @@
 // (templates.reportScript).
 
 import { activateGraph, initGraph } from "./graph.js";
-import { isTyping, keyAction } from "./keymap.js";
+import { isTyping, keyAction, zoomView } from "./keymap.js";
 import { hideUnmatched, markMatches, revealing, showCount, syncInputs, watchInputs } from "./rowfilter.js";
 import { initSequence, markSequence, onSequence, sequenceState } from "./sequence.js";
 import { initWaterfall, markWaterfall } from "./waterfall.js";
@@ -254,6 +254,7 @@ import { initWaterfall, markWaterfall } from "./waterfall.js";
       case "activate":
         if (t.closest && t.closest("#graph") && onGraph(t)) break;
         return;
+      case "zoom": if (!zoomView(t, n)) return; break;
       case "escape": setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
     }
     ev.preventDefault();

@@ -386,12 +386,16 @@ function drawAxis(svg, x0, x1, height) {
   for (let i = 0; i < Q.lanes.length; i++) {
     el("line", { x1: x0, x2: x1, y1: laneY(i + 1), y2: laneY(i + 1), class: "seq-rule" }, g);
   }
+  let right = -Infinity; // where the last label drawn ends
   for (let x = Math.ceil(x0 / 120) * 120; x < x1; x += 120) {
     el("line", { x1: x, x2: x, y1: AXIS_H - 4, y2: height, class: "seq-tick" }, g);
-    const label = ms(timeAt(x));
-    // A label that would run past the end of the time area ends at its tick instead of being cut.
-    const end = x + 3 + label.length * 7 > Q.width;
+    const label = ms(timeAt(x)), w = label.length * 7;
+    // A label that would run past the end of the time area ends at its tick instead of being cut,
+    // unless it would then run into the one before: that tick goes without.
+    const end = x + 3 + w > Q.width;
+    if (end && x - 3 - w < right + 8) continue;
     el("text", { x: end ? x - 3 : x + 3, y: AXIS_H - 6, "text-anchor": end ? "end" : "start" }, g).textContent = label;
+    right = end ? x - 3 : x + 3 + w;
   }
 }
 
@@ -449,9 +453,9 @@ function drawBar(layer, b, a, z, selected) {
   tips.set(r, () => b.agent + " · " + what + " · " + dur + (b.tokens ? " · " + b.tokens + " tokens" : "") +
     (b.failed ? " · failed" : "") + " (#" + b.seq + (b.end ? "–#" + b.end : "") + ")");
   // A call's bar wide enough for it says what it was and how long it took: its tool's name, or
-  // "model", with the duration when that fits too.
+  // the model the call named ("model" when it named none), with the duration when that fits too.
   if (b.kind === "agent") return;
-  const name = b.kind === "tool" ? (b.name || "tool") : "model";
+  const name = b.name || b.kind;
   const label = barLabel(name, dur, z - a - 6);
   if (label) {
     const box = barBox(b);
@@ -598,12 +602,15 @@ export function initSequence() {
       showView(VIEWS[(i + VIEWS.length) % VIEWS.length], true);
     });
   }
+  // The buttons and the keys (+ - 0, keymap.js) zoom alike: in, out, to fit.
+  const zoomBy = (n) => {
+    if (n === 0) { Q.follow = Q.fitted = true; draw(); } else zoom(Q.zoom * (n > 0 ? 1.5 : 1 / 1.5));
+  };
   panel.querySelector(".seq-tools").addEventListener("click", (ev) => {
     const z = ev.target.closest("[data-zoom]");
-    if (!z) return;
-    if (z.dataset.zoom === "fit") { Q.follow = Q.fitted = true; draw(); }
-    else zoom(Q.zoom * (z.dataset.zoom === "in" ? 1.5 : 1 / 1.5));
+    if (z) zoomBy({ in: 1, out: -1, fit: 0 }[z.dataset.zoom]);
   });
+  panel.addEventListener("baton:zoom", (ev) => zoomBy(ev.detail));
   box.addEventListener("wheel", (ev) => {
     if (!ev.ctrlKey) return;
     ev.preventDefault();

@@ -7,7 +7,12 @@
 // imports nothing and the report can inline it), only the rows in view. Clicking a row inspects its event as a timeline row does
 // (run.js and report.js handle .seq-link); the page's selection is marked.
 //
-// waterfallRows, criticalPath and axisTicks are pure, for the unit tests
+// It opens with the whole run fitted to the panel; −/+ (the buttons, the keys + - 0 as keymap.js
+// says, ctrl + wheel about the pointer) zoom in time as the Sequence view does, the names staying
+// on the left as the time area scrolls, and Fit returns to the whole run. Zoomed in, the scale
+// stays as the run grows.
+//
+// waterfallRows, criticalPath, axisTicks, ticksIn and zoomView are pure, for the unit tests
 // (static/test/waterfall.test.js).
 
 const LABEL_W = 190; // the rows' names
@@ -16,6 +21,7 @@ const ROW_H = 20;
 const PAD_R = 56;    // room right of the time area for the last bar's duration
 const SVGNS = "http://www.w3.org/2000/svg";
 const EPS = 1e-6;    // ms: ends that meet
+export const MAX_ZOOM = 1000; // times the fitted scale: a second's run shows a millisecond wide
 
 // waterfallRows returns the rows of bars (sequence.js's: {id, agent, kind, name, seq, end, t0,
 // t1, parent}) in the order the waterfall draws them, each {bar, depth, a, z, kids}: a and z
@@ -93,15 +99,34 @@ export function criticalPath(rows) {
 // past the axis.
 export function axisTicks(span, px, minPx = 90) {
   if (!(span > 0) || !(px > 0)) return [{ t: 0, x: 0, label: "0 ms" }];
-  const want = span * minPx / px;
+  return ticksIn(0, span, px / span, minPx);
+}
+
+// ticksIn returns the ticks between t0 and t1 ms of an axis of k px per ms (x = t * k): the
+// steps axisTicks takes, only those in [t0, t1], so that a zoomed view lays out what it shows.
+export function ticksIn(t0, t1, k, minPx = 90) {
+  if (!(k > 0) || !(t1 >= t0)) return [];
+  const want = minPx / k;
   let step = Math.pow(10, Math.floor(Math.log10(want)));
   for (const m of [1, 2, 5, 10]) if (step * m >= want) { step *= m; break; }
   const out = [];
-  for (let i = 0; i * step <= span + EPS; i++) {
+  for (let i = Math.max(0, Math.ceil((t0 - EPS) / step)); i * step <= t1 + EPS; i++) {
     const t = i * step;
-    out.push({ t, x: t / span * px, label: tickLabel(t, step) });
+    out.push({ t, x: t * k, label: tickLabel(t, step) });
   }
   return out;
+}
+
+// zoomView returns the view {k, left, fitted} after zooming view ({k: px per ms, left: the
+// scroller's scrollLeft}) by factor about px at of the scroller: the time under at stays there
+// as far as the run's ends allow. fitK is the scale that fits the whole span (ms) in the time
+// area; k stays within fitK and MAX_ZOOM times it, left within the scrolled canvas.
+export function zoomView(view, factor, at, fitK, span) {
+  const k = Math.min(fitK * MAX_ZOOM, Math.max(fitK, view.k * factor));
+  at = Math.max(LABEL_W, at);
+  const t = (view.left + at - LABEL_W) / view.k; // the time under at
+  const left = Math.min(span * (k - fitK), Math.max(0, t * k - at + LABEL_W));
+  return { k, left, fitted: k <= fitK * (1 + 1e-9) };
 }
 
 function tickLabel(t, step) {
@@ -123,7 +148,11 @@ export function duration(v) {
 
 // ---- drawing
 
-const W = { rows: null, critical: new Set(), span: 0, dirty: true, frame: 0, selected: 0, data: null, cost: 0, later: 0, drawn: null };
+const W = {
+  rows: null, critical: new Set(), span: 0, dirty: true, frame: 0, selected: 0, data: null, cost: 0, later: 0, drawn: null,
+  fitted: true, // the whole run in the panel, as it grows, until the reader zooms
+  k: 0,         // px per ms once zoomed
+};
 
 const scroller = () => document.getElementById("wf-scroll");
 const shown = () => { const p = document.getElementById("view-waterfall"); return p && !p.hidden; };
@@ -143,11 +172,18 @@ function el(tag, attrs, parent) {
 // fit cuts text to about n characters, with an ellipsis.
 const fit = (text, n) => text.length <= n ? text : text.slice(0, Math.max(1, n - 1)) + "…";
 
-function rowName(b) {
+// rowName is a row's name: the visited agent, the model a call named ("gpt-4o-mini", "scripted";
+// "model" when it named none), the tool.
+export function rowName(b) {
   if (b.kind === "agent") return b.agent;
-  if (b.kind === "model") return "model " + (b.name || "call");
+  if (b.kind === "model") return b.name ? "model " + b.name : "model";
   return b.name || "tool";
 }
+
+// fitK is the scale, in px per ms, that shows the whole run in box's time area.
+const fitWidth = (box) => Math.max(120, box.clientWidth - LABEL_W - PAD_R);
+const fitK = (box) => fitWidth(box) / W.span;
+const scale = (box) => (W.fitted ? fitK(box) : Math.max(W.k, fitK(box)));
 
 // draw lays the rows out again when the data changed, and draws the axis and the rows in view.
 function draw() {
@@ -163,57 +199,72 @@ function draw() {
     W.cost = performance.now() - t;
     W.drawn = null;
   }
-  // Rows in view that are drawn already stay: a redraw replaces the elements under the pointer,
-  // and a click whose press and release fall on two of them reaches neither.
-  const top = Math.floor(box.scrollTop / ROW_H), bottom = Math.ceil((box.scrollTop + box.clientHeight) / ROW_H);
-  const d = W.drawn;
-  if (d && d.width === box.clientWidth && d.selected === W.selected && d.first <= top && bottom <= d.last) return;
-  const width = Math.max(120, box.clientWidth - LABEL_W - PAD_R);
-  const k = width / W.span; // px per ms: the one scale of the whole view
+  const k = scale(box); // px per ms: the one scale of the whole view
   let canvas = box.querySelector(".wf-canvas");
   if (!canvas) {
     canvas = document.createElement("div");
     canvas.className = "wf-canvas";
-    canvas.append(el("svg", { class: "wf-axis" }), el("svg", { class: "wf-svg" }));
+    const names = document.createElement("div");
+    names.className = "wf-names";
+    names.setAttribute("aria-hidden", "true");
+    names.appendChild(el("svg", {}));
+    canvas.append(el("svg", { class: "wf-axis" }), names, el("svg", { class: "wf-svg" }));
     box.appendChild(canvas);
   }
-  const [axis, svg] = canvas.children;
+  const [axis, names, svg] = canvas.children;
+  const full = Math.ceil(LABEL_W + W.span * k + PAD_R);
   const height = W.rows.length * ROW_H;
+  canvas.style.width = full + "px";
   canvas.style.height = AXIS_H + height + "px";
-  drawAxis(axis, box.clientWidth, width);
+  names.style.height = height + "px";
+  drawAxis(axis, full, k, box);
+  // Rows in view that are drawn already stay: a redraw replaces the elements under the pointer,
+  // and a click whose press and release fall on two of them reaches neither.
+  const top = Math.floor(box.scrollTop / ROW_H), bottom = Math.ceil((box.scrollTop + box.clientHeight) / ROW_H);
+  const d = W.drawn;
+  if (d && d.k === k && d.selected === W.selected && d.first <= top && bottom <= d.last) return;
   const first = Math.max(0, top - 10);
   const last = Math.min(W.rows.length, bottom + 10);
-  W.drawn = { width: box.clientWidth, selected: W.selected, first, last: bottom + 10 };
-  svg.setAttribute("width", String(box.clientWidth));
+  W.drawn = { k, selected: W.selected, first, last: bottom + 10 };
+  svg.setAttribute("width", String(full));
   svg.setAttribute("height", String(Math.max(1, (last - first) * ROW_H)));
   svg.style.top = AXIS_H + first * ROW_H + "px";
   svg.replaceChildren();
+  const labels = names.firstChild;
+  labels.setAttribute("width", String(LABEL_W));
+  labels.setAttribute("height", String(Math.max(1, (last - first) * ROW_H)));
+  labels.style.top = first * ROW_H + "px";
+  labels.replaceChildren();
   const lanes = new Map(s.lanes.map((l) => [l.agent, l.colour || 0]));
   // The texts are a layer of their own over the rows, which clicks pass through: a row's
-  // accessible name (its aria-label) is then the only text it has.
+  // accessible name (its aria-label) is then the only text it has. The names are another, kept
+  // on the left (sticky) as the time area scrolls.
   const rows = el("g", {}, svg), texts = el("g", { class: "wf-texts", "aria-hidden": "true" }, svg);
-  for (let i = first; i < last; i++) drawRow(rows, texts, W.rows[i], (i - first) * ROW_H, k, lanes);
+  for (let i = first; i < last; i++) drawRow(rows, texts, labels, W.rows[i], (i - first) * ROW_H, k, lanes);
   const note = document.getElementById("wf-scale");
   if (note) note.textContent = W.rows.length ? duration(W.span) + " in all, " + W.rows.length + " spans" : "";
 }
 
-function drawAxis(svg, full, width) {
+// drawAxis draws the ticks of the part of the time area in view.
+function drawAxis(svg, full, k, box) {
   svg.setAttribute("width", String(full));
   svg.setAttribute("height", String(AXIS_H));
   svg.replaceChildren();
-  const ticks = axisTicks(W.span, width);
-  ticks.forEach((t, i) => {
+  const left = box.scrollLeft, right = left + box.clientWidth; // the scroller's view, in canvas px
+  const t0 = Math.max(0, left / k), t1 = Math.min(W.span, (right - LABEL_W) / k);
+  const ticks = ticksIn(t0, t1, k);
+  ticks.forEach((t) => {
     const x = LABEL_W + t.x;
     el("line", { x1: x, x2: x, y1: AXIS_H - 5, y2: AXIS_H, class: "wf-tick" }, svg);
-    // The last label ends at its tick, so that it is never cut at the panel's edge.
-    const last = i === ticks.length - 1 && i > 0;
-    const text = el("text", { x: last ? x - 2 : x + 2, y: AXIS_H - 8, "text-anchor": last ? "end" : "start" }, svg);
+    // A label that would run past the view's right end ends at its tick, so that it is never cut.
+    const end = x + 2 + t.label.length * 7 > Math.min(right, full);
+    const text = el("text", { x: end ? x - 2 : x + 2, y: AXIS_H - 8, "text-anchor": end ? "end" : "start" }, svg);
     text.textContent = t.label;
   });
-  el("line", { x1: LABEL_W, x2: LABEL_W + width, y1: AXIS_H - 0.5, y2: AXIS_H - 0.5, class: "wf-rule" }, svg);
+  el("line", { x1: LABEL_W, x2: LABEL_W + W.span * k, y1: AXIS_H - 0.5, y2: AXIS_H - 0.5, class: "wf-rule" }, svg);
 }
 
-function drawRow(svg, texts, n, y, k, lanes) {
+function drawRow(svg, texts, labels, n, y, k, lanes) {
   const b = n.bar;
   const critical = W.critical.has(b.id);
   const dur = b.end ? duration(n.z - n.a) : "running";
@@ -228,13 +279,14 @@ function drawRow(svg, texts, n, y, k, lanes) {
   }, svg);
   el("title", {}, g).textContent = name;
   el("rect", { x: 0, y, width: "100%", height: ROW_H, class: "wf-band" }, g);
+  if (b.seq === W.selected) el("rect", { x: 0, y, width: LABEL_W, height: ROW_H, class: "wf-band-selected" }, labels);
   const indent = 6 + Math.min(n.depth, 8) * 10;
-  el("text", { x: indent, y: y + ROW_H - 6, class: "wf-name" }, texts).textContent =
+  el("text", { x: indent, y: y + ROW_H - 6, class: "wf-name" + (b.kind === "agent" ? "" : " wf-call") }, labels).textContent =
     fit(rowName(b), Math.floor((LABEL_W - indent - 6) / 6.5));
   const x = LABEL_W + n.a * k, w = Math.max(2, (n.z - n.a) * k);
   el("rect", {
     x, y: y + 4, width: w, height: ROW_H - 8, rx: 2, class: "wf-bar",
-    "data-testid": "wf-bar", "data-seq": b.seq, "data-kind": b.kind, "data-agent": b.agent,
+    "data-testid": "wf-bar", "data-seq": b.seq, "data-kind": b.kind, "data-agent": b.agent, "data-name": b.name || "",
     "data-t0": n.a, "data-t1": n.z, "data-critical": critical ? "true" : "false",
   }, g);
   // The duration goes right of the bar, or left of it when the bar ends at the view's edge.
@@ -249,6 +301,26 @@ export function markWaterfall(seq) {
   if (seq === W.selected) return;
   W.selected = seq;
   schedule();
+}
+
+// zoomBy zooms the time axis by factor about px at of the scroller (its middle when undefined);
+// a factor of 0 fits the whole run again.
+function zoomBy(factor, at) {
+  const box = scroller();
+  if (!box || !W.rows) return;
+  if (factor === 0) {
+    W.fitted = true;
+    box.scrollLeft = 0; // first: the axis is drawn for what is in view
+    draw();
+    return;
+  }
+  const v = zoomView({ k: scale(box), left: box.scrollLeft }, factor,
+    at === undefined ? LABEL_W + (box.clientWidth - LABEL_W) / 2 : at, fitK(box), W.span);
+  W.fitted = v.fitted;
+  W.k = v.k;
+  draw();
+  box.scrollLeft = v.left;
+  draw(); // the axis of what is now in view
 }
 
 // initWaterfall draws the Waterfall view whenever it is shown and the Sequence view's data
@@ -268,6 +340,19 @@ export function initWaterfall(onSequence, sequenceState) {
   document.addEventListener("baton:view", (ev) => { if (ev.detail === "waterfall") { W.dirty = true; schedule(); } });
   box.addEventListener("scroll", schedule);
   window.addEventListener("resize", schedule);
+  // The buttons, the keys (+ - 0, keymap.js) and ctrl + wheel zoom as the Sequence view's do.
+  const panel = document.getElementById("view-waterfall");
+  const step = (n) => zoomBy(n === 0 ? 0 : n > 0 ? 1.5 : 1 / 1.5);
+  panel.querySelector(".wf-tools")?.addEventListener("click", (ev) => {
+    const z = ev.target.closest("[data-zoom]");
+    if (z) step({ in: 1, out: -1, fit: 0 }[z.dataset.zoom]);
+  });
+  panel.addEventListener("baton:zoom", (ev) => step(ev.detail));
+  box.addEventListener("wheel", (ev) => {
+    if (!ev.ctrlKey) return;
+    ev.preventDefault();
+    zoomBy(ev.deltaY < 0 ? 1.25 : 0.8, ev.clientX - box.getBoundingClientRect().left);
+  }, { passive: false });
   box.addEventListener("keydown", (ev) => {
     const link = ev.target.closest && ev.target.closest(".seq-link");
     if (!link || (ev.key !== "Enter" && ev.key !== " ")) return;

@@ -7,7 +7,6 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/internal/story"
 )
 
@@ -41,19 +40,22 @@ func pairSide(p story.Pair, f func(*story.Turn) string) string {
 	return side(p.A) + " | " + side(p.B)
 }
 
-// turnTokens is the tokens cell of a pair: each side's tokens and, when its model has a price
-// (ra prices A's calls, rb B's), what they cost.
-func turnTokens(p story.Pair, ra, rb prices.Run) string {
-	side := func(t *story.Turn, r prices.Run) string {
-		if t == nil {
-			return "-"
-		}
-		if c := r.Call(t.Model).Text(t.PromptTokens, t.CompletionTokens); c != "" {
-			return itoa(int64(t.Tokens)) + " (" + c + ")"
-		}
-		return itoa(int64(t.Tokens))
+// turnTokens is the tokens cell of a pair: each side's tokens and, when its calls' models have
+// prices (story.Comparison.Price), what they cost.
+func turnTokens(p story.Pair) string {
+	return pairSide(p, func(t *story.Turn) string { return tokensCost(t.Tokens, t.Cost) })
+}
+
+// totalTokens is the totals row's tokens cell: each run's tokens and what they cost.
+func totalTokens(c story.Comparison) string {
+	return tokensCost(c.Totals[0].Tokens, c.Totals[0].Cost) + " | " + tokensCost(c.Totals[1].Tokens, c.Totals[1].Cost)
+}
+
+func tokensCost(tokens int, cost *story.Money) string {
+	if cost != nil {
+		return itoa(int64(tokens)) + " (" + cost.Text + ")"
 	}
-	return side(p.A, ra) + " | " + side(p.B, rb)
+	return itoa(int64(tokens))
 }
 
 func hasWhat(ds []story.Divergence, what string) bool {

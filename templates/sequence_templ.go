@@ -114,7 +114,8 @@ func agentsPanel(g web.Graph, s *web.Sequence, expanded bool, src string) templ.
 }
 
 // waterfallPanel is the Agents panel's Waterfall view: static/waterfall.js draws in its scroller,
-// on a linear time axis, the Sequence view's data (every visit and call as a row).
+// on a linear time axis, the Sequence view's data (every visit and call as a row), and zooms it
+// with the same controls and keys as the Sequence view.
 func waterfallPanel() templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -132,7 +133,7 @@ func waterfallPanel() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div id=\"view-waterfall\" class=\"waterfall-view\" role=\"tabpanel\" aria-labelledby=\"view-btn-waterfall\" hidden><div class=\"seq-tools\"><span class=\"hint\" data-testid=\"wf-axis-note\" title=\"The bars' lengths and places are proportional to the time the work took and when it began\">time to scale</span> <span class=\"wf-key\"><span class=\"wf-key-critical\" aria-hidden=\"true\"></span> critical path: the work the run's end waited for</span> <span class=\"seq-scale\" id=\"wf-scale\" aria-live=\"polite\"></span></div><div id=\"wf-scroll\" class=\"wf-scroll\" data-testid=\"waterfall\" role=\"group\" aria-label=\"Waterfall: each agent visit, model call and tool call on a linear time axis, nested as they ran. Tab reaches the rows; Enter inspects.\"></div></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div id=\"view-waterfall\" class=\"waterfall-view\" role=\"tabpanel\" aria-labelledby=\"view-btn-waterfall\" data-zoom-view hidden><div class=\"seq-tools wf-tools\" role=\"toolbar\" aria-label=\"Waterfall zoom\"><button type=\"button\" class=\"small\" data-zoom=\"out\" data-testid=\"wf-zoom-out\" title=\"Zoom out in time (- or ctrl + wheel), down to the whole run\"><svg class=\"sign\" viewBox=\"0 0 12 12\" width=\"12\" height=\"12\" aria-hidden=\"true\" focusable=\"false\"><path d=\"M1.5 6 H10.5\"></path></svg><span class=\"visually-hidden\">Zoom out</span></button> <button type=\"button\" class=\"small\" data-zoom=\"in\" data-testid=\"wf-zoom-in\" title=\"Zoom in in time (+ or ctrl + wheel)\"><svg class=\"sign\" viewBox=\"0 0 12 12\" width=\"12\" height=\"12\" aria-hidden=\"true\" focusable=\"false\"><path d=\"M1.5 6 H10.5 M6 1.5 V10.5\"></path></svg><span class=\"visually-hidden\">Zoom in</span></button> <button type=\"button\" class=\"small\" data-zoom=\"fit\" data-testid=\"wf-zoom-fit\" title=\"Fit the whole run (0)\">Fit</button> <span class=\"hint\" data-testid=\"wf-axis-note\" title=\"The bars' lengths and places are proportional to the time the work took and when it began\">time to scale</span> <span class=\"wf-key\"><span class=\"wf-key-critical\" aria-hidden=\"true\"></span> critical path: the work the run's end waited for</span> <span class=\"seq-scale\" id=\"wf-scale\" aria-live=\"polite\"></span></div><div id=\"wf-scroll\" class=\"wf-scroll\" data-testid=\"waterfall\" tabindex=\"0\" role=\"group\" aria-label=\"Waterfall: each agent visit, model call and tool call on a linear time axis, nested as they ran. Tab reaches the rows; Enter inspects; + and - zoom in time, 0 fits.\"></div></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -144,6 +145,9 @@ func waterfallPanel() templ.Component {
 // static/sequence.js draws the lanes, bars and arrows in (only those in view), from the data of
 // sequenceData (an empty #seq-data when s is nil, to be replaced; with src, by what the script
 // fetches from there when the view is first shown).
+//
+// The zoom buttons' signs are drawn and hidden from assistive technology, which reads the words,
+// as the tree's are (graphControls).
 func sequencePanel(s *web.Sequence, src string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -161,7 +165,7 @@ func sequencePanel(s *web.Sequence, src string) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<div id=\"view-sequence\" class=\"sequence-view\" role=\"tabpanel\" aria-labelledby=\"view-btn-sequence\" hidden><div class=\"seq-tools\" role=\"toolbar\" aria-label=\"Sequence zoom\"><button type=\"button\" class=\"small\" data-zoom=\"out\" title=\"Zoom out in time (ctrl + wheel), down to the whole run\" aria-label=\"Zoom out\">−</button> <button type=\"button\" class=\"small\" data-zoom=\"in\" title=\"Zoom in in time (ctrl + wheel)\" aria-label=\"Zoom in\">+</button> <button type=\"button\" class=\"small\" data-zoom=\"fit\" title=\"Fit the whole run, at two pixels an event or more\">Fit</button> <span class=\"seq-scale\" id=\"seq-scale\" aria-live=\"polite\"></span><span class=\"hint\" data-testid=\"seq-axis-note\" title=\"Each event stands at least one step after the one before, so that a burst of events a microsecond apart stays readable and a long call stays long: the space between two ticks is not proportional to the time between them\">time not to scale</span></div><div id=\"seq-scroll\" class=\"seq-scroll\" data-testid=\"sequence\" tabindex=\"0\" role=\"group\" aria-label=\"Handoff sequence: one lane per agent over time. Tab reaches the arrows; Enter inspects.\"></div>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<div id=\"view-sequence\" class=\"sequence-view\" role=\"tabpanel\" aria-labelledby=\"view-btn-sequence\" data-zoom-view hidden><div class=\"seq-tools\" role=\"toolbar\" aria-label=\"Sequence zoom\"><button type=\"button\" class=\"small\" data-zoom=\"out\" title=\"Zoom out in time (- or ctrl + wheel), down to the whole run\"><svg class=\"sign\" viewBox=\"0 0 12 12\" width=\"12\" height=\"12\" aria-hidden=\"true\" focusable=\"false\"><path d=\"M1.5 6 H10.5\"></path></svg><span class=\"visually-hidden\">Zoom out</span></button> <button type=\"button\" class=\"small\" data-zoom=\"in\" title=\"Zoom in in time (+ or ctrl + wheel)\"><svg class=\"sign\" viewBox=\"0 0 12 12\" width=\"12\" height=\"12\" aria-hidden=\"true\" focusable=\"false\"><path d=\"M1.5 6 H10.5 M6 1.5 V10.5\"></path></svg><span class=\"visually-hidden\">Zoom in</span></button> <button type=\"button\" class=\"small\" data-zoom=\"fit\" title=\"Fit the whole run, at two pixels an event or more (0)\">Fit</button> <span class=\"seq-scale\" id=\"seq-scale\" aria-live=\"polite\"></span><span class=\"hint\" data-testid=\"seq-axis-note\" title=\"Each event stands at least one step after the one before, so that a burst of events a microsecond apart stays readable and a long call stays long: the space between two ticks is not proportional to the time between them\">time not to scale</span></div><div id=\"seq-scroll\" class=\"seq-scroll\" data-testid=\"sequence\" tabindex=\"0\" role=\"group\" aria-label=\"Handoff sequence: one lane per agent over time. Tab reaches the arrows; Enter inspects.\"></div>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -178,7 +182,7 @@ func sequencePanel(s *web.Sequence, src string) templ.Component {
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(src).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/sequence.templ`, Line: 80, Col: 43}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/sequence.templ`, Line: 88, Col: 43}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 			if templ_7745c5c3_Err != nil {
@@ -228,7 +232,7 @@ func sequenceData(s web.Sequence) templ.Component {
 		var templ_7745c5c3_Var8 string
 		templ_7745c5c3_Var8, templ_7745c5c3_Err = templruntime.NewAttributeExpression(sequenceJSON(s)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/sequence.templ`, Line: 90, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/sequence.templ`, Line: 98, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var8)
 		if templ_7745c5c3_Err != nil {

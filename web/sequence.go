@@ -50,7 +50,7 @@ type SeqBar struct {
 	ID     int
 	Lane   int
 	Kind   string
-	Name   string // the tool's name, the model call's id
+	Name   string // the tool's name, the model's the call named ("gpt-4o-mini"; "" when it named none)
 	Seq    int64
 	End    int64
 	T0     float64
@@ -183,14 +183,17 @@ func (s *sequence) add(e *traces.Event, t *treeState, c treeChange, t0 time.Time
 			s.closeBar(r, v, e, at, e.AgentRun.Error != "")
 		}
 	case traces.KindModelStarted:
-		s.model[e.Agent+"\x00"+e.Model.ID] = s.openBar(r, e, at, BarModel, e.Model.ID)
+		s.model[e.Agent+"\x00"+e.Model.ID] = s.openBar(r, e, at, BarModel, e.Model.Name)
 	case traces.KindModelFinished:
 		k := e.Agent + "\x00" + e.Model.ID
 		b, ok := s.model[k]
 		if !ok {
-			b = s.openBar(r, e, at, BarModel, e.Model.ID) // a trace cut before the call's start
+			b = s.openBar(r, e, at, BarModel, e.Model.Name) // a trace cut before the call's start
 		}
 		delete(s.model, k)
+		if s.bars[b].Name == "" {
+			s.bars[b].Name = e.Model.Name // named at its end only
+		}
 		if u := e.Model.Usage; u != nil {
 			s.bars[b].Tokens = u.TotalTokens
 		}

@@ -205,3 +205,27 @@ func equalByID(got map[int]web.SeqBar, want []web.SeqBar) bool {
 	}
 	return true
 }
+
+// TestSequenceModelBarsNameTheModel: a model call's bar carries the model the call named (on its
+// start, or only on its end), not the call's id; a call that named none has no name.
+func TestSequenceModelBarsNameTheModel(t *testing.T) {
+	b := webtest.New("r-models", "f", "hi", traces.Agent{Name: "a"})
+	b.Start("a", "")
+	b.Add(traces.Event{Kind: traces.KindModelStarted, Agent: "a", Model: &traces.ModelCall{ID: "c1", Name: "gpt-4o-mini"}})
+	b.Add(traces.Event{Kind: traces.KindModelFinished, Agent: "a", Model: &traces.ModelCall{ID: "c1", Name: "gpt-4o-mini"}})
+	b.Add(traces.Event{Kind: traces.KindModelStarted, Agent: "a", Model: &traces.ModelCall{ID: "c2"}})
+	b.Add(traces.Event{Kind: traces.KindModelFinished, Agent: "a", Model: &traces.ModelCall{ID: "c2", Name: "claude-3-5-haiku"}})
+	b.Add(traces.Event{Kind: traces.KindModelStarted, Agent: "a", Model: &traces.ModelCall{ID: "c3"}})
+	b.Add(traces.Event{Kind: traces.KindModelFinished, Agent: "a", Model: &traces.ModelCall{ID: "c3"}})
+	b.Finish("a")
+	s := checkSequence(t, b.End(traces.StatusCompleted, ""))
+	var names []string
+	for _, bar := range s.Bars {
+		if bar.Kind == web.BarModel {
+			names = append(names, bar.Name)
+		}
+	}
+	if want := []string{"gpt-4o-mini", "claude-3-5-haiku", ""}; !slices.Equal(names, want) {
+		t.Errorf("model bars named %q, want %q", names, want)
+	}
+}

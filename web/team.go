@@ -154,14 +154,17 @@ func newGraphOf(t *treeState, into map[string]string) Graph {
 		nd := &g.Nodes[i]
 		if names := members[nd.Name]; len(names) > 0 {
 			nd.Team = len(names)
-			g.Teams = append(g.Teams, t.team(*nd, names))
+			g.Teams = append(g.Teams, t.team(*nd, names, g.Nodes))
 		}
 	}
 	return g
 }
 
-// team lays out the card of lead's team, under its node, as a grid of up to cardCols columns.
-func (t *treeState) team(lead Node, names []string) Team {
+// team lays out the card of lead's team as a grid of up to cardCols columns: under the lead's
+// node where that covers no other node of the tree (nodes), else under the whole tree, where
+// nothing is drawn (a row of leads stacked in columns leaves no room under the upper ones). The
+// page opens one card at a time (static/graph.js), so cards never cover each other.
+func (t *treeState) team(lead Node, names []string, nodes []Node) Team {
 	cols := min(len(names), cardCols)
 	colW := 0.0
 	for _, n := range names {
@@ -171,6 +174,14 @@ func (t *treeState) team(lead Node, names []string) Team {
 	w := 2*cardPad + float64(cols)*colW + float64(cols-1)*stackGap
 	h := 2*cardPad + cardHead + float64(rows)*NodeH + float64(rows-1)*stackGap
 	card := Rect{math.Max(margin, lead.Box.Center().X-w/2), lead.Box.Bottom() + cardGap, w, h}
+	bottom, covers := 0.0, false
+	for _, n := range nodes {
+		bottom = max(bottom, n.Box.Bottom())
+		covers = covers || n.Name != lead.Name && card.Overlaps(n.Box)
+	}
+	if covers {
+		card.Y = bottom + cardGap
+	}
 	tm := Team{Lead: lead.Name, Card: card, Title: Point{card.X + cardPad, card.Y + cardPad + 14}}
 	for i, n := range names {
 		m := t.roster.byName[n]

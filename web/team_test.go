@@ -11,9 +11,9 @@ import (
 
 // TestLargeTreeCollapsesTeams: the 20-agent, 40-transfer tree of four teams is drawn as the
 // supervisor over its four leads, each standing for its team, whose agents wait in a card under
-// it; the transfers keep the agents they ran between, those into a team drawn to its lead's
-// node, those inside a team not drawn; and a tree the size of the catalogue's keeps every team
-// open.
+// it, covering no other node; the transfers keep the agents they ran between, those into a team
+// drawn to its lead's node, those inside a team not drawn; and a tree the size of the
+// catalogue's keeps every team open.
 func TestLargeTreeCollapsesTeams(t *testing.T) {
 	sizes := []int{4, 4, 4, 3}
 	tr := webtest.Teams(sizes, 40)
@@ -77,6 +77,19 @@ func TestLargeTreeCollapsesTeams(t *testing.T) {
 	for _, b := range g.Bundles {
 		if want := counts[b.From] + counts[b.To]; b.Count != want {
 			t.Errorf("bundle %s -> %s counts %d, want %d", b.From, b.To, b.Count, want)
+		}
+	}
+	for _, sizes := range [][]int{sizes, {6, 6, 6, 6, 6}, {2, 9, 3}} {
+		g := web.NewGraph(webtest.Teams(sizes, 40))
+		if len(g.Teams) == 0 {
+			t.Fatalf("teams %v: none collapsed", sizes)
+		}
+		for _, tm := range g.Teams {
+			for _, n := range g.Nodes {
+				if tm.Card.Overlaps(n.Box) {
+					t.Errorf("teams %v: %s's card %+v covers %s %+v", sizes, tm.Lead, tm.Card, n.Name, n.Box)
+				}
+			}
 		}
 	}
 	for name, small := range map[string]traces.Trace{"supervisor": webtest.Supervisor(), "agenttool": webtest.AgentTool(), "fan": webtest.Fan(8, 22)} {

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
 )
@@ -19,10 +20,11 @@ import (
 var diffCommand = &command{
 	name:  "diff",
 	args:  "A B",
-	shape: "[--json] [--db]",
+	shape: "[--json] [--prices] [--db]",
 	about: "compare two runs, turn by turn, aligned by handoff",
 	define: func(fs *flag.FlagSet) runner {
 		asJSON := fs.Bool("json", false, "print the comparison as JSON")
+		pricesFile := pricesFlag(fs)
 		db := dbFlag(fs)
 		return func(_ context.Context, args []string, stdout, _ io.Writer) error {
 			var runs []string
@@ -36,7 +38,11 @@ var diffCommand = &command{
 			if len(runs) != 2 {
 				return misuse("diff", "diff compares two runs: trace files, or run ids of the database")
 			}
-			return diffRuns(runs[0], runs[1], *db, *asJSON, stdout)
+			table, err := loadPrices(*pricesFile)
+			if err != nil {
+				return err
+			}
+			return diffRuns(runs[0], runs[1], *db, table, *asJSON, stdout)
 		}
 	},
 }
@@ -52,8 +58,9 @@ func readRun(name, db string) (traces.Trace, error) {
 	return loadStored(name, db)
 }
 
-// diffRuns prints how runs a and b differ, turn by turn, and fails when they do.
-func diffRuns(a, b, db string, asJSON bool, stdout io.Writer) error {
+// diffRuns prints how runs a and b differ, turn by turn, with what each turn's model calls cost
+// by p, and fails when they do.
+func diffRuns(a, b, db string, p prices.Table, asJSON bool, stdout io.Writer) error {
 	ta, err := readRun(a, db)
 	if err != nil {
 		return err
@@ -63,6 +70,7 @@ func diffRuns(a, b, db string, asJSON bool, stdout io.Writer) error {
 		return err
 	}
 	c := story.Compare(story.Of(ta), story.Of(tb))
+	c.Price(p.Run(ta.Run.Model), p.Run(tb.Run.Model))
 	if asJSON {
 		if err := json.NewEncoder(stdout).Encode(c); err != nil {
 			return err
@@ -96,14 +104,23 @@ func printDiff(w io.Writer, a, b string, ta, tb traces.Trace, c story.Comparison
 			key = p.B.Key()
 		}
 		fmt.Fprintf(tw, "%s\t%s | %s\t%s\t%s\t%s\t%s\t\n", mark, num(p.Turn[0]), num(p.Turn[1]), key,
-			side(p, func(t *story.Turn) string { return fmt.Sprintf("%d tok", t.Tokens) }),
+			side(p, func(t *story.Turn) string { return tokens(t.Tokens, t.Cost) }),
 			side(p, func(t *story.Turn) string { return t.Took.Round(time.Millisecond).String() }),
 			side(p, func(t *story.Turn) string { return strings.SplitN(t.Outcome, ":", 2)[0] }))
 		for _, d := range p.Differences { // no tab: the columns stay as wide as the turns need
 			fmt.Fprintf(tw, "      %s: A %s%s; B %s%s\n", d.What, d.A, at(d.Seq[0]), d.B, at(d.Seq[1]))
 		}
 	}
+	fmt.Fprintf(tw, "\t\ttotal\t%s | %s\t\t\t\n", tokens(c.Totals[0].Tokens, c.Totals[0].Cost), tokens(c.Totals[1].Tokens, c.Totals[1].Cost))
 	tw.Flush()
+}
+
+// tokens writes a count of tokens and, when known, what they cost: "812 tok $0.0012".
+func tokens(n int, cost *story.Money) string {
+	if cost == nil {
+		return fmt.Sprintf("%d tok", n)
+	}
+	return fmt.Sprintf("%d tok %s", n, cost.Text)
 }
 
 func num(n int) string {

@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton/internal/cli"
+	"github.com/baton-dev/baton/internal/prices"
+	"github.com/baton-dev/baton/internal/webtest"
+	"github.com/baton-dev/baton/traces"
 )
 
 // TestDiff: `baton diff` is silent and exits 0 on two runs of one flow, and on runs that part
@@ -89,5 +94,61 @@ func TestFork(t *testing.T) {
 	if code := cli.Run(context.Background(), []string{"fork", original, "--at", "1", "--reply", "x"}, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "is no model call (model.started)") {
 		t.Errorf("fork at run.started = %d: %s", code, stderr.String())
+	}
+}
+
+// TestDiffPricesEachCall: `baton diff --prices FILE` of two runs whose calls name different
+// models prints, beside each turn's tokens and in the totals, what the calls cost at the file's
+// prices, each call at its own model's; --json gives each turn's cost and the totals in dollars.
+func TestDiffPricesEachCall(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, tr traces.Trace) string {
+		path := filepath.Join(dir, name)
+		if err := traces.WriteFile(path, tr); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a := write("a.json", webtest.Handoff("a", "openai:test-big", []webtest.ModelUse{{Model: "test-big", Prompt: 1000, Completion: 100}},
+		[]webtest.ModelUse{{Model: "test-small", Prompt: 2000, Completion: 500}, {Model: "test-big", Prompt: 300, Completion: 30}}))
+	b := write("b.json", webtest.Handoff("b", "openai:test-small", []webtest.ModelUse{{Model: "test-small", Prompt: 1000, Completion: 100}},
+		[]webtest.ModelUse{{Model: "test-small", Prompt: 400, Completion: 40}}))
+	pricesFile := filepath.Join(dir, "prices.json")
+	if err := os.WriteFile(pricesFile, []byte(`{"test-big": {"input": 10, "output": 30}, "test-small": {"input": 1, "output": 2}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	usd := func(p, c int, in, out float64) float64 { return (float64(p)*in + float64(c)*out) / 1e6 }
+	helperA := usd(2000, 500, 1, 2) + usd(300, 30, 10, 30)
+	totalA, totalB := usd(1000, 100, 10, 30)+helperA, usd(1400, 140, 1, 2)
+
+	var stdout, stderr bytes.Buffer
+	cli.Run(context.Background(), []string{"diff", a, b, "--prices", pricesFile}, &stdout, &stderr)
+	out := strings.Join(strings.Fields(stdout.String()), " ") // the columns' padding aside
+	for _, want := range []string{"2830 tok " + prices.Format(helperA) + " | 440 tok " + prices.Format(usd(400, 40, 1, 2)),
+		"total 3930 tok " + prices.Format(totalA) + " | 1540 tok " + prices.Format(totalB)} {
+		if !strings.Contains(out, want) {
+			t.Errorf("diff --prices lacks %q:\n%s%s", want, out, stderr.String())
+		}
+	}
+
+	stdout.Reset()
+	cli.Run(context.Background(), []string{"diff", "--json", "--prices", pricesFile, a, b}, &stdout, &stderr)
+	var got struct {
+		Turns []struct {
+			A struct {
+				Cost *struct{ USD float64 } `json:"cost"`
+			} `json:"a"`
+		} `json:"turns"`
+		Totals [2]struct {
+			Tokens int
+			Cost   *struct{ USD float64 }
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || len(got.Turns) != 2 {
+		t.Fatalf("diff --json: %v\n%s", err, stdout.String())
+	}
+	near := func(c *struct{ USD float64 }, want float64) bool { return c != nil && math.Abs(c.USD-want) < 1e-12 }
+	if !near(got.Turns[1].A.Cost, helperA) || !near(got.Totals[0].Cost, totalA) || !near(got.Totals[1].Cost, totalB) || got.Totals[0].Tokens != 3930 {
+		t.Errorf("diff --json: helper A %+v, totals %+v; want %v, %v and %v", got.Turns[1].A.Cost, got.Totals, helperA, totalA, totalB)
 	}
 }

@@ -25,20 +25,40 @@ type Price struct {
 // longest name it starts with.
 type Table map[string]Price
 
-// Default returns a new copy of the default table: the providers' list prices of common models
-// as of June 2025 (openai.com/api/pricing, anthropic.com/pricing, api-docs.deepseek.com), listed
-// with that date in docs/guide.md. Prices change; a user sets their own with a file (Load).
+// Default returns a new copy of the default table: providers' list prices of common models for
+// standard (not batch, not cached) tokens, checked on 2026-12-05 (docs/guide.md lists each with
+// its source). Prices change; a user sets their own with a file (Load).
+//
+//   - Anthropic: docs.anthropic.com/en/docs/about-claude/pricing, Anthropic's own page.
+//   - DeepSeek: api-docs.deepseek.com/quick_start/pricing, DeepSeek's own page: the price from
+//     2025-09-05 on, input at the cache-miss rate (a cache hit, $0.07, is not told apart).
+//   - OpenAI: not checked on OpenAI's own page (not reachable from where this was checked); each
+//     agrees with secondary sources quoting platform.openai.com/docs/pricing (the openai_responses
+//     package's table "last updated on 2025-06-03"; llmcalc.app and aimodelcalc, 2026).
+//   - Google: not checked on Google's own page either; secondary sources quoting
+//     ai.google.dev/pricing (morphllm.com, deploybase.ai, 2026). gemini-2.5-pro's is its price
+//     for prompts up to 200k tokens (longer prompts cost more, which one price cannot say).
 func Default() Table {
 	return Table{
-		"gpt-4o":            {Input: 2.5, Output: 10},
-		"gpt-4o-mini":       {Input: 0.15, Output: 0.6},
-		"gpt-4.1":           {Input: 2, Output: 8},
-		"gpt-4.1-mini":      {Input: 0.4, Output: 1.6},
-		"gpt-4.1-nano":      {Input: 0.1, Output: 0.4},
-		"o3-mini":           {Input: 1.1, Output: 4.4},
-		"claude-3-5-sonnet": {Input: 3, Output: 15},
-		"claude-3-5-haiku":  {Input: 0.8, Output: 4},
-		"deepseek-chat":     {Input: 0.27, Output: 1.1},
+		"gpt-4o":                {Input: 2.5, Output: 10},
+		"gpt-4o-2024-05-13":     {Input: 5, Output: 15}, // the first gpt-4o, priced otherwise than its base
+		"gpt-4o-mini":           {Input: 0.15, Output: 0.6},
+		"gpt-4.1":               {Input: 2, Output: 8},
+		"gpt-4.1-mini":          {Input: 0.4, Output: 1.6},
+		"gpt-4.1-nano":          {Input: 0.1, Output: 0.4},
+		"o3-mini":               {Input: 1.1, Output: 4.4},
+		"claude-opus-4-1":       {Input: 15, Output: 75},
+		"claude-opus-4":         {Input: 15, Output: 75},
+		"claude-sonnet-4":       {Input: 3, Output: 15},
+		"claude-3-7-sonnet":     {Input: 3, Output: 15},
+		"claude-3-5-sonnet":     {Input: 3, Output: 15},
+		"claude-3-5-haiku":      {Input: 0.8, Output: 4},
+		"claude-3-haiku":        {Input: 0.25, Output: 1.25},
+		"deepseek-chat":         {Input: 0.56, Output: 1.68},
+		"gemini-2.5-pro":        {Input: 1.25, Output: 10},
+		"gemini-2.5-flash":      {Input: 0.3, Output: 2.5},
+		"gemini-2.5-flash-lite": {Input: 0.1, Output: 0.4},
+		"gemini-2.0-flash":      {Input: 0.1, Output: 0.4},
 	}
 }
 
@@ -88,9 +108,24 @@ func Parse(data []byte) (Table, error) {
 }
 
 // dated says whether what follows a base name is a date or "latest" (gpt-4o-2024-08-06,
-// claude-3-5-haiku-latest), not another model (gpt-4o-audio-preview is priced otherwise).
+// claude-3-5-haiku-20241022, claude-3-5-haiku-latest), not another model: gpt-4o-audio-preview
+// and claude-opus-4-5-20251101 (a later model, not a dated claude-opus-4) are priced otherwise.
 func dated(rest string) bool {
-	return rest == "latest" || rest != "" && rest[0] >= '0' && rest[0] <= '9'
+	digits := func(s string) bool {
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return s != ""
+	}
+	switch len(rest) {
+	case 8: // 20241022
+		return digits(rest)
+	case 10: // 2024-08-06
+		return rest[4] == '-' && rest[7] == '-' && digits(rest[:4]) && digits(rest[5:7]) && digits(rest[8:])
+	}
+	return rest == "latest"
 }
 
 func valid(f float64) bool { return f >= 0 && !math.IsInf(f, 0) && !math.IsNaN(f) }

@@ -29,6 +29,13 @@ func TestFor(t *testing.T) {
 		{"gpt-4o-minix", false, false, 0},
 		{"gpt-4o-audio-preview", false, false, 0}, // another model, not a dated gpt-4o
 		{"claude-3-5-sonnet-latest", true, false, 3},
+		{"gpt-4o-2024-05-13", true, false, 5}, // priced on its own, not as its base
+		{"claude-sonnet-4-20250514", true, false, 3},
+		{"claude-opus-4-1-20250805", true, false, 15},
+		{"claude-opus-4-5-20251101", false, false, 0}, // a later model, not a dated claude-opus-4
+		{"gemini-2.5-flash-lite", true, false, 0.1},   // itself, not gemini-2.5-flash
+		{"gemini-2.5-flash-preview-05-20", false, false, 0},
+		{"deepseek-chat", true, false, 0.56},
 	} {
 		r := tab.For(c.model)
 		if r.Known != c.known || r.Free != c.free || r.Input != c.in {

@@ -13,6 +13,8 @@ type Comparison struct {
 	Pairs []Pair `json:"turns"`
 	// First is where the runs first part, in the aligned order; nil when they do not.
 	First *Divergence `json:"first_divergence,omitempty"`
+	// Totals are each run's tokens and, once priced (Price), what they cost: A's, then B's.
+	Totals [2]Total `json:"totals"`
 }
 
 // Pair is a turn of run A and its counterpart in run B; either is nil when the other run has no
@@ -57,6 +59,11 @@ func Compare(a, b Story) Comparison {
 			p.B, ib = &b.Turns[op.b], op.b+1
 		}
 		p.Turn = [2]int{ia, ib}
+		for i, t := range [2]*Turn{p.A, p.B} {
+			if t != nil {
+				c.Totals[i].Tokens += t.Tokens
+			}
+		}
 		p.Differences = differences(p.A, p.B, p.Turn)
 		if c.First == nil && len(p.Differences) > 0 {
 			c.First = &p.Differences[0]

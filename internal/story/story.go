@@ -38,10 +38,20 @@ type Turn struct {
 	// PromptTokens and CompletionTokens split Tokens: what its calls cost.
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
-	// Model is the model its calls named (traces.ModelCall.Name), when they all named the same
-	// one: what prices them. "" when none did, or they named several.
-	Model  string `json:"model,omitempty"`
-	models int    // names seen: 0, 1, or 2 for several
+	// Models splits them by the model each call named (traces.ModelCall.Name), in the order the
+	// turn first called each: what prices them, each call at its own model's price.
+	Models []ModelUsage `json:"models,omitempty"`
+	// Cost is what its calls cost, once the comparison is priced (Comparison.Price); nil when a
+	// call's model has no price.
+	Cost *Money `json:"cost,omitempty"`
+}
+
+// ModelUsage is the tokens of a turn's calls that named one model ("" for calls that named none).
+type ModelUsage struct {
+	Model            string `json:"model,omitempty"`
+	Calls            int    `json:"calls"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
 }
 
 // Key is what aligns two runs' turns: the agent, and how control reached it.
@@ -139,10 +149,7 @@ func Of(tr traces.Trace) Story {
 				continue
 			}
 			if t != nil && e.Model.Usage != nil {
-				t.Tokens += e.Model.Usage.TotalTokens
-				t.PromptTokens += e.Model.Usage.PromptTokens
-				t.CompletionTokens += e.Model.Usage.CompletionTokens
-				t.named(e.Model.Name)
+				t.used(e.Model.Name, *e.Model.Usage)
 			}
 			if o := e.Model.Output; o != nil && o.Content != "" {
 				add(Step{Kind: Says, Text: o.Content})
@@ -322,14 +329,18 @@ func Origin(m traces.Message) string {
 	}
 }
 
-// named notes that one of t's calls named model.
-func (t *Turn) named(model string) {
-	switch t.models {
-	case 0:
-		t.Model, t.models = model, 1
-	case 1:
-		if model != t.Model {
-			t.Model, t.models = "", 2
-		}
+// used adds a call's usage u, of the model it named, to t's.
+func (t *Turn) used(model string, u traces.Usage) {
+	t.Tokens += u.TotalTokens
+	t.PromptTokens += u.PromptTokens
+	t.CompletionTokens += u.CompletionTokens
+	i := slices.IndexFunc(t.Models, func(m ModelUsage) bool { return m.Model == model })
+	if i < 0 {
+		t.Models = append(t.Models, ModelUsage{Model: model})
+		i = len(t.Models) - 1
 	}
+	m := &t.Models[i]
+	m.Calls++
+	m.PromptTokens += u.PromptTokens
+	m.CompletionTokens += u.CompletionTokens
 }

@@ -130,3 +130,35 @@ func CalledTool(agent, tool, args string) traces.Message {
 func ToolReturned(agent, tool, result string) traces.Message {
 	return Msg("user", fmt.Sprintf("For context: [%s] `%s` tool returned result: %s.", agent, tool, result))
 }
+
+// ModelUse is a model call of a given model and its prompt and completion tokens.
+type ModelUse struct {
+	Model              string
+	Prompt, Completion int
+}
+
+// Handoff is a completed run of runModel (traces.Run.Model) in which "root" makes the calls root
+// names, hands off to "helper" by transfer, and helper makes those helper names: turns whose
+// calls name their models, for what prices them call by call.
+func Handoff(id, runModel string, root, helper []ModelUse) traces.Trace {
+	b := New(id, "handoff", "go", traces.Agent{Name: "root", Kind: traces.AgentChatModel},
+		traces.Agent{Name: "helper", Kind: traces.AgentChatModel, Parent: "root", Relation: traces.RelationSubAgent})
+	b.Trace.Run.Model = runModel
+	calls := func(agent string, uses []ModelUse) {
+		for _, u := range uses {
+			b.model++
+			id := fmt.Sprintf("m%d", b.model)
+			b.Add(traces.Event{Kind: traces.KindModelStarted, Agent: agent, Model: &traces.ModelCall{ID: id, Name: u.Model}})
+			b.Add(traces.Event{Kind: traces.KindModelFinished, Agent: agent, Model: &traces.ModelCall{ID: id, Name: u.Model,
+				Usage: &traces.Usage{PromptTokens: u.Prompt, CompletionTokens: u.Completion, TotalTokens: u.Prompt + u.Completion}}})
+		}
+	}
+	b.Start("root", "run", Msg("user", "go"))
+	calls("root", root)
+	b.Transfer("root", "helper", traces.TransferLLM, "t1")
+	b.Finish("root")
+	b.Start("helper", "transfer", Msg("user", "go"))
+	calls("helper", helper)
+	b.Finish("helper")
+	return b.End(traces.StatusCompleted, "")
+}

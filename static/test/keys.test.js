@@ -27,6 +27,11 @@ describe("keyAction", () => {
     ["Enter", true, ["activate"]],
     [" ", false, ["activate"]],
     ["Escape", false, ["escape"]],
+    // + - 0 zoom the time view they are in, as they zoom the tree.
+    ["+", false, ["zoom", 1]],
+    ["=", true, ["zoom", 1]],
+    ["-", false, ["zoom", -1]],
+    ["0", false, ["zoom", 0]],
     ["x", false, null],
     ["Tab", true, null],
   ]) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { axisTicks, criticalPath, duration, waterfallRows } from "../waterfall.js";
+import { MAX_ZOOM, axisTicks, criticalPath, duration, rowName, ticksIn, waterfallRows, zoomView } from "../waterfall.js";
 
 // bar is a bar as sequence.js keeps it; seq defaults to its id, a bar ends (end > 0) unless
 // open is set.
@@ -100,4 +100,58 @@ test("duration", () => {
   assert.equal(duration(812.4), "812 ms");
   assert.equal(duration(1500), "1.5 s");
   assert.equal(duration(125000), "2 min 5 s");
+});
+
+describe("ticksIn", () => {
+  test("a zoomed axis lays out the ticks in view only, at the same x as the whole axis's", () => {
+    const k = 800 / 919 * 10; // the axis of axisTicks(919, 800), zoomed ten times
+    const ticks = ticksIn(300, 400, k);
+    assert.ok(ticks.length >= 2);
+    for (const t of ticks) {
+      assert.ok(t.t >= 300 && t.t <= 400, `${t.t} ms is in view`);
+      assert.ok(Math.abs(t.x - t.t * k) < 1e-9, "x is proportional to t");
+    }
+    assert.ok(ticks[1].x - ticks[0].x >= 90 - 1e-9, "at least minPx apart");
+    assert.deepEqual(ticks.map((t) => t.label).slice(0, 2), ["300 ms", "320 ms"]);
+  });
+
+  test("nothing for an empty range or scale", () => {
+    assert.deepEqual(ticksIn(5, 4, 1), []);
+    assert.deepEqual(ticksIn(0, 10, 0), []);
+  });
+});
+
+describe("zoomView", () => {
+  const LABEL_W = 190, span = 1000, fitK = 0.8; // 800 px of time area fit the run
+
+  test("zooming in keeps the time under the pointer in place", () => {
+    const at = LABEL_W + 400; // 500 ms, at fit
+    const v = zoomView({ k: fitK, left: 0 }, 2, at, fitK, span);
+    assert.equal(v.k, 1.6);
+    assert.equal(v.fitted, false);
+    assert.ok(Math.abs((v.left + at - LABEL_W) / v.k - 500) < 1e-9, "500 ms is still under the pointer");
+  });
+
+  test("zooming out stops at the whole run, scrolled back to its start", () => {
+    const v = zoomView({ k: 4, left: 2000 }, 1 / 100, LABEL_W + 10, fitK, span);
+    assert.deepEqual(v, { k: fitK, left: 0, fitted: true });
+  });
+
+  test("the scroll stays within the canvas, the zoom within MAX_ZOOM", () => {
+    const end = zoomView({ k: fitK, left: 0 }, 3, LABEL_W + 800, fitK, span); // the run's end at the right edge
+    assert.ok(end.left <= span * (end.k - fitK) + 1e-9, "not past the end");
+    assert.ok(Math.abs(end.left - span * (end.k - fitK)) < 1e-9, "the end stays at the right edge");
+    const most = zoomView({ k: fitK, left: 0 }, 1e9, LABEL_W, fitK, span);
+    assert.equal(most.k, fitK * MAX_ZOOM);
+    assert.equal(most.left, 0, "the start stays at the left edge");
+    const label = zoomView({ k: fitK, left: 0 }, 2, 20, fitK, span);
+    assert.equal(label.left, 0, "a pointer over the names zooms about the time area's start");
+  });
+});
+
+test("rowName: a model call by the model it named", () => {
+  assert.equal(rowName({ kind: "model", name: "gpt-4o-mini", agent: "a" }), "model gpt-4o-mini");
+  assert.equal(rowName({ kind: "model", name: "", agent: "a" }), "model");
+  assert.equal(rowName({ kind: "tool", name: "get_weather", agent: "a" }), "get_weather");
+  assert.equal(rowName({ kind: "agent", name: "", agent: "a" }), "a");
 });
