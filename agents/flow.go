@@ -14,8 +14,8 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/components/model"
 
+	"github.com/baton-dev/baton/flows"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -37,6 +37,9 @@ type Flow struct {
 	Agents []traces.Agent
 	// Scripts holds the scripted model's replies, per agent name.
 	Scripts map[string]Script
+	// NoScript says that the flow has no scripts (a registered flow without flows.Flow.Script):
+	// the scripted model cannot run it (Model.CanRun).
+	NoScript bool
 	// Build returns the flow's root agent; every chat model agent gets its model from models.
 	Build func(ctx context.Context, models ModelFor) (adk.Agent, error)
 	// RunOptions are passed to every run of the flow, for mechanisms eino sets per run (such as
@@ -48,8 +51,9 @@ type Flow struct {
 	OwnHistory string
 }
 
-// ModelFor returns the chat model the named agent should use.
-type ModelFor func(agent string) (model.ToolCallingChatModel, error)
+// ModelFor returns the chat model the named agent should use: flows.Models, which a registered
+// flow's Build takes too.
+type ModelFor = flows.Models
 
 // fixedAnswers is the InputNote of a flow whose scripts answer the same whatever the input.
 const fixedAnswers = "Scripted answers: written for the default input, they stay the same whatever you type."
@@ -89,16 +93,19 @@ func register(f Flow) {
 // Catalogue returns the built-in flows sorted by name.
 func Catalogue() []Flow { return slices.Clone(catalogue) }
 
-// Lookup returns the flow named name, or an error with traces.CodeNotFound that lists the known
-// flows.
-func Lookup(name string) (Flow, error) {
-	for _, f := range catalogue {
+// Lookup returns the built-in flow named name, or an error with traces.CodeNotFound that lists
+// the known flows.
+func Lookup(name string) (Flow, error) { return Find(catalogue, name) }
+
+// Find returns the flow of fs named name, or an error with traces.CodeNotFound that lists fs's.
+func Find(fs []Flow, name string) (Flow, error) {
+	for _, f := range fs {
 		if f.Name == name {
 			return f, nil
 		}
 	}
-	names := make([]string, len(catalogue))
-	for i, f := range catalogue {
+	names := make([]string, len(fs))
+	for i, f := range fs {
 		names[i] = f.Name
 	}
 	return Flow{}, traces.Errorf(traces.CodeNotFound, "unknown flow %q; known flows: %s", name, strings.Join(names, ", "))
