@@ -13,9 +13,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/components/tool/utils"
+	"github.com/cloudwego/eino/compose"
 	"go.uber.org/goleak"
 
 	"github.com/baton-dev/baton/attach/inprocess"
