@@ -2,7 +2,8 @@
 // multi-agent setups, driven by the scripted chat model that stands in for an LLM, and run under
 // the recorder that package attach records apps with (RunFlow). It also holds the chat models a
 // run may use (ParseModel: the scripted model, an OpenAI-compatible one, or a replay of a trace's
-// recorded replies) and the pace and typing hooks the server drives runs with.
+// recorded replies) and the pace and typing hooks the server drives runs with. A program's own
+// flows (package flows) become its Flow in one place, Registered.
 //
 // It is Baton's own, not a supported API: its exported names serve the baton command and package
 // server, and may change in any release. Apps record their own agents with package attach.
