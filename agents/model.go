@@ -122,7 +122,8 @@ func (m *Model) CanRun(flow Flow) error {
 	switch {
 	case m.scripted():
 		return traces.Errorf(traces.CodeInvalid, "flow %s has no script for the scripted model: run it on a real model "+
-			"(start Baton with --model openai:MODEL and OPENAI_API_KEY set), or a replay of one of its runs; or give the flow a Script", flow.Name)
+			"(start Baton with --model openai:MODEL, or inprocess.Options.Models, and OPENAI_API_KEY set), or a replay of one of its runs; "+
+			"or give the flow a Script", flow.Name)
 	case m.fork != nil && m.fork.live.scripted():
 		return traces.Errorf(traces.CodeInvalid, "flow %s has no script for the scripted model, which a fork of it would go on with "+
 			"after the fork point: give the fork a real model (--model openai:MODEL), or give the flow a Script", flow.Name)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/baton-dev/baton/attach/inprocess"
 	"github.com/baton-dev/baton/flows"
+	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -76,12 +77,13 @@ func support() flows.Flow {
 // page is Baton's page served in the test's process with flows registered.
 type page struct{ url string }
 
-// startPage serves the page with fs until the test ends, then waits for it to stop.
-func startPage(t *testing.T, fs ...flows.Flow) page {
+// startPage serves the page with f, offering models, until the test ends, then waits for it to
+// stop.
+func startPage(t *testing.T, f flows.Flow, models ...string) page {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out bytes.Buffer
-	if _, err := inprocess.Start(ctx, inprocess.Options{Out: &out, Flows: fs}); err != nil {
+	if _, err := inprocess.Start(ctx, inprocess.Options{Out: &out, Flows: []flows.Flow{f}, Models: models}); err != nil {
 		cancel()
 		t.Fatal(err)
 	}
@@ -273,7 +275,9 @@ func answer(tr traces.Trace) string {
 }
 
 // TestFlowWithoutScript: a registered flow with no script is not run on the scripted model: the
-// start is refused, saying what to give instead.
+// start is refused, saying what to give instead. On the page's real model (a fake OpenAI) it
+// runs, and a fork of it answers the calls up to the fork point from the recording, then asks
+// the provider: the fake counts the requests.
 func TestFlowWithoutScript(t *testing.T) {
 	f := support()
 	f.Script = nil
@@ -281,6 +285,42 @@ func TestFlowWithoutScript(t *testing.T) {
 	status, data := p.do(t, http.MethodPost, "/api/runs", `{"flow":"support"}`)
 	if status != http.StatusBadRequest || !strings.Contains(string(data), "flow support has no script for the scripted model: run it on a real model") {
 		t.Errorf("a run of a flow without script: %d %s", status, data)
+	}
+
+	transfer := func(to string) []agentstest.FakeToolCall {
+		return []agentstest.FakeToolCall{{Name: "transfer_to_agent", Arguments: `{"agent_name":"` + to + `"}`}}
+	}
+	fake := agentstest.NewFakeOpenAI(t,
+		agentstest.FakeReply{ToolCalls: transfer("billing")}, // the run: desk → billing, which looks up and answers
+		agentstest.FakeReply{ToolCalls: []agentstest.FakeToolCall{{Name: "lookup_invoice", Arguments: `{"Customer":"alice"}`}}},
+		agentstest.FakeReply{Text: "You were charged twice: I refunded one."},
+		agentstest.FakeReply{ToolCalls: transfer("tech")}, // the fork, once billing hands back: desk → tech
+		agentstest.FakeReply{Text: "Restart the router."},
+	)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	t.Setenv("OPENAI_BASE_URL", fake.BaseURL())
+	p = startPage(t, f, "openai:fake-model")
+	original := p.ended(t, p.start(t, `{"flow":"support","pace_ms":0}`))
+	var calls []int64
+	for _, e := range original.Events {
+		if e.Kind == traces.KindModelStarted {
+			calls = append(calls, e.Seq)
+		}
+	}
+	if original.Run.Status != traces.StatusCompleted || len(calls) != 3 || len(fake.Requests()) != 3 {
+		t.Fatalf("the run on the fake is %s with %d model calls, %d requests; want completed, 3 and 3", original.Run.Status, len(calls), len(fake.Requests()))
+	}
+	forked := p.ended(t, p.created(t, "/api/runs/"+original.Run.ID+"/fork", fmt.Sprintf(`{"at":%d,"transfer_to":"desk","pace_ms":0}`, calls[1])))
+	var answered []string
+	for _, e := range forked.Events {
+		if e.Kind == traces.KindModelStarted {
+			answered = append(answered, e.Agent+":"+e.Model.Name)
+		}
+	}
+	if n := len(fake.Requests()); n != 5 || forked.Run.Status != traces.StatusCompleted ||
+		strings.Join(answered, ",") != "desk:replay,billing:replay,desk:fake-model,tech:fake-model" {
+		t.Errorf("the fork, %s, answered %v, and the fake had %d requests in all; want the first two from the recording, then 2 requests",
+			forked.Run.Status, answered, n)
 	}
 }
 

@@ -37,12 +37,17 @@ type Options struct {
 	// Flows are the flows the page offers to run, beside showing the app's own runs; none when
 	// empty (Baton's built-in flows are not offered here).
 	Flows []flows.Flow
+	// Models are the chat models the page offers runs of Flows besides the scripted one, the
+	// first the default: "openai:NAME" (any OpenAI-compatible server: OPENAI_API_KEY and
+	// OPENAI_BASE_URL say where and with which key) or "replay:FILE" (a trace file's recorded
+	// replies).
+	Models []string
 }
 
 // Start serves Baton's page on a loopback port until ctx ends, prints its URL, and returns a
 // Baton whose Option and Handler record into it. It fails when the address cannot be listened on
-// or is not a loopback one, and when a flow cannot be registered (a name that is missing, taken
-// twice or by a built-in flow; no Build).
+// or is not a loopback one, when a flow cannot be registered (a name that is missing, taken twice
+// or by a built-in flow; no Build), and for a model spec it cannot read.
 func Start(ctx context.Context, opts ...Options) (*attach.Baton, error) {
 	var o Options
 	if len(opts) > 0 {
@@ -58,6 +63,12 @@ func Start(ctx context.Context, opts ...Options) (*attach.Baton, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve baton in process: %s", traces.ErrorMessage(err))
 	}
+	models := make([]*agents.Model, len(o.Models))
+	for i, spec := range o.Models {
+		if models[i], err = agents.ParseModel(spec, agents.ProviderEnvFromOS()); err != nil {
+			return nil, fmt.Errorf("serve baton in process: %s", traces.ErrorMessage(err))
+		}
+	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", o.Addr)
 	if err != nil {
@@ -66,6 +77,7 @@ func Start(ctx context.Context, opts ...Options) (*attach.Baton, error) {
 	s, err := server.New(server.Config{
 		Addr:   ln.Addr().String(),
 		Flows:  registered, // not the catalogue: the app's own flows and runs
+		Models: models,
 		Logger: slog.New(slog.NewTextHandler(o.Out, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
