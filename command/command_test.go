@@ -85,7 +85,8 @@ func readTrace(t *testing.T, file string) traces.Trace {
 
 // TestRunForkAndDiffARegisteredFlow: `run` records a registered flow on a real model; `fork` at
 // its second model call, handing back to the desk, answers the calls up to it from the recording
-// and asks the provider only after the fork point; `diff` names the forked call first.
+// and asks the provider only after the fork point; a replay asks it nothing; `diff` names the
+// forked call first.
 func TestRunForkAndDiffARegisteredFlow(t *testing.T) {
 	fake := agentstest.NewFakeOpenAI(t,
 		// the run: desk → billing, which answers
@@ -130,6 +131,11 @@ func TestRunForkAndDiffARegisteredFlow(t *testing.T) {
 		strings.Join(answered, ",") != "desk:replay,billing:replay,desk:fake-model,tech:fake-model" {
 		t.Errorf("the fork, %s, answered %v and made %d requests in all; want desk and billing from the recording, then 2 requests",
 			forked.Run.Status, answered, n)
+	}
+
+	// A replay asks the provider nothing (the fake has no replies left): it answers from the file.
+	if code, out := baton(t, "run", "desk", "--model", "replay:"+a); code != 0 || len(fake.Requests()) != 4 || !strings.Contains(out, "Your invoice is fixed.") {
+		t.Errorf("replay: exit %d, %d requests in all\n%s", code, len(fake.Requests()), out)
 	}
 
 	// The first divergence is the forked call: billing's turn, where it answered in A and handed

@@ -184,6 +184,11 @@ func TestRegisteredFlowIsHeldEditedAndContinued(t *testing.T) {
 		listed[0].Description != support().Description {
 		t.Fatalf("GET /api/flows: %d %s", status, data)
 	}
+	status, html := p.do(t, http.MethodGet, "/", "")
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(html))
+	if status != http.StatusOK || err != nil || doc.Find(`[data-testid=flow-group][data-group="Your flows"] [data-testid=flow-support]`).Length() != 1 {
+		t.Errorf("the index does not offer the flow under Your flows: %d %v", status, err)
+	}
 	status, data = p.do(t, http.MethodPost, "/api/runs", `{"flow":"nope"}`)
 	if status != http.StatusBadRequest || !strings.Contains(string(data), `unknown flow \"nope\"; known flows: support`) {
 		t.Errorf("an unknown flow: %d %s", status, data)
@@ -216,8 +221,8 @@ func TestRegisteredFlowIsHeldEditedAndContinued(t *testing.T) {
 }
 
 // TestRegisteredFlowIsForkedAndDiffed: a run of a registered flow is forked at a later model call,
-// every call before it answered from the recording; the diff of the two names the changed reply
-// as their first divergence.
+// every call before it answered from the recording, and replayed; the diff of the original and
+// the fork names the changed reply as their first divergence.
 func TestRegisteredFlowIsForkedAndDiffed(t *testing.T) {
 	p := startPage(t, support())
 	original := p.ended(t, p.start(t, `{"flow":"support","pace_ms":0}`))
@@ -251,6 +256,11 @@ func TestRegisteredFlowIsForkedAndDiffed(t *testing.T) {
 	}
 	if strings.Join(agentsRun(forked), ",") != "desk,billing" || !strings.Contains(answer(forked), "No refund") {
 		t.Errorf("the fork went through %v answering %q", agentsRun(forked), answer(forked))
+	}
+
+	replayed := p.ended(t, p.created(t, "/api/runs/"+original.Run.ID+"/replay", `{"pace_ms":0}`))
+	if replayed.Run.Status != traces.StatusCompleted || answer(replayed) != answer(original) {
+		t.Errorf("the replay is %s answering %q; want completed answering %q", replayed.Run.Status, answer(replayed), answer(original))
 	}
 
 	status, html := p.do(t, http.MethodGet, "/diff?a="+original.Run.ID+"&b="+forked.Run.ID, "")
