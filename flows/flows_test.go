@@ -39,7 +39,8 @@ func support() flows.Flow {
 				if err != nil {
 					return nil, err
 				}
-				conf := &adk.ChatModelAgentConfig{Name: name, Description: desc, Instruction: "You are " + name + ".", Model: m}
+				conf := &adk.ChatModelAgentConfig{Name: name, Description: desc, Instruction: "You are " + name + ".", Model: m,
+					Handlers: []adk.ChatModelAgentMiddleware{flows.Middleware()}}
 				if len(tools) > 0 {
 					conf.ToolsConfig = adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}}
 				}
@@ -217,6 +218,38 @@ func TestRegisteredFlowIsHeldEditedAndContinued(t *testing.T) {
 	}
 	if continued == nil || continued.Pause.By != "api" || continued.Pause.Reply == nil || continued.Pause.Edited == "" {
 		t.Fatalf("the trace's continued event: %+v", continued)
+	}
+}
+
+// TestRegisteredFlowsToolIsGivenAResult: held before its tool runs (flows.Middleware), a registered
+// flow's tool call is given a result in its place: the tool does not run, the model sees it.
+func TestRegisteredFlowsToolIsGivenAResult(t *testing.T) {
+	p := startPage(t, support())
+	id := p.start(t, `{"flow":"support","pace_ms":0,"breakpoints":["tool:lookup_invoice"]}`)
+	held := p.trace(t, id, "a pause", func(tr traces.Trace) bool {
+		return len(tr.Events) > 0 && tr.Events[len(tr.Events)-1].Kind == traces.KindPaused
+	})
+	if e := held.Events[len(held.Events)-1]; e.Pause.Break != traces.BreakTool || e.Pause.Args == nil {
+		t.Fatalf("held at %+v; want before lookup_invoice runs, its arguments given", *e.Pause)
+	}
+	if status, data := p.do(t, http.MethodPost, "/api/runs/"+id+"/continue", `{"result":"No charges found."}`); status != http.StatusOK {
+		t.Fatalf("continue: %d %s", status, data)
+	}
+	tr := p.ended(t, id)
+	var fed []string // what billing's last call was fed by the tool
+	for _, e := range tr.Events {
+		if e.Kind == traces.KindModelStarted && e.Agent == "billing" {
+			fed = fed[:0]
+			for _, m := range e.Model.Input {
+				if m.Role == "tool" {
+					fed = append(fed, m.Content)
+				}
+			}
+		}
+	}
+	data, _ := traces.Marshal(tr)
+	if tr.Run.Status != traces.StatusCompleted || strings.Join(fed, "|") != "No charges found." || strings.Contains(string(data), "two charges") {
+		t.Errorf("the run is %s, billing was fed %q by the tool; want the result given, the tool not run", tr.Run.Status, fed)
 	}
 }
 
