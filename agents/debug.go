@@ -3,7 +3,6 @@ package agents
 import (
 	"context"
 
-	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
@@ -86,19 +85,4 @@ func (m *debugModel) Generate(ctx context.Context, input []*schema.Message, opts
 // Stream implements model.BaseChatModel; see record.StreamHeld.
 func (m *debugModel) Stream(ctx context.Context, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
 	return record.StreamHeld(ctx, m.ToolCallingChatModel, input, opts...)
-}
-
-// toolHolds is the middleware of every chat model agent of Baton's flows (NewChatAgent) that
-// lets a debugger hold a tool call before the tool runs, and skip it or give its result instead
-// (record.HeldTool); it leaves the tool as it is in a run no debugger holds.
-type toolHolds struct {
-	*adk.BaseChatModelAgentMiddleware
-}
-
-// WrapInvokableToolCall implements adk.ChatModelAgentMiddleware.
-func (toolHolds) WrapInvokableToolCall(ctx context.Context, run adk.InvokableToolCallEndpoint, tc *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
-	if !record.Holdable(ctx) {
-		return run, nil
-	}
-	return record.HeldTool(tc.Name, run), nil
 }

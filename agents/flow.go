@@ -2,7 +2,8 @@
 // multi-agent setups, driven by the scripted chat model that stands in for an LLM, and run under
 // the recorder that package attach records apps with (RunFlow). It also holds the chat models a
 // run may use (ParseModel: the scripted model, an OpenAI-compatible one, or a replay of a trace's
-// recorded replies) and the pace and typing hooks the server drives runs with.
+// recorded replies) and the pace and typing hooks the server drives runs with. A program's own
+// flows (package flows) become its Flow in one place, Registered.
 //
 // It is Baton's own, not a supported API: its exported names serve the baton command and package
 // server, and may change in any release. Apps record their own agents with package attach.
@@ -14,8 +15,8 @@ import (
 	"strings"
 
 	"github.com/cloudwego/eino/adk"
-	"github.com/cloudwego/eino/components/model"
 
+	"github.com/baton-dev/baton/flows"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -37,6 +38,9 @@ type Flow struct {
 	Agents []traces.Agent
 	// Scripts holds the scripted model's replies, per agent name.
 	Scripts map[string]Script
+	// NoScript says that the flow has no scripts (a registered flow without flows.Flow.Script):
+	// the scripted model cannot run it (Model.CanRun).
+	NoScript bool
 	// Build returns the flow's root agent; every chat model agent gets its model from models.
 	Build func(ctx context.Context, models ModelFor) (adk.Agent, error)
 	// RunOptions are passed to every run of the flow, for mechanisms eino sets per run (such as
@@ -48,8 +52,9 @@ type Flow struct {
 	OwnHistory string
 }
 
-// ModelFor returns the chat model the named agent should use.
-type ModelFor func(agent string) (model.ToolCallingChatModel, error)
+// ModelFor returns the chat model the named agent should use: flows.Models, which a registered
+// flow's Build takes too.
+type ModelFor = flows.Models
 
 // fixedAnswers is the InputNote of a flow whose scripts answer the same whatever the input.
 const fixedAnswers = "Scripted answers: written for the default input, they stay the same whatever you type."
@@ -89,16 +94,19 @@ func register(f Flow) {
 // Catalogue returns the built-in flows sorted by name.
 func Catalogue() []Flow { return slices.Clone(catalogue) }
 
-// Lookup returns the flow named name, or an error with traces.CodeNotFound that lists the known
-// flows.
-func Lookup(name string) (Flow, error) {
-	for _, f := range catalogue {
+// Lookup returns the built-in flow named name, or an error with traces.CodeNotFound that lists
+// the known flows.
+func Lookup(name string) (Flow, error) { return Find(catalogue, name) }
+
+// Find returns the flow of fs named name, or an error with traces.CodeNotFound that lists fs's.
+func Find(fs []Flow, name string) (Flow, error) {
+	for _, f := range fs {
 		if f.Name == name {
 			return f, nil
 		}
 	}
-	names := make([]string, len(catalogue))
-	for i, f := range catalogue {
+	names := make([]string, len(fs))
+	for i, f := range fs {
 		names[i] = f.Name
 	}
 	return Flow{}, traces.Errorf(traces.CodeNotFound, "unknown flow %q; known flows: %s", name, strings.Join(names, ", "))

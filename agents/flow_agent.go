@@ -8,6 +8,8 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/components/tool/utils"
+
+	"github.com/baton-dev/baton/flows"
 )
 
 // ScriptedModels returns the ModelFor that drives f with its scripts: each call builds a fresh
@@ -28,7 +30,7 @@ func NewChatAgent(ctx context.Context, models ModelFor, conf adk.ChatModelAgentC
 		return nil, fmt.Errorf("model for agent %s: %w", conf.Name, err)
 	}
 	conf.Model = m
-	conf.Handlers = append([]adk.ChatModelAgentMiddleware{toolHolds{&adk.BaseChatModelAgentMiddleware{}}}, conf.Handlers...)
+	conf.Handlers = append([]adk.ChatModelAgentMiddleware{flows.Middleware()}, conf.Handlers...)
 	a, err := adk.NewChatModelAgent(ctx, &conf)
 	if err != nil {
 		return nil, fmt.Errorf("build agent %s: %w", conf.Name, err)

@@ -67,12 +67,12 @@ func (f *fork) modelFor(flow Flow, pace *Pace) ModelFor {
 			ids += len(replies[len(replies)-1].ToolCalls)
 		}
 		if agent == f.at.agent {
-			msg := f.reply.message(agent, ids+1)
+			msg := editedReply(f.reply, agent, ids+1)
 			replies = append(replies, msg)
 			ids += len(msg.ToolCalls)
 		}
 		var after model.ToolCallingChatModel
-		if f.live.openai == nil && f.live.replay == nil {
+		if f.live.scripted() {
 			after = scriptedModelAt(agent, flow.Scripts[agent], pace, &scriptPosition{next: len(replies), calls: ids})
 		} else {
 			var err error
@@ -89,9 +89,9 @@ func (f *fork) modelFor(flow Flow, pace *Pace) ModelFor {
 	}
 }
 
-// message is the reply as a model's message, its tool calls numbered from first as the scripted
+// editedReply is r as agent's model's message, its tool calls numbered from first as the scripted
 // model numbers them.
-func (r Reply) message(agent string, first int) *schema.Message {
+func editedReply(r Reply, agent string, first int) *schema.Message {
 	msg := &schema.Message{Role: schema.Assistant, Content: r.Text, ResponseMeta: &schema.ResponseMeta{FinishReason: "stop"}}
 	for i, tc := range r.ToolCalls {
 		msg.ToolCalls = append(msg.ToolCalls, schema.ToolCall{ID: fmt.Sprintf("%s_call_%d", agent, first+i), Type: "function",

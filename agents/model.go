@@ -109,6 +109,31 @@ func (m *Model) Ready() error {
 	return nil
 }
 
+// CanRun reports why runs of flow cannot use m, as a traces.CodeInvalid error naming what to
+// do: Ready's reason, or a flow without scripts (Flow.NoScript) on the scripted model, or forked
+// onto it after the fork point; nil when they can.
+func (m *Model) CanRun(flow Flow) error {
+	if err := m.Ready(); err != nil {
+		return err
+	}
+	if !flow.NoScript {
+		return nil
+	}
+	switch {
+	case m.scripted():
+		return traces.Errorf(traces.CodeInvalid, "flow %s has no script for the scripted model: run it on a real model "+
+			"(start Baton with --model openai:MODEL, or inprocess.Options.Models, and OPENAI_API_KEY set), or a replay of one of its runs; "+
+			"or give the flow a Script", flow.Name)
+	case m.fork != nil && m.fork.live.scripted():
+		return traces.Errorf(traces.CodeInvalid, "flow %s has no script for the scripted model, which a fork of it would go on with "+
+			"after the fork point: give the fork a real model (--model openai:MODEL), or give the flow a Script", flow.Name)
+	}
+	return nil
+}
+
+// scripted reports whether m is the scripted model (nil is).
+func (m *Model) scripted() bool { return m == nil || (m.openai == nil && m.replay == nil) }
+
 // Replays returns the flow and input of the run a replay model replays; ok is false for other
 // models.
 func (m *Model) Replays() (flow, input string, ok bool) {
@@ -123,7 +148,7 @@ func (m *Model) Replays() (flow, input string, ok bool) {
 // scripted one.
 func (m *Model) forRun(flow Flow, pace *Pace) (ModelFor, func() *Divergence) {
 	switch {
-	case m == nil || (m.openai == nil && m.replay == nil):
+	case m.scripted():
 		return flow.ScriptedModels(pace), nil
 	case m.fork != nil:
 		return m.fork.modelFor(flow, pace), nil

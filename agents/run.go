@@ -42,7 +42,7 @@ func RunFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 }
 
 func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *traces.Recording) (traces.Status, string) {
-	if err := opts.Model.Ready(); err != nil {
+	if err := opts.Model.CanRun(flow); err != nil {
 		return fail(rec, "", traces.ErrorMessage(err))
 	}
 	models, unplayed := opts.Model.forRun(flow, opts.Pace)

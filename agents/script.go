@@ -1,11 +1,12 @@
 package agents
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/flows"
 )
 
 // Script is one agent's part in a scripted run: the replies its scripted model gives, one Step per
@@ -45,17 +46,12 @@ type Rule struct {
 	Reply Reply
 }
 
-// Reply is one assistant message: text, tool calls, or both.
-type Reply struct {
-	Text      string
-	ToolCalls []ToolCall
-}
+// Reply is one assistant message: text, tool calls, or both (the type a registered flow's
+// script is written in).
+type Reply = flows.Reply
 
 // ToolCall is one call the model asks for: the tool's name and its arguments as JSON text.
-type ToolCall struct {
-	Name      string
-	Arguments string
-}
+type ToolCall = flows.ToolCall
 
 // Say is a step that answers text.
 func Say(text string) Step { return Step{Reply: Reply{Text: text}} }
@@ -95,28 +91,12 @@ func LastToolResult(input []*schema.Message) string {
 	return ""
 }
 
-// Call is a tool call of name. args is used verbatim when it is a string (it must then be JSON)
-// and marshalled to JSON otherwise, without escaping <, > and & (as a model writes them). Call
-// panics if args cannot be marshalled, like regexp.MustCompile: scripts are written by
-// programmers, at init time.
-func Call(name string, args any) ToolCall {
-	if s, ok := args.(string); ok {
-		return ToolCall{Name: name, Arguments: s}
-	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(args); err != nil {
-		panic(fmt.Sprintf("agents.Call(%q): %v", name, err))
-	}
-	return ToolCall{Name: name, Arguments: strings.TrimSuffix(b.String(), "\n")}
-}
+// Call is a tool call of name; see flows.Call.
+func Call(name string, args any) ToolCall { return flows.Call(name, args) }
 
 // Transfer is the call of eino's transfer_to_agent tool, which SetSubAgents gives a parent and its
 // children.
-func Transfer(agent string) ToolCall {
-	return Call("transfer_to_agent", map[string]string{"agent_name": agent})
-}
+func Transfer(agent string) ToolCall { return flows.Transfer(agent) }
 
 // Ask is the call of an agent wrapped with adk.NewAgentTool: the tool is named after the agent
 // and takes {"request": ...}.

@@ -56,11 +56,13 @@ func (s *Server) flowInfos() []web.FlowInfo {
 // startHere is the flow the index offers a newcomer first.
 const startHere = agents.StartHere
 
-// flowGroups returns the catalogue's groups, in the index's order.
+// flowGroups returns the groups of flows, in the index's order: the flows a program registered,
+// then the catalogue's groups.
 func flowGroups() []web.FlowGroup {
-	out := make([]web.FlowGroup, len(agents.Groups))
-	for i, g := range agents.Groups {
-		out[i] = web.FlowGroup{Name: g.Name, Plain: g.Plain}
+	out := make([]web.FlowGroup, 0, len(agents.Groups)+1)
+	out = append(out, web.FlowGroup{Name: agents.GroupRegistered, Plain: "The flows of the program that serves this Baton, registered with it."})
+	for _, g := range agents.Groups {
+		out = append(out, web.FlowGroup{Name: g.Name, Plain: g.Plain})
 	}
 	return out
 }

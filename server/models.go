@@ -35,8 +35,8 @@ func modelChoices(configured []*agents.Model) ([]*agents.Model, error) {
 }
 
 // pickModel returns the model spec names for a run of flow: the default when spec is "". An
-// unknown model, a real one without its key, and a replay of another flow are CodeInvalid
-// errors saying what to do.
+// unknown model, a real one without its key, the scripted one for a flow without scripts, and a
+// replay of another flow are CodeInvalid errors saying what to do.
 func (s *Server) pickModel(spec string, flow agents.Flow) (*agents.Model, error) {
 	var m *agents.Model
 	specs := make([]string, len(s.models))
@@ -50,7 +50,7 @@ func (s *Server) pickModel(spec string, flow agents.Flow) (*agents.Model, error)
 		return nil, traces.Errorf(traces.CodeInvalid, "unknown model %q; this server offers %s (start it with --model to offer more)",
 			clip(spec, 60), strings.Join(specs, ", "))
 	}
-	if err := m.Ready(); err != nil {
+	if err := m.CanRun(flow); err != nil {
 		return nil, err
 	}
 	if replayed, _, ok := m.Replays(); ok && replayed != flow.Name {
@@ -81,12 +81,15 @@ func (s *Server) replayRun(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.rerun(c, "replayed", 0, present["pace_ms"], ms, agents.ReplayOf)
+	return s.rerun(c, "replayed", 0, present["pace_ms"], ms, func(tr traces.Trace, _ agents.Flow) (*agents.Model, error) {
+		return agents.ReplayOf(tr)
+	})
 }
 
 // forkRun serves POST /api/runs/:id/fork {"at","reply","transfer_to","pace_ms"}: a new run of
 // the run's flow and input with the model call whose model.started is at answered otherwise (a
-// reply, a transfer, or both), every call before it answered from the recording.
+// reply, a transfer, or both), every call before it answered from the recording, those after it
+// by the scripted model (the server's default model for a flow without scripts).
 func (s *Server) forkRun(c echo.Context) error {
 	var (
 		at        int64
@@ -108,11 +111,15 @@ func (s *Server) forkRun(c echo.Context) error {
 	if to != "" {
 		edit.ToolCalls = []agents.ToolCall{agents.Transfer(to)}
 	}
-	return s.rerun(c, "forked", at, present["pace_ms"], ms, func(tr traces.Trace) (*agents.Model, error) {
+	return s.rerun(c, "forked", at, present["pace_ms"], ms, func(tr traces.Trace, flow agents.Flow) (*agents.Model, error) {
 		if to != "" && !slices.ContainsFunc(tr.Agents, func(a traces.Agent) bool { return a.Name == to }) {
 			return nil, traces.Errorf(traces.CodeInvalid, "transfer_to %q is no agent of run %s", clip(to, 60), tr.Run.ID)
 		}
-		return agents.ForkOf(tr, agents.Fork{At: at, Reply: edit}, nil)
+		var live *agents.Model // the scripted model, but for a flow that has no scripts
+		if flow.NoScript {
+			live = s.models[0]
+		}
+		return agents.ForkOf(tr, agents.Fork{At: at, Reply: edit}, live)
 	})
 }
 
@@ -120,7 +127,7 @@ func (s *Server) forkRun(c echo.Context) error {
 // modelOf makes of its trace (a replay, a fork), at the pace given or the server's default.
 // forkAt, when not 0, is the seq of the model call a fork changes: the new run records where it
 // was forked from.
-func (s *Server) rerun(c echo.Context, done string, forkAt int64, paced bool, ms int64, modelOf func(traces.Trace) (*agents.Model, error)) error {
+func (s *Server) rerun(c echo.Context, done string, forkAt int64, paced bool, ms int64, modelOf func(traces.Trace, agents.Flow) (*agents.Model, error)) error {
 	rec, err := s.broker.Get(c.Param("id"))
 	if err != nil {
 		return err
@@ -139,8 +146,11 @@ func (s *Server) rerun(c echo.Context, done string, forkAt int64, paced bool, ms
 	if err != nil {
 		return traces.Errorf(traces.CodeInvalid, "run %s is of flow %q, which this server does not run, so it cannot be %s here", tr.Run.ID, clip(tr.Run.Flow, 60), done)
 	}
-	m, err := modelOf(tr)
+	m, err := modelOf(tr, flow)
 	if err != nil {
+		return err
+	}
+	if err := m.CanRun(flow); err != nil {
 		return err
 	}
 	// A replay or a fork joins its run's conversation (the run's own id when it has none), so that

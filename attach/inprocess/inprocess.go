@@ -3,7 +3,9 @@
 //	b, err := inprocess.Start(ctx) // prints the page's URL
 //	iter := runner.Query(ctx, "hello", b.Option())
 //
-// The page lives as long as ctx (or the process): it keeps nothing alive.
+// The page lives as long as ctx (or the process): it keeps nothing alive. Flows registered with
+// it (Options.Flows, package flows) are started, held at breakpoints, forked and replayed from the
+// page and its API as Baton's own are.
 //
 // Supported API, like package attach, whose Baton it returns.
 package inprocess
@@ -18,7 +20,9 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/attach"
+	"github.com/baton-dev/baton/flows"
 	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
 )
 
 // Options tune Start. The zero value serves on a free loopback port and prints the URL on
@@ -30,11 +34,20 @@ type Options struct {
 	Out io.Writer
 	// Attach configures the returned Baton; its URL is the page's own.
 	Attach attach.Config
+	// Flows are the flows the page offers to run, beside showing the app's own runs; none when
+	// empty (Baton's built-in flows are not offered here).
+	Flows []flows.Flow
+	// Models are the chat models the page offers runs of Flows besides the scripted one, the
+	// first the default: "openai:NAME" (any OpenAI-compatible server: OPENAI_API_KEY and
+	// OPENAI_BASE_URL say where and with which key) or "replay:FILE" (a trace file's recorded
+	// replies).
+	Models []string
 }
 
 // Start serves Baton's page on a loopback port until ctx ends, prints its URL, and returns a
 // Baton whose Option and Handler record into it. It fails when the address cannot be listened on
-// or is not a loopback one.
+// or is not a loopback one, when a flow cannot be registered (a name that is missing, taken twice
+// or by a built-in flow; no Build), and for a model spec it cannot read.
 func Start(ctx context.Context, opts ...Options) (*attach.Baton, error) {
 	var o Options
 	if len(opts) > 0 {
@@ -46,6 +59,16 @@ func Start(ctx context.Context, opts ...Options) (*attach.Baton, error) {
 	if o.Out == nil {
 		o.Out = os.Stderr
 	}
+	registered, err := agents.Registered(o.Flows)
+	if err != nil {
+		return nil, fmt.Errorf("serve baton in process: %s", traces.ErrorMessage(err))
+	}
+	models := make([]*agents.Model, len(o.Models))
+	for i, spec := range o.Models {
+		if models[i], err = agents.ParseModel(spec, agents.ProviderEnvFromOS()); err != nil {
+			return nil, fmt.Errorf("serve baton in process: %s", traces.ErrorMessage(err))
+		}
+	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", o.Addr)
 	if err != nil {
@@ -53,7 +76,8 @@ func Start(ctx context.Context, opts ...Options) (*attach.Baton, error) {
 	}
 	s, err := server.New(server.Config{
 		Addr:   ln.Addr().String(),
-		Flows:  []agents.Flow{}, // only the app's own runs
+		Flows:  registered, // not the catalogue: the app's own flows and runs
+		Models: models,
 		Logger: slog.New(slog.NewTextHandler(o.Out, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {

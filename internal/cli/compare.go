@@ -53,7 +53,7 @@ var compareCommand = &command{
 func compareFlows(ctx context.Context, names []string, input, out string, p prices.Table, stdout io.Writer) error {
 	flows := make([]agents.Flow, len(names))
 	for i, n := range names {
-		f, err := agents.Lookup(n)
+		f, err := lookupFlow(ctx, n)
 		if err != nil {
 			return errors.New(traces.ErrorMessage(err))
 		}

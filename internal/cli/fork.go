@@ -40,7 +40,7 @@ var forkCommand = &command{
 			if err != nil {
 				return err
 			}
-			flow, err := agents.Lookup(tr.Run.Flow)
+			flow, err := lookupFlow(ctx, tr.Run.Flow)
 			if err != nil {
 				return errors.New("fork re-runs the run's flow, and " + traces.ErrorMessage(err))
 			}
@@ -56,7 +56,7 @@ var forkCommand = &command{
 			if err != nil {
 				return errors.New(traces.ErrorMessage(err))
 			}
-			if err := model.Ready(); err != nil {
+			if err := model.CanRun(flow); err != nil {
 				return errors.New(traces.ErrorMessage(err))
 			}
 			o.forkOf = &traces.ForkOrigin{Run: tr.Run.ID, Seq: *at}

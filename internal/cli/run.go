@@ -69,7 +69,7 @@ func runFlow(ctx context.Context, name string, o runOptions, stdout, stderr io.W
 	if o.approve && o.reject != "" {
 		return errors.New("run: --approve and --reject exclude each other: give one")
 	}
-	flow, err := agents.Lookup(name)
+	flow, err := lookupFlow(ctx, name)
 	if err != nil {
 		return errors.New(traces.ErrorMessage(err))
 	}
@@ -81,7 +81,7 @@ func runFlow(ctx context.Context, name string, o runOptions, stdout, stderr io.W
 	default:
 		return errors.New("run takes one --model")
 	}
-	if err := model.Ready(); err != nil {
+	if err := model.CanRun(flow); err != nil {
 		return errors.New(traces.ErrorMessage(err))
 	}
 	table, err := loadPrices(*o.prices)

@@ -64,7 +64,7 @@ var serveCommand = &command{
 				export = exp.Watch
 			}
 			srv, err := server.New(server.Config{Addr: *addr, Token: *token, DefaultPace: *pace, Streaming: *stream,
-				Models: models, Export: export, Broker: broker, Prices: table})
+				Models: models, Export: export, Broker: broker, Prices: table, Flows: flowsOf(ctx)})
 			if err != nil {
 				return err
 			}
