@@ -175,6 +175,11 @@ func (f *feed) follow() {
 		}
 	}
 	sub := f.rec.Subscribe(f.view.Seq())
+	// Room for what the recording holds already: a large run opened at once would otherwise be
+	// copied, and its copies collected, at each doubling of the events it has taken in.
+	more := int(max(0, f.rec.Len()-f.view.Seq()))
+	f.view.Grow(more)
+	f.refs = slices.Grow(f.refs, more)
 	// Take in what the recording holds now, so that what is rendered next is the run as it stands.
 	batch := make([]traces.Event, feedBatch)
 	for {

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"slices"
+
 	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 )
@@ -25,6 +27,12 @@ func (v *ViewState) Add(events ...traces.Event) {
 	for _, e := range events {
 		v.a.add(e)
 	}
+}
+
+// Grow makes room for n more events, so that adding a run's events known to come (a recorded
+// run opened at once) does not copy the ones taken in as it goes.
+func (v *ViewState) Grow(n int) {
+	v.a.tr.Events = slices.Grow(v.a.tr.Events, n)
 }
 
 // Seq returns the seq of the newest event taken in, 0 before any.
