@@ -110,7 +110,7 @@ func (s *sessionState) clone() *sessionState {
 
 func (x *sourceIndex) clone() *sourceIndex {
 	c := *x
-	c.primary, c.echo = make(map[string][]int64, len(x.primary)), make(map[string][]int64, len(x.echo))
+	c.primary, c.echo = make(map[msgKey][]int64, len(x.primary)), make(map[msgKey][]int64, len(x.echo))
 	for k, s := range x.primary {
 		c.primary[k] = capped(s)
 	}
