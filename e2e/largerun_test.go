@@ -15,8 +15,9 @@ import (
 )
 
 // TestLargeRunSequenceOnDemand: the page of a finished run of 25,000 events comes without the
-// Sequence view's data; opening the Sequence tab fetches it and draws the run's transfers. The
-// supervisor's summary charts its ~2,500 model calls in at most 40 bars, saying so.
+// Sequence view's data; opening the Sequence tab fetches it and draws the run's transfers, and
+// opening the Session tab fetches what each agent was fed. The supervisor's summary charts its
+// ~2,500 model calls in at most 40 bars, saying so.
 func TestLargeRunSequenceOnDemand(t *testing.T) {
 	t.Parallel()
 	b := startBatonWith(t, nil, func(c *server.Config) { c.MaxIngestBody = 64 << 20 })
@@ -29,6 +30,15 @@ func TestLargeRunSequenceOnDemand(t *testing.T) {
 	tb.click(t, "[data-testid=view-sequence]")
 	tb.waitFor(t, "the fetched sequence view drawing transfer arrows",
 		`!document.querySelector('[data-testid=seq-data-deferred]') && document.querySelectorAll('[data-testid=sequence] [data-testid=seq-arrow][data-kind=transfer]').length > 0`)
+
+	// What each agent was fed comes the same way, when the Session tab is first shown.
+	if n := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=session-histories-deferred]').length`); n != 1 {
+		t.Fatalf("the page holds the session histories itself (%d deferred slots)", n)
+	}
+	tb.click(t, "#tab-btn-session")
+	tb.waitFor(t, "the fetched session histories, the supervisor's with what it was fed",
+		`!document.querySelector('[data-testid=session-histories-deferred]') && document.querySelectorAll('#tab-session [data-testid=session-history-supervisor] .seq-link').length > 0`)
+	tb.click(t, "#tab-btn-timeline")
 
 	tb.click(t, "[data-testid=view-tree]")
 	tb.click(t, `[data-testid="node-supervisor"]`)

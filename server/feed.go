@@ -287,11 +287,30 @@ func (f *feed) wakeLiveLocked() {
 	f.live = make(chan struct{})
 }
 
-// page returns the run page's model as it stands, with the rows of its newest rows events.
-func (f *feed) page(rows int) web.View {
+// page returns the run page's model as it stands, with the rows of its newest rows events. The
+// session panel's histories are left out (deferred) of a finished run's past deferHistoriesOver
+// events: its page fetches them from historiesRoute when the Session tab is first shown. Should
+// an interrupted one be resumed, the live updates of the agents that start again find no section
+// of theirs to replace until then, and what is fetched is as of the fetch.
+func (f *feed) page(rows int) (v web.View, deferred bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.view.Page(rows)
+	if f.view.Seq() > deferHistoriesOver && f.view.Status().Ended() {
+		return f.view.PageDeferred(rows), true
+	}
+	return f.view.Page(rows), false
+}
+
+// deferHistoriesOver is the number of events past which a finished run's page leaves the session
+// panel's histories for its script to fetch: classifying what each agent was fed reads every
+// message of the run (0.5 s of a million events), for a tab that is hidden when the page opens.
+const deferHistoriesOver = 20_000
+
+// histories returns the session panel's histories as they stand.
+func (f *feed) histories() []web.History {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.view.Histories()
 }
 
 // sequence returns the run's sequence view, whole, as it stands.

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -9,6 +10,9 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
 )
 
 // TestLargeRunPageDefersSequence: the page of a finished run of more than 20,000 events leaves
@@ -59,6 +63,58 @@ func TestLargeRunPageDefersSequence(t *testing.T) {
 		}
 		if !seq.Full || seq.Head != n || len(seq.Bars) < n/10 {
 			t.Errorf("the sequence data: full %v, head %d, %d bars; want whole, as of %d, with a bar for each visit and call", seq.Full, seq.Head, len(seq.Bars), n)
+		}
+	}
+}
+
+// TestLargeRunPageDefersHistories: the page of a finished run of more than 20,000 events leaves
+// the session panel's histories (what each agent was fed, by origin) out, naming where its script
+// fetches them, and that route answers them as the whole view of the run has them; a smaller
+// run's page carries them.
+func TestLargeRunPageDefersHistories(t *testing.T) {
+	for _, c := range []struct {
+		events int
+		defers bool
+	}{{1_000, false}, {25_000, true}} {
+		file, n := largeTrace(t, c.events)
+		ts := mustOpenServer(t, server.Config{MaxIngestBody: int64(len(file)) + 1})
+		id := ts.importBig(t, file)
+		page := ts.do(t, request{path: "/runs/" + id})
+		if page.status != http.StatusOK {
+			t.Fatalf("page: %d", page.status)
+		}
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(page.body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		slot := doc.Find("#session-histories")
+		src, deferred := slot.Attr("data-src")
+		if sections := slot.Find("section.history").Length(); deferred != c.defers || (sections == 0) != c.defers {
+			t.Fatalf("%d events: #session-histories has data-src %v, %d sections; want it deferred: %v", n, deferred, sections, c.defers)
+		}
+		if !deferred {
+			continue
+		}
+		if src != "/runs/"+id+"/histories" {
+			t.Errorf("data-src %q", src)
+		}
+		res := ts.do(t, request{path: src})
+		if res.status != http.StatusOK || !strings.HasPrefix(res.header.Get("Content-Type"), "text/html") {
+			t.Fatalf("GET %s: %d %s", src, res.status, res.header.Get("Content-Type"))
+		}
+		tr, err := traces.Unmarshal(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want strings.Builder
+		if err := templates.HistoriesHTML(web.NewView(tr).Session.Histories).Render(context.Background(), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(res.body); got != want.String() {
+			t.Errorf("GET %s: %d bytes, not the %d of the whole view's histories:\n%.500s\nwant\n%.500s", src, len(got), want.Len(), got, want.String())
+		}
+		if !strings.Contains(want.String(), `data-testid="session-history-supervisor"`) {
+			t.Errorf("the whole view's histories have no supervisor: %.300s", want.String())
 		}
 	}
 }

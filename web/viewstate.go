@@ -42,7 +42,7 @@ func (v *ViewState) Seq() int64 { return v.a.run.lastSeq }
 func (v *ViewState) Status() traces.Status { return v.a.run.status }
 
 // View returns the whole run page's model as of the newest event.
-func (v *ViewState) View() View { return v.a.view(0) }
+func (v *ViewState) View() View { return v.a.view(0, true) }
 
 // Update returns what the events after from changed, as Update says, without the new rows:
 // ask Rows for those. A from below 0 asks for every part, as for a page that has none.
