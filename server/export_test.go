@@ -26,12 +26,17 @@ func SetLiveWindow(s *Server, d time.Duration) { s.feeds.window = d }
 // it before any viewer connects.
 func SetPongWait(s *Server, d time.Duration) { s.pongWait = d }
 
+// SetFeedLinger sets how long the feed of a finished run stays after its last user; call it
+// before any viewer connects.
+func SetFeedLinger(s *Server, d time.Duration) { s.feeds.linger = d }
+
 // SetFeedKeep sets how many of a run's newest events s's feeds keep encoded and rendered; call
 // it before any viewer connects.
 func SetFeedKeep(s *Server, n int) { s.feeds.keep = n }
 
 // FeedCached returns how many events rec's feed keeps encoded, and how many timeline rows
-// rendered; false when no viewer follows rec.
+// rendered; false when rec has no feed (no viewer follows it, and it is not a finished run's
+// feed waiting for its page's next request).
 func FeedCached(s *Server, rec *traces.Recording) (encoded, rows int, ok bool) {
 	s.feeds.mu.Lock()
 	f := s.feeds.m[rec]

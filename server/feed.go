@@ -32,7 +32,18 @@ type feeds struct {
 	keep    int           // keptEvents, unless a test asks for fewer
 	travels []travelOf    // the runs travelled in last, newest first, at most keptTravels
 	prices  prices.Table  // what model calls cost, on every view
+	// idle is the feed of a finished run that its last user released within linger, kept for
+	// the requests that follow a page of it (see release); nil when none.
+	idle    *feed
+	idleGen int // counts the feeds made idle, so that a timer knows its own
+	linger  time.Duration
 }
+
+// feedLinger is how long the feed of a finished run stays after its last user released it: a
+// page's own requests come right after it (its socket, while it may be resumed; its Session and
+// Sequence tabs; its older rows; a step in time), and each would otherwise build the run's view
+// state again from every event (seconds, for a million). One feed at most waits so: the newest.
+const feedLinger = 20 * time.Second
 
 // travelOf is a run's time-travel copies (web.Travel).
 type travelOf struct {
@@ -113,6 +124,9 @@ func (fs *feeds) acquire(rec *traces.Recording) *feed {
 		fs.m = make(map[*traces.Recording]*feed)
 	}
 	f := fs.m[rec]
+	if f != nil && f == fs.idle {
+		fs.idle = nil
+	}
 	if f == nil {
 		keep := fs.keep
 		if keep <= 0 {
@@ -129,13 +143,39 @@ func (fs *feeds) acquire(rec *traces.Recording) *feed {
 	return f
 }
 
-// release gives back a feed from acquire; the last user stops it.
+// release gives back a feed from acquire; the last user stops it, at once for a run that goes
+// on, after fs.linger for a finished one (unless it is acquired again meanwhile).
 func (fs *feeds) release(f *feed) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if f.users--; f.users > 0 {
 		return
 	}
+	f.mu.Lock()
+	done := f.done
+	f.mu.Unlock()
+	if !done || fs.linger <= 0 {
+		fs.dropLocked(f)
+		return
+	}
+	if fs.idle != nil {
+		fs.dropLocked(fs.idle)
+	}
+	fs.idle = f
+	fs.idleGen++
+	gen := fs.idleGen
+	time.AfterFunc(fs.linger, func() {
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		if fs.idle == f && fs.idleGen == gen { // else acquired since, or another took its place
+			fs.idle = nil
+			fs.dropLocked(f)
+		}
+	})
+}
+
+// dropLocked forgets f, which has no user, and stops its reading. The caller holds fs.mu.
+func (fs *feeds) dropLocked(f *feed) {
 	delete(fs.m, f.rec)
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -115,6 +116,45 @@ func TestLargeRunPageDefersHistories(t *testing.T) {
 		}
 		if !strings.Contains(want.String(), `data-testid="session-history-supervisor"`) {
 			t.Errorf("the whole view's histories have no supervisor: %.300s", want.String())
+		}
+	}
+}
+
+// TestFinishedRunFeedLingers: the feed of a finished run stays a while after its page released
+// it, for the requests the page makes next (each would otherwise read every event again), and
+// only the newest such feed stays; it goes once the time is up. The feed of a run that goes on
+// goes with its last viewer (TestLongRunFeedKeepsTheNewest and the live tests).
+func TestFinishedRunFeedLingers(t *testing.T) {
+	file, _ := largeTrace(t, 200)
+	ts := mustOpenServer(t, server.Config{MaxIngestBody: int64(len(file)) + 1})
+	server.SetFeedLinger(ts.Server, time.Hour)
+	held := func(id string) bool {
+		rec, err := ts.Broker.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, ok := server.FeedCached(ts.Server, rec)
+		return ok
+	}
+	view := func(id string) {
+		if res := ts.do(t, request{path: "/runs/" + id}); res.status != http.StatusOK {
+			t.Fatalf("page %s: %d", id, res.status)
+		}
+	}
+	first, second := ts.importBig(t, file), ts.importBig(t, file)
+	view(first)
+	if !held(first) {
+		t.Fatal("the finished run's feed went with its page")
+	}
+	view(second)
+	if held(first) || !held(second) {
+		t.Fatalf("after a second run's page, the feeds held: first %v, second %v; want only the second's", held(first), held(second))
+	}
+	server.SetFeedLinger(ts.Server, time.Millisecond)
+	view(first)
+	for deadline := time.Now().Add(10 * time.Second); held(first); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the finished run's feed stays past its time")
 		}
 	}
 }
