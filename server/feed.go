@@ -116,8 +116,16 @@ type part struct {
 }
 
 // acquire returns rec's feed, started and holding every event recorded so far. Call release when
-// done with it.
+// done with it. The feed takes in the run's events after fs is let go: the first viewer of a run
+// of a million events waits seconds for them, and the viewers of every other run must not.
 func (fs *feeds) acquire(rec *traces.Recording) *feed {
+	f := fs.join(rec)
+	f.follow()
+	return f
+}
+
+// join returns rec's feed, made when it has none, counting one user more.
+func (fs *feeds) join(rec *traces.Recording) *feed {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if fs.m == nil {
@@ -139,7 +147,6 @@ func (fs *feeds) acquire(rec *traces.Recording) *feed {
 		fs.m[rec] = f
 	}
 	f.users++
-	f.follow()
 	return f
 }
 
