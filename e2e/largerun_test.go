@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"flag"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,8 +16,9 @@ import (
 )
 
 // TestLargeRunSequenceOnDemand: the page of a finished run of 25,000 events comes without the
-// Sequence view's data; opening the Sequence tab fetches it and draws the run's transfers. The
-// supervisor's summary charts its ~2,500 model calls in at most 40 bars, saying so.
+// Sequence view's data; opening the Sequence tab fetches it and draws the run's transfers, and
+// opening the Session tab fetches what each agent was fed. The supervisor's summary charts its
+// ~2,500 model calls in at most 40 bars, saying so.
 func TestLargeRunSequenceOnDemand(t *testing.T) {
 	t.Parallel()
 	b := startBatonWith(t, nil, func(c *server.Config) { c.MaxIngestBody = 64 << 20 })
@@ -29,6 +31,15 @@ func TestLargeRunSequenceOnDemand(t *testing.T) {
 	tb.click(t, "[data-testid=view-sequence]")
 	tb.waitFor(t, "the fetched sequence view drawing transfer arrows",
 		`!document.querySelector('[data-testid=seq-data-deferred]') && document.querySelectorAll('[data-testid=sequence] [data-testid=seq-arrow][data-kind=transfer]').length > 0`)
+
+	// What each agent was fed comes the same way, when the Session tab is first shown.
+	if n := evalJS[int](t, tb, `document.querySelectorAll('[data-testid=session-histories-deferred]').length`); n != 1 {
+		t.Fatalf("the page holds the session histories itself (%d deferred slots)", n)
+	}
+	tb.click(t, "#tab-btn-session")
+	tb.waitFor(t, "the fetched session histories, the supervisor's with what it was fed",
+		`!document.querySelector('[data-testid=session-histories-deferred]') && document.querySelectorAll('#tab-session [data-testid=session-history-supervisor] .seq-link').length > 0`)
+	tb.click(t, "#tab-btn-timeline")
 
 	tb.click(t, "[data-testid=view-tree]")
 	tb.click(t, `[data-testid="node-supervisor"]`)
@@ -50,7 +61,9 @@ var measureLarge = flag.Bool("measure-large", false, "run TestMeasureLargeRunPag
 
 // TestMeasureLargeRunPage measures, in headless Chromium, a run page of webtest.Large runs of
 // 100,000 and 1,000,000 events, imported: from navigation until interactive (script run, newest
-// row present), 3 loads each.
+// row present). Cold: the run's first view, 3 runs imported one after another (each deleted
+// after its view); warm: 2 views more of the last, its view state kept from the first (the
+// server keeps a finished run's feed a while for its page's next requests).
 //
 //	go test ./e2e -run TestMeasureLargeRunPage -measure-large -v
 func TestMeasureLargeRunPage(t *testing.T) {
@@ -61,17 +74,45 @@ func TestMeasureLargeRunPage(t *testing.T) {
 		b := startBatonWith(t, nil, func(c *server.Config) { c.MaxIngestBody = 1 << 30 })
 		tr, _ := traces.EndImported(webtest.Large(n))
 		last := tr.Events[len(tr.Events)-1].Seq
-		id := importTrace(t, b, tr)
-		tr = traces.Trace{}
-		size := htmlSize(t, b.base+"/runs/"+id)
 		tb := newTab(t, nil)
-		var loads []float64
-		for i := range 3 {
+		load := func(id string, i int) float64 {
 			t0 := time.Now()
 			tb.do(t, "navigate", chromedp.Navigate(b.base+"/runs/"+id+"?load="+strconv.Itoa(i)))
 			tb.waitForWithin(t, "the page interactive", `document.readyState === 'complete' && document.body.dataset.page === 'run' && !!document.getElementById('ev-`+strconv.FormatInt(last, 10)+`')`, 2*time.Minute)
-			loads = append(loads, float64(time.Since(t0).Microseconds())/1000)
+			return float64(time.Since(t0).Microseconds()) / 1000
 		}
-		t.Logf("Large(%d), %d events: page HTML %d bytes; interactive after %s (loads: %v ms)", n, last, size, summarize(loads), loads)
+		var cold, warm []float64
+		var id string
+		for i := range 3 {
+			if id != "" {
+				deleteRun(t, b, id)
+			}
+			id = importTrace(t, b, tr)
+			cold = append(cold, load(id, i))
+		}
+		tr = traces.Trace{}
+		for i := range 2 {
+			warm = append(warm, load(id, 3+i))
+		}
+		size := htmlSize(t, b.base+"/runs/"+id)
+		t.Logf("Large(%d), %d events: page HTML %d bytes; interactive, cold after %s (loads: %v ms); warm after %s (loads: %v ms)",
+			n, last, size, summarize(cold), cold, summarize(warm), warm)
+	}
+}
+
+// deleteRun deletes run id from b.
+func deleteRun(t *testing.T, b *baton, id string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodDelete, b.base+"/api/runs/"+id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE run %s: %d", id, res.StatusCode)
 	}
 }

@@ -26,12 +26,44 @@ func SetLiveWindow(s *Server, d time.Duration) { s.feeds.window = d }
 // it before any viewer connects.
 func SetPongWait(s *Server, d time.Duration) { s.pongWait = d }
 
+// SetFeedLinger sets how long the feed of a finished run stays after its last user; call it
+// before any viewer connects.
+func SetFeedLinger(s *Server, d time.Duration) { s.feeds.linger = d }
+
+// HoldFeed acquires rec's feed and holds its lock, as a viewer taking in or reading its events
+// does, until the func it returns lets it go and releases the feed.
+func HoldFeed(s *Server, rec *traces.Recording) (let func()) {
+	f := s.feeds.acquire(rec)
+	f.mu.Lock()
+	return func() {
+		f.mu.Unlock()
+		s.feeds.release(f)
+	}
+}
+
+// AcquireFeed acquires rec's feed, as a page does; the func it returns releases it.
+func AcquireFeed(s *Server, rec *traces.Recording) (release func()) {
+	f := s.feeds.acquire(rec)
+	return func() { s.feeds.release(f) }
+}
+
+// FeedUsers returns how many users rec's feed has, 0 when it has none.
+func FeedUsers(s *Server, rec *traces.Recording) int {
+	s.feeds.mu.Lock()
+	defer s.feeds.mu.Unlock()
+	if f := s.feeds.m[rec]; f != nil {
+		return f.users
+	}
+	return 0
+}
+
 // SetFeedKeep sets how many of a run's newest events s's feeds keep encoded and rendered; call
 // it before any viewer connects.
 func SetFeedKeep(s *Server, n int) { s.feeds.keep = n }
 
 // FeedCached returns how many events rec's feed keeps encoded, and how many timeline rows
-// rendered; false when no viewer follows rec.
+// rendered; false when rec has no feed (no viewer follows it, and it is not a finished run's
+// feed waiting for its page's next request).
 func FeedCached(s *Server, rec *traces.Recording) (encoded, rows int, ok bool) {
 	s.feeds.mu.Lock()
 	f := s.feeds.m[rec]

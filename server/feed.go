@@ -32,7 +32,18 @@ type feeds struct {
 	keep    int           // keptEvents, unless a test asks for fewer
 	travels []travelOf    // the runs travelled in last, newest first, at most keptTravels
 	prices  prices.Table  // what model calls cost, on every view
+	// idle is the feed of a finished run that its last user released within linger, kept for
+	// the requests that follow a page of it (see release); nil when none.
+	idle    *feed
+	idleGen int // counts the feeds made idle, so that a timer knows its own
+	linger  time.Duration
 }
+
+// feedLinger is how long the feed of a finished run stays after its last user released it: a
+// page's own requests come right after it (its socket, while it may be resumed; its Session and
+// Sequence tabs; its older rows; a step in time), and each would otherwise build the run's view
+// state again from every event (seconds, for a million). One feed at most waits so: the newest.
+const feedLinger = 20 * time.Second
 
 // travelOf is a run's time-travel copies (web.Travel).
 type travelOf struct {
@@ -105,14 +116,25 @@ type part struct {
 }
 
 // acquire returns rec's feed, started and holding every event recorded so far. Call release when
-// done with it.
+// done with it. The feed takes in the run's events after fs is let go: the first viewer of a run
+// of a million events waits seconds for them, and the viewers of every other run must not.
 func (fs *feeds) acquire(rec *traces.Recording) *feed {
+	f := fs.join(rec)
+	f.follow()
+	return f
+}
+
+// join returns rec's feed, made when it has none, counting one user more.
+func (fs *feeds) join(rec *traces.Recording) *feed {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if fs.m == nil {
 		fs.m = make(map[*traces.Recording]*feed)
 	}
 	f := fs.m[rec]
+	if f != nil && f == fs.idle {
+		fs.idle = nil
+	}
 	if f == nil {
 		keep := fs.keep
 		if keep <= 0 {
@@ -125,17 +147,42 @@ func (fs *feeds) acquire(rec *traces.Recording) *feed {
 		fs.m[rec] = f
 	}
 	f.users++
-	f.follow()
 	return f
 }
 
-// release gives back a feed from acquire; the last user stops it.
+// release gives back a feed from acquire; the last user stops it, at once for a run that goes
+// on, after fs.linger for a finished one (unless it is acquired again meanwhile).
 func (fs *feeds) release(f *feed) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if f.users--; f.users > 0 {
 		return
 	}
+	f.mu.Lock()
+	done := f.done
+	f.mu.Unlock()
+	if !done || fs.linger <= 0 {
+		fs.dropLocked(f)
+		return
+	}
+	if fs.idle != nil {
+		fs.dropLocked(fs.idle)
+	}
+	fs.idle = f
+	fs.idleGen++
+	gen := fs.idleGen
+	time.AfterFunc(fs.linger, func() {
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		if fs.idle == f && fs.idleGen == gen { // else acquired since, or another took its place
+			fs.idle = nil
+			fs.dropLocked(f)
+		}
+	})
+}
+
+// dropLocked forgets f, which has no user, and stops its reading. The caller holds fs.mu.
+func (fs *feeds) dropLocked(f *feed) {
 	delete(fs.m, f.rec)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -175,6 +222,11 @@ func (f *feed) follow() {
 		}
 	}
 	sub := f.rec.Subscribe(f.view.Seq())
+	// Room for what the recording holds already: a large run opened at once would otherwise be
+	// copied, and its copies collected, at each doubling of the events it has taken in.
+	more := int(max(0, f.rec.Len()-f.view.Seq()))
+	f.view.Grow(more)
+	f.refs = slices.Grow(f.refs, more)
 	// Take in what the recording holds now, so that what is rendered next is the run as it stands.
 	batch := make([]traces.Event, feedBatch)
 	for {
@@ -282,11 +334,30 @@ func (f *feed) wakeLiveLocked() {
 	f.live = make(chan struct{})
 }
 
-// page returns the run page's model as it stands, with the rows of its newest rows events.
-func (f *feed) page(rows int) web.View {
+// page returns the run page's model as it stands, with the rows of its newest rows events. The
+// session panel's histories are left out (deferred) of a finished run's past deferHistoriesOver
+// events: its page fetches them from historiesRoute when the Session tab is first shown. Should
+// an interrupted one be resumed, the live updates of the agents that start again find no section
+// of theirs to replace until then, and what is fetched is as of the fetch.
+func (f *feed) page(rows int) (v web.View, deferred bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.view.Page(rows)
+	if f.view.Seq() > deferHistoriesOver && f.view.Status().Ended() {
+		return f.view.PageDeferred(rows), true
+	}
+	return f.view.Page(rows), false
+}
+
+// deferHistoriesOver is the number of events past which a finished run's page leaves the session
+// panel's histories for its script to fetch: classifying what each agent was fed reads every
+// message of the run (0.5 s of a million events), for a tab that is hidden when the page opens.
+const deferHistoriesOver = 20_000
+
+// histories returns the session panel's histories as they stand.
+func (f *feed) histories() []web.History {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.view.Histories()
 }
 
 // sequence returns the run's sequence view, whole, as it stands.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 
@@ -135,4 +136,39 @@ func liveRows(t *testing.T, conn *websocket.Conn, n int64) []int64 {
 		out = append(out, seq)
 	}
 	return out
+}
+
+// TestFeedTakesInOutsideTheFeedsLock: a viewer waiting for a run's feed to take in its events
+// (seconds, for a million) holds up no viewer of another run.
+func TestFeedTakesInOutsideTheFeedsLock(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	a, b := ts.addRecording(t, "r-a"), ts.addRecording(t, "r-b")
+	let := server.HoldFeed(ts.Server, a)
+	joined := make(chan func(), 1)
+	go func() { joined <- server.AcquireFeed(ts.Server, a) }()
+	// within runs f in a goroutine, failing the test when it does not return in time: the
+	// feeds are locked while the second viewer of a waits.
+	within := func(what string, f func()) {
+		done := make(chan struct{})
+		go func() { f(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			let() // so that the test ends
+			t.Fatalf("%s waited for another run's feed to take in its events", what)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		var users int
+		within("counting a's viewers", func() { users = server.FeedUsers(ts.Server, a) })
+		if users == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second viewer of a never joined (%d viewers)", users)
+		}
+	}
+	within("b's viewer", func() { server.AcquireFeed(ts.Server, b)() })
+	let()
+	(<-joined)()
 }

@@ -25,6 +25,7 @@ func (s *Server) pageRoutes(e *echo.Echo) {
 	e.GET(inspectorRoute, s.inspector)
 	e.GET(travelRoute, s.travelStep)
 	e.GET(sequenceRoute, s.sequenceData)
+	e.GET(historiesRoute, s.histories)
 	e.GET(rowsRoute, s.rows)
 	e.GET(reportRoute, s.report)
 	e.GET("/compare", s.comparePage)
@@ -91,12 +92,15 @@ func (s *Server) runPage(c echo.Context) error {
 	}
 	// The run's feed holds its view state, shared with the page's websocket and other viewers.
 	f := s.feeds.acquire(rec)
-	v := f.page(pageRows)
+	v, deferred := f.page(pageRows)
 	d := f.digest()
 	opts.Findings, opts.Story = d.findings, d.story
 	s.feeds.release(f)
 	if v.Sequence.Head > deferSequenceOver && v.Stats.Status.Ended() {
 		opts.SequenceSrc = "/runs/" + rec.ID() + "/sequence"
+	}
+	if deferred {
+		opts.HistoriesSrc = "/runs/" + rec.ID() + "/histories"
 	}
 	return render(c, http.StatusOK, templates.RunView(v, opts))
 }
@@ -121,6 +125,22 @@ func (s *Server) sequenceData(c echo.Context) error {
 	seq := f.sequence()
 	s.feeds.release(f)
 	return render(c, http.StatusOK, templates.SequenceHTML(seq))
+}
+
+// historiesRoute serves the session panel's histories of a run as it stands (see
+// deferHistoriesOver).
+const historiesRoute = "/runs/:id/histories"
+
+// histories serves GET /runs/:id/histories.
+func (s *Server) histories(c echo.Context) error {
+	rec, err := s.broker.Get(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	f := s.feeds.acquire(rec)
+	hs := f.histories()
+	s.feeds.release(f)
+	return render(c, http.StatusOK, templates.HistoriesHTML(hs))
 }
 
 // conversation returns the id of run's conversation and its runs, oldest first: the runs of

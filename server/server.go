@@ -180,7 +180,7 @@ func New(cfg Config) (*Server, error) {
 		flows:  cfg.Flows,
 		models: models,
 		token:  token,
-		feeds:  feeds{window: liveWindow, prices: cfg.Prices},
+		feeds:  feeds{window: liveWindow, prices: cfg.Prices, linger: feedLinger},
 	}
 	s.pongWait = pongWait
 	runsCtx, endRuns := context.WithCancelCause(context.Background())

@@ -124,7 +124,7 @@ function onClick(ev) {
   const only = ev.target.closest("[data-filter-agent]");
   if (only) { setFilters({ agent: only.dataset.filterAgent }); return; }
   const tab = ev.target.closest("[role=tab][data-tab]");
-  if (tab) { showTab(tab.dataset.tab); return; }
+  if (tab) { openTab(tab.dataset.tab); return; }
   if (ev.target.closest("#first-error")) { firstError(); return; }
   if (ev.target.closest("#timeline-rows .gap")) return; // rows.js loads it
   if (ev.target.closest("#graph")) { onGraphActivate(ev.target); return; }
@@ -298,7 +298,7 @@ export function initRun() {
   syncFilterInputs();
   initRows(S.runId, filterQuery, onRows);
   applyFilters();
-  showTab(S.tab);
+  openTab(S.tab);
   // Time travel: each step selects and inspects its event. A page opened at an event (?at=)
   // inspects it unless the address names another.
   const at = Number(body.dataset.at) || 0;
@@ -358,7 +358,7 @@ export function initRun() {
     readHash();
     syncFilterInputs();
     applyFilters();
-    showTab(S.tab);
+    openTab(S.tab);
     if (S.selected && S.selected !== before) inspect(S.selected);
   });
 
@@ -366,6 +366,34 @@ export function initRun() {
   if (!isFinal(S.status) || mayResume()) {
     runClock(() => isFinal(S.status), mayResume);
     S.resumeNow = follow(S.runId, () => S.seq, () => isFinal(S.status), mayResume, applyMessage);
+  }
+}
+
+// openTab shows the timeline or the session panel, and the session panel's histories the page of
+// a large finished run leaves out, fetched when it is first shown.
+function openTab(name) {
+  showTab(name);
+  if (name === "session") loadHistories();
+}
+
+// loadHistories fetches, once, the session panel's histories that the page of a large finished
+// run leaves out (its #session-histories names where: templates.PageOptions.HistoriesSrc) and
+// puts them in its place. A step in time that brought them first leaves nothing to fetch.
+async function loadHistories() {
+  const slot = document.getElementById("session-histories");
+  const src = slot && slot.dataset.src;
+  if (!src || slot.dataset.loading) return;
+  slot.dataset.loading = "1";
+  const note = slot.querySelector(".empty");
+  try {
+    const res = await fetch(withToken(src), { headers: { "Accept": "text/html" } });
+    if (!res.ok) throw new Error("what each agent was fed: " + res.status + " " + (await res.text()).slice(0, 200));
+    const tpl = document.createElement("template");
+    tpl.innerHTML = (await res.text()).trim();
+    if (document.getElementById("session-histories") === slot && tpl.content.firstElementChild) slot.replaceWith(tpl.content.firstElementChild);
+  } catch (e) {
+    delete slot.dataset.loading; // the next showing of the tab tries again
+    if (note) note.textContent = "Could not load " + (e.message || String(e));
   }
 }
 

@@ -58,6 +58,10 @@ func EncodeSequence(ctx context.Context, s web.Sequence) ([]byte, error) {
 // fetches it.
 func SequenceHTML(s web.Sequence) templ.Component { return sequenceData(s) }
 
+// HistoriesHTML is the #session-histories element of hs, as a run page whose HistoriesSrc was set
+// fetches it.
+func HistoriesHTML(hs []web.History) templ.Component { return sessionHistories(hs) }
+
 // EncodeRow returns the HTML of r's timeline row as the content of a JSON string, without its
 // quotes: AppendRows puts rows so encoded, side by side, in the html of the RowsTarget fragment.
 func EncodeRow(ctx context.Context, r web.Row) ([]byte, error) {

@@ -68,6 +68,10 @@ type PageOptions struct {
 	// views' data when one of them is first shown, rather than the page carrying it: a
 	// finished run of a million events has some 35 MB of it.
 	SequenceSrc string
+	// HistoriesSrc, when set, is where the page's script fetches the session panel's histories
+	// (HistoriesHTML) when the Session tab is first shown, rather than the page carrying them:
+	// they classify every message of the run.
+	HistoriesSrc string
 }
 
 // Travel places a run page at one event of its run.

@@ -543,3 +543,31 @@ func TestUnmarshalDecodesStringsAsEncodingJSON(t *testing.T) {
 		t.Errorf("%q escaped and %q plain are two copies, want one", a, b)
 	}
 }
+
+// Unmarshal reads the events into one array sized by counting "seq" in the file: a count too
+// large (strings that say "seq") or too small (field names spelled with escapes) reads the same
+// events, into an array with no spare room.
+func TestUnmarshalEventsWhateverSeqCounts(t *testing.T) {
+	want := richTrace()
+	data := mustMarshal(t, want)
+	named := richTrace()
+	named.Run.Model = "seq"
+	for _, c := range []struct {
+		name string
+		file []byte
+		want traces.Trace
+	}{
+		{"as written", data, want},
+		{"more", mustMarshal(t, named), named},
+		{"fewer", bytes.ReplaceAll(data, []byte(`"seq"`), []byte(`"\u0073eq"`)), want},
+	} {
+		got, err := traces.Unmarshal(c.file)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		assertEqualTraces(t, got, c.want)
+		if cap(got.Events) != len(got.Events) {
+			t.Errorf("%s: %d events in an array of %d", c.name, len(got.Events), cap(got.Events))
+		}
+	}
+}

@@ -107,6 +107,14 @@ func (r *Recording) ID() string {
 	return r.trace.Run.ID
 }
 
+// Len returns how many events the recording holds, committed or not: its newest event's seq. A
+// reader about to take them all in can make room for them at once.
+func (r *Recording) Len() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return int64(r.events.n)
+}
+
 // Emit numbers e, stamps it when it has no time, appends it and wakes the subscribers waiting
 // for it. It returns the event as recorded: its time without a monotonic clock reading, which
 // no reader sees. After Finish (until Resume), Emit drops e and returns it with Seq 0.

@@ -1,7 +1,7 @@
 package web
 
 import (
-	"fmt"
+	"io"
 	"math"
 	"slices"
 	"sort"
@@ -116,7 +116,7 @@ func (x *sourceIndex) sources(tr traces.Trace, i int, agent string, msgs []trace
 	}
 	c, shared := x.chainOf(agent, msgs, before)
 	if c == nil {
-		c = &chain{q: query{x: x, used: make(map[string]int)}}
+		c = &chain{q: query{x: x, used: make(map[msgKey]int)}}
 		slots := x.chains[agent]
 		if slots == nil {
 			slots = new([2]*chain)
@@ -128,7 +128,7 @@ func (x *sourceIndex) sources(tr traces.Trace, i int, agent string, msgs []trace
 	c.msgs = msgs
 	c.q.before = before
 	for _, m := range msgs[len(c.srcs):] {
-		c.q.took = ""
+		c.q.took = msgKey{}
 		c.srcs = append(c.srcs, c.q.classify(agent, m))
 		c.took = append(c.took, c.q.took)
 	}
@@ -181,7 +181,7 @@ func sharedMessages(a, b []traces.Message) int {
 type chain struct {
 	msgs []traces.Message // the input last classified; srcs covers its first len(srcs)
 	srcs []Source
-	took []string // for each message of srcs, the copy it took of the index's events (see query.took)
+	took []msgKey // for each message of srcs, the copy it took of the index's events (see query.took)
 	q    query
 	// cum[k] is the prompt tokens of the first k messages by origin (in Origins' order), as
 	// promptTokens counts them, for as many messages as were asked for.
@@ -192,7 +192,7 @@ type chain struct {
 // input that shares only those goes on from there.
 func (c *chain) rewind(n int) {
 	for k := len(c.srcs) - 1; k >= n; k-- {
-		if key := c.took[k]; key != "" {
+		if key := c.took[k]; key != (msgKey{}) {
 			c.q.used[key]--
 		}
 	}
@@ -265,31 +265,31 @@ func splitInstruction(s string) (own, injected string) {
 // rewritten is eino's "For context:" rewrite of m as agent said it (adk's rewriteMessage).
 func rewritten(agent string, m traces.Message) string {
 	var b strings.Builder
-	b.WriteString("For context:")
-	switch m.Role {
-	case "assistant":
-		if m.Content != "" {
-			fmt.Fprintf(&b, " [%s] said: %s.", agent, m.Content)
-		}
-		for _, c := range m.ToolCalls {
-			fmt.Fprintf(&b, " [%s] called tool: `%s` with arguments: %s.", agent, c.Name, c.Arguments)
-		}
-	case "tool":
-		if m.Content != "" {
-			fmt.Fprintf(&b, " [%s] `%s` tool returned result: %s.", agent, m.ToolName, m.Content)
-		}
-	}
+	writeRewritten(&b, agent, m)
 	return b.String()
 }
 
-// ownKey identifies an assistant message as its agent sent it.
-func ownKey(agent string, m traces.Message) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\x00%s", agent, m.Content)
-	for _, c := range m.ToolCalls {
-		fmt.Fprintf(&b, "\x00%s\x00%s\x00%s", c.ID, c.Name, c.Arguments)
+// writeRewritten writes rewritten's text to w, piece by piece.
+func writeRewritten(w io.StringWriter, agent string, m traces.Message) {
+	put := func(pieces ...string) {
+		for _, p := range pieces {
+			w.WriteString(p)
+		}
 	}
-	return b.String()
+	put("For context:")
+	switch m.Role {
+	case "assistant":
+		if m.Content != "" {
+			put(" [", agent, "] said: ", m.Content, ".")
+		}
+		for _, c := range m.ToolCalls {
+			put(" [", agent, "] called tool: `", c.Name, "` with arguments: ", c.Arguments, ".")
+		}
+	case "tool":
+		if m.Content != "" {
+			put(" [", agent, "] `", m.ToolName, "` tool returned result: ", m.Content, ".")
+		}
+	}
 }
 
 // sourceIndex maps what a received message can be to the events that hold it, for the events
@@ -298,7 +298,7 @@ func ownKey(agent string, m traces.Message) string {
 // before stream messages, which mostly echo them and alone hold eino's synthetic transfer
 // messages.
 type sourceIndex struct {
-	primary, echo map[string][]int64
+	primary, echo map[msgKey][]int64
 	callees       map[string]int64 // agents that ran as AgentTools: the seq of their first call
 	callers       map[int64]string // the caller of each agenttool.entered
 	runInput      string
@@ -308,11 +308,11 @@ type sourceIndex struct {
 }
 
 func newSourceIndex() *sourceIndex {
-	return &sourceIndex{primary: map[string][]int64{}, echo: map[string][]int64{},
+	return &sourceIndex{primary: map[msgKey][]int64{}, echo: map[msgKey][]int64{},
 		callees: map[string]int64{}, callers: map[int64]string{}, chains: map[string]*[2]*chain{}}
 }
 
-func (x *sourceIndex) add(primary bool, key string, seq int64) {
+func (x *sourceIndex) add(primary bool, key msgKey, seq int64) {
 	if primary {
 		x.primary[key] = append(x.primary[key], seq)
 	} else {
@@ -324,13 +324,13 @@ func (x *sourceIndex) add(primary bool, key string, seq int64) {
 // counting in used the copies of each message it has met.
 type query struct {
 	x      *sourceIndex
-	used   map[string]int
+	used   map[msgKey]int
 	before int64
-	took   string // the key the last take counted in used, if any: what a rewind gives back
+	took   msgKey // the key the last take counted in used, if any (else zero): what a rewind gives back
 }
 
 // take returns the event for the next copy of key, or 0.
-func (q *query) take(key string) int64 {
+func (q *query) take(key msgKey) int64 {
 	seqs := q.x.primary[key]
 	if !q.has(seqs) {
 		seqs = q.x.echo[key]
@@ -366,7 +366,7 @@ func (x *sourceIndex) advance(tr traces.Trace, end int) {
 			if _, ok := x.callees[e.AgentTool.Callee]; !ok {
 				x.callees[e.AgentTool.Callee] = e.Seq
 			}
-			x.add(true, "request\x00"+e.AgentTool.Callee+"\x00"+e.AgentTool.Request, e.Seq)
+			x.add(true, requestKey(e.AgentTool.Callee, e.AgentTool.Request), e.Seq)
 			x.callers[e.Seq] = e.AgentTool.Caller
 		}
 	}
@@ -375,13 +375,13 @@ func (x *sourceIndex) advance(tr traces.Trace, end int) {
 func (x *sourceIndex) addMessage(primary bool, agent string, m traces.Message, seq int64) {
 	switch m.Role {
 	case "assistant":
-		x.add(primary, "own\x00"+ownKey(agent, m), seq)
+		x.add(primary, ownKey(agent, m), seq)
 	case "tool":
-		x.add(primary, "result\x00"+m.ToolName+"\x00"+m.ToolCallID, seq)
+		x.add(primary, resultKey(m.ToolName, m.ToolCallID), seq)
 	default:
 		return
 	}
-	x.add(primary, "context\x00"+rewritten(agent, m), seq)
+	x.add(primary, rewrittenKey(agent, m), seq)
 }
 
 // classify says where m, received by agent, came from.
@@ -392,9 +392,9 @@ func (q *query) classify(agent string, m traces.Message) Source {
 		own, injected := splitInstruction(m.Content)
 		return Source{Origin: OriginInstruction, How: "instruction", Instruction: own, Injected: injected}
 	case "assistant":
-		return Source{Origin: OriginOwnTurn, Agent: agent, How: "own turn", Seq: q.take("own\x00" + ownKey(agent, m))}
+		return Source{Origin: OriginOwnTurn, Agent: agent, How: "own turn", Seq: q.take(ownKey(agent, m))}
 	case "tool":
-		s := Source{Origin: OriginToolResult, Agent: agent, How: "tool result", Seq: q.take("result\x00" + m.ToolName + "\x00" + m.ToolCallID)}
+		s := Source{Origin: OriginToolResult, Agent: agent, How: "tool result", Seq: q.take(resultKey(m.ToolName, m.ToolCallID))}
 		if first, ok := x.callees[m.ToolName]; ok && first < q.before {
 			s.Agent, s.How = m.ToolName, "AgentTool answer"
 		}
@@ -402,14 +402,14 @@ func (q *query) classify(agent string, m traces.Message) Source {
 	}
 	if m.Content == "For context:" {
 		// eino's rewrite of another agent's empty message: it does not name the agent.
-		return Source{Origin: OriginContext, How: "empty message", Seq: q.take("context\x00" + m.Content)}
+		return Source{Origin: OriginContext, How: "empty message", Seq: q.take(contextKey(m.Content))}
 	}
 	if rest, ok := strings.CutPrefix(m.Content, forContext); ok {
 		if name, tail, ok := strings.Cut(rest, "]"); ok && name != "" {
-			return Source{Origin: OriginContext, Agent: name, How: contextHow(tail), Seq: q.take("context\x00" + m.Content)}
+			return Source{Origin: OriginContext, Agent: name, How: contextHow(tail), Seq: q.take(contextKey(m.Content))}
 		}
 	}
-	if seq := q.take("request\x00" + agent + "\x00" + m.Content); seq > 0 {
+	if seq := q.take(requestKey(agent, m.Content)); seq > 0 {
 		return Source{Origin: OriginAgentToolRequest, Agent: x.callers[seq], How: "AgentTool request", Seq: seq}
 	}
 	s := Source{Origin: OriginUserInput, How: "input"}

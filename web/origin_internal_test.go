@@ -71,3 +71,38 @@ func TestSharedSourceIndexFollowsBranchingInputs(t *testing.T) {
 		t.Errorf("#6's last message links to #%d, want #3 (the second copy)", got[3].Seq)
 	}
 }
+
+// A key made piece by piece is the key of its whole text: a message's "For context:" rewrite
+// is filed under the key its text, received by another agent, is looked up by, however its
+// pieces fall; and keys of different texts differ, even where pieces move across the separators.
+func TestMessageKeysAreTheirText(t *testing.T) {
+	msgs := []traces.Message{
+		{Role: "assistant", Content: "GDP is 3%"},
+		{Role: "assistant", Content: "", ToolCalls: []traces.ToolCallSpec{{ID: "c1", Name: "transfer_to_agent", Arguments: `{"agent_name":"b"}`}}},
+		{Role: "assistant", Content: "both", ToolCalls: []traces.ToolCallSpec{{ID: "c1", Name: "f", Arguments: "{}"}, {ID: "c2", Name: "g", Arguments: "[]"}}},
+		{Role: "tool", Content: "42", ToolName: "calc", ToolCallID: "c9"},
+		{Role: "tool", ToolName: "calc"},
+		{Role: "user", Content: "hi"},
+	}
+	for _, m := range msgs {
+		if got, want := rewrittenKey("research", m), contextKey(rewritten("research", m)); got != want {
+			t.Errorf("%+v: rewritten piece by piece is filed under %x, its text under %x", m, got, want)
+		}
+	}
+	keys := map[msgKey]string{}
+	for name, k := range map[string]msgKey{
+		"own a|b":       ownKey("a", traces.Message{Content: "b"}),
+		"own a\\x00|b":  ownKey("a\x00", traces.Message{Content: "b"}),
+		"own ab|":       ownKey("ab", traces.Message{}),
+		"result a|b":    resultKey("a", "b"),
+		"request a|b":   requestKey("a", "b"),
+		"context a\\0b": contextKey("a\x00b"),
+		"context ab":    contextKey("ab"),
+		"own a|b+call":  ownKey("a", traces.Message{Content: "b", ToolCalls: []traces.ToolCallSpec{{ID: "1"}}}),
+	} {
+		if other, ok := keys[k]; ok {
+			t.Errorf("%s and %s share a key", name, other)
+		}
+		keys[k] = name
+	}
+}

@@ -37,7 +37,7 @@ const ReportRunPath = 8
 // NewReport returns the report of tr, analysed once for all its inspections.
 func NewReport(tr traces.Trace, opts ...Option) Report {
 	a := analyse(tr, pricingOf(tr.Run, opts))
-	r := Report{View: a.view(0), Inspections: make([]Inspection, len(tr.Events))}
+	r := Report{View: a.view(0, true), Inspections: make([]Inspection, len(tr.Events))}
 	for i := range a.tr.Events {
 		// A fed history grows with the run: whole in every inspection, a long run's report
 		// would grow with the square of its events. The embedded trace keeps every message.

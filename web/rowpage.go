@@ -128,5 +128,17 @@ func (v *ViewState) FindRows(f RowFilter, after, before int64, limit int, forwar
 // of the newest limit events (all when limit <= 0): a page fetches earlier ones on demand
 // (FindRows).
 func (v *ViewState) Page(limit int) View {
-	return v.a.view(limit)
+	return v.a.view(limit, true)
+}
+
+// PageDeferred is Page without the session panel's histories (what each agent was fed, by
+// origin), for a page that fetches them (Histories) when its Session tab is first shown: they
+// classify every message of the run, which a page of a million events must not wait for.
+func (v *ViewState) PageDeferred(limit int) View {
+	return v.a.view(limit, false)
+}
+
+// Histories returns the session panel's histories as of the newest event, as Page has them.
+func (v *ViewState) Histories() []History {
+	return v.a.session.historyList(v.a.tr, v.a.tree.roster)
 }

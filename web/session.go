@@ -110,7 +110,7 @@ func (s *sessionState) clone() *sessionState {
 
 func (x *sourceIndex) clone() *sourceIndex {
 	c := *x
-	c.primary, c.echo = make(map[string][]int64, len(x.primary)), make(map[string][]int64, len(x.echo))
+	c.primary, c.echo = make(map[msgKey][]int64, len(x.primary)), make(map[msgKey][]int64, len(x.echo))
 	for k, s := range x.primary {
 		c.primary[k] = capped(s)
 	}
@@ -124,10 +124,15 @@ func (x *sourceIndex) clone() *sourceIndex {
 
 // panel returns the session panel of tr, its histories in r's order.
 func (s *sessionState) panel(tr traces.Trace, r *roster) Session {
-	out := Session{Values: slices.Clone(s.values)}
+	return Session{Values: slices.Clone(s.values), Histories: s.historyList(tr, r)}
+}
+
+// historyList returns the panel's histories, in r's order.
+func (s *sessionState) historyList(tr traces.Trace, r *roster) []History {
+	var out []History
 	for _, m := range r.list {
 		if h := s.histories[m.Name]; h != nil {
-			out.Histories = append(out.Histories, s.history(tr, m, h, r))
+			out = append(out, s.history(tr, m, h, r))
 		}
 	}
 	return out

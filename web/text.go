@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -77,13 +78,26 @@ func plural(n int, word string) string {
 
 // compact writes a count the way the header does: 950, 1.2k, 34k, 1.5M.
 func compact(n int) string {
+	var buf [24]byte
+	return string(appendCompact(buf[:0], n))
+}
+
+// appendCompact appends compact(n) to b, making no string: the tree compares the counts of its
+// nodes as shown at each event.
+func appendCompact(b []byte, n int) []byte {
 	switch {
 	case n < 1000:
-		return fmt.Sprint(n)
+		return strconv.AppendInt(b, int64(n), 10)
 	case n < 10_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
+		return append(strconv.AppendFloat(b, float64(n)/1000, 'f', 1, 64), 'k')
 	case n < 1_000_000:
-		return fmt.Sprintf("%dk", n/1000)
+		return append(strconv.AppendInt(b, int64(n/1000), 10), 'k')
 	}
-	return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	return append(strconv.AppendFloat(b, float64(n)/1e6, 'f', 1, 64), 'M')
+}
+
+// sameCompact reports whether compact(a) == compact(b).
+func sameCompact(a, b int) bool {
+	var x, y [24]byte
+	return string(appendCompact(x[:0], a)) == string(appendCompact(y[:0], b))
 }

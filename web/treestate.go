@@ -88,7 +88,7 @@ type face struct {
 // names model calls and tokens (compacted, 1.2k), and tool calls only as whether there were any.
 func (f face) looksLike(g face) bool {
 	return f.state == g.state && f.err == g.err && f.calls == g.calls && f.iteration == g.iteration && f.handedOff == g.handedOff && (f.tools == 0) == (g.tools == 0) &&
-		(f.tokens == g.tokens || compact(f.tokens) == compact(g.tokens))
+		(f.tokens == g.tokens || sameCompact(f.tokens, g.tokens))
 }
 
 func (x *activity) face() face {

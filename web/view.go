@@ -1,6 +1,8 @@
 package web
 
 import (
+	"slices"
+
 	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 )
@@ -17,7 +19,7 @@ type View struct {
 
 // NewView returns the whole run page's model for tr after its last event.
 func NewView(tr traces.Trace, opts ...Option) View {
-	return analyse(tr, pricingOf(tr.Run, opts)).view(0)
+	return analyse(tr, pricingOf(tr.Run, opts)).view(0, true)
 }
 
 // NewSession returns the session panel of tr after its last event.
@@ -47,14 +49,18 @@ func newTimeline(a *analysis, after int64) []Row {
 }
 
 // view returns the page's model with the rows of the newest limit events (all when limit <= 0).
-func (a *analysis) view(limit int) View {
+func (a *analysis) view(limit int, histories bool) View {
 	var after int64
 	if n := len(a.tr.Events); limit > 0 && n > limit {
 		after = a.tr.Events[n-limit-1].Seq
 	}
+	session := Session{Values: slices.Clone(a.session.values)}
+	if histories {
+		session = a.session.panel(a.tr, a.tree.roster)
+	}
 	return View{
 		Stats: a.stats(), Graph: a.tree.graph(), Agents: a.tree.agentRefs(),
-		Timeline: newTimeline(a, after), Session: a.session.panel(a.tr, a.tree.roster), Sequence: a.sequence(0, a.run.lastSeq),
+		Timeline: newTimeline(a, after), Session: session, Sequence: a.sequence(0, a.run.lastSeq),
 	}
 }
 

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"slices"
+
 	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 )
@@ -27,6 +29,12 @@ func (v *ViewState) Add(events ...traces.Event) {
 	}
 }
 
+// Grow makes room for n more events, so that adding a run's events known to come (a recorded
+// run opened at once) does not copy the ones taken in as it goes.
+func (v *ViewState) Grow(n int) {
+	v.a.tr.Events = slices.Grow(v.a.tr.Events, n)
+}
+
 // Seq returns the seq of the newest event taken in, 0 before any.
 func (v *ViewState) Seq() int64 { return v.a.run.lastSeq }
 
@@ -34,7 +42,7 @@ func (v *ViewState) Seq() int64 { return v.a.run.lastSeq }
 func (v *ViewState) Status() traces.Status { return v.a.run.status }
 
 // View returns the whole run page's model as of the newest event.
-func (v *ViewState) View() View { return v.a.view(0) }
+func (v *ViewState) View() View { return v.a.view(0, true) }
 
 // Update returns what the events after from changed, as Update says, without the new rows:
 // ask Rows for those. A from below 0 asks for every part, as for a page that has none.
