@@ -415,6 +415,6 @@ async function loadSequence() {
     if (now === slot && tpl.content.firstElementChild) slot.replaceWith(tpl.content.firstElementChild);
   } catch (e) {
     delete slot.dataset.loading; // the next showing of the view tries again
-    showError(e.message || String(e));
+    showError(document.getElementById("form-error"), "Could not load " + (e.message || String(e)));
   }
 }
