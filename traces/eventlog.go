@@ -137,12 +137,65 @@ const (
 // encodes e straight into the room left in the last chunk, and only when e does not fit there
 // copies it to a new chunk. A field added to an event's types must be added here and in raw:
 // TestRecordingReadsBackEveryEventExactly reads back richTrace, which sets every field.
+//
+// Each payload is written by a function of its own, not inlined here: a goroutine's stack then
+// needs room for the deepest one's frame only, where one function writing them all needed ~3 KB
+// for its inlined appends, and the app's short-lived goroutines (eino runs each tool call of a
+// reply but the first on one) grew their stacks, a copy each, to record one event.
 func (w *logWriter) add(e *Event) {
 	seq := int64(w.n + 1)
 	var b []byte
 	if last := len(w.chunks) - 1; last >= 0 {
 		b = w.chunks[last][w.off:w.off]
 	}
+	// Most events (a tool call's three: tool.started, tool.finished, its result's message) have
+	// none of the payloads after Message: tested at once, they are neither masked nor walked.
+	plain := noLaterPayloads(e)
+	b = w.appendHead(b, e, seq, plain)
+	if e.Run != nil {
+		b = w.appendRun(b, e.Run)
+	}
+	if e.AgentRun != nil {
+		b = w.appendAgentRun(b, seq, e)
+	}
+	if e.Model != nil {
+		b = w.appendModel(b, seq, e)
+	}
+	if e.Tool != nil {
+		b = w.appendTool(b, seq, e.Tool)
+	}
+	if e.Message != nil {
+		b = w.appendEventMessage(b, seq, e.Message)
+	}
+	if !plain {
+		b = w.appendPayloads(b, e)
+	}
+	if w.extend.Keep > 0 {
+		w.inputs.rememberExtension(seq, e.Agent, w.extend.Keep+len(e.Model.Input))
+	} else if e.Model != nil || e.AgentRun != nil {
+		w.inputs.remember(seq, e.Agent, eventInput(e))
+	}
+	at := w.place(b)
+	if len(w.pending) > 0 {
+		w.placePending(at)
+	}
+}
+
+// placePending notes where the long strings the event just placed at wrote are.
+//
+//go:noinline
+func (w *logWriter) placePending(at uint64) {
+	for _, p := range w.pending {
+		w.recent[w.nextRecent%recentStrings] = recentString{p.s, at + p.at}
+		w.nextRecent++
+	}
+	w.pending = w.pending[:0]
+}
+
+// appendHead appends the event numbered seq's seq, time, kind, actor and payload mask.
+//
+//go:noinline
+func (w *logWriter) appendHead(b []byte, e *Event, seq int64, plain bool) []byte {
 	b = binary.AppendVarint(b, e.Seq-seq) // 0 but in a loaded trace whose seqs have gaps
 	b = w.appendTime(b, e.Time)
 	code := kindCode(e.Kind)
@@ -151,88 +204,85 @@ func (w *logWriter) add(e *Event) {
 		b = appendLogString(b, string(e.Kind))
 	}
 	b = w.appendActor(b, e.Agent, e.RunPath)
-	// Most events (a tool call's three: tool.started, tool.finished, its result's message) have
-	// none of the payloads after Message: tested at once, they are neither masked nor walked.
-	plain := noLaterPayloads(e)
 	if plain {
-		b = append(b, byte(headPayloadMask(e))) // the mask's varint: a byte below 0x80
-	} else {
-		b = binary.AppendUvarint(b, payloadMask(e))
+		return append(b, byte(headPayloadMask(e))) // the mask's varint: a byte below 0x80
 	}
-	if r := e.Run; r != nil {
-		b = appendLogString(b, r.Flow)
-		b = w.text(b, r.Input)
-		b = appendLogString(b, string(r.Status))
-		b = w.text(b, r.Error)
-		b = appendBool(b, r.ForkedFrom != nil)
-		if f := r.ForkedFrom; f != nil {
-			b = appendLogString(b, f.Run)
-			b = binary.AppendVarint(b, f.Seq)
-		}
+	return binary.AppendUvarint(b, payloadMask(e))
+}
+
+//go:noinline
+func (w *logWriter) appendRun(b []byte, r *RunMark) []byte {
+	b = appendLogString(b, r.Flow)
+	b = w.text(b, r.Input)
+	b = appendLogString(b, string(r.Status))
+	b = w.text(b, r.Error)
+	b = appendBool(b, r.ForkedFrom != nil)
+	if f := r.ForkedFrom; f != nil {
+		b = appendLogString(b, f.Run)
+		b = binary.AppendVarint(b, f.Seq)
 	}
-	if a := e.AgentRun; a != nil {
-		b = w.appendInput(b, seq, e.Agent, a.Input)
-		b = appendBool(b, a.Resumed)
-		b = appendLogString(b, a.Via)
-		b = w.text(b, a.Error)
-		b = appendBool(b, a.Interrupted)
-		b = binary.AppendVarint(b, int64(a.Iteration))
-	}
-	if m := e.Model; m != nil {
-		b = appendLogString(appendLogString(b, m.ID), m.Name)
-		if w.extend.Keep > 0 {
-			b = w.appendExtension(b, seq, m.Input)
-		} else {
-			b = w.appendInput(b, seq, e.Agent, m.Input)
-		}
-		b = binary.AppendUvarint(b, sliceLen(m.Tools))
-		for _, t := range m.Tools {
-			b = appendLogString(b, t)
-		}
-		b = appendBool(b, m.Output != nil)
-		if m.Output != nil {
-			w.noteReply(m.Output, seq, len(b))
-			b = w.appendMessage(b, m.Output)
-		}
-		b = appendBool(b, m.Usage != nil)
-		if u := m.Usage; u != nil {
-			b = binary.AppendVarint(b, int64(u.PromptTokens))
-			b = binary.AppendVarint(b, int64(u.CompletionTokens))
-			b = binary.AppendVarint(b, int64(u.TotalTokens))
-		}
-		b = appendFloat(b, m.DurationMS)
-		b = w.text(b, m.Error)
-	}
-	if t := e.Tool; t != nil {
-		w.toolName, w.toolCallID, w.toolResult, w.toolBy, w.toolOff = t.Name, t.CallID, t.Result, int(seq), len(b)
-		b = appendLogString(appendLogString(b, t.Name), t.CallID)
-		b = w.text(w.text(b, t.Arguments), t.Result)
-		b = w.text(b, t.Error)
-		b = appendFloat(b, t.DurationMS)
-		b = appendBool(b, t.Interrupted)
-	}
-	if m := e.Message; m != nil {
-		if w.toolBy > 0 && int(seq) > w.toolBy && m.Role == "tool" && m.ToolCalls == nil && sameString(m.Content, w.toolResult) &&
-			sameString(m.ToolCallID, w.toolCallID) && sameString(m.ToolName, w.toolName) {
-			b = binary.AppendUvarint(binary.AppendUvarint(append(b, toolResultRef), uint64(int(seq)-w.toolBy)), uint64(w.toolOff))
-		} else {
-			b = w.appendMessageRef(b, seq, m)
-		}
-	}
-	if !plain {
-		b = w.appendPayloads(b, e)
-	}
+	return b
+}
+
+//go:noinline
+func (w *logWriter) appendAgentRun(b []byte, seq int64, e *Event) []byte {
+	a := e.AgentRun
+	b = w.appendInput(b, seq, e.Agent, a.Input)
+	b = appendBool(b, a.Resumed)
+	b = appendLogString(b, a.Via)
+	b = w.text(b, a.Error)
+	b = appendBool(b, a.Interrupted)
+	return binary.AppendVarint(b, int64(a.Iteration))
+}
+
+//go:noinline
+func (w *logWriter) appendModel(b []byte, seq int64, e *Event) []byte {
+	m := e.Model
+	b = appendLogString(appendLogString(b, m.ID), m.Name)
 	if w.extend.Keep > 0 {
-		w.inputs.rememberExtension(seq, e.Agent, w.extend.Keep+len(e.Model.Input))
+		b = w.appendExtension(b, seq, m.Input)
 	} else {
-		w.inputs.remember(seq, e.Agent, eventInput(e))
+		b = w.appendInput(b, seq, e.Agent, m.Input)
 	}
-	at := w.place(b)
-	for _, p := range w.pending {
-		w.recent[w.nextRecent%recentStrings] = recentString{p.s, at + p.at}
-		w.nextRecent++
+	b = binary.AppendUvarint(b, sliceLen(m.Tools))
+	for _, t := range m.Tools {
+		b = appendLogString(b, t)
 	}
-	w.pending = w.pending[:0]
+	b = appendBool(b, m.Output != nil)
+	if m.Output != nil {
+		w.noteReply(m.Output, seq, len(b))
+		b = w.appendMessage(b, m.Output)
+	}
+	b = appendBool(b, m.Usage != nil)
+	if u := m.Usage; u != nil {
+		b = binary.AppendVarint(b, int64(u.PromptTokens))
+		b = binary.AppendVarint(b, int64(u.CompletionTokens))
+		b = binary.AppendVarint(b, int64(u.TotalTokens))
+	}
+	b = appendFloat(b, m.DurationMS)
+	return w.text(b, m.Error)
+}
+
+//go:noinline
+func (w *logWriter) appendTool(b []byte, seq int64, t *ToolCall) []byte {
+	w.toolName, w.toolCallID, w.toolResult, w.toolBy, w.toolOff = t.Name, t.CallID, t.Result, int(seq), len(b)
+	b = appendLogString(appendLogString(b, t.Name), t.CallID)
+	b = w.text(w.text(b, t.Arguments), t.Result)
+	b = w.text(b, t.Error)
+	b = appendFloat(b, t.DurationMS)
+	return appendBool(b, t.Interrupted)
+}
+
+// appendEventMessage appends m, the message of the event numbered seq: as where the tool call
+// written last is, when m is its result, else as appendMessageRef does.
+//
+//go:noinline
+func (w *logWriter) appendEventMessage(b []byte, seq int64, m *Message) []byte {
+	if w.toolBy > 0 && int(seq) > w.toolBy && m.Role == "tool" && m.ToolCalls == nil && sameString(m.Content, w.toolResult) &&
+		sameString(m.ToolCallID, w.toolCallID) && sameString(m.ToolName, w.toolName) {
+		return binary.AppendUvarint(binary.AppendUvarint(append(b, toolResultRef), uint64(int(seq)-w.toolBy)), uint64(w.toolOff))
+	}
+	return w.appendMessageRef(b, seq, m)
 }
 
 // text appends s, referring to where it was written when it is a recent long string.
@@ -244,8 +294,8 @@ func (w *logWriter) text(b []byte, s string) []byte {
 }
 
 func (w *logWriter) longText(b []byte, s string) []byte {
-	for _, r := range w.recent {
-		if len(r.s) == len(s) && unsafe.StringData(r.s) == unsafe.StringData(s) {
+	for i := range w.recent { // by index: a range over values would copy the whole array first
+		if r := &w.recent[i]; len(r.s) == len(s) && unsafe.StringData(r.s) == unsafe.StringData(s) {
 			return binary.AppendUvarint(binary.AppendUvarint(b, uint64(len(s))<<1|1), r.at)
 		}
 	}
