@@ -260,9 +260,9 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 	}
 }
 
-// toolStarted records tool call c and notes its start. Its payload is the call's own (see
-// toolEvents), or the delivery's (see delivery.reuses).
-func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *tool.CallbackInput) {
+// toolStarted records tool call c (callID) and notes its start. Its payload is the call's own
+// (see toolEvents), or the delivery's (see delivery.reuses).
+func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, callID string, in *tool.CallbackInput) {
 	args := ""
 	if in != nil {
 		args = in.ArgumentsInJSON
@@ -274,9 +274,9 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *t
 	defer r.out.unstamp()
 	r.commit(v)
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
-	r.calls.startTool(openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, call: c})
+	r.calls.startTool(openTool{name: info.Name, args: args, v: v, callID: callID, call: c})
 	tc := &r.out.payloads(c).started
-	*tc = traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}
+	*tc = traces.ToolCall{Name: info.Name, CallID: callID, Arguments: args}
 	r.out.emit(&traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path, Tool: tc})
 }
 
@@ -332,15 +332,16 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	} else {
 		ended.ended.Error = errText(err)
 	}
-	// One event on the stack for both: this runs on the small stack of a goroutine eino starts for
-	// the tool call (see delivery.parkBehind).
+	// One event for both, on the small stack of a goroutine eino starts for the tool call (see
+	// delivery.parkBehind), its kind and payload changed for the second: its time is the
+	// callback's either way, its seq the sink's.
 	e := traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: v.path, Tool: &ended.ended}
 	r.out.emit(&e)
 	if err != nil {
 		r.toolFailed(v, info.Name, interrupted, ended.ended.Error)
 		return
 	}
-	e = traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: v.path, Message: &ended.result}
+	e.Seq, e.Kind, e.Tool, e.Message = 0, traces.KindMessage, nil, &ended.result
 	r.out.emit(&e)
 	if info.Name == transferToolName {
 		r.toolTransferred(v, args, callID)
