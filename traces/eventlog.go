@@ -193,12 +193,12 @@ func (w *logWriter) placePending(at uint64) {
 }
 
 // appendHead appends the event numbered seq's seq, time, kind, actor and payload mask: most
-// events' as one block of fixed shape (see fixedHead).
+// events' as one block of fixed shape (see appendFixedHead).
 //
 //go:noinline
 func (w *logWriter) appendHead(b []byte, e *Event, seq int64, plain bool) []byte {
-	if h, n := w.fixedHead(e, seq, plain); n > 0 {
-		return append(b, h[:n]...)
+	if b, ok := w.appendFixedHead(b, e, seq, plain); ok {
+		return b
 	}
 	return w.appendHeadFields(b, e, seq, plain)
 }
@@ -219,29 +219,32 @@ func (w *logWriter) appendHeadFields(b []byte, e *Event, seq int64, plain bool) 
 	return binary.AppendUvarint(b, payloadMask(e))
 }
 
-// fixedHead is the head appendHead writes for an event of the usual shape, built in one block
-// of n bytes: numbered in order, in UTC, of a kind the format knows, by the actor of one of the
-// last 16,383 events written, with none of the payloads after Message. It is the same bytes
-// appendHead writes field by field (see TestFixedHeadIsTheHead): a 0 (seq), timeUTC and the
-// time's 8 bytes, the kind's code, actorSame and how many events back (a varint of one or two
-// bytes), the mask.
-func (w *logWriter) fixedHead(e *Event, seq int64, plain bool) (h [15]byte, n int) {
+// appendFixedHead appends the head appendHead writes for an event of the usual shape, built in
+// place as one block, and reports whether e is of that shape and b had the room (15 bytes, as
+// it nearly always has: b is the room left in the log's last chunk): numbered in order, in UTC,
+// of a kind the format knows, by the actor of one of the last 16,383 events written, with none
+// of the payloads after Message. It is the same bytes appendHead writes field by field (see
+// TestFixedHeadIsTheHead): a 0 (seq), timeUTC and the time's 8 bytes, the kind's code,
+// actorSame and how many events back (a varint of one or two bytes), the mask.
+func (w *logWriter) appendFixedHead(b []byte, e *Event, seq int64, plain bool) ([]byte, bool) {
 	sec := e.Time.Unix()
 	code := kindCode(e.Kind)
 	back := w.n + 1 - w.actorBy
-	if e.Seq != seq || !plain || code == 0 || e.Time.Location() != time.UTC || back >= 1<<14 ||
+	at := len(b)
+	if e.Seq != seq || !plain || code == 0 || e.Time.Location() != time.UTC || back >= 1<<14 || cap(b)-at < 15 ||
 		sec <= math.MinInt64/1_000_000_000+1 || sec >= math.MaxInt64/1_000_000_000-1 || !w.sameActor(e.Agent, e.RunPath) {
-		return h, 0
+		return b, false
 	}
-	h[1] = timeUTC
+	h := b[at : at+15]
+	h[0], h[1] = 0, timeUTC
 	binary.LittleEndian.PutUint64(h[2:10], uint64(sec*1e9+int64(e.Time.Nanosecond())))
 	h[10], h[11] = code, actorSame
 	if back < 0x80 {
 		h[12], h[13] = byte(back), byte(headPayloadMask(e))
-		return h, 14
+		return b[:at+14], true
 	}
 	h[12], h[13], h[14] = byte(back)|0x80, byte(back>>7), byte(headPayloadMask(e))
-	return h, 15
+	return b[:at+15], true
 }
 
 //go:noinline
@@ -471,10 +474,11 @@ func (w *logWriter) place(b []byte) uint64 {
 	}
 	at := uint64(last)<<32 | uint64(w.off)
 	w.off += len(b)
-	if w.n%atBlock == 0 {
+	i := uint(w.n) // unsigned: a shift and a mask, where a signed n took a sign's fix-ups
+	if i%atBlock == 0 {
 		w.at = append(w.at, make([]uint64, atBlock))
 	}
-	w.at[w.n/atBlock][w.n%atBlock] = at
+	w.at[i/atBlock][i%atBlock] = at
 	w.n++
 	return at
 }

@@ -154,7 +154,7 @@ func TestLaterPayloadsAreEveryPayloadAfterMessage(t *testing.T) {
 // TestFixedHeadIsTheHead checks that the head written in one block is, byte for byte, the head
 // written field by field, for events of the usual shape, and that events of any other shape (out
 // of order, another zone, a kind the format does not know, a new actor, one far back, later
-// payloads) are left to the fields.
+// payloads) or with too little room in the chunk are left to the fields.
 func TestFixedHeadIsTheHead(t *testing.T) {
 	at := time.Date(2026, 12, 5, 1, 2, 3, 456789, time.UTC)
 	path := []string{"root", "a"}
@@ -171,12 +171,12 @@ func TestFixedHeadIsTheHead(t *testing.T) {
 		seq := int64(w.n + 1)
 		for _, e := range usual {
 			e.Seq = seq
-			h, n := w.fixedHead(&e, seq, noLaterPayloads(&e))
-			if n == 0 {
+			h, ok := w.appendFixedHead(make([]byte, 1, 16), &e, seq, noLaterPayloads(&e))
+			if !ok {
 				t.Fatalf("%s after %d events: not written in one block", e.Kind, w.n)
 			}
-			if want := w.appendHeadFields(nil, &e, seq, noLaterPayloads(&e)); string(h[:n]) != string(want) {
-				t.Errorf("%s after %d events: head % x, field by field % x", e.Kind, w.n, h[:n], want)
+			if want := w.appendHeadFields([]byte{0}, &e, seq, noLaterPayloads(&e)); string(h) != string(want) {
+				t.Errorf("%s after %d events: head % x, field by field % x", e.Kind, w.n, h, want)
 			}
 		}
 	}
@@ -196,8 +196,11 @@ func TestFixedHeadIsTheHead(t *testing.T) {
 		{&w, Event{Seq: 2, Time: at, Kind: KindError, Agent: "a", RunPath: path, Error: &ErrorDetail{Message: "x"}}, 2, "a later payload"},
 		{&far, Event{Seq: 20001, Time: at, Kind: KindMessage, Agent: "a", RunPath: path}, 20001, "an actor 20,000 events back"},
 	}
+	if _, ok := w.appendFixedHead(make([]byte, 0, 14), &usual[0], 2, true); ok {
+		t.Errorf("written in one block into 14 bytes of room")
+	}
 	for _, o := range other {
-		if _, n := o.w.fixedHead(&o.e, o.seq, noLaterPayloads(&o.e)); n > 0 {
+		if _, ok := o.w.appendFixedHead(make([]byte, 0, 64), &o.e, o.seq, noLaterPayloads(&o.e)); ok {
 			t.Errorf("%s: written in one block", o.what)
 		}
 	}
