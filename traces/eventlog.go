@@ -137,12 +137,74 @@ const (
 // encodes e straight into the room left in the last chunk, and only when e does not fit there
 // copies it to a new chunk. A field added to an event's types must be added here and in raw:
 // TestRecordingReadsBackEveryEventExactly reads back richTrace, which sets every field.
+//
+// Each payload is written by a function of its own, not inlined here: a goroutine's stack then
+// needs room for the deepest one's frame only, where one function writing them all needed ~3 KB
+// for its inlined appends, and the app's short-lived goroutines (eino runs each tool call of a
+// reply but the first on one) grew their stacks, a copy each, to record one event.
 func (w *logWriter) add(e *Event) {
 	seq := int64(w.n + 1)
 	var b []byte
 	if last := len(w.chunks) - 1; last >= 0 {
 		b = w.chunks[last][w.off:w.off]
 	}
+	// Most events (a tool call's three: tool.started, tool.finished, its result's message) have
+	// none of the payloads after Message: tested at once, they are neither masked nor walked.
+	plain := noLaterPayloads(e)
+	b = w.appendHead(b, e, seq, plain)
+	if e.Run != nil {
+		b = w.appendRun(b, e.Run)
+	}
+	if e.AgentRun != nil {
+		b = w.appendAgentRun(b, seq, e)
+	}
+	if e.Model != nil {
+		b = w.appendModel(b, seq, e)
+	}
+	if e.Tool != nil {
+		b = w.appendTool(b, seq, e.Tool)
+	}
+	if e.Message != nil {
+		b = w.appendEventMessage(b, seq, e.Message)
+	}
+	if !plain {
+		b = w.appendPayloads(b, e)
+	}
+	if w.extend.Keep > 0 {
+		w.inputs.rememberExtension(seq, e.Agent, w.extend.Keep+len(e.Model.Input))
+	} else if e.Model != nil || e.AgentRun != nil {
+		w.inputs.remember(seq, e.Agent, eventInput(e))
+	}
+	at := w.place(b)
+	if len(w.pending) > 0 {
+		w.placePending(at)
+	}
+}
+
+// placePending notes where the long strings the event just placed at wrote are.
+//
+//go:noinline
+func (w *logWriter) placePending(at uint64) {
+	for _, p := range w.pending {
+		w.recent[w.nextRecent%recentStrings] = recentString{p.s, at + p.at}
+		w.nextRecent++
+	}
+	w.pending = w.pending[:0]
+}
+
+// appendHead appends the event numbered seq's seq, time, kind, actor and payload mask: most
+// events' as one block of fixed shape (see appendFixedHead).
+//
+//go:noinline
+func (w *logWriter) appendHead(b []byte, e *Event, seq int64, plain bool) []byte {
+	if b, ok := w.appendFixedHead(b, e, seq, plain); ok {
+		return b
+	}
+	return w.appendHeadFields(b, e, seq, plain)
+}
+
+// appendHeadFields is appendHead field by field, for any event.
+func (w *logWriter) appendHeadFields(b []byte, e *Event, seq int64, plain bool) []byte {
 	b = binary.AppendVarint(b, e.Seq-seq) // 0 but in a loaded trace whose seqs have gaps
 	b = w.appendTime(b, e.Time)
 	code := kindCode(e.Kind)
@@ -151,88 +213,113 @@ func (w *logWriter) add(e *Event) {
 		b = appendLogString(b, string(e.Kind))
 	}
 	b = w.appendActor(b, e.Agent, e.RunPath)
-	// Most events (a tool call's three: tool.started, tool.finished, its result's message) have
-	// none of the payloads after Message: tested at once, they are neither masked nor walked.
-	plain := noLaterPayloads(e)
 	if plain {
-		b = append(b, byte(headPayloadMask(e))) // the mask's varint: a byte below 0x80
-	} else {
-		b = binary.AppendUvarint(b, payloadMask(e))
+		return append(b, byte(headPayloadMask(e))) // the mask's varint: a byte below 0x80
 	}
-	if r := e.Run; r != nil {
-		b = appendLogString(b, r.Flow)
-		b = w.text(b, r.Input)
-		b = appendLogString(b, string(r.Status))
-		b = w.text(b, r.Error)
-		b = appendBool(b, r.ForkedFrom != nil)
-		if f := r.ForkedFrom; f != nil {
-			b = appendLogString(b, f.Run)
-			b = binary.AppendVarint(b, f.Seq)
-		}
+	return binary.AppendUvarint(b, payloadMask(e))
+}
+
+// appendFixedHead appends the head appendHead writes for an event of the usual shape, built in
+// place as one block, and reports whether e is of that shape and b had the room (15 bytes, as
+// it nearly always has: b is the room left in the log's last chunk): numbered in order, in UTC,
+// of a kind the format knows, by the actor of one of the last 16,383 events written, with none
+// of the payloads after Message. It is the same bytes appendHead writes field by field (see
+// TestFixedHeadIsTheHead): a 0 (seq), timeUTC and the time's 8 bytes, the kind's code,
+// actorSame and how many events back (a varint of one or two bytes), the mask.
+func (w *logWriter) appendFixedHead(b []byte, e *Event, seq int64, plain bool) ([]byte, bool) {
+	sec := e.Time.Unix()
+	code := kindCode(e.Kind)
+	back := w.n + 1 - w.actorBy
+	at := len(b)
+	if e.Seq != seq || !plain || code == 0 || e.Time.Location() != time.UTC || back >= 1<<14 || cap(b)-at < 15 ||
+		sec <= math.MinInt64/1_000_000_000+1 || sec >= math.MaxInt64/1_000_000_000-1 || !w.sameActor(e.Agent, e.RunPath) {
+		return b, false
 	}
-	if a := e.AgentRun; a != nil {
-		b = w.appendInput(b, seq, e.Agent, a.Input)
-		b = appendBool(b, a.Resumed)
-		b = appendLogString(b, a.Via)
-		b = w.text(b, a.Error)
-		b = appendBool(b, a.Interrupted)
-		b = binary.AppendVarint(b, int64(a.Iteration))
+	h := b[at : at+15]
+	h[0], h[1] = 0, timeUTC
+	binary.LittleEndian.PutUint64(h[2:10], uint64(sec*1e9+int64(e.Time.Nanosecond())))
+	h[10], h[11] = code, actorSame
+	if back < 0x80 {
+		h[12], h[13] = byte(back), byte(headPayloadMask(e))
+		return b[:at+14], true
 	}
-	if m := e.Model; m != nil {
-		b = appendLogString(appendLogString(b, m.ID), m.Name)
-		if w.extend.Keep > 0 {
-			b = w.appendExtension(b, seq, m.Input)
-		} else {
-			b = w.appendInput(b, seq, e.Agent, m.Input)
-		}
-		b = binary.AppendUvarint(b, sliceLen(m.Tools))
-		for _, t := range m.Tools {
-			b = appendLogString(b, t)
-		}
-		b = appendBool(b, m.Output != nil)
-		if m.Output != nil {
-			w.noteReply(m.Output, seq, len(b))
-			b = w.appendMessage(b, m.Output)
-		}
-		b = appendBool(b, m.Usage != nil)
-		if u := m.Usage; u != nil {
-			b = binary.AppendVarint(b, int64(u.PromptTokens))
-			b = binary.AppendVarint(b, int64(u.CompletionTokens))
-			b = binary.AppendVarint(b, int64(u.TotalTokens))
-		}
-		b = appendFloat(b, m.DurationMS)
-		b = w.text(b, m.Error)
+	h[12], h[13], h[14] = byte(back)|0x80, byte(back>>7), byte(headPayloadMask(e))
+	return b[:at+15], true
+}
+
+//go:noinline
+func (w *logWriter) appendRun(b []byte, r *RunMark) []byte {
+	b = appendLogString(b, r.Flow)
+	b = w.text(b, r.Input)
+	b = appendLogString(b, string(r.Status))
+	b = w.text(b, r.Error)
+	b = appendBool(b, r.ForkedFrom != nil)
+	if f := r.ForkedFrom; f != nil {
+		b = appendLogString(b, f.Run)
+		b = binary.AppendVarint(b, f.Seq)
 	}
-	if t := e.Tool; t != nil {
-		w.toolName, w.toolCallID, w.toolResult, w.toolBy, w.toolOff = t.Name, t.CallID, t.Result, int(seq), len(b)
-		b = appendLogString(appendLogString(b, t.Name), t.CallID)
-		b = w.text(w.text(b, t.Arguments), t.Result)
-		b = w.text(b, t.Error)
-		b = appendFloat(b, t.DurationMS)
-		b = appendBool(b, t.Interrupted)
-	}
-	if m := e.Message; m != nil {
-		if w.toolBy > 0 && int(seq) > w.toolBy && m.Role == "tool" && m.ToolCalls == nil && sameString(m.Content, w.toolResult) &&
-			sameString(m.ToolCallID, w.toolCallID) && sameString(m.ToolName, w.toolName) {
-			b = binary.AppendUvarint(binary.AppendUvarint(append(b, toolResultRef), uint64(int(seq)-w.toolBy)), uint64(w.toolOff))
-		} else {
-			b = w.appendMessageRef(b, seq, m)
-		}
-	}
-	if !plain {
-		b = w.appendPayloads(b, e)
-	}
+	return b
+}
+
+//go:noinline
+func (w *logWriter) appendAgentRun(b []byte, seq int64, e *Event) []byte {
+	a := e.AgentRun
+	b = w.appendInput(b, seq, e.Agent, a.Input)
+	b = appendBool(b, a.Resumed)
+	b = appendLogString(b, a.Via)
+	b = w.text(b, a.Error)
+	b = appendBool(b, a.Interrupted)
+	return binary.AppendVarint(b, int64(a.Iteration))
+}
+
+//go:noinline
+func (w *logWriter) appendModel(b []byte, seq int64, e *Event) []byte {
+	m := e.Model
+	b = appendLogString(appendLogString(b, m.ID), m.Name)
 	if w.extend.Keep > 0 {
-		w.inputs.rememberExtension(seq, e.Agent, w.extend.Keep+len(e.Model.Input))
+		b = w.appendExtension(b, seq, m.Input)
 	} else {
-		w.inputs.remember(seq, e.Agent, eventInput(e))
+		b = w.appendInput(b, seq, e.Agent, m.Input)
 	}
-	at := w.place(b)
-	for _, p := range w.pending {
-		w.recent[w.nextRecent%recentStrings] = recentString{p.s, at + p.at}
-		w.nextRecent++
+	b = binary.AppendUvarint(b, sliceLen(m.Tools))
+	for _, t := range m.Tools {
+		b = appendLogString(b, t)
 	}
-	w.pending = w.pending[:0]
+	b = appendBool(b, m.Output != nil)
+	if m.Output != nil {
+		w.noteReply(m.Output, seq, len(b))
+		b = w.appendMessage(b, m.Output)
+	}
+	b = appendBool(b, m.Usage != nil)
+	if u := m.Usage; u != nil {
+		b = binary.AppendVarint(b, int64(u.PromptTokens))
+		b = binary.AppendVarint(b, int64(u.CompletionTokens))
+		b = binary.AppendVarint(b, int64(u.TotalTokens))
+	}
+	b = appendFloat(b, m.DurationMS)
+	return w.text(b, m.Error)
+}
+
+//go:noinline
+func (w *logWriter) appendTool(b []byte, seq int64, t *ToolCall) []byte {
+	w.toolName, w.toolCallID, w.toolResult, w.toolBy, w.toolOff = t.Name, t.CallID, t.Result, int(seq), len(b)
+	b = appendLogString(appendLogString(b, t.Name), t.CallID)
+	b = w.text(w.text(b, t.Arguments), t.Result)
+	b = w.text(b, t.Error)
+	b = appendFloat(b, t.DurationMS)
+	return appendBool(b, t.Interrupted)
+}
+
+// appendEventMessage appends m, the message of the event numbered seq: as where the tool call
+// written last is, when m is its result, else as appendMessageRef does.
+//
+//go:noinline
+func (w *logWriter) appendEventMessage(b []byte, seq int64, m *Message) []byte {
+	if w.toolBy > 0 && int(seq) > w.toolBy && m.Role == "tool" && m.ToolCalls == nil && sameString(m.Content, w.toolResult) &&
+		sameString(m.ToolCallID, w.toolCallID) && sameString(m.ToolName, w.toolName) {
+		return binary.AppendUvarint(binary.AppendUvarint(append(b, toolResultRef), uint64(int(seq)-w.toolBy)), uint64(w.toolOff))
+	}
+	return w.appendMessageRef(b, seq, m)
 }
 
 // text appends s, referring to where it was written when it is a recent long string.
@@ -244,8 +331,8 @@ func (w *logWriter) text(b []byte, s string) []byte {
 }
 
 func (w *logWriter) longText(b []byte, s string) []byte {
-	for _, r := range w.recent {
-		if len(r.s) == len(s) && unsafe.StringData(r.s) == unsafe.StringData(s) {
+	for i := range w.recent { // by index: a range over values would copy the whole array first
+		if r := &w.recent[i]; len(r.s) == len(s) && unsafe.StringData(r.s) == unsafe.StringData(s) {
 			return binary.AppendUvarint(binary.AppendUvarint(b, uint64(len(s))<<1|1), r.at)
 		}
 	}
@@ -387,10 +474,11 @@ func (w *logWriter) place(b []byte) uint64 {
 	}
 	at := uint64(last)<<32 | uint64(w.off)
 	w.off += len(b)
-	if w.n%atBlock == 0 {
+	i := uint(w.n) // unsigned: a shift and a mask, where a signed n took a sign's fix-ups
+	if i%atBlock == 0 {
 		w.at = append(w.at, make([]uint64, atBlock))
 	}
-	w.at[w.n/atBlock][w.n%atBlock] = at
+	w.at[i/atBlock][i%atBlock] = at
 	w.n++
 	return at
 }
@@ -490,7 +578,7 @@ func (w *logWriter) appendTime(b []byte, t time.Time) []byte {
 // appendActor appends an event's agent and run path, referring to the ones written last when
 // they are the same: as how many events back they were written.
 func (w *logWriter) appendActor(b []byte, agent string, path []string) []byte {
-	if w.actorBy > 0 && (sameString(agent, w.agent) || agent == w.agent) && samePath(path, w.path) {
+	if w.sameActor(agent, path) {
 		return binary.AppendUvarint(append(b, actorSame), uint64(w.n+1-w.actorBy))
 	}
 	b = appendLogString(append(b, actorNew), agent)
@@ -500,6 +588,11 @@ func (w *logWriter) appendActor(b []byte, agent string, path []string) []byte {
 	}
 	w.agent, w.path, w.actorBy = agent, path, w.n+1
 	return b
+}
+
+// sameActor reports whether agent and path are the actor written last.
+func (w *logWriter) sameActor(agent string, path []string) bool {
+	return w.actorBy > 0 && (sameString(agent, w.agent) || agent == w.agent) && samePath(path, w.path)
 }
 
 // samePath reports whether a and b hold the same steps, both absent or both not; run paths

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLongStringsAreWrittenOnce checks that a long string the recorder hands to several events (a
@@ -147,5 +148,60 @@ func TestLaterPayloadsAreEveryPayloadAfterMessage(t *testing.T) {
 	}
 	if !noLaterPayloads(&Event{Tool: &ToolCall{}, Message: &Message{}, Model: &ModelCall{}}) {
 		t.Error("an event with payloads up to Message only reads as having later ones")
+	}
+}
+
+// TestFixedHeadIsTheHead checks that the head written in one block is, byte for byte, the head
+// written field by field, for events of the usual shape, and that events of any other shape (out
+// of order, another zone, a kind the format does not know, a new actor, one far back, later
+// payloads) or with too little room in the chunk are left to the fields.
+func TestFixedHeadIsTheHead(t *testing.T) {
+	at := time.Date(2026, 12, 5, 1, 2, 3, 456789, time.UTC)
+	path := []string{"root", "a"}
+	var w logWriter
+	w.add(&Event{Seq: 1, Time: at, Kind: KindAgentStarted, Agent: "a", RunPath: path, AgentRun: &AgentRun{}})
+	usual := []Event{
+		{Seq: 2, Time: at, Kind: KindToolStarted, Agent: "a", RunPath: path, Tool: &ToolCall{Name: "t"}},
+		{Seq: 2, Time: at.Add(time.Hour), Kind: KindMessage, Agent: "a", RunPath: slices.Clone(path), Message: &Message{Role: "tool"}},
+		{Seq: 2, Time: at, Kind: KindModelFinished, Agent: strings.Clone("a"), RunPath: path, Model: &ModelCall{ID: "m1"}},
+	}
+	near := w
+	near.n = 200 // the actor 200 events back: two bytes
+	for _, w := range []*logWriter{&w, &near} {
+		seq := int64(w.n + 1)
+		for _, e := range usual {
+			e.Seq = seq
+			h, ok := w.appendFixedHead(make([]byte, 1, 16), &e, seq, noLaterPayloads(&e))
+			if !ok {
+				t.Fatalf("%s after %d events: not written in one block", e.Kind, w.n)
+			}
+			if want := w.appendHeadFields([]byte{0}, &e, seq, noLaterPayloads(&e)); string(h) != string(want) {
+				t.Errorf("%s after %d events: head % x, field by field % x", e.Kind, w.n, h, want)
+			}
+		}
+	}
+	far := w
+	far.n = 20000
+	other := []struct {
+		w    *logWriter
+		e    Event
+		seq  int64
+		what string
+	}{
+		{&w, Event{Seq: 5, Time: at, Kind: KindMessage, Agent: "a", RunPath: path}, 2, "a gap in seqs"},
+		{&w, Event{Seq: 2, Time: at.In(time.FixedZone("x", 3600)), Kind: KindMessage, Agent: "a", RunPath: path}, 2, "another zone"},
+		{&w, Event{Seq: 2, Time: at, Kind: "custom", Agent: "a", RunPath: path}, 2, "an unknown kind"},
+		{&w, Event{Seq: 2, Time: at, Kind: KindMessage, Agent: "b", RunPath: path}, 2, "another agent"},
+		{&w, Event{Seq: 2, Time: at, Kind: KindMessage, Agent: "a", RunPath: path[:1]}, 2, "another path"},
+		{&w, Event{Seq: 2, Time: at, Kind: KindError, Agent: "a", RunPath: path, Error: &ErrorDetail{Message: "x"}}, 2, "a later payload"},
+		{&far, Event{Seq: 20001, Time: at, Kind: KindMessage, Agent: "a", RunPath: path}, 20001, "an actor 20,000 events back"},
+	}
+	if _, ok := w.appendFixedHead(make([]byte, 0, 14), &usual[0], 2, true); ok {
+		t.Errorf("written in one block into 14 bytes of room")
+	}
+	for _, o := range other {
+		if _, ok := o.w.appendFixedHead(make([]byte, 0, 64), &o.e, o.seq, noLaterPayloads(&o.e)); ok {
+			t.Errorf("%s: written in one block", o.what)
+		}
 	}
 }

@@ -246,7 +246,7 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		v.outputs.wait()
 		v.rec.holdQueued(ctx, v, true)
 		ti := tool.ConvCallbackInput(in)
-		v.rec.toolStarted(c, info, at, ti)
+		v.rec.toolStarted(c, info, at.toolCallID, ti)
 		c.Context = ctx
 		if v.rec.holding() && ti != nil {
 			v.rec.holdTool(c, info.Name, ti.ArgumentsInJSON)

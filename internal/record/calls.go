@@ -161,6 +161,10 @@ func (c *calls) exit(callID string) *agentToolCall {
 // anyOpen reports whether a tool or AgentTool call is in progress.
 func (c *calls) anyOpen() bool { return len(c.open) > 0 || len(c.agentTools) > 0 }
 
+// anyAgentTool reports whether an AgentTool call is in progress: most tool calls' ends then ask
+// nothing about AgentTool calls.
+func (c *calls) anyAgentTool() bool { return len(c.agentTools) > 0 }
+
 // modelStarted records a model call and returns its id and start. What v changed in the session
 // before it (a custom agent's preparation, such as plan-execute's replanner recording the steps
 // done) is recorded first.
@@ -256,9 +260,9 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 	}
 }
 
-// toolStarted records tool call c and notes its start. Its payload is the call's own (see
-// toolEvents), or the delivery's (see delivery.reuses).
-func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *tool.CallbackInput) {
+// toolStarted records tool call c (callID) and notes its start. Its payload is the call's own
+// (see toolEvents), or the delivery's (see delivery.reuses).
+func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, callID string, in *tool.CallbackInput) {
 	args := ""
 	if in != nil {
 		args = in.ArgumentsInJSON
@@ -270,9 +274,9 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, at place, in *t
 	defer r.out.unstamp()
 	r.commit(v)
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
-	r.calls.startTool(openTool{name: info.Name, args: args, v: v, callID: at.toolCallID, call: c})
+	r.calls.startTool(openTool{name: info.Name, args: args, v: v, callID: callID, call: c})
 	tc := &r.out.payloads(c).started
-	*tc = traces.ToolCall{Name: info.Name, CallID: at.toolCallID, Arguments: args}
+	*tc = traces.ToolCall{Name: info.Name, CallID: callID, Arguments: args}
 	r.out.emit(&traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path, Tool: tc})
 }
 
@@ -306,60 +310,91 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	if echo {
 		c.v.echoes.expectResult()
 	}
-	r.agentToolReturned(c.toolCallID, err)
-	if inside := r.insideCallee(c.toolCallID); len(inside) > 0 {
-		// An AgentTool call: its callee's visits finished in eino before the tool returned.
-		r.mu.Unlock()
-		for _, v := range inside {
-			v.await()
-		}
-		r.mu.Lock()
+	if r.calls.anyAgentTool() {
+		r.agentToolEnding(c.toolCallID, err)
 	}
 	defer r.mu.Unlock()
 	now := r.out.stampNow()
 	defer r.out.unstamp()
 	v, callID := c.v, c.toolCallID
 	defer r.diffSession(ctx, v, true)
-	interrupted := isInterrupt(err)
 	args := r.calls.endTool(c, callID)
 	if open := r.calls.exit(callID); open != nil {
-		call := open.AgentToolCall
-		call.Result = result
-		if err == nil {
-			if v.inner.echoedCall(callID) {
-				call.InnerEvents = v.inner.innerEvents(call.Callee)
-			} else {
-				r.out.park(v, callID, call.Callee)
-			}
-		}
-		r.out.emit(&traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: c.v.path, AgentTool: &call})
+		r.agentToolExited(v, callID, open, result, err)
 	}
 	// The end and the result's message, allocated with the call (see toolEvents) or the delivery's.
 	ended := r.out.payloads(c)
 	ended.ended = traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(c.started.until(now))}
 	ended.result = traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}
+	interrupted := isInterrupt(err)
 	if interrupted {
 		ended.ended.Interrupted = true
 	} else {
 		ended.ended.Error = errText(err)
 	}
-	r.out.emit(&traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: c.v.path, Tool: &ended.ended})
+	// One event for both, on the small stack of a goroutine eino starts for the tool call (see
+	// delivery.parkBehind), its kind and payload changed for the second: its time is the
+	// callback's either way, its seq the sink's.
+	e := traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: v.path, Tool: &ended.ended}
+	r.out.emit(&e)
 	if err != nil {
-		if interrupted {
-			r.queueStop(Stop{Break: traces.BreakInterrupt, Agent: v.agent, Target: info.Name, Detail: "the tool " + info.Name + " of " + v.agent + " interrupts the run"})
-		} else {
-			r.queueStop(Stop{Break: traces.BreakError, Agent: v.agent, Target: info.Name, Detail: "the tool " + info.Name + " of " + v.agent + " failed: " + ended.ended.Error})
-		}
+		r.toolFailed(v, info.Name, interrupted, ended.ended.Error)
 		return
 	}
-	r.out.emit(&traces.Event{Kind: traces.KindMessage, Agent: v.agent, RunPath: c.v.path, Message: &ended.result})
+	e.Seq, e.Kind, e.Tool, e.Message = 0, traces.KindMessage, nil, &ended.result
+	r.out.emit(&e)
 	if info.Name == transferToolName {
-		var target struct {
-			AgentName string `json:"agent_name"`
+		r.toolTransferred(v, args, callID)
+	}
+}
+
+// agentToolEnding notes that the tool call callID returned, and, for an AgentTool call, waits
+// until its callee's visits, which finished in eino before the tool returned, are recorded as
+// finished. Callers hold r.mu, which it releases while it waits.
+func (r *Recorder) agentToolEnding(callID string, err error) {
+	r.agentToolReturned(callID, err)
+	if inside := r.insideCallee(callID); len(inside) > 0 {
+		r.mu.Unlock()
+		for _, v := range inside {
+			v.await()
 		}
-		if json.Unmarshal([]byte(args), &target) == nil && target.AgentName != "" {
-			r.holdTransfer(v, traces.Transfer{From: v.agent, To: target.AgentName, Mode: traces.TransferLLM, CallID: callID}, false)
+		r.mu.Lock()
+	}
+}
+
+// agentToolExited records the end of v's AgentTool call open (callID), which returned result or
+// err. Callers hold r.mu.
+func (r *Recorder) agentToolExited(v *visit, callID string, open *agentToolCall, result string, err error) {
+	call := open.AgentToolCall
+	call.Result = result
+	if err == nil {
+		if v.inner.echoedCall(callID) {
+			call.InnerEvents = v.inner.innerEvents(call.Callee)
+		} else {
+			r.out.park(v, callID, call.Callee)
 		}
+	}
+	r.out.emit(&traces.Event{Kind: traces.KindAgentToolExit, Agent: v.agent, RunPath: v.path, AgentTool: &call})
+}
+
+// toolFailed queues the stop of v's tool name, which interrupted the run or failed with errMsg.
+// Callers hold r.mu.
+func (r *Recorder) toolFailed(v *visit, name string, interrupted bool, errMsg string) {
+	if interrupted {
+		r.queueStop(Stop{Break: traces.BreakInterrupt, Agent: v.agent, Target: name, Detail: "the tool " + name + " of " + v.agent + " interrupts the run"})
+	} else {
+		r.queueStop(Stop{Break: traces.BreakError, Agent: v.agent, Target: name, Detail: "the tool " + name + " of " + v.agent + " failed: " + errMsg})
+	}
+}
+
+// toolTransferred holds the transfer of v's transfer_to_agent call callID, given args.
+// Callers hold r.mu.
+func (r *Recorder) toolTransferred(v *visit, args, callID string) {
+	var target struct {
+		AgentName string `json:"agent_name"`
+	}
+	if json.Unmarshal([]byte(args), &target) == nil && target.AgentName != "" {
+		r.holdTransfer(v, traces.Transfer{From: v.agent, To: target.AgentName, Mode: traces.TransferLLM, CallID: callID}, false)
 	}
 }
 

@@ -131,16 +131,27 @@ func (d *delivery) emit(e *traces.Event) {
 	if e.Time.IsZero() {
 		e.Time = d.stamp
 	}
-	if n := len(d.parked); n > 0 {
-		if e.Time.IsZero() {
-			e.Time = time.Now().UTC() // when it happened, though the sink gets it later
-		}
-		d.own(e)
-		d.parked[n-1].events = append(d.parked[n-1].events, *e)
-		d.lastSeq = 0
+	if len(d.parked) > 0 {
+		d.parkBehind(e)
 		return
 	}
 	d.deliver(e)
+}
+
+// parkBehind keeps e behind the last parked call. Apart from emit, whose frame then stays small:
+// eino runs each tool call of a reply but the first on a goroutine of its own, whose stack starts
+// small, and every frame on the way from a tool callback to the log is on it (a stack that
+// outgrows its room is copied whole into one twice its size).
+//
+//go:noinline
+func (d *delivery) parkBehind(e *traces.Event) {
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC() // when it happened, though the sink gets it later
+	}
+	d.own(e)
+	n := len(d.parked)
+	d.parked[n-1].events = append(d.parked[n-1].events, *e)
+	d.lastSeq = 0
 }
 
 // emitExtending is emit for a model.started whose input is the first keep messages of event
@@ -168,10 +179,19 @@ func (d *delivery) emitExtending(e *traces.Event, from int64, keep int) bool {
 // tail (the drain of a copy of events recording what the tail foresaw) keeps the rest of it
 // promised; any other means the run went on.
 func (d *delivery) deliver(e *traces.Event) {
+	if d.promised == nil {
+		d.lastSeq = d.emitToSink(e)
+		return
+	}
+	d.deliverPromised(e)
+}
+
+// deliverPromised is deliver while an ending is promised; apart, as parkBehind is.
+//
+//go:noinline
+func (d *delivery) deliverPromised(e *traces.Event) {
 	p := d.promised
 	switch {
-	case p == nil:
-		d.lastSeq = d.emitToSink(e)
 	case foreseen(p, *e):
 		d.lastSeq = d.ender.EmitForeseen(*e, *p).Seq
 	case lateFact(e.Kind):
@@ -188,8 +208,14 @@ func (d *delivery) emitToSink(e *traces.Event) int64 {
 		d.rec.Record(e)
 		return e.Seq
 	}
-	return d.sink.Emit(*e).Seq
+	return d.emitCopy(e)
 }
+
+// emitCopy records a copy of e in a sink other than a traces.Recording, and returns its seq;
+// apart, as parkBehind is (the copies in and out take 400 bytes of stack).
+//
+//go:noinline
+func (d *delivery) emitCopy(e *traces.Event) int64 { return d.sink.Emit(*e).Seq }
 
 // promise hands the sink end, how the run ends should nothing follow, and returns how to wait
 // until it is delivered. The sink must be an ender.

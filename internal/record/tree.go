@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/cloudwego/eino/schema"
 
@@ -20,6 +21,10 @@ type tree struct {
 	order    []string
 	declared map[string]bool
 	dirty    []string // changed since the last put, in order
+	// unlisting is the system prompt a model call had last that lists no agents: an agent's
+	// every call has the very same string, which is then not searched again (a long prompt's
+	// search was ~700 instructions a call).
+	unlisting string
 }
 
 func newTree(declared []traces.Agent) *tree {
@@ -123,8 +128,12 @@ func (t *tree) modelCall(agent string, input []*schema.Message, tools []string) 
 		return
 	}
 	system := input[0].Content
+	if len(system) == len(t.unlisting) && unsafe.StringData(system) == unsafe.StringData(t.unlisting) {
+		return
+	}
 	i := strings.LastIndex(system, "Available other agents:")
 	if i < 0 {
+		t.unlisting = system
 		return
 	}
 	for _, m := range transferInstruction.FindAllStringSubmatch(system[i:], -1) {
