@@ -192,6 +192,9 @@ func (s *remoteRun) create(first traces.Event, agents []traces.Agent) (ingestCre
 	if first.Kind == traces.KindResumed && first.Interrupt != nil {
 		req.Resumes = first.Interrupt.ID
 	}
+	if s.fork != nil && first.Kind == traces.KindRunStarted {
+		req.ForkedFrom = &traces.ForkOrigin{Run: s.fork.spec.Run, Seq: s.fork.spec.At}
+	}
 	var created ingestCreated
 	err := s.c.post("/api/ingest", "", req, &created)
 	var refused *refusal
@@ -231,6 +234,9 @@ type ingestRun struct {
 	Resumes   string         `json:"resumes,omitempty"`
 	Continues string         `json:"continues,omitempty"`
 	Key       string         `json:"key"`
+	// ForkedFrom is, for a run that carries out a fork (see fork.go), the run and the model call
+	// it forks: the server records it and files the run in that run's conversation.
+	ForkedFrom *traces.ForkOrigin `json:"forked_from,omitempty"`
 }
 
 // ingestLabels is what a new run is called in the server's list.

@@ -108,6 +108,7 @@ func (c *client) run(conversation string) *remoteRun {
 		opened: make(chan struct{}), holdWake: make(chan struct{}, 1)}
 	s.debug = NewDebugger(nil, s.heldAt)
 	s.debug.released = s.letGo
+	s.fork = c.claimFork()
 	return s
 }
 
@@ -234,6 +235,9 @@ type remoteRun struct {
 	holdWake chan struct{} // the run was held or let go: the poller tells Baton at once
 	holdID   int64         // the number of the run's latest hold; guarded by mu
 	holdStop *Stop         // where the run is held, nil when it is not; guarded by mu
+
+	// fork is the fork the run carries out, nil for none (see fork.go).
+	fork *forking
 }
 
 // Emit queues e, or counts it lost when the queue is full: the next event that fits is preceded
