@@ -176,10 +176,12 @@ func (s *Server) setBreakpoints(c echo.Context) error {
 		return err
 	}
 	if present["next_runs"] {
-		if next {
-			s.ingest.keepForNext(rec.Run().Flow, points)
-		} else {
-			s.ingest.keepForNext(rec.Run().Flow, nil)
+		kept := points
+		if !next {
+			kept = nil
+		}
+		if err := s.ingest.keepForNext(rec.Run().Flow, kept); err != nil {
+			return err
 		}
 	}
 	d.SetBreakpoints(points)

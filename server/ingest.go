@@ -91,6 +91,9 @@ type ingestCreated struct {
 	// from one that stopped, and the app sends its events after that one.
 	After int64 `json:"after"`
 	Moved bool  `json:"moved,omitempty"`
+	// Breakpoints, on a new run's start, are those kept for the app's next runs of its flow: an
+	// app that opts in holds its run at them from then on, as the version 1 of its breakpoints.
+	Breakpoints []string `json:"breakpoints,omitempty"`
 }
 
 // startIngest serves POST /api/ingest {"run": {"flow", "input", "model", "conversation"},
@@ -131,7 +134,11 @@ func (s *Server) startIngest(c echo.Context) error {
 	}
 	url := "/runs/" + run.rec.ID()
 	c.Response().Header().Set(echo.HeaderLocation, url)
-	return c.JSON(status, ingestCreated{ID: run.rec.ID(), URL: url, Next: 1, Secret: run.secret, After: run.after, Moved: run.moved})
+	created := ingestCreated{ID: run.rec.ID(), URL: url, Next: 1, Secret: run.secret, After: run.after, Moved: run.moved}
+	if run.start == startsRun {
+		created.Breakpoints = s.ingest.givenAtStart(run)
+	}
+	return c.JSON(status, created)
 }
 
 // ingestBatch is one post of a session: events numbered by the app from the session's next seq

@@ -36,6 +36,9 @@ type ingestCreated struct {
 	Secret string `json:"secret"`
 	After  int64  `json:"after"` // the server's seq of the run before the session's first event
 	Moved  bool   `json:"moved"` // the server took the run over from one that stopped, which had it up to After
+	// Breakpoints are those Baton keeps for the app's next runs: the run has them, as version 1,
+	// once it opts in (see remotedebug.go).
+	Breakpoints []string `json:"breakpoints,omitempty"`
 }
 
 // send is the run's sender: it registers the run (once the part before it is delivered, when it
@@ -115,6 +118,7 @@ func (s *remoteRun) deliver(ss *ingestSession, first traces.Event, o outbox) (ag
 		if err != nil {
 			return false, err
 		}
+		s.startWith(created.Breakpoints) // before the session is noted: the poller reads them then
 		*ss = ingestSession{id: created.ID, secret: created.Secret, open: true, after: created.After}
 		s.sent(outbox{agents: o.agents})
 		return true, nil

@@ -39,9 +39,10 @@ type client struct {
 	http        *http.Client
 	poll        *http.Client // the long polls for decisions at breakpoints (see remotedebug.go)
 	log         *slog.Logger
-	warned      atomic.Bool // Baton was said to be unreachable
-	warnedBusy  atomic.Bool // Baton was said to be busy
-	warnedHolds atomic.Bool // a problem with breakpoints was said
+	warned      atomic.Bool  // Baton was said to be unreachable
+	warnedBusy  atomic.Bool  // Baton was said to be busy
+	warnedHolds atomic.Bool  // a problem with breakpoints was said
+	atStart     atomic.Int32 // what Baton gives runs at their start (see awaitStart)
 	health      health
 
 	senders sync.WaitGroup     // one per run being sent
@@ -235,6 +236,7 @@ type remoteRun struct {
 	holdWake chan struct{} // the run was held or let go: the poller tells Baton at once
 	holdID   int64         // the number of the run's latest hold; guarded by mu
 	holdStop *Stop         // where the run is held, nil when it is not; guarded by mu
+	given    []Breakpoint  // the breakpoints the start's answer gave, version 1; guarded by mu
 
 	// fork is the fork the run carries out, nil for none (see fork.go).
 	fork *forking
