@@ -30,6 +30,9 @@ type ingestStart struct {
 	// ForkedFrom is, for an app's run that carries out a fork (BATON_FORK), the run and the
 	// model call it forks: the run records it and joins that run's conversation.
 	ForkedFrom *traces.ForkOrigin `json:"forked_from"`
+	// Holdable says the app's agents carry attach.Middleware: the run can be held from its start,
+	// and its page offers breakpoints before the app's first poll.
+	Holdable bool `json:"holdable"`
 
 	secret string // the request's runSecretHeader, which a continue shows
 }

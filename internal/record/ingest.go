@@ -192,7 +192,7 @@ func (s *remoteRun) labels(first traces.Event) ingestLabels {
 // create registers the run with the server, from its first event: run.started, or resumed when
 // it continues an interrupted run, which the server then reopens.
 func (s *remoteRun) create(first traces.Event, agents []traces.Agent) (ingestCreated, error) {
-	req := ingestRun{Run: s.labels(first), Agents: agents, Key: s.key}
+	req := ingestRun{Run: s.labels(first), Agents: agents, Key: s.key, Holdable: middlewareInUse.Load()}
 	if first.Kind == traces.KindResumed && first.Interrupt != nil {
 		req.Resumes = first.Interrupt.ID
 	}
@@ -241,6 +241,9 @@ type ingestRun struct {
 	// ForkedFrom is, for a run that carries out a fork (see fork.go), the run and the model call
 	// it forks: the server records it and files the run in that run's conversation.
 	ForkedFrom *traces.ForkOrigin `json:"forked_from,omitempty"`
+	// Holdable says the process's agents carry attach.Middleware: Baton offers breakpoints on
+	// the run from its start, which the run's first poll brings.
+	Holdable bool `json:"holdable,omitempty"`
 }
 
 // ingestLabels is what a new run is called in the server's list.
