@@ -32,6 +32,12 @@ func NewDebugger(points []Breakpoint, notify func(Stop)) *Debugger {
 // interrupted, not canceled; see record.ErrStopped.
 var ErrStopped = record.ErrStopped
 
+// AppFork is a fork an app's next run carries out; see record.AppFork.
+type AppFork = record.AppFork
+
+// ForkEnv names the environment variable that carries an AppFork to the app.
+const ForkEnv = record.ForkEnv
+
 // ParseBreakpoint reads KIND[:TARGET][@AGENT]; see record.ParseBreakpoint.
 func ParseBreakpoint(s string) (Breakpoint, error) { return record.ParseBreakpoint(s) }
 

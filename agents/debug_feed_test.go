@@ -2,6 +2,7 @@ package agents_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/baton-dev/baton/agents"
@@ -60,7 +61,19 @@ func TestHeldTransferShowsWhatTheTargetWillBeFed(t *testing.T) {
 						continue
 					}
 					predicted++
-					if want, have := fmt.Sprint(got), fmt.Sprint(shown(p.held.Feed)); want != have {
+					feed := p.held.Feed
+					if len(feed) > 0 && feed[0].Role == "system" {
+						// The target's instruction, from its earlier calls: what its first call
+						// after the transfer begins with.
+						// (The banner shows eino's transfer instruction apart, cut at the blank line.)
+						if sys := firstSystem(tr, p.seq, p.target); strings.Join(strings.Fields(feed[0].Content+" "+feed[0].Injected), " ") != strings.Join(strings.Fields(sys), " ") {
+							t.Fatalf("#%d: the banner's system message for %s is %q, its next call's %q", p.seq, p.target, feed[0].Content+feed[0].Injected, sys)
+						}
+						feed = feed[1:]
+					} else if calledBefore(tr, p.seq, p.target) {
+						t.Fatalf("#%d: %s called its model before, yet the banner shows no system message", p.seq, p.target)
+					}
+					if want, have := fmt.Sprint(got), fmt.Sprint(shown(feed)); want != have {
 						t.Fatalf("held #%d before %s: the banner showed\n%s\nbut %s received\n%s", p.seq, p.target, have, p.target, want)
 					}
 					if first != nil && fmt.Sprint(first) != fmt.Sprint(got) {
@@ -81,6 +94,26 @@ func TestHeldTransferShowsWhatTheTargetWillBeFed(t *testing.T) {
 			})
 		})
 	}
+}
+
+// firstSystem returns the system message of agent's first model call after event seq of tr.
+func firstSystem(tr traces.Trace, seq int64, agent string) string {
+	for _, e := range tr.Events[seq:] {
+		if e.Agent == agent && e.Kind == traces.KindModelStarted && len(e.Model.Input) > 0 && e.Model.Input[0].Role == "system" {
+			return e.Model.Input[0].Content
+		}
+	}
+	return ""
+}
+
+// calledBefore reports whether agent called its model before event seq of tr.
+func calledBefore(tr traces.Trace, seq int64, agent string) bool {
+	for _, e := range tr.Events[:seq-1] {
+		if e.Agent == agent && e.Kind == traces.KindModelStarted {
+			return true
+		}
+	}
+	return false
 }
 
 // nextOrEnd is next, or nil once the run ended without being held again.

@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if url := os.Getenv(deskAppEnv); url != "" {
 		deskMain(url) // this process is the app of the middleware tests
 	}
+	if url := os.Getenv(forkAppEnv); url != "" {
+		forkMain(url) // this process is the app of TestForkAnApp
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -30,18 +30,30 @@ const DefaultHoldTimeout = 10 * time.Minute
 // Put it first in Handlers, outermost, so that an edited input or reply is what the agent's
 // other middleware and the model see.
 //
+// Fork: with ForkEnv (BATON_FORK) set to the value Baton's page gives for a model call of a run
+// the app recorded before, the app's next run streamed to Baton is a fork of that run: each model
+// call before the fork point is answered from the recording (the provider is not called), the
+// call at the fork point as the fork edits it (another reply or transfer target, or another
+// input), and the rest by the model. The run records forked_from and joins the original's
+// conversation. A run whose calls depart from the recording before the fork point (another
+// input than recorded) says so in its trace, as an error event, and goes on live.
+//
 // A run is held only by breakpoints set on it: with none, the middleware costs each model call a
 // few context lookups and atomic loads. An app without the middleware is never held. A held run
 // whose Baton or page goes away goes on by itself after its timeout (DefaultHoldTimeout, or
 // HoldTimeout), and says so in its trace and log. An abort fails the run's next model call with
 // ErrAborted; the run ends canceled. A run recorded to files (Config.Dir) is never held.
 func Middleware(opts ...MiddlewareOption) adk.ChatModelAgentMiddleware {
+	record.MiddlewareInUse() // the process may carry out a fork (ForkEnv)
 	m := &middleware{BaseChatModelAgentMiddleware: &adk.BaseChatModelAgentMiddleware{}, timeout: DefaultHoldTimeout}
 	for _, o := range opts {
 		o(m)
 	}
 	return m
 }
+
+// ForkEnv names the environment variable that makes the app's next run a fork (see Middleware).
+const ForkEnv = record.ForkEnv
 
 // ErrAborted is what the next model call of a run aborted at a breakpoint fails with; the run
 // ends canceled.
@@ -67,9 +79,14 @@ func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 	return ctx, rc, nil
 }
 
-// WrapModel holds the model call, and its reply when it transfers, when a breakpoint wants; it
-// leaves the model as it is in a run Baton cannot hold (not recorded, or recorded to files).
+// WrapModel holds the model call, and its reply when it transfers, when a breakpoint wants; in
+// the run that carries out a fork (ForkEnv), it answers the calls before the fork point from the
+// recording. It leaves the model as it is in a run Baton cannot hold (not recorded, or recorded
+// to files).
 func (m *middleware) WrapModel(ctx context.Context, mdl model.BaseChatModel, _ *adk.ModelContext) (model.BaseChatModel, error) {
+	if record.Forking(ctx) {
+		mdl = record.ForkedModel(ctx, mdl)
+	}
 	if !record.Holdable(ctx) {
 		return mdl, nil
 	}

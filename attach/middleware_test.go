@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -528,5 +529,59 @@ func TestBreakpointsForNextRuns(t *testing.T) {
 	}
 	if out := next.wait(t); !strings.Contains(out, "answer: billing:") {
 		t.Errorf("the next run did not go on to billing; it printed:\n%s", out)
+	}
+}
+
+// TestKeptBreakpointsOutlastARestart: breakpoints kept for the desk app's next runs are in
+// Baton's database: after a restart, the app's next run, which no one sets breakpoints on and
+// whose models answer at once, is held at its first decision all the same (its start's answer
+// gave them to it).
+func TestKeptBreakpointsOutlastARestart(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "baton.db")
+	before := serveBaton(t, server.Config{}, db)
+	first := startDesk(t, before.base, time.Minute)
+	id := awaitRun(t, before.base)
+	setAppBreakpoints(t, before.base, id, "transfer:billing")
+	if status, answer := apiPost(t, before.base+"/api/runs/"+id+"/breakpoints", `{"breakpoints": ["transfer:billing"], "next_runs": true}`); status != http.StatusOK {
+		t.Fatalf("keep for next runs: %d %s", status, answer)
+	}
+	first.goOn(t)
+	awaitPaused(t, before.base, id, 1)
+	if status, answer := apiPost(t, before.base+"/api/runs/"+id+"/continue", `{}`); status != http.StatusOK {
+		t.Fatalf("continue: %d %s", status, answer)
+	}
+	first.wait(t)
+	before.stop()
+
+	after := serveBaton(t, server.Config{}, db)
+	ctx := context.Background()
+	runner, err := deskApp(ctx, attach.Middleware(attach.HoldTimeout(time.Minute)), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := attach.New(attach.Config{URL: after.base, Logger: quiet})
+	done := runApp(ctx, runner, b)
+	var id2 string
+	for deadline := time.Now().Add(10 * time.Second); id2 == "" || id2 == id; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the next run did not appear")
+		}
+		var runs []traces.Run
+		getJSON(t, after.base+"/api/runs", &runs)
+		id2 = runs[0].ID
+	}
+	tr := awaitPaused(t, after.base, id2, 1)
+	if p := eventsOf(tr, traces.KindPaused)[0]; p.Pause.Break != traces.BreakTransfer || p.Pause.Target != "billing" {
+		t.Fatalf("the next run paused at %+v, want before the transfer to billing", p.Pause)
+	}
+	if status, answer := apiPost(t, after.base+"/api/runs/"+id2+"/continue", `{}`); status != http.StatusOK {
+		t.Fatalf("continue: %d %s", status, answer)
+	}
+	<-done
+	if err := b.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tr := trace(t, after.base, id2); tr.Run.Status != traces.StatusCompleted {
+		t.Errorf("the next run ended %s, want completed", tr.Run.Status)
 	}
 }

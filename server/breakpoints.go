@@ -9,6 +9,7 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
 )
 
 // maxBreakpoints bounds the breakpoints of one run.
@@ -76,6 +77,42 @@ type heldAt struct {
 	Args *string `json:"args,omitempty"`
 	// Value is, at a session breakpoint, the value written, which may be replaced.
 	Value json.RawMessage `json:"value,omitempty"`
+	// Feed is, before a transfer, what its target will be fed, in order, its system message
+	// first when the trace holds it (see web.Held); FeedNote says instead why Baton cannot tell.
+	Feed     []fedMessage `json:"feed,omitempty"`
+	FeedNote string       `json:"feed_note,omitempty"`
+}
+
+// fedMessage is a message a held transfer's target will be fed, and where it comes from.
+type fedMessage struct {
+	traces.Message
+	// Injected is, on a system message, eino's transfer instruction at its end, which Content
+	// then leaves out.
+	Injected string `json:"injected,omitempty"`
+	Origin   string `json:"origin"`         // user input, for context, own turn, instruction...
+	From     string `json:"from,omitempty"` // the agent it came from
+}
+
+// withFeed adds to out, the answer of a breakpoint route on run id, what the target of the
+// transfer it is held before will be fed, as the run's page shows it.
+func (s *Server) withFeed(id string, out heldRun) heldRun {
+	if out.Held == nil {
+		return out
+	}
+	rec, err := s.broker.Get(id)
+	if err != nil {
+		return out
+	}
+	h := web.NewStats(rec.Snapshot(), web.WithPrices(s.cfg.Prices)).Held
+	if h == nil || h.Target != out.Held.Target || h.Break != out.Held.Break {
+		return out // the trace is not there yet: the page shows it
+	}
+	out.Held.FeedNote = h.FeedNote
+	for _, m := range h.Feed {
+		out.Held.Feed = append(out.Held.Feed, fedMessage{Message: traces.Message{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls,
+			ToolCallID: m.ToolCallID, ToolName: m.ToolName}, Injected: m.Injected, Origin: string(m.Origin), From: m.From})
+	}
+	return out
 }
 
 func heldRunOf(id string, d runDebugger) heldRun {
@@ -133,7 +170,7 @@ func (s *Server) continueRun(c echo.Context) error {
 	if err := d.Continue(res); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, heldRunOf(id, d))
+	return c.JSON(http.StatusOK, s.withFeed(id, heldRunOf(id, d)))
 }
 
 // setBreakpoints serves POST /api/runs/:id/breakpoints {"breakpoints": [...], "next_runs"}: the
@@ -179,14 +216,16 @@ func (s *Server) setBreakpoints(c echo.Context) error {
 		return err
 	}
 	if present["next_runs"] {
-		if next {
-			s.ingest.keepForNext(rec.Run().Flow, points)
-		} else {
-			s.ingest.keepForNext(rec.Run().Flow, nil)
+		kept := points
+		if !next {
+			kept = nil
+		}
+		if err := s.ingest.keepForNext(rec.Run().Flow, kept); err != nil {
+			return err
 		}
 	}
 	d.SetBreakpoints(points)
-	out := heldRunOf(id, d)
+	out := s.withFeed(id, heldRunOf(id, d))
 	if flow == nil {
 		out.NextRuns = s.ingest.keptForNext(rec.Run().Flow)
 	}

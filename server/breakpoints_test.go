@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -96,10 +97,21 @@ func TestBreakpointsThroughTheServer(t *testing.T) {
 	}
 
 	// Edit the deciding reply: math_agent instead; then hold again before math_agent's model.
-	if res := ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + id + "/breakpoints", body: `{"breakpoints":["model@math_agent"]}`}); res.status != http.StatusOK {
+	// The answer says, as the page does, what research_agent would be fed: the user's request
+	// first (its instruction is not in the trace: it has not called its model yet).
+	res := ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + id + "/breakpoints", body: `{"breakpoints":["model@math_agent"]}`})
+	var answer struct {
+		Held struct {
+			Feed []struct{ Role, Content, Origin string } `json:"feed"`
+		} `json:"held"`
+	}
+	if err := json.Unmarshal(res.body, &answer); res.status != http.StatusOK || err != nil {
 		t.Fatalf("set breakpoints: %d %s", res.status, res.body)
 	}
-	res := ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + id + "/continue",
+	if f := answer.Held.Feed; len(f) == 0 || f[0].Origin != "user input" || f[0].Role != "user" || f[0].Content == "" {
+		t.Errorf("the held answer's feed = %+v, want the user's input first", f)
+	}
+	res = ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + id + "/continue",
 		body: `{"reply":{"role":"assistant","content":"maths first","tool_calls":[{"name":"transfer_to_agent","arguments":"{\"agent_name\":\"math_agent\"}"}]}}`})
 	if res.status != http.StatusOK {
 		t.Fatalf("continue: %d %s", res.status, res.body)

@@ -55,6 +55,7 @@ func TestForkRun(t *testing.T) {
 		{"not a model call", `{"at":1,"reply":"x"}`, "is no model call (model.started)"},
 		{"unknown agent", `{"at":` + itoa(at) + `,"transfer_to":"nobody"}`, `transfer_to "nobody" is no agent of run`},
 		{"unknown field", `{"at":3,"replay":"x"}`, `unknown field "replay"`},
+		{"input of Baton's own run", `{"at":` + itoa(at) + `,"input":[{"role":"user","content":"x"}]}`, "input edits fork an app's run"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + original.Run.ID + "/fork", body: c.body})

@@ -91,11 +91,16 @@ type ingestCreated struct {
 	// from one that stopped, and the app sends its events after that one.
 	After int64 `json:"after"`
 	Moved bool  `json:"moved,omitempty"`
+	// Breakpoints, on a new run's start, are those kept for the app's next runs of its flow: an
+	// app that opts in holds its run at them from then on, as the version 1 of its breakpoints.
+	Breakpoints []string `json:"breakpoints,omitempty"`
 }
 
 // startIngest serves POST /api/ingest {"run": {"flow", "input", "model", "conversation"},
-// "agents": [...], "resumes": "<interrupt id>", "continues": "<run id>", "key": "<app's id>"}: an
-// app starts streaming a run. The run is registered at once, so its page and websockets work
+// "agents": [...], "resumes": "<interrupt id>", "continues": "<run id>", "key": "<app's id>",
+// "forked_from", "holdable"}: an app starts streaming a run. "holdable" (its agents carry
+// attach.Middleware) makes it a run whose breakpoints can be set at once, before the app's first
+// poll brings them. The run is registered at once, so its page and websockets work
 // before any event arrives, and 201 {"id", "url", "next": 1} tells the app where to post. When
 // "resumes" names the last interrupt of a run that ended interrupted, that run is reopened
 // instead, and when "continues" names a run the server ended interrupted while the app went on,
@@ -131,7 +136,14 @@ func (s *Server) startIngest(c echo.Context) error {
 	}
 	url := "/runs/" + run.rec.ID()
 	c.Response().Header().Set(echo.HeaderLocation, url)
-	return c.JSON(status, ingestCreated{ID: run.rec.ID(), URL: url, Next: 1, Secret: run.secret, After: run.after, Moved: run.moved})
+	created := ingestCreated{ID: run.rec.ID(), URL: url, Next: 1, Secret: run.secret, After: run.after, Moved: run.moved}
+	if run.start == startsRun {
+		created.Breakpoints = s.ingest.givenAtStart(run)
+	}
+	if req.Holdable {
+		s.ingest.optIn(run.rec.ID()) // breakpoints may be set before the app's first poll
+	}
+	return c.JSON(status, created)
 }
 
 // ingestBatch is one post of a session: events numbered by the app from the session's next seq

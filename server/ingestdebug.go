@@ -268,43 +268,65 @@ func isClosed(c <-chan struct{}) bool {
 	}
 }
 
-// optIn returns the mirror of run id's breakpoints, made at the app's first poll.
+// optIn returns the mirror of run id's breakpoints, made at the app's first poll: with the
+// breakpoints its start's answer gave the app, as version 1, which it has.
 func (in *ingestion) optIn(id string) *appDebug {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	a := in.debug[id]
 	if a == nil {
 		a = newAppDebug()
-		if r := in.runs[id]; r != nil {
-			if points := in.next[r.rec.Run().Flow]; len(points) > 0 {
-				// The app has none yet: its first poll is answered with these.
-				a.Debugger.SetBreakpoints(points)
-				a.version++
-			}
+		if r := in.runs[id]; r != nil && len(r.given) > 0 {
+			a.Debugger.SetBreakpoints(r.given)
+			a.version++
 		}
 		in.debug[id] = a
 	}
 	return a
 }
 
-// keepForNext keeps points for the next runs of flow that opt in (none: forgets them), and
-// reports whether some are kept.
-func (in *ingestion) keepForNext(flow string, points []agents.Breakpoint) bool {
+// givenAtStart returns the breakpoints kept for the next runs of run's flow, written, for its
+// start's answer to give the app, which has them from then on as version 1 (see optIn); the same
+// to a start sent again. Kept breakpoints the store cannot give now are not given.
+func (in *ingestion) givenAtStart(run *ingestRun) []string {
 	in.mu.Lock()
-	defer in.mu.Unlock()
-	if len(points) == 0 {
-		delete(in.next, flow)
-		return false
+	asked, given := run.givenAsked, run.given
+	in.mu.Unlock()
+	if !asked {
+		written, _ := in.broker.NextBreakpoints(run.rec.Run().Flow)
+		for _, w := range written {
+			if b, err := agents.ParseBreakpoint(w); err == nil {
+				given = append(given, b)
+			}
+		}
+		in.mu.Lock()
+		if run.givenAsked { // a start sent again asked meanwhile
+			given = run.given
+		}
+		run.given, run.givenAsked = given, true
+		in.mu.Unlock()
 	}
-	in.next[flow] = slices.Clone(points)
-	return true
+	var out []string
+	for _, b := range given {
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// keepForNext keeps points for the next runs of flow that opt in (none: forgets them), in the
+// store: they outlast the server and reach every server on a shared database.
+func (in *ingestion) keepForNext(flow string, points []agents.Breakpoint) error {
+	written := make([]string, len(points))
+	for i, b := range points {
+		written[i] = b.String()
+	}
+	return in.broker.SetNextBreakpoints(flow, written)
 }
 
 // keptForNext reports whether breakpoints are kept for the next runs of flow.
 func (in *ingestion) keptForNext(flow string) bool {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return len(in.next[flow]) > 0
+	points, err := in.broker.NextBreakpoints(flow)
+	return err == nil && len(points) > 0
 }
 
 // debugger returns the mirror of run id's breakpoints; streamed is false when no app streams the

@@ -49,3 +49,26 @@ func TestAppBreakpointsRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestHoldableAppRunOffersBreakpointsAtOnce: an app whose agents carry the middleware says so at
+// its run's start ("holdable"): the run's page offers breakpoints from then on, before the app's
+// first poll, and breakpoints set then reach the app at that poll. Without it, the page offers
+// none until the app opts in.
+func TestHoldableAppRunOffersBreakpointsAtOnce(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	plain := ts.startIngest(t, `{"run":{"flow":"support","input":"hi","model":"app"},"agents":[]}`, nil, http.StatusCreated)
+	if page(t, ts.do(t, request{path: "/runs/" + plain.ID})).Find(`[data-testid="breakpoints-form"]`).Length() != 0 {
+		t.Error("the page of an app run that did not say it is holdable offers breakpoints")
+	}
+	run := ts.startIngest(t, `{"run":{"flow":"support","input":"hi","model":"app"},"agents":[],"holdable":true}`, nil, http.StatusCreated)
+	if page(t, ts.do(t, request{path: "/runs/" + run.ID})).Find(`[data-testid="breakpoints-form"]`).Length() != 1 {
+		t.Fatal("the page of a holdable app's run offers no breakpoints before its first poll")
+	}
+	if res := ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + run.ID + "/breakpoints", body: `{"breakpoints":["transfer:billing"]}`}); res.status != http.StatusOK || !strings.Contains(string(res.body), `"pending":true`) {
+		t.Fatalf("breakpoints before the app's first poll: %d %s; want 200, pending", res.status, res.body)
+	}
+	res := ts.do(t, request{method: http.MethodPost, path: "/api/ingest/" + run.ID + "/hold", body: `{"version":0}`, header: map[string]string{runSecretHeader: ts.secret(run.ID)}})
+	if res.status != http.StatusOK || !strings.Contains(string(res.body), `"breakpoints":["transfer:billing"]`) {
+		t.Errorf("the app's first poll: %d %s; want the breakpoints set", res.status, res.body)
+	}
+}

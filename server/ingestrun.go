@@ -43,9 +43,6 @@ type ingestion struct {
 	// debug holds the breakpoints of the open sessions whose app opted in, by run id (see
 	// ingestdebug.go); guarded by mu.
 	debug map[string]*appDebug
-	// next holds the breakpoints kept for an app's next runs, by flow name: each run of that
-	// flow that opts in starts with them (see keepForNext); guarded by mu.
-	next map[string][]agents.Breakpoint
 
 	// export is Config.Export, handed each run as it starts or resumes; nil for none.
 	export func(*traces.Recording)
@@ -56,7 +53,7 @@ func newIngestion(ctx context.Context, broker *live.Broker, cfg Config) *ingesti
 		keys: make(map[string]*ingestRun), ended: endedSessions{byRun: make(map[string]*ingestRun)},
 		maxSessions: cfg.MaxIngestRuns, maxPerClient: cfg.MaxIngestRunsPerClient, perClient: make(map[string]int),
 		resumed: make(map[string]*ingestRun), claims: make(map[string]struct{}), starting: make(map[string]struct{}), joining: make(map[string]struct{}),
-		export: cfg.Export, debug: make(map[string]*appDebug), next: make(map[string][]agents.Breakpoint)}
+		export: cfg.Export, debug: make(map[string]*appDebug)}
 }
 
 // session returns the session of run id: its open one, or one that ended lately, which its post
@@ -208,6 +205,10 @@ type ingestRun struct {
 	// stoppedAt is the id of the last interrupt the app posted: a resume of it ends the session
 	// (see endStopped).
 	stoppedAt string
+	// given are the breakpoints kept for the app's next runs that the start's answer gave the
+	// app, once given (see givenAtStart): the app has them as version 1; guarded by in.mu.
+	given      []agents.Breakpoint
+	givenAsked bool
 }
 
 // endingGrace is how long a run whose app said how it ends may stay quiet before it is ended

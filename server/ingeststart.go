@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -26,6 +27,12 @@ type ingestStart struct {
 	// Key is the app's own id of the run, so that a start sent again because its answer was
 	// lost gets the session the first one opened, not a second run.
 	Key string `json:"key"`
+	// ForkedFrom is, for an app's run that carries out a fork (BATON_FORK), the run and the
+	// model call it forks: the run records it and joins that run's conversation.
+	ForkedFrom *traces.ForkOrigin `json:"forked_from"`
+	// Holdable says the app's agents carry attach.Middleware: the run can be held from its start,
+	// and its page offers breakpoints before the app's first poll.
+	Holdable bool `json:"holdable"`
 
 	secret string // the request's runSecretHeader, which a continue shows
 }
@@ -41,6 +48,9 @@ type ingestStart struct {
 func (in *ingestion) start(req ingestStart, client string) (run *ingestRun, reopened bool, err error) {
 	if req.Resumes != "" && req.Continues != "" {
 		return nil, false, traces.Errorf(traces.CodeInvalid, "a run either resumes an interrupt or continues a run, not both")
+	}
+	if req.ForkedFrom != nil && (req.Resumes != "" || req.Continues != "") {
+		return nil, false, traces.Errorf(traces.CodeInvalid, "forked_from is for a new run, which neither resumes an interrupt nor continues a run")
 	}
 	in.mu.Lock()
 	if in.closed || in.ctx.Err() != nil {
@@ -127,9 +137,24 @@ func (in *ingestion) startFresh(req ingestStart, o opening) (*ingestRun, error) 
 		// A resumption Baton has not seen the start of still belongs with what it resumes.
 		run.Conversation = req.Resumes
 	}
+	if f := req.ForkedFrom; f != nil {
+		// A fork joins its run's conversation, and is named as Baton's own forks are, so that
+		// each page links the other (see Server.forksOf).
+		orig, err := in.broker.Get(f.Run)
+		if err != nil || f.Seq <= 0 {
+			return nil, traces.Errorf(traces.CodeInvalid, "forked_from names run %q at #%d, which this Baton does not have: fork a run of this Baton", clip(f.Run, 60), f.Seq)
+		}
+		o := orig.Run()
+		run.Conversation = cmp.Or(o.Conversation, o.ID)
+		run.Model = fmt.Sprintf("fork of %s at #%d, then %s", o.ID, f.Seq, cmp.Or(run.Model, "app"))
+	}
 	rec, err := addFresh(in.broker, func(id string) *traces.Recording {
 		run.ID = id
-		return traces.NewRecording(run, req.Agents)
+		rec := traces.NewRecording(run, req.Agents)
+		if req.ForkedFrom != nil {
+			rec.ForkOf(*req.ForkedFrom)
+		}
+		return rec
 	})
 	if err != nil {
 		return nil, err

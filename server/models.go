@@ -86,26 +86,44 @@ func (s *Server) replayRun(c echo.Context) error {
 	})
 }
 
-// forkRun serves POST /api/runs/:id/fork {"at","reply","transfer_to","pace_ms"}: a new run of
-// the run's flow and input with the model call whose model.started is at answered otherwise (a
-// reply, a transfer, or both), every call before it answered from the recording, those after it
-// by the scripted model (the server's default model for a flow without scripts).
+// forkRun serves POST /api/runs/:id/fork {"at","reply","transfer_to","input","pace_ms"}: a new
+// run of the run's flow and input with the model call whose model.started is at answered
+// otherwise (a reply, a transfer, or both), every call before it answered from the recording,
+// those after it by the scripted model (the server's default model for a flow without scripts).
+// For the run of an app (a flow this server does not run), it answers 200 with the environment
+// that makes the app's next run that fork (see forkApp), where "input" may replace what the call
+// is given instead.
 func (s *Server) forkRun(c echo.Context) error {
 	var (
 		at        int64
 		ms        int64
 		reply, to string
+		input     []traces.Message
 	)
 	present, err := decodeJSON(c,
 		jsonField{"at", &at, "the seq of a model.started event"},
 		jsonField{"reply", &reply, "a string"},
 		jsonField{"transfer_to", &to, "an agent's name"},
+		jsonField{"input", &input, `a list of messages ({"role", "content"})`},
 		jsonField{"pace_ms", &ms, "an integer number of milliseconds"})
 	if err != nil {
 		return err
 	}
-	if at <= 0 || (reply == "" && to == "") {
+	if at <= 0 || (reply == "" && to == "" && !present["input"]) {
 		return traces.Errorf(traces.CodeInvalid, "a fork needs \"at\", the seq of the model call to change, and what it answers instead: \"reply\", \"transfer_to\" or both")
+	}
+	rec, err := s.broker.Get(c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if _, unknown := s.lookupFlow(rec.Run().Flow); unknown != nil {
+		if input == nil && present["input"] {
+			input = []traces.Message{}
+		}
+		return forkApp(c, rec.Snapshot(), agents.AppFork{At: at, Reply: reply, TransferTo: to, Input: input})
+	}
+	if present["input"] {
+		return traces.Errorf(traces.CodeInvalid, "input edits fork an app's run: a fork of Baton's own run answers the call otherwise, with \"reply\", \"transfer_to\" or both")
 	}
 	edit := agents.Reply{Text: reply}
 	if to != "" {

@@ -211,6 +211,9 @@ func (s *Server) inspector(c echo.Context) error {
 	tr := rec.Snapshot()
 	_, unknown := s.lookupFlow(tr.Run.Flow)
 	comp, err := templates.Inspector(tr, seq, unknown == nil && tr.Run.Status.Ended(), s.cfg.Prices)
+	if unknown != nil { // an app's run: Baton gives the command that forks it
+		comp, err = templates.AppInspector(tr, seq, s.cfg.Prices)
+	}
 	if err != nil {
 		return err
 	}

@@ -277,7 +277,23 @@ function fork(ev) {
     showError(form.querySelector(".form-error"), "Say what the call answers instead: a reply, a transfer, or both.");
     return;
   }
-  postRun("/api/runs/" + encodeURIComponent(S.runId) + "/fork", req, form.querySelector(".form-error"), form.querySelector("button"), "Fork");
+  const url = "/api/runs/" + encodeURIComponent(S.runId) + "/fork";
+  if (form.dataset.app) {
+    forkApp(form, url, req);
+    return;
+  }
+  postRun(url, req, form.querySelector(".form-error"), form.querySelector("button"), "Fork");
+}
+
+// forkApp asks for the command that makes an app's next run the fork (Baton cannot run the
+// app), and shows it in the form to copy.
+async function forkApp(form, url, req) {
+  const errEl = form.querySelector(".form-error");
+  const out = form.querySelector(".fork-command");
+  const r = await postJSON(url, req);
+  showError(errEl, r.ok ? "" : "Fork: " + ((r.data && r.data.error) || "HTTP " + r.status));
+  out.textContent = r.ok && r.data ? r.data.command : "";
+  out.hidden = !r.ok;
 }
 
 // onRows is told of the rows a gap or a reload put in the list: it filters them, dims those

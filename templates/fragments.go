@@ -184,6 +184,19 @@ func Inspector(tr traces.Trace, seq int64, forkable bool, p prices.Table) (templ
 	return inspection(in), nil
 }
 
+// AppInspector is Inspector for the run of an app (a flow the server does not run): a model
+// call offers the command that makes the app's next run a fork there.
+func AppInspector(tr traces.Trace, seq int64, p prices.Table) (templ.Component, error) {
+	in, err := web.NewInspection(tr, seq, web.WithPrices(p))
+	if err != nil {
+		return nil, err
+	}
+	if in.Kind == traces.KindModelStarted {
+		return inspectionWithAppFork(in, tr.Agents), nil
+	}
+	return inspection(in), nil
+}
+
 // AgentInspector returns the inspector panel content for agent name of tr (GET
 // /runs/:id/inspector?agent=NAME), or an error with traces.CodeNotFound when tr has no such agent.
 // Its model calls are priced by p (nil: no money).

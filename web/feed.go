@@ -30,8 +30,30 @@ func (a *analysis) heldFeed(h *Held, p int) {
 		h.FeedNote = why
 		return
 	}
+	sys, known := instruction(a.tr.Events[:p], h.Target)
+	if known {
+		msgs = append([]traces.Message{sys}, msgs...)
+	}
 	h.Feed = a.session.fed(a.tr, len(a.tr.Events), h.Target, msgs, a.tree.roster)
 	h.FeedTitle = fmt.Sprintf("What %s will be fed (%s)", h.Target, plural(len(msgs), "message"))
+	if !known {
+		h.FeedTitle = fmt.Sprintf("What %s will be fed after its instruction (%s; its system message is not in the trace until its model is first called)",
+			h.Target, plural(len(msgs), "message"))
+	}
+}
+
+// instruction returns the system message agent's model calls begin with, as its latest call in
+// ev received it: what its model will be given first again. false when it called none.
+func instruction(ev []traces.Event, agent string) (traces.Message, bool) {
+	for j := len(ev) - 1; j >= 0; j-- {
+		if e := &ev[j]; e.Kind == traces.KindModelStarted && e.Agent == agent && e.Model != nil {
+			if in := e.Model.Input; len(in) > 0 && in[0].Role == "system" {
+				return in[0], true
+			}
+			return traces.Message{}, false
+		}
+	}
+	return traces.Message{}, false
 }
 
 // transfer reports whether h is held before a transfer, by a transfer breakpoint or a step.

@@ -40,9 +40,14 @@ func TestRunBreakStepsAndQuits(t *testing.T) {
 		t.Errorf("exit %d, status %s; want a failure exit and a canceled run", code, tr.Run.Status)
 	}
 	for _, want := range []string{
-		"paused at a transfer breakpoint: supervisor transfers to research_agent\n[c]ontinue, [s]tep [KIND], [q]uit, e FILE (edit)> ",
+		// Where it is held, what the target will be fed (research_agent's instruction is not in
+		// the trace yet: it has not called its model), and the question.
+		"paused at a transfer breakpoint: supervisor transfers to research_agent\n  What research_agent will be fed after its instruction (",
+		"\n    user      [user input]     Find US and NY GDP in 2024.",
+		"[c]ontinue, [s]tep [KIND], [q]uit, e FILE (edit)> ",
 		`"x": answer c, s, s KIND (transfer, agenttool, model, tool...), q or e FILE`,
 		"paused at a step breakpoint: research_agent hands over to supervisor (deterministic)",
+		"\n    system    [instruction]    You are a supervisor",        // supervisor's, from its earlier calls
 		"paused at a step breakpoint: supervisor calls its model with", // s model: the next model call, not the next handoff
 	} {
 		if !strings.Contains(out, want) {

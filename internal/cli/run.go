@@ -117,7 +117,7 @@ func recordFlow(ctx context.Context, flow agents.Flow, model *agents.Model, o *r
 	if len(o.breaks) > 0 {
 		debug = agents.NewDebugger(o.breaks, nil)
 		in := bufio.NewScanner(stdin)
-		onPause = func(e traces.Event) { prompt(debug, e, in, stdout) }
+		onPause = func(e traces.Event) { prompt(debug, e, rec.Snapshot(), in, stdout) }
 	}
 	printed := make(chan struct{})
 	go func() {

@@ -17,9 +17,10 @@ type MemoryStore struct {
 	keep int
 
 	mu   sync.RWMutex
-	runs []*memRun          // oldest added first
-	byID map[string]*memRun // the same runs
-	last int64              // the key of the run added last
+	runs []*memRun           // oldest added first
+	byID map[string]*memRun  // the same runs
+	last int64               // the key of the run added last
+	next map[string][]string // see SetNextBreakpoints
 }
 
 // memRun is a run as a MemoryStore keeps it.
@@ -244,6 +245,28 @@ func (s *MemoryStore) SessionHash(id string) ([]byte, error) {
 		return nil, notFound(id)
 	}
 	return slices.Clone(r.hash), nil
+}
+
+// SetNextBreakpoints keeps points for the next runs of flow; none forgets them.
+func (s *MemoryStore) SetNextBreakpoints(flow string, points []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(points) == 0 {
+		delete(s.next, flow)
+		return nil
+	}
+	if s.next == nil {
+		s.next = make(map[string][]string)
+	}
+	s.next[flow] = slices.Clone(points)
+	return nil
+}
+
+// NextBreakpoints returns what SetNextBreakpoints kept for flow last, nil for none.
+func (s *MemoryStore) NextBreakpoints(flow string) ([]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.next[flow]), nil
 }
 
 // copyRun copies run, EndedAt included.

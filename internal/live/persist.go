@@ -246,6 +246,17 @@ func (b *Broker) SessionHash(id string) ([]byte, error) {
 	return b.store.SessionHash(id)
 }
 
+// SetNextBreakpoints keeps points for the next runs of flow that apps stream (see
+// Store.SetNextBreakpoints).
+func (b *Broker) SetNextBreakpoints(flow string, points []string) error {
+	return b.store.SetNextBreakpoints(flow, points)
+}
+
+// NextBreakpoints returns the breakpoints kept for the next runs of flow, nil for none.
+func (b *Broker) NextBreakpoints(flow string) ([]string, error) {
+	return b.store.NextBreakpoints(flow)
+}
+
 // List returns one page of run summaries, the most recently added first: the store's (see
 // Store.List).
 func (b *Broker) List(q RunQuery) (RunPage, error) {

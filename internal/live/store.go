@@ -45,6 +45,12 @@ type Store interface {
 	// SessionHash returns what SetSessionHash recorded for run id last, nil when nothing was
 	// (a run of Baton's own, or imported). It fails with CodeNotFound for an unknown run.
 	SessionHash(id string) ([]byte, error)
+	// SetNextBreakpoints keeps points (each written as a breakpoint, such as "transfer:billing")
+	// for the next runs of flow that apps stream and that opt in, replacing what was kept for
+	// flow; none forgets them. They outlast the server's restart.
+	SetNextBreakpoints(flow string, points []string) error
+	// NextBreakpoints returns what SetNextBreakpoints kept for flow last, nil for none.
+	NextBreakpoints(flow string) ([]string, error)
 }
 
 // DefaultPageSize and MaxPageSize bound RunQuery.Limit.

@@ -79,6 +79,12 @@ var migrations = []string{
 	// 6: each lease's own expiry in seconds (serve's --lease-expiry), which every server judges
 	// it by; an older Baton's lease lasts the 30 s it always did.
 	`ALTER TABLE baton_servers ADD COLUMN expiry double precision NOT NULL DEFAULT 30;`,
+	// 7: the breakpoints kept for the next runs of each flow apps stream
+	// (live.Store.SetNextBreakpoints), which every server on the database gives its apps' runs.
+	`CREATE TABLE baton_next_breakpoints (
+		flow   text PRIMARY KEY,
+		points text[] NOT NULL
+	);`,
 }
 
 // SchemaVersion is the version of the schema this Baton writes: its number of migrations.

@@ -111,7 +111,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 	}
 	s.Close()
 	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN saved_at, DROP COLUMN owner, DROP COLUMN session, DROP COLUMN usage; DROP TABLE baton_servers;
-		UPDATE baton_schema SET version = 1`)
+		DROP TABLE baton_next_breakpoints; UPDATE baton_schema SET version = 1`)
 
 	s, err := postgres.Open(url, 0)
 	if err != nil {
@@ -144,7 +144,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 	}
 	s.Close()
 	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN owner, DROP COLUMN session, DROP COLUMN usage; DROP TABLE baton_servers;
-		UPDATE baton_schema SET version = 2`)
+		DROP TABLE baton_next_breakpoints; UPDATE baton_schema SET version = 2`)
 
 	s, err := postgres.Open(url, 0)
 	if err != nil {
@@ -174,7 +174,7 @@ func TestMigrateFromVersion3(t *testing.T) {
 	}
 	s.Close()
 	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN session, DROP COLUMN usage; ALTER TABLE baton_servers DROP COLUMN expiry;
-		UPDATE baton_schema SET version = 3`)
+		DROP TABLE baton_next_breakpoints; UPDATE baton_schema SET version = 3`)
 
 	s, err := postgres.Open(url, 0)
 	if err != nil {
@@ -210,7 +210,7 @@ func TestMigrateFromVersion4(t *testing.T) {
 	}
 	s.Close()
 	exec(t, url, `ALTER TABLE baton_runs DROP COLUMN usage; ALTER TABLE baton_servers DROP COLUMN expiry;
-		UPDATE baton_schema SET version = 4`)
+		DROP TABLE baton_next_breakpoints; UPDATE baton_schema SET version = 4`)
 
 	s, err := postgres.Open(url, 0)
 	if err != nil {
@@ -272,7 +272,7 @@ func TestServerDown(t *testing.T) {
 func TestMigrateFromVersion5(t *testing.T) {
 	s, url := mustOpen(t, 0)
 	s.Close()
-	exec(t, url, `ALTER TABLE baton_servers DROP COLUMN expiry; UPDATE baton_schema SET version = 5;
+	exec(t, url, `ALTER TABLE baton_servers DROP COLUMN expiry; DROP TABLE baton_next_breakpoints; UPDATE baton_schema SET version = 5;
 		INSERT INTO baton_servers (id, address, heartbeat) VALUES ('older', 'http://older/', now() - interval '20 seconds')`)
 	s, err := postgres.Open(url, 0)
 	if err != nil {
@@ -293,5 +293,32 @@ func TestMigrateFromVersion5(t *testing.T) {
 	exec(t, url, `UPDATE baton_servers SET heartbeat = now() - interval '31 seconds' WHERE id = 'older'`)
 	if n, err := s.Recover(context.Background()); err != nil || n != 1 {
 		t.Errorf("Recover 31 s after it = %d, %v; want its run ended", n, err)
+	}
+}
+
+// TestMigrateFromVersion6: a database written before it kept breakpoints for apps' next runs
+// opens, keeps none, and keeps them from then on, for every server on it.
+func TestMigrateFromVersion6(t *testing.T) {
+	s, url := mustOpen(t, 0)
+	s.Close()
+	exec(t, url, `DROP TABLE baton_next_breakpoints; UPDATE baton_schema SET version = 6`)
+	s, err := postgres.Open(url, 0)
+	if err != nil {
+		t.Fatalf("open a version-6 database: %v", err)
+	}
+	defer s.Close()
+	if points, err := s.NextBreakpoints("f"); err != nil || points != nil {
+		t.Errorf("NextBreakpoints(f) = %q, %v: want none", points, err)
+	}
+	if err := s.SetNextBreakpoints("f", []string{"transfer:billing"}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := postgres.Open(url, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if points, err := other.NextBreakpoints("f"); err != nil || !slices.Equal(points, []string{"transfer:billing"}) {
+		t.Errorf("another server's NextBreakpoints(f) = %q, %v: want transfer:billing", points, err)
 	}
 }

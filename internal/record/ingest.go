@@ -36,6 +36,9 @@ type ingestCreated struct {
 	Secret string `json:"secret"`
 	After  int64  `json:"after"` // the server's seq of the run before the session's first event
 	Moved  bool   `json:"moved"` // the server took the run over from one that stopped, which had it up to After
+	// Breakpoints are those Baton keeps for the app's next runs: the run has them, as version 1,
+	// once it opts in (see remotedebug.go).
+	Breakpoints []string `json:"breakpoints,omitempty"`
 }
 
 // send is the run's sender: it registers the run (once the part before it is delivered, when it
@@ -115,6 +118,7 @@ func (s *remoteRun) deliver(ss *ingestSession, first traces.Event, o outbox) (ag
 		if err != nil {
 			return false, err
 		}
+		s.startWith(created.Breakpoints) // before the session is noted: the poller reads them then
 		*ss = ingestSession{id: created.ID, secret: created.Secret, open: true, after: created.After}
 		s.sent(outbox{agents: o.agents})
 		return true, nil
@@ -188,9 +192,12 @@ func (s *remoteRun) labels(first traces.Event) ingestLabels {
 // create registers the run with the server, from its first event: run.started, or resumed when
 // it continues an interrupted run, which the server then reopens.
 func (s *remoteRun) create(first traces.Event, agents []traces.Agent) (ingestCreated, error) {
-	req := ingestRun{Run: s.labels(first), Agents: agents, Key: s.key}
+	req := ingestRun{Run: s.labels(first), Agents: agents, Key: s.key, Holdable: middlewareInUse.Load()}
 	if first.Kind == traces.KindResumed && first.Interrupt != nil {
 		req.Resumes = first.Interrupt.ID
+	}
+	if s.fork != nil && first.Kind == traces.KindRunStarted {
+		req.ForkedFrom = &traces.ForkOrigin{Run: s.fork.spec.Run, Seq: s.fork.spec.At}
 	}
 	var created ingestCreated
 	err := s.c.post("/api/ingest", "", req, &created)
@@ -231,6 +238,12 @@ type ingestRun struct {
 	Resumes   string         `json:"resumes,omitempty"`
 	Continues string         `json:"continues,omitempty"`
 	Key       string         `json:"key"`
+	// ForkedFrom is, for a run that carries out a fork (see fork.go), the run and the model call
+	// it forks: the server records it and files the run in that run's conversation.
+	ForkedFrom *traces.ForkOrigin `json:"forked_from,omitempty"`
+	// Holdable says the process's agents carry attach.Middleware: Baton offers breakpoints on
+	// the run from its start, which the run's first poll brings.
+	Holdable bool `json:"holdable,omitempty"`
 }
 
 // ingestLabels is what a new run is called in the server's list.

@@ -39,9 +39,10 @@ type client struct {
 	http        *http.Client
 	poll        *http.Client // the long polls for decisions at breakpoints (see remotedebug.go)
 	log         *slog.Logger
-	warned      atomic.Bool // Baton was said to be unreachable
-	warnedBusy  atomic.Bool // Baton was said to be busy
-	warnedHolds atomic.Bool // a problem with breakpoints was said
+	warned      atomic.Bool  // Baton was said to be unreachable
+	warnedBusy  atomic.Bool  // Baton was said to be busy
+	warnedHolds atomic.Bool  // a problem with breakpoints was said
+	atStart     atomic.Int32 // what Baton gives runs at their start (see awaitStart)
 	health      health
 
 	senders sync.WaitGroup     // one per run being sent
@@ -108,6 +109,7 @@ func (c *client) run(conversation string) *remoteRun {
 		opened: make(chan struct{}), holdWake: make(chan struct{}, 1)}
 	s.debug = NewDebugger(nil, s.heldAt)
 	s.debug.released = s.letGo
+	s.fork = c.claimFork()
 	return s
 }
 
@@ -234,6 +236,10 @@ type remoteRun struct {
 	holdWake chan struct{} // the run was held or let go: the poller tells Baton at once
 	holdID   int64         // the number of the run's latest hold; guarded by mu
 	holdStop *Stop         // where the run is held, nil when it is not; guarded by mu
+	given    []Breakpoint  // the breakpoints the start's answer gave, version 1; guarded by mu
+
+	// fork is the fork the run carries out, nil for none (see fork.go).
+	fork *forking
 }
 
 // Emit queues e, or counts it lost when the queue is full: the next event that fits is preceded

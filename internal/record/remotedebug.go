@@ -23,6 +23,16 @@ const (
 	// holdPollAfter is how long into a run the poller starts asking: no one sets a breakpoint on
 	// a run in its first moments, and a run over by then (a fast app's, a test's) costs nothing.
 	holdPollAfter = 50 * time.Millisecond
+	// startWait bounds how long a run that opts in waits for its start's answer, which may give
+	// it breakpoints (see awaitStart).
+	startWait = 250 * time.Millisecond
+)
+
+// What a client knows of the breakpoints Baton gives its runs at their start (client.atStart).
+const (
+	startUnknown   int32 = iota // no start answered yet
+	startGives                  // the last start's answer gave breakpoints
+	startGivesNone              // it gave none, or no answer came in time
 )
 
 // holdPoll is the body of POST /api/ingest/:id/hold.
@@ -57,11 +67,59 @@ func OptIn(ctx context.Context, timeout time.Duration) {
 		return
 	}
 	s.debug.SetTimeout(timeout, s.expired)
+	s.mu.Lock()
+	given := s.given
+	s.mu.Unlock()
+	if given != nil {
+		s.debug.SetBreakpoints(given)
+	}
+	s.awaitStart()
 	s.c.senders.Add(1) // Close waits for it as for the run's sender, with which it ends
 	go func() {
 		defer s.c.senders.Done()
 		s.pollHolds()
 	}()
+}
+
+// awaitStart waits, at most startWait, for the run's start to be answered, unless the client
+// knows Baton gives no breakpoints at the start: a run whose flow has breakpoints kept for the
+// next runs is held from its first moment. So the first run of a client, and those after a start
+// that gave breakpoints, wait for one answer of Baton; the others do not.
+func (s *remoteRun) awaitStart() {
+	if s.c.atStart.Load() == startGivesNone {
+		return
+	}
+	t := time.NewTimer(startWait)
+	defer t.Stop()
+	select {
+	case <-s.opened:
+	case <-t.C:
+		s.c.atStart.Store(startGivesNone) // Baton is slow or away: the next runs do not wait
+	case <-s.senderDone:
+	case <-s.c.stop.Done():
+	}
+}
+
+// startWith takes the breakpoints the start's answer gave (those Baton keeps for the app's next
+// runs): the run holds at them from now on once it opts in, here or in OptIn, whichever comes
+// last, and its poller asks Baton at once.
+func (s *remoteRun) startWith(written []string) {
+	if len(written) == 0 {
+		s.c.atStart.Store(startGivesNone)
+		return
+	}
+	s.c.atStart.Store(startGives)
+	points, ok := s.parseBreakpoints(written)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	s.given = points
+	opted := s.opted.Load()
+	s.mu.Unlock()
+	if opted {
+		s.debug.SetBreakpoints(points)
+	}
 }
 
 // debugger is the run's Debugger, which the recorder holds the run with.
@@ -114,20 +172,29 @@ func (s *remoteRun) noteSession(ss ingestSession) {
 	}
 }
 
-// pollHolds is the run's poller: from holdPollAfter into the run, once it has a session, until
-// its sender ends, it keeps a
-// long poll open that tells Baton the breakpoints the app has and where the run is held, and
+// pollHolds is the run's poller: from holdPollAfter into the run (at once when the start's answer
+// gave breakpoints), once it has a session, until its sender ends, it keeps a long poll open that tells Baton the breakpoints the app has and where the run is held, and
 // applies what the answer brings. A new hold, or the end of one, cuts the poll short: Baton
 // learns of it at once.
 func (s *remoteRun) pollHolds() {
 	start := time.NewTimer(holdPollAfter)
 	defer start.Stop()
-	select {
-	case <-start.C:
-	case <-s.senderDone:
-		return
-	case <-s.c.stop.Done():
-		return
+	opened := s.opened
+	for started := false; !started; {
+		select {
+		case <-start.C:
+			started = true
+		case <-opened:
+			// A run the start's answer gave breakpoints to asks at once.
+			s.mu.Lock()
+			started = s.given != nil
+			s.mu.Unlock()
+			opened = nil
+		case <-s.senderDone:
+			return
+		case <-s.c.stop.Done():
+			return
+		}
 	}
 	select {
 	case <-s.opened:
@@ -137,6 +204,11 @@ func (s *remoteRun) pollHolds() {
 		return
 	}
 	var version, answered int64 // the breakpoints had; the last hold a decision was applied to
+	s.mu.Lock()
+	if s.given != nil {
+		version = 1 // the start's answer's
+	}
+	s.mu.Unlock()
 	retry := retryMin
 	for {
 		s.mu.Lock()

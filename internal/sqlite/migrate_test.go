@@ -17,31 +17,55 @@ import (
 // the count (0 for the runs it holds), and lists by it.
 func TestMigrateFromVersion1(t *testing.T) {
 	testMigrateFrom(t, `DROP INDEX runs_by_saved; ALTER TABLE runs DROP COLUMN saved_at;
-		ALTER TABLE runs DROP COLUMN findings; ALTER TABLE runs DROP COLUMN session; ALTER TABLE runs DROP COLUMN usage; PRAGMA user_version = 1`)
+		ALTER TABLE runs DROP COLUMN findings; ALTER TABLE runs DROP COLUMN session; ALTER TABLE runs DROP COLUMN usage; DROP TABLE next_breakpoints; PRAGMA user_version = 1`)
 }
 
 // TestMigrateFromVersion2: a database written before runs said when they were last written opens,
 // and its runs count as written at the upgrade: retention by age keeps them.
 func TestMigrateFromVersion2(t *testing.T) {
 	testMigrateFrom(t, `DROP INDEX runs_by_saved; ALTER TABLE runs DROP COLUMN saved_at; ALTER TABLE runs DROP COLUMN session;
-		ALTER TABLE runs DROP COLUMN usage; PRAGMA user_version = 2`)
+		ALTER TABLE runs DROP COLUMN usage; DROP TABLE next_breakpoints; PRAGMA user_version = 2`)
 }
 
 // TestMigrateFromVersion3: a database written before runs kept their session's hash opens; its
 // runs have none, and take one.
 func TestMigrateFromVersion3(t *testing.T) {
-	testMigrateFrom(t, `ALTER TABLE runs DROP COLUMN session; ALTER TABLE runs DROP COLUMN usage; PRAGMA user_version = 3`)
+	testMigrateFrom(t, `ALTER TABLE runs DROP COLUMN session; ALTER TABLE runs DROP COLUMN usage; DROP TABLE next_breakpoints; PRAGMA user_version = 3`)
 }
 
 // TestMigrateFromVersion4: a database written before runs kept their tokens by model opens, and
 // its runs list with no usage: tokens, and no money.
 func TestMigrateFromVersion4(t *testing.T) {
-	testMigrateFrom(t, `ALTER TABLE runs DROP COLUMN usage; PRAGMA user_version = 4`)
+	testMigrateFrom(t, `ALTER TABLE runs DROP COLUMN usage; DROP TABLE next_breakpoints; PRAGMA user_version = 4`)
+}
+
+// TestMigrateFromVersion5: a database written before it kept breakpoints for apps' next runs
+// opens, keeps none, and keeps them from then on, past a reopening.
+func TestMigrateFromVersion5(t *testing.T) {
+	path := testMigrateFrom(t, `DROP TABLE next_breakpoints; PRAGMA user_version = 5`)
+	s, err := sqlite.Open(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if points, err := s.NextBreakpoints("f"); err != nil || points != nil {
+		t.Errorf("NextBreakpoints(f) = %q, %v: want none", points, err)
+	}
+	if err := s.SetNextBreakpoints("f", []string{"transfer:billing"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = sqlite.Open(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if points, err := s.NextBreakpoints("f"); err != nil || len(points) != 1 || points[0] != "transfer:billing" {
+		t.Errorf("NextBreakpoints(f) once reopened = %q, %v: want transfer:billing", points, err)
+	}
 }
 
 // testMigrateFrom makes a database of one run, takes it back to an earlier schema with downgrade,
-// and opens it again.
-func testMigrateFrom(t *testing.T, downgrade string) {
+// and opens it again; it returns the database's path, closed.
+func testMigrateFrom(t *testing.T, downgrade string) string {
 	path := filepath.Join(t.TempDir(), "old.db")
 	s, err := sqlite.Open(path, 0)
 	if err != nil {
@@ -77,7 +101,7 @@ func testMigrateFrom(t *testing.T, downgrade string) {
 		t.Fatal(err)
 	}
 	p, err := s.List(live.RunQuery{})
-	if err != nil || len(p.Runs) != 1 || p.Runs[0].ID != "r-old" || p.Runs[0].Findings != 0 || p.Runs[0].Usage != nil {
+	if err != nil || len(p.Runs) != 1 || p.Runs[0].ID != "r-old" || p.Runs[0].Findings != 0 || len(p.Runs[0].Usage) != 0 {
 		t.Fatalf("List = %+v, %v: want r-old with no findings and no usage", p, err)
 	}
 	if p, err := s.List(live.RunQuery{Findings: true}); err != nil || len(p.Runs) != 0 {
@@ -89,4 +113,5 @@ func testMigrateFrom(t *testing.T, downgrade string) {
 	if err := s.SetSessionHash("r-old", []byte{1}); err != nil {
 		t.Errorf("SetSessionHash(r-old): %v", err)
 	}
+	return path
 }

@@ -35,8 +35,9 @@ const DefaultKeep = 1000
 // schemaVersion is the database's PRAGMA user_version once its tables exist: 2 since runs have
 // their findings counted, 3 since they say when they were last written, 4 since they keep the
 // hash of their latest session's secret, 5 since they keep their tokens by model (migrate adds
-// the columns to a database of an earlier version).
-const schemaVersion = 5
+// the columns to a database of an earlier version), 6 since it keeps the breakpoints for apps'
+// next runs (a table of its own, which the schema creates where it is missing).
+const schemaVersion = 6
 
 // seqBits is how many low bits of a search row's id hold the seq of the event it indexes (0 for
 // the run's input); the high bits are the run's key. A run's rows are one id range.
@@ -79,6 +80,11 @@ CREATE TABLE IF NOT EXISTS events (
 	PRIMARY KEY (run, seq)
 ) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, tokenize = 'trigram');
+-- The breakpoints kept for the next runs of each flow apps stream (live.Store.SetNextBreakpoints).
+CREATE TABLE IF NOT EXISTS next_breakpoints (
+	flow   TEXT PRIMARY KEY,
+	points BLOB NOT NULL -- a JSON list of breakpoints as written
+);
 `
 
 // Store is a live.Store on one SQLite database. It is safe for concurrent use; writes of one

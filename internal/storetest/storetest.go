@@ -36,6 +36,7 @@ func Run(t *testing.T, open Open) {
 		{"RetentionByAge", testRetentionByAge},
 		{"Interrupted", testInterrupted},
 		{"SessionHash", testSessionHash},
+		{"NextBreakpoints", testNextBreakpoints},
 		{"Findings", testFindings},
 		{"ConcurrentUse", testConcurrentUse},
 	} {
