@@ -206,7 +206,7 @@ const feedBatch = 64
 
 // follow subscribes f to the run after its newest event, unless it follows it already, and takes
 // in what the recording holds so far before returning. A run that ended is followed again when it
-// was resumed since.
+// was resumed since, even when the resumed part has ended too.
 func (f *feed) follow() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -216,10 +216,13 @@ func (f *feed) follow() {
 	if f.done {
 		select {
 		case <-f.rec.Done():
-			return // still over
+			if f.view.Seq() >= f.rec.Len() {
+				return // still over
+			}
+			// Resumed and ended again while no one followed: take in the rest below.
 		default:
-			f.done = false
 		}
+		f.done = false
 	}
 	sub := f.rec.Subscribe(f.view.Seq())
 	// Room for what the recording holds already: a large run opened at once would otherwise be

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +157,27 @@ func TestFinishedRunFeedLingers(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the finished run's feed stays past its time")
 		}
+	}
+}
+
+// TestLingeringFeedTakesInAResumedRun: the kept feed of a run that ended interrupted, resumed
+// and ended again while no one viewed it, gives the next viewer the resumed part, not the first
+// end (a replica following another's run sees it so: TestAResumedRunGoesOnAtAnotherServer).
+func TestLingeringFeedTakesInAResumedRun(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{IngestTimeout: 50 * time.Millisecond})
+	server.SetFeedLinger(ts.Server, time.Hour)
+	id := ts.startIngest(t, `{}`, nil, http.StatusCreated).ID
+	ts.postEvents(t, id, nil, 3, appEvents(1, traces.KindRunStarted, traces.KindMessage)...)
+	rec := ts.recording(t, id)
+	receive(t, rec.Done()) // ended interrupted: the app went quiet
+	first, _ := readEvents(t, ts.mustDial(t, "/api/runs/"+id+"/events"))
+	if _, _, ok := server.FeedCached(ts.Server, rec); !ok {
+		t.Fatal("the interrupted run's feed went with its viewer")
+	}
+	ts.postEvents(t, id, nil, 6, appEvents(3, traces.KindMessage, traces.KindMessage, traces.KindRunFinished)...)
+	receive(t, rec.Done())
+	rest, _ := readEvents(t, ts.mustDial(t, "/api/runs/"+id+"/events?after="+strconv.Itoa(len(first))))
+	if got, want := len(first)+len(rest), int(rec.Len()); got != want || rest[len(rest)-1].Run.Status != traces.StatusCompleted {
+		t.Fatalf("the viewers read %d then %d events; want the run's %d, the last its completed end", len(first), len(rest), want)
 	}
 }
