@@ -209,8 +209,11 @@ func (s *Server) inspector(c echo.Context) error {
 		return err
 	}
 	tr := rec.Snapshot()
-	_, unknown := s.lookupFlow(tr.Run.Flow)
-	comp, err := templates.Inspector(tr, seq, unknown == nil && tr.Run.Status.Ended(), s.cfg.Prices)
+	var fork *templates.Fork
+	if flow, err := s.lookupFlow(tr.Run.Flow); err == nil && tr.Run.Status.Ended() {
+		fork = &templates.Fork{Models: s.forkModels(flow)}
+	}
+	comp, err := templates.Inspector(tr, seq, fork, s.cfg.Prices)
 	if err != nil {
 		return err
 	}
