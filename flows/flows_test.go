@@ -375,6 +375,10 @@ func TestRegistrationErrors(t *testing.T) {
 	builtIn.Name = "transfer"
 	spaced := support()
 	spaced.Name = "my flow"
+	twoDesks := declared()
+	twoDesks.Agents = append(twoDesks.Agents, traces.Agent{Name: "desk", Kind: traces.AgentChatModel})
+	badKind := declared()
+	badKind.Agents[1].Kind = "robot"
 	for _, c := range []struct {
 		name string
 		fs   []flows.Flow
@@ -384,6 +388,8 @@ func TestRegistrationErrors(t *testing.T) {
 		{"built-in name", []flows.Flow{builtIn}, `register flow "transfer": a built-in flow has that name`},
 		{"no build", []flows.Flow{noBuild}, `register flow "support": Build is nil`},
 		{"bad name", []flows.Flow{spaced}, `name "my flow" must be 1 to 60 letters, digits, '-' or '_'`},
+		{"an agent twice", []flows.Flow{twoDesks}, `register flow "support": its Agents: agents[3]: agent "desk" appears twice`},
+		{"an unknown kind", []flows.Flow{badKind}, `register flow "support": its Agents: agents[1].kind "robot" is not one of`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -393,5 +399,60 @@ func TestRegistrationErrors(t *testing.T) {
 				t.Errorf("Start: %v; want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// declared is support with its agent tree declared.
+func declared() flows.Flow {
+	f := support()
+	f.Agents = []traces.Agent{
+		{Name: "desk", Kind: traces.AgentChatModel, Tools: []string{"transfer_to_agent"}},
+		{Name: "billing", Kind: traces.AgentChatModel, Parent: "desk", Relation: traces.RelationSubAgent, Tools: []string{"lookup_invoice", "transfer_to_agent"}},
+		{Name: "tech", Kind: traces.AgentChatModel, Parent: "desk", Relation: traces.RelationSubAgent, Tools: []string{"transfer_to_agent"}},
+	}
+	return f
+}
+
+// TestDeclaredAgents: a flow that declares its agents shows them on its index card and in GET
+// /api/flows before it runs, and a breakpoint naming an agent it does not declare is refused;
+// one that declares none lists no agents and takes breakpoints naming any.
+func TestDeclaredAgents(t *testing.T) {
+	p := startPage(t, declared())
+	status, html := p.do(t, http.MethodGet, "/", "")
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(html))
+	if status != http.StatusOK || err != nil {
+		t.Fatalf("GET /: %d %v", status, err)
+	}
+	var card []string
+	doc.Find(`[data-testid=flow-support] .flow-agents li`).Each(func(_ int, li *goquery.Selection) {
+		card = append(card, strings.Join(strings.Fields(li.Text()), " "))
+	})
+	if strings.Join(card, "; ") != "desk; billing sub-agent of desk; tech sub-agent of desk" {
+		t.Errorf("the card lists the agents %q", card)
+	}
+	status, data := p.do(t, http.MethodGet, "/api/flows", "")
+	var listed []struct{ Agents []traces.Agent }
+	if status != http.StatusOK || json.Unmarshal(data, &listed) != nil || len(listed) != 1 || len(listed[0].Agents) != 3 || listed[0].Agents[2].Parent != "desk" {
+		t.Errorf("GET /api/flows: %d %s", status, data)
+	}
+	for _, bp := range []string{"transfer:nobody", "model@nobody"} {
+		status, data = p.do(t, http.MethodPost, "/api/runs", `{"flow":"support","breakpoints":["`+bp+`"]}`)
+		if status != http.StatusBadRequest || !strings.Contains(string(data), `flow support has no agent \"nobody\" (its agents: [desk billing tech])`) {
+			t.Errorf("breakpoint %s: %d %s; want 400 naming the unknown agent", bp, status, data)
+		}
+	}
+	id := p.start(t, `{"flow":"support","pace_ms":0,"breakpoints":["transfer:tech"]}`)
+	if tr := p.ended(t, id); tr.Run.Status != traces.StatusCompleted || len(tr.Agents) != 3 {
+		t.Errorf("a run with a declared agent's breakpoint: %s with agents %v", tr.Run.Status, tr.Agents)
+	}
+
+	undeclared := startPage(t, support())
+	status, html = undeclared.do(t, http.MethodGet, "/", "")
+	if doc, err := goquery.NewDocumentFromReader(bytes.NewReader(html)); status != http.StatusOK || err != nil || doc.Find(`[data-testid=flow-support] .flow-agents`).Length() != 0 {
+		t.Errorf("a flow that declares no agents: its card lists some (%d %v)", status, err)
+	}
+	id = undeclared.start(t, `{"flow":"support","pace_ms":0,"breakpoints":["transfer:nobody"]}`)
+	if tr := undeclared.ended(t, id); tr.Run.Status != traces.StatusCompleted {
+		t.Errorf("a run of an undeclared flow with a breakpoint on any name: %s", tr.Run.Status)
 	}
 }
