@@ -46,7 +46,8 @@ func Registered(fs []flows.Flow) ([]Flow, error) {
 // registered is f as a Flow: its script the scripted model's, one step per reply.
 func registered(f flows.Flow) Flow {
 	out := Flow{Name: f.Name, Group: GroupRegistered, Description: f.Description, DefaultInput: f.DefaultInput,
-		Build: f.Build, NoScript: f.Script == nil, Agents: slices.Clone(f.Agents)}
+		Build: f.Build, NoScript: f.Script == nil, Agents: slices.Clone(f.Agents),
+		RunOptions: slices.Clone(f.RunOptions)}
 	if f.Script != nil {
 		out.InputNote = fixedAnswers
 		out.Scripts = make(map[string]Script, len(f.Script))

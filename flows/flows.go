@@ -58,6 +58,9 @@ type Flow struct {
 	// not declare is refused. Left out, the agents show as the run meets them, and breakpoints
 	// may name any. It must pass traces.ValidateAgents.
 	Agents []traces.Agent
+	// RunOptions are passed to every run of the flow (and its resumes), for what eino sets per
+	// run rather than per agent, such as adk.WithSkipTransferMessages(); nil for most flows.
+	RunOptions []adk.AgentRunOption
 }
 
 // Models returns the chat model the named agent is to use in one run.

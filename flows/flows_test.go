@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -454,5 +455,41 @@ func TestDeclaredAgents(t *testing.T) {
 	id = undeclared.start(t, `{"flow":"support","pace_ms":0,"breakpoints":["transfer:nobody"]}`)
 	if tr := undeclared.ended(t, id); tr.Run.Status != traces.StatusCompleted {
 		t.Errorf("a run of an undeclared flow with a breakpoint on any name: %s", tr.Run.Status)
+	}
+}
+
+// TestRunOptions: a flow's RunOptions are given to its runs: with adk.WithSkipTransferMessages
+// billing is fed nothing of desk's transfer, which it is fed without.
+func TestRunOptions(t *testing.T) {
+	transferFed := func(f flows.Flow) bool {
+		p := startPage(t, f)
+		tr := p.ended(t, p.start(t, `{"flow":"support","pace_ms":0}`))
+		if tr.Run.Status != traces.StatusCompleted {
+			t.Fatalf("the run is %s", tr.Run.Status)
+		}
+		for _, e := range tr.Events {
+			if e.Kind != traces.KindModelStarted || e.Agent != "billing" {
+				continue
+			}
+			for _, m := range e.Model.Input {
+				// eino feeds another agent's calls as "For context:" user messages; the system
+				// prompt names the tool whatever the option.
+				if m.Role != "system" && (strings.Contains(m.Content, "transfer_to_agent") || m.ToolName == "transfer_to_agent" ||
+					slices.ContainsFunc(m.ToolCalls, func(c traces.ToolCallSpec) bool { return c.Name == "transfer_to_agent" })) {
+					return true
+				}
+			}
+			return false
+		}
+		t.Fatal("billing made no model call")
+		return false
+	}
+	skipping := support()
+	skipping.RunOptions = []adk.AgentRunOption{adk.WithSkipTransferMessages()}
+	if transferFed(skipping) {
+		t.Error("with adk.WithSkipTransferMessages billing is fed desk's transfer")
+	}
+	if !transferFed(support()) {
+		t.Error("without RunOptions billing is not fed desk's transfer: the test no longer tells them apart")
 	}
 }
