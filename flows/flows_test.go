@@ -354,6 +354,14 @@ func TestFlowWithoutScript(t *testing.T) {
 	if original.Run.Status != traces.StatusCompleted || len(calls) != 3 || len(fake.Requests()) != 3 {
 		t.Fatalf("the run on the fake is %s with %d model calls, %d requests; want completed, 3 and 3", original.Run.Status, len(calls), len(fake.Requests()))
 	}
+	// The fork form has no model to pick (the scripted one cannot run the flow) and says which
+	// model the fork goes on with.
+	status, html := p.do(t, http.MethodGet, fmt.Sprintf("/runs/%s/inspector?seq=%d", original.Run.ID, calls[1]), "")
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(html))
+	if status != http.StatusOK || err != nil || doc.Find("[data-testid=fork-form] select[name=model]").Length() != 0 ||
+		!strings.Contains(doc.Find("[data-testid=fork-form] .hint").Text(), "the fork goes on with openai:fake-model, the flow having no scripts") {
+		t.Errorf("the fork form of a flow without script: %d %v %q", status, err, doc.Find("[data-testid=fork-form]").Text())
+	}
 	forked := p.ended(t, p.created(t, "/api/runs/"+original.Run.ID+"/fork", fmt.Sprintf(`{"at":%d,"transfer_to":"desk","pace_ms":0}`, calls[1])))
 	var answered []string
 	for _, e := range forked.Events {
