@@ -2,6 +2,7 @@ package agents
 
 import (
 	"regexp"
+	"slices"
 
 	"github.com/baton-dev/baton/flows"
 	"github.com/baton-dev/baton/traces"
@@ -16,8 +17,8 @@ var flowName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,60}$`)
 
 // Registered returns fs as flows Baton runs, in their order: the one place a flows.Flow becomes
 // a Flow. It fails with a traces.CodeInvalid error naming the flow for a name that is empty, not
-// letters, digits, '-' and '_', given twice or one of the catalogue's, and for a flow without
-// Build.
+// letters, digits, '-' and '_', given twice or one of the catalogue's, for a flow without
+// Build, and for declared Agents that traces.ValidateAgents refuses.
 func Registered(fs []flows.Flow) ([]Flow, error) {
 	out := make([]Flow, 0, len(fs))
 	seen := make(map[string]bool, len(fs))
@@ -29,6 +30,9 @@ func Registered(fs []flows.Flow) ([]Flow, error) {
 			return nil, traces.Errorf(traces.CodeInvalid, "register flow %q: the name is registered twice; give each flow its own", f.Name)
 		case f.Build == nil:
 			return nil, traces.Errorf(traces.CodeInvalid, "register flow %q: Build is nil; it must return the flow's root agent", f.Name)
+		}
+		if err := traces.ValidateAgents(f.Agents); err != nil {
+			return nil, traces.Errorf(traces.CodeInvalid, "register flow %q: its Agents: %s", f.Name, traces.ErrorMessage(err))
 		}
 		if _, err := Lookup(f.Name); err == nil {
 			return nil, traces.Errorf(traces.CodeInvalid, "register flow %q: a built-in flow has that name; pick another", f.Name)
@@ -42,7 +46,8 @@ func Registered(fs []flows.Flow) ([]Flow, error) {
 // registered is f as a Flow: its script the scripted model's, one step per reply.
 func registered(f flows.Flow) Flow {
 	out := Flow{Name: f.Name, Group: GroupRegistered, Description: f.Description, DefaultInput: f.DefaultInput,
-		Build: f.Build, NoScript: f.Script == nil}
+		Build: f.Build, NoScript: f.Script == nil, Agents: slices.Clone(f.Agents),
+		RunOptions: slices.Clone(f.RunOptions)}
 	if f.Script != nil {
 		out.InputNote = fixedAnswers
 		out.Scripts = make(map[string]Script, len(f.Script))

@@ -31,6 +31,8 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
+
+	"github.com/baton-dev/baton/traces"
 )
 
 // Flow is a multi-agent setup Baton can run: what a person sees of it, and how to build it.
@@ -49,6 +51,16 @@ type Flow struct {
 	// model call (once they are used up it answers a text saying so). A flow without a Script
 	// runs only on a real model or a replay: a run on the scripted model is refused, saying so.
 	Script map[string][]Reply
+	// Agents optionally declares the flow's agent tree, root first: each agent's name, kind,
+	// and but for the root its parent and relation (traces.RelationSubAgent for one of
+	// adk.SetSubAgents, traces.RelationAgentTool for one called through adk.NewAgentTool). The
+	// page then draws the flow's agents before it runs, and a breakpoint naming an agent it does
+	// not declare is refused. Left out, the agents show as the run meets them, and breakpoints
+	// may name any. It must pass traces.ValidateAgents.
+	Agents []traces.Agent
+	// RunOptions are passed to every run of the flow (and its resumes), for what eino sets per
+	// run rather than per agent, such as adk.WithSkipTransferMessages(); nil for most flows.
+	RunOptions []adk.AgentRunOption
 }
 
 // Models returns the chat model the named agent is to use in one run.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -353,6 +354,14 @@ func TestFlowWithoutScript(t *testing.T) {
 	if original.Run.Status != traces.StatusCompleted || len(calls) != 3 || len(fake.Requests()) != 3 {
 		t.Fatalf("the run on the fake is %s with %d model calls, %d requests; want completed, 3 and 3", original.Run.Status, len(calls), len(fake.Requests()))
 	}
+	// The fork form has no model to pick (the scripted one cannot run the flow) and says which
+	// model the fork goes on with.
+	status, html := p.do(t, http.MethodGet, fmt.Sprintf("/runs/%s/inspector?seq=%d", original.Run.ID, calls[1]), "")
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(html))
+	if status != http.StatusOK || err != nil || doc.Find("[data-testid=fork-form] select[name=model]").Length() != 0 ||
+		!strings.Contains(doc.Find("[data-testid=fork-form] .hint").Text(), "the fork goes on with openai:fake-model, the flow having no scripts") {
+		t.Errorf("the fork form of a flow without script: %d %v %q", status, err, doc.Find("[data-testid=fork-form]").Text())
+	}
 	forked := p.ended(t, p.created(t, "/api/runs/"+original.Run.ID+"/fork", fmt.Sprintf(`{"at":%d,"transfer_to":"desk","pace_ms":0}`, calls[1])))
 	var answered []string
 	for _, e := range forked.Events {
@@ -375,6 +384,10 @@ func TestRegistrationErrors(t *testing.T) {
 	builtIn.Name = "transfer"
 	spaced := support()
 	spaced.Name = "my flow"
+	twoDesks := declared()
+	twoDesks.Agents = append(twoDesks.Agents, traces.Agent{Name: "desk", Kind: traces.AgentChatModel})
+	badKind := declared()
+	badKind.Agents[1].Kind = "robot"
 	for _, c := range []struct {
 		name string
 		fs   []flows.Flow
@@ -384,6 +397,8 @@ func TestRegistrationErrors(t *testing.T) {
 		{"built-in name", []flows.Flow{builtIn}, `register flow "transfer": a built-in flow has that name`},
 		{"no build", []flows.Flow{noBuild}, `register flow "support": Build is nil`},
 		{"bad name", []flows.Flow{spaced}, `name "my flow" must be 1 to 60 letters, digits, '-' or '_'`},
+		{"an agent twice", []flows.Flow{twoDesks}, `register flow "support": its Agents: agents[3]: agent "desk" appears twice`},
+		{"an unknown kind", []flows.Flow{badKind}, `register flow "support": its Agents: agents[1].kind "robot" is not one of`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -393,5 +408,96 @@ func TestRegistrationErrors(t *testing.T) {
 				t.Errorf("Start: %v; want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// declared is support with its agent tree declared.
+func declared() flows.Flow {
+	f := support()
+	f.Agents = []traces.Agent{
+		{Name: "desk", Kind: traces.AgentChatModel, Tools: []string{"transfer_to_agent"}},
+		{Name: "billing", Kind: traces.AgentChatModel, Parent: "desk", Relation: traces.RelationSubAgent, Tools: []string{"lookup_invoice", "transfer_to_agent"}},
+		{Name: "tech", Kind: traces.AgentChatModel, Parent: "desk", Relation: traces.RelationSubAgent, Tools: []string{"transfer_to_agent"}},
+	}
+	return f
+}
+
+// TestDeclaredAgents: a flow that declares its agents shows them on its index card and in GET
+// /api/flows before it runs, and a breakpoint naming an agent it does not declare is refused;
+// one that declares none lists no agents and takes breakpoints naming any.
+func TestDeclaredAgents(t *testing.T) {
+	p := startPage(t, declared())
+	status, html := p.do(t, http.MethodGet, "/", "")
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(html))
+	if status != http.StatusOK || err != nil {
+		t.Fatalf("GET /: %d %v", status, err)
+	}
+	var card []string
+	doc.Find(`[data-testid=flow-support] .flow-agents li`).Each(func(_ int, li *goquery.Selection) {
+		card = append(card, strings.Join(strings.Fields(li.Text()), " "))
+	})
+	if strings.Join(card, "; ") != "desk; billing sub-agent of desk; tech sub-agent of desk" {
+		t.Errorf("the card lists the agents %q", card)
+	}
+	status, data := p.do(t, http.MethodGet, "/api/flows", "")
+	var listed []struct{ Agents []traces.Agent }
+	if status != http.StatusOK || json.Unmarshal(data, &listed) != nil || len(listed) != 1 || len(listed[0].Agents) != 3 || listed[0].Agents[2].Parent != "desk" {
+		t.Errorf("GET /api/flows: %d %s", status, data)
+	}
+	for _, bp := range []string{"transfer:nobody", "model@nobody"} {
+		status, data = p.do(t, http.MethodPost, "/api/runs", `{"flow":"support","breakpoints":["`+bp+`"]}`)
+		if status != http.StatusBadRequest || !strings.Contains(string(data), `flow support has no agent \"nobody\" (its agents: [desk billing tech])`) {
+			t.Errorf("breakpoint %s: %d %s; want 400 naming the unknown agent", bp, status, data)
+		}
+	}
+	id := p.start(t, `{"flow":"support","pace_ms":0,"breakpoints":["transfer:tech"]}`)
+	if tr := p.ended(t, id); tr.Run.Status != traces.StatusCompleted || len(tr.Agents) != 3 {
+		t.Errorf("a run with a declared agent's breakpoint: %s with agents %v", tr.Run.Status, tr.Agents)
+	}
+
+	undeclared := startPage(t, support())
+	status, html = undeclared.do(t, http.MethodGet, "/", "")
+	if doc, err := goquery.NewDocumentFromReader(bytes.NewReader(html)); status != http.StatusOK || err != nil || doc.Find(`[data-testid=flow-support] .flow-agents`).Length() != 0 {
+		t.Errorf("a flow that declares no agents: its card lists some (%d %v)", status, err)
+	}
+	id = undeclared.start(t, `{"flow":"support","pace_ms":0,"breakpoints":["transfer:nobody"]}`)
+	if tr := undeclared.ended(t, id); tr.Run.Status != traces.StatusCompleted {
+		t.Errorf("a run of an undeclared flow with a breakpoint on any name: %s", tr.Run.Status)
+	}
+}
+
+// TestRunOptions: a flow's RunOptions are given to its runs: with adk.WithSkipTransferMessages
+// billing is fed nothing of desk's transfer, which it is fed without.
+func TestRunOptions(t *testing.T) {
+	transferFed := func(f flows.Flow) bool {
+		p := startPage(t, f)
+		tr := p.ended(t, p.start(t, `{"flow":"support","pace_ms":0}`))
+		if tr.Run.Status != traces.StatusCompleted {
+			t.Fatalf("the run is %s", tr.Run.Status)
+		}
+		for _, e := range tr.Events {
+			if e.Kind != traces.KindModelStarted || e.Agent != "billing" {
+				continue
+			}
+			for _, m := range e.Model.Input {
+				// eino feeds another agent's calls as "For context:" user messages; the system
+				// prompt names the tool whatever the option.
+				if m.Role != "system" && (strings.Contains(m.Content, "transfer_to_agent") || m.ToolName == "transfer_to_agent" ||
+					slices.ContainsFunc(m.ToolCalls, func(c traces.ToolCallSpec) bool { return c.Name == "transfer_to_agent" })) {
+					return true
+				}
+			}
+			return false
+		}
+		t.Fatal("billing made no model call")
+		return false
+	}
+	skipping := support()
+	skipping.RunOptions = []adk.AgentRunOption{adk.WithSkipTransferMessages()}
+	if transferFed(skipping) {
+		t.Error("with adk.WithSkipTransferMessages billing is fed desk's transfer")
+	}
+	if !transferFed(support()) {
+		t.Error("without RunOptions billing is not fed desk's transfer: the test no longer tells them apart")
 	}
 }

@@ -18,13 +18,13 @@ const maxBreakpoints = 50
 // parseBreakpoints reads breakpoints written KIND[:TARGET][@AGENT] for a run of flow: a known
 // kind, and the agents they name (source, and the target of a transfer, an AgentTool call or a
 // model call) agents of the flow. For an app's run (a nil flow) or a flow that lists no agents
-// (a registered one), whose agents show as it goes, any names. Problems are CodeInvalid errors naming the breakpoint.
+// (a registered one that declares none), whose agents show as it goes, any names. Problems are CodeInvalid errors naming the breakpoint.
 func parseBreakpoints(flow *agents.Flow, written []string) ([]agents.Breakpoint, error) {
 	if len(written) > maxBreakpoints {
 		return nil, traces.Errorf(traces.CodeInvalid, "%d breakpoints: set at most %d", len(written), maxBreakpoints)
 	}
 	if flow != nil && len(flow.Agents) == 0 {
-		flow = nil // a registered flow: its agents show as it runs, as an app's do
+		flow = nil // a registered flow that declares no agents: they show as it runs, as an app's do
 	}
 	var names []string
 	example := "AGENT"

@@ -72,6 +72,23 @@ func (s *Server) modelInfos() []web.ModelInfo {
 	return out
 }
 
+// forkModels are the models a fork of a run of flow may go on with, as the fork form offers
+// them: the one POST /api/runs/:id/fork takes when given none first (the scripted one, but for a
+// flow without scripts, which cannot use it), then the others that run flow.
+func (s *Server) forkModels(flow agents.Flow) []web.ModelInfo {
+	var out []web.ModelInfo
+	for _, m := range s.modelInfos() {
+		switch {
+		case m.Flow != "" && m.Flow != flow.Name, m.Spec == agents.SpecScripted && flow.NoScript:
+		case m.Spec == agents.SpecScripted:
+			out = append([]web.ModelInfo{m}, out...)
+		default:
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // replayRun serves POST /api/runs/:id/replay {"pace_ms"}: a new run of the run's flow and input
 // whose model replays the run's recorded model calls; 201 {"id", "url"} as POST /api/runs. 409
 // while the run goes on; 400 when this server does not run its flow or it made no model call.
@@ -86,25 +103,27 @@ func (s *Server) replayRun(c echo.Context) error {
 	})
 }
 
-// forkRun serves POST /api/runs/:id/fork {"at","reply","transfer_to","input","pace_ms"}: a new
-// run of the run's flow and input with the model call whose model.started is at answered
+// forkRun serves POST /api/runs/:id/fork {"at","reply","transfer_to","input","model","pace_ms"}:
+// a new run of the run's flow and input with the model call whose model.started is at answered
 // otherwise (a reply, a transfer, or both), every call before it answered from the recording,
-// those after it by the scripted model (the server's default model for a flow without scripts).
+// those after it by "model" (one of the server's, checked as POST /api/runs checks it), or when
+// it is left out by the scripted model (the server's default model for a flow without scripts).
 // For the run of an app (a flow this server does not run), it answers 200 with the environment
 // that makes the app's next run that fork (see forkApp), where "input" may replace what the call
 // is given instead.
 func (s *Server) forkRun(c echo.Context) error {
 	var (
-		at        int64
-		ms        int64
-		reply, to string
-		input     []traces.Message
+		at               int64
+		ms               int64
+		reply, to, after string
+		input            []traces.Message
 	)
 	present, err := decodeJSON(c,
 		jsonField{"at", &at, "the seq of a model.started event"},
 		jsonField{"reply", &reply, "a string"},
 		jsonField{"transfer_to", &to, "an agent's name"},
 		jsonField{"input", &input, `a list of messages ({"role", "content"})`},
+		jsonField{"model", &after, "a string"},
 		jsonField{"pace_ms", &ms, "an integer number of milliseconds"})
 	if err != nil {
 		return err
@@ -117,6 +136,9 @@ func (s *Server) forkRun(c echo.Context) error {
 		return err
 	}
 	if _, unknown := s.lookupFlow(rec.Run().Flow); unknown != nil {
+		if present["model"] {
+			return traces.Errorf(traces.CodeInvalid, "\"model\" picks what Baton's own run goes on with: an app's fork goes on with the app's own model")
+		}
 		if input == nil && present["input"] {
 			input = []traces.Message{}
 		}
@@ -134,7 +156,14 @@ func (s *Server) forkRun(c echo.Context) error {
 			return nil, traces.Errorf(traces.CodeInvalid, "transfer_to %q is no agent of run %s", clip(to, 60), tr.Run.ID)
 		}
 		var live *agents.Model // the scripted model, but for a flow that has no scripts
-		if flow.NoScript {
+		switch {
+		case present["model"]:
+			m, err := s.pickModel(after, flow)
+			if err != nil {
+				return nil, err
+			}
+			live = m
+		case flow.NoScript:
 			live = s.models[0]
 		}
 		return agents.ForkOf(tr, agents.Fork{At: at, Reply: edit}, live)

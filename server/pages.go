@@ -209,8 +209,12 @@ func (s *Server) inspector(c echo.Context) error {
 		return err
 	}
 	tr := rec.Snapshot()
-	_, unknown := s.lookupFlow(tr.Run.Flow)
-	comp, err := templates.Inspector(tr, seq, unknown == nil && tr.Run.Status.Ended(), s.cfg.Prices)
+	var fork *templates.Fork
+	flow, unknown := s.lookupFlow(tr.Run.Flow)
+	if unknown == nil && tr.Run.Status.Ended() {
+		fork = &templates.Fork{Models: s.forkModels(flow)}
+	}
+	comp, err := templates.Inspector(tr, seq, fork, s.cfg.Prices)
 	if unknown != nil { // an app's run: Baton gives the command that forks it
 		comp, err = templates.AppInspector(tr, seq, s.cfg.Prices)
 	}

@@ -273,6 +273,8 @@ function fork(ev) {
   const to = form.querySelector("[name=transfer_to]").value;
   if (reply) req.reply = reply;
   if (to) req.transfer_to = to;
+  const model = form.querySelector("[name=model]"); // offered when the server has more than one
+  if (model) req.model = model.value;
   if (!reply && !to) {
     showError(form.querySelector(".form-error"), "Say what the call answers instead: a reply, a transfer, or both.");
     return;

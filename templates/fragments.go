@@ -171,15 +171,15 @@ func Rows(ctx context.Context, rows []web.Row) ([]string, error) {
 
 // Inspector returns the inspector panel content for event seq of tr (GET
 // /runs/:id/inspector?seq=N), or an error with traces.CodeNotFound when tr has no such event.
-// forkable offers, on a model call, to fork the run there: the server runs tr's flow and tr
-// has ended. Model calls are priced by p (nil: no money).
-func Inspector(tr traces.Trace, seq int64, forkable bool, p prices.Table) (templ.Component, error) {
+// fork, when not nil, offers on a model call to fork the run there (the server runs tr's flow
+// and tr has ended). Model calls are priced by p (nil: no money).
+func Inspector(tr traces.Trace, seq int64, fork *Fork, p prices.Table) (templ.Component, error) {
 	in, err := web.NewInspection(tr, seq, web.WithPrices(p))
 	if err != nil {
 		return nil, err
 	}
-	if forkable && in.Kind == traces.KindModelStarted {
-		return inspectionWithFork(in, tr.Agents), nil
+	if fork != nil && in.Kind == traces.KindModelStarted {
+		return inspectionWithFork(in, tr.Agents, fork.Models), nil
 	}
 	return inspection(in), nil
 }
@@ -195,6 +195,13 @@ func AppInspector(tr traces.Trace, seq int64, p prices.Table) (templ.Component, 
 		return inspectionWithAppFork(in, tr.Agents), nil
 	}
 	return inspection(in), nil
+}
+
+// Fork is what the inspector's fork form offers.
+type Fork struct {
+	// Models are those a fork may go on with after its fork point, the one it goes on with
+	// unless told first; the form lets a person pick only when there are two or more.
+	Models []web.ModelInfo
 }
 
 // AgentInspector returns the inspector panel content for agent name of tr (GET

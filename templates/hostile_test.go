@@ -95,7 +95,7 @@ func TestHostileStringsAreEscaped(t *testing.T) {
 		assertInert(t, "fragment "+f.Target, f.HTML)
 	}
 	for _, e := range tr.Events {
-		c, err := templates.Inspector(tr, e.Seq, true, nil) // a model call's fork form names the agents too
+		c, err := templates.Inspector(tr, e.Seq, &templates.Fork{}, nil) // a model call's fork form names the agents too
 		if err != nil {
 			t.Fatal(err)
 		}

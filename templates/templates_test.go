@@ -214,11 +214,11 @@ func TestFragments(t *testing.T) {
 
 func TestInspector(t *testing.T) {
 	tr := webtest.Supervisor()
-	if _, err := templates.Inspector(tr, 0, false, nil); traces.ErrorCode(err) != traces.CodeNotFound {
+	if _, err := templates.Inspector(tr, 0, nil, nil); traces.ErrorCode(err) != traces.CodeNotFound {
 		t.Errorf("seq 0: %v", err)
 	}
 	for _, e := range tr.Events {
-		c, err := templates.Inspector(tr, e.Seq, false, nil)
+		c, err := templates.Inspector(tr, e.Seq, nil, nil)
 		if err != nil {
 			t.Fatalf("seq %d: %v", e.Seq, err)
 		}
@@ -242,7 +242,7 @@ func TestTimesSayUTC(t *testing.T) {
 	if want := first.Format("2006-01-02 15:04:05.000") + " UTC"; row.AttrOr("title", "") != want || row.Text() != first.Format("15:04:05.000") {
 		t.Errorf("row time %q title %q, want title %q", row.Text(), row.AttrOr("title", ""), want)
 	}
-	c, err := templates.Inspector(tr, 1, false, nil)
+	c, err := templates.Inspector(tr, 1, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func TestRefusedTransferInspectorSaysWhoseWords(t *testing.T) {
 			Mode: traces.TransferLLM, CallID: "c1", Outcome: traces.TransferFailed, Error: msg, ErrorBy: traces.ErrorByRecorder}},
 		{Seq: 4, Kind: traces.KindError, Agent: "sales", RunPath: []string{"sales"}, Error: &traces.ErrorDetail{Message: msg}},
 	}}
-	c, err := templates.Inspector(tr, 3, false, nil)
+	c, err := templates.Inspector(tr, 3, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
