@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"sync"
 	"time"
+	"weak"
 
 	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/templates"
+	"github.com/baton-dev/baton/traces"
 )
 
 // digestEvery is how often, at most, a running run's digest (its handoff findings and story) is
@@ -41,9 +44,135 @@ func (f *feed) digestLocked(now bool) bool {
 	if head == f.dig.at || !now && !f.view.Status().Ended() && time.Since(f.dig.made) < digestEvery {
 		return false
 	}
+	ended := f.view.Status().Ended()
+	if ended {
+		if d, ok := f.digests.get(f.rec, head); ok && d.storied {
+			f.dig = d.digest
+			return true
+		}
+	}
 	tr := f.view.Trace()
-	f.dig = digest{findings: lint.Check(tr, lint.Config{}), story: story.Of(tr), at: head, made: time.Now()}
+	var findings []lint.Finding
+	if d, ok := f.digests.get(f.rec, head); ended && ok && d.linted {
+		findings = d.findings // counted at import
+	} else {
+		findings = lint.Check(tr, lint.Config{})
+	}
+	f.dig = digest{findings: findings, story: story.Of(tr), at: head, made: time.Now()}
+	if ended {
+		f.digests.put(f.rec, cachedDigest{digest: f.dig, linted: true, storied: true})
+	}
 	return true
+}
+
+// keptDigests is how many finished runs' digests a server keeps.
+const keptDigests = 4
+
+// digestCache keeps the digests of the finished runs digested last, by recording: a finished
+// run's findings and story are a function of its events, and take half a second of CPU at a
+// million events, which every first view of its page (a feed made anew) paid again, as did the
+// page of a run just imported, whose findings the import had counted. An entry is as of a seq,
+// and served only for that seq: a run resumed since has news, and is digested again. The
+// recordings are held weakly: a run the broker forgot is not kept alive by its digest.
+type digestCache struct {
+	mu sync.Mutex
+	m  []cachedDigest // newest last
+	// linting holds the imports under way whose findings are kept (see lintOf), by their
+	// events' first element: the trace the broker counts is the one imported, its events
+	// shared.
+	linting map[*traces.Event]*linted
+}
+
+// linted is the findings of one import, once counted.
+type linted struct {
+	findings []lint.Finding
+	done     bool
+}
+
+type cachedDigest struct {
+	rec weak.Pointer[traces.Recording]
+	digest
+	linted, storied bool // whether digest's findings, story, are made
+}
+
+func newDigestCache() *digestCache {
+	return &digestCache{linting: make(map[*traces.Event]*linted)}
+}
+
+// get returns rec's digest as of seq at, if kept.
+func (c *digestCache) get(rec *traces.Recording, at int64) (cachedDigest, bool) {
+	if c == nil {
+		return cachedDigest{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := weak.Make(rec)
+	for _, d := range c.m {
+		if d.rec == p && d.at == at {
+			return d, true
+		}
+	}
+	return cachedDigest{}, false
+}
+
+// put keeps d as rec's digest, in place of any before, and forgets the oldest beyond keptDigests.
+func (c *digestCache) put(rec *traces.Recording, d cachedDigest) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d.rec = weak.Make(rec)
+	c.m = slices.DeleteFunc(c.m, func(e cachedDigest) bool { return e.rec == d.rec || e.rec.Value() == nil })
+	c.m = append(c.m, d)
+	if n := len(c.m) - keptDigests; n > 0 {
+		c.m = slices.Delete(c.m, 0, n)
+	}
+}
+
+// countFindings is the broker's count of a run's warnings (lint.Warnings), keeping the findings
+// of an import that lintOf asked for.
+func (c *digestCache) countFindings(tr traces.Trace) int {
+	var kept *linted
+	if len(tr.Events) > 0 {
+		c.mu.Lock()
+		kept = c.linting[&tr.Events[0]]
+		c.mu.Unlock()
+	}
+	if kept == nil {
+		return lint.Warnings(tr)
+	}
+	if !kept.done { // else counted already: the broker tried another id
+		kept.findings, kept.done = lint.Check(tr, lint.Config{}), true
+	}
+	return lint.CountWarnings(kept.findings)
+}
+
+// lintOf runs import, which adds tr to the broker as rec, and keeps the findings the broker
+// counted in it as rec's, so that its page does not check the run again. tr is the trace as the
+// broker adds it (ended: traces.EndImported), its events shared.
+func (c *digestCache) lintOf(tr traces.Trace, imp func() (*traces.Recording, error)) (*traces.Recording, error) {
+	if len(tr.Events) == 0 {
+		return imp()
+	}
+	key, kept := &tr.Events[0], new(linted)
+	c.mu.Lock()
+	_, busy := c.linting[key] // the same events imported twice at once: the first keeps them
+	if !busy {
+		c.linting[key] = kept
+	}
+	c.mu.Unlock()
+	rec, err := imp()
+	if busy {
+		return rec, err
+	}
+	c.mu.Lock()
+	delete(c.linting, key)
+	c.mu.Unlock()
+	if err == nil && kept.done && rec.Len() == tr.Events[len(tr.Events)-1].Seq {
+		c.put(rec, cachedDigest{digest: digest{findings: kept.findings, at: rec.Len()}, linted: true})
+	}
+	return rec, err
 }
 
 // digestPartsLocked adds to the parts a live page gets those of the digest that read otherwise

@@ -2,13 +2,17 @@ package server_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/internal/live"
+	"github.com/baton-dev/baton/internal/story"
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
@@ -110,5 +114,82 @@ func TestRunsWithFindings(t *testing.T) {
 	}
 	if res := ts.do(t, request{path: "/api/runs?findings=yes"}); res.status != 400 || !strings.Contains(res.apiError(t), "findings must be 1") {
 		t.Errorf("findings=yes: %d %s", res.status, res.body)
+	}
+}
+
+// TestDigestKeptForFinishedRuns: an import keeps the findings it counted for its run's page, and
+// a finished run's page keeps its findings and story past its feed; what is kept equals what the
+// linter and the story make of the run, and a run still going on is digested anew as it grows.
+func TestDigestKeptForFinishedRuns(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	server.SetFeedLinger(ts.Server, 0) // each page makes its feed anew
+	uncached := func(rec *traces.Recording) ([]lint.Finding, story.Story) {
+		return server.UncachedDigest(ts.Server, rec)
+	}
+
+	b := webtest.New("r-imported", "echo", "hi", testFlows()[0].Agents...)
+	b.Start("echo_agent", "run", webtest.Msg("user", "hi"))
+	b.Add(traces.Event{Kind: traces.KindTransfer, Agent: "echo_agent", Transfer: &traces.Transfer{
+		From: "echo_agent", To: "refunds_agent", Mode: traces.TransferLLM, Outcome: traces.TransferFailed,
+		Error: "transfer failed: agent 'refunds_agent' not found"}})
+	file, err := traces.Marshal(b.End(traces.StatusFailed, "transfer failed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := ts.do(t, request{method: "POST", path: "/api/traces", body: string(file)}); res.status != 201 {
+		t.Fatalf("import: %d %s", res.status, res.body)
+	}
+	imported, err := ts.Broker.Get("r-imported")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFindings, wantStory := uncached(imported) // what its page made before anything was kept
+	if len(wantFindings) == 0 {
+		t.Fatal("the imported run has no findings to keep")
+	}
+	ok, kept, storied := server.CachedDigest(ts.Server, imported)
+	if !ok || storied || !reflect.DeepEqual(kept, lint.Check(imported.Snapshot(), lint.Config{})) {
+		t.Fatalf("after import: kept %v, findings %+v, story %v; want the findings %+v and no story yet", ok, kept, storied, wantFindings)
+	}
+	for range 2 { // the first page makes the story, the second is served it
+		findings, st := server.Digest(ts.Server, imported)
+		if !reflect.DeepEqual(findings, wantFindings) || !reflect.DeepEqual(st, wantStory) {
+			t.Fatalf("imported run's digest = %+v, %+v; want %+v, %+v", findings, st, wantFindings, wantStory)
+		}
+		if ok, _, storied := server.CachedDigest(ts.Server, imported); !ok || !storied {
+			t.Fatalf("after its page, the imported run's story is not kept")
+		}
+	}
+
+	rec := ts.addRecording(t, "r-going-on")
+	emitMessages(rec, 1, "hi")
+	findings, st := server.Digest(ts.Server, rec)
+	if f, s := uncached(rec); !reflect.DeepEqual(findings, f) || !reflect.DeepEqual(st, s) {
+		t.Fatalf("a running run's digest = %+v, %+v; want %+v, %+v", findings, st, f, s)
+	}
+	if ok, _, _ := server.CachedDigest(ts.Server, rec); ok {
+		t.Fatal("a run still going on has its digest kept")
+	}
+	rec.Emit(traces.Event{Kind: traces.KindTransfer, Agent: "echo_agent", Transfer: &traces.Transfer{
+		From: "echo_agent", To: "refunds_agent", Mode: traces.TransferLLM, Outcome: traces.TransferFailed,
+		Error: "transfer failed: agent 'refunds_agent' not found"}})
+	rec.Finish(traces.StatusInterrupted, "")
+	ended, _ := uncached(rec)
+	if findings, _ := server.Digest(ts.Server, rec); len(ended) == 0 || !reflect.DeepEqual(findings, ended) {
+		t.Fatalf("the ended run's findings = %+v, want its refused transfer: %+v", findings, ended)
+	}
+	if ok, kept, storied := server.CachedDigest(ts.Server, rec); !ok || !storied || !reflect.DeepEqual(kept, ended) {
+		t.Fatalf("the ended run's digest is not kept as made")
+	}
+	if err := rec.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	rec.Emit(traces.Event{Kind: traces.KindTransfer, Agent: "echo_agent", Transfer: &traces.Transfer{ // news: what was kept is as of an older event
+		From: "echo_agent", To: "audit_agent", Mode: traces.TransferLLM, Outcome: traces.TransferFailed,
+		Error: "transfer failed: agent 'audit_agent' not found"}})
+	rec.Finish(traces.StatusCompleted, "")
+	findings, st = server.Digest(ts.Server, rec)
+	if f, s := uncached(rec); !reflect.DeepEqual(findings, f) || !reflect.DeepEqual(st, s) || len(f) != len(ended)+1 {
+		t.Fatalf("the resumed run's digest = %+v, %+v; want %+v, %+v", findings, st, f, s)
 	}
 }

@@ -6,8 +6,35 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/lint"
+	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
 )
+
+// Digest returns the findings and story rec's page shows, as its feed makes them.
+func Digest(s *Server, rec *traces.Recording) ([]lint.Finding, story.Story) {
+	f := s.feeds.acquire(rec)
+	defer s.feeds.release(f)
+	d := f.digest()
+	return d.findings, d.story
+}
+
+// UncachedDigest returns the findings and story of the run as rec's feed holds it, made anew.
+func UncachedDigest(s *Server, rec *traces.Recording) ([]lint.Finding, story.Story) {
+	f := s.feeds.acquire(rec)
+	defer s.feeds.release(f)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tr := f.view.Trace()
+	return lint.Check(tr, lint.Config{}), story.Of(tr)
+}
+
+// CachedDigest returns what s keeps of rec's digest as of its newest event, past its feed:
+// whether it has one, its findings and whether it has its story.
+func CachedDigest(s *Server, rec *traces.Recording) (ok bool, findings []lint.Finding, storied bool) {
+	d, ok := s.feeds.digests.get(rec, rec.Len())
+	return ok && d.linted, d.findings, d.storied
+}
 
 // SetRunner makes s run flows with run instead of agents.RunFlow, so tests can drive a run's
 // events and its outcome.

@@ -37,6 +37,7 @@ type feeds struct {
 	idle    *feed
 	idleGen int // counts the feeds made idle, so that a timer knows its own
 	linger  time.Duration
+	digests *digestCache
 }
 
 // feedLinger is how long the feed of a finished run stays after its last user released it: a
@@ -104,7 +105,8 @@ type feed struct {
 	draws    int                 // renders so far
 	msg      *liveMsg            // the live message built last, for the next page at its place
 
-	dig digest // the handoff findings and story (findings.go)
+	dig     digest       // the handoff findings and story (digest.go)
+	digests *digestCache // those of the finished runs, kept past their feeds
 }
 
 // part is the latest render of one replaceable fragment of the run page, as JSON, with the seq
@@ -141,7 +143,7 @@ func (fs *feeds) join(rec *traces.Recording) *feed {
 			keep = keptEvents
 		}
 		f = &feed{rec: rec, wake: make(chan struct{}), live: make(chan struct{}), window: fs.window,
-			encoded: newSeqCache(keep), rows: newSeqCache(keep), prices: fs.prices}
+			encoded: newSeqCache(keep), rows: newSeqCache(keep), prices: fs.prices, digests: fs.digests}
 		f.agents = rec.Agents()
 		f.view = web.NewViewState(runBeforeEvents(rec), f.agents, web.WithPrices(f.prices))
 		fs.m[rec] = f

@@ -31,7 +31,8 @@ func (s *Server) importTrace(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rec, err := s.broker.Import(tr)
+	ended, _ := traces.EndImported(tr) // as Import ends it: its events are the ones the broker lints
+	rec, err := s.feeds.digests.lintOf(ended, func() (*traces.Recording, error) { return s.broker.Import(ended) })
 	if err != nil {
 		return fmt.Errorf("import run %s: %w", tr.Run.ID, err)
 	}

@@ -23,7 +23,6 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
@@ -161,7 +160,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Broker == nil {
 		cfg.Broker = live.NewBroker(0)
 	}
-	cfg.Broker.CountFindings(lint.Warnings)
+	digests := newDigestCache()
+	cfg.Broker.CountFindings(digests.countFindings)
 	if err := cfg.setLimits(); err != nil {
 		return nil, err
 	}
@@ -180,7 +180,7 @@ func New(cfg Config) (*Server, error) {
 		flows:  cfg.Flows,
 		models: models,
 		token:  token,
-		feeds:  feeds{window: liveWindow, prices: cfg.Prices, linger: feedLinger},
+		feeds:  feeds{window: liveWindow, prices: cfg.Prices, linger: feedLinger, digests: digests},
 	}
 	s.pongWait = pongWait
 	runsCtx, endRuns := context.WithCancelCause(context.Background())

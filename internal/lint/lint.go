@@ -166,9 +166,12 @@ func Worst(findings []Finding) (Severity, bool) {
 
 // Warnings is how many findings of warning or above Check names in tr with the default config:
 // the count the run list shows and filters by.
-func Warnings(tr traces.Trace) int {
+func Warnings(tr traces.Trace) int { return CountWarnings(Check(tr, Config{})) }
+
+// CountWarnings returns how many of findings are warnings or worse.
+func CountWarnings(findings []Finding) int {
 	n := 0
-	for _, f := range Check(tr, Config{}) {
+	for _, f := range findings {
 		if f.Severity >= Warning {
 			n++
 		}
