@@ -88,14 +88,16 @@ func richTrace() traces.Trace {
 	}
 }
 
-// bigTrace returns a valid trace of n events, cycling through richTrace's events but its
-// run.finished, which ends it.
+// bigTrace returns a valid trace of n events: richTrace's run.started, then its other events but
+// its run.finished over and over, then that run.finished.
 func bigTrace(n int) traces.Trace {
 	t := richTrace()
-	pattern, last := t.Events[:len(t.Events)-1], t.Events[len(t.Events)-1]
+	// One run.started, then richTrace's other events over and over, then its end.
+	first, pattern, last := t.Events[0], t.Events[1:len(t.Events)-1], t.Events[len(t.Events)-1]
 	t.Events = make([]traces.Event, n)
-	for i := range t.Events {
-		t.Events[i] = pattern[i%len(pattern)]
+	t.Events[0] = first
+	for i := 1; i < n; i++ {
+		t.Events[i] = pattern[(i-1)%len(pattern)]
 		t.Events[i].Seq = int64(i + 1)
 	}
 	t.Events[n-1] = last
