@@ -39,7 +39,7 @@ func ForkOf(tr traces.Trace, f Fork, live *Model) (*Model, error) {
 		return nil, err
 	}
 	for _, c := range m.replay.calls {
-		if c.seq == f.At {
+		if c.Seq == f.At {
 			if live == nil {
 				live = Scripted()
 			}
@@ -56,7 +56,7 @@ func (f *fork) modelFor(flow Flow, pace *Pace) ModelFor {
 	return func(agent string) (model.ToolCallingChatModel, error) {
 		var before []*recordedCall // the agent's calls up to the fork's, replayed
 		for _, c := range f.rec.byAgent[agent] {
-			if c.n < f.at.n {
+			if c.N < f.at.N {
 				before = append(before, c)
 			}
 		}
@@ -66,7 +66,7 @@ func (f *fork) modelFor(flow Flow, pace *Pace) ModelFor {
 			replies = append(replies, replyMessage(c))
 			ids += len(replies[len(replies)-1].ToolCalls)
 		}
-		if agent == f.at.agent {
+		if agent == f.at.Agent {
 			msg := editedReply(f.reply, agent, ids+1)
 			replies = append(replies, msg)
 			ids += len(msg.ToolCalls)

@@ -10,6 +10,7 @@ import (
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
 
+	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -17,16 +18,7 @@ import (
 const ReplayModelType = "Replay"
 
 // recordedCall is one model call of a trace, as a replay gives it back.
-type recordedCall struct {
-	n      int   // its number in the recorded run, from 1, in the order the calls started
-	seq    int64 // its model.started
-	agent  string
-	tools  []string
-	output *traces.Message
-	usage  *traces.Usage
-	err    string
-	done   bool // a model.finished was recorded
-}
+type recordedCall = record.RecordedCall
 
 // recordedCalls are the model calls of one recorded run, in the order they started.
 type recordedCalls struct {
@@ -39,30 +31,9 @@ type recordedCalls struct {
 // new run of tr's flow on tr's input; a reply edited at a breakpoint replays as edited (its
 // continued event's). A trace without a model call is a traces.CodeInvalid error.
 func ReplayOf(tr traces.Trace) (*Model, error) {
-	rc := &recordedCalls{flow: tr.Run.Flow, input: tr.Run.Input, byAgent: map[string][]*recordedCall{}}
-	byID := map[string]*recordedCall{}
-	finished := map[int64]*recordedCall{} // by the seq of its model.finished
-	for _, e := range tr.Events {
-		if p := e.Pause; e.Kind == traces.KindContinued && p != nil && p.Reply != nil && finished[p.At] != nil {
-			// A person edited the reply before the run went on: the run went on with the edit.
-			finished[p.At].output = p.Reply
-			continue
-		}
-		if e.Model == nil {
-			continue
-		}
-		switch e.Kind {
-		case traces.KindModelStarted:
-			c := &recordedCall{n: len(rc.calls) + 1, seq: e.Seq, agent: e.Agent, tools: e.Model.Tools}
-			rc.calls = append(rc.calls, c)
-			rc.byAgent[c.agent] = append(rc.byAgent[c.agent], c)
-			byID[e.Model.ID] = c
-		case traces.KindModelFinished:
-			if c := byID[e.Model.ID]; c != nil {
-				c.output, c.usage, c.err, c.done = e.Model.Output, e.Model.Usage, e.Model.Error, true
-				finished[e.Seq] = c
-			}
-		}
+	rc := &recordedCalls{flow: tr.Run.Flow, input: tr.Run.Input, calls: record.RecordedCalls(tr), byAgent: map[string][]*recordedCall{}}
+	for _, c := range rc.calls {
+		rc.byAgent[c.Agent] = append(rc.byAgent[c.Agent], c)
 	}
 	if len(rc.calls) == 0 {
 		return nil, traces.Errorf(traces.CodeInvalid, "run %s recorded no model call: there is nothing to replay", tr.Run.ID)
@@ -135,15 +106,15 @@ func (p *replay) reply(agent string, tools []*schema.ToolInfo) (*schema.Message,
 	p.next[agent] = k + 1
 	// A recording without tools may just not know them: eino's callbacks carry a model's tools
 	// only when the model reports its own callbacks (as eino-ext's do); then nothing is checked.
-	if reason := toolsDiffer(c.tools, tools); len(c.tools) > 0 && reason != "" {
-		return nil, p.diverge(agent, fmt.Sprintf("the tools offered differ from those of recorded call %d: %s", c.n, reason))
+	if reason := toolsDiffer(c.Tools, tools); len(c.Tools) > 0 && reason != "" {
+		return nil, p.diverge(agent, fmt.Sprintf("the tools offered differ from those of recorded call %d: %s", c.N, reason))
 	}
 	p.played[c] = true
 	switch {
-	case !c.done:
-		return nil, p.diverge(agent, fmt.Sprintf("recorded call %d never finished: the recording ends there", c.n))
-	case c.err != "":
-		return nil, errors.New(c.err) // the recorded failure, as the provider worded it
+	case !c.Done:
+		return nil, p.diverge(agent, fmt.Sprintf("recorded call %d never finished: the recording ends there", c.N))
+	case c.Err != "":
+		return nil, errors.New(c.Err) // the recorded failure, as the provider worded it
 	}
 	return replyMessage(c), nil
 }
@@ -158,7 +129,7 @@ func (p *replay) diverge(agent, reason string) *Divergence {
 func (p *replay) extraCall(agent string, had int) string {
 	next := ""
 	if c := p.firstUnplayed(); c != nil {
-		next = fmt.Sprintf("; the recording's next call is %d, by %s", c.n, c.agent)
+		next = fmt.Sprintf("; the recording's next call is %d, by %s", c.N, c.Agent)
 	}
 	if had == 0 {
 		return "another agent asks: " + agent + " made no model call in the recording" + next
@@ -185,9 +156,9 @@ func (p *replay) unplayed() *Divergence {
 	if p.diverged != nil || c == nil {
 		return p.diverged
 	}
-	return &Divergence{Call: p.asked + 1, Agent: c.agent, Reason: fmt.Sprintf(
+	return &Divergence{Call: p.asked + 1, Agent: c.Agent, Reason: fmt.Sprintf(
 		"fewer calls than recorded: the run ended after %d of the recording's %d calls; recorded call %d, by %s, was never asked for",
-		p.asked, len(p.rec.calls), c.n, c.agent)}
+		p.asked, len(p.rec.calls), c.N, c.Agent)}
 }
 
 // toolsDiffer says how the tools offered now differ from those recorded (order aside), or "".
@@ -223,7 +194,7 @@ func toolsDiffer(recorded []string, offered []*schema.ToolInfo) string {
 func replyMessage(c *recordedCall) *schema.Message {
 	msg := &schema.Message{Role: schema.Assistant}
 	finish := "stop"
-	if o := c.output; o != nil {
+	if o := c.Output; o != nil {
 		msg.Content = o.Content
 		for _, tc := range o.ToolCalls {
 			msg.ToolCalls = append(msg.ToolCalls, schema.ToolCall{ID: tc.ID, Type: "function",
@@ -234,7 +205,7 @@ func replyMessage(c *recordedCall) *schema.Message {
 		}
 	}
 	msg.ResponseMeta = &schema.ResponseMeta{FinishReason: finish}
-	if u := c.usage; u != nil {
+	if u := c.Usage; u != nil {
 		msg.ResponseMeta.Usage = &schema.TokenUsage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 	}
 	return msg

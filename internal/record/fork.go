@@ -185,21 +185,10 @@ type forking struct {
 	diverged bool           // a call before the fork point was not the recording's: the rest is live
 }
 
-// recordedCall is one model call of the original run.
-type recordedCall struct {
-	n      int   // its number in the run, from 1, in the order the calls started
-	seq    int64 // its model.started
-	agent  string
-	input  []traces.Message
-	output *traces.Message
-	err    string
-	done   bool // a model.finished was recorded
-}
-
 // recordedCalls are the original's model calls, each agent's in order, and the fork's.
 type recordedCalls struct {
-	byAgent map[string][]*recordedCall
-	at      *recordedCall
+	byAgent map[string][]*RecordedCall
+	at      *RecordedCall
 }
 
 // recording fetches the original's model calls from Baton, once.
@@ -215,35 +204,13 @@ func (f *forking) recording(ctx context.Context) (*recordedCalls, error) {
 	return f.calls, f.err
 }
 
-// callsOf reads tr's model calls; a reply edited at a breakpoint counts as edited (its
-// continued event's), as the run went on with it.
+// callsOf reads tr's model calls (RecordedCalls), each agent's in order, and the one at seq at.
 func callsOf(tr traces.Trace, at int64) (*recordedCalls, error) {
-	rc := &recordedCalls{byAgent: map[string][]*recordedCall{}}
-	byID := map[string]*recordedCall{}
-	finished := map[int64]*recordedCall{} // by the seq of its model.finished
-	n := 0
-	for _, e := range tr.Events {
-		if p := e.Pause; e.Kind == traces.KindContinued && p != nil && p.Reply != nil && finished[p.At] != nil {
-			finished[p.At].output = p.Reply
-			continue
-		}
-		if e.Model == nil {
-			continue
-		}
-		switch e.Kind {
-		case traces.KindModelStarted:
-			n++
-			c := &recordedCall{n: n, seq: e.Seq, agent: e.Agent, input: e.Model.Input}
-			rc.byAgent[c.agent] = append(rc.byAgent[c.agent], c)
-			byID[e.Model.ID] = c
-			if e.Seq == at {
-				rc.at = c
-			}
-		case traces.KindModelFinished:
-			if c := byID[e.Model.ID]; c != nil {
-				c.output, c.err, c.done = e.Model.Output, e.Model.Error, true
-				finished[e.Seq] = c
-			}
+	rc := &recordedCalls{byAgent: map[string][]*RecordedCall{}}
+	for _, c := range RecordedCalls(tr) {
+		rc.byAgent[c.Agent] = append(rc.byAgent[c.Agent], c)
+		if c.Seq == at {
+			rc.at = c
 		}
 	}
 	if rc.at == nil {
@@ -287,7 +254,7 @@ const (
 
 // turn says how agent's next call, with input in, goes, and, when it departs from the recording
 // before the fork point, why (said once: every later call is live).
-func (f *forking) turn(agent string, in []*schema.Message) (turn forkTurn, call *recordedCall, diverged string) {
+func (f *forking) turn(agent string, in []*schema.Message) (turn forkTurn, call *RecordedCall, diverged string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	k := f.next[agent]
@@ -302,12 +269,12 @@ func (f *forking) turn(agent string, in []*schema.Message) (turn forkTurn, call 
 	case queue[k] == f.calls.at:
 		f.reached = true
 		return turnEdited, queue[k], ""
-	case queue[k].n > f.calls.at.n:
-		diverged = fmt.Sprintf("%s asks for its call %d, which came after the fork point in the recording (recorded call %d)", agent, k+1, queue[k].n)
-	case !sameMessages(traceMessages(in), queue[k].input):
-		diverged = fmt.Sprintf("%s's input differs from that of recorded call %d (%d messages now, %d recorded)", agent, queue[k].n, len(in), len(queue[k].input))
-	case !queue[k].done:
-		diverged = fmt.Sprintf("recorded call %d never finished: the recording ends there", queue[k].n)
+	case queue[k].N > f.calls.at.N:
+		diverged = fmt.Sprintf("%s asks for its call %d, which came after the fork point in the recording (recorded call %d)", agent, k+1, queue[k].N)
+	case !sameMessages(traceMessages(in), queue[k].Input):
+		diverged = fmt.Sprintf("%s's input differs from that of recorded call %d (%d messages now, %d recorded)", agent, queue[k].N, len(in), len(queue[k].Input))
+	case !queue[k].Done:
+		diverged = fmt.Sprintf("recorded call %d never finished: the recording ends there", queue[k].N)
 	default:
 		return turnRecorded, queue[k], ""
 	}

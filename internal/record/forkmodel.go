@@ -68,12 +68,12 @@ func (fm forkedModel) answer(ctx context.Context, in []*schema.Message) forkAnsw
 		fm.f.noteDivergence(ctx, diverged)
 	}
 	switch {
-	case turn == turnRecorded && c.err != "":
-		return forkAnswer{answered: true, err: errors.New(c.err)} // the recorded failure, as the provider worded it
+	case turn == turnRecorded && c.Err != "":
+		return forkAnswer{answered: true, err: errors.New(c.Err)} // the recorded failure, as the provider worded it
 	case turn == turnRecorded:
 		msg := &schema.Message{Role: schema.Assistant}
-		if c.output != nil {
-			msg = schemaMessage(*c.output, nil)
+		if c.Output != nil {
+			msg = schemaMessage(*c.Output, nil)
 		}
 		msg.ResponseMeta = &schema.ResponseMeta{FinishReason: "stop"}
 		if len(msg.ToolCalls) > 0 {
