@@ -29,30 +29,26 @@ type place struct {
 }
 
 // placeOf reads the place of a callback in ctx. Its path is known, the path of the visit the
-// callback runs in, when equal: then it is shared, not built again for every callback.
+// callback runs in, when equal: then it is shared, not built again for every callback. One pass
+// over the address: its path is known's until an agent segment differs.
 func placeOf(ctx context.Context, known []string) place {
 	var p place
 	var lastToolName, lastToolID string
 	addr := compose.GetCurrentAddress(ctx)
-	agents, same := 0, true
+	n, shared := 0, true  // agent segments so far; whether they are known's first n
 	for i := range addr { // by index: a segment is three strings, copied by a range over values
-		if seg := &addr[i]; seg.Type == adk.AddressSegmentAgent {
-			same = same && agents < len(known) && known[agents] == seg.ID
-			agents++
-		}
-	}
-	shared := same && agents == len(known)
-	if !shared {
-		p.path = make([]string, 0, agents)
-	}
-	n := 0 // agent segments so far
-	for i := range addr {
 		seg := &addr[i]
 		switch seg.Type {
 		case adk.AddressSegmentAgent:
-			if n++; shared {
+			if shared && n < len(known) && known[n] == seg.ID {
+				n++
 				p.path = known[:n:n]
 			} else {
+				if shared { // the path parts from known's here
+					shared = false
+					p.path = append(make([]string, 0, len(addr)-i+n), known[:n]...)
+				}
+				n++
 				p.path = append(p.path, seg.ID)
 			}
 			p.callerTool, p.callID = "", ""
@@ -71,6 +67,9 @@ func placeOf(ctx context.Context, known []string) place {
 				p.node = seg.ID
 			}
 		}
+	}
+	if shared && n < len(known) {
+		p.path = append(make([]string, 0, n), p.path...) // a part of known's only: a path of its own
 	}
 	return p
 }
