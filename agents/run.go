@@ -103,6 +103,13 @@ type Decision struct {
 // anew; a Pause is resumed at most once.
 func (p *Pause) Resume(ctx context.Context, d Decision, rec *traces.Recording) traces.Status {
 	recorder := record.NewRecorder(p.sink(rec), p.flow.Name, p.flow.Agents)
+	if d := p.opts.Debugger; d != nil { // the resumed part is held as the first was
+		recorder.Debug(d)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		d.Abort(cancel)
+	}
 	events, err := recorder.Resume(ctx, p.runner, p.checkPoint,
 		&adk.ResumeParams{Targets: map[string]any{p.Interrupt.ID: d}}, p.flow.RunOptions...)
 	if err != nil {

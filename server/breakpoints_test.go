@@ -198,3 +198,45 @@ func TestShutdownWhileHeld(t *testing.T) {
 		t.Errorf("pause events = %v; want paused, then continued aborted by baton", pauses)
 	}
 }
+
+// TestResumedRunIsHeldThroughTheServer: a run started with breakpoints that ends interrupted
+// keeps them: resumed, it is held at its model calls as its first part was, continued through the
+// API like any other hold, and completes.
+func TestResumedRunIsHeldThroughTheServer(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{Flows: []agents.Flow{catalogueFlow(t, "approval")}})
+	server.SetRunner(ts.Server, agents.RunFlow)
+	id := ts.createRun(t, `{"flow":"approval","pace_ms":0,"breakpoints":["model"]}`)
+	// continueUntil continues each hold until the run is status.
+	continueUntil := func(status traces.Status) traces.Trace {
+		var tr traces.Trace
+		eventually(t, "run "+id+" continued until "+string(status), func() bool {
+			ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + id + "/continue", body: `{}`}) // 409 while not held
+			tr = ts.trace(t, id)
+			return tr.Run.Status == status
+		})
+		return tr
+	}
+	first := len(kinds(continueUntil(traces.StatusInterrupted).Events))
+	var res response
+	eventually(t, "the resume taken", func() bool {
+		res = ts.do(t, request{method: http.MethodPost, path: "/api/runs/" + id + "/resume", body: `{"approve":true,"comment":"ok"}`})
+		return !(res.status == http.StatusConflict && strings.Contains(res.apiError(t), "still running"))
+	})
+	if res.status != http.StatusAccepted {
+		t.Fatalf("resume: %d %s", res.status, res.body)
+	}
+	held := waitHeld(t, ts.mustDial(t, "/runs/"+id+"/live"))
+	if b, _ := held.Attr("data-break"); b != traces.BreakModel {
+		t.Fatalf("the resumed part held at %q; want model", b)
+	}
+	tr := continueUntil(traces.StatusCompleted)
+	paused := 0
+	for _, e := range tr.Events[first:] {
+		if e.Kind == traces.KindPaused {
+			paused++
+		}
+	}
+	if paused == 0 {
+		t.Errorf("no paused event after the resume; want the resumed part's model calls held")
+	}
+}

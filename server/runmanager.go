@@ -64,6 +64,7 @@ type pausedRun struct {
 	pause  *agents.Pause
 	pace   *agents.Pace
 	typing *typing
+	debug  *agents.Debugger // its breakpoints hold the resumed part too
 }
 
 func newRunManager(ctx context.Context, cfg runManagerConfig) *runManager {
@@ -172,7 +173,7 @@ func (m *runManager) resume(id string, d agents.Decision) error {
 	if m.cfg.export != nil {
 		m.cfg.export(rec) // the exporter follows the resumed part into the same trace
 	}
-	lr := &liveRun{pace: pr.pace, typing: pr.typing, changed: make(chan struct{})}
+	lr := &liveRun{pace: pr.pace, typing: pr.typing, debug: pr.debug, changed: make(chan struct{})}
 	m.launchLocked(rec, lr, rec.Run().Flow, func(ctx context.Context) traces.Status {
 		return pr.pause.Resume(ctx, d, rec)
 	})
@@ -236,7 +237,7 @@ func (m *runManager) forget(id string, lr *liveRun) {
 	m.ended[id] = lr.pace.Get()
 	delete(m.live, id)
 	if lr.paused != nil {
-		m.paused[id] = pausedRun{pause: lr.paused, pace: lr.pace, typing: lr.typing}
+		m.paused[id] = pausedRun{pause: lr.paused, pace: lr.pace, typing: lr.typing, debug: lr.debug}
 	}
 	for old := range m.ended {
 		if !m.cfg.broker.Holds(old) {
