@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -27,16 +26,9 @@ type appForked struct {
 // agent of it, is a 400.
 func forkApp(c echo.Context, tr traces.Trace, f agents.AppFork) error {
 	f.Run = tr.Run.ID
-	if !slices.ContainsFunc(tr.Events, func(e traces.Event) bool { return e.Seq == f.At && e.Kind == traces.KindModelStarted }) {
-		return traces.Errorf(traces.CodeInvalid, "event #%d of run %s is no model call (model.started): a fork changes what a model answered", f.At, tr.Run.ID)
-	}
-	if f.TransferTo != "" && !slices.ContainsFunc(tr.Agents, func(a traces.Agent) bool { return a.Name == f.TransferTo }) {
-		return traces.Errorf(traces.CodeInvalid, "transfer_to %q is no agent of run %s", clip(f.TransferTo, 60), tr.Run.ID)
-	}
-	if err := f.Check(); err != nil {
+	if err := f.CheckAgainst(tr); err != nil {
 		return err
 	}
-	v := f.String() // URL-escaped: no single quote in it
-	return c.JSON(http.StatusOK, appForked{Env: agents.ForkEnv + "=" + v, Value: v,
-		Command: agents.ForkEnv + "='" + v + "' go run ."})
+	v := f.String()
+	return c.JSON(http.StatusOK, appForked{Env: agents.ForkEnv + "=" + v, Value: v, Command: f.Command()})
 }

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/cli"
 	"github.com/baton-dev/baton/internal/prices"
+	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 )
@@ -94,6 +96,49 @@ func TestFork(t *testing.T) {
 	if code := cli.Run(context.Background(), []string{"fork", original, "--at", "1", "--reply", "x"}, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "is no model call (model.started)") {
 		t.Errorf("fork at run.started = %d: %s", code, stderr.String())
+	}
+}
+
+// TestForkOfAnAppsRun: `baton fork` of a run whose flow Baton does not run (an app's) prints the
+// environment that makes the app's next run the fork, which the app's middleware reads back as
+// asked; it refuses --model (the app goes on with its own) and a transfer to no agent of the run.
+func TestForkOfAnAppsRun(t *testing.T) {
+	dir := t.TempDir()
+	tr := readTraceFile(t, runFlowTo(t, dir, "supervisor"))
+	tr.Run.Flow = "support-app"
+	for i := range tr.Events {
+		if r := tr.Events[i].Run; r != nil {
+			r.Flow = "support-app"
+		}
+	}
+	app := filepath.Join(dir, "app.json")
+	if err := traces.WriteFile(app, tr); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"fork", app, "--at", "3", "--transfer-to", "math_agent"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("fork of an app's run = %d: %s", code, stderr.String())
+	}
+	_, rest, ok := strings.Cut(stdout.String(), agents.ForkEnv+"='")
+	value, _, ok2 := strings.Cut(rest, "'")
+	if !ok || !ok2 {
+		t.Fatalf("no %s='...' in:\n%s", agents.ForkEnv, stdout.String())
+	}
+	if f, err := record.ParseAppFork(value); err != nil || f.Run != tr.Run.ID || f.At != 3 || f.TransferTo != "math_agent" {
+		t.Errorf("the app would read %+v (%v); want run %s at #3 transferring to math_agent", f, err, tr.Run.ID)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fork", app, "--at", "3", "--transfer-to", "math_agent", "--model", "scripted"}, "takes no --model or --out"},
+		{[]string{"fork", app, "--at", "3", "--transfer-to", "nobody"}, `transfer_to "nobody" is no agent of run`},
+		{[]string{"fork", app, "--at", "1", "--reply", "x"}, "is no model call (model.started)"},
+	} {
+		stderr.Reset()
+		if code := cli.Run(context.Background(), c.args, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v = %d: %s; want a failure saying %q", c.args[3:], code, stderr.String(), c.want)
+		}
 	}
 }
 

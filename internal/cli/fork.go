@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 
 	"github.com/baton-dev/baton/agents"
@@ -41,8 +42,11 @@ var forkCommand = &command{
 				return err
 			}
 			flow, err := lookupFlow(ctx, tr.Run.Flow)
-			if err != nil {
-				return errors.New("fork re-runs the run's flow, and " + traces.ErrorMessage(err))
+			if err != nil { // an app's run: the app forks itself, given the environment
+				if len(models) > 0 || o.out != "" {
+					return errors.New("fork of an app's run (flow " + tr.Run.Flow + ", which Baton does not run) gives the command that makes the app's next run the fork: it takes no --model or --out (the app goes on with its own model, and streams the fork to Baton)")
+				}
+				return printAppFork(stdout, agents.AppFork{Run: tr.Run.ID, At: *at, Reply: *reply, TransferTo: *to}, tr)
 			}
 			edit := agents.Reply{Text: *reply}
 			if *to != "" {
@@ -63,4 +67,16 @@ var forkCommand = &command{
 			return recordFlow(ctx, flow, model, &o, (*otlp.Exporter)(nil), stdout)
 		}
 	},
+}
+
+// printAppFork writes what makes an app's next run the fork f of tr: the app, its agents carrying
+// attach.Middleware, answers its calls before the fork point from the recording that Baton (at
+// $BATON_URL) keeps, and streams the fork there.
+func printAppFork(stdout io.Writer, f agents.AppFork, tr traces.Trace) error {
+	if err := f.CheckAgainst(tr); err != nil {
+		return errors.New(traces.ErrorMessage(err))
+	}
+	_, err := fmt.Fprintf(stdout, "Baton does not run flow %s: run the app again, its agents carrying attach.Middleware(), with\n\n  %s=%s\n\nfor example: %s\n",
+		tr.Run.Flow, agents.ForkEnv, "'"+f.String()+"'", f.Command())
+	return err
 }

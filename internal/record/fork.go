@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,6 +80,25 @@ func (f AppFork) Check() error {
 	}
 	return nil
 }
+
+// CheckAgainst reports what is wrong with f as a fork of tr, the app's run: what Check says, a
+// seq that is no model call of tr, a transfer to no agent of it. The page's fork route and
+// baton fork both check so before they give the environment.
+func (f AppFork) CheckAgainst(tr traces.Trace) error {
+	if f.Run != tr.Run.ID {
+		return traces.Errorf(traces.CodeInvalid, "the fork names run %s, not %s", clip(f.Run, 60), tr.Run.ID)
+	}
+	if !slices.ContainsFunc(tr.Events, func(e traces.Event) bool { return e.Seq == f.At && e.Kind == traces.KindModelStarted }) {
+		return traces.Errorf(traces.CodeInvalid, "event #%d of run %s is no model call (model.started): a fork changes what a model answered", f.At, tr.Run.ID)
+	}
+	if f.TransferTo != "" && !slices.ContainsFunc(tr.Agents, func(a traces.Agent) bool { return a.Name == f.TransferTo }) {
+		return traces.Errorf(traces.CodeInvalid, "transfer_to %q is no agent of run %s", clip(f.TransferTo, 60), tr.Run.ID)
+	}
+	return f.Check()
+}
+
+// Command is the shell line that runs a Go app in the current folder as the fork f.
+func (f AppFork) Command() string { return ForkEnv + "='" + f.String() + "' go run ." } // String is URL-escaped: no single quote
 
 // ParseAppFork reads s, written as AppFork.String writes it.
 func ParseAppFork(s string) (AppFork, error) {
