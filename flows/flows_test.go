@@ -19,6 +19,7 @@ import (
 	"github.com/cloudwego/eino/compose"
 	"go.uber.org/goleak"
 
+	"github.com/baton-dev/baton/attach"
 	"github.com/baton-dev/baton/attach/inprocess"
 	"github.com/baton-dev/baton/flows"
 	"github.com/baton-dev/baton/internal/agentstest"
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // support is a flow of a program's own, written as a user writes one: a desk agent transfers each
 // request to billing (which looks the invoice up) or to tech.
-func support() flows.Flow {
+func support(more ...adk.ChatModelAgentMiddleware) flows.Flow {
 	return flows.Flow{
 		Name:         "support",
 		Description:  "A desk agent hands each request to billing or tech.",
@@ -41,7 +42,7 @@ func support() flows.Flow {
 					return nil, err
 				}
 				conf := &adk.ChatModelAgentConfig{Name: name, Description: desc, Instruction: "You are " + name + ".", Model: m,
-					Handlers: []adk.ChatModelAgentMiddleware{flows.Middleware()}}
+					Handlers: append([]adk.ChatModelAgentMiddleware{flows.Middleware()}, more...)}
 				if len(tools) > 0 {
 					conf.ToolsConfig = adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: tools}}
 				}
@@ -219,6 +220,43 @@ func TestRegisteredFlowIsHeldEditedAndContinued(t *testing.T) {
 	}
 	if continued == nil || continued.Pause.By != "api" || continued.Pause.Reply == nil || continued.Pause.Edited == "" {
 		t.Fatalf("the trace's continued event: %+v", continued)
+	}
+}
+
+// TestRegisteredFlowWithAppMiddlewareIsHeldOnce: agents that also carry attach.Middleware (as
+// an app's do, registered as they are) are held once at each model call, not once per wrapper.
+func TestRegisteredFlowWithAppMiddlewareIsHeldOnce(t *testing.T) {
+	p := startPage(t, support(attach.Middleware()))
+	id := p.start(t, `{"flow":"support","pace_ms":0,"breakpoints":["model"]}`)
+	var tr traces.Trace
+	var handled int64 // the seq of the last pause continued
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		tr = p.trace(t, id, "a new pause or the end", func(tr traces.Trace) bool {
+			n := len(tr.Events)
+			return n > 0 && (tr.Events[n-1].Kind == traces.KindPaused && tr.Events[n-1].Seq > handled || tr.Run.Status.Ended())
+		})
+		if tr.Run.Status.Ended() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run did not end within 30s")
+		}
+		handled = tr.Events[len(tr.Events)-1].Seq
+		if status, data := p.do(t, http.MethodPost, "/api/runs/"+id+"/continue", `{}`); status != http.StatusOK {
+			t.Fatalf("continue: %d %s", status, data)
+		}
+	}
+	calls, paused := 0, 0
+	for _, e := range tr.Events {
+		switch e.Kind {
+		case traces.KindModelStarted:
+			calls++
+		case traces.KindPaused:
+			paused++
+		}
+	}
+	if tr.Run.Status != traces.StatusCompleted || calls == 0 || paused != calls {
+		t.Fatalf("run %s with %d model calls held %d times; want completed, each call held once", tr.Run.Status, calls, paused)
 	}
 }
 

@@ -29,8 +29,25 @@ func (h heldModel) Stream(ctx context.Context, input []*schema.Message, opts ...
 	return StreamHeld(ctx, h.m, input, opts...)
 }
 
+// heldModelKey marks a model call's context as held already: a second wrapper around the same
+// model (attach.Middleware on an agent of a flow Baton runs, which wraps its models too) lets the
+// call through instead of holding it twice.
+type heldModelKey struct{}
+
+// holdingCall reports whether ctx's call is held by a wrapper further out, and else marks it so.
+func holdingCall(ctx context.Context) (context.Context, bool) {
+	if ctx.Value(heldModelKey{}) != nil {
+		return ctx, true
+	}
+	return context.WithValue(ctx, heldModelKey{}, true), false
+}
+
 // GenerateHeld is m.Generate, held before the call and at a reply that transfers.
 func GenerateHeld(ctx context.Context, m model.BaseChatModel, input []*schema.Message, opts ...model.Option) (*schema.Message, error) {
+	ctx, outer := holdingCall(ctx)
+	if outer {
+		return m.Generate(ctx, input, opts...)
+	}
 	input, err := HoldModel(ctx, input)
 	if err != nil {
 		return nil, err
@@ -46,6 +63,10 @@ func GenerateHeld(ctx context.Context, m model.BaseChatModel, input []*schema.Me
 // whole before the caller sees it, so that a reply that transfers can be held and edited: the
 // caller gets it as one chunk. A run no breakpoint may hold gets m's stream as it is.
 func StreamHeld(ctx context.Context, m model.BaseChatModel, input []*schema.Message, opts ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	ctx, outer := holdingCall(ctx)
+	if outer {
+		return m.Stream(ctx, input, opts...)
+	}
 	input, err := HoldModel(ctx, input)
 	if err != nil {
 		return nil, err
