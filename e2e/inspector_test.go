@@ -168,9 +168,9 @@ func checkFiltered(t *testing.T, when string, fs filterState, events []traces.Ev
 // it was.
 var screenshotOut = flag.String("screenshot", "", "also write TestScreenshot's pictures to this `file` and beside it (relative to the module root)")
 
-// screenshotSuffixes name TestScreenshot's pictures: -screenshot's file, and the story's and
-// the Sequence view's beside it.
-var screenshotSuffixes = []string{"", "-story", "-sequence"}
+// screenshotSuffixes name TestScreenshot's pictures: -screenshot's file, and the story's, the
+// Sequence view's and the Waterfall's beside it.
+var screenshotSuffixes = []string{"", "-story", "-sequence", "-waterfall"}
 
 // screenshotPath is the picture of suffix as seen from the test's directory, e2e/.
 func screenshotPath(suffix string) string {
@@ -193,11 +193,11 @@ func screenshotPaths() []string {
 	return paths
 }
 
-// TestScreenshot follows a supervisor run to its end at 1280x800 and takes three pictures: the
-// handoff story (the inspector with nothing selected), the Sequence view, and the inspector on
-// math_agent's first model call, scrolled to where its "For context:" input starts. It writes
-// them to the test's artifact directory (kept with -artifacts) and, with -screenshot FILE, to
-// FILE (the inspector) and beside it FILE's name with -story and -sequence.
+// TestScreenshot follows a supervisor run to its end at 1280x800 and takes four pictures: the
+// handoff story (the inspector with nothing selected), the Sequence view, the Waterfall, and the
+// inspector on math_agent's first model call, scrolled to where its "For context:" input starts.
+// It writes them to the test's artifact directory (kept with -artifacts) and, with -screenshot
+// FILE, to FILE (the inspector) and beside it FILE's name with -story, -sequence and -waterfall.
 func TestScreenshot(t *testing.T) {
 	t.Parallel()
 	supervisor, gate := gated(t, "supervisor")
@@ -220,15 +220,18 @@ func TestScreenshot(t *testing.T) {
 	shots["-story"] = capture(t, tb)
 	openSequence(t, tb, 4)
 	shots["-sequence"] = capture(t, tb)
+	tb.click(t, "[data-testid=view-waterfall]")
+	tb.waitFor(t, "the waterfall's bars", `document.querySelectorAll('[data-testid=waterfall] [data-testid=wf-bar]').length > 0`)
+	tb.waitFor(t, "no animation running", `document.getAnimations().every(a => a.playState !== 'running')`)
+	shots["-waterfall"] = capture(t, tb)
 	tb.click(t, "[data-testid=view-tree]")
 	tb.inspect(t, `[data-testid=timeline-row][data-kind="model.started"][data-agent="math_agent"]`)
 	// Scroll the inspector, as a reader would, to the first message eino rewrote "For context:".
-	tb.waitFor(t, "the inspector scrolled to the For context: messages", `(() => {
-	  const m = Array.from(document.querySelectorAll('#inspector [data-testid=fed-message]')).find(m => m.innerText.includes('For context:'));
-	  m?.previousElementSibling?.scrollIntoView({block: 'start'});
-	  return !!m && document.getElementById('inspector').scrollTop > 0; })()`)
-	// Let the newest transfer's flash end, and the clock stop, before the picture.
+	tb.waitFor(t, "the inspector scrolled to the For context: messages", forContextJS)
+	// Let the newest transfer's flash end, and the clock stop, before the picture; the inspector
+	// may have been drawn again meanwhile: scroll it again.
 	tb.waitFor(t, "no animation running", `document.getAnimations().every(a => a.playState !== 'running')`)
+	tb.waitFor(t, "the inspector still at the For context: messages", forContextJS)
 	shots[""] = capture(t, tb)
 	for suffix, shot := range shots {
 		paths := []string{filepath.Join(t.ArtifactDir(), "screenshot"+suffix+".png")}
@@ -243,6 +246,13 @@ func TestScreenshot(t *testing.T) {
 		}
 	}
 }
+
+// forContextJS scrolls the inspector, as a reader would, to the first message eino rewrote "For
+// context:", and says whether it is there.
+const forContextJS = `(() => {
+  const m = Array.from(document.querySelectorAll('#inspector [data-testid=fed-message]')).find(m => m.innerText.includes('For context:'));
+  m?.previousElementSibling?.scrollIntoView({block: 'start'});
+  return !!m && document.getElementById('inspector').scrollTop > 0; })()`
 
 // capture is a picture of tb's page, checked to be the size of the viewport.
 func capture(t *testing.T, tb *tab) []byte {
