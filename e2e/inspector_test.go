@@ -232,6 +232,9 @@ func TestScreenshot(t *testing.T) {
 	// may have been drawn again meanwhile: scroll it again.
 	tb.waitFor(t, "no animation running", `document.getAnimations().every(a => a.playState !== 'running')`)
 	tb.waitFor(t, "the inspector still at the For context: messages", forContextJS)
+	// The picture is of the last frame drawn: let the scrolled one be drawn first.
+	evalJS[bool](t, tb, `(window.__e2eFrames = 0, requestAnimationFrame(() => requestAnimationFrame(() => { window.__e2eFrames = 2; })), true)`)
+	tb.waitFor(t, "the scrolled inspector drawn", `window.__e2eFrames === 2`)
 	shots[""] = capture(t, tb)
 	for suffix, shot := range shots {
 		paths := []string{filepath.Join(t.ArtifactDir(), "screenshot"+suffix+".png")}
