@@ -199,6 +199,9 @@ func testForkAnApp(t *testing.T, streaming bool) {
 	if status, answer := apiPost(t, base+"/api/runs/"+id+"/fork", `{"at":1,"transfer_to":"desk"}`); status != http.StatusBadRequest || !strings.Contains(answer, "is no model call") {
 		t.Errorf("a fork of an app's run at run.started: %d %s", status, answer)
 	}
+	if status, answer := apiPost(t, base+"/api/runs/"+id+"/fork", fmt.Sprintf(`{"at":%d,"transfer_to":"desk","model":"scripted"}`, at)); status != http.StatusBadRequest || !strings.Contains(answer, "goes on with the app's own model") {
+		t.Errorf("a fork of an app's run given a model: %d %s; want 400, the app going on with its own", status, answer)
+	}
 
 	out := runForkApp(t, base, fake.BaseURL(), input, streaming, forked.Env)
 	if n := len(fake.Requests()); n != 4 {
