@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/baton-dev/baton/internal/postgres"
@@ -78,8 +79,9 @@ var serveCommand = &command{
 				return err
 			}
 			if lock != nil {
-				// The real port, also for :0; on PostgreSQL, where other servers pass requests on.
-				address := srv.URL()
+				// The real port, also for :0, without the token, which no file or table keeps; on
+				// PostgreSQL, where other servers pass requests on.
+				address, _, _ := strings.Cut(srv.URL(), "?")
 				if _, shared := lock.(*postgres.Lease); shared {
 					address, err = advertised(*advertise, *addr, srv.URL())
 				}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/baton-dev/baton/internal/cli"
+	"github.com/baton-dev/baton/internal/sqlite"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -94,6 +95,31 @@ func TestServeRefusesADatabaseInUse(t *testing.T) {
 		}
 		first.close()
 		serveHere(t, args...).close()
+	}
+}
+
+// TestServeLockKeepsNoToken: the lock file beside the database, and the refusal a second server
+// prints from it, name the first server's address without its access token.
+func TestServeLockKeepsNoToken(t *testing.T) {
+	db := t.TempDir() + "/runs.db"
+	token := "0f3a9c5e7b1d2486af0c3e5b7d9f1a2c"
+	first := serveHere(t, "--db", db, "--token", token)
+	if !strings.Contains(first.url, token) {
+		t.Fatalf("the server's URL %s has no token; the test needs one", first.url)
+	}
+	msg := refusedServe(t, "--db", db)
+	file, err := os.ReadFile(sqlite.LockFile(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _, _ := strings.Cut(first.url, "?")
+	if !strings.Contains(msg, "serving on "+base) {
+		t.Errorf("refused with %q; want it to name the first server at %s", msg, base)
+	}
+	for what, text := range map[string]string{"the lock file": string(file), "the refusal": msg} {
+		if strings.Contains(text, token) {
+			t.Errorf("%s holds the access token: %s", what, text)
+		}
 	}
 }
 
