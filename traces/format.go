@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // FormatName and FormatVersion identify Baton's trace file format; see docs/trace-format.md.
@@ -260,6 +261,10 @@ func (d *decoder) events(t *Trace) error {
 	// Read into one array made once: a growing slice, or chunks joined at the end, would copy
 	// every event (200 bytes each, 0.6 s of a million) and hold two copies at once.
 	events := make([]Event, 0, eventsIn(d.data[d.pos:]))
+	d.recent = newStringTable(min(cap(events)/4, recentBuckets), d.pack)
+	for s := range d.kept { // the run's and the agents' strings, which the events repeat
+		d.recent.put(s)
+	}
 	err = d.elements(func(i int) error {
 		if i == len(events) {
 			events = append(events, Event{}) // more than eventsIn counted: grows as append does
@@ -357,12 +362,26 @@ func compactValue(v json.RawMessage) json.RawMessage {
 	if len(v) == 0 {
 		return json.RawMessage("null")
 	}
+	if plainCompact(v) {
+		return bytes.Clone(v) // a copy, not to keep the whole document alive
+	}
 	out, err := json.Marshal(v)
 	if err != nil {
 		// Unreachable for a value the decoder accepted; keep it rather than lose it.
 		return v
 	}
 	return out
+}
+
+// plainCompact reports whether the checked JSON value v is as Marshal writes it already: ASCII
+// with no space to remove and nothing to escape.
+func plainCompact(v []byte) bool {
+	for _, c := range v {
+		if c <= ' ' || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // position turns a byte offset into data into "line L, column C".
