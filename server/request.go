@@ -72,7 +72,7 @@ func readJSONBody(c echo.Context) ([]byte, error) {
 		return nil, echo.NewHTTPError(http.StatusUnsupportedMediaType,
 			fmt.Sprintf("Content-Type must be application/json, not %q", r.Header.Get("Content-Type")))
 	}
-	data, err := io.ReadAll(r.Body)
+	data, err := readAll(r.Body, r.ContentLength)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		switch {
@@ -85,6 +85,26 @@ func readJSONBody(c echo.Context) ([]byte, error) {
 		return nil, fmt.Errorf("read request body: %w", err)
 	}
 	return data, nil
+}
+
+// readAll is io.ReadAll into a buffer of the size the request declared (bodyLimit has refused
+// one larger than the route takes): growing one from 512 bytes copies a 250 MB trace file about
+// twice over.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, 0, max(size, 0)+512)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
 }
 
 // decodeObject parses data as exactly one JSON object.
