@@ -33,7 +33,7 @@ func Marshal(t Trace) ([]byte, error) {
 	// Written into blocks joined once at the end: one growing buffer would copy the whole file
 	// at each growth.
 	var blocks [][]byte
-	if err := encodeTrace(t, func(b []byte) []byte {
+	if err := encodeTrace(t, nil, func(b []byte) []byte {
 		blocks = append(blocks, b)
 		return nil
 	}); err != nil {
@@ -44,9 +44,14 @@ func Marshal(t Trace) ([]byte, error) {
 
 // Encode writes t to w as Marshal makes it, a block of about a megabyte at a time: a trace of a
 // million events is never whole in memory as text.
-func Encode(w io.Writer, t Trace) error {
+func Encode(w io.Writer, t Trace) error { return EncodeEvents(w, t, nil) }
+
+// EncodeEvents is Encode of a trace whose events after t.Events come from next (when not nil),
+// in order, a batch a call, until it returns none or an error: a trace of a million events need
+// never be whole in memory at all. The events next returns are read before its next call.
+func EncodeEvents(w io.Writer, t Trace, next func() ([]Event, error)) error {
 	var werr error
-	err := encodeTrace(t, func(b []byte) []byte {
+	err := encodeTrace(t, next, func(b []byte) []byte {
 		if werr == nil {
 			_, werr = w.Write(b)
 		}
@@ -63,9 +68,10 @@ func Encode(w io.Writer, t Trace) error {
 
 const encodeBlock = 1 << 20
 
-// encodeTrace makes t's file in blocks of about encodeBlock bytes, handing each to flush, which
-// returns the empty block to write the next into, or nil for a new one.
-func encodeTrace(t Trace, flush func([]byte) []byte) error {
+// encodeTrace makes the file of t, with the events next gives after t.Events (when next is not
+// nil), in blocks of about encodeBlock bytes, handing each to flush, which returns the empty
+// block to write the next into, or nil for a new one.
+func encodeTrace(t Trace, next func() ([]Event, error), flush func([]byte) []byte) error {
 	env := envelope{Format: FormatName, Version: FormatVersion, Run: t.Run, Agents: t.Agents}
 	if env.Agents == nil {
 		env.Agents = []Agent{}
@@ -77,30 +83,52 @@ func encodeTrace(t Trace, flush func([]byte) []byte) error {
 	if err := enc.Encode(env); err != nil {
 		return fmt.Errorf("marshal trace %s: %w", t.Run.ID, err)
 	}
+	batch := t.Events
+	more := func() error {
+		var err error
+		for len(batch) == 0 && next != nil && err == nil {
+			if batch, err = next(); len(batch) == 0 {
+				next = nil
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("marshal trace %s: %w", t.Run.ID, err)
+		}
+		return nil
+	}
+	if err := more(); err != nil {
+		return err
+	}
 	cur := append(make([]byte, 0, encodeBlock), bytes.TrimSuffix(buf.Bytes(), []byte("\n}\n"))...)
-	if len(t.Events) == 0 {
+	if len(batch) == 0 {
 		flush(append(cur, ",\n  \"events\": []\n}\n"...))
 		return nil
 	}
 	cur = append(cur, ",\n  \"events\": [\n"...)
 	var events EventEncoder
-	for i, e := range t.Events {
-		if len(cur) > encodeBlock-encodeBlock/8 {
-			if cur = flush(cur); cur == nil {
-				cur = make([]byte, 0, encodeBlock)
+	for first := true; len(batch) > 0; {
+		for i := range batch {
+			if len(cur) > encodeBlock-encodeBlock/8 {
+				if cur = flush(cur); cur == nil {
+					cur = make([]byte, 0, encodeBlock)
+				}
+			}
+			if !first {
+				cur = append(cur, ",\n"...)
+			}
+			first = false
+			var err error
+			cur = append(cur, "    "...)
+			if cur, err = events.AppendEvent(cur, batch[i]); err != nil {
+				return fmt.Errorf("marshal trace %s: %w", t.Run.ID, err)
 			}
 		}
-		var err error
-		cur = append(cur, "    "...)
-		if cur, err = events.AppendEvent(cur, e); err != nil {
-			return fmt.Errorf("marshal trace %s: %w", t.Run.ID, err)
+		batch = nil
+		if err := more(); err != nil {
+			return err
 		}
-		if i < len(t.Events)-1 {
-			cur = append(cur, ',')
-		}
-		cur = append(cur, '\n')
 	}
-	flush(append(cur, "  ]\n}\n"...))
+	flush(append(cur, "\n  ]\n}\n"...))
 	return nil
 }
 
