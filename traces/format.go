@@ -137,10 +137,12 @@ func encodeTrace(t Trace, next func() ([]Event, error), flush func([]byte) []byt
 // JSON itself gets wrong, the line and column). Field names must be spelled exactly as the format
 // spells them, once each. Session values come back compacted, as Marshal writes them, and inputs
 // in full, so a trace read back equals the trace written. What a recording shares comes back
-// shared (equal strings, a model's reply and the message event that repeats it, inputs' messages),
-// and the events' short strings are packed side by side in blocks of a few kilobytes, so that it
-// takes no more memory than the run recorded live: read the events, never change them. A string
-// kept after the trace is dropped keeps its block: copy it (strings.Clone) to keep it long alone.
+// shared (equal strings a few thousand events apart or closer, run paths, a model's reply and the
+// message event that repeats it, inputs' messages), and the events' short strings are packed side
+// by side in blocks of a few kilobytes, so that it takes no more memory than the run recorded
+// live: read the events, never change them. A string kept after the trace is dropped keeps its
+// block: copy it (strings.Clone) to keep it long alone. A large file's events are read on several
+// cores (see parallel.go).
 func Unmarshal(data []byte) (Trace, error) {
 	d := &decoder{data: data, what: "trace"}
 	var t Trace
