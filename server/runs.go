@@ -251,7 +251,10 @@ func (s *Server) getTrace(c echo.Context) error {
 			return traces.Errorf(traces.CodeInvalid, "download must be 1 or 0, not %q", clip(v, 20))
 		}
 	}
-	tr := rec.Snapshot()
+	tr, n, ended := endedRun(rec)
+	if !ended {
+		tr = rec.Snapshot()
+	}
 	if download {
 		c.Response().Header().Set(echo.HeaderContentDisposition,
 			fmt.Sprintf("attachment; filename=%q", "baton-"+fileSafe(tr.Run.Flow)+"-"+fileSafe(tr.Run.ID)+".json"))
@@ -260,7 +263,14 @@ func (s *Server) getTrace(c echo.Context) error {
 	// whole in memory. An error past the first block can only cut the body short.
 	c.Response().Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 	c.Response().WriteHeader(http.StatusOK)
-	if err := traces.Encode(c.Response(), tr); err != nil {
+	if ended {
+		next, stop := readAhead(rec, n)
+		err = traces.EncodeEvents(c.Response(), tr, next)
+		stop()
+	} else {
+		err = traces.Encode(c.Response(), tr)
+	}
+	if err != nil {
 		return fmt.Errorf("get trace of run %s: %w", tr.Run.ID, err)
 	}
 	return nil

@@ -3,12 +3,14 @@ package traces_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/baton-dev/baton/internal/grow"
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -202,4 +204,25 @@ func BenchmarkRecordingEmitRun(b *testing.B) {
 			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// BenchmarkUnmarshalLarge measures reading a supervisor-shaped trace of 200,000 events
+// (webtest.Large, as BenchmarkLargeRun in the server imports it): ns/event and the process's CPU
+// time per event, the collector's included.
+func BenchmarkUnmarshalLarge(b *testing.B) {
+	tr, _ := traces.EndImported(webtest.Large(200_000))
+	data := mustMarshal(b, tr)
+	b.SetBytes(int64(len(data)))
+	events := float64(len(tr.Events))
+	tr = traces.Trace{}
+	runtime.GC() // not to count collecting what was made to set up
+	cpu := cpuTime()
+	for b.Loop() {
+		if _, err := traces.Unmarshal(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := float64(b.N) * events
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
+	b.ReportMetric(float64(cpuTime()-cpu)/n, "cpu-ns/event")
 }

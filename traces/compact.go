@@ -376,8 +376,8 @@ func (st *eventState) extend(base []Message, keep int, tail []Message) []Message
 // concurrent use.
 type EventDecoder struct {
 	st *eventState
-	// Decode's: the strings of the events read so far, to share as Unmarshal shares them.
-	kept map[string]string
+	// Decode's: the strings of the events read lately, to share as Unmarshal shares them.
+	strs *stringTable
 	pack stringPack
 	// What DecodeEvents reads into, kept for its next call.
 	events []Event
@@ -391,12 +391,13 @@ func NewEventDecoder() *EventDecoder { return &EventDecoder{st: newEventState()}
 // CodeInvalid naming the event as events[seq-1]; after one the decoder expects the same event
 // again. Equal strings of the events it reads are one string, and short ones are packed in
 // blocks, as Unmarshal reads a trace file, so that a run read back row by row takes no more
-// memory than recorded live: the decoder keeps a table of every string read until it is dropped.
+// memory than recorded live: the decoder keeps a table of the strings read lately (some 8,000)
+// until it is dropped.
 func (dec *EventDecoder) Decode(data []byte) (Event, error) {
-	if dec.kept == nil {
-		dec.kept = make(map[string]string)
+	if dec.strs == nil {
+		dec.strs = newStringTable(recentBuckets, &dec.pack)
 	}
-	d := &decoder{data: data, what: "event", version: FormatVersion, kept: dec.kept, pack: &dec.pack}
+	d := &decoder{data: data, what: "event", version: FormatVersion, recent: dec.strs, pack: &dec.pack}
 	i := dec.st.n
 	d.path = append(d.path, pathStep{name: "events"}, pathStep{index: i})
 	var e Event

@@ -29,6 +29,8 @@ type decoder struct {
 	kept map[string]string
 	// pack makes the copies kept holds; nil copies each string on its own.
 	pack *stringPack
+	// recent, when set, shares the strings of many events in place of kept (see stringTable).
+	recent *stringTable
 	// unquoted is room to decode a string with escapes before looking it up in kept.
 	unquoted []byte
 	// refs holds the input references of the event being read: refModel for its model payload,
@@ -51,6 +53,7 @@ var (
 	rawType      = reflect.TypeFor[json.RawMessage]()
 	rawJSONType  = reflect.TypeFor[RawJSON]()
 	messagesType = reflect.TypeFor[[]Message]()
+	stringsType  = reflect.TypeFor[[]string]()
 )
 
 // value reads the next JSON value into v.
@@ -59,23 +62,26 @@ func (d *decoder) value(v reflect.Value) error {
 	if err != nil {
 		return err
 	}
-	switch v.Type() {
-	case timeType:
-		return d.timeValue(v)
-	case rawType:
-		start := d.pos
-		if err := d.skip(); err != nil {
-			return err
+	kind := v.Kind()
+	if kind == reflect.Struct || kind == reflect.Slice { // the types read otherwise than by kind
+		switch v.Type() {
+		case timeType:
+			return d.timeValue(v)
+		case rawType:
+			start := d.pos
+			if err := d.skip(); err != nil {
+				return err
+			}
+			v.SetBytes(compactValue(d.data[start:d.pos]))
+			return nil
+		case rawJSONType:
+			start := d.pos
+			if err := d.skip(); err != nil {
+				return err
+			}
+			v.SetBytes(d.data[start:d.pos])
+			return nil
 		}
-		v.SetBytes(compactValue(d.data[start:d.pos]))
-		return nil
-	case rawJSONType:
-		start := d.pos
-		if err := d.skip(); err != nil {
-			return err
-		}
-		v.SetBytes(d.data[start:d.pos])
-		return nil
 	}
 	if c == 'n' {
 		if err := d.literal("null"); err != nil {
@@ -84,7 +90,7 @@ func (d *decoder) value(v reflect.Value) error {
 		v.SetZero()
 		return nil
 	}
-	switch v.Kind() {
+	switch kind {
 	case reflect.Pointer:
 		if v.IsNil() {
 			v.Set(reflect.New(v.Type().Elem()))
@@ -98,6 +104,9 @@ func (d *decoder) value(v reflect.Value) error {
 	case reflect.Slice:
 		if c != '[' {
 			return d.typeError(c, "an array")
+		}
+		if d.recent != nil && v.Type() == stringsType {
+			return d.stringArray(v)
 		}
 		return d.array(v)
 	case reflect.String:
@@ -150,6 +159,9 @@ func (d *decoder) internedStr() (string, error) {
 	if !plain {
 		d.unquoted = appendUnquoted(d.unquoted[:0], d.data[start:d.pos])
 		raw = d.unquoted
+	}
+	if d.recent != nil {
+		return d.recent.get(raw), nil
 	}
 	if kept, ok := d.kept[string(raw)]; ok {
 		return kept, nil
@@ -225,15 +237,13 @@ func (d *decoder) timeValue(v reflect.Value) error {
 	if err != nil {
 		return err
 	}
-	s := string(raw)
 	if !plain {
-		s = unquote(d.data[start:d.pos])
+		raw = []byte(unquote(d.data[start:d.pos]))
 	}
-	var t time.Time
-	if t.UnmarshalText([]byte(s)) != nil {
-		return d.fail(start, fmt.Sprintf("field %q: time %q is not an RFC 3339 time such as \"2006-01-02T15:04:05Z\"", d.pathString(), s))
+	// Into the field itself: through an interface, a time would be allocated to be copied.
+	if v.Addr().Interface().(*time.Time).UnmarshalText(raw) != nil {
+		return d.fail(start, fmt.Sprintf("field %q: time %q is not an RFC 3339 time such as \"2006-01-02T15:04:05Z\"", d.pathString(), raw))
 	}
-	v.Set(reflect.ValueOf(t))
 	return nil
 }
 
@@ -243,8 +253,13 @@ func (d *decoder) object(v reflect.Value, fs *structFields) error {
 		d.refs[fs.refSlot] = inputRef{}
 	}
 	var seen uint64
+	next := 0 // fields come in the order of the struct's, as Marshal writes them: try that first
 	return d.members(func(key []byte, keyAt int) error {
-		i := fs.index(key, d.version)
+		i := next
+		if i >= len(fs.list) || fs.list[i].name != string(key) || fs.list[i].ref != 0 {
+			i = fs.index(key, d.version)
+		}
+		next = i + 1
 		if i < 0 {
 			return d.unknown(string(key))
 		}
@@ -345,6 +360,26 @@ func (d *decoder) array(v reflect.Value) error {
 		v.Set(exact)
 	}
 	return err
+}
+
+// stringArray reads a JSON array of strings into v, sharing one array among the events that
+// repeat it (a run path, a model's tools), as a recording shares it.
+func (d *decoder) stringArray(v reflect.Value) error {
+	start, depth := d.pos, d.depth
+	if d.skip() == nil {
+		if p := d.recent.path(d.data[start:d.pos]); p != nil {
+			v.Set(reflect.ValueOf(p))
+			return nil
+		}
+	}
+	d.pos, d.depth = start, depth // read again, to keep it or to say what is wrong with it
+	if err := d.array(v); err != nil {
+		return err
+	}
+	if p := v.Interface().([]string); len(p) > 0 {
+		d.recent.keepPath(d.data[start:d.pos], p)
+	}
+	return nil
 }
 
 // elements reads a JSON array, calling element with the reader on each element.

@@ -36,6 +36,47 @@ func TestEncodeIsMarshal(t *testing.T) {
 	}
 }
 
+// TestEncodeEventsIsMarshal: a trace whose events come in batches, some in t.Events and the rest
+// from next, encodes to the bytes Marshal returns, and next's error ends it.
+func TestEncodeEventsIsMarshal(t *testing.T) {
+	tr := webtest.Large(5_000)
+	want, err := traces.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, split := range []struct{ head, batch int }{{0, 1}, {0, 999}, {7, 1000}, {4999, 5000}, {5000, 1}} {
+		head := tr
+		head.Events = tr.Events[:split.head]
+		rest := tr.Events[split.head:]
+		var got bytes.Buffer
+		err := traces.EncodeEvents(&got, head, func() ([]traces.Event, error) {
+			n := min(split.batch, len(rest))
+			batch := rest[:n]
+			rest = rest[n:]
+			return batch, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("%+v: EncodeEvents wrote %d bytes unlike Marshal's %d", split, got.Len(), len(want))
+		}
+	}
+	empty := traces.Trace{Run: tr.Run}
+	var got bytes.Buffer
+	if err := traces.EncodeEvents(&got, empty, func() ([]traces.Event, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if want := mustMarshal(t, empty); !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("no events: EncodeEvents wrote %q, want %q", got.Bytes(), want)
+	}
+	broken := errors.New("log unreadable")
+	err = traces.EncodeEvents(&got, empty, func() ([]traces.Event, error) { return nil, broken })
+	if !errors.Is(err, broken) {
+		t.Errorf("EncodeEvents with a failing source: %v, want its error", err)
+	}
+}
+
 type countingWriter struct {
 	w      *bytes.Buffer
 	writes int

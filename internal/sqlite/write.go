@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/baton-dev/baton/internal/live"
@@ -121,35 +123,157 @@ func (s *Store) saveLocked(ctx context.Context, run traces.Run, tally live.Tally
 }
 
 // insertEvents stores events of run key, encoded by enc, and indexes their text for search.
-func insertEvents(ctx context.Context, tx *sql.Tx, key int64, enc *encoder, events []traces.Event) error {
+// The rows go insertRows to a statement; for a run of many events (an import), they are encoded
+// on another goroutine while SQLite writes the ones before them.
+func insertEvents(ctx context.Context, tx *sql.Tx, key int64, enc *encoder, events []traces.Event) (err error) {
 	if len(events) == 0 {
 		return nil
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (run, seq, data) VALUES (?, ?, ?)`)
-	if err != nil {
-		return err
+	rows := &bulkInsert{ctx: ctx, tx: tx, head: `INSERT OR FAIL INTO events (run, seq, data) VALUES `, cols: 3, rows: insertRows}
+	defer rows.close()
+	search := &bulkInsert{ctx: ctx, tx: tx, head: `INSERT INTO search (rowid, body) VALUES `, cols: 2, rows: 1}
+	defer search.close()
+	write := func(b *eventBatch) error {
+		for i, e := range b.events {
+			if err := rows.add(key, e.Seq, b.data[i]); err != nil {
+				return fmt.Errorf("insert events %d to %d: %w", b.events[0].Seq, e.Seq, err)
+			}
+			if text := b.texts[i]; text != "" && e.Seq < 1<<seqBits {
+				if err := search.add(key<<seqBits|e.Seq, text); err != nil {
+					return fmt.Errorf("index events up to %d: %w", e.Seq, err)
+				}
+			}
+		}
+		return nil
 	}
-	defer ins.Close()
-	idx, err := tx.PrepareContext(ctx, `INSERT INTO search (rowid, body) VALUES (?, ?)`)
-	if err != nil {
-		return err
+	if len(events) < pipelineEvents {
+		b := &eventBatch{events: events}
+		if err := b.encode(enc); err != nil {
+			return err
+		}
+		if err := write(b); err != nil {
+			return err
+		}
+	} else {
+		batches := make(chan *eventBatch, 4)
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			defer close(batches)
+			for i := 0; i < len(events); i += pipelineBatch {
+				b := &eventBatch{events: events[i:min(i+pipelineBatch, len(events))]}
+				b.err = b.encode(enc)
+				select {
+				case batches <- b:
+				case <-stop:
+					return
+				}
+				if b.err != nil {
+					return
+				}
+			}
+		})
+		// The encoder is the store's, which goes on with it after: let its goroutine end first.
+		defer wg.Wait()
+		defer close(stop)
+		for b := range batches {
+			if b.err != nil {
+				return b.err
+			}
+			if err := write(b); err != nil {
+				return err
+			}
+		}
 	}
-	defer idx.Close()
-	for _, e := range events {
+	if err := rows.flush(); err != nil {
+		return fmt.Errorf("insert events up to %d: %w", events[len(events)-1].Seq, err)
+	}
+	if err := search.flush(); err != nil {
+		return fmt.Errorf("index events up to %d: %w", events[len(events)-1].Seq, err)
+	}
+	return nil
+}
+
+const (
+	// insertRows is how many rows one INSERT writes: one statement a row spent as much time
+	// getting each row to SQLite as SQLite spent writing it.
+	insertRows = 64
+	// pipelineEvents is how many events make insertEvents encode them on a goroutine of their
+	// own, pipelineBatch at a time.
+	pipelineEvents = 4096
+	pipelineBatch  = 1024
+)
+
+// eventBatch is events with the bytes stored for each and their search text.
+type eventBatch struct {
+	events []traces.Event
+	data   [][]byte
+	texts  []string
+	err    error
+}
+
+// encode fills in the batch's bytes and texts, its events coming after the ones enc encoded.
+func (b *eventBatch) encode(enc *encoder) error {
+	b.data, b.texts = make([][]byte, len(b.events)), make([]string, len(b.events))
+	for i, e := range b.events {
 		data, err := enc.encode(e)
 		if err != nil {
 			return err
 		}
-		if _, err := ins.ExecContext(ctx, key, e.Seq, data); err != nil {
-			return fmt.Errorf("insert event %d: %w", e.Seq, err)
-		}
-		if text := live.SearchText(e); text != "" && e.Seq < 1<<seqBits {
-			if _, err := idx.ExecContext(ctx, key<<seqBits|e.Seq, text); err != nil {
-				return fmt.Errorf("index event %d: %w", e.Seq, err)
-			}
-		}
+		b.data[i], b.texts[i] = data, live.SearchText(e)
 	}
 	return nil
+}
+
+// bulkInsert inserts rows of cols values into a table, insertRows to a statement.
+type bulkInsert struct {
+	ctx  context.Context
+	tx   *sql.Tx
+	head string // the statement up to VALUES
+	cols int
+	rows int       // rows a statement
+	full *sql.Stmt // for rows rows; prepared when first needed
+	args []any
+}
+
+// add inserts a row of b.cols values, or keeps it for the next statement.
+func (b *bulkInsert) add(values ...any) error {
+	b.args = append(b.args, values...)
+	if len(b.args) < b.cols*b.rows {
+		return nil
+	}
+	if b.full == nil {
+		stmt, err := b.tx.PrepareContext(b.ctx, b.statement(b.rows))
+		if err != nil {
+			return err
+		}
+		b.full = stmt
+	}
+	_, err := b.full.ExecContext(b.ctx, b.args...)
+	b.args = b.args[:0]
+	return err
+}
+
+// flush inserts the rows kept.
+func (b *bulkInsert) flush() error {
+	if len(b.args) == 0 {
+		return nil
+	}
+	_, err := b.tx.ExecContext(b.ctx, b.statement(len(b.args)/b.cols), b.args...)
+	b.args = b.args[:0]
+	return err
+}
+
+// statement is the INSERT of rows rows.
+func (b *bulkInsert) statement(rows int) string {
+	row := "(" + strings.Repeat("?,", b.cols-1) + "?)"
+	return b.head + strings.Repeat(row+",", rows-1) + row
+}
+
+func (b *bulkInsert) close() {
+	if b.full != nil {
+		b.full.Close()
+	}
 }
 
 // remove is Delete; it removes run id and its events.

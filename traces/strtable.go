@@ -1,0 +1,81 @@
+package traces
+
+import (
+	"hash/maphash"
+	"math/bits"
+)
+
+// stringTable keeps one copy of each string read lately, for a decoder reading many events: a
+// run repeats its strings close together (an agent's name event after event, a tool call's id
+// in the reply, the message and the transfer that follow), so sharing the strings seen lately
+// shares nearly all a recording shares. A table of every string read would grow with the run's
+// unique strings (a tool's result, a call id), and looking them up there was a quarter of the
+// time taken to read a large trace; here a string goes in a bucket of two chosen by its hash,
+// the one read last in front, and the one read longest ago leaves when a third comes.
+type stringTable struct {
+	seed  maphash.Seed
+	mask  uint64
+	slots []string // two per bucket
+	pack  *stringPack
+	// paths keeps, the same way, the string arrays read lately (a run path, a model's tools),
+	// keyed by their JSON text: each is one array shared by every event that repeats it.
+	pathKeys []string
+	paths    [][]string
+}
+
+// recentBuckets is the size of the table for a long run: 4096 buckets of two strings take 128
+// KB, which stay in a core's cache, and a string read every few thousand events stays in them.
+const recentBuckets = 4096
+
+// newStringTable returns a table of about n buckets (a power of two, at least 64) whose new
+// strings pack copies.
+func newStringTable(n int, pack *stringPack) *stringTable {
+	n = 1 << bits.Len(uint(max(n, 64)-1))
+	return &stringTable{seed: maphash.MakeSeed(), mask: uint64(n - 1), slots: make([]string, 2*n), pack: pack,
+		pathKeys: make([]string, 2*64), paths: make([][]string, 2*64)}
+}
+
+// get returns the string b holds, the copy read lately when there is one.
+func (r *stringTable) get(b []byte) string {
+	i := 2 * (maphash.Bytes(r.seed, b) & r.mask)
+	s := r.slots[i : i+2 : i+2]
+	switch {
+	case s[0] == string(b):
+		return s[0]
+	case s[1] == string(b):
+		s[0], s[1] = s[1], s[0]
+		return s[0]
+	}
+	kept := r.pack.add(b)
+	s[0], s[1] = kept, s[0]
+	return kept
+}
+
+// put makes s the copy get returns of its bytes, until it leaves the table.
+func (r *stringTable) put(s string) {
+	i := 2 * (maphash.String(r.seed, s) & r.mask)
+	if r.slots[i] != s {
+		r.slots[i], r.slots[i+1] = s, r.slots[i]
+	}
+}
+
+// path returns the string array read lately whose JSON text is raw, or nil.
+func (r *stringTable) path(raw []byte) []string {
+	i := 2 * (maphash.Bytes(r.seed, raw) & 63)
+	switch {
+	case r.pathKeys[i] == string(raw):
+		return r.paths[i]
+	case r.pathKeys[i+1] == string(raw):
+		r.pathKeys[i], r.pathKeys[i+1] = r.pathKeys[i+1], r.pathKeys[i]
+		r.paths[i], r.paths[i+1] = r.paths[i+1], r.paths[i]
+		return r.paths[i]
+	}
+	return nil
+}
+
+// keepPath records p, read from the JSON text raw, for path to return.
+func (r *stringTable) keepPath(raw []byte, p []string) {
+	i := 2 * (maphash.Bytes(r.seed, raw) & 63)
+	r.pathKeys[i+1], r.paths[i+1] = r.pathKeys[i], r.paths[i]
+	r.pathKeys[i], r.paths[i] = r.pack.add(raw), p
+}
