@@ -55,6 +55,7 @@ function fitZoom() {
 // apply sizes the SVG to zoom z and shows the level; below the legible zoom, as an overview.
 function apply(z) {
   V.zoom = z;
+  if (!V.fit) delete box()?.dataset.fitFor; // zoomed by hand: no fit to settle
   const s = svg(), { w, h } = size();
   if (s && w && h) {
     s.setAttribute("viewBox", `0 0 ${w} ${h}`);
@@ -97,11 +98,16 @@ function zoomBy(k) {
   zoomAt(V.zoom * k, r.left + r.width / 2, r.top + r.height / 2);
 }
 
-// fit shows the tree as it opens: fitted, or at the legible zoom with its root in view.
+// fit shows the tree as it opens: fitted, or at the legible zoom with its root in view. The
+// panel's data-fit-for is the size the fit was for: where the panel is as tall as the tree (a
+// narrow page), a fit changes that size and the ResizeObserver fits again, a few times, until a
+// fit is for the size it leaves; the tree stands still from then on.
 function fit() {
   V.fit = true;
+  const b = box(), at = b ? b.clientWidth + "x" + b.clientHeight : "";
   apply(fitZoom());
   showRoot();
+  if (b) b.dataset.fitFor = at;
 }
 
 // reset shows the tree 1:1 with its root in view.
