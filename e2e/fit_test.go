@@ -42,6 +42,13 @@ const cardCoversJS = `(() => {
   return out;
 })()`
 
+// treeSettledJS says whether the tree's last fit was for the panel as it now is (graph.js's
+// data-fit-for): on a narrow page the panel is as tall as the tree, so a fit resizes it and the
+// page fits again, a few frames on, until a fit leaves the size it was for. Until then the tree
+// moves: what is measured or clicked there is not what the reader will see.
+const treeSettledJS = `(() => { const b = document.getElementById('graph-scroll');
+  return b.dataset.fitFor === b.clientWidth + 'x' + b.clientHeight; })()`
+
 type inside struct {
 	Out, Small []string
 	Agents     int
@@ -52,7 +59,7 @@ type inside struct {
 func checkFitted(t *testing.T, tb *tab, where string) {
 	t.Helper()
 	tb.click(t, "#zoom-fit")
-	tb.waitFor(t, where+": fitted", `document.getElementById('graph').dataset.zoom !== undefined`)
+	tb.waitFor(t, where+": fitted, the tree settled", treeSettledJS)
 	got := evalJS[inside](t, tb, insidePanelJS+`(11)`)
 	if got.Agents == 0 || len(got.Out) > 0 || len(got.Small) > 0 {
 		t.Errorf("%s: after Fit, of %d agents, outside the panel: %v; names under 11px: %v", where, got.Agents, got.Out, got.Small)
@@ -114,6 +121,7 @@ func TestTeamsCollapse(t *testing.T) {
 		tb.open(t, b.base+"/runs/"+id)
 		evalJS[bool](t, tb, `(window.drawn = (el) => !!el && el.getBoundingClientRect().width > 0, true)`)
 		at := itoa(int(size[0]))
+		tb.waitFor(t, "the tree fitted at "+at+", settled", treeSettledJS)
 		got := evalJS[inside](t, tb, insidePanelJS+`(11)`)
 		if got.Agents != 20 || len(got.Out) > 0 || len(got.Small) > 0 {
 			t.Errorf("at %s the tree opens with %d agents (want 20, 15 of them in cards), outside the panel %v, names under 11px %v", at, got.Agents, got.Out, got.Small)
@@ -132,7 +140,7 @@ func TestTeamsCollapse(t *testing.T) {
 		if n := evalJS[int](t, tb, `Array.from(document.querySelectorAll('[data-testid=bundle-badge]')).filter(b => drawn(b)).length`); n != 8 {
 			t.Errorf("at %s %d bundles drawn, want 8 (to and from each lead)", at, n)
 		}
-		tb.click(t, `[data-testid=team-badge][data-team=billing_lead]`)
+		tb.click(t, `[data-testid=team-badge][data-team=billing_lead]`) // on the settled tree: where the click lands
 		tb.waitFor(t, "billing's team open", `document.querySelector('[data-testid=team-badge][data-team=billing_lead]').getAttribute('aria-expanded') === 'true' && drawn(document.querySelector('[data-testid=node-billing_agent_1] .node-box'))`)
 		checkFitted(t, tb, "billing's team open at "+at)
 		if covered := evalJS[[]string](t, tb, cardCoversJS); len(covered) > 0 {
@@ -141,9 +149,10 @@ func TestTeamsCollapse(t *testing.T) {
 		tb.click(t, `[data-testid=node-billing_agent_3]`)
 		tb.waitFor(t, "billing_agent_3 inspected", `!!document.querySelector('[data-testid=agent-summary]') && document.querySelector('[data-testid=agent-summary]').textContent.includes('billing_agent_3')`)
 		tb.press(t, kb.Escape) // at 800 px the inspector is a drawer over the tree
-		// The drawer slides away: click once it no longer covers the badge (on a loaded machine its
-		// transition is still running when Escape returns).
-		tb.waitFor(t, "billing's badge uncovered", `(() => { const b = document.querySelector('[data-testid=team-badge][data-team=billing_lead]');
+		// The drawer slides away to the right: click shipping's badge (right of billing's, so
+		// uncovered later) once the drawer no longer covers it (on a loaded machine its transition
+		// is still running when Escape returns).
+		tb.waitFor(t, "shipping's badge uncovered", `(() => { const b = document.querySelector('[data-testid=team-badge][data-team=shipping_lead]');
 		  const r = b.getBoundingClientRect(); const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
 		  return !!at && b.contains(at); })()`)
 		// Another team's card opens in billing's place: one at a time, so that they never cover
@@ -151,6 +160,7 @@ func TestTeamsCollapse(t *testing.T) {
 		tb.click(t, `[data-testid=team-badge][data-team=shipping_lead]`)
 		tb.waitFor(t, "shipping's team open, billing's closed", `drawn(document.querySelector('[data-testid=node-shipping_agent_1] .node-box')) &&
 		  !drawn(document.querySelector('[data-testid=node-billing_agent_1] .node-box')) && document.querySelector('[data-testid=team-badge][data-team=billing_lead]').getAttribute('aria-expanded') === 'false'`)
+		tb.waitFor(t, "the tree fitted again with shipping's card, settled", treeSettledJS)
 		if covered := evalJS[[]string](t, tb, cardCoversJS); len(covered) > 0 {
 			t.Errorf("at %s shipping's open card covers %v", at, covered)
 		}

@@ -270,3 +270,80 @@ func TestWaterfallZoom(t *testing.T) {
 		t.Errorf("the names column shows %q, want model rows named \"model scripted\"", names)
 	}
 }
+
+// labelsInViewJS lists the labels of the time view v (waterfall or sequence) that are drawn
+// where the reader cannot read them: under the sticky names column, or past the view's right end.
+const labelsInViewJS = `((v) => {
+  const box = document.querySelector('[data-testid=' + v + ']'), r = box.getBoundingClientRect();
+  const names = box.querySelector(v === 'waterfall' ? '.wf-names' : '.seq-labels').getBoundingClientRect();
+  const right = r.left + box.clientWidth, out = [];
+  for (const t of box.querySelectorAll(v === 'waterfall' ? '.wf-texts text' : 'text.seq-bar-label')) {
+    const b = t.getBoundingClientRect();
+    if (b.width === 0) continue; // hidden
+    if (b.left < names.right - 0.5 || b.right > right + 0.5) out.push(t.textContent + ' (#' + t.dataset.seq + ') at ' + Math.round(b.left) + '..' + Math.round(b.right));
+  }
+  return out.length === 0 ? '' : out.join(', ') + ' outside ' + Math.round(names.right) + '..' + Math.round(right);
+})`
+
+// scrollUnderNamesJS scrolls the time view v so that its widest bar drawn (a call's, for the
+// sequence, whose visits carry no label) starts px (at most a third of it) under the names
+// column, or so that its bar that ends first after the column's right edge ends px under it,
+// and returns that bar's seq.
+const scrollUnderNamesJS = `((v, which, px) => {
+  const box = document.querySelector('[data-testid=' + v + ']');
+  const names = box.querySelector(v === 'waterfall' ? '.wf-names' : '.seq-labels').getBoundingClientRect();
+  let bars = Array.from(box.querySelectorAll(v === 'waterfall' ? '[data-testid=wf-bar]' : '[data-testid=seq-bar]:not([data-kind=agent])'))
+    .map(b => [b, b.getBoundingClientRect()]);
+  let pick, delta;
+  if (which === 'widest') {
+    pick = bars.sort((x, y) => y[1].width - x[1].width)[0];
+    delta = pick[1].left - (names.right - Math.min(px, pick[1].width / 3));
+  } else {
+    pick = bars.filter(([, r]) => r.right > names.right + px && r.width < box.clientWidth / 4).sort((x, y) => x[1].right - y[1].right)[0];
+    delta = pick[1].right - (names.right - px);
+  }
+  box.scrollLeft += delta;
+  return Number(pick[0].dataset.seq);
+})`
+
+// TestBarLabelsStayInView: zoomed in, the Waterfall's and the Sequence's labels on or beside
+// bars never slide under the names column, which stays on the left as the time area scrolls: a
+// bar that starts under it has its label in its part in view, one that ends under it has none.
+func TestBarLabelsStayInView(t *testing.T) {
+	t.Parallel()
+	b := startBaton(t)
+	id := b.startRun(t, "supervisor", 40*time.Millisecond)
+	b.waitRunEnded(t, id, waitTimeout)
+	tb := newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+id)
+	tb.view(t, 1280, 800, "light")
+	for _, v := range []struct{ view, zoomIn, scroll string }{
+		{"waterfall", "[data-testid=wf-zoom-in]", "wf-scroll"},
+		{"sequence", "#view-sequence [data-zoom=in]", "seq-scroll"},
+	} {
+		tb.click(t, "[data-testid=view-"+v.view+"]")
+		tb.waitFor(t, "the "+v.view+" drawn", `document.querySelectorAll('[data-testid=`+v.view+`] [data-testid$=-bar]').length > 0`)
+		for range 5 {
+			tb.click(t, v.zoomIn)
+		}
+		tb.waitFor(t, "the "+v.view+" zoomed in", `(() => { const b = document.getElementById('`+v.scroll+`'); return b.scrollWidth > 4 * b.clientWidth; })()`)
+		for _, c := range []struct {
+			which string
+			px    int
+		}{{"widest", 100}, {"ends", 20}} {
+			seq := evalJS[int](t, tb, scrollUnderNamesJS+`('`+v.view+`', '`+c.which+`', `+itoa(c.px)+`)`)
+			what := fmt.Sprintf("%s: the bar of #%d (%s) %d px under the names: its labels in view", v.view, seq, c.which, c.px)
+			tb.waitFor(t, what, labelsInViewJS+`('`+v.view+`') === ''`)
+			if bad := evalJS[string](t, tb, labelsInViewJS+`('`+v.view+`')`); bad != "" {
+				t.Errorf("%s: %s", what, bad)
+			}
+			if c.which == "widest" { // the label is moved into the bar's part in view, not hidden
+				tb.waitFor(t, v.view+": the widest bar's label shown in its part in view", fmt.Sprintf(`(() => {
+				  const box = document.querySelector('[data-testid=%s]');
+				  const l = box.querySelector('text[data-seq="%d"]'), n = box.querySelector('.wf-names, .seq-labels').getBoundingClientRect();
+				  if (!l || l.getBoundingClientRect().width === 0) return false;
+				  return Math.abs(l.getBoundingClientRect().left - n.right) < 8; })()`, v.view, seq))
+			}
+		}
+	}
+}

@@ -426,6 +426,8 @@ func TestRegistrationErrors(t *testing.T) {
 	twoDesks.Agents = append(twoDesks.Agents, traces.Agent{Name: "desk", Kind: traces.AgentChatModel})
 	badKind := declared()
 	badKind.Agents[1].Kind = "robot"
+	orphan := declared()
+	orphan.Agents[1].Parent = "dsk"
 	for _, c := range []struct {
 		name string
 		fs   []flows.Flow
@@ -437,6 +439,7 @@ func TestRegistrationErrors(t *testing.T) {
 		{"bad name", []flows.Flow{spaced}, `name "my flow" must be 1 to 60 letters, digits, '-' or '_'`},
 		{"an agent twice", []flows.Flow{twoDesks}, `register flow "support": its Agents: agents[3]: agent "desk" appears twice`},
 		{"an unknown kind", []flows.Flow{badKind}, `register flow "support": its Agents: agents[1].kind "robot" is not one of`},
+		{"an unknown parent", []flows.Flow{orphan}, `register flow "support": its Agents: agents[1]: agent "` + orphan.Agents[1].Name + `" names parent "dsk", which is not among the agents`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/internal/story"
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/traces"
 )
@@ -112,12 +114,12 @@ func TestCostFollowsReportedUsage(t *testing.T) {
 		t.Fatalf("unpriced run = %+v", unknown.Run)
 	}
 	doc = page(t, ts.do(t, request{path: "/runs/" + unknown.Run.ID}))
-	if n := doc.Find("[data-testid=run-cost]").Length(); n != 0 || strings.Contains(doc.Find("[data-testid=run-stats]").Text(), "$") {
-		t.Errorf("a model without a price shows money: %q", doc.Find("[data-testid=run-stats]").Text())
+	if got := doc.Find("[data-testid=run-cost]").Text(); got != "no price for unpriced-model" || strings.Contains(doc.Find("[data-testid=run-stats]").Text(), "$") {
+		t.Errorf("a model without a price shows %q in %q, want no money, no price for unpriced-model", got, doc.Find("[data-testid=run-stats]").Text())
 	}
 
 	// The runs list and GET /api/runs price each run as its page does.
-	wantCost := map[string]string{tr.Run.ID: cost(prompt, completion), scripted.Run.ID: "scripted: $0", unknown.Run.ID: ""}
+	wantCost := map[string]string{tr.Run.ID: cost(prompt, completion), scripted.Run.ID: "scripted: $0", unknown.Run.ID: "no price for unpriced-model"}
 	index := page(t, ts.do(t, request{path: "/"}))
 	index.Find("[data-testid=run-row]").Each(func(_ int, row *goquery.Selection) {
 		id := row.AttrOr("data-run-id", "")
@@ -134,11 +136,91 @@ func TestCostFollowsReportedUsage(t *testing.T) {
 		t.Fatalf("GET /api/runs = %d %s", res.status, res.body)
 	}
 	for _, r := range listed {
-		if r.Cost != wantCost[r.ID] || (r.CostUSD != nil) != (r.Cost != "") {
+		if r.Cost != wantCost[r.ID] || (r.CostUSD != nil) != (r.ID != unknown.Run.ID) {
 			t.Errorf("GET /api/runs prices %s at %q (%v), want %q", r.ID, r.Cost, r.CostUSD, wantCost[r.ID])
 		}
 	}
 	if r := listed[2]; r.ID != tr.Run.ID || r.CostUSD == nil || *r.CostUSD != (float64(prompt)*3+float64(completion)*15)/1e6 {
 		t.Errorf("GET /api/runs: %+v, want %s first added, at $%v", r, tr.Run.ID, (float64(prompt)*3+float64(completion)*15)/1e6)
+	}
+}
+
+// TestUnpricedCallIsNotGuessed: in a run on a priced model, calls that name a model the table has
+// no price for are shown unpriced ("no price for gpt-9"), never charged at the run's model's
+// price: per call, per handoff (its deciding call), per agent, in the run's header, the runs
+// list, and in /diff's turns and totals, where the priced part is followed by the mark.
+func TestUnpricedCallIsNotGuessed(t *testing.T) {
+	table := prices.Table{"big": {Input: 10, Output: 30}}
+	ts := mustOpenServer(t, server.Config{Prices: table})
+	a := webtest.Handoff("r-unpriced", "openai:big", []webtest.ModelUse{{Model: "big", Prompt: 1000, Completion: 100}, {Model: "gpt-9", Prompt: 500, Completion: 50}},
+		[]webtest.ModelUse{{Model: "gpt-9", Prompt: 200, Completion: 20}})
+	b := webtest.Handoff("r-priced", "openai:big", []webtest.ModelUse{{Model: "big", Prompt: 1000, Completion: 100}},
+		[]webtest.ModelUse{{Model: "big", Prompt: 200, Completion: 20}})
+	ids := [2]string{}
+	for i, tr := range []traces.Trace{a, b} {
+		data, err := traces.Marshal(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = ts.importTrace(t, data).ID
+	}
+	usd := func(p, c int) float64 { return (float64(p)*10 + float64(c)*30) / 1e6 }
+	big := prices.Format(usd(1000, 100))
+	const mark = "no price for gpt-9"
+
+	doc := page(t, ts.do(t, request{path: "/runs/" + ids[0]}))
+	if got := doc.Find("[data-testid=run-cost]").Text(); got != big+" + "+mark {
+		t.Errorf("header cost %q, want %q", got, big+" + "+mark)
+	}
+	tr := ts.trace(t, ids[0])
+	var unpricedCall, transfer int64
+	for _, e := range tr.Events {
+		switch {
+		case e.Kind == traces.KindModelFinished && e.Model.Name == "gpt-9" && unpricedCall == 0:
+			unpricedCall = e.Seq
+		case e.Kind == traces.KindTransfer:
+			transfer = e.Seq
+		}
+	}
+	if unpricedCall == 0 || transfer == 0 {
+		t.Fatalf("no gpt-9 call or transfer in %+v", tr.Events)
+	}
+	in := page(t, ts.do(t, request{path: fmt.Sprintf("/runs/%s/inspector?seq=%d", ids[0], unpricedCall)}))
+	if got := fact(in, "cost"); got != mark {
+		t.Errorf("the gpt-9 call's cost %q, want %q", got, mark)
+	}
+	for agent, want := range map[string]string{"root": big + " + " + mark, "helper": mark} {
+		s := page(t, ts.do(t, request{path: "/runs/" + ids[0] + "/inspector?agent=" + agent}))
+		if got := s.Find("[data-testid=agent-cost]").Text(); got != want {
+			t.Errorf("%s's cost %q, want %q", agent, got, want)
+		}
+	}
+
+	diff := page(t, ts.do(t, request{path: "/diff?a=" + ids[0] + "&b=" + ids[1]}))
+	var cells []string
+	diff.Find("[data-testid=turn-tokens]").Each(func(_ int, s *goquery.Selection) { cells = append(cells, s.Text()) })
+	want := []string{
+		fmt.Sprintf("1650 (%s + %s) | 1100 (%s)", big, mark, big),
+		fmt.Sprintf("220 (%s) | 220 (%s)", mark, prices.Format(usd(200, 20))),
+	}
+	if !slices.Equal(cells, want) {
+		t.Errorf("/diff's turns %q, want %q", cells, want)
+	}
+	if got, want := diff.Find("[data-testid=total-tokens]").Text(), fmt.Sprintf("1870 (%s + %s) | 1320 (%s)", big, mark, prices.Format(usd(1200, 120))); got != want {
+		t.Errorf("/diff's totals %q, want %q", got, want)
+	}
+
+	var listed []struct {
+		ID      string   `json:"id"`
+		Cost    string   `json:"cost"`
+		CostUSD *float64 `json:"cost_usd"`
+	}
+	if res := ts.do(t, request{path: "/api/runs"}); json.Unmarshal(res.body, &listed) != nil {
+		t.Fatalf("GET /api/runs = %d %s", res.status, res.body)
+	}
+	for _, r := range listed {
+		if r.ID == ids[0] && (r.Cost != big+" + "+mark || r.CostUSD != nil) {
+			t.Errorf("GET /api/runs: %+v, want cost %q and no cost_usd", r, big+" + "+mark)
+		}
 	}
 }

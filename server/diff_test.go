@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -86,5 +87,35 @@ func TestDiffPagePricesEachCall(t *testing.T) {
 	wantTotal := "3930 (" + prices.Format(rootA+helperA) + ") | 1540 (" + prices.Format(rootB+helperB) + ")"
 	if got := doc.Find("[data-testid=total-tokens]").Text(); got != wantTotal {
 		t.Errorf("totals = %q, want %q", got, wantTotal)
+	}
+}
+
+// TestDiffPageMarksTokens: /diff of two imported runs whose turns match in text but whose helper
+// used more tokens marks that turn as differing in tokens (not in its text), and names it as the
+// first divergence since nothing else differs.
+func TestDiffPageMarksTokens(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	var ids [2]string
+	for i, prompt := range []int{200, 250} {
+		data, err := traces.Marshal(webtest.Handoff(fmt.Sprintf("r-tok%d", i), "openai:big", []webtest.ModelUse{{Model: "big", Prompt: 1000, Completion: 100}},
+			[]webtest.ModelUse{{Model: "big", Prompt: prompt, Completion: 20}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = ts.importTrace(t, data).ID
+	}
+	doc := page(t, ts.do(t, request{path: "/diff?a=" + ids[0] + "&b=" + ids[1]}))
+	var differs []string
+	doc.Find("[data-testid=diff-turn]").Each(func(_ int, s *goquery.Selection) { differs = append(differs, s.AttrOr("data-differs", "")) })
+	if !slices.Equal(differs, []string{"false", "true"}) {
+		t.Errorf("turns differ %v, want the helper's only", differs)
+	}
+	var what []string
+	doc.Find("[data-testid=difference]").Each(func(_ int, s *goquery.Selection) { what = append(what, s.AttrOr("data-what", "")) })
+	if !slices.Equal(what, []string{"tokens"}) {
+		t.Errorf("differences %v, want tokens", what)
+	}
+	if f := doc.Find("[data-testid=first-divergence]"); f.AttrOr("data-what", "") != "tokens" || !strings.Contains(f.Text(), "270 tok") {
+		t.Errorf("first divergence %q: %q, want the helper's tokens", f.AttrOr("data-what", ""), f.Text())
 	}
 }

@@ -107,6 +107,9 @@ func TestImportTraceRefusesBadFiles(t *testing.T) {
 		{"flow of a kilobyte", replace(`"flow": "supervisor"`, `"flow": "`+strings.Repeat("f", 1024)+`"`), 400, "run.flow is 1024 bytes long: keep it to 256"},
 		{"agent kind not documented", replace(`"kind": "supervisor"`, `"kind": "<script>"`), 400, `agents[0].kind "<script>" is not one of`},
 		{"agents null", replace(`"agents": [`, `"agents": null, "x": [`), 400, `"agents" is null`},
+		{"agent naming an unknown parent", replace(`"kind": "chat_model",
+      "parent": "supervisor"`, `"kind": "chat_model",
+      "parent": "superviser"`), 400, `agents[1]: agent "research_agent" names parent "superviser", which is not among the agents`},
 		{"too large", string(good) + strings.Repeat(" ", 1200), 413, "; add a larger trace file with `baton import FILE`"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -118,7 +118,7 @@ func (s *Server) startIngest(c echo.Context) error {
 	if err := traces.ValidateRunInfo(req.Run.Flow, req.Run.Model, req.Run.Conversation); err != nil {
 		return err
 	}
-	if err := traces.ValidateAgents(req.Agents); err != nil {
+	if err := traces.ValidateAgentsAdded(s.agentsBefore(req), req.Agents); err != nil {
 		return err
 	}
 	req.secret = c.Request().Header.Get(runSecretHeader)
@@ -281,7 +281,7 @@ func (r *ingestRun) post(b ingestBatch) (next int64, err error) {
 	}
 	r.last = time.Now() // any post, even a refused one, shows the app is there
 	r.heard.Store(r.last.UnixNano())
-	if err := traces.ValidateAgents(b.Agents); err != nil {
+	if err := traces.ValidateAgentsAdded(r.rec.Agents(), b.Agents); err != nil { // a parent may have come in an earlier post
 		return 0, err
 	}
 	if n := agentsAfter(r.rec, b.Agents); n > traces.MaxAgents {
@@ -404,4 +404,21 @@ func checkBatch(events []traces.Event, next int64, start sessionStart, resumes s
 		}
 	}
 	return nil
+}
+
+// agentsBefore returns the agents of the run a start goes on with, which its agents join (their
+// parents may be among them): the run req.Continues names, or the one whose interrupt
+// req.Resumes is; nil for a new run, or a run this Baton lacks (start says so).
+func (s *Server) agentsBefore(req ingestStart) []traces.Agent {
+	var rec *traces.Recording
+	switch {
+	case req.Continues != "":
+		rec, _ = s.broker.Get(req.Continues)
+	case req.Resumes != "":
+		rec, _ = s.broker.Interrupted(req.Resumes)
+	}
+	if rec == nil {
+		return nil
+	}
+	return rec.Agents()
 }

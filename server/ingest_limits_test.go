@@ -10,7 +10,7 @@ import (
 )
 
 // TestIngestChecksWhatImportChecks: an app's run is held to the trace format's limits as an
-// imported file is, by the same validator: names, agent kinds, and the size its inputs expand to
+// imported file is, by the same validator: names, agent kinds and parents, and the size its inputs expand to
 // over the whole session.
 func TestIngestChecksWhatImportChecks(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
@@ -19,6 +19,8 @@ func TestIngestChecksWhatImportChecks(t *testing.T) {
 		{"flow of a kilobyte", `{"run":{"flow":"` + strings.Repeat("f", 1024) + `"}}`, "run.flow is 1024 bytes long"},
 		{"conversation with a slash", `{"run":{"conversation":"c/1"}}`, `run.conversation "c/1" holds '/'`},
 		{"agent kind not documented", `{"agents":[{"name":"a","kind":"<script>"}]}`, `agents[0].kind "<script>" is not one of`},
+		{"agent naming an unknown parent", `{"agents":[{"name":"a","kind":"chat_model"},{"name":"b","kind":"chat_model","parent":"c","relation":"subagent"}]}`,
+			`agents[1]: agent "b" names parent "c", which is not among the agents`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := ts.do(t, request{method: http.MethodPost, path: "/api/ingest", body: tc.body})

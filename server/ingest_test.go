@@ -316,6 +316,9 @@ func TestIngestRefusesBadPosts(t *testing.T) {
 		{"run.finished still running", nil, batchBody(t, []traces.Event{stillRunning}), nil, 400, `events[0] (run.finished) has status "running"`},
 		{"agent without a name", nil, strings.TrimSuffix(batchBody(t, appEvents(3, traces.KindMessage)), "}") + `,"agents":[{"kind":"custom"}]}`, nil, 400,
 			"agents[0].name is empty"},
+		{"agent naming an unknown parent", nil, strings.TrimSuffix(batchBody(t, appEvents(3, traces.KindMessage)), "}") +
+			`,"agents":[{"name":"x","kind":"chat_model","parent":"nobody","relation":"subagent"}]}`, nil, 400,
+			`agents[0]: agent "x" names parent "nobody", which is not among the agents`},
 		{"oversized body", nil, batchBody(t, []traces.Event{huge}), nil, 413, "larger than the limit of 4096 bytes"},
 		{"no token", nil, batchBody(t, appEvents(3, traces.KindMessage)), map[string]string{}, 401, "a token is required"},
 		{"from another site's page", nil, batchBody(t, appEvents(3, traces.KindMessage)),

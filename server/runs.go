@@ -196,9 +196,11 @@ func (s *Server) listRuns(c echo.Context) error {
 			end = *r.EndedAt
 		}
 		items[i] = runItem{RunSummary: r, DurationMS: max(0, end.Sub(r.StartedAt).Milliseconds())}
-		if usd, text, ok := web.RunCost(r, web.WithPrices(s.cfg.Prices)); ok {
-			items[i].CostUSD, items[i].Cost = &usd, text
+		usd, text, ok := web.RunCost(r, web.WithPrices(s.cfg.Prices))
+		if ok {
+			items[i].CostUSD = &usd
 		}
+		items[i].Cost = text // "no price for gpt-5", with no cost_usd, when a call's model has no price
 	}
 	if page.Next != "" {
 		next := c.Request().URL.Query()

@@ -5,7 +5,7 @@
 // The tree opens fitted to the panel, whole. Below the zoom at which its smallest text is legible
 // (#graph's data-min-zoom) it is an overview: every agent's box and name, names and badges drawn
 // larger, the small print left out (app.css). Drag pans; Ctrl+wheel, the buttons and + / -
-// (0 resets) zoom. A collapsed team's badge opens its card of agents, which the drawing grows to
+// zoom, 0 fits and 1 shows it 1:1 (what the keys mean is keymap.js's, handed to initGraph). A collapsed team's badge opens its card of agents, which the drawing grows to
 // hold; Maximise gives the agents panel the whole page.
 
 const LEAST = 0.4; // the furthest one may zoom out by hand, unless Fit went further
@@ -55,6 +55,7 @@ function fitZoom() {
 // apply sizes the SVG to zoom z and shows the level; below the legible zoom, as an overview.
 function apply(z) {
   V.zoom = z;
+  if (!V.fit) delete box()?.dataset.fitFor; // zoomed by hand: no fit to settle
   const s = svg(), { w, h } = size();
   if (s && w && h) {
     s.setAttribute("viewBox", `0 0 ${w} ${h}`);
@@ -97,11 +98,16 @@ function zoomBy(k) {
   zoomAt(V.zoom * k, r.left + r.width / 2, r.top + r.height / 2);
 }
 
-// fit shows the tree as it opens: fitted, or at the legible zoom with its root in view.
+// fit shows the tree as it opens: fitted, or at the legible zoom with its root in view. The
+// panel's data-fit-for is the size the fit was for: where the panel is as tall as the tree (a
+// narrow page), a fit changes that size and the ResizeObserver fits again, a few times, until a
+// fit is for the size it leaves; the tree stands still from then on.
 function fit() {
   V.fit = true;
+  const b = box(), at = b ? b.clientWidth + "x" + b.clientHeight : "";
   apply(fitZoom());
   showRoot();
+  if (b) b.dataset.fitFor = at;
 }
 
 // reset shows the tree 1:1 with its root in view.
@@ -271,21 +277,22 @@ function setupPan(b) {
   }, { passive: false });
 }
 
-function onKey(ev) {
+// onKey zooms the focused tree as keyAction (keymap.js's) says: in, out, Fit (0), 1:1 (1).
+function onKey(ev, keyAction) {
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
   if (!ev.target.closest || !ev.target.closest("#graph-scroll, .graph-zoom")) return;
   if (ev.key.startsWith("Arrow") || ev.key.startsWith("Page")) V.fit = false; // the browser scrolls
-  switch (ev.key) {
-    case "+": case "=": zoomBy(STEP); break;
-    case "-": case "_": zoomBy(1 / STEP); break;
-    case "0": reset(); break;
-    default: return;
-  }
+  const [what, n] = keyAction(ev.key, false) || [];
+  if (what === "zoom") {
+    if (n === 0) fit(); else zoomBy(n > 0 ? STEP : 1 / STEP);
+  } else if (what === "actual") reset();
+  else return;
   ev.preventDefault();
 }
 
-// initGraph wires the tree's view; the run page and the report call it once.
-export function initGraph() {
+// initGraph wires the tree's view; the run page and the report call it once, with keymap.js's
+// keyAction (handed in: the report inlines this module, which imports nothing).
+export function initGraph(keyAction) {
   const b = box();
   if (!b) return;
   V.all = b.classList.contains("expanded"); // a report opens with every transfer drawn
@@ -302,7 +309,7 @@ export function initGraph() {
     if (!V.all) V.open.clear();
     showBundles();
   });
-  document.addEventListener("keydown", onKey);
+  document.addEventListener("keydown", (ev) => onKey(ev, keyAction));
   // Live updates and time travel replace #graph: keep the view.
   new MutationObserver(refresh).observe(b, { childList: true });
   // A panel that changes size keeps a fitted tree fitted.

@@ -10,8 +10,10 @@ export function isTyping(el) {
 // [what, n]: ["move", n] moves the selection n visible rows (-Infinity, Infinity: to the first,
 // the last), ["step", n] travels n events in time (likewise), ["search"] focuses the search,
 // ["activate"] activates the focused element or inspects the selection, ["escape"] closes the
-// drawer or clears the filters, ["zoom", n] zooms the focused time view (Sequence, Waterfall) in
-// (1), out (-1) or to fit (0), as the tree's + - 0 zoom it; null for a key the page leaves alone.
+// drawer or clears the filters, ["zoom", n] zooms the focused view (the tree, Sequence,
+// Waterfall) in (1), out (-1) or to fit (0: Fit in every view, as "reset zoom" fits in most
+// tools), ["actual"] shows the tree 1:1 (its own: the time views have no natural size); null for
+// a key the page leaves alone.
 export function keyAction(key, inTimeline) {
   switch (key) {
     case "j": return ["move", 1];
@@ -29,6 +31,7 @@ export function keyAction(key, inTimeline) {
     case "+": case "=": return ["zoom", 1];
     case "-": case "_": return ["zoom", -1];
     case "0": return ["zoom", 0];
+    case "1": return ["actual"];
     default: return null;
   }
 }

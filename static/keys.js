@@ -36,6 +36,7 @@ export function onKey(ev) {
       return;
     // A time view zooms itself (sequence.js, waterfall.js listen); the tree has its own keys.
     case "zoom": if (!zoomView(ev.target, n)) return; break;
+    case "actual": return; // the tree's own (graph.js)
     // Esc closes the inspector's drawer first, then clears the filters.
     case "escape": if (!closeDrawer()) setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
   }

@@ -255,6 +255,7 @@ import { initWaterfall, markWaterfall } from "./waterfall.js";
         if (t.closest && t.closest("#graph") && onGraph(t)) break;
         return;
       case "zoom": if (!zoomView(t, n)) return; break;
+      case "actual": return; // the tree's own (graph.js)
       case "escape": setFilters({ agent: "", kinds: [], failed: false, text: "" }); break;
     }
     ev.preventDefault();
@@ -267,7 +268,7 @@ import { initWaterfall, markWaterfall } from "./waterfall.js";
 
   // ---- start: the rows first, then where the address says (#at=N, #seq=N)
 
-  initGraph();
+  initGraph(keyAction);
   initSequence();
   initWaterfall(onSequence, sequenceState);
   (async () => {

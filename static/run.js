@@ -7,6 +7,7 @@ import { postJSON, postRun, setupPace, showError, showPace, splitBreakpoints, st
 import { applyFilters, countLive, filterQuery, filtering, firstError, revealRow, setFilters, showFilterCount, syncFilterInputs } from "./filters.js";
 import { initGraph } from "./graph.js";
 import { onKey } from "./keys.js";
+import { keyAction } from "./keymap.js";
 import { initLayout, openDrawer } from "./layout.js";
 import { applyFragment, follow, runClock } from "./live.js";
 import { complete, fold, holds, initRows } from "./rows.js";
@@ -332,7 +333,7 @@ export function initRun() {
     // page holds its newest rows: it opens on them.
     rowsEl().scrollTop = rowsEl().scrollHeight;
   }
-  initGraph();
+  initGraph(keyAction);
   // Registered before initSequence shows the view the page was left on.
   document.addEventListener("baton:view", (ev) => { if (ev.detail !== "tree") loadSequence(); });
   initSequence();

@@ -42,6 +42,7 @@ export const Q = {
   width: 0,           // of the time area, in px
   frame: 0,           // the pending redraw
   drawn: null,        // {x0, x1, zoom}: the span of the time area the SVG holds
+  labels: [],         // the drawn calls' labels, {label, name, dur, a, z}: placed for the view
   dirty: true,        // the SVG must be drawn again, wherever the view is
   follow: true,       // keep the newest event in view as the run goes on
   selected: 0,        // the event the page has selected
@@ -341,7 +342,7 @@ function draw() {
   const c = Q.changed;
   Q.changed = null;
   if (!Q.dirty && d && d.zoom === Q.zoom && v0 >= d.x0 && v1 <= d.x1 &&
-      !(c && c.lo * Q.zoom <= d.x1 && c.hi * Q.zoom >= d.x0)) return scaleText(box);
+      !(c && c.lo * Q.zoom <= d.x1 && c.hi * Q.zoom >= d.x0)) { placeLabels(box); return scaleText(box); }
   Q.dirty = false;
   const x0 = Math.max(0, box.scrollLeft - LABEL_W - box.clientWidth / 2);
   const x1 = Math.min(Q.width, box.scrollLeft - LABEL_W + box.clientWidth * 1.5);
@@ -351,9 +352,11 @@ function draw() {
   svg.setAttribute("viewBox", x0 + " 0 " + Math.max(1, x1 - x0) + " " + height);
   svg.style.left = LABEL_W + x0 + "px";
   svg.replaceChildren();
+  Q.labels = [];
   drawAxis(svg, x0, x1, height);
   drawBars(svg, x0, x1);
   drawArrows(svg, x0, x1);
+  placeLabels(box);
   Q.drawn = { x0, x1, zoom: Q.zoom };
   scaleText(box);
 }
@@ -454,12 +457,33 @@ function drawBar(layer, b, a, z, selected) {
     (b.failed ? " · failed" : "") + " (#" + b.seq + (b.end ? "–#" + b.end : "") + ")");
   // A call's bar wide enough for it says what it was and how long it took: its tool's name, or
   // the model the call named ("model" when it named none), with the duration when that fits too.
+  // Its place and text depend on what of the bar is in view: placeLabels sets them.
   if (b.kind === "agent") return;
-  const name = b.name || b.kind;
-  const label = barLabel(name, dur, z - a - 6);
-  if (label) {
-    const box = barBox(b);
-    el("text", { x: a + 3, y: box.y + box.height - 1.5, class: "seq-bar-label", "aria-hidden": "true" }, layer).textContent = label;
+  const box = barBox(b);
+  const label = el("text", { y: box.y + box.height - 1.5, class: "seq-bar-label", "aria-hidden": "true", "data-seq": b.seq }, layer);
+  Q.labels.push({ label, name: b.name || b.kind, dur, a, z });
+}
+
+// barLabelIn is the label of a call's bar from a to z (px of the time area) when v0 to v1 of the
+// time area is in view right of the lanes' names: barLabel's for the part of the bar in view, at
+// that part's start, {x, text}; null when nothing fits. Zoomed in, a bar may start under the
+// names, and its label would be hidden there.
+export function barLabelIn(name, dur, a, z, v0, v1) {
+  const from = Math.max(a, v0), to = Math.min(z, v1);
+  const text = barLabel(name, dur, to - from - 6);
+  return text ? { x: from + 3, text } : null;
+}
+
+// placeLabels sets the drawn bars' labels for the part of the time area in view: a scroll
+// within what is drawn draws nothing else.
+function placeLabels(box) {
+  const v0 = box.scrollLeft, v1 = box.scrollLeft + box.clientWidth - LABEL_W;
+  for (const { label, name, dur, a, z } of Q.labels) {
+    const p = barLabelIn(name, dur, a, z, v0, v1);
+    if (!p) { label.setAttribute("display", "none"); continue; }
+    label.removeAttribute("display");
+    label.setAttribute("x", String(p.x));
+    if (label.textContent !== p.text) label.textContent = p.text;
   }
 }
 

@@ -12,7 +12,7 @@
 // on the left as the time area scrolls, and Fit returns to the whole run. Zoomed in, the scale
 // stays as the run grows.
 //
-// waterfallRows, criticalPath, axisTicks, ticksIn and zoomView are pure, for the unit tests
+// waterfallRows, criticalPath, axisTicks, ticksIn, zoomView and durationAt are pure, for the unit tests
 // (static/test/waterfall.test.js).
 
 const LABEL_W = 190; // the rows' names
@@ -149,7 +149,7 @@ export function duration(v) {
 // ---- drawing
 
 const W = {
-  rows: null, critical: new Set(), span: 0, dirty: true, frame: 0, selected: 0, data: null, cost: 0, later: 0, drawn: null,
+  rows: null, labels: [], critical: new Set(), span: 0, dirty: true, frame: 0, selected: 0, data: null, cost: 0, later: 0, drawn: null,
   fitted: true, // the whole run in the panel, as it grows, until the reader zooms
   k: 0,         // px per ms once zoomed
 };
@@ -222,7 +222,7 @@ function draw() {
   // and a click whose press and release fall on two of them reaches neither.
   const top = Math.floor(box.scrollTop / ROW_H), bottom = Math.ceil((box.scrollTop + box.clientHeight) / ROW_H);
   const d = W.drawn;
-  if (d && d.k === k && d.selected === W.selected && d.first <= top && bottom <= d.last) return;
+  if (d && d.k === k && d.selected === W.selected && d.first <= top && bottom <= d.last) { placeDurations(box); return; }
   const first = Math.max(0, top - 10);
   const last = Math.min(W.rows.length, bottom + 10);
   W.drawn = { k, selected: W.selected, first, last: bottom + 10 };
@@ -230,6 +230,7 @@ function draw() {
   svg.setAttribute("height", String(Math.max(1, (last - first) * ROW_H)));
   svg.style.top = AXIS_H + first * ROW_H + "px";
   svg.replaceChildren();
+  W.labels = [];
   const labels = names.firstChild;
   labels.setAttribute("width", String(LABEL_W));
   labels.setAttribute("height", String(Math.max(1, (last - first) * ROW_H)));
@@ -241,6 +242,7 @@ function draw() {
   // on the left (sticky) as the time area scrolls.
   const rows = el("g", {}, svg), texts = el("g", { class: "wf-texts", "aria-hidden": "true" }, svg);
   for (let i = first; i < last; i++) drawRow(rows, texts, labels, W.rows[i], (i - first) * ROW_H, k, lanes);
+  placeDurations(box);
   const note = document.getElementById("wf-scale");
   if (note) note.textContent = W.rows.length ? duration(W.span) + " in all, " + W.rows.length + " spans" : "";
 }
@@ -289,11 +291,37 @@ function drawRow(svg, texts, labels, n, y, k, lanes) {
     "data-testid": "wf-bar", "data-seq": b.seq, "data-kind": b.kind, "data-agent": b.agent, "data-name": b.name || "",
     "data-t0": n.a, "data-t1": n.z, "data-critical": critical ? "true" : "false",
   }, g);
-  // The duration goes right of the bar, or left of it when the bar ends at the view's edge.
-  const room = LABEL_W + W.span * k + PAD_R - (x + w);
-  const label = el("text", { x: room >= dur.length * 6.5 + 4 ? x + w + 4 : x - 4, y: y + ROW_H - 6, class: "wf-dur" }, texts);
-  if (room < dur.length * 6.5 + 4) label.setAttribute("text-anchor", "end");
+  // The duration's place depends on what of the bar is in view: placeDurations sets it.
+  const label = el("text", { y: y + ROW_H - 6, class: "wf-dur", "data-seq": b.seq }, texts);
   label.textContent = dur;
+  W.labels.push({ label, x, w, tw: dur.length * 6.5 });
+}
+
+// durationAt places a bar's duration label, tw px wide, for a bar from x to x + w (px of the
+// canvas) when v0 to v1 of the canvas is in view right of the names column: right of the bar,
+// else inside the part of the bar in view, else left of the bar; null when none of these is
+// wholly in view, rather than under the names (zoomed in, a bar may end or start under them).
+export function durationAt(x, w, tw, v0, v1) {
+  const z = x + w;
+  if (z >= v0 && z + 4 + tw <= v1) return { x: z + 4, anchor: "start", inside: false };
+  const from = Math.max(x, v0), to = Math.min(z, v1);
+  if (to - from >= tw + 6) return { x: from + 3, anchor: "start", inside: true };
+  if (x <= v1 && x - 4 - tw >= v0) return { x: x - 4, anchor: "end", inside: false };
+  return null;
+}
+
+// placeDurations moves the drawn rows' duration labels to where durationAt says for the part of
+// the time area in view; a horizontal scroll draws nothing else.
+function placeDurations(box) {
+  const v0 = box.scrollLeft + LABEL_W, v1 = box.scrollLeft + box.clientWidth;
+  for (const { label, x, w, tw } of W.labels) {
+    const p = durationAt(x, w, tw, v0, v1);
+    if (!p) { label.setAttribute("display", "none"); continue; }
+    label.removeAttribute("display");
+    label.setAttribute("x", String(p.x));
+    label.setAttribute("text-anchor", p.anchor);
+    label.classList.toggle("inside", p.inside);
+  }
 }
 
 // markWaterfall shows event seq as the page's selection (selection.js and report.js call it).

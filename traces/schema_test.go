@@ -306,10 +306,10 @@ func TestFilesValidateAgainstSchema(t *testing.T) {
 
 func TestSchemaRejectsMalformed(t *testing.T) {
 	root := loadSchema(t)
-	// What only Validate can see: order, uniqueness, what follows run.finished, and the contents
-	// of a time string.
+	// What only Validate can see: order, uniqueness, references between agents, what follows
+	// run.finished, and the contents of a time string.
 	semantic := map[string]bool{"seq gap": true, "duplicate seq": true, "seq not starting at 1": true,
-		"duplicate agent name": true, "bad time": true,
+		"duplicate agent name": true, "agent parent unknown": true, "agent its own parent": true, "agents in a loop": true, "bad time": true,
 		"event after run.finished": true, "interrupted run goes on without resumed": true,
 		"two run.started": true, "status the events do not tell": true, "finished run without run.finished": true}
 	for _, tc := range malformed {

@@ -3,6 +3,7 @@ package traces
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Validate checks what the JSON shape cannot: a run id, known statuses and kinds, sequence numbers
@@ -89,9 +90,16 @@ func mayFollow(prev, e Event) bool {
 }
 
 // ValidateAgents checks that there are at most MaxAgents agents, that every agent has a name
-// (at most MaxNameLen bytes, one line) no other has, a kind of the documented set and a known
-// relation, if any; messages name agents[i]. Every problem is an *Error with CodeInvalid.
-func ValidateAgents(agents []Agent) error {
+// (at most MaxNameLen bytes, one line) no other has, a kind of the documented set, a known
+// relation, if any, and a parent, if any, that is among the agents and not below it (the tree
+// has no loop); messages name agents[i]. Every problem is an *Error with CodeInvalid.
+func ValidateAgents(agents []Agent) error { return ValidateAgentsAdded(nil, agents) }
+
+// ValidateAgentsAdded checks agents that join the tree have (replacing those of their names), as
+// an app's recorder sends them while its run goes on: each as ValidateAgents checks it, its
+// parent among have or agents, and the tree they make together without a loop. Messages name
+// agents[i] of agents.
+func ValidateAgentsAdded(have, agents []Agent) error {
 	if len(agents) > MaxAgents {
 		return Errorf(CodeInvalid, "agents holds %d agents: a run may have at most %d", len(agents), MaxAgents)
 	}
@@ -113,6 +121,40 @@ func ValidateAgents(agents []Agent) error {
 			return Errorf(CodeInvalid, "agents[%d]: agent %q appears twice", i, a.Name)
 		}
 		seen[a.Name] = true
+	}
+	return validateParents(have, agents)
+}
+
+// validateParents checks that each of agents' parents is among have and agents, and that
+// following parents up from any of them, in the tree agents make replacing have's of their
+// names, ends at a root.
+func validateParents(have, agents []Agent) error {
+	parent := make(map[string]string, len(have)+len(agents))
+	for _, a := range have {
+		parent[a.Name] = a.Parent
+	}
+	for _, a := range agents {
+		parent[a.Name] = a.Parent
+	}
+	for i, a := range agents {
+		if _, ok := parent[a.Parent]; a.Parent != "" && !ok {
+			return Errorf(CodeInvalid, "agents[%d]: agent %q names parent %q, which is not among the agents: declare %q, or name a parent that is declared", i, a.Name, a.Parent, a.Parent)
+		}
+	}
+	rooted := make(map[string]bool, len(agents)) // agents whose chain of parents ends at a root
+	for i, a := range agents {
+		var chain []string
+		on := map[string]bool{}
+		for n := a.Name; n != "" && !rooted[n]; n = parent[n] {
+			if on[n] {
+				return Errorf(CodeInvalid, "agents[%d]: agent %q is its own ancestor (parents %s): a tree has no loop", i, a.Name, strings.Join(append(chain, n), " -> "))
+			}
+			on[n] = true
+			chain = append(chain, n)
+		}
+		for _, n := range chain {
+			rooted[n] = true
+		}
 	}
 	return nil
 }

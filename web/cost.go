@@ -10,8 +10,9 @@ type Option func(*settings)
 
 type settings struct{ prices prices.Table }
 
-// WithPrices prices a run's model calls by t: each call by the model it named, else by the run's
-// model (prices.Run). Without it a view shows tokens and no money.
+// WithPrices prices a run's model calls by t: each call by the model it named (unpriced, "no
+// price for MODEL", when t has none for it), else by the run's model (prices.Run). Without it a
+// view shows tokens and no money.
 func WithPrices(t prices.Table) Option { return func(s *settings) { s.prices = t } }
 
 func settingsOf(opts []Option) settings {
@@ -27,8 +28,9 @@ func pricingOf(run traces.Run, opts []Option) prices.Run {
 	return settingsOf(opts).prices.Run(run.Model)
 }
 
-// costText is what model call m (a model.finished's) cost under p, "" when its model has no
-// price or it reported no usage.
+// costText is what model call m (a model.finished's) cost under p: "no price for gpt-5" when the
+// model it named has no price, "" when it reported no usage or neither it nor the run named a
+// priced model.
 func costText(p prices.Run, m *traces.ModelCall) string {
 	if m == nil || m.Usage == nil {
 		return ""

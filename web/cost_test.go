@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/baton-dev/baton/internal/prices"
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -46,5 +47,21 @@ func TestCostOfARun(t *testing.T) {
 		if got := web.NewComparison([]traces.Trace{run}, c.opts...).Rows[0].Cost.Text; got != c.want {
 			t.Errorf("%s, %d options: compare cost %q, want %q", c.model, len(c.opts), got, c.want)
 		}
+	}
+}
+
+// TestUnpricedCallOfAPricedRun: a run on a priced model whose calls name a model the table lacks
+// is not charged for them at the run's model's price: the header and the compare row say what
+// the priced calls cost and name the unpriced model.
+func TestUnpricedCallOfAPricedRun(t *testing.T) {
+	tr := webtest.Handoff("r", "openai:big", []webtest.ModelUse{{Model: "big", Prompt: 1000, Completion: 100}},
+		[]webtest.ModelUse{{Model: "gpt-9", Prompt: 500, Completion: 50}, {Prompt: 10, Completion: 1}})
+	p := web.WithPrices(prices.Table{"big": {Input: 10, Output: 30}})
+	want := prices.Format((1010.0*10+101*30)/1e6) + " + no price for gpt-9"
+	if got := web.NewView(tr, p).Stats.Cost; got != want {
+		t.Errorf("header cost %q, want %q", got, want)
+	}
+	if got := web.NewComparison([]traces.Trace{tr}, p).Rows[0].Cost.Text; got != want {
+		t.Errorf("compare cost %q, want %q", got, want)
 	}
 }

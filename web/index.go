@@ -112,7 +112,8 @@ func NewRunRows(runs []live.RunSummary, now time.Time, opts ...Option) []RunRow 
 
 // RunCost is what a listed run's model calls cost under opts' prices, each call by the model it
 // named (see WithPrices): in dollars, and as the pages write it. ok is false, with no money,
-// when a call's model has no price, or the run was stored before stores kept its usage.
+// when a call's model has no price (the text names it: "no price for gpt-5"), or the run was
+// stored before stores kept its usage.
 func RunCost(r live.RunSummary, opts ...Option) (usd float64, text string, ok bool) {
 	if r.Usage == nil {
 		return 0, "", false
@@ -123,7 +124,7 @@ func RunCost(r live.RunSummary, opts ...Option) (usd float64, text string, ok bo
 		sum.Add(p.Call(u.Model), u.Prompt, u.Completion)
 	}
 	if usd, ok = sum.Cost(); !ok {
-		return 0, "", false
+		return 0, sum.Text(), false
 	}
 	return usd, sum.Text(), true
 }

@@ -176,6 +176,20 @@ func TestDiffPricesEachCall(t *testing.T) {
 		}
 	}
 
+	// A call naming a model the file has no price for is marked so, never charged at the run's
+	// model's price.
+	c := write("c.json", webtest.Handoff("c", "openai:test-big", []webtest.ModelUse{{Model: "test-big", Prompt: 1000, Completion: 100}},
+		[]webtest.ModelUse{{Model: "test-mystery", Prompt: 400, Completion: 40}}))
+	stdout.Reset()
+	cli.Run(context.Background(), []string{"diff", a, c, "--prices", pricesFile}, &stdout, &stderr)
+	out = strings.Join(strings.Fields(stdout.String()), " ")
+	rootC := prices.Format(usd(1000, 100, 10, 30))
+	for _, want := range []string{"| 440 tok no price for test-mystery", "| 1540 tok " + rootC + " + no price for test-mystery"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("diff of a run with an unpriced call lacks %q:\n%s%s", want, out, stderr.String())
+		}
+	}
+
 	stdout.Reset()
 	cli.Run(context.Background(), []string{"diff", "--json", "--prices", pricesFile, a, b}, &stdout, &stderr)
 	var got struct {

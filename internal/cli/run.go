@@ -163,8 +163,8 @@ func recordFlow(ctx context.Context, flow agents.Flow, model *agents.Model, o *r
 // printEvents prints one line per event of rec after seq last until the run ends. It reads them
 // from the recording at its own pace: the run never waits for it, but where a breakpoint holds
 // it, onPause (when set) is told of the paused event and lets it go on. A model call's line ends
-// with its cost under pricing when its model has a price (scripted calls, which cost nothing, say
-// none).
+// with its cost under pricing when its model has a price, or "no price for MODEL" when the model
+// it named has none (scripted calls, which cost nothing, say nothing).
 func printEvents(rec *traces.Recording, w io.Writer, last int64, pricing prices.Run, onPause func(traces.Event)) {
 	sub := rec.Subscribe(last)
 	buf := make([]traces.Event, 64)
@@ -176,8 +176,8 @@ func printEvents(rec *traces.Recording, w io.Writer, last int64, pricing prices.
 		for _, e := range buf[:n] {
 			line := web.Summary(e)
 			if u := usageOf(e); u != nil {
-				if rate := pricing.Call(e.Model.Name); rate.Known && !rate.Free {
-					line += " · " + rate.Text(u.PromptTokens, u.CompletionTokens)
+				if rate := pricing.Call(e.Model.Name); !rate.Free && rate.Text(u.PromptTokens, u.CompletionTokens) != "" {
+					line += " · " + rate.Text(u.PromptTokens, u.CompletionTokens) // "no price for gpt-9" when it has none
 				}
 			}
 			fmt.Fprintf(w, "%4d %s %-16s %-18s %s\n", e.Seq, e.Time.Format("15:04:05.000"), e.Agent, e.Kind, line)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -133,8 +134,9 @@ func valid(f float64) bool { return f >= 0 && !math.IsInf(f, 0) && !math.IsNaN(f
 // Rate is what one run's model calls cost. Its zero value is an unknown model: no money shown.
 type Rate struct {
 	Price
-	Known bool // the model has a price
-	Free  bool // the calls were scripted or replayed from a recording: they cost $0
+	Known bool   // the model has a price
+	Free  bool   // the calls were scripted or replayed from a recording: they cost $0
+	Model string // of a call that named a model the table has no price for: "no price for Model"
 }
 
 // For returns the rate of a run's model as traces.Run.Model names it: "openai:gpt-4o-mini"
@@ -171,9 +173,10 @@ func (t Table) For(model string) Rate {
 	return Rate{}
 }
 
-// Run is how one run's model calls are priced: each call at its own model's rate when it named
-// a model the table prices (eino's model.Config.Model, which an attached app's provider reports),
-// else at the run's model's. A scripted or replayed run's calls cost $0 whatever they are named.
+// Run is how one run's model calls are priced: each call at the rate of the model it named
+// (eino's model.Config.Model, which an attached app's provider reports), unpriced when the table
+// has no price for that model (never guessed at another model's price), and a call that named
+// none at the run's model's. A scripted or replayed run's calls cost $0 whatever they are named.
 // The zero Run prices nothing.
 type Run struct {
 	table Table
@@ -183,15 +186,18 @@ type Run struct {
 // Run returns the pricing of a run whose model traces.Run.Model names (see For).
 func (t Table) Run(model string) Run { return Run{table: t, rate: t.For(model)} }
 
-// Call returns the rate of one of the run's model calls, named model ("" when it named none).
+// Call returns the rate of one of the run's model calls, named model ("" when it named none): a
+// model with no price is unknown, named in Rate.Model (without a table, the zero Run's, no call
+// is priced and none is named).
 func (r Run) Call(model string) Rate {
 	if r.rate.Free || model == "" {
 		return r.rate
 	}
-	if own := r.table.For(model); own.Known {
+	own := r.table.For(model)
+	if own.Known || r.table == nil {
 		return own
 	}
-	return r.rate
+	return Rate{Model: strings.TrimSpace(model)}
 }
 
 // Sum returns an empty sum of the run's calls.
@@ -203,6 +209,7 @@ type Sum struct {
 	base            Rate // the run's, which says what a sum of no calls costs
 	usd             float64
 	calls, unpriced int
+	models          []string // the unpriced calls' models (Rate.Model), sorted; shared by copies, never changed in place
 	paid            bool
 }
 
@@ -212,14 +219,21 @@ func (s *Sum) Add(r Rate, prompt, completion int) {
 	usd, ok := r.Cost(prompt, completion)
 	if !ok {
 		s.unpriced++
+		if i, found := slices.BinarySearch(s.models, r.Model); r.Model != "" && !found {
+			s.models = slices.Insert(slices.Clip(s.models), i, r.Model) // a copy: an older copy of s keeps its own
+		}
 		return
 	}
 	s.usd += usd
 	s.paid = s.paid || !r.Free
 }
 
+// Unpriced returns the models of the calls the table has no price for, sorted (those that named
+// a model; a call that named none, of a run whose model has no price, is unpriced unnamed).
+func (s Sum) Unpriced() []string { return s.models }
+
 // Cost returns the sum in dollars; ok is false when a call's model has no price (a part is not a
-// total).
+// total: usd is then that of the priced calls).
 func (s Sum) Cost() (usd float64, ok bool) {
 	if s.calls == 0 {
 		return s.base.Cost(0, 0)
@@ -227,12 +241,18 @@ func (s Sum) Cost() (usd float64, ok bool) {
 	return s.usd, s.unpriced == 0
 }
 
-// Text is the sum as Rate.Text writes a cost: "" when a call's model has no price.
+// Text is the sum as Rate.Text writes a cost. With unpriced calls it is no total: "no price for
+// gpt-5" (after what the priced calls cost, "$0.0123 + no price for gpt-5"), "" when they named
+// no model.
 func (s Sum) Text() string {
 	usd, ok := s.Cost()
 	switch {
-	case !ok:
+	case !ok && len(s.models) == 0:
 		return ""
+	case !ok && s.paid:
+		return Format(usd) + " + no price for " + strings.Join(s.models, ", ")
+	case !ok:
+		return "no price for " + strings.Join(s.models, ", ")
 	case !s.paid && (s.calls > 0 || s.base.Free):
 		return "scripted: $0"
 	}
@@ -252,10 +272,13 @@ func (r Rate) Cost(prompt, completion int) (usd float64, ok bool) {
 }
 
 // Text is the cost of prompt and completion tokens at r as the pages show it: "$0.0123",
-// "scripted: $0" for free calls, "" when the model has no price (never a wrong figure).
+// "scripted: $0" for free calls, "no price for gpt-5" for a call's model the table has no price
+// for, "" for an unknown model otherwise (never a wrong figure).
 func (r Rate) Text(prompt, completion int) string {
 	usd, ok := r.Cost(prompt, completion)
 	switch {
+	case !ok && r.Model != "":
+		return "no price for " + r.Model
 	case !ok:
 		return ""
 	case r.Free:

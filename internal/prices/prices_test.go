@@ -102,24 +102,29 @@ func TestRunCall(t *testing.T) {
 		run, call   string
 		known, free bool
 		in          float64
+		text        string // of 1M prompt tokens
 	}{
-		{"app", "gpt-4o-mini", true, false, 0.15},                      // an attached app's call names its model
-		{"app", "", false, false, 0},                                   // it did not
-		{"app", "my-deployment", false, false, 0},                      // a model the table has no price for
-		{"openai:gpt-4o", "my-deployment", true, false, 2.5},           // the run's model prices it
-		{"openai:gpt-4o", "gpt-4o-mini-2024-07-18", true, false, 0.15}, // the call's own wins
-		{"scripted", "gpt-4o", true, true, 0},                          // scripted runs cost nothing
-		{"replay of r-1 (openai:gpt-4o)", "gpt-4o", true, true, 0},
-		{"fork of r-1 at #4, then openai:gpt-4o", "replay", true, true, 0},    // a fork's recorded calls
-		{"fork of r-1 at #4, then openai:gpt-4o", "gpt-4o", true, false, 2.5}, // its live ones
+		{"app", "gpt-4o-mini", true, false, 0.15, "$0.15"},                                // an attached app's call names its model
+		{"app", "", false, false, 0, ""},                                                  // it did not
+		{"app", "my-deployment", false, false, 0, "no price for my-deployment"},           // a model the table has no price for
+		{"openai:gpt-4o", "my-deployment", false, false, 0, "no price for my-deployment"}, // not guessed at the run's model's price
+		{"openai:gpt-4o", "", true, false, 2.5, "$2.50"},                                  // a call that named none is the run's model's
+		{"openai:gpt-4o", "gpt-4o-mini-2024-07-18", true, false, 0.15, "$0.15"},           // the call's own wins
+		{"scripted", "gpt-4o", true, true, 0, "scripted: $0"},                             // scripted runs cost nothing
+		{"replay of r-1 (openai:gpt-4o)", "gpt-4o", true, true, 0, "scripted: $0"},
+		{"fork of r-1 at #4, then openai:gpt-4o", "replay", true, true, 0, "scripted: $0"}, // a fork's recorded calls
+		{"fork of r-1 at #4, then openai:gpt-4o", "gpt-4o", true, false, 2.5, "$2.50"},     // its live ones
 	} {
 		r := tab.Run(c.run).Call(c.call)
 		if r.Known != c.known || r.Free != c.free || r.Input != c.in {
 			t.Errorf("Run(%q).Call(%q) = %+v, want known %v free %v input %v", c.run, c.call, r, c.known, c.free, c.in)
 		}
+		if got := r.Text(1_000_000, 0); got != c.text {
+			t.Errorf("Run(%q).Call(%q) costs %q, want %q", c.run, c.call, got, c.text)
+		}
 	}
-	if r := (prices.Run{}).Call("gpt-4o"); r.Known {
-		t.Errorf("the zero Run priced a call: %+v", r)
+	if r := (prices.Run{}).Call("gpt-4o"); r.Known || r.Text(1, 1) != "" {
+		t.Errorf("the zero Run priced a call, or marked it: %+v", r)
 	}
 }
 
@@ -132,9 +137,32 @@ func TestSum(t *testing.T) {
 	if got := mixed.Text(); got != "$1.15" {
 		t.Errorf("two models' calls cost %q, want $1.15", got)
 	}
+	before := mixed
+	mixed.Add(app.Call("gpt-5-preview"), 10, 10)
+	mixed.Add(app.Call("my-deployment"), 10, 10)
+	mixed.Add(app.Call("gpt-5-preview"), 10, 10)
+	if got, want := mixed.Text(), "$1.15 + no price for gpt-5-preview, my-deployment"; got != want {
+		t.Errorf("a sum with unpriced calls costs %q, want %q (a part is not a total)", got, want)
+	}
+	if usd, ok := mixed.Cost(); ok || usd != 1.15 {
+		t.Errorf("a sum with unpriced calls: %v, %v; want not ok, the priced part 1.15", usd, ok)
+	}
+	if got := before.Text(); got != "$1.15" || len(before.Unpriced()) != 0 {
+		t.Errorf("a copy taken before the unpriced calls changed: %q %v", got, before.Unpriced())
+	}
 	mixed.Add(app.Call(""), 10, 10)
-	if got := mixed.Text(); got != "" {
-		t.Errorf("a sum with an unpriced call costs %q, want nothing (a part is not a total)", got)
+	if got := mixed.Text(); got != "$1.15 + no price for gpt-5-preview, my-deployment" {
+		t.Errorf("with an unnamed unpriced call too: %q", got)
+	}
+	only := app.Sum()
+	only.Add(app.Call("my-deployment"), 10, 10)
+	if got := only.Text(); got != "no price for my-deployment" {
+		t.Errorf("a sum of unpriced calls alone costs %q", got)
+	}
+	unnamed := app.Sum()
+	unnamed.Add(app.Call(""), 10, 10)
+	if got := unnamed.Text(); got != "" {
+		t.Errorf("an unpriced call that named no model costs %q, want nothing", got)
 	}
 	for _, c := range []struct {
 		name string

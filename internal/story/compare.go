@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -11,7 +12,9 @@ import (
 // Comparison is two runs' turns aligned by agent and handoff, not by event number.
 type Comparison struct {
 	Pairs []Pair `json:"turns"`
-	// First is where the runs first part, in the aligned order; nil when they do not.
+	// First is where the runs first part, in the aligned order; nil when they do not. What the
+	// runs did (their turns, then their outcome) comes first: a difference in tokens alone is
+	// First only when they did the same.
 	First *Divergence `json:"first_divergence,omitempty"`
 	// Totals are each run's tokens and, once priced (Price), what they cost: A's, then B's.
 	Totals [2]Total `json:"totals"`
@@ -31,7 +34,8 @@ type Pair struct {
 // Divergence is one place where the runs differ.
 type Divergence struct {
 	// What is "routing decision" (a handoff, or a turn only one run has), "model input" (what the
-	// turn was fed), "tool call", "tool result", "reply", or "outcome".
+	// turn was fed), "tool call", "tool result", "reply", "outcome", or "tokens" (what the turn's
+	// calls used, and so cost: their tokens, or the models they named).
 	What string `json:"what"`
 	// Turn is the turn's number in each run, from 1 (0 for none); Seq the event in each (0 for none).
 	Turn [2]int   `json:"turn"`
@@ -48,6 +52,7 @@ func (c Comparison) Same() bool { return c.First == nil }
 // control reached it) and says how each aligned pair differs.
 func Compare(a, b Story) Comparison {
 	var c Comparison
+	var tokens *Divergence // the first difference in tokens alone
 	ka, kb := keys(a.Turns), keys(b.Turns)
 	for _, op := range align(ka, kb) {
 		p := Pair{}
@@ -65,15 +70,37 @@ func Compare(a, b Story) Comparison {
 			}
 		}
 		p.Differences = differences(p.A, p.B, p.Turn)
-		if c.First == nil && len(p.Differences) > 0 {
-			c.First = &p.Differences[0]
+		for i := range p.Differences {
+			switch d := &p.Differences[i]; {
+			case d.What == whatTokens:
+				tokens = cmp.Or(tokens, d)
+			case c.First == nil:
+				c.First = d
+			}
 		}
 		c.Pairs = append(c.Pairs, p)
 	}
 	if c.First == nil && (a.Status != b.Status || a.Answer != b.Answer) {
 		c.First = &Divergence{What: "outcome", A: fmt.Sprintf("%s: %q", a.Status, Clip(a.Answer, 80)), B: fmt.Sprintf("%s: %q", b.Status, Clip(b.Answer, 80))}
 	}
+	c.First = cmp.Or(c.First, tokens)
 	return c
+}
+
+const whatTokens = "tokens"
+
+// tokensText says what a turn's calls used: "812 tok (prompt 700, completion 112)", and by model
+// when the models they named differ from the other turn's.
+func tokensText(t, other *Turn) string {
+	s := fmt.Sprintf("%d tok (prompt %d, completion %d)", t.Tokens, t.PromptTokens, t.CompletionTokens)
+	if slices.Equal(modelNames(t.Models), modelNames(other.Models)) {
+		return s
+	}
+	var by []string
+	for _, m := range t.Models {
+		by = append(by, fmt.Sprintf("%s %d+%d", cmp.Or(m.Model, "unnamed"), m.PromptTokens, m.CompletionTokens))
+	}
+	return s + " by model: " + cmp.Or(strings.Join(by, ", "), "none")
 }
 
 func keys(turns []Turn) []string {
@@ -146,6 +173,10 @@ func differences(a, b *Turn, turn [2]int) []Divergence {
 	flush()
 	if a.Outcome != b.Outcome {
 		out = append(out, d("outcome", a.Seq, b.Seq, a.Outcome, b.Outcome))
+	}
+	// Tokens differ when the text does not, and the models named price them: either changes the cost.
+	if a.Tokens != b.Tokens || a.PromptTokens != b.PromptTokens || a.CompletionTokens != b.CompletionTokens || !slices.Equal(a.Models, b.Models) {
+		out = append(out, d(whatTokens, a.Seq, b.Seq, tokensText(a, b), tokensText(b, a)))
 	}
 	return out
 }
@@ -249,6 +280,14 @@ func FedDiff(a, b []traces.Message) []FedLine {
 		default:
 			out = append(out, FedLine{"+", Origin(b[s.b]), b[s.b].Content})
 		}
+	}
+	return out
+}
+
+func modelNames(ms []ModelUsage) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Model
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package story_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/internal/story"
+	"github.com/baton-dev/baton/internal/webtest"
 )
 
 // desk is a small app recorded for real: front_desk looks the order up, then hands the case to
@@ -108,5 +110,47 @@ func TestDiffNamesTheFirstDivergence(t *testing.T) {
 				t.Errorf("%d aligned turns, want %d", len(c.Pairs), tc.pairs)
 			}
 		})
+	}
+}
+
+// TestDiffMarksTokens: two runs whose turns match in text but not in what their calls used (more
+// tokens, or the same tokens of another model, which costs otherwise) differ in "tokens" at
+// those turns, never in their text; a difference in what they did comes first.
+func TestDiffMarksTokens(t *testing.T) {
+	run := func(id string, helper ...webtest.ModelUse) story.Story {
+		return story.Of(webtest.Handoff(id, "openai:big", []webtest.ModelUse{{Model: "big", Prompt: 1000, Completion: 100}}, helper))
+	}
+	a := run("a", webtest.ModelUse{Model: "big", Prompt: 200, Completion: 20})
+	for _, tc := range []struct {
+		name string
+		b    story.Story
+		a, w string // what the difference says of each
+	}{
+		{"more tokens", run("b", webtest.ModelUse{Model: "big", Prompt: 250, Completion: 20}),
+			"220 tok (prompt 200, completion 20)", "270 tok (prompt 250, completion 20)"},
+		{"another model", run("b", webtest.ModelUse{Model: "small", Prompt: 200, Completion: 20}),
+			"220 tok (prompt 200, completion 20) by model: big 200+20", "220 tok (prompt 200, completion 20) by model: small 200+20"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := story.Compare(a, tc.b)
+			if len(c.Pairs) != 2 || len(c.Pairs[0].Differences) != 0 {
+				t.Fatalf("pairs %+v: want two, the first the same", c.Pairs)
+			}
+			want := []story.Divergence{{What: "tokens", Turn: [2]int{2, 2}, Seq: [2]int64{c.Pairs[1].A.Seq, c.Pairs[1].B.Seq}, A: tc.a, B: tc.w}}
+			if got := c.Pairs[1].Differences; !slices.Equal(got, want) {
+				t.Errorf("the helper's differences %+v, want %+v", got, want)
+			}
+			if c.Same() || c.First == nil || *c.First != want[0] {
+				t.Errorf("first divergence %+v, want the tokens", c.First)
+			}
+		})
+	}
+	// What the runs did differs too: that comes first, the tokens after it in their turn.
+	other := story.Of(webtest.Handoff("c", "openai:big", []webtest.ModelUse{{Model: "big", Prompt: 1000, Completion: 90}},
+		[]webtest.ModelUse{{Model: "big", Prompt: 200, Completion: 20}}))
+	other.Status = "failed"
+	c := story.Compare(a, other)
+	if c.First == nil || c.First.What != "outcome" || len(c.Pairs[0].Differences) != 1 || c.Pairs[0].Differences[0].What != "tokens" {
+		t.Errorf("first %+v, root's differences %+v: want the outcome first, the root's tokens marked", c.First, c.Pairs[0].Differences)
 	}
 }

@@ -3,20 +3,23 @@ package story
 import "github.com/baton-dev/baton/internal/prices"
 
 // Money is what model calls cost: USD in US dollars, and Text as the pages write it ("$0.0123",
-// "scripted: $0"; prices.Sum.Text).
+// "scripted: $0", "$0.0123 + no price for gpt-5"; prices.Sum.Text). Unpriced names the models
+// of calls the price table has no price for: then USD is what the other calls cost, not a total.
 type Money struct {
-	USD  float64 `json:"usd"`
-	Text string  `json:"text"`
+	USD      float64  `json:"usd"`
+	Text     string   `json:"text"`
+	Unpriced []string `json:"unpriced,omitempty"`
 }
 
 // Total is one run's side of a comparison: the tokens of all its turns and what they cost.
 type Total struct {
 	Tokens int    `json:"tokens"`
-	Cost   *Money `json:"cost,omitempty"` // nil when a call's model has no price
+	Cost   *Money `json:"cost,omitempty"` // nil when a call that named no model has no price
 }
 
 // Price prices the compared turns' model calls, A's by pa and B's by pb, each call by the model
-// it named (else by its run's model, prices.Run.Call): it sets each turn's Cost and the Totals'.
+// it named (by its run's model when it named none; unpriced when the model it named has no
+// price, prices.Run.Call): it sets each turn's Cost and the Totals'.
 func (c *Comparison) Price(pa, pb prices.Run) {
 	sums := [2]prices.Sum{pa.Sum(), pb.Sum()}
 	for _, p := range c.Pairs {
@@ -41,8 +44,8 @@ func (c *Comparison) Price(pa, pb prices.Run) {
 
 func money(s prices.Sum) *Money {
 	usd, ok := s.Cost()
-	if !ok {
+	if !ok && len(s.Unpriced()) == 0 {
 		return nil
 	}
-	return &Money{USD: usd, Text: s.Text()}
+	return &Money{USD: usd, Text: s.Text(), Unpriced: s.Unpriced()}
 }

@@ -41,8 +41,9 @@ type Turn struct {
 	// Models splits them by the model each call named (traces.ModelCall.Name), in the order the
 	// turn first called each: what prices them, each call at its own model's price.
 	Models []ModelUsage `json:"models,omitempty"`
-	// Cost is what its calls cost, once the comparison is priced (Comparison.Price); nil when a
-	// call's model has no price.
+	// Cost is what its calls cost, once the comparison is priced (Comparison.Price): with
+	// Money.Unpriced set when a call named a model with no price; nil when a call that named no
+	// model has none.
 	Cost *Money `json:"cost,omitempty"`
 }
 

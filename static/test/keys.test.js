@@ -27,11 +27,13 @@ describe("keyAction", () => {
     ["Enter", true, ["activate"]],
     [" ", false, ["activate"]],
     ["Escape", false, ["escape"]],
-    // + - 0 zoom the time view they are in, as they zoom the tree.
+    // + - 0 zoom the view they are in, the tree or a time view, alike: 0 is Fit in each; 1
+    // shows the tree 1:1.
     ["+", false, ["zoom", 1]],
     ["=", true, ["zoom", 1]],
     ["-", false, ["zoom", -1]],
     ["0", false, ["zoom", 0]],
+    ["1", false, ["actual"]],
     ["x", false, null],
     ["Tab", true, null],
   ]) {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
 
 import { reset } from "./dom.js";
-import { Q, barLabel, firstAtLeast, layout, take, timeAt } from "../sequence.js";
+import { Q, barLabel, barLabelIn, firstAtLeast, layout, take, timeAt } from "../sequence.js";
 
 // A supervisor run as the Sequence view sees it, one entry per event (seq = index + 1, t in ms):
 // what starts or ends there. A burst (events 7 and 8, half a microsecond apart) and long model
@@ -189,4 +189,14 @@ test("a call's bar is labelled with what fits: name and duration, the name, or n
   assert.equal(barLabel("search", "41 ms", 200), "search · 41 ms");
   assert.equal(barLabel("search", "41 ms", 40), "search");
   assert.equal(barLabel("search", "41 ms", 20), "");
+});
+
+test("barLabelIn: a bar's label is for its part in view, at that part's start, never under the names", () => {
+  // The view is 1000 to 1600 px of the time area.
+  assert.deepEqual(barLabelIn("search", "41 ms", 1100, 1300, 1000, 1600), { x: 1103, text: "search · 41 ms" });
+  assert.deepEqual(barLabelIn("search", "41 ms", 800, 1200, 1000, 1600), { x: 1003, text: "search · 41 ms" });
+  assert.deepEqual(barLabelIn("search", "41 ms", 800, 1040, 1000, 1600), { x: 1003, text: "search" });
+  assert.equal(barLabelIn("search", "41 ms", 800, 1010, 1000, 1600), null);
+  assert.equal(barLabelIn("search", "41 ms", 1590, 1900, 1000, 1600), null);
+  assert.equal(barLabelIn("search", "41 ms", 100, 900, 1000, 1600), null);
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { MAX_ZOOM, axisTicks, criticalPath, duration, rowName, ticksIn, waterfallRows, zoomView } from "../waterfall.js";
+import { MAX_ZOOM, axisTicks, criticalPath, duration, durationAt, rowName, ticksIn, waterfallRows, zoomView } from "../waterfall.js";
 
 // bar is a bar as sequence.js keeps it; seq defaults to its id, a bar ends (end > 0) unless
 // open is set.
@@ -154,4 +154,33 @@ test("rowName: a model call by the model it named", () => {
   assert.equal(rowName({ kind: "model", name: "", agent: "a" }), "model");
   assert.equal(rowName({ kind: "tool", name: "get_weather", agent: "a" }), "get_weather");
   assert.equal(rowName({ kind: "agent", name: "", agent: "a" }), "a");
+});
+
+describe("durationAt", () => {
+  // The view is 190 to 800 px of the canvas (the names column covers 0 to 190 px of the scroller).
+  const v0 = 190, v1 = 800, tw = 40;
+  test("right of the bar when it ends in view with room after it", () => {
+    assert.deepEqual(durationAt(300, 100, tw, v0, v1), { x: 404, anchor: "start", inside: false });
+  });
+  test("never under the names: a bar that ends under them has no label, one that runs past them has it in its part in view", () => {
+    assert.equal(durationAt(100, 80, tw, v0, v1), null); // ends at 180, under the names
+    assert.deepEqual(durationAt(100, 100, tw, v0, v1), { x: 204, anchor: "start", inside: false }); // ends just in view
+    assert.deepEqual(durationAt(100, 200, tw, v0, v1), { x: 304, anchor: "start", inside: false }); // ends in view
+    assert.deepEqual(durationAt(0, 2000, tw, v0, v1), { x: 193, anchor: "start", inside: true }); // spans the view
+  });
+  test("at the view's right end: inside the part in view, else left of the bar, else none", () => {
+    assert.deepEqual(durationAt(700, 500, tw, v0, v1), { x: 703, anchor: "start", inside: true });
+    assert.deepEqual(durationAt(780, 500, tw, v0, v1), { x: 776, anchor: "end", inside: false });
+    assert.deepEqual(durationAt(205, 590, tw, v0, v1), { x: 208, anchor: "start", inside: true });
+    assert.equal(durationAt(760, 20, tw, 750, v1), null); // no room right, inside or left
+    assert.equal(durationAt(200, 598, 600, v0, v1), null);
+  });
+  test("every label it places lies wholly in view", () => {
+    for (let x = -500; x < 1200; x += 37) for (let w = 2; w < 1500; w += 53) {
+      const p = durationAt(x, w, tw, v0, v1);
+      if (!p) continue;
+      const left = p.anchor === "end" ? p.x - tw : p.x;
+      assert.ok(left >= v0 && left + tw <= v1, `bar ${x}+${w}: label at ${left}..${left + tw}`);
+    }
+  });
 });
