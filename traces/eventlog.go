@@ -181,6 +181,80 @@ func (w *logWriter) add(e *Event) {
 	}
 }
 
+// addUsual is add for an event of the usual shape, with the numbering and stamping of
+// Recording.emitLocked, in one pass: an event with no payload but a tool call and a message (a
+// tool call's three events), of a kind other than run.started (which the recording notes), whose
+// head appendFixedHead would write, and which fits the room left in the last chunk. Its head is
+// written in place, as appendFixedHead writes it, and the event indexed where it was written:
+// neither the generic walk of add nor place's checks. It reports false, having changed nothing,
+// for any other event (a zero time among them: it is out of appendFixedHead's range), which add
+// then writes; the bytes are add's either way (see TestUsualEventsAreWrittenAsAddWritesThem).
+func (w *logWriter) addUsual(e *Event) bool {
+	last := len(w.chunks) - 1
+	if e.Run != nil || e.AgentRun != nil || e.Model != nil || !noLaterPayloads(e) || last < 0 {
+		return false
+	}
+	t := e.Time.Round(0)
+	sec := t.Unix()
+	back := uint(w.n + 1 - w.actorBy)
+	c, off := w.chunks[last], w.off
+	if t.Location() != time.UTC || back >= 1<<14 || len(c)-off < 15 ||
+		sec <= math.MinInt64/1_000_000_000+1 || sec >= math.MaxInt64/1_000_000_000-1 || !w.sameActor(e.Agent, e.RunPath) {
+		return false
+	}
+	var code byte
+	switch k := e.Kind; { // the kinds of most events first, as in kindCode
+	case k == KindToolStarted:
+		code = 7
+	case k == KindToolFinished:
+		code = 8
+	case k == KindMessage:
+		code = 9
+	default:
+		if code = kindCode(k); code == 0 || code == kindRunStarted {
+			return false
+		}
+	}
+	seq := int64(w.n + 1)
+	e.Seq, e.Time = seq, t
+	h := c[off : off+15] // its capacity the chunk's room
+	h[0], h[1] = 0, timeUTC
+	binary.LittleEndian.PutUint64(h[2:10], uint64(sec*1e9+int64(t.Nanosecond())))
+	h[10], h[11] = code, actorSame
+	var mask byte
+	if e.Tool != nil {
+		mask = hasTool
+	}
+	if e.Message != nil {
+		mask |= hasMessage
+	}
+	b := h[:14] // the event so far: appended to, it grows out of the chunk only when it outgrows its room
+	if back < 0x80 {
+		h[12], h[13] = byte(back), mask
+	} else {
+		h[12], h[13], h[14] = byte(back)|0x80, byte(back>>7), mask
+		b = h[:15]
+	}
+	if e.Tool != nil {
+		b = w.appendTool(b, seq, e.Tool)
+	}
+	if e.Message != nil {
+		b = w.appendEventMessage(b, seq, e.Message)
+	}
+	var at uint64
+	if off+len(b) <= len(c) { // written in place
+		at = uint64(last)<<32 | uint64(off)
+		w.off += len(b)
+		w.index(at)
+	} else {
+		at = w.place(b)
+	}
+	if len(w.pending) > 0 {
+		w.placePending(at)
+	}
+	return true
+}
+
 // placePending notes where the long strings the event just placed at wrote are.
 //
 //go:noinline
@@ -474,13 +548,18 @@ func (w *logWriter) place(b []byte) uint64 {
 	}
 	at := uint64(last)<<32 | uint64(w.off)
 	w.off += len(b)
+	w.index(at)
+	return at
+}
+
+// index notes that the next event starts at at.
+func (w *logWriter) index(at uint64) {
 	i := uint(w.n) // unsigned: a shift and a mask, where a signed n took a sign's fix-ups
 	if i%atBlock == 0 {
 		w.at = append(w.at, make([]uint64, atBlock))
 	}
 	w.at[i/atBlock][i%atBlock] = at
 	w.n++
-	return at
 }
 
 // payloadMask has a bit set for each payload e has (see hasRun).
@@ -690,6 +769,9 @@ func sliceLen[S ~[]E, E any](s S) uint64 {
 	return uint64(len(s)) + 1
 }
 
+// kindRunStarted is run.started's code.
+const kindRunStarted = 1
+
 // kindCode is k's index in Kinds plus one, or 0 for a kind the format does not know, written
 // as a string after it.
 func kindCode(k Kind) byte {
@@ -703,7 +785,7 @@ func kindCode(k Kind) byte {
 	}
 	switch k {
 	case KindRunStarted:
-		return 1
+		return kindRunStarted
 	case KindRunFinished:
 		return 2
 	case KindAgentStarted:

@@ -205,3 +205,76 @@ func TestFixedHeadIsTheHead(t *testing.T) {
 		}
 	}
 }
+
+// TestUsualEventsAreWrittenAsAddWritesThem checks that addUsual writes the usual events (a tool
+// call's three, and others of their shape) byte for byte as add does, across chunks, and leaves
+// every other event to add having changed nothing: one that needs more than a head and a tool
+// call or message, a run.started (whose time the recording notes), one without a time, of a kind
+// the format does not know, in another zone, or by a new actor.
+func TestUsualEventsAreWrittenAsAddWritesThem(t *testing.T) {
+	at := time.Date(2026, 12, 5, 1, 2, 3, 456789, time.UTC)
+	path := []string{"root", "a"}
+	var usual []Event
+	for i := range 40 {
+		long := strings.Repeat("r", 1000+i) // outgrows the room left in a chunk now and then
+		id, result := "call_"+strings.Repeat("x", i%3), "42"
+		if i%4 == 3 {
+			result = long
+		}
+		msg := Message{Role: "tool", Content: result, ToolCallID: id, ToolName: "tick"}
+		usual = append(usual,
+			Event{Time: at, Kind: KindToolStarted, Agent: "a", RunPath: path, Tool: &ToolCall{Name: "tick", CallID: id, Arguments: `{"n":1}`}},
+			Event{Time: at.Add(time.Duration(i)), Kind: KindToolFinished, Agent: "a", RunPath: path, Tool: &ToolCall{Name: "tick", CallID: id, Result: result, DurationMS: 0.5}},
+			Event{Time: at, Kind: KindMessage, Agent: "a", RunPath: path, Message: &msg},
+			Event{Time: at, Kind: KindMessage, Agent: "a", RunPath: path, Message: &Message{Role: "assistant", Content: long}},
+			Event{Time: at, Kind: KindResumed, Agent: "a", RunPath: path})
+	}
+	var fast, slow logWriter
+	for _, w := range []*logWriter{&fast, &slow} {
+		w.add(&Event{Seq: 1, Time: at, Kind: KindAgentStarted, Agent: "a", RunPath: path, AgentRun: &AgentRun{}})
+	}
+	written := 0
+	for i := range usual {
+		e, want := usual[i], usual[i]
+		want.Seq = int64(slow.n + 1)
+		now := time.Now().UTC()
+		e.Time = now.Add(want.Time.Sub(now)) // with a monotonic reading, which addUsual strips
+		if fast.addUsual(&e) {
+			written++
+			if e.Seq != want.Seq || e.Time != want.Time {
+				t.Errorf("event %d numbered and stamped %d %v, want %d %v", i, e.Seq, e.Time, want.Seq, want.Time)
+			}
+		} else { // too little room left for its head: as the recording does
+			e.Seq, e.Time = want.Seq, want.Time
+			fast.add(&e)
+		}
+		slow.add(&want)
+	}
+	if written < len(usual)*9/10 {
+		t.Errorf("%d usual events of %d written as such", written, len(usual))
+	}
+	if !reflect.DeepEqual(fast.eventLog, slow.eventLog) || fast.off != slow.off || !reflect.DeepEqual(fast.recent, slow.recent) {
+		t.Fatalf("the usual events written in %d chunks, %d bytes into the last; add wrote them in %d, %d", len(fast.chunks), fast.off, len(slow.chunks), slow.off)
+	}
+	other := []Event{
+		{Time: at, Kind: KindRunStarted, Agent: "a", RunPath: path},
+		{Time: at, Kind: KindModelStarted, Agent: "a", RunPath: path, Model: &ModelCall{ID: "m1"}},
+		{Time: at, Kind: KindError, Agent: "a", RunPath: path, Error: &ErrorDetail{Message: "x"}},
+		{Kind: KindMessage, Agent: "a", RunPath: path, Message: &Message{Role: "tool"}},
+		{Time: at, Kind: "custom", Agent: "a", RunPath: path},
+		{Time: at.In(time.FixedZone("x", 3600)), Kind: KindMessage, Agent: "a", RunPath: path},
+		{Time: at, Kind: KindMessage, Agent: "b", RunPath: path},
+	}
+	for _, e := range other {
+		before := fast
+		if fast.addUsual(&e) {
+			t.Errorf("%s by %s at %v written as a usual event", e.Kind, e.Agent, e.Time)
+		}
+		if !reflect.DeepEqual(fast.eventLog, before.eventLog) || fast.off != before.off || e.Seq != 0 {
+			t.Errorf("%s by %s: the log changed, or the event was numbered, though it was not written", e.Kind, e.Agent)
+		}
+	}
+	if new(logWriter).addUsual(&usual[0]) {
+		t.Error("an event written as a usual one into a log that has no chunk yet")
+	}
+}

@@ -130,7 +130,13 @@ func (r *Recording) Emit(e Event) Event {
 // event built on the caller's stack reaches the log without being copied on the way.
 func (r *Recording) Record(e *Event) {
 	r.mu.Lock()
-	r.emitLocked(e)
+	// Most events (a tool call's three) are of a shape emitLocked has nothing to do for but
+	// number and stamp: those are written in one pass (see logWriter.addUsual).
+	if r.ended || !r.events.addUsual(e) {
+		r.emitLocked(e)
+	} else if r.news != nil {
+		r.wakeLocked()
+	}
 	r.mu.Unlock()
 }
 
