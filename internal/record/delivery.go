@@ -131,11 +131,17 @@ func (d *delivery) emit(e *traces.Event) {
 	if e.Time.IsZero() {
 		e.Time = d.stamp
 	}
-	if len(d.parked) > 0 {
+	switch { // deliver's cases, at once: most events go straight to a traces.Recording
+	case len(d.parked) > 0:
 		d.parkBehind(e)
-		return
+	case d.promised != nil:
+		d.deliverPromised(e)
+	case d.rec != nil:
+		d.rec.Record(e)
+		d.lastSeq = e.Seq
+	default:
+		d.lastSeq = d.emitCopy(e)
 	}
-	d.deliver(e)
 }
 
 // parkBehind keeps e behind the last parked call. Apart from emit, whose frame then stays small:
