@@ -58,7 +58,10 @@ const (
 // lock guards it.
 type logWriter struct {
 	eventLog
-	off    int // bytes used in the last chunk
+	off int // bytes used in the last chunk
+	// cur and curAt are the last chunk and the last block of the index, as they are most used.
+	cur    []byte
+	curAt  []uint64
 	inputs EventEncoder
 	// agent and path are the actor written last (an event's agent and run path), by the event
 	// numbered actorBy (0 for none), for the next events of the same.
@@ -190,8 +193,7 @@ func (w *logWriter) add(e *Event) {
 // for any other event (a zero time among them: it is out of appendFixedHead's range), which add
 // then writes; the bytes are add's either way (see TestUsualEventsAreWrittenAsAddWritesThem).
 func (w *logWriter) addUsual(e *Event) bool {
-	last := len(w.chunks) - 1
-	if e.Run != nil || e.AgentRun != nil || e.Model != nil || !noLaterPayloads(e) || last < 0 {
+	if e.Run != nil || e.AgentRun != nil || e.Model != nil || !noLaterPayloads(e) {
 		return false
 	}
 	if e.Time.Location() != time.UTC {
@@ -200,8 +202,8 @@ func (w *logWriter) addUsual(e *Event) bool {
 	t := e.Time.UTC() // as Round(0) does, strips a monotonic clock reading; inlined, where Round is a call
 	sec := t.Unix()
 	back := uint(w.n + 1 - w.actorBy)
-	c, off := w.chunks[last], w.off
-	if back >= 1<<14 || len(c)-off < 15 ||
+	c, off := w.cur, w.off
+	if back >= 1<<14 || len(c)-off < 15 || // with no chunk yet among them
 		sec <= math.MinInt64/1_000_000_000+1 || sec >= math.MaxInt64/1_000_000_000-1 || !w.sameActor(e.Agent, e.RunPath) {
 		return false
 	}
@@ -246,7 +248,7 @@ func (w *logWriter) addUsual(e *Event) bool {
 	}
 	var at uint64
 	if off+len(b) <= len(c) { // written in place
-		at = uint64(last)<<32 | uint64(off)
+		at = uint64(len(w.chunks)-1)<<32 | uint64(off)
 		w.off += len(b)
 		w.index(at)
 	} else {
@@ -545,7 +547,8 @@ func (w *logWriter) place(b []byte) uint64 {
 		if last < 4 {
 			size = firstChunk << max(last+1, 0)
 		}
-		w.chunks = append(w.chunks, make([]byte, max(size, len(b))))
+		w.cur = make([]byte, max(size, len(b)))
+		w.chunks = append(w.chunks, w.cur)
 		last, w.off = last+1, 0
 		copy(w.chunks[last], b)
 	}
@@ -559,9 +562,10 @@ func (w *logWriter) place(b []byte) uint64 {
 func (w *logWriter) index(at uint64) {
 	i := uint(w.n) // unsigned: a shift and a mask, where a signed n took a sign's fix-ups
 	if i%atBlock == 0 {
-		w.at = append(w.at, make([]uint64, atBlock))
+		w.curAt = make([]uint64, atBlock)
+		w.at = append(w.at, w.curAt)
 	}
-	w.at[i/atBlock][i%atBlock] = at
+	w.curAt[i%atBlock] = at
 	w.n++
 }
 
