@@ -246,6 +246,66 @@ func (w *logWriter) addUsual(e *Event) bool {
 	if e.Message != nil {
 		b = w.appendEventMessage(b, seq, e.Message)
 	}
+	if i := uint(w.n); off+len(b) <= len(c) && len(w.pending) == 0 && i%atBlock != 0 { // placeUsual
+		w.curAt[i%atBlock] = uint64(len(w.chunks)-1)<<32 | uint64(off)
+		w.off += len(b)
+		w.n++
+	} else {
+		w.placeRare(b, c, off)
+	}
+	return true
+}
+
+// addMessageAfter is addUsual for the message event that follows e at once, of e's time and
+// actor, carrying m (a tool call's end, then its result's message), right after addUsual wrote e:
+// what addUsual checked of e holds for it, and is not checked again. It reports false, having
+// written nothing, when the chunk has no room left for its head: add writes it then.
+func (w *logWriter) addMessageAfter(e *Event, m *Message) bool {
+	back := uint(w.n + 1 - w.actorBy)
+	c, off := w.cur, w.off
+	if back >= 1<<14 || len(c)-off < 15 {
+		return false
+	}
+	seq := int64(w.n + 1)
+	h := c[off : off+15] // as addUsual writes it
+	h[0], h[1] = 0, timeUTC
+	binary.LittleEndian.PutUint64(h[2:10], uint64(e.Time.Unix()*1e9+int64(e.Time.Nanosecond())))
+	h[10], h[11] = 9, actorSame // 9: KindMessage's code
+	b := h[:14]
+	if back < 0x80 {
+		h[12], h[13] = byte(back), hasMessage
+	} else {
+		h[12], h[13], h[14] = byte(back)|0x80, byte(back>>7), hasMessage
+		b = h[:15]
+	}
+	b = w.appendEventMessage(b, seq, m)
+	if i := uint(w.n); off+len(b) <= len(c) && len(w.pending) == 0 && i%atBlock != 0 { // placeUsual
+		w.curAt[i%atBlock] = uint64(len(w.chunks)-1)<<32 | uint64(off)
+		w.off += len(b)
+		w.n++
+	} else {
+		w.placeRare(b, c, off)
+	}
+	return true
+}
+
+// placeUsual adds the event b, which addUsual or addMessageAfter wrote into the room at off in
+// the last chunk c, to the log: in place, indexed in the index's last block, the usual way (a
+// macro, written out where it is used: as a function, it is too large to be inlined and costs
+// a call an event), else placeRare's.
+//
+//	if i := uint(w.n); off+len(b) <= len(c) && len(w.pending) == 0 && i%atBlock != 0 {
+//		w.curAt[i%atBlock] = uint64(len(w.chunks)-1)<<32 | uint64(off)
+//		w.off += len(b)
+//		w.n++
+//	} else {
+//		w.placeRare(b, c, off)
+//	}
+
+// placeRare is placeUsual for any event: b outgrew the room, wrote long strings, or the index needs a new block.
+//
+//go:noinline
+func (w *logWriter) placeRare(b, c []byte, off int) {
 	var at uint64
 	if off+len(b) <= len(c) { // written in place
 		at = uint64(len(w.chunks)-1)<<32 | uint64(off)
@@ -257,7 +317,6 @@ func (w *logWriter) addUsual(e *Event) bool {
 	if len(w.pending) > 0 {
 		w.placePending(at)
 	}
-	return true
 }
 
 // placePending notes where the long strings the event just placed at wrote are.

@@ -278,3 +278,51 @@ func TestUsualEventsAreWrittenAsAddWritesThem(t *testing.T) {
 		t.Error("an event written as a usual one into a log that has no chunk yet")
 	}
 }
+
+// TestRecordWithMessageIsTwoRecords checks that a tool call's end and its result's message
+// recorded at once are recorded exactly as two Records would record them, byte for byte in the
+// log, wherever the pair falls in the chunks (the message's head may not fit after the end), for
+// an end of any shape (one without a time, which the recording stamps, one in another zone), and
+// that after Finish neither is recorded.
+func TestRecordWithMessageIsTwoRecords(t *testing.T) {
+	at := time.Date(2026, 12, 5, 1, 2, 3, 456789, time.UTC)
+	path := []string{"root", "a"}
+	now := func() time.Time { return at.Add(time.Minute) }
+	pair, apart := NewRecording(Run{ID: "r"}, nil), NewRecording(Run{ID: "r"}, nil)
+	pair.now, apart.now = now, now
+	for _, rec := range []*Recording{pair, apart} {
+		rec.Emit(Event{Time: at, Kind: KindAgentStarted, Agent: "a", RunPath: path, AgentRun: &AgentRun{}})
+	}
+	for i := range 300 {
+		result := strings.Repeat("r", i%70) // short and long, and a room left of every size
+		end := Event{Time: at.Add(time.Duration(i)), Kind: KindToolFinished, Agent: "a", RunPath: path,
+			Tool: &ToolCall{Name: "tick", CallID: "call_" + strings.Repeat("x", i%5), Result: result}}
+		switch i % 50 {
+		case 7:
+			end.Time = time.Time{}
+		case 8:
+			end.Time = end.Time.In(time.FixedZone("x", 3600))
+		}
+		msg := Message{Role: "tool", Content: result, ToolCallID: end.Tool.CallID, ToolName: "tick"}
+		e := end
+		seq := pair.RecordWithMessage(&e, &msg)
+		first := end
+		apart.Record(&first)
+		second := Event{Time: first.Time, Kind: KindMessage, Agent: "a", RunPath: path, Message: &msg}
+		apart.Record(&second)
+		if e.Seq != first.Seq || seq != second.Seq || e.Time != first.Time {
+			t.Fatalf("pair %d recorded as %d and %d at %v; apart %d and %d at %v", i, e.Seq, seq, e.Time, first.Seq, second.Seq, first.Time)
+		}
+	}
+	if !reflect.DeepEqual(pair.events.eventLog, apart.events.eventLog) || pair.events.off != apart.events.off {
+		t.Fatalf("the pairs' log differs from the log of the same events recorded one by one")
+	}
+	if got, want := pair.Snapshot().Events, apart.Snapshot().Events; !reflect.DeepEqual(got, want) {
+		t.Fatalf("the pairs read back otherwise than the events recorded one by one")
+	}
+	pair.Finish(StatusCompleted, "")
+	e := Event{Time: at, Kind: KindToolFinished, Agent: "a", RunPath: path, Tool: &ToolCall{Name: "tick"}}
+	if seq := pair.RecordWithMessage(&e, &Message{Role: "tool"}); seq != 0 || e.Seq != 0 || pair.Len() != apart.Len()+1 {
+		t.Errorf("after Finish: recorded as %d and %d, %d events held", e.Seq, seq, pair.Len())
+	}
+}
