@@ -58,7 +58,10 @@ const (
 // lock guards it.
 type logWriter struct {
 	eventLog
-	off    int // bytes used in the last chunk
+	off int // bytes used in the last chunk
+	// cur and curAt are the last chunk and the last block of the index, as they are most used.
+	cur    []byte
+	curAt  []uint64
 	inputs EventEncoder
 	// agent and path are the actor written last (an event's agent and run path), by the event
 	// numbered actorBy (0 for none), for the next events of the same.
@@ -176,6 +179,141 @@ func (w *logWriter) add(e *Event) {
 		w.inputs.remember(seq, e.Agent, eventInput(e))
 	}
 	at := w.place(b)
+	if len(w.pending) > 0 {
+		w.placePending(at)
+	}
+}
+
+// addUsual is add for an event of the usual shape, with the numbering and stamping of
+// Recording.emitLocked, in one pass: an event with no payload but a tool call and a message (a
+// tool call's three events), of a kind other than run.started (which the recording notes), whose
+// head appendFixedHead would write, and which fits the room left in the last chunk. Its head is
+// written in place, as appendFixedHead writes it, and the event indexed where it was written:
+// neither the generic walk of add nor place's checks. It reports false, having changed nothing,
+// for any other event (a zero time among them: it is out of appendFixedHead's range), which add
+// then writes; the bytes are add's either way (see TestUsualEventsAreWrittenAsAddWritesThem).
+func (w *logWriter) addUsual(e *Event) bool {
+	if e.Run != nil || e.AgentRun != nil || e.Model != nil || !noLaterPayloads(e) {
+		return false
+	}
+	if e.Time.Location() != time.UTC {
+		return false
+	}
+	t := e.Time.UTC() // as Round(0) does, strips a monotonic clock reading; inlined, where Round is a call
+	sec := t.Unix()
+	back := uint(w.n + 1 - w.actorBy)
+	c, off := w.cur, w.off
+	if back >= 1<<14 || len(c)-off < 15 || // with no chunk yet among them
+		sec <= math.MinInt64/1_000_000_000+1 || sec >= math.MaxInt64/1_000_000_000-1 || !w.sameActor(e.Agent, e.RunPath) {
+		return false
+	}
+	var code byte
+	switch k := e.Kind; { // the kinds of most events first, as in kindCode
+	case k == KindToolStarted:
+		code = 7
+	case k == KindToolFinished:
+		code = 8
+	case k == KindMessage:
+		code = 9
+	default:
+		if code = kindCode(k); code == 0 || code == kindRunStarted {
+			return false
+		}
+	}
+	seq := int64(w.n + 1)
+	e.Seq, e.Time = seq, t
+	h := c[off : off+15] // its capacity the chunk's room
+	h[0], h[1] = 0, timeUTC
+	binary.LittleEndian.PutUint64(h[2:10], uint64(sec*1e9+int64(t.Nanosecond())))
+	h[10], h[11] = code, actorSame
+	var mask byte
+	if e.Tool != nil {
+		mask = hasTool
+	}
+	if e.Message != nil {
+		mask |= hasMessage
+	}
+	b := h[:14] // the event so far: appended to, it grows out of the chunk only when it outgrows its room
+	if back < 0x80 {
+		h[12], h[13] = byte(back), mask
+	} else {
+		h[12], h[13], h[14] = byte(back)|0x80, byte(back>>7), mask
+		b = h[:15]
+	}
+	if e.Tool != nil {
+		b = w.appendTool(b, seq, e.Tool)
+	}
+	if e.Message != nil {
+		b = w.appendEventMessage(b, seq, e.Message)
+	}
+	if i := uint(w.n); off+len(b) <= len(c) && len(w.pending) == 0 && i%atBlock != 0 { // placeUsual
+		w.curAt[i%atBlock] = uint64(len(w.chunks)-1)<<32 | uint64(off)
+		w.off += len(b)
+		w.n++
+	} else {
+		w.placeRare(b, c, off)
+	}
+	return true
+}
+
+// addMessageAfter is addUsual for the message event that follows e at once, of e's time and
+// actor, carrying m (a tool call's end, then its result's message), right after addUsual wrote e:
+// what addUsual checked of e holds for it, and is not checked again. It reports false, having
+// written nothing, when the chunk has no room left for its head: add writes it then.
+func (w *logWriter) addMessageAfter(e *Event, m *Message) bool {
+	back := uint(w.n + 1 - w.actorBy)
+	c, off := w.cur, w.off
+	if back >= 1<<14 || len(c)-off < 15 {
+		return false
+	}
+	seq := int64(w.n + 1)
+	h := c[off : off+15] // as addUsual writes it
+	h[0], h[1] = 0, timeUTC
+	binary.LittleEndian.PutUint64(h[2:10], uint64(e.Time.Unix()*1e9+int64(e.Time.Nanosecond())))
+	h[10], h[11] = 9, actorSame // 9: KindMessage's code
+	b := h[:14]
+	if back < 0x80 {
+		h[12], h[13] = byte(back), hasMessage
+	} else {
+		h[12], h[13], h[14] = byte(back)|0x80, byte(back>>7), hasMessage
+		b = h[:15]
+	}
+	b = w.appendEventMessage(b, seq, m)
+	if i := uint(w.n); off+len(b) <= len(c) && len(w.pending) == 0 && i%atBlock != 0 { // placeUsual
+		w.curAt[i%atBlock] = uint64(len(w.chunks)-1)<<32 | uint64(off)
+		w.off += len(b)
+		w.n++
+	} else {
+		w.placeRare(b, c, off)
+	}
+	return true
+}
+
+// placeUsual adds the event b, which addUsual or addMessageAfter wrote into the room at off in
+// the last chunk c, to the log: in place, indexed in the index's last block, the usual way (a
+// macro, written out where it is used: as a function, it is too large to be inlined and costs
+// a call an event), else placeRare's.
+//
+//	if i := uint(w.n); off+len(b) <= len(c) && len(w.pending) == 0 && i%atBlock != 0 {
+//		w.curAt[i%atBlock] = uint64(len(w.chunks)-1)<<32 | uint64(off)
+//		w.off += len(b)
+//		w.n++
+//	} else {
+//		w.placeRare(b, c, off)
+//	}
+
+// placeRare is placeUsual for any event: b outgrew the room, wrote long strings, or the index needs a new block.
+//
+//go:noinline
+func (w *logWriter) placeRare(b, c []byte, off int) {
+	var at uint64
+	if off+len(b) <= len(c) { // written in place
+		at = uint64(len(w.chunks)-1)<<32 | uint64(off)
+		w.off += len(b)
+		w.index(at)
+	} else {
+		at = w.place(b)
+	}
 	if len(w.pending) > 0 {
 		w.placePending(at)
 	}
@@ -468,19 +606,26 @@ func (w *logWriter) place(b []byte) uint64 {
 		if last < 4 {
 			size = firstChunk << max(last+1, 0)
 		}
-		w.chunks = append(w.chunks, make([]byte, max(size, len(b))))
+		w.cur = make([]byte, max(size, len(b)))
+		w.chunks = append(w.chunks, w.cur)
 		last, w.off = last+1, 0
 		copy(w.chunks[last], b)
 	}
 	at := uint64(last)<<32 | uint64(w.off)
 	w.off += len(b)
+	w.index(at)
+	return at
+}
+
+// index notes that the next event starts at at.
+func (w *logWriter) index(at uint64) {
 	i := uint(w.n) // unsigned: a shift and a mask, where a signed n took a sign's fix-ups
 	if i%atBlock == 0 {
-		w.at = append(w.at, make([]uint64, atBlock))
+		w.curAt = make([]uint64, atBlock)
+		w.at = append(w.at, w.curAt)
 	}
-	w.at[i/atBlock][i%atBlock] = at
+	w.curAt[i%atBlock] = at
 	w.n++
-	return at
 }
 
 // payloadMask has a bit set for each payload e has (see hasRun).
@@ -522,7 +667,12 @@ type laterPayloads [(unsafe.Offsetof(Event{}.Pause) + unsafe.Sizeof(Event{}.Paus
 // noLaterPayloads reports whether e has none of the payloads after Message (Transfer to Pause,
 // declared in a row), comparing their pointers' memory with zeros in one go.
 func noLaterPayloads(e *Event) bool {
-	return *(*laterPayloads)(unsafe.Pointer(&e.Transfer)) == laterPayloads{}
+	p := (*laterPayloads)(unsafe.Pointer(&e.Transfer))
+	var any uintptr
+	for i := range p { // unrolled: where comparing the array with zeros calls memequal
+		any |= p[i]
+	}
+	return any == 0
 }
 
 // headPayloadMask is payloadMask of the payloads up to Message.
@@ -690,6 +840,9 @@ func sliceLen[S ~[]E, E any](s S) uint64 {
 	return uint64(len(s)) + 1
 }
 
+// kindRunStarted is run.started's code.
+const kindRunStarted = 1
+
 // kindCode is k's index in Kinds plus one, or 0 for a kind the format does not know, written
 // as a string after it.
 func kindCode(k Kind) byte {
@@ -703,7 +856,7 @@ func kindCode(k Kind) byte {
 	}
 	switch k {
 	case KindRunStarted:
-		return 1
+		return kindRunStarted
 	case KindRunFinished:
 		return 2
 	case KindAgentStarted:

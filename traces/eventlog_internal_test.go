@@ -205,3 +205,124 @@ func TestFixedHeadIsTheHead(t *testing.T) {
 		}
 	}
 }
+
+// TestUsualEventsAreWrittenAsAddWritesThem checks that addUsual writes the usual events (a tool
+// call's three, and others of their shape) byte for byte as add does, across chunks, and leaves
+// every other event to add having changed nothing: one that needs more than a head and a tool
+// call or message, a run.started (whose time the recording notes), one without a time, of a kind
+// the format does not know, in another zone, or by a new actor.
+func TestUsualEventsAreWrittenAsAddWritesThem(t *testing.T) {
+	at := time.Date(2026, 12, 5, 1, 2, 3, 456789, time.UTC)
+	path := []string{"root", "a"}
+	var usual []Event
+	for i := range 40 {
+		long := strings.Repeat("r", 1000+i) // outgrows the room left in a chunk now and then
+		id, result := "call_"+strings.Repeat("x", i%3), "42"
+		if i%4 == 3 {
+			result = long
+		}
+		msg := Message{Role: "tool", Content: result, ToolCallID: id, ToolName: "tick"}
+		usual = append(usual,
+			Event{Time: at, Kind: KindToolStarted, Agent: "a", RunPath: path, Tool: &ToolCall{Name: "tick", CallID: id, Arguments: `{"n":1}`}},
+			Event{Time: at.Add(time.Duration(i)), Kind: KindToolFinished, Agent: "a", RunPath: path, Tool: &ToolCall{Name: "tick", CallID: id, Result: result, DurationMS: 0.5}},
+			Event{Time: at, Kind: KindMessage, Agent: "a", RunPath: path, Message: &msg},
+			Event{Time: at, Kind: KindMessage, Agent: "a", RunPath: path, Message: &Message{Role: "assistant", Content: long}},
+			Event{Time: at, Kind: KindResumed, Agent: "a", RunPath: path})
+	}
+	var fast, slow logWriter
+	for _, w := range []*logWriter{&fast, &slow} {
+		w.add(&Event{Seq: 1, Time: at, Kind: KindAgentStarted, Agent: "a", RunPath: path, AgentRun: &AgentRun{}})
+	}
+	written := 0
+	for i := range usual {
+		e, want := usual[i], usual[i]
+		want.Seq = int64(slow.n + 1)
+		now := time.Now().UTC()
+		e.Time = now.Add(want.Time.Sub(now)) // with a monotonic reading, which addUsual strips
+		if fast.addUsual(&e) {
+			written++
+			if e.Seq != want.Seq || e.Time != want.Time {
+				t.Errorf("event %d numbered and stamped %d %v, want %d %v", i, e.Seq, e.Time, want.Seq, want.Time)
+			}
+		} else { // too little room left for its head: as the recording does
+			e.Seq, e.Time = want.Seq, want.Time
+			fast.add(&e)
+		}
+		slow.add(&want)
+	}
+	if written < len(usual)*9/10 {
+		t.Errorf("%d usual events of %d written as such", written, len(usual))
+	}
+	if !reflect.DeepEqual(fast.eventLog, slow.eventLog) || fast.off != slow.off || !reflect.DeepEqual(fast.recent, slow.recent) {
+		t.Fatalf("the usual events written in %d chunks, %d bytes into the last; add wrote them in %d, %d", len(fast.chunks), fast.off, len(slow.chunks), slow.off)
+	}
+	other := []Event{
+		{Time: at, Kind: KindRunStarted, Agent: "a", RunPath: path},
+		{Time: at, Kind: KindModelStarted, Agent: "a", RunPath: path, Model: &ModelCall{ID: "m1"}},
+		{Time: at, Kind: KindError, Agent: "a", RunPath: path, Error: &ErrorDetail{Message: "x"}},
+		{Kind: KindMessage, Agent: "a", RunPath: path, Message: &Message{Role: "tool"}},
+		{Time: at, Kind: "custom", Agent: "a", RunPath: path},
+		{Time: at.In(time.FixedZone("x", 3600)), Kind: KindMessage, Agent: "a", RunPath: path},
+		{Time: at, Kind: KindMessage, Agent: "b", RunPath: path},
+	}
+	for _, e := range other {
+		before := fast
+		if fast.addUsual(&e) {
+			t.Errorf("%s by %s at %v written as a usual event", e.Kind, e.Agent, e.Time)
+		}
+		if !reflect.DeepEqual(fast.eventLog, before.eventLog) || fast.off != before.off || e.Seq != 0 {
+			t.Errorf("%s by %s: the log changed, or the event was numbered, though it was not written", e.Kind, e.Agent)
+		}
+	}
+	if new(logWriter).addUsual(&usual[0]) {
+		t.Error("an event written as a usual one into a log that has no chunk yet")
+	}
+}
+
+// TestRecordWithMessageIsTwoRecords checks that a tool call's end and its result's message
+// recorded at once are recorded exactly as two Records would record them, byte for byte in the
+// log, wherever the pair falls in the chunks (the message's head may not fit after the end), for
+// an end of any shape (one without a time, which the recording stamps, one in another zone), and
+// that after Finish neither is recorded.
+func TestRecordWithMessageIsTwoRecords(t *testing.T) {
+	at := time.Date(2026, 12, 5, 1, 2, 3, 456789, time.UTC)
+	path := []string{"root", "a"}
+	now := func() time.Time { return at.Add(time.Minute) }
+	pair, apart := NewRecording(Run{ID: "r"}, nil), NewRecording(Run{ID: "r"}, nil)
+	pair.now, apart.now = now, now
+	for _, rec := range []*Recording{pair, apart} {
+		rec.Emit(Event{Time: at, Kind: KindAgentStarted, Agent: "a", RunPath: path, AgentRun: &AgentRun{}})
+	}
+	for i := range 300 {
+		result := strings.Repeat("r", i%70) // short and long, and a room left of every size
+		end := Event{Time: at.Add(time.Duration(i)), Kind: KindToolFinished, Agent: "a", RunPath: path,
+			Tool: &ToolCall{Name: "tick", CallID: "call_" + strings.Repeat("x", i%5), Result: result}}
+		switch i % 50 {
+		case 7:
+			end.Time = time.Time{}
+		case 8:
+			end.Time = end.Time.In(time.FixedZone("x", 3600))
+		}
+		msg := Message{Role: "tool", Content: result, ToolCallID: end.Tool.CallID, ToolName: "tick"}
+		e := end
+		seq := pair.RecordWithMessage(&e, &msg)
+		first := end
+		apart.Record(&first)
+		second := Event{Time: first.Time, Kind: KindMessage, Agent: "a", RunPath: path, Message: &msg}
+		apart.Record(&second)
+		if e.Seq != first.Seq || seq != second.Seq || e.Time != first.Time {
+			t.Fatalf("pair %d recorded as %d and %d at %v; apart %d and %d at %v", i, e.Seq, seq, e.Time, first.Seq, second.Seq, first.Time)
+		}
+	}
+	if !reflect.DeepEqual(pair.events.eventLog, apart.events.eventLog) || pair.events.off != apart.events.off {
+		t.Fatalf("the pairs' log differs from the log of the same events recorded one by one")
+	}
+	if got, want := pair.Snapshot().Events, apart.Snapshot().Events; !reflect.DeepEqual(got, want) {
+		t.Fatalf("the pairs read back otherwise than the events recorded one by one")
+	}
+	pair.Finish(StatusCompleted, "")
+	e := Event{Time: at, Kind: KindToolFinished, Agent: "a", RunPath: path, Tool: &ToolCall{Name: "tick"}}
+	if seq := pair.RecordWithMessage(&e, &Message{Role: "tool"}); seq != 0 || e.Seq != 0 || pair.Len() != apart.Len()+1 {
+		t.Errorf("after Finish: recorded as %d and %d, %d events held", e.Seq, seq, pair.Len())
+	}
+}

@@ -130,8 +130,48 @@ func (r *Recording) Emit(e Event) Event {
 // event built on the caller's stack reaches the log without being copied on the way.
 func (r *Recording) Record(e *Event) {
 	r.mu.Lock()
-	r.emitLocked(e)
+	// Most events (a tool call's three) are of a shape emitLocked has nothing to do for but
+	// number and stamp: those are written in one pass (see logWriter.addUsual).
+	if r.ended || !r.events.addUsual(e) {
+		r.emitLocked(e)
+	} else if r.news != nil {
+		r.wakeLocked()
+	}
 	r.mu.Unlock()
+}
+
+// RecordWithMessage is Record for e followed at once by a message event of e's time, agent and
+// run path that carries m (a tool call's end, then its result's message), and returns the
+// message event's seq (0 when it recorded nothing: after Finish). Both are recorded in one
+// critical section, the second written right after the first without its checks again. e is
+// numbered and stamped in place, as Record does; nothing of it or m is kept.
+func (r *Recording) RecordWithMessage(e *Event, m *Message) int64 {
+	r.mu.Lock()
+	var seq int64
+	written := !r.ended && r.events.addUsual(e)
+	if written && r.events.addMessageAfter(e, m) {
+		seq = e.Seq + 1
+	} else {
+		seq = r.recordWithMessageLocked(e, m, written)
+	}
+	if r.news != nil {
+		r.wakeLocked()
+	}
+	r.mu.Unlock()
+	return seq
+}
+
+// recordWithMessageLocked is RecordWithMessage for events of any shape: e, unless written
+// already, then the message event. Apart, so that the usual way's frame holds no Event.
+//
+//go:noinline
+func (r *Recording) recordWithMessageLocked(e *Event, m *Message, written bool) int64 {
+	if !written {
+		r.emitLocked(e)
+	}
+	msg := Event{Time: e.Time, Kind: KindMessage, Agent: e.Agent, RunPath: e.RunPath, Message: m}
+	r.emitLocked(&msg)
+	return msg.Seq
 }
 
 // RecordExtending is Record for an event whose model input is the first keep messages (keep > 0)

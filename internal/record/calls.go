@@ -332,17 +332,16 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	} else {
 		ended.ended.Error = errText(err)
 	}
-	// One event for both, on the small stack of a goroutine eino starts for the tool call (see
-	// delivery.parkBehind), its kind and payload changed for the second: its time is the
-	// callback's either way, its seq the sink's.
+	// The end, then its result's message: one event, on the small stack of a goroutine eino
+	// starts for the tool call (see delivery.parkBehind), and the message's payload, recorded
+	// at once (see delivery.emitWithMessage): their time is the callback's, their seqs the sink's.
 	e := traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: v.path, Tool: &ended.ended}
-	r.out.emit(&e)
 	if err != nil {
+		r.out.emit(&e)
 		r.toolFailed(v, info.Name, interrupted, ended.ended.Error)
 		return
 	}
-	e.Seq, e.Kind, e.Tool, e.Message = 0, traces.KindMessage, nil, &ended.result
-	r.out.emit(&e)
+	r.out.emitWithMessage(&e, &ended.result)
 	if info.Name == transferToolName {
 		r.toolTransferred(v, args, callID)
 	}

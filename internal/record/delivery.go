@@ -131,11 +131,36 @@ func (d *delivery) emit(e *traces.Event) {
 	if e.Time.IsZero() {
 		e.Time = d.stamp
 	}
-	if len(d.parked) > 0 {
+	switch { // deliver's cases, at once: most events go straight to a traces.Recording
+	case len(d.parked) > 0:
 		d.parkBehind(e)
+	case d.promised != nil:
+		d.deliverPromised(e)
+	case d.rec != nil:
+		d.rec.Record(e)
+		d.lastSeq = e.Seq
+	default:
+		d.lastSeq = d.emitCopy(e)
+	}
+}
+
+// emitWithMessage is emit for e followed by the message event of its time and actor that
+// carries m (a tool call's end, then its result's message): handed to a traces.Recording in one
+// call when they go straight to it, else emitted one after the other, e changed into the second.
+func (d *delivery) emitWithMessage(e *traces.Event, m *traces.Message) {
+	if e.Time.IsZero() {
+		e.Time = d.stamp
+	}
+	if len(d.parked) > 0 || d.promised != nil || d.rec == nil {
+		d.emit(e)
+		e.Seq, e.Kind, e.Tool, e.Message = 0, traces.KindMessage, nil, m
+		d.emit(e)
 		return
 	}
-	d.deliver(e)
+	if e.Agent != "" {
+		d.lastAgent, d.lastPath = e.Agent, e.RunPath
+	}
+	d.lastSeq = d.rec.RecordWithMessage(e, m)
 }
 
 // parkBehind keeps e behind the last parked call. Apart from emit, whose frame then stays small:
