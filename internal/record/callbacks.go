@@ -209,6 +209,11 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 	} else {
 		v = visitIn(ctx)
 	}
+	if info.Component == components.ComponentOfTool && v != nil && near == &v.tools {
+		// A tool its visit's tools node calls: its call id is the node's, a few contexts up,
+		// and the rest of eino's address is not needed (a third of a run's callbacks).
+		return startTool(ctx, newCall(info, v, compose.GetToolCallID(ctx)), in)
+	}
 	var known []string
 	if v != nil {
 		known = v.path
@@ -265,19 +270,26 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		c.v = s
 		c.scope = s
 	case info.Component == components.ComponentOfTool:
-		v.outputs.wait()
-		v.rec.holdQueued(ctx, v, true)
-		ti := tool.ConvCallbackInput(in)
-		v.rec.toolStarted(c, info, at.toolCallID, ti)
-		c.Context = ctx
-		if v.rec.holding() && ti != nil {
-			v.rec.holdTool(c, info.Name, ti.ArgumentsInJSON)
-		}
-		return c
+		return startTool(ctx, c, in)
 	default:
 		return ctx
 	}
 	c.Context = ctx
+	return c
+}
+
+// startTool records the start of tool call c, inside its visit c.v, and returns its context.
+func startTool(ctx context.Context, c *call, in callbacks.CallbackInput) context.Context {
+	v := c.v
+	c.scope = v
+	v.outputs.wait()
+	v.rec.holdQueued(ctx, v, true)
+	ti := tool.ConvCallbackInput(in)
+	v.rec.toolStarted(c, c.info, c.toolCallID, ti)
+	c.Context = ctx
+	if v.rec.holding() && ti != nil {
+		v.rec.holdTool(c, c.info.Name, ti.ArgumentsInJSON)
+	}
 	return c
 }
 

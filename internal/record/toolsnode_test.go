@@ -2,6 +2,7 @@ package record_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -21,7 +22,8 @@ import (
 // TestToolsNodeHoldsItsVisit: a tools node's start leaves its agent's visit in the node's
 // context, where each tool call's start finds it a few of eino's contexts up instead of walking
 // up to the agent's call, in streaming runs and not, tools run one by one or at once; and the
-// tool calls are recorded as the agent's.
+// tool calls are recorded as the agent's, each by the id its model gave it (read from the node's
+// context, not from eino's address).
 func TestToolsNodeHoldsItsVisit(t *testing.T) {
 	for _, c := range []struct {
 		name                string
@@ -61,17 +63,32 @@ func TestToolsNodeHoldsItsVisit(t *testing.T) {
 					t.Errorf("tool call %d: the tools node holds the visit of %q, want counter's", i+1, agent)
 				}
 			}
-			tools := 0
+			// Each call by the id the model gave it (found from the tools node's context), its
+			// start, end and result alike.
+			var asked []string
+			ids := map[traces.Kind][]string{}
 			for _, e := range rec.Snapshot().Events {
-				if e.Kind == traces.KindToolStarted || e.Kind == traces.KindToolFinished {
-					tools++
+				switch {
+				case e.Kind == traces.KindModelFinished && e.Model.Output != nil:
+					for _, tc := range e.Model.Output.ToolCalls {
+						asked = append(asked, tc.ID)
+					}
+				case e.Kind == traces.KindToolStarted || e.Kind == traces.KindToolFinished:
+					ids[e.Kind] = append(ids[e.Kind], e.Tool.CallID)
 					if e.Agent != "counter" {
 						t.Errorf("%s recorded as %q's, want counter's", e.Kind, e.Agent)
 					}
+				case e.Kind == traces.KindMessage && e.Message.Role == string(schema.Tool):
+					ids[e.Kind] = append(ids[e.Kind], e.Message.ToolCallID)
 				}
 			}
-			if tools != 6 {
-				t.Errorf("%d tool events recorded, want 6", tools)
+			slices.Sort(asked)
+			for _, kind := range []traces.Kind{traces.KindToolStarted, traces.KindToolFinished, traces.KindMessage} {
+				got := ids[kind]
+				slices.Sort(got)
+				if len(asked) != 3 || !slices.Equal(got, asked) {
+					t.Errorf("%s call ids %v, want those the model asked for, %v", kind, got, asked)
+				}
 			}
 		})
 	}
