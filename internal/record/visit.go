@@ -92,7 +92,9 @@ type visit struct {
 	calls []schema.ToolCall
 	// tools is the call its tools nodes hold in their contexts (see toolsStarted): its scope is
 	// the visit; it is ended from the start, as eino is not asked for a tools node's end.
-	tools               call
+	tools call
+	// toolList is the names of the tools its model was given at its latest call (see toolNames).
+	toolList            []string
 	handedOff, handedTo bool
 	lambda              bool       // a specialist run as a lambda: its end is the lambda's, not a model call's
 	inputs              inputCache // its model inputs, converted
