@@ -36,12 +36,18 @@ const longTicks = 1000
 // not nil, else with opts (eino callbacks, say).
 func drainLong(b *testing.B, flow agents.Flow, pace *agents.Pace, rec *traces.Recording, opts ...adk.AgentRunOption) {
 	b.Helper()
+	drainRun(b, flow, pace, false, rec, opts...)
+}
+
+// drainRun is drainLong, its Runner streaming when streaming is set.
+func drainRun(b *testing.B, flow agents.Flow, pace *agents.Pace, streaming bool, rec *traces.Recording, opts ...adk.AgentRunOption) {
+	b.Helper()
 	ctx := context.Background()
 	root, err := flow.Build(ctx, flow.ScriptedModels(pace))
 	if err != nil {
 		b.Fatal(err)
 	}
-	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root})
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: streaming})
 	msgs := []adk.Message{schema.UserMessage(flow.DefaultInput)}
 	var events *adk.AsyncIterator[*adk.AgentEvent]
 	if rec == nil {

@@ -65,16 +65,18 @@ func costRuns() []struct {
 //	GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
 //	  /tmp/agents.test -test.run '^$' -test.bench 'BenchmarkRecorderAlone/events=3k/recorded$' -test.benchtime 10x
 //
-// and the same with /noop$. It turns the memory profiler off (unless -test.memprofile asks for
-// it): each of its samples walks a stack, tens of thousands of instructions, at allocations that
-// fall differently from process to process, which moved the counts by ±60 an event.
+// and the same with /noop$ (streamed=3k/ for that run with a streaming Runner). It turns the
+// memory profiler off (unless -test.memprofile asks for it): each of its samples walks a stack,
+// tens of thousands of instructions, at allocations that fall differently from process to
+// process, which moved the counts by ±60 an event.
 func BenchmarkRecorderAlone(b *testing.B) {
 	if flagUnset("test.memprofile") {
 		defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
 		runtime.MemProfileRate = 0
 	}
 	noop := noopHandler()
-	for _, run := range costRuns() {
+	runs := costRuns()
+	for _, run := range runs {
 		b.Run(run.name+"/recorded", func(b *testing.B) {
 			for b.Loop() {
 				drainLong(b, run.flow, nil, traces.NewRecording(traces.Run{ID: "r-bench", Flow: run.flow.Name}, run.flow.Agents))
@@ -86,6 +88,19 @@ func BenchmarkRecorderAlone(b *testing.B) {
 			}
 		})
 	}
+	// The 3k run again with a streaming Runner: models' replies and the agent's output streamed,
+	// which eino copies for every handler that asks for their ends.
+	streamed := runs[1]
+	b.Run("streamed=3k/recorded", func(b *testing.B) {
+		for b.Loop() {
+			drainRun(b, streamed.flow, nil, true, traces.NewRecording(traces.Run{ID: "r-bench", Flow: streamed.flow.Name}, streamed.flow.Agents))
+		}
+	})
+	b.Run("streamed=3k/noop", func(b *testing.B) {
+		for b.Loop() {
+			drainRun(b, streamed.flow, nil, true, nil, adk.WithCallbacks(noop))
+		}
+	})
 }
 
 // flagUnset reports whether the test binary's flag name was left empty.

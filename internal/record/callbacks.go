@@ -86,11 +86,11 @@ type call struct {
 	// more than double the size of a call, which every callback allocates).
 	toolCallID string
 	tool       *toolEvents // a tool call's, when the sink may keep its events' payloads; else nil
-	// scope is the visit ctx runs in (visitIn), which Value answers for visitKey: a callback
-	// starting inside the call then finds its visit in its nearest call, where it looks for that
-	// call anyway, instead of walking on up the chain of eino's contexts. An agent's call (and a
-	// lambda specialist's) holds the visit it starts: no context of its own carries it, one
-	// layer fewer for every lookup eino makes inside the agent.
+	// scope is the visit ctx runs in (visitIn): a callback starting inside the call then finds
+	// its visit in its nearest call, where it looks for that call anyway, instead of walking on
+	// up the chain of eino's contexts. An agent's call (and a lambda specialist's) holds the
+	// visit it starts: no context of its own carries it, one layer fewer for every lookup eino
+	// makes inside the agent.
 	scope  *visit
 	ended  atomic.Bool
 	openAt int32 // a tool call's index in the calls in progress (see calls.open)
@@ -116,27 +116,23 @@ func newCall(info *callbacks.RunInfo, v *visit, toolCallID string) *call {
 	return &t.call
 }
 
-type (
-	callKey  struct{}
-	visitKey struct{}
-)
+type callKey struct{}
 
-// Value returns the call for callKey, its scope for visitKey, and what its context holds for any
-// other key. It tells the keys by their type alone: eino's own lookups pass through every call.
+// Value returns the call for callKey, and what its context holds for any other key. It tells the
+// key by its type alone: eino's own lookups pass through every call.
 func (c *call) Value(key any) any {
-	switch key.(type) {
-	case callKey:
+	if _, ok := key.(callKey); ok {
 		return c
-	case visitKey:
-		return c.scope
 	}
 	return c.Context.Value(key)
 }
 
-// visitIn returns the innermost agent visit ctx runs in, or nil.
+// visitIn returns the innermost agent visit ctx runs in, or nil: the scope of the nearest call.
 func visitIn(ctx context.Context) *visit {
-	v, _ := ctx.Value(visitKey{}).(*visit)
-	return v
+	if c, _ := ctx.Value(callKey{}).(*call); c != nil {
+		return c.scope
+	}
+	return nil
 }
 
 // end reports whether this is the first end of the call started in ctx. An agent's runnable
@@ -161,7 +157,10 @@ func end(ctx context.Context, info *callbacks.RunInfo) (*call, bool) {
 // Needed tells eino which components to call the recorder for: agents, models, tools, and the
 // runnables that carry an agent's work. Saying no to the rest (lambdas, tool nodes...) spares
 // eino the calls and, in streaming runs, the stream copies it would make for us.
-func (h *hub) Needed(_ context.Context, info *callbacks.RunInfo, _ callbacks.CallbackTiming) bool {
+//
+// A tools node is asked for its start only (see toolsStarted): eino never gives it a streamed
+// input, and without its end eino copies none of its streamed output for us.
+func (h *hub) Needed(_ context.Context, info *callbacks.RunInfo, timing callbacks.CallbackTiming) bool {
 	if info == nil {
 		return false
 	}
@@ -169,8 +168,28 @@ func (h *hub) Needed(_ context.Context, info *callbacks.RunInfo, _ callbacks.Cal
 	case adk.ComponentOfAgent, components.ComponentOfChatModel, components.ComponentOfTool,
 		compose.ComponentOfChain, compose.ComponentOfGraph, compose.ComponentOfWorkflow:
 		return true
+	case compose.ComponentOfToolsNode, compose.ComponentOfAgenticToolsNode:
+		return timing == callbacks.TimingOnStart
 	}
 	return isSpecialist(info)
+}
+
+// toolsStarted puts in the context of a tools node starting inside a visit that visit's tools
+// call (see visit.tools): each of its tool calls' starts then finds its visit a few layers up,
+// where it walked up some twenty of eino's contexts to the agent's call (now once a model reply,
+// not once a tool call). It is a plain context value, which eino's own lookups pass as cheaply
+// as their own, and the visit's: no allocation but the context's.
+func toolsStarted(ctx context.Context, near *call) context.Context {
+	var v *visit
+	if near != nil {
+		v = near.scope
+	} else {
+		v = visitIn(ctx)
+	}
+	if v == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, callKey{}, &v.tools)
 }
 
 func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks.CallbackInput) context.Context {
@@ -181,11 +200,19 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 	if near != nil && near.info == info {
 		return ctx // the second of a callback that fires twice (see call)
 	}
+	if info.Component == compose.ComponentOfToolsNode || info.Component == compose.ComponentOfAgenticToolsNode {
+		return toolsStarted(ctx, near)
+	}
 	var v *visit
 	if near != nil {
 		v = near.scope // a visit's context is always wrapped by its agent's call
 	} else {
 		v = visitIn(ctx)
+	}
+	if info.Component == components.ComponentOfTool && v != nil && near == &v.tools {
+		// A tool its visit's tools node calls: its call id is the node's, a few contexts up,
+		// and the rest of eino's address is not needed (a third of a run's callbacks).
+		return startTool(ctx, newCall(info, v, compose.GetToolCallID(ctx)), in)
 	}
 	var known []string
 	if v != nil {
@@ -243,19 +270,26 @@ func (h *hub) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks
 		c.v = s
 		c.scope = s
 	case info.Component == components.ComponentOfTool:
-		v.outputs.wait()
-		v.rec.holdQueued(ctx, v, true)
-		ti := tool.ConvCallbackInput(in)
-		v.rec.toolStarted(c, info, at.toolCallID, ti)
-		c.Context = ctx
-		if v.rec.holding() && ti != nil {
-			v.rec.holdTool(c, info.Name, ti.ArgumentsInJSON)
-		}
-		return c
+		return startTool(ctx, c, in)
 	default:
 		return ctx
 	}
 	c.Context = ctx
+	return c
+}
+
+// startTool records the start of tool call c, inside its visit c.v, and returns its context.
+func startTool(ctx context.Context, c *call, in callbacks.CallbackInput) context.Context {
+	v := c.v
+	c.scope = v
+	v.outputs.wait()
+	v.rec.holdQueued(ctx, v, true)
+	ti := tool.ConvCallbackInput(in)
+	v.rec.toolStarted(c, c.info, c.toolCallID, ti)
+	c.Context = ctx
+	if v.rec.holding() && ti != nil {
+		v.rec.holdTool(c, c.info.Name, ti.ArgumentsInJSON)
+	}
 	return c
 }
 

@@ -183,12 +183,7 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 	mc.Name = v.model
 	if in != nil {
 		if len(in.Tools) > 0 {
-			mc.Tools = make([]string, 0, len(in.Tools))
-		}
-		for _, t := range in.Tools {
-			if t != nil {
-				mc.Tools = append(mc.Tools, t.Name)
-			}
+			mc.Tools = v.toolNames(in.Tools)
 		}
 		r.tree.modelCall(v.agent, in.Messages, mc.Tools)
 		r.putAgents()
@@ -209,6 +204,34 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 		v.inputs.seq = r.out.lastSeq // 0 when it waits parked
 	}
 	return id, clockOf(now)
+}
+
+// toolNames returns the names of the tools a model call of v is given (not empty), as the
+// latest call's list when they are the same: a model is given the same tools call after call, and
+// a list, never changed once made, is shared by the events that carry it. Callers hold r.mu.
+func (v *visit) toolNames(tools []*schema.ToolInfo) []string {
+	n := 0
+	for _, t := range tools {
+		if t == nil {
+			continue
+		}
+		if n == len(v.toolList) || v.toolList[n] != t.Name {
+			n = -1
+			break
+		}
+		n++
+	}
+	if n > 0 && n == len(v.toolList) {
+		return v.toolList
+	}
+	names := make([]string, 0, len(tools))
+	for _, t := range tools {
+		if t != nil {
+			names = append(names, t.Name)
+		}
+	}
+	v.toolList = names
+	return names
 }
 
 // modelFinished records a model's reply (or failure) and the reply as the agent's message, which

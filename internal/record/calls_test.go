@@ -2,7 +2,10 @@ package record
 
 import (
 	"fmt"
+	"slices"
 	"testing"
+
+	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -102,5 +105,38 @@ func TestAgentToolCallsOpenUntilTheyExit(t *testing.T) {
 	}
 	if c.exit("c1") != nil || c.anyOpen() {
 		t.Error("c1 is still in progress after its exit")
+	}
+}
+
+// TestToolNamesShared: a model call given the same tools as the visit's last shares that call's
+// list of their names (never changed once made); other tools, or fewer, make a list of their own.
+func TestToolNamesShared(t *testing.T) {
+	v := &visit{}
+	infos := func(names ...string) (out []*schema.ToolInfo) {
+		for _, n := range names {
+			if n == "" {
+				out = append(out, nil) // no tool: skipped
+				continue
+			}
+			out = append(out, &schema.ToolInfo{Name: n})
+		}
+		return out
+	}
+	first := v.toolNames(infos("a", "", "b"))
+	if !slices.Equal(first, []string{"a", "b"}) {
+		t.Fatalf("toolNames = %v, want [a b]", first)
+	}
+	if again := v.toolNames(infos("a", "b")); &again[0] != &first[0] {
+		t.Error("the same tools made a list of their own")
+	}
+	for _, names := range [][]string{{"a", "c"}, {"a"}, {"a", "b", "c"}} {
+		prev := v.toolList
+		got := v.toolNames(infos(names...))
+		if !slices.Equal(got, names) || &got[0] == &prev[0] {
+			t.Errorf("toolNames(%v) = %v, shared with the last list: %v", names, got, &got[0] == &prev[0])
+		}
+	}
+	if !slices.Equal(first, []string{"a", "b"}) {
+		t.Errorf("a list was changed once made: %v", first)
 	}
 }

@@ -65,8 +65,8 @@ func sameReply(msg *schema.Message, reply *traces.Message) bool {
 	if msg.Content != reply.Content || len(msg.ToolCalls) != len(reply.ToolCalls) {
 		return false
 	}
-	for i, tc := range msg.ToolCalls {
-		rc := reply.ToolCalls[i]
+	for i := range msg.ToolCalls { // by index: the calls are large structs, copied by a range over values
+		tc, rc := &msg.ToolCalls[i], &reply.ToolCalls[i]
 		if tc.ID != rc.ID || tc.Function.Name != rc.Name || tc.Function.Arguments != rc.Arguments {
 			return false
 		}

@@ -2,6 +2,7 @@ package record
 
 import (
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -76,5 +77,46 @@ func TestEchoesOfToolResults(t *testing.T) {
 	e.observedOwn()
 	if !isClosed(due) || !isClosed(next) {
 		t.Error("recording the echo did not wake the waiters")
+	}
+}
+
+// TestResultEchoCountedOff: a tool result's echo in a visit's copy of events, with nothing
+// streaming, is counted off and dropped (it was recorded from the tool's callback), and whoever
+// waits for the copy to catch up is woken then, not at the wait's deadline; one while the visit's
+// output is still being read waits for it.
+func TestResultEchoCountedOff(t *testing.T) {
+	rec := traces.NewRecording(traces.Run{ID: "r1", Flow: "f"}, nil)
+	r := NewRecorder(rec, "f", nil)
+	v := &visit{rec: r, agent: "a", chat: true}
+	echo := &adk.AgentEvent{AgentName: "a", Output: &adk.AgentOutput{MessageOutput: &adk.MessageVariant{
+		Role: schema.Tool, Message: schema.ToolMessage("ok", "c1")}}}
+	r.mu.Lock()
+	v.echoes.expectResult()
+	due, next := v.echoes.due(), v.echoes.nextOwn()
+	r.mu.Unlock()
+	r.observe(v, echo)
+	if !isClosed(due) || !isClosed(next) {
+		t.Errorf("after the echo: caught up %v, own event seen %v; want both", isClosed(due), isClosed(next))
+	}
+	if n := len(rec.Snapshot().Events); n != 0 {
+		t.Errorf("the echo recorded %d events, want none", n)
+	}
+
+	r.mu.Lock()
+	v.echoes.expectResult()
+	due = v.echoes.due()
+	r.mu.Unlock()
+	v.outputs.add() // a reply still being read
+	observed := make(chan struct{})
+	go func() { r.observe(v, echo); close(observed) }()
+	select {
+	case <-observed:
+		t.Fatal("the echo was counted off while the visit's output was still being read")
+	case <-time.After(20 * time.Millisecond):
+	}
+	v.outputs.done()
+	<-observed
+	if !isClosed(due) {
+		t.Error("the echo, once the output was read, did not catch the copy up")
 	}
 }

@@ -27,6 +27,17 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	if own && !out {
 		returned = v.returnedRuns()
 	}
+	if echo && !out && len(returned) == 0 && ev.Action == nil && !v.outputs.busy() {
+		// A tool result's echo with nothing to wait for (nearly a third of a run's events): counted
+		// off without letting the lock go. Outputs start under it, so none is being read.
+		r.decideCall(v, ev)
+		v.echoes.observedOwn()
+		r.mu.Unlock()
+		if mo := messageOf(ev); mo.IsStreaming {
+			mo.MessageStream.Close() // this copy is the recorder's own: nobody else reads it
+		}
+		return
+	}
 	r.mu.Unlock()
 	var msg *schema.Message
 	if mo := messageOf(ev); mo != nil {

@@ -25,3 +25,17 @@ func SessionInPlace(ctx context.Context) (map[string]any, bool) {
 	}
 	return maps.Clone(values), lock != nil
 }
+
+// ToolsNodeVisit returns the agent of the visit whose tools call (see toolsStarted) holds the
+// tools node a tool running in ctx was called by, or "" when the node holds none.
+func ToolsNodeVisit(ctx context.Context) string {
+	c, _ := ctx.Value(callKey{}).(*call) // the tool's own call
+	if c == nil {
+		return ""
+	}
+	t, _ := c.Context.Value(callKey{}).(*call)
+	if t == nil || t.scope == nil || t != &t.scope.tools {
+		return ""
+	}
+	return t.scope.agent
+}

@@ -46,6 +46,8 @@ func (r *Recorder) handOff(ctx context.Context, v *visit, at place, fed []*schem
 	}
 	s := &visit{rec: r, agent: at.node, kind: "ChatModel", via: viaTransfer, parent: v, handedTo: true, lambda: lambda,
 		startCtx: ctx, finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
+	s.tools.scope, s.tools.v = s, s
+	s.tools.ended.Store(true)
 	if lambda {
 		s.kind = specialistLambda
 	}

@@ -47,6 +47,9 @@ func (f *inflight) idled() <-chan struct{} {
 // alwaysClosed is what idled returns when nothing is in flight.
 var alwaysClosed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
+// busy reports whether outputs are being read. An add under a lock its callers hold too is seen.
+func (f *inflight) busy() bool { return f.n.Load() != 0 }
+
 // wait returns the next time the count is zero: at once when it is (an add that has returned
 // before wait is called is seen, as it was under mu).
 func (f *inflight) wait() {

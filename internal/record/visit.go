@@ -89,7 +89,12 @@ type visit struct {
 	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
 	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
 	// them started (see handOff).
-	calls               []schema.ToolCall
+	calls []schema.ToolCall
+	// tools is the call its tools nodes hold in their contexts (see toolsStarted): its scope is
+	// the visit; it is ended from the start, as eino is not asked for a tools node's end.
+	tools call
+	// toolList is the names of the tools its model was given at its latest call (see toolNames).
+	toolList            []string
 	handedOff, handedTo bool
 	lambda              bool       // a specialist run as a lambda: its end is the lambda's, not a model call's
 	inputs              inputCache // its model inputs, converted
@@ -144,6 +149,8 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	}
 	v := &visit{rec: r, agent: at.agent(), kind: info.Type, chat: info.Type == "ChatModel", via: via, parent: parent, addr: pathKey(at.path),
 		resumed: resumed, startCtx: ctx, finished: make(chan struct{}), workDone: make(chan struct{}), settled: make(chan struct{})}
+	v.tools.scope, v.tools.v = v, v
+	v.tools.ended.Store(true)
 	if cause != nil && cause.Mode == traces.TransferDeterministic {
 		v.handedBy = cause.From
 	}

@@ -1,0 +1,95 @@
+package record_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/components/tool/utils"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/agents"
+	"github.com/baton-dev/baton/internal/attachtest"
+	"github.com/baton-dev/baton/internal/record"
+	"github.com/baton-dev/baton/traces"
+)
+
+// TestToolsNodeHoldsItsVisit: a tools node's start leaves its agent's visit in the node's
+// context, where each tool call's start finds it a few of eino's contexts up instead of walking
+// up to the agent's call, in streaming runs and not, tools run one by one or at once; and the
+// tool calls are recorded as the agent's, each by the id its model gave it (read from the node's
+// context, not from eino's address).
+func TestToolsNodeHoldsItsVisit(t *testing.T) {
+	for _, c := range []struct {
+		name                string
+		streaming, parallel bool
+	}{{"invoke", false, false}, {"streaming", true, false}, {"streaming-parallel", true, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			var mu sync.Mutex
+			var held []string
+			tick, err := utils.InferTool("tick", "Counts.", func(ctx context.Context, _ struct{}) (string, error) {
+				mu.Lock()
+				held = append(held, record.ToolsNodeVisit(ctx))
+				mu.Unlock()
+				return "ok", nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			models := attachtest.Scripted("counter", nil,
+				agents.Do(agents.Call("tick", struct{}{}), agents.Call("tick", struct{}{})),
+				agents.Do(agents.Call("tick", struct{}{})), agents.Say("Done."))
+			agent, err := agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "counter", Description: "Counts.", Instruction: "Count.",
+				ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{tick}, ExecuteSequentially: !c.parallel}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := traces.NewRecording(traces.Run{ID: "r1", Flow: "count"}, nil)
+			runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: c.streaming})
+			attachtest.Drain(t, record.NewRecorder(rec, "count", nil).Run(ctx, runner, []adk.Message{schema.UserMessage("Count.")}))
+			<-rec.Done()
+			if len(held) != 3 {
+				t.Fatalf("tick ran %d times, want 3", len(held))
+			}
+			for i, agent := range held {
+				if agent != "counter" {
+					t.Errorf("tool call %d: the tools node holds the visit of %q, want counter's", i+1, agent)
+				}
+			}
+			// Each call by the id the model gave it (found from the tools node's context), its
+			// start, end and result alike.
+			var asked []string
+			ids := map[traces.Kind][]string{}
+			for _, e := range rec.Snapshot().Events {
+				switch {
+				case e.Kind == traces.KindModelFinished && e.Model.Output != nil:
+					for _, tc := range e.Model.Output.ToolCalls {
+						asked = append(asked, tc.ID)
+					}
+				case e.Kind == traces.KindToolStarted || e.Kind == traces.KindToolFinished:
+					ids[e.Kind] = append(ids[e.Kind], e.Tool.CallID)
+					if e.Agent != "counter" {
+						t.Errorf("%s recorded as %q's, want counter's", e.Kind, e.Agent)
+					}
+				case e.Kind == traces.KindMessage && e.Message.Role == string(schema.Tool):
+					ids[e.Kind] = append(ids[e.Kind], e.Message.ToolCallID)
+				}
+			}
+			slices.Sort(asked)
+			for _, kind := range []traces.Kind{traces.KindToolStarted, traces.KindToolFinished, traces.KindMessage} {
+				got := ids[kind]
+				slices.Sort(got)
+				if len(asked) != 3 || !slices.Equal(got, asked) {
+					t.Errorf("%s call ids %v, want those the model asked for, %v", kind, got, asked)
+				}
+			}
+		})
+	}
+}
