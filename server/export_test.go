@@ -9,6 +9,7 @@ import (
 	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
 )
 
 // Digest returns the findings and story rec's page shows, as its feed makes them.
@@ -101,4 +102,38 @@ func FeedCached(s *Server, rec *traces.Recording) (encoded, rows int, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.encoded.len(), f.rows.len(), true
+}
+
+// SettleImports waits for the pages that imports make beside themselves (warmImport): what the
+// server holds at rest is measured after them.
+func SettleImports(s *Server) { s.feeds.warm.Wait() }
+
+// KeptFirstView returns the page of rec as s keeps it for its newest event (keepFirstView).
+func KeptFirstView(s *Server, rec *traces.Recording) (v web.View, ok bool) {
+	kept, ok := s.feeds.digests.get(rec, rec.Len())
+	if !ok || kept.firstView == nil {
+		return web.View{}, false
+	}
+	return kept.firstView.view, true
+}
+
+// FeedPage returns the page of rec as a feed made anew for it makes it, reading the recording,
+// its sequence view left out as s keeps it.
+func FeedPage(s *Server, rec *traces.Recording) web.View {
+	f := &feed{rec: rec, wake: make(chan struct{}), live: make(chan struct{}), encoded: newSeqCache(1), rows: newSeqCache(1)}
+	f.agents = rec.Agents()
+	f.view = web.NewViewState(runBeforeEvents(rec), f.agents, web.WithPrices(s.feeds.prices))
+	f.follow()
+	v, _ := f.page(pageRows)
+	if sequenceDeferred(v) {
+		v.Sequence = web.Sequence{Head: v.Sequence.Head}
+	}
+	return v
+}
+
+// FeedsHeld returns how many runs' feeds s holds.
+func FeedsHeld(s *Server) int {
+	s.feeds.mu.Lock()
+	defer s.feeds.mu.Unlock()
+	return len(s.feeds.m)
 }

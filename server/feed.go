@@ -38,6 +38,7 @@ type feeds struct {
 	idleGen int // counts the feeds made idle, so that a timer knows its own
 	linger  time.Duration
 	digests *digestCache
+	warm    sync.WaitGroup // the imports' pages being made (warmImport)
 }
 
 // feedLinger is how long the feed of a finished run stays after its last user released it: a
@@ -344,13 +345,21 @@ func (f *feed) wakeLiveLocked() {
 // events: its page fetches them from historiesRoute when the Session tab is first shown. Should
 // an interrupted one be resumed, the live updates of the agents that start again find no section
 // of theirs to replace until then, and what is fetched is as of the fetch.
+//
+// The page of a finished run is kept (keepFirstView) for its next first view.
 func (f *feed) page(rows int) (v web.View, deferred bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.view.Seq() > deferHistoriesOver && f.view.Status().Ended() {
-		return f.view.PageDeferred(rows), true
+	ended := f.view.Status().Ended()
+	if deferred = f.view.Seq() > deferHistoriesOver && ended; deferred {
+		v = f.view.PageDeferred(rows)
+	} else {
+		v = f.view.Page(rows)
 	}
-	return f.view.Page(rows), false
+	if ended {
+		f.digests.keepFirstView(f.rec, f.view.Seq(), v, deferred)
+	}
+	return v, deferred
 }
 
 // deferHistoriesOver is the number of events past which a finished run's page leaves the session

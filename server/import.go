@@ -47,5 +47,10 @@ func (s *Server) importTrace(c echo.Context) error {
 	}
 	out.Note = strings.Join(notes, "; ")
 	c.Response().Header().Set(echo.HeaderLocation, out.URL)
-	return c.JSON(http.StatusCreated, out)
+	if err := c.JSON(http.StatusCreated, out); err != nil {
+		return err
+	}
+	_ = http.NewResponseController(c.Response().Writer).Flush() // the client has its answer before the work below
+	s.feeds.warmImport(rec, ended) // a large run's page, made now for the view that follows
+	return nil
 }

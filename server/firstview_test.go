@@ -1,0 +1,51 @@
+package server_test
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/baton-dev/baton/internal/webtest"
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
+)
+
+// TestImportedRunPageMadeOnce: a large run's page is made as it is imported, from the events in
+// hand, and kept; its first view is then served as kept, with no feed taking the run in again,
+// and what is kept is what a feed reading the recording makes.
+func TestImportedRunPageMadeOnce(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	tr, _ := traces.EndImported(webtest.Large(30_000))
+	last := tr.Events[len(tr.Events)-1].Seq
+	file, err := traces.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := ts.do(t, request{method: "POST", path: "/api/traces", body: string(file)}); res.status != 201 {
+		t.Fatalf("import: %d %s", res.status, res.body)
+	}
+	server.SettleImports(ts.Server)
+	rec, err := ts.Broker.Get(tr.Run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, ok := server.KeptFirstView(ts.Server, rec)
+	if !ok {
+		t.Fatal("the imported run's page is not kept")
+	}
+	if n := server.FeedsHeld(ts.Server); n != 0 {
+		t.Fatalf("%d feeds held after the import made its page; want none (they hold the whole run)", n)
+	}
+	res := ts.do(t, request{path: "/runs/" + tr.Run.ID})
+	if res.status != 200 || !strings.Contains(string(res.body), `id="ev-`+strconv.FormatInt(last, 10)+`"`) {
+		t.Fatalf("the run's page: %d, its newest row present: %v", res.status, strings.Contains(string(res.body), `id="ev-`+strconv.FormatInt(last, 10)+`"`))
+	}
+	if n := server.FeedsHeld(ts.Server); n != 0 {
+		t.Fatalf("the page made %d feeds; want it served as kept", n)
+	}
+	if want := server.FeedPage(ts.Server, rec); !reflect.DeepEqual(kept, want) {
+		t.Fatalf("the kept page differs from the one a feed makes: stats %+v against %+v; %d rows against %d",
+			kept.Stats, want.Stats, len(kept.Timeline), len(want.Timeline))
+	}
+}
