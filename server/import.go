@@ -50,7 +50,8 @@ func (s *Server) importTrace(c echo.Context) error {
 	if err := c.JSON(http.StatusCreated, out); err != nil {
 		return err
 	}
-	_ = http.NewResponseController(c.Response().Writer).Flush() // the client has its answer before the work below
-	s.feeds.warmImport(rec, ended) // a large run's page, made now for the view that follows
+	// A large run's page, made now for the view that follows; the client has its answer first.
+	_ = http.NewResponseController(c.Response().Writer).Flush()
+	s.feeds.warmImport(rec, ended)
 	return nil
 }
