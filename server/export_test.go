@@ -104,9 +104,18 @@ func FeedCached(s *Server, rec *traces.Recording) (encoded, rows int, ok bool) {
 	return f.encoded.len(), f.rows.len(), true
 }
 
-// SettleImports waits for the pages that imports make beside themselves (warmImport): what the
-// server holds at rest is measured after them.
-func SettleImports(s *Server) { s.feeds.warm.Wait() }
+// SettleImports waits for the pages that imports make after they answer (warmImport), then lets
+// go the feed they leave for the pages' next requests, as its linger would: what the server
+// holds at rest is measured after them.
+func SettleImports(s *Server) {
+	s.feeds.warm.Wait()
+	s.feeds.mu.Lock()
+	defer s.feeds.mu.Unlock()
+	if f := s.feeds.idle; f != nil {
+		s.feeds.idle = nil
+		s.feeds.dropLocked(f)
+	}
+}
 
 // KeptFirstView returns the page of rec as s keeps it for its newest event (keepFirstView).
 func KeptFirstView(s *Server, rec *traces.Recording) (v web.View, ok bool) {

@@ -87,7 +87,7 @@ func (fs *feeds) warmImport(rec *traces.Recording, tr traces.Trace) {
 		f.follow() // the rest, if any: all of it when tr's events were not taken
 		f.page(pageRows)
 		f.digest()
-		fs.releaseNow(f)
+		fs.release(f) // as a page does: it stays a while for the page's next requests
 	}()
 }
 
@@ -96,15 +96,4 @@ func sameRunStart(feed, imported traces.Run) bool {
 	return feed.ID == imported.ID && feed.Flow == imported.Flow && feed.Input == imported.Input &&
 		feed.Model == imported.Model && feed.StartedAt.Equal(imported.StartedAt) &&
 		feed.Conversation == imported.Conversation
-}
-
-// releaseNow gives back a feed from join or acquire; the last user stops it at once, finished
-// or not: its page is kept (keepFirstView), and its view state would hold a gigabyte for a
-// million events.
-func (fs *feeds) releaseNow(f *feed) {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	if f.users--; f.users == 0 {
-		fs.dropLocked(f)
-	}
 }

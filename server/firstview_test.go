@@ -12,9 +12,10 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// TestImportedRunPageMadeOnce: a large run's page is made as it is imported, from the events in
-// hand, and kept; its first view is then served as kept, with no feed taking the run in again,
-// and what is kept is what a feed reading the recording makes.
+// TestImportedRunPageMadeOnce: a large run's page is made once it is imported, from the events in
+// hand, and kept; its first view is then served as kept, with no feed taking the run in again
+// (once the feed the import left for the page's next requests has gone), and what is kept is
+// what a feed reading the recording makes.
 func TestImportedRunPageMadeOnce(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
 	tr, _ := traces.EndImported(webtest.Large(30_000))
@@ -35,8 +36,8 @@ func TestImportedRunPageMadeOnce(t *testing.T) {
 	if !ok {
 		t.Fatal("the imported run's page is not kept")
 	}
-	if n := server.FeedsHeld(ts.Server); n != 0 {
-		t.Fatalf("%d feeds held after the import made its page; want none (they hold the whole run)", n)
+	if n := server.FeedsHeld(ts.Server); n != 0 { // the import's left for the page's next requests is let go
+		t.Fatalf("%d feeds held once settled; want none", n)
 	}
 	// Pages at once share the kept view: drawing it must not change it.
 	pages := make([]response, 3)
