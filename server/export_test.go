@@ -146,3 +146,10 @@ func FeedsHeld(s *Server) int {
 	defer s.feeds.mu.Unlock()
 	return len(s.feeds.m)
 }
+
+// FeedsMade returns how many feeds s has made so far.
+func FeedsMade(s *Server) int {
+	s.feeds.mu.Lock()
+	defer s.feeds.mu.Unlock()
+	return s.feeds.made
+}

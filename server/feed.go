@@ -37,6 +37,7 @@ type feeds struct {
 	idle    *feed
 	idleGen int // counts the feeds made idle, so that a timer knows its own
 	linger  time.Duration
+	made    int // feeds made so far: what a test reads to see a page served without one
 	digests *digestCache
 	warm    sync.WaitGroup // the imports' pages being made (warmImport)
 }
@@ -148,6 +149,7 @@ func (fs *feeds) join(rec *traces.Recording) *feed {
 		f.agents = rec.Agents()
 		f.view = web.NewViewState(runBeforeEvents(rec), f.agents, web.WithPrices(f.prices))
 		fs.m[rec] = f
+		fs.made++
 	}
 	f.users++
 	return f
@@ -272,9 +274,14 @@ func (f *feed) consume(ctx context.Context, sub *traces.Subscription, batch []tr
 	}
 }
 
-// endLocked marks f done: the run ended and f has every event. The caller holds f.mu.
+// endLocked marks f done: the run ended and f has every event. Its page is made and kept then
+// (pageLocked), for the run's next first view: a feed of a million events takes seconds to make
+// again once it has gone. The caller holds f.mu.
 func (f *feed) endLocked() {
 	f.stop, f.done = nil, true
+	if f.view.Status().Ended() {
+		f.pageLocked(pageRows)
+	}
 	f.signalLocked()
 }
 
@@ -350,13 +357,23 @@ func (f *feed) wakeLiveLocked() {
 func (f *feed) page(rows int) (v web.View, deferred bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.pageLocked(rows)
+}
+
+// pageLocked is page; the caller holds f.mu.
+func (f *feed) pageLocked(rows int) (v web.View, deferred bool) {
 	ended := f.view.Status().Ended()
+	if ended && rows == pageRows {
+		if kept, ok := f.digests.get(f.rec, f.view.Seq()); ok && kept.firstView != nil {
+			return kept.firstView.view, kept.firstView.deferred // made when the run ended
+		}
+	}
 	if deferred = f.view.Seq() > deferHistoriesOver && ended; deferred {
 		v = f.view.PageDeferred(rows)
 	} else {
 		v = f.view.Page(rows)
 	}
-	if ended {
+	if ended && rows == pageRows {
 		f.digests.keepFirstView(f.rec, f.view.Seq(), v, deferred)
 	}
 	return v, deferred

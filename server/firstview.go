@@ -10,9 +10,10 @@ import (
 
 // firstView is a finished run's page as it opens (its header, tree and newest rows: the feed's
 // page), kept beside its digest: a function of the run's events, which a million-event run's
-// feed takes seconds to read back and take in. A page of a finished run kept so is served
+// feed takes seconds to read back and take in. A feed makes it when its run ends (a large
+// import's feed: right after the import, warmImport). A page of a finished run kept so is served
 // without a feed; what the page then asks for (its Session and Sequence tabs, older rows, a
-// step in time) makes one, as before.
+// step in time) uses one, as before.
 type firstView struct {
 	view     web.View // without the sequence view's bars when deferred (the page fetches them)
 	deferred bool     // the session panel's histories are left out (feed.page)
@@ -84,8 +85,7 @@ func (fs *feeds) warmImport(rec *traces.Recording, tr traces.Trace) {
 			f.addLocked(tr.Events)
 		}
 		f.mu.Unlock()
-		f.follow() // the rest, if any: all of it when tr's events were not taken
-		f.page(pageRows)
+		f.follow() // the rest, if any (all of it when tr's events were not taken); the page is kept at its end
 		f.digest()
 		fs.release(f) // as a page does: it stays a while for the page's next requests
 	}()

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
 
 	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/server"
@@ -59,5 +62,50 @@ func TestImportedRunPageMadeOnce(t *testing.T) {
 	if want := server.FeedPage(ts.Server, rec); !reflect.DeepEqual(kept, want) {
 		t.Fatalf("the kept page differs from the one a feed makes: stats %+v against %+v; %d rows against %d",
 			kept.Stats, want.Stats, len(kept.Timeline), len(want.Timeline))
+	}
+}
+
+// TestFinishedRunPageKept: the feed of a run that ends while a page follows it makes and keeps
+// the run's page; the run's next first view, once that feed has gone, is served as kept, as the
+// run ended.
+func TestFinishedRunPageKept(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	server.SetFeedLinger(ts.Server, 0) // the feed goes with its last user
+	rec := ts.addRecording(t, "r-followed")
+	emitMessages(rec, 3, "hi")
+	conn, res, err := ts.dial(t, "/runs/r-followed/live?after=0", nil)
+	if err != nil {
+		t.Fatalf("live socket: %v %d %s", err, res.status, res.body)
+	}
+	defer conn.Close()
+	rec.Emit(traces.Event{Kind: traces.KindMessage, Agent: "echo_agent", Message: &traces.Message{Role: "assistant", Content: "the last word"}})
+	rec.Finish(traces.StatusCompleted, "")
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for { // until the server closes it: the page has the run to its end
+		if _, _, err := conn.ReadMessage(); err != nil {
+			if !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+				t.Fatalf("live socket ended with %v; want a normal close at the run's end", err)
+			}
+			break
+		}
+	}
+	kept, ok := server.KeptFirstView(ts.Server, rec)
+	if !ok || kept.Stats.Status != traces.StatusCompleted || kept.Stats.Events != int(rec.Len()) {
+		t.Fatalf("kept page: %v, status %q, %d events; want the ended run's, %d events", ok, kept.Stats.Status, kept.Stats.Events, rec.Len())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for server.FeedsHeld(ts.Server) != 0 { // the socket's handler lets it go as it returns
+		if time.Now().After(deadline) {
+			t.Fatal("the run's feed is still held after its socket closed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	made := server.FeedsMade(ts.Server)
+	page := ts.do(t, request{path: "/runs/r-followed"})
+	if page.status != 200 || !strings.Contains(string(page.body), "the last word") {
+		t.Fatalf("the run's page: %d, with its last message: %v", page.status, strings.Contains(string(page.body), "the last word"))
+	}
+	if n := server.FeedsMade(ts.Server) - made; n != 0 {
+		t.Fatalf("the page made %d feeds; want it served as kept", n)
 	}
 }
