@@ -22,8 +22,9 @@ import (
 //
 //   - import: POST /api/traces of its trace file, into memory / into SQLite (as `baton serve`);
 //     kept-B/event is the live heap the imported run holds, after a collection
-//   - page: GET /runs/:id (its newest rows only), the server's part of opening it, asked for as
-//     soon as the import has answered (its page is made beside the import: warmImport)
+//   - page: GET /runs/:id (its newest rows only), the server's part of opening it, asked for once
+//     the import has answered and the forced collection below has run, while the page the
+//     import leaves to be made (warmImport) may still be under way: the page waits for it
 //   - export: GET /api/runs/:id/trace?download=1, read by the client as it arrives
 //
 // Each reports seconds and the peak live heap above the start, per event. One invocation per
