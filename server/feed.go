@@ -239,7 +239,7 @@ func (f *feed) follow() {
 	batch := make([]traces.Event, feedBatch)
 	for {
 		n, err := sub.Poll(batch)
-		f.addLocked(batch[:n])
+		f.addLocked(batch[:n], false)
 		if err == io.EOF {
 			f.endLocked()
 			return
@@ -263,7 +263,7 @@ func (f *feed) consume(ctx context.Context, sub *traces.Subscription, batch []tr
 			f.mu.Unlock()
 			return
 		}
-		f.addLocked(batch[:n])
+		f.addLocked(batch[:n], false)
 		if err != nil { // io.EOF: the run has ended
 			f.stop()
 			f.endLocked()
@@ -287,8 +287,9 @@ func (f *feed) endLocked() {
 
 // addLocked takes in events. When the recording's agent tree changed meanwhile (an app declares
 // agents as it meets them), the view is rebuilt on the new tree, which is rare: once per change
-// of the tree, not per event. The caller holds f.mu.
-func (f *feed) addLocked(events []traces.Event) {
+// of the tree, not per event. keep: the events are f's to keep (web.ViewState.Keep), not a
+// buffer the caller reuses. The caller holds f.mu.
+func (f *feed) addLocked(events []traces.Event, keep bool) {
 	if len(events) == 0 {
 		return
 	}
@@ -304,7 +305,11 @@ func (f *feed) addLocked(events []traces.Event) {
 	for i := range events {
 		f.refs = append(f.refs, f.enc.Refs(&events[i]))
 	}
-	f.view.Add(events...)
+	if keep {
+		f.view.Keep(events)
+	} else {
+		f.view.Add(events...)
+	}
 	f.signalLocked()
 }
 

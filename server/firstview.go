@@ -80,9 +80,8 @@ func (fs *feeds) warmImport(rec *traces.Recording, tr traces.Trace) {
 		defer fs.warm.Done()
 		if f.view.Seq() == 0 && sameRunStart(runBeforeEvents(rec), tr.Run) &&
 			slices.EqualFunc(f.agents, tr.Agents, sameAgent) && int64(len(tr.Events)) == rec.Len() {
-			f.view.Grow(len(tr.Events))
 			f.refs = slices.Grow(f.refs, len(tr.Events))
-			f.addLocked(tr.Events)
+			f.addLocked(tr.Events, true) // the import is done with them
 		}
 		f.mu.Unlock()
 		f.follow() // the rest, if any (all of it when tr's events were not taken); the page is kept at its end
