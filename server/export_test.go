@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"net/http"
+	"runtime"
 	"time"
+	"weak"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/lint"
@@ -152,4 +154,16 @@ func FeedsMade(s *Server) int {
 	s.feeds.mu.Lock()
 	defer s.feeds.mu.Unlock()
 	return s.feeds.made
+}
+
+// IdleFeed returns a func that reports whether the feed s holds idle now, for its linger, has
+// been collected since, after a collection.
+func IdleFeed(s *Server) (collected func() bool) {
+	s.feeds.mu.Lock()
+	p := weak.Make(s.feeds.idle)
+	s.feeds.mu.Unlock()
+	return func() bool {
+		runtime.GC()
+		return p.Value() == nil
+	}
 }

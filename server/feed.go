@@ -176,12 +176,15 @@ func (fs *feeds) release(f *feed) {
 	fs.idle = f
 	fs.idleGen++
 	gen := fs.idleGen
+	// The timer knows its feed by gen, not by holding it: one acquired or replaced meanwhile (a
+	// gigabyte for a million events) is not kept alive by the timer until it fires.
 	time.AfterFunc(fs.linger, func() {
 		fs.mu.Lock()
 		defer fs.mu.Unlock()
-		if fs.idle == f && fs.idleGen == gen { // else acquired since, or another took its place
+		if fs.idle != nil && fs.idleGen == gen { // else acquired since, or another took its place
+			idle := fs.idle
 			fs.idle = nil
-			fs.dropLocked(f)
+			fs.dropLocked(idle)
 		}
 	})
 }

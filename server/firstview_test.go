@@ -109,3 +109,29 @@ func TestFinishedRunPageKept(t *testing.T) {
 		t.Fatalf("the page made %d feeds; want it served as kept", n)
 	}
 }
+
+// TestReplacedIdleFeedCollected: the feed a finished run's page leaves for its next requests,
+// once another run's takes its place, is let go at once, not held until its linger ends: at a
+// million events each is a gigabyte.
+func TestReplacedIdleFeedCollected(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{}) // a linger of 20 s
+	finished := func(id string) *traces.Recording {
+		rec := ts.addRecording(t, id)
+		emitMessages(rec, 3, "hi")
+		rec.Finish(traces.StatusCompleted, "")
+		return rec
+	}
+	server.AcquireFeed(ts.Server, finished("r-first"))() // as a page: acquired, released, idle
+	collected := server.IdleFeed(ts.Server)
+	if collected() {
+		t.Fatal("the idle feed is gone before another took its place")
+	}
+	server.AcquireFeed(ts.Server, finished("r-second"))()
+	deadline := time.Now().Add(5 * time.Second)
+	for !collected() {
+		if time.Now().After(deadline) {
+			t.Fatal("the first run's feed is still alive 5 s after the second's took its place")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
