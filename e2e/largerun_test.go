@@ -2,9 +2,11 @@ package e2e_test
 
 import (
 	"flag"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,9 +63,11 @@ var measureLarge = flag.Bool("measure-large", false, "run TestMeasureLargeRunPag
 
 // TestMeasureLargeRunPage measures, in headless Chromium, a run page of webtest.Large runs of
 // 100,000 and 1,000,000 events, imported: from navigation until interactive (script run, newest
-// row present). Cold: the run's first view, 3 runs imported one after another (each deleted
-// after its view); warm: 2 views more of the last, its view state kept from the first (the
-// server keeps a finished run's feed a while for its page's next requests).
+// row present). Cold: the run's first view, asked for as soon as its import has answered (the
+// server makes a large imported run's page then: the view waits for it), 3 runs imported one
+// after another (each deleted after its view); warm: 2 views more of the last, its page kept.
+// Each load is split into the server's answer and the browser's part (navigation timing), with
+// the server's CPU time.
 //
 //	go test ./e2e -run TestMeasureLargeRunPage -measure-large -v
 func TestMeasureLargeRunPage(t *testing.T) {
@@ -75,11 +79,21 @@ func TestMeasureLargeRunPage(t *testing.T) {
 		tr, _ := traces.EndImported(webtest.Large(n))
 		last := tr.Events[len(tr.Events)-1].Seq
 		tb := newTab(t, nil)
+		// Each load's parts: the server's answer (request to its first byte), and the browser's
+		// (the HTML's last byte to the load event, when the script has run), from the page's
+		// navigation timing; and the CPU this process (the server, in it) spent meanwhile.
+		var parts []string
 		load := func(id string, i int) float64 {
+			cpu0 := processCPU(t)
 			t0 := time.Now()
 			tb.do(t, "navigate", chromedp.Navigate(b.base+"/runs/"+id+"?load="+strconv.Itoa(i)))
 			tb.waitForWithin(t, "the page interactive", `document.readyState === 'complete' && document.body.dataset.page === 'run' && !!document.getElementById('ev-`+strconv.FormatInt(last, 10)+`')`, 2*time.Minute)
-			return float64(time.Since(t0).Microseconds()) / 1000
+			took := float64(time.Since(t0).Microseconds()) / 1000
+			nav := evalJS[[]float64](t, tb, `(() => { const n = performance.getEntriesByType('navigation')[0];
+			  return [n.responseStart - n.requestStart, n.responseEnd - n.responseStart, n.loadEventEnd - n.responseEnd]; })()`)
+			parts = append(parts, fmt.Sprintf("%.0f ms: server %.0f, HTML %.0f, browser %.0f ms; server process CPU %.0f ms",
+				took, nav[0], nav[1], nav[2], (processCPU(t)-cpu0).Seconds()*1000))
+			return took
 		}
 		var cold, warm []float64
 		var id string
@@ -95,9 +109,18 @@ func TestMeasureLargeRunPage(t *testing.T) {
 			warm = append(warm, load(id, 3+i))
 		}
 		size := htmlSize(t, b.base+"/runs/"+id)
-		t.Logf("Large(%d), %d events: page HTML %d bytes; interactive, cold after %s (loads: %v ms); warm after %s (loads: %v ms)",
-			n, last, size, summarize(cold), cold, summarize(warm), warm)
+		t.Logf("Large(%d), %d events: page HTML %d bytes; interactive, cold after %s (loads: %v ms); warm after %s (loads: %v ms); each load: %s",
+			n, last, size, summarize(cold), cold, summarize(warm), warm, strings.Join(parts, "; "))
 	}
+}
+
+// processCPU is the CPU time (user and system) this process has used so far.
+func processCPU(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // deleteRun deletes run id from b.

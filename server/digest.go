@@ -58,7 +58,8 @@ func (f *feed) digestLocked(now bool) bool {
 	} else {
 		findings = lint.Check(tr, lint.Config{})
 	}
-	f.dig = digest{findings: findings, story: story.Of(tr), at: head, made: time.Now()}
+	// The page shows a window of the story: a million events' whole story is 50 MB to keep.
+	f.dig = digest{findings: findings, story: templates.PageStory(story.Of(tr)), at: head, made: time.Now()}
 	if ended {
 		f.digests.put(f.rec, cachedDigest{digest: f.dig, linted: true, storied: true})
 	}
@@ -92,7 +93,8 @@ type linted struct {
 type cachedDigest struct {
 	rec weak.Pointer[traces.Recording]
 	digest
-	linted, storied bool // whether digest's findings, story, are made
+	linted, storied bool       // whether digest's findings, story, are made
+	firstView       *firstView // the page's view as it opens, once made (firstview.go)
 }
 
 func newDigestCache() *digestCache {
@@ -123,6 +125,12 @@ func (c *digestCache) put(rec *traces.Recording, d cachedDigest) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	d.rec = weak.Make(rec)
+	if i := slices.IndexFunc(c.m, func(e cachedDigest) bool { return e.rec == d.rec && e.at == d.at }); i >= 0 {
+		// What is kept of the run as of the same event and not given again stays.
+		if old := c.m[i]; d.firstView == nil {
+			d.firstView = old.firstView
+		}
+	}
 	c.m = slices.DeleteFunc(c.m, func(e cachedDigest) bool { return e.rec == d.rec || e.rec.Value() == nil })
 	c.m = append(c.m, d)
 	if n := len(c.m) - keptDigests; n > 0 {

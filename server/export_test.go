@@ -3,12 +3,15 @@ package server
 import (
 	"context"
 	"net/http"
+	"runtime"
 	"time"
+	"weak"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
 )
 
 // Digest returns the findings and story rec's page shows, as its feed makes them.
@@ -101,4 +104,66 @@ func FeedCached(s *Server, rec *traces.Recording) (encoded, rows int, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.encoded.len(), f.rows.len(), true
+}
+
+// SettleImports waits for the pages that imports make after they answer (warmImport), then lets
+// go the feed they leave for the pages' next requests, as its linger would: what the server
+// holds at rest is measured after them.
+func SettleImports(s *Server) {
+	s.feeds.warm.Wait()
+	s.feeds.mu.Lock()
+	defer s.feeds.mu.Unlock()
+	if f := s.feeds.idle; f != nil {
+		s.feeds.idle = nil
+		s.feeds.dropLocked(f)
+	}
+}
+
+// KeptFirstView returns the page of rec as s keeps it for its newest event (keepFirstView).
+func KeptFirstView(s *Server, rec *traces.Recording) (v web.View, ok bool) {
+	kept, ok := s.feeds.digests.get(rec, rec.Len())
+	if !ok || kept.firstView == nil {
+		return web.View{}, false
+	}
+	return kept.firstView.view, true
+}
+
+// FeedPage returns the page of rec as a feed made anew for it makes it, reading the recording,
+// its sequence view left out as s keeps it.
+func FeedPage(s *Server, rec *traces.Recording) web.View {
+	f := &feed{rec: rec, wake: make(chan struct{}), live: make(chan struct{}), encoded: newSeqCache(1), rows: newSeqCache(1)}
+	f.agents = rec.Agents()
+	f.view = web.NewViewState(runBeforeEvents(rec), f.agents, web.WithPrices(s.feeds.prices))
+	f.follow()
+	v, _ := f.page(pageRows)
+	if sequenceDeferred(v) {
+		v.Sequence = web.Sequence{Head: v.Sequence.Head}
+	}
+	return v
+}
+
+// FeedsHeld returns how many runs' feeds s holds.
+func FeedsHeld(s *Server) int {
+	s.feeds.mu.Lock()
+	defer s.feeds.mu.Unlock()
+	return len(s.feeds.m)
+}
+
+// FeedsMade returns how many feeds s has made so far.
+func FeedsMade(s *Server) int {
+	s.feeds.mu.Lock()
+	defer s.feeds.mu.Unlock()
+	return s.feeds.made
+}
+
+// IdleFeed returns a func that reports whether the feed s holds idle now, for its linger, has
+// been collected since, after a collection.
+func IdleFeed(s *Server) (collected func() bool) {
+	s.feeds.mu.Lock()
+	p := weak.Make(s.feeds.idle)
+	s.feeds.mu.Unlock()
+	return func() bool {
+		runtime.GC()
+		return p.Value() == nil
+	}
 }

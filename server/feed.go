@@ -37,7 +37,9 @@ type feeds struct {
 	idle    *feed
 	idleGen int // counts the feeds made idle, so that a timer knows its own
 	linger  time.Duration
+	made    int // feeds made so far: what a test reads to see a page served without one
 	digests *digestCache
+	warm    sync.WaitGroup // the imports' pages being made (warmImport)
 }
 
 // feedLinger is how long the feed of a finished run stays after its last user released it: a
@@ -147,6 +149,7 @@ func (fs *feeds) join(rec *traces.Recording) *feed {
 		f.agents = rec.Agents()
 		f.view = web.NewViewState(runBeforeEvents(rec), f.agents, web.WithPrices(f.prices))
 		fs.m[rec] = f
+		fs.made++
 	}
 	f.users++
 	return f
@@ -173,12 +176,15 @@ func (fs *feeds) release(f *feed) {
 	fs.idle = f
 	fs.idleGen++
 	gen := fs.idleGen
+	// The timer knows its feed by gen, not by holding it: one acquired or replaced meanwhile (a
+	// gigabyte for a million events) is not kept alive by the timer until it fires.
 	time.AfterFunc(fs.linger, func() {
 		fs.mu.Lock()
 		defer fs.mu.Unlock()
-		if fs.idle == f && fs.idleGen == gen { // else acquired since, or another took its place
+		if fs.idle != nil && fs.idleGen == gen { // else acquired since, or another took its place
+			idle := fs.idle
 			fs.idle = nil
-			fs.dropLocked(f)
+			fs.dropLocked(idle)
 		}
 	})
 }
@@ -236,7 +242,7 @@ func (f *feed) follow() {
 	batch := make([]traces.Event, feedBatch)
 	for {
 		n, err := sub.Poll(batch)
-		f.addLocked(batch[:n])
+		f.addLocked(batch[:n], false)
 		if err == io.EOF {
 			f.endLocked()
 			return
@@ -260,7 +266,7 @@ func (f *feed) consume(ctx context.Context, sub *traces.Subscription, batch []tr
 			f.mu.Unlock()
 			return
 		}
-		f.addLocked(batch[:n])
+		f.addLocked(batch[:n], false)
 		if err != nil { // io.EOF: the run has ended
 			f.stop()
 			f.endLocked()
@@ -271,16 +277,22 @@ func (f *feed) consume(ctx context.Context, sub *traces.Subscription, batch []tr
 	}
 }
 
-// endLocked marks f done: the run ended and f has every event. The caller holds f.mu.
+// endLocked marks f done: the run ended and f has every event. Its page is made and kept then
+// (pageLocked), for the run's next first view: a feed of a million events takes seconds to make
+// again once it has gone. The caller holds f.mu.
 func (f *feed) endLocked() {
 	f.stop, f.done = nil, true
+	if f.view.Status().Ended() {
+		f.pageLocked(pageRows)
+	}
 	f.signalLocked()
 }
 
 // addLocked takes in events. When the recording's agent tree changed meanwhile (an app declares
 // agents as it meets them), the view is rebuilt on the new tree, which is rare: once per change
-// of the tree, not per event. The caller holds f.mu.
-func (f *feed) addLocked(events []traces.Event) {
+// of the tree, not per event. keep: the events are f's to keep (web.ViewState.Keep), not a
+// buffer the caller reuses. The caller holds f.mu.
+func (f *feed) addLocked(events []traces.Event, keep bool) {
 	if len(events) == 0 {
 		return
 	}
@@ -296,7 +308,11 @@ func (f *feed) addLocked(events []traces.Event) {
 	for i := range events {
 		f.refs = append(f.refs, f.enc.Refs(&events[i]))
 	}
-	f.view.Add(events...)
+	if keep {
+		f.view.Keep(events)
+	} else {
+		f.view.Add(events...)
+	}
 	f.signalLocked()
 }
 
@@ -344,13 +360,31 @@ func (f *feed) wakeLiveLocked() {
 // events: its page fetches them from historiesRoute when the Session tab is first shown. Should
 // an interrupted one be resumed, the live updates of the agents that start again find no section
 // of theirs to replace until then, and what is fetched is as of the fetch.
+//
+// The page of a finished run is kept (keepFirstView) for its next first view.
 func (f *feed) page(rows int) (v web.View, deferred bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.view.Seq() > deferHistoriesOver && f.view.Status().Ended() {
-		return f.view.PageDeferred(rows), true
+	return f.pageLocked(rows)
+}
+
+// pageLocked is page; the caller holds f.mu.
+func (f *feed) pageLocked(rows int) (v web.View, deferred bool) {
+	ended := f.view.Status().Ended()
+	if ended && rows == pageRows {
+		if kept, ok := f.digests.get(f.rec, f.view.Seq()); ok && kept.firstView != nil {
+			return kept.firstView.view, kept.firstView.deferred // made when the run ended
+		}
 	}
-	return f.view.Page(rows), false
+	if deferred = f.view.Seq() > deferHistoriesOver && ended; deferred {
+		v = f.view.PageDeferred(rows)
+	} else {
+		v = f.view.Page(rows)
+	}
+	if ended && rows == pageRows {
+		f.digests.keepFirstView(f.rec, f.view.Seq(), v, deferred)
+	}
+	return v, deferred
 }
 
 // deferHistoriesOver is the number of events past which a finished run's page leaves the session

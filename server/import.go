@@ -47,5 +47,11 @@ func (s *Server) importTrace(c echo.Context) error {
 	}
 	out.Note = strings.Join(notes, "; ")
 	c.Response().Header().Set(echo.HeaderLocation, out.URL)
-	return c.JSON(http.StatusCreated, out)
+	if err := c.JSON(http.StatusCreated, out); err != nil {
+		return err
+	}
+	// A large run's page, made now for the view that follows; the client has its answer first.
+	_ = http.NewResponseController(c.Response().Writer).Flush()
+	s.feeds.warmImport(rec, ended)
+	return nil
 }

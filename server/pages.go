@@ -90,13 +90,21 @@ func (s *Server) runPage(c echo.Context) error {
 	if c.QueryParams().Has("at") {
 		return s.runPageAt(c, rec, opts)
 	}
-	// The run's feed holds its view state, shared with the page's websocket and other viewers.
-	f := s.feeds.acquire(rec)
-	v, deferred := f.page(pageRows)
-	d := f.digest()
+	// The run's feed holds its view state, shared with the page's websocket and other viewers;
+	// a finished run's page is kept once made.
+	var v web.View
+	var deferred bool
+	o, d, kept := s.feeds.digests.opened(rec)
+	if kept {
+		v, deferred = o.view, o.deferred
+	} else {
+		f := s.feeds.acquire(rec)
+		v, deferred = f.page(pageRows)
+		d = f.digest()
+		s.feeds.release(f)
+	}
 	opts.Findings, opts.Story = d.findings, d.story
-	s.feeds.release(f)
-	if v.Sequence.Head > deferSequenceOver && v.Stats.Status.Ended() {
+	if sequenceDeferred(v) {
 		opts.SequenceSrc = "/runs/" + rec.ID() + "/sequence"
 	}
 	if deferred {

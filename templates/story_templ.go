@@ -63,9 +63,9 @@ func runStory(s story.Story, limit int) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var3 string
-				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(joinRoute(s.Route, limit))
+				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(joinRoute(s.Route, s.LeftHops, limit))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/story.templ`, Line: 17, Col: 80}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/story.templ`, Line: 17, Col: 92}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -80,7 +80,7 @@ func runStory(s story.Story, limit int) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			head, tail, left := storyWindow(s.Turns, limit)
+			head, tail, left := storyWindow(s, limit)
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<ol class=\"story-turns\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

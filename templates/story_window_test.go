@@ -2,6 +2,7 @@ package templates_test
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -36,6 +37,21 @@ func TestStoryWindow(t *testing.T) {
 	}
 	if route := byTestID(doc, "story-route").Text(); strings.Count(route, "→") > templates.PageStoryTurns+1 {
 		t.Errorf("the route names %d hops: not clipped", strings.Count(route, "→"))
+	}
+
+	// What a server keeps of the story for the page (PageStory) draws the same.
+	kept := templates.PageStory(st)
+	if len(kept.Turns) != templates.PageStoryTurns || kept.Left != left {
+		t.Errorf("PageStory keeps %d turns and says %d left out; want %d and %d", len(kept.Turns), kept.Left, templates.PageStoryTurns, left)
+	}
+	keptDoc := mustDoc(t, templates.RunView(vs.Page(400), templates.PageOptions{Story: kept}))
+	whole, _ := byTestID(doc, "run-story").Html()
+	window, _ := byTestID(keptDoc, "run-story").Html()
+	if whole != window {
+		t.Errorf("the page's story drawn from PageStory differs from the whole story's:\n%.600s\nagainst\n%.600s", window, whole)
+	}
+	if again := templates.PageStory(kept); !reflect.DeepEqual(again, kept) {
+		t.Error("PageStory of a window is not that window")
 	}
 
 	var b strings.Builder

@@ -29,6 +29,20 @@ func (v *ViewState) Add(events ...traces.Event) {
 	}
 }
 
+// Keep is Add for a state that has no events yet and a caller that gives events up: the state
+// keeps events themselves, not a copy (a run imported whole: a million events' copy is 200 MB
+// made and collected). Once it has events, it adds them as Add does.
+func (v *ViewState) Keep(events []traces.Event) {
+	if len(v.a.tr.Events) > 0 {
+		v.Add(events...)
+		return
+	}
+	v.a.tr.Events = capped(events) // a later add copies them rather than write into the caller's
+	for i := range events {
+		v.a.step(i)
+	}
+}
+
 // Grow makes room for n more events, so that adding a run's events known to come (a recorded
 // run opened at once) does not copy the ones taken in as it goes.
 func (v *ViewState) Grow(n int) {

@@ -68,3 +68,23 @@ func TestTravelAt(t *testing.T) {
 		}
 	}
 }
+
+// TestViewStateKeep: a state that keeps the events it is given, not a copy, reads as one that
+// copied them, and an event added after them never lands in the giver's array.
+func TestViewStateKeep(t *testing.T) {
+	tr := webtest.RecordedSupervisor(t)
+	given := append([]traces.Event(nil), tr.Events...)
+	half := len(given) / 2
+	kept := web.NewViewState(tr.Run, tr.Agents)
+	kept.Keep(given[:half]) // given has room past half: an add that wrote there would show
+	kept.Add(tr.Events[half:]...)
+	copied := web.NewViewState(tr.Run, tr.Agents)
+	copied.Add(tr.Events...)
+	if !reflect.DeepEqual(kept.View(), copied.View()) {
+		t.Error("the state that kept its events reads otherwise than the one that copied them")
+	}
+	given[half].Agent = "changed by its giver"
+	if got := kept.Events(int64(half), 1); len(got) != 1 || got[0].Agent == "changed by its giver" {
+		t.Errorf("the event added after those kept is in the giver's array: %+v", got)
+	}
+}

@@ -23,6 +23,10 @@ type Story struct {
 	Session map[string]string
 	// AnswerBy gave Answer: an exit's final result, else the last reply with text and no tool call.
 	AnswerBy, Answer string
+	// Left is how many turns a window of the story (templates.PageStory) leaves out after the
+	// first quarter of Turns, LeftHops how many agents after the first quarter of Route; 0 when
+	// the story is whole.
+	Left, LeftHops int
 }
 
 // Turn is one agent's turn: from its agent.started to what it did before the next began.

@@ -1,0 +1,98 @@
+package server
+
+import (
+	"slices"
+	"weak"
+
+	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
+)
+
+// firstView is a finished run's page as it opens (its header, tree and newest rows: the feed's
+// page), kept beside its digest: a function of the run's events, which a million-event run's
+// feed takes seconds to read back and take in. A feed makes it when its run ends (a large
+// import's feed: right after the import, warmImport). A page of a finished run kept so is served
+// without a feed; what the page then asks for (its Session and Sequence tabs, older rows, a
+// step in time) uses one, as before.
+type firstView struct {
+	view     web.View // without the sequence view's bars when deferred (the page fetches them)
+	deferred bool     // the session panel's histories are left out (feed.page)
+}
+
+// keepFirstView keeps v, the page of rec as of event at, which has ended, beside its digest. The
+// sequence view of a page that fetches it is left out: at about 35 bytes an event it would be
+// most of what is kept, for a page that does not draw it.
+func (c *digestCache) keepFirstView(rec *traces.Recording, at int64, v web.View, deferred bool) {
+	if c == nil {
+		return
+	}
+	if sequenceDeferred(v) {
+		v.Sequence = web.Sequence{Head: v.Sequence.Head}
+	}
+	o := &firstView{view: v, deferred: deferred}
+	c.mu.Lock()
+	p := weak.Make(rec)
+	i := slices.IndexFunc(c.m, func(e cachedDigest) bool { return e.rec == p && e.at == at })
+	if i >= 0 {
+		c.m[i].firstView = o
+	}
+	c.mu.Unlock()
+	if i < 0 {
+		c.put(rec, cachedDigest{digest: digest{at: at}, firstView: o})
+	}
+}
+
+// sequenceDeferred reports whether the page of v leaves its Sequence and Waterfall views' data
+// for its script to fetch (deferSequenceOver).
+func sequenceDeferred(v web.View) bool {
+	return v.Sequence.Head > deferSequenceOver && v.Stats.Status.Ended()
+}
+
+// opened returns the page of rec and its digest as kept for its newest event, if both are.
+func (c *digestCache) opened(rec *traces.Recording) (o *firstView, d digest, ok bool) {
+	kept, ok := c.get(rec, rec.Len())
+	if !ok || kept.firstView == nil || !kept.linted || !kept.storied {
+		return nil, digest{}, false
+	}
+	return kept.firstView, kept.digest, true
+}
+
+// openOver is the number of events past which an imported run's page is made as it is imported
+// (see warmImport): below it, a page's feed takes its events in within a few tens of ms.
+const openOver = deferHistoriesOver
+
+// warmImport makes the page of rec, a run just imported from tr, past openOver events, and keeps
+// it (keepFirstView), on a goroutine of its own: the page asked for next (an import links to it)
+// is then served as kept. It takes in tr's events, in hand, rather than read them back from the
+// recording. Call it once the import has answered: it would compete with the import for the
+// CPU. rec's feed is made at once and held until then, so that a page asking for it meanwhile
+// waits for this one rather than taking the run in again. tr's events are used only when the
+// feed would have read the same run: the same start and agents (an import can give the run
+// another id), as many events, none taken in yet; otherwise the feed reads the run as usual.
+func (fs *feeds) warmImport(rec *traces.Recording, tr traces.Trace) {
+	if len(tr.Events) <= openOver {
+		return
+	}
+	f := fs.join(rec)
+	f.mu.Lock() // unlocked by the goroutine below, once tr's events are in
+	fs.warm.Add(1)
+	go func() {
+		defer fs.warm.Done()
+		if f.view.Seq() == 0 && sameRunStart(runBeforeEvents(rec), tr.Run) &&
+			slices.EqualFunc(f.agents, tr.Agents, sameAgent) && int64(len(tr.Events)) == rec.Len() {
+			f.refs = slices.Grow(f.refs, len(tr.Events))
+			f.addLocked(tr.Events, true) // the import is done with them
+		}
+		f.mu.Unlock()
+		f.follow() // the rest, if any (all of it when tr's events were not taken); the page is kept at its end
+		f.digest()
+		fs.release(f) // as a page does: it stays a while for the page's next requests
+	}()
+}
+
+// sameRunStart reports whether feed's run, as a feed starts it (runBeforeEvents), is imported's.
+func sameRunStart(feed, imported traces.Run) bool {
+	return feed.ID == imported.ID && feed.Flow == imported.Flow && feed.Input == imported.Input &&
+		feed.Model == imported.Model && feed.StartedAt.Equal(imported.StartedAt) &&
+		feed.Conversation == imported.Conversation
+}

@@ -1,0 +1,137 @@
+package server_test
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/baton-dev/baton/internal/webtest"
+	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/traces"
+)
+
+// TestImportedRunPageMadeOnce: a large run's page is made once it is imported, from the events in
+// hand, and kept; its first view is then served as kept, with no feed taking the run in again
+// (once the feed the import left for the page's next requests has gone), and what is kept is
+// what a feed reading the recording makes.
+func TestImportedRunPageMadeOnce(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	tr, _ := traces.EndImported(webtest.Large(30_000))
+	last := tr.Events[len(tr.Events)-1].Seq
+	file, err := traces.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := ts.do(t, request{method: "POST", path: "/api/traces", body: string(file)}); res.status != 201 {
+		t.Fatalf("import: %d %s", res.status, res.body)
+	}
+	server.SettleImports(ts.Server)
+	rec, err := ts.Broker.Get(tr.Run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, ok := server.KeptFirstView(ts.Server, rec)
+	if !ok {
+		t.Fatal("the imported run's page is not kept")
+	}
+	if n := server.FeedsHeld(ts.Server); n != 0 { // the import's left for the page's next requests is let go
+		t.Fatalf("%d feeds held once settled; want none", n)
+	}
+	// Pages at once share the kept view: drawing it must not change it.
+	pages := make([]response, 3)
+	var wg sync.WaitGroup
+	for i := range pages {
+		wg.Go(func() { pages[i] = ts.do(t, request{path: "/runs/" + tr.Run.ID}) })
+	}
+	wg.Wait()
+	newest := `id="ev-` + strconv.FormatInt(last, 10) + `"`
+	for _, res := range pages {
+		if res.status != 200 || !strings.Contains(string(res.body), newest) || string(res.body) != string(pages[0].body) {
+			t.Fatalf("the run's page: %d, its newest row present: %v, as the others: %v", res.status,
+				strings.Contains(string(res.body), newest), string(res.body) == string(pages[0].body))
+		}
+	}
+	if n := server.FeedsHeld(ts.Server); n != 0 {
+		t.Fatalf("the page made %d feeds; want it served as kept", n)
+	}
+	if want := server.FeedPage(ts.Server, rec); !reflect.DeepEqual(kept, want) {
+		t.Fatalf("the kept page differs from the one a feed makes: stats %+v against %+v; %d rows against %d",
+			kept.Stats, want.Stats, len(kept.Timeline), len(want.Timeline))
+	}
+}
+
+// TestFinishedRunPageKept: the feed of a run that ends while a page follows it makes and keeps
+// the run's page; the run's next first view, once that feed has gone, is served as kept, as the
+// run ended.
+func TestFinishedRunPageKept(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	server.SetFeedLinger(ts.Server, 0) // the feed goes with its last user
+	rec := ts.addRecording(t, "r-followed")
+	emitMessages(rec, 3, "hi")
+	conn, res, err := ts.dial(t, "/runs/r-followed/live?after=0", nil)
+	if err != nil {
+		t.Fatalf("live socket: %v %d %s", err, res.status, res.body)
+	}
+	defer conn.Close()
+	rec.Emit(traces.Event{Kind: traces.KindMessage, Agent: "echo_agent", Message: &traces.Message{Role: "assistant", Content: "the last word"}})
+	rec.Finish(traces.StatusCompleted, "")
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for { // until the server closes it: the page has the run to its end
+		if _, _, err := conn.ReadMessage(); err != nil {
+			if !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+				t.Fatalf("live socket ended with %v; want a normal close at the run's end", err)
+			}
+			break
+		}
+	}
+	kept, ok := server.KeptFirstView(ts.Server, rec)
+	if !ok || kept.Stats.Status != traces.StatusCompleted || kept.Stats.Events != int(rec.Len()) {
+		t.Fatalf("kept page: %v, status %q, %d events; want the ended run's, %d events", ok, kept.Stats.Status, kept.Stats.Events, rec.Len())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for server.FeedsHeld(ts.Server) != 0 { // the socket's handler lets it go as it returns
+		if time.Now().After(deadline) {
+			t.Fatal("the run's feed is still held after its socket closed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	made := server.FeedsMade(ts.Server)
+	page := ts.do(t, request{path: "/runs/r-followed"})
+	if page.status != 200 || !strings.Contains(string(page.body), "the last word") {
+		t.Fatalf("the run's page: %d, with its last message: %v", page.status, strings.Contains(string(page.body), "the last word"))
+	}
+	if n := server.FeedsMade(ts.Server) - made; n != 0 {
+		t.Fatalf("the page made %d feeds; want it served as kept", n)
+	}
+}
+
+// TestReplacedIdleFeedCollected: the feed a finished run's page leaves for its next requests,
+// once another run's takes its place, is let go at once, not held until its linger ends: at a
+// million events each is a gigabyte.
+func TestReplacedIdleFeedCollected(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{}) // a linger of 20 s
+	finished := func(id string) *traces.Recording {
+		rec := ts.addRecording(t, id)
+		emitMessages(rec, 3, "hi")
+		rec.Finish(traces.StatusCompleted, "")
+		return rec
+	}
+	server.AcquireFeed(ts.Server, finished("r-first"))() // as a page: acquired, released, idle
+	collected := server.IdleFeed(ts.Server)
+	if collected() {
+		t.Fatal("the idle feed is gone before another took its place")
+	}
+	server.AcquireFeed(ts.Server, finished("r-second"))()
+	deadline := time.Now().Add(5 * time.Second)
+	for !collected() {
+		if time.Now().After(deadline) {
+			t.Fatal("the first run's feed is still alive 5 s after the second's took its place")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
