@@ -42,7 +42,6 @@ func (s *Server) importTrace(c echo.Context) error {
 		notes = append(notes, fmt.Sprintf("run id %s is taken here, so this trace is served as %s", tr.Run.ID, out.ID))
 	}
 	if tr.Run.Status == traces.StatusRunning { // its events say so too: ended by Import
-
 		notes = append(notes, traces.ImportedEnd)
 	}
 	out.Note = strings.Join(notes, "; ")
