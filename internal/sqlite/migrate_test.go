@@ -122,7 +122,7 @@ func TestMigrateFromVersion6(t *testing.T) {
 			t.Errorf("%s: event 300 says %q", id, got)
 		}
 	}
-	for text, want := range map[string]int{"old word 150": 2, "new word": 1} {
+	for text, want := range map[string]int{"old word 150": 2, "new word": 1, "the old input": 2} {
 		if p, err := s.List(live.RunQuery{Text: text}); err != nil || len(p.Runs) != want {
 			t.Errorf("search %q = %+v, %v: want %d runs", text, p.Runs, err, want)
 		}
@@ -133,13 +133,31 @@ func TestMigrateFromVersion6(t *testing.T) {
 	if tr, err := s.Load("r2"); err != nil || len(tr.Events) != 301 {
 		t.Errorf("Load(r2) after deleting r1 = %d events, %v", len(tr.Events), err)
 	}
+	if p, err := s.List(live.RunQuery{Text: "old word 150"}); err != nil || len(p.Runs) != 1 || p.Runs[0].ID != "r2" {
+		t.Errorf("search after deleting r1 = %+v, %v: want r2 alone", p.Runs, err)
+	}
+	if db, err = sql.Open("sqlite", path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var copies int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name IN ('search_content', 'events_v6', 'search_v6')`).Scan(&copies); err != nil || copies != 0 {
+		t.Errorf("%d tables of the index's text or the old tables left, %v: want none", copies, err)
+	}
 }
 
-// downgradeEvents takes the events table back to its shape before version 7.
+// downgradeEvents takes the events table and the search index back to their shape before
+// version 7: the index, contentless since, is made again from the events' text (the run's
+// input, which the test's runs share, at seq 0).
 const downgradeEvents = `CREATE TABLE events_old (run INTEGER NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,
 	PRIMARY KEY (run, seq)) WITHOUT ROWID;
 	INSERT INTO events_old SELECT id >> 32, id & 0xffffffff, data FROM events;
-	DROP TABLE events; ALTER TABLE events_old RENAME TO events`
+	DROP TABLE events; ALTER TABLE events_old RENAME TO events;
+	CREATE VIRTUAL TABLE search_old USING fts5(body, tokenize = 'trigram');
+	INSERT INTO search_old (rowid, body) SELECT run << 24, 'the old input' FROM events WHERE seq = 1;
+	INSERT INTO search_old (rowid, body) SELECT run << 24 | seq, json_extract(data, '$.message.content') FROM events
+		WHERE json_extract(data, '$.message.content') IS NOT NULL;
+	DROP TABLE search; ALTER TABLE search_old RENAME TO search`
 
 // testMigrateFrom makes a database of one run, takes it back to an earlier schema with downgrade
 // (and its events table to theirs), and opens it again; it returns the database's path, closed.

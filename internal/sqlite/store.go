@@ -37,7 +37,8 @@ const DefaultKeep = 1000
 // hash of their latest session's secret, 5 since they keep their tokens by model (migrate adds
 // the columns to a database of an earlier version), 6 since it keeps the breakpoints for apps'
 // next runs (a table of its own, which the schema creates where it is missing), 7 since events
-// are a rowid table keyed by eventID (migrate copies those of an earlier one).
+// are a rowid table keyed by eventID and the search index keeps no copy of the text it indexes
+// (migrate copies the events and the index's text of an earlier one).
 const schemaVersion = 7
 
 // seqBits is how many low bits of a search row's id hold the seq of the event it indexes (0 for
@@ -88,7 +89,8 @@ CREATE TABLE IF NOT EXISTS events (
 	id   INTEGER PRIMARY KEY, -- eventID(run's key, seq)
 	data BLOB NOT NULL
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, tokenize = 'trigram');
+-- Contentless: a search reads only rowids, so the text is indexed, not kept a second time.
+CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, tokenize = 'trigram', content = '', contentless_delete = 1);
 -- The breakpoints kept for the next runs of each flow apps stream (live.Store.SetNextBreakpoints).
 CREATE TABLE IF NOT EXISTS next_breakpoints (
 	flow   TEXT PRIMARY KEY,
@@ -206,8 +208,9 @@ func (s *Store) migrate() error {
 		}
 	}
 	if version >= 1 && version < 7 {
-		// Events were keyed by (run, seq) WITHOUT ROWID: copied to the rowid table, in order.
-		if _, err := tx.Exec(`ALTER TABLE events RENAME TO events_v6`); err != nil {
+		// Events were keyed by (run, seq) WITHOUT ROWID, and the index kept its text: both
+		// copied to the new tables, in order.
+		if _, err := tx.Exec(`ALTER TABLE events RENAME TO events_v6; ALTER TABLE search RENAME TO search_v6`); err != nil {
 			return err
 		}
 	}
@@ -216,7 +219,9 @@ func (s *Store) migrate() error {
 	}
 	if version >= 1 && version < 7 {
 		if _, err := tx.Exec(fmt.Sprintf(`INSERT INTO events (id, data) SELECT run << %d | seq, data FROM events_v6 ORDER BY run, seq;
-			DROP TABLE events_v6`, eventBits)); err != nil {
+			DROP TABLE events_v6;
+			INSERT INTO search (rowid, body) SELECT rowid, body FROM search_v6 ORDER BY rowid;
+			DROP TABLE search_v6`, eventBits)); err != nil {
 			return err
 		}
 	}
