@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -63,8 +64,103 @@ func TestMigrateFromVersion5(t *testing.T) {
 	}
 }
 
-// testMigrateFrom makes a database of one run, takes it back to an earlier schema with downgrade,
-// and opens it again; it returns the database's path, closed.
+// TestMigrateFromVersion6: a database whose events were keyed by (run, seq) WITHOUT ROWID opens;
+// its runs' events are copied to the rowid table, read back in order, take more events after
+// them, are found by search, and go with their run.
+func TestMigrateFromVersion6(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v6.db")
+	s, err := sqlite.Open(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	var events []traces.Event
+	for i := range 300 {
+		events = append(events, traces.Event{Seq: int64(i + 1), Time: start.Add(time.Duration(i) * time.Second), Kind: traces.KindMessage,
+			Agent: "a", Message: &traces.Message{Role: "assistant", Content: fmt.Sprintf("old word %d", i+1)}})
+	}
+	var tally live.Tally
+	for _, e := range events {
+		tally.Add(e)
+	}
+	for _, id := range []string{"r1", "r2"} {
+		if err := s.Create(tally.Apply(traces.Run{ID: id, Flow: "f", StartedAt: start, Status: traces.StatusRunning}), tally, nil, events); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(downgradeEvents + `; PRAGMA user_version = 6`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	if s, err = sqlite.Open(path, 0); err != nil {
+		t.Fatalf("open a version 6 database: %v", err)
+	}
+	defer s.Close()
+	next := traces.Event{Seq: 301, Time: start.Add(time.Hour), Kind: traces.KindMessage, Agent: "a",
+		Message: &traces.Message{Role: "assistant", Content: "new word"}}
+	tally.Add(next)
+	if err := s.Save(tally.Apply(traces.Run{ID: "r2", Flow: "f", StartedAt: start, Status: traces.StatusRunning}), tally, nil, []traces.Event{next}); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]int{"r1": 300, "r2": 301} {
+		tr, err := s.Load(id)
+		if err != nil || len(tr.Events) != want {
+			t.Fatalf("Load(%s) = %d events, %v: want %d", id, len(tr.Events), err, want)
+		}
+		for i, e := range tr.Events {
+			if e.Seq != int64(i+1) {
+				t.Fatalf("%s: event %d has seq %d", id, i, e.Seq)
+			}
+		}
+		if got := tr.Events[299].Message.Content; got != "old word 300" {
+			t.Errorf("%s: event 300 says %q", id, got)
+		}
+	}
+	for text, want := range map[string]int{"old word 150": 2, "new word": 1, "the old input": 2} {
+		if p, err := s.List(live.RunQuery{Text: text}); err != nil || len(p.Runs) != want {
+			t.Errorf("search %q = %+v, %v: want %d runs", text, p.Runs, err, want)
+		}
+	}
+	if err := s.Delete("r1"); err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := s.Load("r2"); err != nil || len(tr.Events) != 301 {
+		t.Errorf("Load(r2) after deleting r1 = %d events, %v", len(tr.Events), err)
+	}
+	if p, err := s.List(live.RunQuery{Text: "old word 150"}); err != nil || len(p.Runs) != 1 || p.Runs[0].ID != "r2" {
+		t.Errorf("search after deleting r1 = %+v, %v: want r2 alone", p.Runs, err)
+	}
+	if db, err = sql.Open("sqlite", path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var copies int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name IN ('search_content', 'events_v6', 'search_v6')`).Scan(&copies); err != nil || copies != 0 {
+		t.Errorf("%d tables of the index's text or the old tables left, %v: want none", copies, err)
+	}
+}
+
+// downgradeEvents takes the events table and the search index back to their shape before
+// version 7: the index, contentless since, is made again from the events' text (the run's
+// input, which the test's runs share, at seq 0).
+const downgradeEvents = `CREATE TABLE events_old (run INTEGER NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,
+	PRIMARY KEY (run, seq)) WITHOUT ROWID;
+	INSERT INTO events_old SELECT id >> 32, id & 0xffffffff, data FROM events;
+	DROP TABLE events; ALTER TABLE events_old RENAME TO events;
+	CREATE VIRTUAL TABLE search_old USING fts5(body, tokenize = 'trigram');
+	INSERT INTO search_old (rowid, body) SELECT run << 24, 'the old input' FROM events WHERE seq = 1;
+	INSERT INTO search_old (rowid, body) SELECT run << 24 | seq, json_extract(data, '$.message.content') FROM events
+		WHERE json_extract(data, '$.message.content') IS NOT NULL;
+	DROP TABLE search; ALTER TABLE search_old RENAME TO search`
+
+// testMigrateFrom makes a database of one run, takes it back to an earlier schema with downgrade
+// (and its events table to theirs), and opens it again; it returns the database's path, closed.
 func testMigrateFrom(t *testing.T, downgrade string) string {
 	path := filepath.Join(t.TempDir(), "old.db")
 	s, err := sqlite.Open(path, 0)
@@ -83,7 +179,7 @@ func testMigrateFrom(t *testing.T, downgrade string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(downgrade); err != nil {
+	if _, err := db.Exec(downgradeEvents + "; " + downgrade); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

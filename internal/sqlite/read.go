@@ -32,7 +32,7 @@ func (s *Store) load(id string) (traces.Trace, error) {
 	if err := json.Unmarshal(tree, &tr.Agents); err != nil {
 		return traces.Trace{}, damaged{fmt.Errorf("load agents of run %s: %w", id, err)}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT data FROM events WHERE run = ? ORDER BY seq`, key)
+	rows, err := s.db.QueryContext(ctx, `SELECT data FROM events WHERE id BETWEEN ? AND ? ORDER BY id`, eventID(key, 0), eventID(key+1, 0)-1)
 	if err != nil {
 		return traces.Trace{}, fmt.Errorf("load events of run %s: %w", id, err)
 	}

@@ -36,12 +36,24 @@ const DefaultKeep = 1000
 // their findings counted, 3 since they say when they were last written, 4 since they keep the
 // hash of their latest session's secret, 5 since they keep their tokens by model (migrate adds
 // the columns to a database of an earlier version), 6 since it keeps the breakpoints for apps'
-// next runs (a table of its own, which the schema creates where it is missing).
-const schemaVersion = 6
+// next runs (a table of its own, which the schema creates where it is missing), 7 since events
+// are a rowid table keyed by eventID and the search index keeps no copy of the text it indexes
+// (migrate copies the events and the index's text of an earlier one).
+const schemaVersion = 7
 
 // seqBits is how many low bits of a search row's id hold the seq of the event it indexes (0 for
 // the run's input); the high bits are the run's key. A run's rows are one id range.
 const seqBits = 24
+
+// eventBits is how many low bits of an event's id hold its seq; the high bits are its run's
+// key, so a run's events are one id range, in order. A rowid table appended to at its end
+// splits its last page without spreading rows over its neighbours (SQLite's quick balance),
+// which a table keyed by (run, seq) WITHOUT ROWID did at every split: a million-event import
+// spent about a second on it.
+const eventBits = 32
+
+// eventID returns the id of event seq of run key.
+func eventID(key, seq int64) int64 { return key<<eventBits | seq }
 
 const schema = `
 CREATE TABLE IF NOT EXISTS runs (
@@ -74,12 +86,11 @@ CREATE INDEX IF NOT EXISTS runs_by_conversation ON runs(conversation) WHERE conv
 CREATE INDEX IF NOT EXISTS runs_by_interrupt ON runs(last_interrupt) WHERE status = 'interrupted';
 CREATE INDEX IF NOT EXISTS runs_by_saved ON runs(saved_at) WHERE status != 'running';
 CREATE TABLE IF NOT EXISTS events (
-	run  INTEGER NOT NULL,
-	seq  INTEGER NOT NULL,
-	data BLOB NOT NULL,
-	PRIMARY KEY (run, seq)
-) WITHOUT ROWID;
-CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, tokenize = 'trigram');
+	id   INTEGER PRIMARY KEY, -- eventID(run's key, seq)
+	data BLOB NOT NULL
+);
+-- Contentless: a search reads only rowids, so the text is indexed, not kept a second time.
+CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, tokenize = 'trigram', content = '', contentless_delete = 1);
 -- The breakpoints kept for the next runs of each flow apps stream (live.Store.SetNextBreakpoints).
 CREATE TABLE IF NOT EXISTS next_breakpoints (
 	flow   TEXT PRIMARY KEY,
@@ -196,8 +207,23 @@ func (s *Store) migrate() error {
 			return err
 		}
 	}
+	if version >= 1 && version < 7 {
+		// Events were keyed by (run, seq) WITHOUT ROWID, and the index kept its text: both
+		// copied to the new tables, in order.
+		if _, err := tx.Exec(`ALTER TABLE events RENAME TO events_v6; ALTER TABLE search RENAME TO search_v6`); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.Exec(schema); err != nil {
 		return err
+	}
+	if version >= 1 && version < 7 {
+		if _, err := tx.Exec(fmt.Sprintf(`INSERT INTO events (id, data) SELECT run << %d | seq, data FROM events_v6 ORDER BY run, seq;
+			DROP TABLE events_v6;
+			INSERT INTO search (rowid, body) SELECT rowid, body FROM search_v6 ORDER BY rowid;
+			DROP TABLE search_v6`, eventBits)); err != nil {
+			return err
+		}
 	}
 	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
 		return err
