@@ -430,7 +430,7 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 	r.streams.add()
 	r.mu.Unlock()
 	read := make(chan struct{})
-	go func() {
+	r.readStreamed(func() {
 		defer close(read)
 		defer r.streams.done()
 		defer work.done()
@@ -455,7 +455,7 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 			}
 			r.runnableEnded(v, err)
 		}
-	}()
+	})
 	if !isModel && !isTool && !specialist {
 		// The stream is the agent's output, and its end the end of the agent's work: eino waits
 		// for this callback before it goes on to close the agent's events, so this is the last
