@@ -426,11 +426,8 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 	if v.handedTo {
 		work = &v.parent.outputs // the specialist's reply streams on as its host's answer
 	}
-	work.add()
-	r.streams.add()
-	r.mu.Unlock()
 	read := make(chan struct{})
-	r.readStreamed(func() {
+	j := &streamRead{f: func() {
 		defer close(read)
 		defer r.streams.done()
 		defer work.done()
@@ -455,7 +452,15 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 			}
 			r.runnableEnded(v, err)
 		}
-	})
+	}}
+	if isModel || isTool {
+		work.addRead(j) // what waits for it may read it first (see inflight.wait)
+	} else {
+		work.add()
+	}
+	r.streams.add()
+	r.mu.Unlock()
+	r.readStreamed(j.run)
 	if !isModel && !isTool && !specialist {
 		// The stream is the agent's output, and its end the end of the agent's work: eino waits
 		// for this callback before it goes on to close the agent's events, so this is the last

@@ -38,3 +38,21 @@ func TestReadersNeverQueueBehindABusyOne(t *testing.T) {
 	<-third
 	close(r.ended)
 }
+
+// One who waits for a read no reader has begun runs it itself, once: a reader handed it later
+// finds it done.
+func TestWaiterRunsAPendingRead(t *testing.T) {
+	var f inflight
+	runs := 0
+	var j *streamRead
+	j = &streamRead{f: func() { runs++; f.done() }}
+	f.addRead(j)
+	f.wait() // no reader: it returns only if it ran j
+	j.run()  // the reader's turn, too late
+	if runs != 1 {
+		t.Fatalf("the read ran %d times, want 1", runs)
+	}
+	if f.busy() || len(f.pending) != 0 {
+		t.Fatalf("still counted: busy %v, %d pending", f.busy(), len(f.pending))
+	}
+}
