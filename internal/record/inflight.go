@@ -79,14 +79,13 @@ func (f *inflight) busy() bool { return f.n.Load() != 0 }
 // before wait is called is seen, as it was under mu).
 func (f *inflight) wait() {
 	if f.n.Load() != 0 {
-		f.runPending()
-		<-f.idled()
+		f.waitBusy() // out of line: wait stays small enough to inline at every callback
 	}
 }
 
-// runPending runs the reads counted here that no reader has begun. They read what the waiter
-// would wait for anyway, recorded as a reader would.
-func (f *inflight) runPending() {
+// waitBusy runs the reads counted here that no reader has begun, then waits for the rest. They
+// read what the waiter would wait for anyway, recorded as a reader would.
+func (f *inflight) waitBusy() {
 	f.mu.Lock()
 	p := f.pending
 	f.pending = nil
@@ -94,4 +93,5 @@ func (f *inflight) runPending() {
 	for _, j := range p {
 		j.run()
 	}
+	<-f.idled()
 }
