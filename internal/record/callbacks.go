@@ -405,7 +405,8 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 
 // OnEndWithStreamOutput handles an output that is a stream: a model's streamed reply, a tool's
 // streamed result, or an agent's runnable whose output streams until the agent's work ends. It is
-// read on a goroutine of its own and recorded when complete; what follows it waits for it.
+// read on one of the run's reader goroutines (or by what waits for it first, see inflight.wait) and
+// recorded when complete; what follows it waits for it.
 func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo, out *schema.StreamReader[callbacks.CallbackOutput]) context.Context {
 	c, first := end(ctx, info)
 	if !first || info.Component == adk.ComponentOfAgent {

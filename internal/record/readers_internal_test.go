@@ -44,8 +44,7 @@ func TestReadersNeverQueueBehindABusyOne(t *testing.T) {
 func TestWaiterRunsAPendingRead(t *testing.T) {
 	var f inflight
 	runs := 0
-	var j *streamRead
-	j = &streamRead{f: func() { runs++; f.done() }}
+	j := &streamRead{f: func() { runs++; f.done() }}
 	f.addRead(j)
 	f.wait() // no reader: it returns only if it ran j
 	j.run()  // the reader's turn, too late
