@@ -405,7 +405,8 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 
 // OnEndWithStreamOutput handles an output that is a stream: a model's streamed reply, a tool's
 // streamed result, or an agent's runnable whose output streams until the agent's work ends. It is
-// read on a goroutine of its own and recorded when complete; what follows it waits for it.
+// read on one of the run's reader goroutines (or by what waits for it first, see inflight.wait) and
+// recorded when complete; what follows it waits for it.
 func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo, out *schema.StreamReader[callbacks.CallbackOutput]) context.Context {
 	c, first := end(ctx, info)
 	if !first || info.Component == adk.ComponentOfAgent {
@@ -426,11 +427,8 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 	if v.handedTo {
 		work = &v.parent.outputs // the specialist's reply streams on as its host's answer
 	}
-	work.add()
-	r.streams.add()
-	r.mu.Unlock()
 	read := make(chan struct{})
-	go func() {
+	j := &streamRead{f: func() {
 		defer close(read)
 		defer r.streams.done()
 		defer work.done()
@@ -455,7 +453,15 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 			}
 			r.runnableEnded(v, err)
 		}
-	}()
+	}}
+	if isModel || isTool {
+		work.addRead(j) // what waits for it may read it first (see inflight.wait)
+	} else {
+		work.add()
+	}
+	r.streams.add()
+	r.mu.Unlock()
+	r.readStreamed(j.run)
 	if !isModel && !isTool && !specialist {
 		// The stream is the agent's output, and its end the end of the agent's work: eino waits
 		// for this callback before it goes on to close the agent's events, so this is the last

@@ -15,6 +15,29 @@ type inflight struct {
 	// where taking mu and receiving from a closed channel (a lock of its own) was ~100
 	// instructions an event.
 	n atomic.Int64
+	// pending are reads counted here that a reader may not have begun (see streamRead): one who
+	// waits runs them itself rather than park until a reader is scheduled, read and woke it up.
+	pending []*streamRead
+}
+
+// streamRead is the reading of a streamed output, run once: by a reader or by one who waits for it.
+type streamRead struct {
+	f       func()
+	claimed atomic.Bool
+}
+
+func (j *streamRead) run() {
+	if j.claimed.CompareAndSwap(false, true) {
+		j.f()
+	}
+}
+
+// addRead counts j in, which whoever waits may run.
+func (f *inflight) addRead(j *streamRead) {
+	f.add()
+	f.mu.Lock()
+	f.pending = append(f.pending, j)
+	f.mu.Unlock()
 }
 
 func (f *inflight) add() {
@@ -31,6 +54,8 @@ func (f *inflight) done() {
 	defer f.mu.Unlock()
 	if f.n.Add(-1) == 0 {
 		close(f.idle)
+		clear(f.pending) // all run
+		f.pending = f.pending[:0]
 	}
 }
 
@@ -54,6 +79,19 @@ func (f *inflight) busy() bool { return f.n.Load() != 0 }
 // before wait is called is seen, as it was under mu).
 func (f *inflight) wait() {
 	if f.n.Load() != 0 {
-		<-f.idled()
+		f.waitBusy() // out of line: wait stays small enough to inline at every callback
 	}
+}
+
+// waitBusy runs the reads counted here that no reader has begun, then waits for the rest. They
+// read what the waiter would wait for anyway, recorded as a reader would.
+func (f *inflight) waitBusy() {
+	f.mu.Lock()
+	p := f.pending
+	f.pending = nil
+	f.mu.Unlock()
+	for _, j := range p {
+		j.run()
+	}
+	<-f.idled()
 }

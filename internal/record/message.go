@@ -67,7 +67,12 @@ func (s *streamedMessage) add(m *schema.Message) {
 		s.role = m.Role
 	}
 	s.content = append(s.content, m.Content...)
-	for _, tc := range m.ToolCalls {
+	if s.toolCalls == nil && len(m.ToolCalls) > 0 {
+		// Most replies bring all their calls in one chunk: room for them at once.
+		s.toolCalls = make([]schema.ToolCall, 0, len(m.ToolCalls))
+	}
+	for j := range m.ToolCalls {
+		tc := &m.ToolCalls[j] // a ToolCall is large: not copied per chunk
 		i := len(s.toolCalls)
 		if tc.Index != nil {
 			i = *tc.Index
@@ -84,13 +89,25 @@ func (s *streamedMessage) add(m *schema.Message) {
 		if tc.Type != "" {
 			dst.Type = tc.Type
 		}
-		dst.Function.Name += tc.Function.Name
-		dst.Function.Arguments += tc.Function.Arguments
+		dst.Function.Name = joined(dst.Function.Name, tc.Function.Name)
+		dst.Function.Arguments = joined(dst.Function.Arguments, tc.Function.Arguments)
 	}
 	if m.ResponseMeta != nil && m.ResponseMeta.Usage != nil {
 		u := *m.ResponseMeta.Usage
 		s.usage = &u
 	}
+}
+
+// joined returns a+b, without a call into the runtime when either is empty (a call's name and
+// arguments nearly always come whole, in one chunk).
+func joined(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + b
 }
 
 func (s *streamedMessage) message() *schema.Message {

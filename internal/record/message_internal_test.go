@@ -1,0 +1,54 @@
+package record
+
+import (
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+)
+
+// A streamed reply's tool calls join across chunks: whole in one chunk, split by index, and
+// continued without an id; content and usage likewise.
+func TestStreamedMessageJoinsChunks(t *testing.T) {
+	one, two := 1, 2
+	chunks := []*schema.Message{
+		{Role: schema.Assistant, Content: "Let me ", ToolCalls: []schema.ToolCall{
+			{ID: "c1", Type: "function", Function: schema.FunctionCall{Name: "tick", Arguments: `{"n":1}`}},
+			{ID: "c2", Function: schema.FunctionCall{Name: "ti", Arguments: `{"n"`}},
+		}},
+		{Content: "count.", ToolCalls: []schema.ToolCall{{Function: schema.FunctionCall{Name: "ck", Arguments: `:2}`}}}},
+		{ToolCalls: []schema.ToolCall{
+			{Index: &two, ID: "c3", Function: schema.FunctionCall{Name: "tock", Arguments: `{`}},
+			{Index: &one, Function: schema.FunctionCall{Arguments: ""}},
+		}},
+		{ToolCalls: []schema.ToolCall{{Index: &two, Function: schema.FunctionCall{Arguments: `}`}}}},
+		{ResponseMeta: &schema.ResponseMeta{Usage: &schema.TokenUsage{PromptTokens: 3, CompletionTokens: 4, TotalTokens: 7}}},
+	}
+	var s streamedMessage
+	for _, c := range chunks {
+		s.add(c)
+	}
+	m := s.message()
+	if m.Role != schema.Assistant || m.Content != "Let me count." {
+		t.Fatalf("role %q content %q", m.Role, m.Content)
+	}
+	want := []struct{ id, typ, name, args string }{
+		{"c1", "function", "tick", `{"n":1}`},
+		{"c2", "", "tick", `{"n":2}`},
+		{"c3", "", "tock", `{}`},
+	}
+	if len(m.ToolCalls) != len(want) {
+		t.Fatalf("%d tool calls, want %d: %+v", len(m.ToolCalls), len(want), m.ToolCalls)
+	}
+	for i, w := range want {
+		tc := m.ToolCalls[i]
+		if tc.ID != w.id || tc.Type != w.typ || tc.Function.Name != w.name || tc.Function.Arguments != w.args {
+			t.Errorf("call %d: %+v, want %+v", i, tc, w)
+		}
+	}
+	if m.ResponseMeta == nil || *m.ResponseMeta.Usage != (schema.TokenUsage{PromptTokens: 3, CompletionTokens: 4, TotalTokens: 7}) {
+		t.Errorf("usage %+v", m.ResponseMeta)
+	}
+	if chunks[0].ToolCalls[1].Function.Name != "ti" {
+		t.Error("a chunk was written to")
+	}
+}
