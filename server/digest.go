@@ -58,8 +58,9 @@ func (f *feed) digestLocked(now bool) bool {
 	} else {
 		findings = lint.Check(tr, lint.Config{})
 	}
-	// The page shows a window of the story: a million events' whole story is 50 MB to keep.
-	f.dig = digest{findings: findings, story: templates.PageStory(story.Of(tr)), at: head, made: time.Now()}
+	// The page shows a window of the story, read alone: a million events' whole story is 160 MB
+	// to make and 50 MB to keep.
+	f.dig = digest{findings: findings, story: templates.PageStory(story.Window(tr, templates.PageStoryTurns)), at: head, made: time.Now()}
 	if ended {
 		f.digests.put(f.rec, cachedDigest{digest: f.dig, linted: true, storied: true})
 	}

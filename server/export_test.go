@@ -106,7 +106,7 @@ func FeedCached(s *Server, rec *traces.Recording) (encoded, rows int, ok bool) {
 	return f.encoded.len(), f.rows.len(), true
 }
 
-// SettleImports waits for the pages that imports make after they answer (warmImport), then lets
+// SettleImports waits for the pages that imports make after they answer (warmRun), then lets
 // go the feed they leave for the pages' next requests, as its linger would: what the server
 // holds at rest is measured after them.
 func SettleImports(s *Server) {

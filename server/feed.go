@@ -39,7 +39,7 @@ type feeds struct {
 	linger  time.Duration
 	made    int // feeds made so far: what a test reads to see a page served without one
 	digests *digestCache
-	warm    sync.WaitGroup // the imports' pages being made (warmImport)
+	warm    sync.WaitGroup // the imports' pages being made (warmRun)
 }
 
 // feedLinger is how long the feed of a finished run stays after its last user released it: a

@@ -11,7 +11,7 @@ import (
 // firstView is a finished run's page as it opens (its header, tree and newest rows: the feed's
 // page), kept beside its digest: a function of the run's events, which a million-event run's
 // feed takes seconds to read back and take in. A feed makes it when its run ends (a large
-// import's feed: right after the import, warmImport). A page of a finished run kept so is served
+// import's feed: right after the import, warmRun). A page of a finished run kept so is served
 // without a feed; what the page then asks for (its Session and Sequence tabs, older rows, a
 // step in time) uses one, as before.
 type firstView struct {
@@ -58,18 +58,19 @@ func (c *digestCache) opened(rec *traces.Recording) (o *firstView, d digest, ok 
 }
 
 // openOver is the number of events past which an imported run's page is made as it is imported
-// (see warmImport): below it, a page's feed takes its events in within a few tens of ms.
+// (see warmRun): below it, a page's feed takes its events in within a few tens of ms.
 const openOver = deferHistoriesOver
 
-// warmImport makes the page of rec, a run just imported from tr, past openOver events, and keeps
+// warmRun makes the page of rec, a run just imported from tr or read back from the store as tr
+// (a server restarted on its database: live.Broker.GetLoaded), past openOver events, and keeps
 // it (keepFirstView), on a goroutine of its own: the page asked for next (an import links to it)
 // is then served as kept. It takes in tr's events, in hand, rather than read them back from the
-// recording. Call it once the import has answered: it would compete with the import for the
-// CPU. rec's feed is made at once and held until then, so that a page asking for it meanwhile
+// recording. After an import, call it once the import has answered: it would compete with the
+// import for the CPU. rec's feed is made at once and held until then, so that a page asking for it meanwhile
 // waits for this one rather than taking the run in again. tr's events are used only when the
 // feed would have read the same run: the same start and agents (an import can give the run
 // another id), as many events, none taken in yet; otherwise the feed reads the run as usual.
-func (fs *feeds) warmImport(rec *traces.Recording, tr traces.Trace) {
+func (fs *feeds) warmRun(rec *traces.Recording, tr traces.Trace) {
 	if len(tr.Events) <= openOver {
 		return
 	}

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -133,5 +134,45 @@ func TestReplacedIdleFeedCollected(t *testing.T) {
 			t.Fatal("the first run's feed is still alive 5 s after the second's took its place")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestStoredRunPageReadBack: a large run that a server restarted on its store reads back makes
+// its page from the events it read (warmRun), which is the page a feed reading the recording
+// makes, and keeps it.
+func TestStoredRunPageReadBack(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "baton.db")
+	tr, _ := traces.EndImported(webtest.Large(30_000))
+	last := tr.Events[len(tr.Events)-1].Seq
+	file, err := traces.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broker, _, closeStore := storedBroker(t, db)
+	first := mustOpenServer(t, server.Config{Broker: broker})
+	if res := first.do(t, request{method: "POST", path: "/api/traces", body: string(file)}); res.status != 201 {
+		t.Fatalf("import: %d %s", res.status, res.body)
+	}
+	server.SettleImports(first.Server)
+	closeStore()
+
+	broker, _, _ = storedBroker(t, db)
+	ts := mustOpenServer(t, server.Config{Broker: broker})
+	res := ts.do(t, request{path: "/runs/" + tr.Run.ID})
+	if newest := `id="ev-` + strconv.FormatInt(last, 10) + `"`; res.status != 200 || !strings.Contains(string(res.body), newest) {
+		t.Fatalf("the read-back run's page: %d, its newest row present: %v", res.status, strings.Contains(string(res.body), newest))
+	}
+	server.SettleImports(ts.Server)
+	rec, err := ts.Broker.Get(tr.Run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, ok := server.KeptFirstView(ts.Server, rec)
+	if !ok {
+		t.Fatal("the read-back run's page is not kept")
+	}
+	if want := server.FeedPage(ts.Server, rec); !reflect.DeepEqual(kept, want) {
+		t.Fatalf("the kept page differs from the one a feed reading the recording makes: stats %+v against %+v; %d rows against %d",
+			kept.Stats, want.Stats, len(kept.Timeline), len(want.Timeline))
 	}
 }

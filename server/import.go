@@ -51,6 +51,6 @@ func (s *Server) importTrace(c echo.Context) error {
 	}
 	// A large run's page, made now for the view that follows; the client has its answer first.
 	_ = http.NewResponseController(c.Response().Writer).Flush()
-	s.feeds.warmImport(rec, ended)
+	s.feeds.warmRun(rec, ended)
 	return nil
 }

@@ -24,7 +24,9 @@ import (
 //     kept-B/event is the live heap the imported run holds, after a collection
 //   - page: GET /runs/:id (its newest rows only), the server's part of opening it, asked for once
 //     the import has answered and the forced collection below has run, while the page the
-//     import leaves to be made (warmImport) may still be under way: the page waits for it
+//     import leaves to be made (warmRun) may still be under way: the page waits for it
+//   - page/readback: the same page, cold, by a server started on the SQLite store the run was
+//     imported into by another (as after a restart)
 //   - export: GET /api/runs/:id/trace?download=1, read by the client as it arrives
 //
 // Each reports seconds, the process's CPU seconds (every goroutine's, the collector's too: what
@@ -82,6 +84,24 @@ func BenchmarkLargeRun(b *testing.B) {
 			b.Run("page", func(b *testing.B) {
 				var size int64
 				perEvent(b, func() { size = ts.drain(b, "/runs/"+id) })
+				b.ReportMetric(float64(size), "html-B")
+			})
+			// page/readback: the page's first view by a server started on the SQLite store the run
+			// was imported into by another: nothing of it is kept in memory, so the page reads the
+			// run back and builds its view state, cold (as after a restart).
+			db := filepath.Join(b.TempDir(), "baton.db")
+			broker, _, closeStore := storedBroker(b, db)
+			first := mustOpenServer(b, server.Config{Broker: broker, MaxIngestBody: int64(len(file)) + 1})
+			stored := first.importBig(b, file)
+			server.SettleImports(first.Server)
+			closeStore()
+			b.Run("page/readback", func(b *testing.B) {
+				var size int64
+				perEvent(b, func() {
+					broker, _, _ := storedBroker(b, db) // closed at the end, after its server
+					again := mustOpenServer(b, server.Config{Broker: broker})
+					size = again.drain(b, "/runs/"+stored)
+				})
 				b.ReportMetric(float64(size), "html-B")
 			})
 			b.Run("export", func(b *testing.B) {

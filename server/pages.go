@@ -78,10 +78,13 @@ func (s *Server) indexPage(c echo.Context) error {
 // runPage serves GET /runs/:id: the run as it stands, or with ?at=SEQ as of event SEQ; the
 // page's script follows it live.
 func (s *Server) runPage(c echo.Context) error {
-	rec, err := s.broker.Get(c.Param("id"))
+	rec, loaded, err := s.broker.GetLoaded(c.Param("id"))
 	if err != nil {
 		return err
 	}
+	// A run just read back from the store (a server restarted on it): its page's feed takes the
+	// events read rather than read them back from the recording.
+	s.feeds.warmRun(rec, loaded)
 	opts := s.pageOptions(rec.ID())
 	opts.ConversationID, opts.Conversation = s.conversation(rec.Run())
 	opts.ForkedFrom, opts.Forks = rec.ForkedFrom(), s.forksOf(rec.ID(), opts.Conversation)

@@ -53,6 +53,14 @@ func TestStoryWindow(t *testing.T) {
 	if again := templates.PageStory(kept); !reflect.DeepEqual(again, kept) {
 		t.Error("PageStory of a window is not that window")
 	}
+	// The window read alone (what a server keeps for the page) is the whole story's window.
+	if alone := templates.PageStory(story.Window(tr, templates.PageStoryTurns)); !reflect.DeepEqual(alone, kept) {
+		t.Errorf("the story's window read alone differs from the whole story's window:\n%+v\nagainst\n%+v", alone.Turns[:2], kept.Turns[:2])
+	}
+	small := webtest.Large(200)
+	if whole, alone := story.Of(small), story.Window(small, 10_000); !reflect.DeepEqual(whole, alone) {
+		t.Error("a window wider than the story is not the whole story")
+	}
 
 	var b strings.Builder
 	if err := templates.Report(context.Background(), &b, tr, nil); err != nil {

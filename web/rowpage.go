@@ -132,8 +132,10 @@ func (v *ViewState) Page(limit int) View {
 }
 
 // PageDeferred is Page without the session panel's histories (what each agent was fed, by
-// origin), for a page that fetches them (Histories) when its Session tab is first shown: they
-// classify every message of the run, which a page of a million events must not wait for.
+// origin) and the sequence view's lanes, bars and arrows (its Head only), for a page that
+// fetches them (Histories, Sequence) when its Session or Sequence tab is first shown: the
+// histories classify every message of the run, which a page of a million events must not wait
+// for, and the sequence view is some 40 MB of it made to be dropped.
 func (v *ViewState) PageDeferred(limit int) View {
 	return v.a.view(limit, false)
 }

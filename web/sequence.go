@@ -127,14 +127,18 @@ func appendString(out []byte, s string) []byte {
 type sequence struct {
 	bars   []SeqBar
 	arrows []SeqArrow
-	visit  map[string]int // each agent's open visit
-	model  map[string]int // open model calls, by agent and id
-	tool   map[string]int // open tool calls, by agent and call id (else name)
-	open   map[int]bool   // every open bar
-	arrow  map[int]int    // a transfer's arrow, by its order
-	calls  map[int]int    // each AgentTool call's order, by its index in the tree's calls
+	visit  map[string]int  // each agent's open visit
+	model  map[callKey]int // open model calls, by agent and id
+	tool   map[callKey]int // open tool calls, by agent and call id (else name)
+	open   map[int]bool    // every open bar
+	arrow  map[int]int     // a transfer's arrow, by its order
+	calls  map[int]int     // each AgentTool call's order, by its index in the tree's calls
 	log    []seqTouch
 }
+
+// callKey names an open model or tool call: its agent and its id. A pair, not the two joined
+// in a string, which was an allocation an event.
+type callKey struct{ agent, id string }
 
 // seqTouch says that event seq created or changed a bar (arrow false) or an arrow.
 type seqTouch struct {
@@ -144,7 +148,7 @@ type seqTouch struct {
 }
 
 func newSequence() *sequence {
-	return &sequence{visit: map[string]int{}, model: map[string]int{}, tool: map[string]int{},
+	return &sequence{visit: map[string]int{}, model: map[callKey]int{}, tool: map[callKey]int{},
 		open: map[int]bool{}, arrow: map[int]int{}, calls: map[int]int{}}
 }
 
@@ -183,9 +187,9 @@ func (s *sequence) add(e *traces.Event, t *treeState, c treeChange, t0 time.Time
 			s.closeBar(r, v, e, at, e.AgentRun.Error != "")
 		}
 	case traces.KindModelStarted:
-		s.model[e.Agent+"\x00"+e.Model.ID] = s.openBar(r, e, at, BarModel, e.Model.Name)
+		s.model[callKey{e.Agent, e.Model.ID}] = s.openBar(r, e, at, BarModel, e.Model.Name)
 	case traces.KindModelFinished:
-		k := e.Agent + "\x00" + e.Model.ID
+		k := callKey{e.Agent, e.Model.ID}
 		b, ok := s.model[k]
 		if !ok {
 			b = s.openBar(r, e, at, BarModel, e.Model.Name) // a trace cut before the call's start
@@ -199,9 +203,9 @@ func (s *sequence) add(e *traces.Event, t *treeState, c treeChange, t0 time.Time
 		}
 		s.closeBar(r, b, e, at, e.Model.Error != "")
 	case traces.KindToolStarted:
-		s.tool[e.Agent+"\x00"+firstNonEmpty(e.Tool.CallID, e.Tool.Name)] = s.openBar(r, e, at, BarTool, e.Tool.Name)
+		s.tool[callKey{e.Agent, firstNonEmpty(e.Tool.CallID, e.Tool.Name)}] = s.openBar(r, e, at, BarTool, e.Tool.Name)
 	case traces.KindToolFinished:
-		k := e.Agent + "\x00" + firstNonEmpty(e.Tool.CallID, e.Tool.Name)
+		k := callKey{e.Agent, firstNonEmpty(e.Tool.CallID, e.Tool.Name)}
 		b, ok := s.tool[k]
 		if !ok {
 			b = s.openBar(r, e, at, BarTool, e.Tool.Name)
@@ -209,7 +213,7 @@ func (s *sequence) add(e *traces.Event, t *treeState, c treeChange, t0 time.Time
 		delete(s.tool, k)
 		s.closeBar(r, b, e, at, e.Tool.Error != "")
 	case traces.KindTransfer:
-		x := t.transferAt[e.Seq]
+		x := t.transferAt(e.Seq)
 		s.arrow[x.order] = s.addArrow(r, e, at, ArrowTransfer, x.order, x.t.From, x.t.To, x.t.Mode, x.failed)
 	case traces.KindAgentToolEnter:
 		order := len(s.calls) + 1

@@ -140,7 +140,7 @@ func newGraphOf(t *treeState, into map[string]string) Graph {
 	g := newGraph(t.teamView(into))
 	// The edges keep the agents they ran between; only their lines end at the leads' nodes.
 	for i := range g.Transfers {
-		if x := t.transferAt[g.Transfers[i].Seq]; x != nil {
+		if x := t.transferAt(g.Transfers[i].Seq); x != nil {
 			g.Transfers[i].From, g.Transfers[i].To = x.t.From, x.t.To
 		}
 	}

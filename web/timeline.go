@@ -46,8 +46,10 @@ func (x *timelineIndex) row(ev []traces.Event, i int, t *treeState) Row {
 	} else {
 		r.Search = x.searchText(e, r.Summary)
 	}
-	if tr := t.transferAt[e.Seq]; tr != nil && e.Kind == traces.KindTransfer {
-		r.Order = tr.order
+	if e.Kind == traces.KindTransfer {
+		if tr := t.transferAt(e.Seq); tr != nil {
+			r.Order = tr.order
+		}
 	}
 	r.Failed = rowFailed(e, t)
 	return r
@@ -56,8 +58,10 @@ func (x *timelineIndex) row(ev []traces.Event, i int, t *treeState) Row {
 // rowFailed reports whether e's row shows a failure: an error, a failed model or tool call, or a
 // transfer that failed (by t, the tree).
 func rowFailed(e *traces.Event, t *treeState) bool {
-	if tr := t.transferAt[e.Seq]; tr != nil && e.Kind == traces.KindTransfer && tr.failed {
-		return true
+	if e.Kind == traces.KindTransfer {
+		if tr := t.transferAt(e.Seq); tr != nil && tr.failed {
+			return true
+		}
 	}
 	return e.Kind == traces.KindError || e.Model != nil && e.Model.Error != "" || e.Tool != nil && e.Tool.Error != ""
 }

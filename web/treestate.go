@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"maps"
 	"regexp"
 	"slices"
@@ -24,10 +25,9 @@ const (
 // (activity), the transfers with the pairs of agents they ran between, the AgentTool calls, and at
 // which event the tree last changed. The other pieces read it; it reads none of them.
 type treeState struct {
-	roster     *roster
-	acts       map[string]*activity
-	transfers  []*transfer
-	transferAt map[int64]*transfer // by the transfer event's seq
+	roster    *roster
+	acts      map[string]*activity
+	transfers []*transfer // in the order of their events: by seq (transferAt)
 	// pairs holds, for each direction between two agents, how many transfers took it and the
 	// newest Lanes of them: what the tree draws.
 	pairs      map[[2]string]*pairTransfers
@@ -133,7 +133,7 @@ var transferNotFound = regexp.MustCompile(`transfer failed: agent '([^']*)' not 
 
 func newTreeState(agents []traces.Agent) *treeState {
 	return &treeState{
-		roster: newRoster(agents), acts: make(map[string]*activity), transferAt: make(map[int64]*transfer),
+		roster: newRoster(agents), acts: make(map[string]*activity),
 		pairs: make(map[[2]string]*pairTransfers),
 	}
 }
@@ -174,10 +174,6 @@ func (t *treeState) clone() *treeState {
 	for i, x := range c.transfers {
 		u := *x
 		c.transfers[i], copied[x] = &u, &u
-	}
-	c.transferAt = make(map[int64]*transfer, len(t.transferAt))
-	for k, x := range t.transferAt {
-		c.transferAt[k] = copied[x]
 	}
 	c.pairs = make(map[[2]string]*pairTransfers, len(t.pairs))
 	for k, p := range t.pairs {
@@ -333,11 +329,20 @@ func (t *treeState) model(e *traces.Event) {
 	}
 }
 
+// transferAt returns the transfer of the transfer event seq, nil when seq is none: a search of
+// the transfers, which their events add in seq order (a map by seq was an entry per transfer).
+func (t *treeState) transferAt(seq int64) *transfer {
+	i, ok := slices.BinarySearchFunc(t.transfers, seq, func(x *transfer, seq int64) int { return cmp.Compare(x.seq, seq) })
+	if !ok {
+		return nil
+	}
+	return t.transfers[i]
+}
+
 func (t *treeState) transfer(e *traces.Event) {
 	tf := *e.Transfer
 	tr := &transfer{order: len(t.transfers) + 1, seq: e.Seq, t: tf}
 	t.transfers = append(t.transfers, tr)
-	t.transferAt[e.Seq] = tr
 	p := t.pairs[[2]string{tf.From, tf.To}]
 	if p == nil {
 		p = &pairTransfers{}

@@ -48,19 +48,22 @@ func newTimeline(a *analysis, after int64) []Row {
 	return rows
 }
 
-// view returns the page's model with the rows of the newest limit events (all when limit <= 0).
-func (a *analysis) view(limit int, histories bool) View {
+// view returns the page's model with the rows of the newest limit events (all when limit <= 0),
+// without the session panel's histories and the sequence view beyond its Head unless whole
+// (PageDeferred).
+func (a *analysis) view(limit int, whole bool) View {
 	var after int64
 	if n := len(a.tr.Events); limit > 0 && n > limit {
 		after = a.tr.Events[n-limit-1].Seq
 	}
 	session := Session{Values: slices.Clone(a.session.values)}
-	if histories {
-		session = a.session.panel(a.tr, a.tree.roster)
+	sequence := Sequence{Head: a.run.lastSeq}
+	if whole {
+		session, sequence = a.session.panel(a.tr, a.tree.roster), a.sequence(0, a.run.lastSeq)
 	}
 	return View{
 		Stats: a.stats(), Graph: a.tree.graph(), Agents: a.tree.agentRefs(),
-		Timeline: newTimeline(a, after), Session: session, Sequence: a.sequence(0, a.run.lastSeq),
+		Timeline: newTimeline(a, after), Session: session, Sequence: sequence,
 	}
 }
 

@@ -88,3 +88,25 @@ func TestViewStateKeep(t *testing.T) {
 		t.Errorf("the event added after those kept is in the giver's array: %+v", got)
 	}
 }
+
+// TestPageDeferred: a deferred page leaves out what its tabs fetch (the session panel's
+// histories, the sequence view but its Head) and is otherwise the page.
+func TestPageDeferred(t *testing.T) {
+	tr := webtest.Large(2_000)
+	v := web.NewViewState(tr.Run, tr.Agents)
+	v.Add(tr.Events...)
+	page, deferred := v.Page(100), v.PageDeferred(100)
+	if want := (web.Sequence{Head: v.Seq()}); !reflect.DeepEqual(deferred.Sequence, want) {
+		t.Errorf("the deferred page's sequence holds %d lanes, %d bars, %d arrows; want its head only", len(deferred.Sequence.Lanes), len(deferred.Sequence.Bars), len(deferred.Sequence.Arrows))
+	}
+	if len(page.Sequence.Bars) == 0 || !reflect.DeepEqual(page.Sequence, v.Sequence(0, v.Seq())) {
+		t.Error("the page's sequence is not the whole sequence view")
+	}
+	if len(deferred.Session.Histories) != 0 || len(page.Session.Histories) == 0 {
+		t.Errorf("histories: %d deferred, %d on the page; want none and some", len(deferred.Session.Histories), len(page.Session.Histories))
+	}
+	page.Sequence, page.Session.Histories = deferred.Sequence, nil
+	if !reflect.DeepEqual(page, deferred) {
+		t.Error("the deferred page differs from the page beyond its sequence and histories")
+	}
+}

@@ -137,23 +137,37 @@ func (b *Broker) forget() {
 // may be resumed), and else loaded anew at each call, so that each shows that server's writes so
 // far.
 func (b *Broker) Get(id string) (*traces.Recording, error) {
+	rec, _, err := b.GetLoaded(id)
+	return rec, err
+}
+
+// GetLoaded is Get that also returns the trace it read from the store when this call read the
+// run's whole trace and made the recording of it, else an empty one. The recording keeps its
+// own copies of the events, so the caller may keep these: a million events' view state takes
+// them rather than read the recording's back.
+func (b *Broker) GetLoaded(id string) (*traces.Recording, traces.Trace, error) {
 	b.mu.RLock()
 	rec, ok := b.runs[id]
 	b.mu.RUnlock()
 	if ok {
-		return rec, nil
+		return rec, traces.Trace{}, nil
 	}
 	if b.follow != nil {
-		return b.getFollowed(id)
+		rec, err := b.getFollowed(id)
+		return rec, traces.Trace{}, err
 	}
 	tr, err := b.store.Load(id)
 	if err != nil {
-		return nil, err
+		return nil, traces.Trace{}, err
 	}
 	if !tr.Run.Status.Ended() {
-		return traces.NewRecordingOf(tr), nil
+		return traces.NewRecordingOf(tr), tr, nil
 	}
-	return b.hold(traces.NewRecordingOf(tr)), nil
+	loaded := traces.NewRecordingOf(tr)
+	if held := b.hold(loaded); held != loaded {
+		return held, traces.Trace{}, nil // got meanwhile
+	}
+	return loaded, tr, nil
 }
 
 // unholdLocked forgets run id in memory. The caller holds b.mu.

@@ -23,9 +23,9 @@ type Story struct {
 	Session map[string]string
 	// AnswerBy gave Answer: an exit's final result, else the last reply with text and no tool call.
 	AnswerBy, Answer string
-	// Left is how many turns a window of the story (templates.PageStory) leaves out after the
-	// first quarter of Turns, LeftHops how many agents after the first quarter of Route; 0 when
-	// the story is whole.
+	// Left is how many turns a window of the story (Window, templates.PageStory) leaves out
+	// after the first quarter of Turns, LeftHops how many agents after the first quarter of
+	// Route; 0 when the story is whole.
 	Left, LeftHops int
 }
 
@@ -89,17 +89,50 @@ const (
 )
 
 // Of reads tr's story.
-func Of(tr traces.Trace) Story {
+func Of(tr traces.Trace) Story { return Window(tr, 0) }
+
+// Window reads the turns of tr's story that a window of at most limit of them shows (all of them
+// when limit is 0 or the story has no more): its first quarter and its newest, saying how many
+// it leaves out between them (Left), as templates.PageStory cuts a whole story. The turns left
+// out are counted, never told: a million-event run's whole story is 160 MB made for a page that
+// shows 60 turns. The route, session and answer are the whole story's.
+func Window(tr traces.Trace, limit int) Story {
 	s := Story{Status: tr.Run.Status, Error: tr.Run.Error, Session: map[string]string{}}
-	handedBy := map[string]string{} // the source of the latest transfer to each agent
-	open := map[string]int{}        // each agent's latest turn, by name
-	var cur *Turn                   // the turn the latest event belongs to
-	turnOf := func(agent string) *Turn {
-		if i, ok := open[agent]; ok {
-			return &s.Turns[i]
+	// Turns i < head and i >= tail (by the order they start) are told, as s.Turns[kept(i)].
+	total := 0
+	for i := range tr.Events {
+		if tr.Events[i].Kind == traces.KindAgentStarted {
+			total++
 		}
-		return cur
 	}
+	head, tail := total, total
+	if limit > 0 && total > limit {
+		head, tail = limit/4, total-(limit-limit/4)
+		s.Left = tail - head
+	}
+	kept := func(i int) int {
+		switch {
+		case i < head:
+			return i
+		case i >= tail:
+			return head + i - tail
+		}
+		return -1
+	}
+	handedBy := map[string]string{} // the source of the latest transfer to each agent
+	open := map[string]int{}        // each agent's latest turn, by name, as kept says
+	cur := -1                       // the turn the latest event belongs to (-1: none, or left out)
+	turnOf := func(agent string) *Turn {
+		i, ok := open[agent]
+		if !ok {
+			i = cur
+		}
+		if i < 0 {
+			return nil
+		}
+		return &s.Turns[i]
+	}
+	started := 0 // the turns started so far
 	for _, e := range tr.Events {
 		t := turnOf(e.Agent)
 		add := func(st Step) {
@@ -114,14 +147,17 @@ func Of(tr traces.Trace) Story {
 			if how == "as the root" || strings.HasPrefix(how, "by transfer") {
 				s.Route = append(s.Route, e.Agent)
 			}
+			cur, started = kept(started), started+1
+			open[e.Agent], t = cur, nil
+			if cur < 0 {
+				continue // left out of the window
+			}
 			turn := Turn{Seq: e.Seq, Agent: e.Agent, Reached: how}
 			if e.AgentRun != nil {
 				turn.Fed = e.AgentRun.Input
 			}
 			s.Turns = append(s.Turns, turn)
-			open[e.Agent] = len(s.Turns) - 1
-			cur = &s.Turns[len(s.Turns)-1]
-			t = cur
+			t = &s.Turns[cur]
 			t.Took = -time.Duration(e.Time.UnixNano())
 		case traces.KindAgentFinished:
 			if t != nil && t.Agent == e.Agent {
