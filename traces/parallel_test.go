@@ -130,3 +130,81 @@ func TestUnmarshalInPartsSaysWhatIsWrong(t *testing.T) {
 		}
 	}
 }
+
+// rowsOf returns the events of tr as a store keeps them: a row each, encoded in order.
+func rowsOf(t *testing.T, tr traces.Trace) [][]byte {
+	t.Helper()
+	var enc traces.EventEncoder
+	rows := make([][]byte, len(tr.Events))
+	for i, e := range tr.Events {
+		row, err := enc.AppendEvent(nil, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows[i] = row
+	}
+	return rows
+}
+
+// decodeRowsBothWays reads rows in three parts (each of at least 64 bytes) and on one goroutine.
+func decodeRowsBothWays(rows [][]byte) (parts, one []traces.Event, partsErr, oneErr error) {
+	restore := traces.ReadInParts(64, 3)
+	parts, partsErr = traces.DecodeRows(rows)
+	restore()
+	restore = traces.ReadInParts(64, 1)
+	one, oneErr = traces.DecodeRows(rows)
+	restore()
+	return parts, one, partsErr, oneErr
+}
+
+// TestDecodeRowsInPartsReadsAsInOne: a run's rows read in parts on several goroutines are the
+// events recorded, as read on one, with input references that reach into an earlier part,
+// session values and tool calls.
+func TestDecodeRowsInPartsReadsAsInOne(t *testing.T) {
+	for name, tr := range map[string]traces.Trace{"large": webtest.Large(3000), "rich": richTrace(), "growing": growingTrace(40)} {
+		rows := rowsOf(t, tr)
+		joined := bytes.Join(rows, nil)
+		if name == "large" && (!bytes.Contains(joined, []byte(`"input_from"`)) || !bytes.Contains(joined, []byte(`"kind":"session`)) ||
+			!bytes.Contains(joined, []byte(`"kind":"tool`))) {
+			t.Fatalf("%s: no input references, session values or tool calls to read", name)
+		}
+		before := traces.PartsRead()
+		parts, one, perr, oerr := decodeRowsBothWays(rows)
+		if perr != nil || oerr != nil {
+			t.Fatalf("%s: read in parts: %v; in one: %v", name, perr, oerr)
+		}
+		if traces.PartsRead() != before+1 {
+			t.Fatalf("%s: the rows were not read in parts", name)
+		}
+		assertEqualTraces(t, traces.Trace{Run: tr.Run, Events: parts}, traces.Trace{Run: tr.Run, Events: one})
+		assertEqualTraces(t, traces.Trace{Run: tr.Run, Agents: tr.Agents, Events: parts}, tr)
+	}
+}
+
+// TestDecodeRowsInPartsSaysWhatIsWrong: a fault in any row, whether its part reads it or only
+// the checking in order finds it, is reported as reading on one goroutine reports it.
+func TestDecodeRowsInPartsSaysWhatIsWrong(t *testing.T) {
+	rows := rowsOf(t, webtest.Large(300))
+	n := len(rows)
+	with := func(i int, row string) [][]byte {
+		changed := append([][]byte(nil), rows...)
+		changed[i] = []byte(row)
+		return changed
+	}
+	cases := map[string][][]byte{
+		"syntax, last part":  with(n-1, string(rows[n-1])+","),
+		"syntax, first part": with(1, "{"),
+		"seq gap, middle":    with(n/2, strings.Replace(string(rows[n/2]), fmt.Sprintf(`{"seq":%d,`, n/2+1), `{"seq":1,`, 1)),
+		"row missing":        append(append([][]byte(nil), rows[:n/2]...), rows[n/2+1:]...),
+		"unknown field":      with(n/3, strings.Replace(string(rows[n/3]), `{"seq"`, `{"sequence":1,"seq"`, 1)),
+	}
+	for name, rows := range cases {
+		_, _, perr, oerr := decodeRowsBothWays(rows)
+		if oerr == nil {
+			t.Fatalf("%s: read in one without an error: the case is not malformed", name)
+		}
+		if fmt.Sprint(perr) != fmt.Sprint(oerr) {
+			t.Errorf("%s: read in parts: %v\nin one: %v", name, perr, oerr)
+		}
+	}
+}

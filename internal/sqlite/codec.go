@@ -37,16 +37,11 @@ func (e *encoder) encode(ev traces.Event) ([]byte, error) {
 }
 
 // decodeEvents reads back a run's events from the bytes encode made of each, in seq order, with
-// the checks a trace file's events get.
+// the checks a trace file's events get (on several cores for a long run: traces.DecodeRows).
 func decodeEvents(rows [][]byte) ([]traces.Event, error) {
-	dec := traces.NewEventDecoder()
-	events := make([]traces.Event, len(rows))
-	for i, data := range rows {
-		ev, err := dec.Decode(data)
-		if err != nil {
-			return nil, fmt.Errorf("decode stored event %d: %w", i+1, err)
-		}
-		events[i] = ev
+	events, err := traces.DecodeRows(rows)
+	if err != nil {
+		return nil, fmt.Errorf("decode stored events: %w", err)
 	}
 	return events, nil
 }
