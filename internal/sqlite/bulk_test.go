@@ -1,11 +1,13 @@
 package sqlite_test
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/baton-dev/baton/internal/live"
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -82,5 +84,32 @@ func TestCreateManyEventsAllOrNothing(t *testing.T) {
 	}
 	if len(page.Runs) != 0 {
 		t.Errorf("search finds %d runs, want none: the failed run's events were indexed", len(page.Runs))
+	}
+}
+
+// A long run (input references, session values, tool calls) imported into the store reads back
+// as it was recorded, byte for byte once marshalled: its rows are read in parts on several cores
+// (traces.DecodeRows) where it has the text for them.
+func TestLongRunReadsBackIdentical(t *testing.T) {
+	store, _ := mustOpen(t, 0)
+	tr := webtest.Large(40000)
+	if err := store.Create(tr.Run, live.Tally{Events: int64(len(tr.Events))}, tr.Agents, tr.Events); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.Load(tr.Run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := traces.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := traces.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d events, %d bytes marshalled", len(tr.Events), len(want))
+	if !bytes.Equal(back, want) {
+		t.Fatalf("the run read back differs from the one recorded (%d bytes against %d)", len(back), len(want))
 	}
 }
