@@ -17,6 +17,34 @@ import (
 	"github.com/baton-dev/baton/web"
 )
 
+// importedRunPage imports webtest.Large(events) into a server of its own and returns the server,
+// the trace file, its number of events, the run's id and its page.
+func importedRunPage(t *testing.T, events int) (ts *testServer, file []byte, n int, id string, doc *goquery.Document) {
+	t.Helper()
+	file, n = largeTrace(t, events)
+	ts = mustOpenServer(t, server.Config{MaxIngestBody: int64(len(file)) + 1})
+	id = ts.importBig(t, file)
+	page := ts.do(t, request{path: "/runs/" + id})
+	if page.status != http.StatusOK {
+		t.Fatalf("page: %d", page.status)
+	}
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(page.body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts, file, n, id, doc
+}
+
+// deferredPart GETs the route a page named for a part it left out, which must answer HTML.
+func (ts *testServer) deferredPart(t *testing.T, src string) response {
+	t.Helper()
+	res := ts.do(t, request{path: src})
+	if res.status != http.StatusOK || !strings.HasPrefix(res.header.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET %s: %d %s", src, res.status, res.header.Get("Content-Type"))
+	}
+	return res
+}
+
 // TestLargeRunPageDefersSequence: the page of a finished run of more than 20,000 events leaves
 // the Sequence view's data out, naming where its script fetches it, and that route answers it
 // whole, as of the run's last event; a smaller run's page carries it.
@@ -25,17 +53,7 @@ func TestLargeRunPageDefersSequence(t *testing.T) {
 		events int
 		defers bool
 	}{{1_000, false}, {25_000, true}} {
-		file, n := largeTrace(t, c.events)
-		ts := mustOpenServer(t, server.Config{MaxIngestBody: int64(len(file)) + 1})
-		id := ts.importBig(t, file)
-		page := ts.do(t, request{path: "/runs/" + id})
-		if page.status != http.StatusOK {
-			t.Fatalf("page: %d", page.status)
-		}
-		doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(page.body)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ts, _, n, id, doc := importedRunPage(t, c.events)
 		slot := doc.Find("#seq-data")
 		src, deferred := slot.Attr("data-src")
 		if deferred != c.defers || slot.AttrOr("data-json", "") != "" == c.defers {
@@ -47,10 +65,7 @@ func TestLargeRunPageDefersSequence(t *testing.T) {
 		if src != "/runs/"+id+"/sequence" {
 			t.Errorf("data-src %q", src)
 		}
-		res := ts.do(t, request{path: src})
-		if res.status != http.StatusOK || !strings.HasPrefix(res.header.Get("Content-Type"), "text/html") {
-			t.Fatalf("GET %s: %d %s", src, res.status, res.header.Get("Content-Type"))
-		}
+		res := ts.deferredPart(t, src)
 		got, err := goquery.NewDocumentFromReader(strings.NewReader(string(res.body)))
 		if err != nil {
 			t.Fatal(err)
@@ -78,17 +93,7 @@ func TestLargeRunPageDefersHistories(t *testing.T) {
 		events int
 		defers bool
 	}{{1_000, false}, {25_000, true}} {
-		file, n := largeTrace(t, c.events)
-		ts := mustOpenServer(t, server.Config{MaxIngestBody: int64(len(file)) + 1})
-		id := ts.importBig(t, file)
-		page := ts.do(t, request{path: "/runs/" + id})
-		if page.status != http.StatusOK {
-			t.Fatalf("page: %d", page.status)
-		}
-		doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(page.body)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ts, file, n, id, doc := importedRunPage(t, c.events)
 		slot := doc.Find("#session-histories")
 		src, deferred := slot.Attr("data-src")
 		if sections := slot.Find("section.history").Length(); deferred != c.defers || (sections == 0) != c.defers {
@@ -100,10 +105,7 @@ func TestLargeRunPageDefersHistories(t *testing.T) {
 		if src != "/runs/"+id+"/histories" {
 			t.Errorf("data-src %q", src)
 		}
-		res := ts.do(t, request{path: src})
-		if res.status != http.StatusOK || !strings.HasPrefix(res.header.Get("Content-Type"), "text/html") {
-			t.Fatalf("GET %s: %d %s", src, res.status, res.header.Get("Content-Type"))
-		}
+		res := ts.deferredPart(t, src)
 		tr, err := traces.Unmarshal(file)
 		if err != nil {
 			t.Fatal(err)
