@@ -30,6 +30,30 @@ const wfBarsJS = `Array.from(document.querySelectorAll('[data-testid=waterfall] 
   seq: Number(b.dataset.seq), kind: b.dataset.kind, x: Number(b.getAttribute('x')), w: Number(b.getAttribute('width')),
   t0: Number(b.dataset.t0), t1: Number(b.dataset.t1), critical: b.dataset.critical === 'true'}))`
 
+// openSupervisorWaterfall runs supervisor to its end and opens its Waterfall, once every bar is
+// drawn; it returns the tab, each event's time in ms since the run's first (by seq) and the
+// number of bars (an agent visit, model call or tool call each).
+func openSupervisorWaterfall(t *testing.T) (tb *tab, at map[int64]float64, bars int) {
+	t.Helper()
+	b := startBaton(t)
+	id := b.startRun(t, "supervisor", 40*time.Millisecond)
+	tr := b.waitRunEnded(t, id, waitTimeout)
+	at = map[int64]float64{}
+	for _, e := range tr.Events {
+		at[e.Seq] = float64(e.Time.Sub(tr.Events[0].Time).Microseconds()) / 1000
+		switch e.Kind {
+		case traces.KindAgentStarted, traces.KindModelStarted, traces.KindToolStarted:
+			bars++
+		}
+	}
+	tb = newTab(t, nil)
+	tb.open(t, b.base+"/runs/"+id)
+	tb.click(t, "[data-testid=view-waterfall]")
+	tb.waitFor(t, fmt.Sprintf("the waterfall's %d bars", bars),
+		`document.querySelectorAll('[data-testid=waterfall] [data-testid=wf-bar]').length === `+itoa(bars))
+	return tb, at, bars
+}
+
 // TestWaterfallIsLinear: on the supervisor flow run at a pace on real eino agents, the Waterfall
 // tab draws a bar for every agent visit, model call and tool call, each starting where its
 // event happened and as long as the work took on one linear scale (the events' own times, from
@@ -37,23 +61,7 @@ const wfBarsJS = `Array.from(document.querySelectorAll('[data-testid=waterfall] 
 // inspects its event, and the selection is marked in the waterfall.
 func TestWaterfallIsLinear(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
-	id := b.startRun(t, "supervisor", 40*time.Millisecond)
-	tr := b.waitRunEnded(t, id, waitTimeout)
-	at := map[int64]float64{} // ms since the run's first event, by seq
-	want := 0
-	for _, e := range tr.Events {
-		at[e.Seq] = float64(e.Time.Sub(tr.Events[0].Time).Microseconds()) / 1000
-		switch e.Kind {
-		case traces.KindAgentStarted, traces.KindModelStarted, traces.KindToolStarted:
-			want++
-		}
-	}
-	tb := newTab(t, nil)
-	tb.open(t, b.base+"/runs/"+id)
-	tb.click(t, "[data-testid=view-waterfall]")
-	tb.waitFor(t, fmt.Sprintf("the waterfall's %d bars", want),
-		`document.querySelectorAll('[data-testid=waterfall] [data-testid=wf-bar]').length === `+itoa(want))
+	tb, at, _ := openSupervisorWaterfall(t)
 	bars := evalJS[[]wfBar](t, tb, wfBarsJS)
 
 	// One scale, fitted from the first bar and the one that ends last; x0 is the run's start.
@@ -150,23 +158,8 @@ type wfZoom struct {
 // (the scripted model reports "scripted"), with its agent in its tooltip.
 func TestWaterfallZoom(t *testing.T) {
 	t.Parallel()
-	b := startBaton(t)
-	id := b.startRun(t, "supervisor", 40*time.Millisecond)
-	tr := b.waitRunEnded(t, id, waitTimeout)
-	at := map[int64]float64{}
-	want := 0
-	for _, e := range tr.Events {
-		at[e.Seq] = float64(e.Time.Sub(tr.Events[0].Time).Microseconds()) / 1000
-		switch e.Kind {
-		case traces.KindAgentStarted, traces.KindModelStarted, traces.KindToolStarted:
-			want++
-		}
-	}
-	tb := newTab(t, nil)
-	tb.open(t, b.base+"/runs/"+id)
-	tb.click(t, "[data-testid=view-waterfall]")
+	tb, at, want := openSupervisorWaterfall(t)
 	allBars := `document.querySelectorAll('[data-testid=waterfall] [data-testid=wf-bar]').length === ` + itoa(want)
-	tb.waitFor(t, fmt.Sprintf("the waterfall's %d bars", want), allBars)
 	k0, _ := wfScale(t, evalJS[[]wfBar](t, tb, wfBarsJS), at)
 	if z := evalJS[wfZoom](t, tb, wfZoomJS); z.ScrollWidth > z.ClientWidth+1 {
 		t.Fatalf("fitted, the waterfall scrolls: %v px in %v", z.ScrollWidth, z.ClientWidth)
