@@ -40,6 +40,7 @@ type feeds struct {
 	made    int // feeds made so far: what a test reads to see a page served without one
 	digests *digestCache
 	warm    sync.WaitGroup // the imports' pages being made (warmRun)
+	cold    bool           // no page is begun any more (waitWarm): guarded by mu, as warm's Add is
 }
 
 // feedLinger is how long the feed of a finished run stays after its last user released it: a

@@ -74,9 +74,15 @@ func (fs *feeds) warmRun(rec *traces.Recording, tr traces.Trace) {
 	if len(tr.Events) <= openOver {
 		return
 	}
+	fs.mu.Lock()
+	if fs.cold {
+		fs.mu.Unlock()
+		return // shutting down: the page is made when asked for, if ever
+	}
+	fs.warm.Add(1) // never once waitWarm waits: an Add racing a Wait at zero is a misuse
+	fs.mu.Unlock()
 	f := fs.join(rec)
 	f.mu.Lock() // unlocked by the goroutine below, once tr's events are in
-	fs.warm.Add(1)
 	go func() {
 		defer fs.warm.Done()
 		if f.view.Seq() == 0 && sameRunStart(runBeforeEvents(rec), tr.Run) &&
@@ -89,6 +95,14 @@ func (fs *feeds) warmRun(rec *traces.Recording, tr traces.Trace) {
 		f.digest()
 		fs.release(f) // as a page does: it stays a while for the page's next requests
 	}()
+}
+
+// waitWarm stops pages from being begun by warmRun and waits for those begun.
+func (fs *feeds) waitWarm() {
+	fs.mu.Lock()
+	fs.cold = true
+	fs.mu.Unlock()
+	fs.warm.Wait()
 }
 
 // sameRunStart reports whether feed's run, as a feed starts it (runBeforeEvents), is imported's.

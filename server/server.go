@@ -321,7 +321,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.endRuns()
 	var errRuns error
 	select {
-	case <-waited(s.runs.wait, s.ingest.wait, s.feeds.warm.Wait):
+	case <-waited(s.runs.wait, s.ingest.wait, s.feeds.waitWarm):
 	case <-ctx.Done():
 		errRuns = fmt.Errorf("runs did not end once canceled: %w", ctx.Err())
 	}
