@@ -135,6 +135,9 @@ func (m *runManager) keepPaused(lr *liveRun) func(*agents.Pause) {
 	}
 }
 
+// windUpWait bounds how long a resume waits for an interrupted run's goroutine to wind up.
+const windUpWait = 2 * time.Second
+
 // resume continues run id, which ended interrupted here, with d, in the background, in the same
 // recording. It fails with CodeNotFound for an unknown run, CodeConflict for a run that is not
 // waiting for a decision here, and CodeUnavailable as start does.
@@ -150,8 +153,23 @@ func (m *runManager) resume(id string, d agents.Decision) error {
 	if st := rec.Run().Status; st.Ended() && st != traces.StatusInterrupted {
 		return traces.Errorf(traces.CodeConflict, "run %s is %s: only a run that ended interrupted can be resumed", id, st)
 	}
-	if _, running := m.live[id]; running {
-		return traces.Errorf(traces.CodeConflict, "run %s is still running: only a run that ended interrupted can be resumed", id)
+	// A run whose run.finished says interrupted is in live until its goroutine has wound up
+	// (forget): a decision made the moment the page shows the interrupt waits for that, briefly.
+	for deadline := time.Now().Add(windUpWait); ; {
+		lr, running := m.live[id]
+		if !running {
+			break
+		}
+		if rec.Run().Status != traces.StatusInterrupted || !time.Now().Before(deadline) {
+			return traces.Errorf(traces.CodeConflict, "run %s is still running: only a run that ended interrupted can be resumed", id)
+		}
+		changed := lr.changed // closed by forget (or by a change of pace: then look again)
+		m.mu.Unlock()
+		select {
+		case <-changed:
+		case <-time.After(time.Until(deadline)):
+		}
+		m.mu.Lock()
 	}
 	pr, ok := m.paused[id]
 	if !ok {
