@@ -88,38 +88,52 @@ func TestPricesFlag(t *testing.T) {
 }
 
 // TestRunPrintsCost runs a flow on an OpenAI-compatible model that reports usage, with a
-// --prices file: each model call's line ends with what its usage in the trace costs.
+// --prices file: each model call's line ends with what its usage in the trace costs, or says
+// the model has no price when the file lacks it (never a price guessed from another model's).
 func TestRunPrintsCost(t *testing.T) {
-	fake := agentstest.NewFakeOpenAI(t,
-		agentstest.FakeReply{ToolCalls: []agentstest.FakeToolCall{{Name: "transfer_to_agent", Arguments: `{"agent_name":"weather_agent"}`}}},
-		agentstest.FakeReply{ToolCalls: []agentstest.FakeToolCall{{Name: "get_weather", Arguments: `{"city":"Tokyo"}`}}},
-		agentstest.FakeReply{Text: "Sunny in Tokyo."})
-	t.Setenv("OPENAI_API_KEY", "k")
-	t.Setenv("OPENAI_BASE_URL", fake.BaseURL())
-	dir := t.TempDir()
-	own, out := filepath.Join(dir, "prices.json"), filepath.Join(dir, "run.json")
-	if err := os.WriteFile(own, []byte(`{"house-model": {"input": 5, "output": 25}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr bytes.Buffer
-	args := []string{"run", "transfer", "--input", "Weather in Tokyo?", "--model", "openai:house-model", "--prices", own, "--out", out}
-	if code := cli.Run(context.Background(), args, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	tr := readTraceFile(t, out)
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	calls := 0
-	for i, e := range tr.Events {
-		if e.Kind != traces.KindModelFinished || e.Model.Usage == nil {
-			continue
-		}
-		calls++
-		want := " · " + prices.Format((float64(e.Model.Usage.PromptTokens)*5+float64(e.Model.Usage.CompletionTokens)*25)/1e6)
-		if i >= len(lines) || !strings.HasSuffix(lines[i], want) {
-			t.Errorf("line of #%d does not end with %q: %q", e.Seq, want, lines[min(i, len(lines)-1)])
-		}
-	}
-	if calls == 0 {
-		t.Fatal("the run reported no usage")
+	for _, tc := range []struct {
+		name, prices string
+		want         func(u *traces.Usage) string
+	}{
+		{"priced", `{"house-model": {"input": 5, "output": 25}}`, func(u *traces.Usage) string {
+			return " · " + prices.Format((float64(u.PromptTokens)*5+float64(u.CompletionTokens)*25)/1e6)
+		}},
+		{"unpriced", `{"other-model": {"input": 5, "output": 25}}`, func(*traces.Usage) string {
+			return " · no price for house-model"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := agentstest.NewFakeOpenAI(t,
+				agentstest.FakeReply{ToolCalls: []agentstest.FakeToolCall{{Name: "transfer_to_agent", Arguments: `{"agent_name":"weather_agent"}`}}},
+				agentstest.FakeReply{ToolCalls: []agentstest.FakeToolCall{{Name: "get_weather", Arguments: `{"city":"Tokyo"}`}}},
+				agentstest.FakeReply{Text: "Sunny in Tokyo."})
+			t.Setenv("OPENAI_API_KEY", "k")
+			t.Setenv("OPENAI_BASE_URL", fake.BaseURL())
+			dir := t.TempDir()
+			own, out := filepath.Join(dir, "prices.json"), filepath.Join(dir, "run.json")
+			if err := os.WriteFile(own, []byte(tc.prices), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			args := []string{"run", "transfer", "--input", "Weather in Tokyo?", "--model", "openai:house-model", "--prices", own, "--out", out}
+			if code := cli.Run(context.Background(), args, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			tr := readTraceFile(t, out)
+			lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+			calls := 0
+			for i, e := range tr.Events {
+				if e.Kind != traces.KindModelFinished || e.Model.Usage == nil {
+					continue
+				}
+				calls++
+				if want := tc.want(e.Model.Usage); i >= len(lines) || !strings.HasSuffix(lines[i], want) {
+					t.Errorf("line of #%d does not end with %q: %q", e.Seq, want, lines[min(i, len(lines)-1)])
+				}
+			}
+			if calls == 0 {
+				t.Fatal("the run reported no usage")
+			}
+		})
 	}
 }

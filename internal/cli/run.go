@@ -176,8 +176,10 @@ func printEvents(rec *traces.Recording, w io.Writer, last int64, pricing prices.
 		for _, e := range buf[:n] {
 			line := web.Summary(e)
 			if u := usageOf(e); u != nil {
-				if rate := pricing.Call(e.Model.Name); !rate.Free && rate.Text(u.PromptTokens, u.CompletionTokens) != "" {
-					line += " · " + rate.Text(u.PromptTokens, u.CompletionTokens) // "no price for gpt-9" when it has none
+				if rate := pricing.Call(e.Model.Name); !rate.Free {
+					if cost := rate.Text(u.PromptTokens, u.CompletionTokens); cost != "" {
+						line += " · " + cost // "no price for gpt-9" when it has none
+					}
 				}
 			}
 			fmt.Fprintf(w, "%4d %s %-16s %-18s %s\n", e.Seq, e.Time.Format("15:04:05.000"), e.Agent, e.Kind, line)
