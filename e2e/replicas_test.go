@@ -1,18 +1,14 @@
 package e2e_test
 
 import (
-	"context"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/live"
@@ -55,41 +51,14 @@ func startReplica(t *testing.T, db string, flows ...agents.Flow) *replica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String()
+	base, stop := serve(t, srv, broker, logs, func() {
+		lease.Release()
+		store.Close()
+	})
+	t.Cleanup(stop)
 	if err := lease.SetAddress(base); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	stop := sync.OnceFunc(func() {
-		cancel()
-		select {
-		case err := <-served:
-			if err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Errorf("the replica did not shut down within 20s")
-		}
-		wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer wcancel()
-		if err := broker.Close(wctx); err != nil {
-			t.Errorf("close the broker: %v", err)
-		}
-		lease.Release()
-		store.Close()
-		for _, r := range logs.records() {
-			if r.level >= slog.LevelError {
-				t.Errorf("replica logged an error: %s", r.text)
-			}
-		}
-	})
-	t.Cleanup(stop)
 	return &replica{baton: &baton{base: base, logs: logs}, stop: stop}
 }
 

@@ -85,6 +85,19 @@ func startBatonWith(t *testing.T, store *sqlite.Store, configure func(*server.Co
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}
+	base, stop := serve(t, srv, broker, logs, func() {
+		if store != nil {
+			store.Close()
+		}
+	})
+	t.Cleanup(stop)
+	return &baton{base: base, logs: logs}
+}
+
+// serve serves srv on a new loopback port until stop: stop shuts it down (its pages' sockets
+// close), closes broker, calls release, and fails t on any error the server logged.
+func serve(t *testing.T, srv *server.Server, broker *live.Broker, logs *logRecorder, release func()) (base string, stop func()) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("listen: %v", err)
@@ -92,7 +105,7 @@ func startBatonWith(t *testing.T, store *sqlite.Store, configure func(*server.Co
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
+	return "http://" + ln.Addr().String(), sync.OnceFunc(func() {
 		cancel()
 		select {
 		case err := <-served:
@@ -107,9 +120,7 @@ func startBatonWith(t *testing.T, store *sqlite.Store, configure func(*server.Co
 		if err := broker.Close(ctx); err != nil {
 			t.Errorf("close the broker: %v", err)
 		}
-		if store != nil {
-			store.Close()
-		}
+		release()
 		for _, r := range logs.records() {
 			if r.level >= slog.LevelError {
 				t.Errorf("server logged an error: %s", r.text)
@@ -118,7 +129,6 @@ func startBatonWith(t *testing.T, store *sqlite.Store, configure func(*server.Co
 			}
 		}
 	})
-	return &baton{base: "http://" + ln.Addr().String(), logs: logs}
 }
 
 // gated returns the built-in flow name with its model replies held by a new gate, closed: a run
