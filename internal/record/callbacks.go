@@ -443,8 +443,15 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 		j.work.add()
 	}
 	r.streams.add()
+	// The reply of a chat model agent's own model call is echoed at once in the agent's copy of
+	// events, whose reader waits for it (see observe) and so reads it as it streams, as a reader
+	// would; and what the agent does next (its tool calls, its work's end) waits for it too. No
+	// reader is woken for it, only to find it read.
+	echoed := j.of == modelReply && v.chat && !v.handedTo && c.toolCallID == "" && v.following
 	r.mu.Unlock()
-	r.readStreamed(j)
+	if !echoed {
+		r.readStreamed(j)
+	}
 	if j.of == agentWork {
 		// The stream is the agent's output, and its end the end of the agent's work: eino waits
 		// for this callback before it goes on to close the agent's events, so this is the last
