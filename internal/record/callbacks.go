@@ -511,7 +511,7 @@ func (j *streamRead) readAndRecord() {
 		r.specialistAnswered(v, answer, err)
 	case modelReply:
 		reply, usage, cfg, err := readModelStream(out)
-		r.modelFinished(c, reply, usage, cfg, err)
+		r.modelFinished(c, &reply, usage, cfg, err)
 	case toolResult:
 		result, err := readToolStream(out)
 		r.toolFinished(j.ctx, j.info, c, result, err, false) // its echo is counted
@@ -529,19 +529,21 @@ func (j *streamRead) readAndRecord() {
 }
 
 // readModelStream joins a model's streamed reply from the callback's copy of its chunks, with
-// the last usage and config its chunks carried.
-func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (*schema.Message, *model.TokenUsage, *model.Config, error) {
+// the last usage and config its chunks carried. The usage the chunks' messages carried is left
+// out when the callback's carried one: modelFinished takes the callback's.
+func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (schema.Message, *model.TokenUsage, *model.Config, error) {
 	defer out.Close()
 	var reply streamedMessage
 	var usage *model.TokenUsage
 	var cfg *model.Config
 	for {
 		chunk, err := out.Recv()
-		if err == io.EOF {
-			return reply.message(), usage, cfg, nil
-		}
 		if err != nil {
-			return reply.message(), usage, cfg, err
+			if err == io.EOF {
+				err = nil
+			}
+			reply.hasUsage = reply.hasUsage && usage == nil
+			return reply.joined(), usage, cfg, err
 		}
 		if o := model.ConvCallbackOutput(chunk); o != nil {
 			reply.add(o.Message)
