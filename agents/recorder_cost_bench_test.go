@@ -27,15 +27,17 @@ import (
 // Runs of about 1k, 3k and 100k events (agentstest.LongTurns; the 100k run feeds its model the
 // whole history, 300 tool calls a reply) at zero pace, the worst case for the app: a collector
 // whose work grew with the events recorded would show as a cost per event growing with the run.
-// At pace=2ms (the 3k run, its model taking 2 ms a reply) it reports recorded/plain, the run's
+// streamed=3k is the 3k run with a streaming Runner. At pace=2ms (the 3k run, its model taking 2 ms a reply) it reports recorded/plain, the run's
 // wall time recorded against the same run without any handler, and the same against eino's no-op
 // handler.
 //
 //	go test ./agents -run '^$' -bench BenchmarkRecorderCost -benchtime 20x
 func BenchmarkRecorderCost(b *testing.B) {
 	for _, run := range costRuns() {
-		b.Run(run.name, func(b *testing.B) { benchmarkRecorderCost(b, run.flow) })
+		b.Run(run.name, func(b *testing.B) { benchmarkRecorderCost(b, run.flow, false) })
 	}
+	// The 3k run with a streaming Runner (see BenchmarkRecorderAlone's streamed=3k).
+	b.Run("streamed=3k", func(b *testing.B) { benchmarkRecorderCost(b, costRuns()[1].flow, true) })
 	b.Run("pace=2ms", func(b *testing.B) {
 		benchmarkRecorderPaced(b, agentstest.Long(longTicks), agents.NewPace(2*time.Millisecond))
 	})
@@ -166,10 +168,10 @@ func heapKept() (live, scan int64) {
 // collections.
 const costEvents = 30000
 
-func benchmarkRecorderCost(b *testing.B, flow agents.Flow) {
+func benchmarkRecorderCost(b *testing.B, flow agents.Flow, streaming bool) {
 	pace, noop := agents.NewPace(0), noopHandler()
 	rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents)
-	drainLong(b, flow, pace, rec)
+	drainRun(b, flow, pace, streaming, rec)
 	events := len(rec.Snapshot().Events)
 	// What the recording keeps that each collection marks: the heap it keeps reachable, and of
 	// that the part the collector scans for pointers.
@@ -183,11 +185,11 @@ func benchmarkRecorderCost(b *testing.B, flow agents.Flow) {
 	for i := 0; b.Loop(); i++ {
 		var observed, recorded runCost
 		noopRuns := func() {
-			observed = measureRuns(reps, func() { drainLong(b, flow, pace, nil, adk.WithCallbacks(noop)) })
+			observed = measureRuns(reps, func() { drainRun(b, flow, pace, streaming, nil, adk.WithCallbacks(noop)) })
 		}
 		recordRuns := func() {
 			recorded = measureRuns(reps, func() {
-				drainLong(b, flow, pace, traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents))
+				drainRun(b, flow, pace, streaming, traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents))
 			})
 		}
 		if i%2 == 0 {

@@ -414,61 +414,51 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 		return ctx
 	}
 	r, v := c.v.rec, c.v
-	isModel, isTool := info.Component == components.ComponentOfChatModel, info.Component == components.ComponentOfTool
-	specialist := isSpecialist(info)
+	j := &streamRead{ctx: ctx, info: info, c: c, out: out}
+	switch {
+	case isSpecialist(info):
+		j.of = specialistAnswer
+	case info.Component == components.ComponentOfChatModel:
+		j.of = modelReply
+	case info.Component == components.ComponentOfTool:
+		j.of = toolResult
+	default:
+		j.of = agentWork
+		j.read = make(chan struct{})
+	}
 	r.mu.Lock()
-	work := &v.closing
-	if isTool {
+	j.work = &v.closing
+	if j.of == toolResult {
 		v.echoes.expectResult() // the echo may reach the event copy before we finish reading
 	}
-	if isModel || isTool {
-		work = &v.outputs
+	if j.of == modelReply || j.of == toolResult {
+		j.work = &v.outputs
 	}
 	if v.handedTo {
-		work = &v.parent.outputs // the specialist's reply streams on as its host's answer
+		j.work = &v.parent.outputs // the specialist's reply streams on as its host's answer
 	}
-	read := make(chan struct{})
-	j := &streamRead{f: func() {
-		defer close(read)
-		defer r.streams.done()
-		defer work.done()
-		switch {
-		case specialist:
-			answer, err := readAnswerStream(out)
-			r.specialistAnswered(v, answer, err)
-		case isModel:
-			reply, usage, cfg, err := readModelStream(out)
-			r.modelFinished(c, reply, usage, cfg, err)
-		case isTool:
-			result, err := readToolStream(out)
-			r.toolFinished(ctx, info, c, result, err, false) // its echo is counted
-		default:
-			_, err := readToolStream(out) // nothing in it is needed but its end
-			// The agent's work ends after the replies and results it streamed on the way.
-			v.outputs.wait()
-			if setsInRunnable(v) {
-				// It set what it set as the stream was read; nothing else runs until the visit
-				// ends, which waits for this.
-				r.noticeSession(ctx, v, true)
-			}
-			r.runnableEnded(v, err)
-		}
-	}}
-	if isModel || isTool {
-		work.addRead(j) // what waits for it may read it first (see inflight.wait)
+	if j.of == modelReply || j.of == toolResult {
+		j.work.addRead(j) // what waits for it may read it first (see inflight.wait)
 	} else {
-		work.add()
+		j.work.add()
 	}
 	r.streams.add()
+	// The reply of a chat model agent's own model call is echoed at once in the agent's copy of
+	// events, whose reader waits for it (see observe) and so reads it as it streams, as a reader
+	// would; and what the agent does next (its tool calls, its work's end) waits for it too. No
+	// reader is woken for it, only to find it read.
+	echoed := j.of == modelReply && v.chat && !v.handedTo && c.toolCallID == "" && v.following
 	r.mu.Unlock()
-	r.readStreamed(j.run)
-	if !isModel && !isTool && !specialist {
+	if !echoed {
+		r.readStreamed(j)
+	}
+	if j.of == agentWork {
 		// The stream is the agent's output, and its end the end of the agent's work: eino waits
 		// for this callback before it goes on to close the agent's events, so this is the last
 		// moment before the app can see them end (see Recorder.ending). The app reads its own
 		// copy meanwhile, unhindered.
 		select {
-		case <-read:
+		case <-j.read:
 			r.ending(v)
 		case <-ctx.Done():
 		}
@@ -476,20 +466,84 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 	return ctx
 }
 
+// streamRead is the reading of a streamed output, run once: by a reader or by one who waits for
+// it (see inflight.wait). It is one allocation, what a closure over the same would take with it.
+type streamRead struct {
+	claimed atomic.Bool
+	of      streamed
+	ctx     context.Context
+	info    *callbacks.RunInfo
+	c       *call
+	out     *schema.StreamReader[callbacks.CallbackOutput]
+	work    *inflight     // counts it in
+	read    chan struct{} // closed once read: an agent's work only
+}
+
+// streamed is what a streamed output is.
+type streamed uint8
+
+const (
+	modelReply       streamed = iota
+	toolResult                // a tool's streamed result
+	specialistAnswer          // a lambda specialist's answer
+	agentWork                 // the output of an agent's own work
+)
+
+// run reads the stream and records it, unless someone did already.
+func (j *streamRead) run() {
+	if j.claimed.CompareAndSwap(false, true) {
+		j.readAndRecord()
+	}
+}
+
+func (j *streamRead) readAndRecord() {
+	c, out := j.c, j.out
+	v := c.v
+	r := v.rec
+	if j.read != nil {
+		defer close(j.read)
+	}
+	defer r.streams.done()
+	defer j.work.done()
+	switch j.of {
+	case specialistAnswer:
+		answer, err := readAnswerStream(out)
+		r.specialistAnswered(v, answer, err)
+	case modelReply:
+		reply, usage, cfg, err := readModelStream(out)
+		r.modelFinished(c, &reply, usage, cfg, err)
+	case toolResult:
+		result, err := readToolStream(out)
+		r.toolFinished(j.ctx, j.info, c, result, err, false) // its echo is counted
+	default:
+		_, err := readToolStream(out) // nothing in it is needed but its end
+		// The agent's work ends after the replies and results it streamed on the way.
+		v.outputs.wait()
+		if setsInRunnable(v) {
+			// It set what it set as the stream was read; nothing else runs until the visit
+			// ends, which waits for this.
+			r.noticeSession(j.ctx, v, true)
+		}
+		r.runnableEnded(v, err)
+	}
+}
+
 // readModelStream joins a model's streamed reply from the callback's copy of its chunks, with
-// the last usage and config its chunks carried.
-func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (*schema.Message, *model.TokenUsage, *model.Config, error) {
+// the last usage and config its chunks carried. The usage the chunks' messages carried is left
+// out when the callback's carried one: modelFinished takes the callback's.
+func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (schema.Message, *model.TokenUsage, *model.Config, error) {
 	defer out.Close()
 	var reply streamedMessage
 	var usage *model.TokenUsage
 	var cfg *model.Config
 	for {
 		chunk, err := out.Recv()
-		if err == io.EOF {
-			return reply.message(), usage, cfg, nil
-		}
 		if err != nil {
-			return reply.message(), usage, cfg, err
+			if err == io.EOF {
+				err = nil
+			}
+			reply.hasUsage = reply.hasUsage && usage == nil
+			return reply.joined(), usage, cfg, err
 		}
 		if o := model.ConvCallbackOutput(chunk); o != nil {
 			reply.add(o.Message)

@@ -60,6 +60,22 @@ func (e *echoes) reply(msg *schema.Message) bool {
 	return true
 }
 
+// oldest returns the oldest reply recorded from callbacks that the copy has not echoed yet, or nil.
+func (e *echoes) oldest() *traces.Message {
+	if len(e.replies) == 0 {
+		return nil
+	}
+	return e.replies[0]
+}
+
+// countOff counts off reply, echoed, and any before it, as reply does for a message that says
+// what reply says.
+func (e *echoes) countOff(reply *traces.Message) {
+	if i := slices.Index(e.replies, reply); i >= 0 {
+		e.replies = e.replies[i+1:]
+	}
+}
+
 // sameReply reports whether msg says what reply, as recorded, says: the same text and tool calls.
 func sameReply(msg *schema.Message, reply *traces.Message) bool {
 	if msg.Content != reply.Content || len(msg.ToolCalls) != len(reply.ToolCalls) {

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -118,5 +119,69 @@ func TestResultEchoCountedOff(t *testing.T) {
 	<-observed
 	if !isClosed(due) {
 		t.Error("the echo, once the output was read, did not catch the copy up")
+	}
+}
+
+// TestReadEcho: a streamed message read against the oldest reply recorded from callbacks is its
+// echo, without being joined, when its text comes in pieces and its tool calls whole in one chunk;
+// otherwise it is the message joined, whatever chunk it departs at, which echoes.reply then judges
+// as before: the outcome is always what joining it first gave.
+func TestReadEcho(t *testing.T) {
+	calls := []schema.ToolCall{
+		{ID: "c1", Function: schema.FunctionCall{Name: "look", Arguments: `{"a":1}`}},
+		{ID: "c2", Function: schema.FunctionCall{Name: "book", Arguments: `{}`}},
+	}
+	want := &traces.Message{Role: "assistant", Content: "Hello there.", ToolCalls: []traces.ToolCallSpec{
+		{ID: "c1", Name: "look", Arguments: `{"a":1}`}, {ID: "c2", Name: "book", Arguments: `{}`}}}
+	text := &traces.Message{Role: "assistant", Content: "Hello there."}
+	chunk := func(content string, tcs ...schema.ToolCall) *schema.Message {
+		return &schema.Message{Role: schema.Assistant, Content: content, ToolCalls: tcs}
+	}
+	idx := func(i int) *int { return &i }
+	for _, tc := range []struct {
+		name   string
+		want   *traces.Message
+		chunks []*schema.Message
+		fast   bool // an echo read without joining it
+		echo   bool
+	}{
+		{"text in pieces", text, []*schema.Message{chunk("Hello "), chunk(""), chunk("there.")}, true, true},
+		{"text and calls in one chunk", want, []*schema.Message{chunk("Hello there.", calls...)}, true, true},
+		{"calls after the text", want, []*schema.Message{chunk("Hello "), chunk("there."), chunk("", calls...)}, true, true},
+		{"calls by their index", want, []*schema.Message{chunk("Hello there.",
+			schema.ToolCall{Index: idx(0), ID: "c1", Function: calls[0].Function}, schema.ToolCall{Index: idx(1), ID: "c2", Function: calls[1].Function})}, true, true},
+		{"calls in pieces", want, []*schema.Message{chunk("Hello there.", calls[0]), chunk("", calls[1])}, false, true},
+		{"a call's arguments in pieces", want, []*schema.Message{chunk("Hello there.", calls[0],
+			schema.ToolCall{ID: "c2", Function: schema.FunctionCall{Name: "book", Arguments: `{`}}), chunk("", schema.ToolCall{Function: schema.FunctionCall{Arguments: `}`}})}, false, true},
+		{"text cut short", text, []*schema.Message{chunk("Hello ")}, false, false},
+		{"text that goes on", text, []*schema.Message{chunk("Hello there."), chunk(" And more.")}, false, false},
+		{"other text", text, []*schema.Message{chunk("Hello "), chunk("you.")}, false, false},
+		{"calls the reply lacks", text, []*schema.Message{chunk("Hello there.", calls...)}, false, false},
+		{"calls missing", want, []*schema.Message{chunk("Hello there.")}, false, false},
+		{"other calls", want, []*schema.Message{chunk("Hello there.", calls[1], calls[0])}, false, false},
+		{"a tool's message", text, []*schema.Message{{Role: schema.Tool, Content: "Hello there."}}, false, false},
+		{"nothing recorded", nil, []*schema.Message{chunk("Hello there.")}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			joined := readStream(schema.StreamReaderFromArray(tc.chunks), schema.Assistant)
+			msg, fast := readEcho(schema.StreamReaderFromArray(tc.chunks), schema.Assistant, tc.want)
+			if fast != tc.fast {
+				t.Fatalf("read as an echo %v, want %v", fast, tc.fast)
+			}
+			if fast {
+				if msg != nil {
+					t.Errorf("an echo returned the message %+v", msg)
+				}
+			} else if got, joinedMsg := traceMessage(msg), traceMessage(joined); !reflect.DeepEqual(got, joinedMsg) || msg.Role != joined.Role {
+				t.Fatalf("message %+v (%s), want it joined: %+v (%s)", got, msg.Role, joinedMsg, joined.Role)
+			}
+			var e echoes
+			if tc.want != nil {
+				e.expectReply(tc.want)
+			}
+			if echo := fast || e.reply(msg); echo != tc.echo {
+				t.Errorf("echo %v, want %v", echo, tc.echo)
+			}
+		})
 	}
 }

@@ -40,12 +40,22 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	}
 	r.mu.Unlock()
 	var msg *schema.Message
+	var echoed bool // msg, streamed, is the echo of want (see readEcho)
+	var wanted *traces.Message
 	if mo := messageOf(ev); mo != nil {
 		switch {
 		case !own || echo:
 			if mo.IsStreaming {
 				mo.MessageStream.Close() // this copy is the recorder's own: nobody else reads it
 			}
+		case mo.IsStreaming && v.repliesAreEvents() && mo.Role != schema.Tool:
+			// Most likely the echo of the reply v's model is streaming: read once that reply is
+			// recorded, and compared with it as it comes rather than joined.
+			v.outputs.wait()
+			r.mu.Lock()
+			wanted = v.echoes.oldest()
+			r.mu.Unlock()
+			msg, echoed = readEcho(mo.MessageStream, mo.Role, wanted)
 		case mo.IsStreaming:
 			msg = readStream(mo.MessageStream, mo.Role)
 		default:
@@ -66,9 +76,12 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	defer v.echoes.observedOwn()
-	if echo {
+	switch {
+	case echo:
 		r.decideCall(v, ev)
-	} else if v.echoes.reply(msg) {
+	case echoed:
+		v.echoes.countOff(wanted)
+	case v.echoes.reply(msg):
 		msg = nil // recorded from the model's callbacks
 	}
 	path := v.path
@@ -200,6 +213,71 @@ func readStream(sr *schema.StreamReader[*schema.Message], role schema.RoleType) 
 		}
 		acc.add(chunk)
 	}
+}
+
+// readEcho reads a streamed message of a visit's own from its copy and closes it, comparing it
+// as it comes with want, the oldest model reply recorded from callbacks that the copy has not
+// echoed yet (nil for none): echoed when the message says what want says (the text and tool calls
+// echoes.reply compares), else the message, joined. The copy repeats the chunks the reply was
+// recorded from, read whole already: its text matched piece by piece and its tool calls, which
+// nearly always come in one chunk, compared in place, an echo is neither joined nor copied.
+func readEcho(sr *schema.StreamReader[*schema.Message], role schema.RoleType, want *traces.Message) (*schema.Message, bool) {
+	if want == nil {
+		return readStream(sr, role), false
+	}
+	defer sr.Close()
+	acc := streamedMessage{role: role}
+	matched := 0              // bytes of want's text the chunks so far repeat
+	var calls *schema.Message // the one chunk so far that carried tool calls, all of want's
+	var chunk *schema.Message
+	var err error
+	for {
+		if chunk, err = sr.Recv(); err != nil {
+			if matched == len(want.Content) && (calls != nil) == (len(want.ToolCalls) > 0) && acc.role != schema.Tool {
+				return nil, true
+			}
+			break
+		}
+		if chunk == nil {
+			continue
+		}
+		if chunk.Role != "" {
+			acc.role = chunk.Role
+		}
+		if !strings.HasPrefix(want.Content[matched:], chunk.Content) ||
+			len(chunk.ToolCalls) > 0 && (calls != nil || !sameCalls(chunk.ToolCalls, want.ToolCalls)) {
+			break
+		}
+		matched += len(chunk.Content)
+		if len(chunk.ToolCalls) > 0 {
+			calls = chunk
+		}
+	}
+	// Not an echo of want: joined, on what it repeated of want so far.
+	acc.content = append(acc.content, want.Content[:matched]...)
+	if calls != nil {
+		acc.add(&schema.Message{ToolCalls: calls.ToolCalls})
+	}
+	for err == nil {
+		acc.add(chunk)
+		chunk, err = sr.Recv()
+	}
+	return acc.message(), false
+}
+
+// sameCalls reports whether tcs, one chunk's tool calls, are calls, joined as streamedMessage
+// joins them: each whole, in its place.
+func sameCalls(tcs []schema.ToolCall, calls []traces.ToolCallSpec) bool {
+	if len(tcs) != len(calls) {
+		return false
+	}
+	for i := range tcs { // by index: the calls are large structs, copied by a range over values
+		tc, c := &tcs[i], &calls[i]
+		if tc.Index != nil && *tc.Index != i || tc.ID == "" || tc.ID != c.ID || tc.Function.Name != c.Name || tc.Function.Arguments != c.Arguments {
+			return false
+		}
+	}
+	return true
 }
 
 func btoi(b bool) int {

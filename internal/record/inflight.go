@@ -8,8 +8,10 @@ import (
 // inflight counts outputs still being read. Unlike a sync.WaitGroup, it may gain new work while
 // someone waits: wait returns the next time the count is zero.
 type inflight struct {
-	mu   sync.Mutex
-	idle chan struct{} // closed when n drops to zero
+	mu sync.Mutex
+	// idle is closed when n drops to zero; made only when someone waits for that (see idled),
+	// not for every output, which nearly always is read before anyone waits.
+	idle chan struct{}
 	// n is changed under mu, and read without it by wait: nearly every callback and event waits
 	// for its visit's outputs, which are nearly always read already, and then returns at once,
 	// where taking mu and receiving from a closed channel (a lock of its own) was ~100
@@ -17,35 +19,21 @@ type inflight struct {
 	n atomic.Int64
 	// pending are reads counted here that a reader may not have begun (see streamRead): one who
 	// waits runs them itself rather than park until a reader is scheduled, read and woke it up.
+	// They stay here, run or not, until the count is zero.
 	pending []*streamRead
-}
-
-// streamRead is the reading of a streamed output, run once: by a reader or by one who waits for it.
-type streamRead struct {
-	f       func()
-	claimed atomic.Bool
-}
-
-func (j *streamRead) run() {
-	if j.claimed.CompareAndSwap(false, true) {
-		j.f()
-	}
 }
 
 // addRead counts j in, which whoever waits may run.
 func (f *inflight) addRead(j *streamRead) {
-	f.add()
 	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n.Add(1)
 	f.pending = append(f.pending, j)
-	f.mu.Unlock()
 }
 
 func (f *inflight) add() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.n.Load() == 0 {
-		f.idle = make(chan struct{})
-	}
 	f.n.Add(1)
 }
 
@@ -53,7 +41,10 @@ func (f *inflight) done() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.n.Add(-1) == 0 {
-		close(f.idle)
+		if f.idle != nil {
+			close(f.idle)
+			f.idle = nil
+		}
 		clear(f.pending) // all run
 		f.pending = f.pending[:0]
 	}
@@ -65,6 +56,9 @@ func (f *inflight) idled() <-chan struct{} {
 	defer f.mu.Unlock()
 	if f.n.Load() == 0 {
 		return alwaysClosed
+	}
+	if f.idle == nil {
+		f.idle = make(chan struct{})
 	}
 	return f.idle
 }
@@ -84,11 +78,12 @@ func (f *inflight) wait() {
 }
 
 // waitBusy runs the reads counted here that no reader has begun, then waits for the rest. They
-// read what the waiter would wait for anyway, recorded as a reader would.
+// read what the waiter would wait for anyway, recorded as a reader would. A read already run
+// returns at once (see streamRead.run).
 func (f *inflight) waitBusy() {
+	var some [4]*streamRead // nearly always one: no allocation
 	f.mu.Lock()
-	p := f.pending
-	f.pending = nil
+	p := append(some[:0], f.pending...)
 	f.mu.Unlock()
 	for _, j := range p {
 		j.run()

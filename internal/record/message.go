@@ -56,7 +56,8 @@ type streamedMessage struct {
 	role      schema.RoleType
 	content   []byte
 	toolCalls []schema.ToolCall
-	usage     *schema.TokenUsage
+	usage     schema.TokenUsage // the last a chunk carried, when hasUsage
+	hasUsage  bool
 }
 
 func (s *streamedMessage) add(m *schema.Message) {
@@ -93,8 +94,7 @@ func (s *streamedMessage) add(m *schema.Message) {
 		dst.Function.Arguments = joined(dst.Function.Arguments, tc.Function.Arguments)
 	}
 	if m.ResponseMeta != nil && m.ResponseMeta.Usage != nil {
-		u := *m.ResponseMeta.Usage
-		s.usage = &u
+		s.usage, s.hasUsage = *m.ResponseMeta.Usage, true
 	}
 }
 
@@ -111,13 +111,25 @@ func joined(a, b string) string {
 }
 
 func (s *streamedMessage) message() *schema.Message {
+	m := s.joined()
+	return &m
+}
+
+// joined returns the message, by value: a caller that keeps no pointer to it keeps it on its
+// stack (a model's streamed reply, once a reply).
+func (s *streamedMessage) joined() schema.Message {
 	role := s.role
 	if role == "" {
 		role = schema.Assistant
 	}
-	m := &schema.Message{Role: role, Content: string(s.content), ToolCalls: s.toolCalls}
-	if s.usage != nil {
-		m.ResponseMeta = &schema.ResponseMeta{Usage: s.usage}
+	m := schema.Message{Role: role, Content: string(s.content), ToolCalls: s.toolCalls}
+	if s.hasUsage {
+		meta := &struct { // one allocation
+			schema.ResponseMeta
+			usage schema.TokenUsage
+		}{usage: s.usage}
+		meta.Usage = &meta.usage
+		m.ResponseMeta = &meta.ResponseMeta
 	}
 	return m
 }

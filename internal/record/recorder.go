@@ -42,10 +42,10 @@ type Recorder struct {
 	calls     calls
 	transfers transfers
 	session   session
-	out       delivery    // the way to the sink
-	streams   inflight    // streamed outputs being read
-	drains    inflight    // copies of events being read
-	readers   chan func() // streamed outputs to read, to an idle reader (see readStreamed)
+	out       delivery     // the way to the sink
+	streams   inflight     // streamed outputs being read
+	drains    inflight     // copies of events being read
+	readers   chan reading // streamed outputs to read, to an idle reader (see readStreamed)
 
 	debug *Debugger // holds the run at breakpoints; nil for none (set before Run)
 	stops []Stop    // moments recorded that a breakpoint may hold the run at (see holdQueued)
@@ -59,7 +59,7 @@ func NewRecorder(sink Sink, flow string, declared []traces.Agent) *Recorder {
 		flow:      flow,
 		tree:      newTree(declared),
 		ended:     make(chan struct{}),
-		readers:   make(chan func()),
+		readers:   make(chan reading),
 		run:       runState{streamDone: true},
 		calls:     newCalls(),
 		transfers: newTransfers(),

@@ -104,8 +104,11 @@ type visit struct {
 	inner            forwarding // what its copy of events carried from inside its AgentTool calls (inner.go)
 	// ownRuns are the visits its own code ran on runs of their own (see agentStarted).
 	ownRuns []*visit
-	drained bool       // its copy of events has been read to its end
-	session sessionRef // eino's session as its callbacks read it (see sessionOf)
+	drained bool // its copy of events has been read to its end
+	// following says its copy of events is being read (see follow): whatever of its outputs
+	// started meanwhile is read by the time that reading ends, at the latest.
+	following bool
+	session   sessionRef // eino's session as its callbacks read it (see sessionOf)
 }
 
 // agentStarted records the start of a visit. It first waits for what caused it: the transfer that
@@ -367,6 +370,7 @@ func (v *visit) finishedEvent() traces.Event {
 func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) {
 	r.mu.Lock()
 	r.commit(v)
+	v.following = true
 	r.mu.Unlock()
 	r.drains.add()
 	go func() {
@@ -377,6 +381,9 @@ func (r *Recorder) follow(v *visit, events *adk.AsyncIterator[*adk.AgentEvent]) 
 			}
 			r.observe(v, ev)
 		}
+		r.mu.Lock()
+		v.following = false // an output that starts from now on is handed to a reader
+		r.mu.Unlock()
 		v.outputs.wait() // its last reply, which eino stores under its OutputKey
 		r.mu.Lock()
 		r.endOwnEvents(v)
