@@ -117,6 +117,9 @@ type Store struct {
 
 	mu       sync.Mutex          // serializes writes
 	encoders map[string]*encoder // of the runs being written; guarded by mu
+
+	background sync.WaitGroup // checkpointLater's goroutines; begun under mu until closed
+	closed     bool           // guarded by mu
 }
 
 var _ live.Store = (*Store)(nil)
@@ -333,8 +336,14 @@ func (s *Store) KeepFor(age time.Duration) {
 	s.mu.Unlock()
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database, once the checkpoints begun are done.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.background.Wait()
+	return s.db.Close()
+}
 
 // DefaultPath returns where serve keeps its database by default: baton/baton.db in the user's data
 // directory ($XDG_DATA_HOME, else ~/.local/share; on macOS and Windows the per-user application

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"math"
 	"slices"
@@ -21,10 +22,11 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ctx := context.Background()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, done, err := s.begin(ctx, len(events) >= pipelineEvents)
 	if err != nil {
 		return fmt.Errorf("create run %s: %w", run.ID, err)
 	}
+	defer done()
 	defer tx.Rollback()
 	var taken int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id = ?`, run.ID).Scan(&taken); err != nil {
@@ -68,6 +70,52 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 		s.encoders[run.ID] = enc
 	}
 	return nil
+}
+
+// begin begins a write. One of many events (an import) leaves the WAL's checkpoint, which
+// copies what the commit wrote into the database file (about a second for a million events), to
+// a goroutine of the store's after the commit (checkpointLater), rather than making the commit
+// do it (SQLite's autocheckpoint, at 1,000 pages): the transaction's connection has it off until
+// done. The commit is as durable either way: it is in the WAL.
+func (s *Store) begin(ctx context.Context, large bool) (tx *sql.Tx, done func(), err error) {
+	if !large || s.path == Memory {
+		tx, err := s.db.BeginTx(ctx, nil)
+		return tx, func() {}, err
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	if tx, err = conn.BeginTx(ctx, nil); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return tx, func() {
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA wal_autocheckpoint = %d`, autocheckpoint)); err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn }) // not back to the pool without it
+		}
+		conn.Close()
+		s.checkpointLater()
+	}, nil
+}
+
+// autocheckpoint is SQLite's default wal_autocheckpoint, in pages.
+const autocheckpoint = 1000
+
+// checkpointLater copies the WAL into the database file on a goroutine of its own, which Close
+// waits for. PASSIVE: it waits for no reader or writer, and copies what it can. The caller
+// holds s.mu.
+func (s *Store) checkpointLater() {
+	if s.closed {
+		return // a write after Close fails anyway
+	}
+	s.background.Go(func() {
+		s.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`) // on failure, the next commits' autocheckpoint does it
+	})
 }
 
 // save is Save; it records the next events of a created run, with its metadata and tally as of them, and its
