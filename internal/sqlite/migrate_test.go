@@ -197,15 +197,23 @@ func downgrade(t *testing.T, path, sql_ string) {
 		}
 	}
 	rows.Close()
-	if _, err := db.Exec(`DELETE FROM events`); err != nil {
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`DELETE FROM events`); err != nil {
 		t.Fatal(err)
 	}
 	for i, id := range ids {
-		if _, err := db.Exec(`INSERT INTO events (id, data) VALUES (?, ?)`, id, lines[i]); err != nil {
+		if _, err := tx.Exec(`INSERT INTO events (id, data) VALUES (?, ?)`, id, lines[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.Exec(sql_); err != nil {
+	if _, err := tx.Exec(sql_); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
 }
