@@ -1,6 +1,7 @@
 // Package sqlite is Baton's live.Store on an embedded SQLite database (modernc.org/sqlite, pure
 // Go, so the binary stays static). One file holds every run: its metadata and tally in runs, its
-// events in events, and a trigram full-text index of its input and messages in search. The
+// events in events (chunks of consecutive events, a row each), and a trigram full-text index of
+// its input and messages in search. The
 // database is in WAL mode with a busy timeout, so that `baton export` and `baton import` work on
 // it while `baton serve` writes; serve, the one process that writes a database's runs, holds its
 // Lock. Its faults (a full disk, a read-only or damaged file) are traces errors naming the cause
@@ -43,8 +44,9 @@ const DefaultKeep = 1000
 // joins the events of an earlier one into chunks; its index rows, one text each, stay).
 const schemaVersion = 8
 
-// seqBits is how many low bits of a search row's id hold the seq of the event it indexes (0 for
-// the run's input); the high bits are the run's key. A run's rows are one id range.
+// seqBits is how many low bits of a search row's id hold the seq of the event whose text it
+// indexes, the first one's for a row of several (0 for the run's input); the high bits are the
+// run's key. A run's rows are one id range.
 const seqBits = 24
 
 // eventBits is how many low bits of an event row's id hold the seq of its first event; the high
