@@ -139,6 +139,9 @@ func testSearchIsWithinOneText(t *testing.T, open Open) {
 			t.Errorf("search %q found %q, want %q", text, got, want)
 		}
 	}
+	if tr, err := s.Load("r1"); err != nil || len(tr.Events) != 6 || tr.Events[2].Message.Content != "gamma\nthree" {
+		t.Errorf("Load(r1) = %d events, %v: want 6, the third saying gamma, a newline and three", len(tr.Events), err)
+	}
 }
 
 // A run created with its first events, then saved in parts as a broker writes it (a new agent
