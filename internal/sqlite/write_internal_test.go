@@ -54,3 +54,39 @@ func TestLargeCreateCheckpointsAfter(t *testing.T) {
 		t.Errorf("wal_autocheckpoint = %d, %v: want %d", pages, err, autocheckpoint)
 	}
 }
+
+// Deleting a run deletes its search rows' marks as rows of several texts (search_joined), and
+// only its own.
+func TestDeleteForgetsJoinedRows(t *testing.T) {
+	s, err := Open(Memory, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	for _, id := range []string{"r1", "r2"} {
+		events := make([]traces.Event, 3000) // three chunks, each a row of several texts
+		for i := range events {
+			events[i] = traces.Event{Seq: int64(i + 1), Time: at, Kind: traces.KindMessage, Agent: "a",
+				Message: &traces.Message{Role: "assistant", Content: fmt.Sprintf("%s says %d", id, i)}}
+		}
+		if err := s.Create(traces.Run{ID: id, Flow: "f", StartedAt: at, Status: traces.StatusCompleted}, live.Tally{Events: 3000}, nil, events); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func() (n int) {
+		if err := s.db.QueryRow(`SELECT count(*) FROM search_joined`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 6 {
+		t.Fatalf("%d rows of several texts for two runs of three chunks, want 6", n)
+	}
+	if err := s.Delete("r1"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 3 {
+		t.Errorf("%d rows of several texts once r1 is deleted, want r2's 3", n)
+	}
+}
