@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/internal/live"
 	"github.com/baton-dev/baton/internal/sqlite"
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -35,8 +37,31 @@ func (a announcing) Save(run traces.Run, tally live.Tally, agents []traces.Agent
 	return err
 }
 
-// childMain runs the writer process when childEnv is set, and reports whether it did.
+// importerEnv makes the test binary an importing process: it creates one large run in the
+// database named by the variable, says so, and waits to be killed.
+const importerEnv = "BATON_TEST_STORE_IMPORTER"
+
+// importedEvents is how many events the importing process's run has: enough for the WAL's
+// checkpoint to follow the commit (pipelineEvents).
+const importedEvents = 50_000
+
+// childMain runs the writer process when childEnv is set, or the importing one when importerEnv
+// is, and reports whether it did.
 func childMain() bool {
+	if path := os.Getenv(importerEnv); path != "" {
+		store, err := sqlite.Open(path, 0)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		tr := webtest.Large(importedEvents)
+		if err := store.Create(tr.Run, live.Tally{Events: int64(len(tr.Events))}, tr.Agents, tr.Events); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		fmt.Println("created")
+		select {} // until killed, its checkpoint maybe going on
+	}
 	path := os.Getenv(childEnv)
 	if path == "" {
 		return false
@@ -133,4 +158,56 @@ func TestKilledWriterLosesNoCommittedEvent(t *testing.T) {
 	if n, err := store.Recover(context.Background()); n != 0 || err != nil {
 		t.Errorf("second Recover: %d, %v; want nothing left to recover", n, err)
 	}
+}
+
+// A process that imported a large run is killed with SIGKILL the moment its Create returned,
+// while the copy of the WAL into the database file may be going on: reopened, the database has
+// the run whole, as it was imported.
+func TestKilledImporterKeepsTheRun(t *testing.T) {
+	path := t.TempDir() + "/baton.db"
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), importerEnv+"="+path)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer deadline.Stop()
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || lines.Text() != "created" {
+		t.Fatalf("the importer said %q; stderr:\n%s", lines.Text(), stderr.String())
+	}
+	if err := cmd.Process.Signal(os.Kill); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+
+	store, err := sqlite.Open(path, 0)
+	if err != nil {
+		t.Fatalf("reopen after the kill: %v", err)
+	}
+	defer store.Close()
+	got, err := store.Load("r-big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := webtest.Large(importedEvents)
+	if !bytes.Equal(marshal(t, got), marshal(t, want)) {
+		t.Errorf("the run read back after the kill (%d events) differs from the one imported (%d)", len(got.Events), len(want.Events))
+	}
+}
+
+func marshal(t *testing.T, tr traces.Trace) []byte {
+	t.Helper()
+	data, err := traces.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"bytes"
 	"database/sql"
 	"fmt"
 	"path/filepath"
@@ -68,16 +69,32 @@ func TestMigrateFromVersion5(t *testing.T) {
 // its runs' events are copied to the rowid table, read back in order, take more events after
 // them, are found by search, and go with their run.
 func TestMigrateFromVersion6(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "v6.db")
+	testMigrateEvents(t, 300, downgradeEvents+`; PRAGMA user_version = 6`)
+}
+
+// TestMigrateFromVersion7: a database of an event a row and a text a search row opens; its runs'
+// events, more than a chunk holds, are joined into chunks, read back in order, take more events
+// after them, are found by search (a text with a newline too), and go with their run.
+func TestMigrateFromVersion7(t *testing.T) {
+	testMigrateEvents(t, 2500, downgradeSearch+`; PRAGMA user_version = 7`)
+}
+
+// testMigrateEvents makes a database of two runs of n events, takes it back to an earlier
+// schema with downgrade, and checks what it holds once opened.
+func testMigrateEvents(t *testing.T, n int, downgradeSQL string) {
+	path := filepath.Join(t.TempDir(), "old.db")
 	s, err := sqlite.Open(path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
 	var events []traces.Event
-	for i := range 300 {
+	for i := range n {
 		events = append(events, traces.Event{Seq: int64(i + 1), Time: start.Add(time.Duration(i) * time.Second), Kind: traces.KindMessage,
 			Agent: "a", Message: &traces.Message{Role: "assistant", Content: fmt.Sprintf("old word %d", i+1)}})
+		if i%100 == 6 {
+			events[i].Message.Content = fmt.Sprintf("line one\nline two %d", i+1)
+		}
 	}
 	var tally live.Tally
 	for _, e := range events {
@@ -89,26 +106,19 @@ func TestMigrateFromVersion6(t *testing.T) {
 		}
 	}
 	s.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(downgradeEvents + `; PRAGMA user_version = 6`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	downgrade(t, path, downgradeSQL)
 
 	if s, err = sqlite.Open(path, 0); err != nil {
-		t.Fatalf("open a version 6 database: %v", err)
+		t.Fatalf("open a database of an earlier version: %v", err)
 	}
 	defer s.Close()
-	next := traces.Event{Seq: 301, Time: start.Add(time.Hour), Kind: traces.KindMessage, Agent: "a",
+	next := traces.Event{Seq: int64(n + 1), Time: start.Add(time.Hour), Kind: traces.KindMessage, Agent: "a",
 		Message: &traces.Message{Role: "assistant", Content: "new word"}}
 	tally.Add(next)
 	if err := s.Save(tally.Apply(traces.Run{ID: "r2", Flow: "f", StartedAt: start, Status: traces.StatusRunning}), tally, nil, []traces.Event{next}); err != nil {
 		t.Fatal(err)
 	}
-	for id, want := range map[string]int{"r1": 300, "r2": 301} {
+	for id, want := range map[string]int{"r1": n, "r2": n + 1} {
 		tr, err := s.Load(id)
 		if err != nil || len(tr.Events) != want {
 			t.Fatalf("Load(%s) = %d events, %v: want %d", id, len(tr.Events), err, want)
@@ -118,11 +128,11 @@ func TestMigrateFromVersion6(t *testing.T) {
 				t.Fatalf("%s: event %d has seq %d", id, i, e.Seq)
 			}
 		}
-		if got := tr.Events[299].Message.Content; got != "old word 300" {
-			t.Errorf("%s: event 300 says %q", id, got)
+		if got, want := tr.Events[n-1].Message.Content, fmt.Sprintf("old word %d", n); got != want {
+			t.Errorf("%s: event %d says %q, want %q", id, n, got, want)
 		}
 	}
-	for text, want := range map[string]int{"old word 150": 2, "new word": 1, "the old input": 2} {
+	for text, want := range map[string]int{"old word 150": 2, "one\nline two 207": 2, "new word": 1, "the old input": 2} {
 		if p, err := s.List(live.RunQuery{Text: text}); err != nil || len(p.Runs) != want {
 			t.Errorf("search %q = %+v, %v: want %d runs", text, p.Runs, err, want)
 		}
@@ -130,26 +140,88 @@ func TestMigrateFromVersion6(t *testing.T) {
 	if err := s.Delete("r1"); err != nil {
 		t.Fatal(err)
 	}
-	if tr, err := s.Load("r2"); err != nil || len(tr.Events) != 301 {
+	if tr, err := s.Load("r2"); err != nil || len(tr.Events) != n+1 {
 		t.Errorf("Load(r2) after deleting r1 = %d events, %v", len(tr.Events), err)
 	}
 	if p, err := s.List(live.RunQuery{Text: "old word 150"}); err != nil || len(p.Runs) != 1 || p.Runs[0].ID != "r2" {
 		t.Errorf("search after deleting r1 = %+v, %v: want r2 alone", p.Runs, err)
 	}
-	if db, err = sql.Open("sqlite", path); err != nil {
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	var copies int
-	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name IN ('search_content', 'events_v6', 'search_v6')`).Scan(&copies); err != nil || copies != 0 {
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name IN ('search_content', 'events_v6', 'search_v6', 'events_v7')`).Scan(&copies); err != nil || copies != 0 {
 		t.Errorf("%d tables of the index's text or the old tables left, %v: want none", copies, err)
+	}
+	// r2's events in chunks of 1024 (theirs are short), and the one saved after.
+	var chunks int
+	if err := db.QueryRow(`SELECT count(*) FROM events`).Scan(&chunks); err != nil || chunks != (n+1023)/1024+1 {
+		t.Errorf("%d rows of events, %v: want %d", chunks, err, (n+1023)/1024+1)
+	}
+}
+
+// downgradeSearch takes the search index back to its shape before version 8, once unchunk
+// has taken the events back to theirs: a text a row, made again from the events' text (the run's
+// input, which the test's runs share, at seq 0).
+const downgradeSearch = `DROP TABLE search; DROP TABLE search_joined;
+	CREATE VIRTUAL TABLE search USING fts5(body, tokenize = 'trigram', content = '', contentless_delete = 1);
+	INSERT INTO search (rowid, body) SELECT (id >> 32) << 24, 'the old input' FROM events WHERE id & 0xffffffff = 1;
+	INSERT INTO search (rowid, body) SELECT (id >> 32) << 24 | (id & 0xffffffff), json_extract(data, '$.message.content') FROM events
+		WHERE json_extract(data, '$.message.content') IS NOT NULL`
+
+// downgrade takes the database at path back to an earlier schema: its events to a row each, as
+// before version 8, then the statements of sql.
+func downgrade(t *testing.T, path, sql_ string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT id, data FROM events ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	var lines [][]byte
+	for rows.Next() {
+		var id int64
+		var chunk []byte
+		if err := rows.Scan(&id, &chunk); err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range bytes.Split(chunk, []byte("\n")) {
+			ids, lines = append(ids, id+int64(i)), append(lines, line) // the tests' seqs have no gaps
+		}
+	}
+	rows.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`DELETE FROM events`); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		if _, err := tx.Exec(`INSERT INTO events (id, data) VALUES (?, ?)`, id, lines[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tx.Exec(sql_); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
 	}
 }
 
 // downgradeEvents takes the events table and the search index back to their shape before
 // version 7: the index, contentless since, is made again from the events' text (the run's
 // input, which the test's runs share, at seq 0).
-const downgradeEvents = `CREATE TABLE events_old (run INTEGER NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,
+const downgradeEvents = downgradeSearch + `; CREATE TABLE events_old (run INTEGER NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,
 	PRIMARY KEY (run, seq)) WITHOUT ROWID;
 	INSERT INTO events_old SELECT id >> 32, id & 0xffffffff, data FROM events;
 	DROP TABLE events; ALTER TABLE events_old RENAME TO events;
@@ -161,7 +233,7 @@ const downgradeEvents = `CREATE TABLE events_old (run INTEGER NOT NULL, seq INTE
 
 // testMigrateFrom makes a database of one run, takes it back to an earlier schema with downgrade
 // (and its events table to theirs), and opens it again; it returns the database's path, closed.
-func testMigrateFrom(t *testing.T, downgrade string) string {
+func testMigrateFrom(t *testing.T, downgradeSQL string) string {
 	path := filepath.Join(t.TempDir(), "old.db")
 	s, err := sqlite.Open(path, 0)
 	if err != nil {
@@ -175,14 +247,7 @@ func testMigrateFrom(t *testing.T, downgrade string) string {
 		t.Fatal(err)
 	}
 	s.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(downgradeEvents + "; " + downgrade); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	downgrade(t, path, downgradeEvents+"; "+downgradeSQL)
 
 	s, err = sqlite.Open(path, 0)
 	if err != nil {

@@ -123,6 +123,10 @@ func (s *Store) summaries(q live.RunQuery, below int64) (listed, error) {
 		for i := range conds {
 			conds[i] = "+" + conds[i]
 		}
+		if strings.Contains(q.Text, "\n") {
+			// It would match across two texts of a row that joins them (schema).
+			conds = append(conds, "search.rowid NOT IN (SELECT id FROM search_joined)")
+		}
 		query = `SELECT ` + summaryColumns + ` FROM search CROSS JOIN runs r ON r.key = search.rowid >> ` +
 			strconv.Itoa(seqBits) + ` WHERE ` + strings.Join(append(conds, "search MATCH ?", "search.rowid < ?"), " AND ") +
 			` ORDER BY search.rowid DESC`

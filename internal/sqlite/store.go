@@ -1,6 +1,7 @@
 // Package sqlite is Baton's live.Store on an embedded SQLite database (modernc.org/sqlite, pure
 // Go, so the binary stays static). One file holds every run: its metadata and tally in runs, its
-// events in events, and a trigram full-text index of its input and messages in search. The
+// events in events (chunks of consecutive events, a row each), and a trigram full-text index of
+// its input and messages in search. The
 // database is in WAL mode with a busy timeout, so that `baton export` and `baton import` work on
 // it while `baton serve` writes; serve, the one process that writes a database's runs, holds its
 // Lock. Its faults (a full disk, a read-only or damaged file) are traces errors naming the cause
@@ -38,15 +39,18 @@ const DefaultKeep = 1000
 // the columns to a database of an earlier version), 6 since it keeps the breakpoints for apps'
 // next runs (a table of its own, which the schema creates where it is missing), 7 since events
 // are a rowid table keyed by eventID and the search index keeps no copy of the text it indexes
-// (migrate copies the events and the index's text of an earlier one).
-const schemaVersion = 7
+// (migrate copies the events and the index's text of an earlier one), 8 since a row of events
+// holds a chunk of a run's consecutive events and a row of the index the texts of several (migrate
+// joins the events of an earlier one into chunks; its index rows, one text each, stay).
+const schemaVersion = 8
 
-// seqBits is how many low bits of a search row's id hold the seq of the event it indexes (0 for
-// the run's input); the high bits are the run's key. A run's rows are one id range.
+// seqBits is how many low bits of a search row's id hold the seq of the event whose text it
+// indexes, the first one's for a row of several (0 for the run's input); the high bits are the
+// run's key. A run's rows are one id range.
 const seqBits = 24
 
-// eventBits is how many low bits of an event's id hold its seq; the high bits are its run's
-// key, so a run's events are one id range, in order. A rowid table appended to at its end
+// eventBits is how many low bits of an event row's id hold the seq of its first event; the high
+// bits are its run's key, so a run's rows are one id range, in order. A rowid table appended to at its end
 // splits its last page without spreading rows over its neighbours (SQLite's quick balance),
 // which a table keyed by (run, seq) WITHOUT ROWID did at every split: a million-event import
 // spent about a second on it.
@@ -85,12 +89,19 @@ CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);
 CREATE INDEX IF NOT EXISTS runs_by_conversation ON runs(conversation) WHERE conversation != '';
 CREATE INDEX IF NOT EXISTS runs_by_interrupt ON runs(last_interrupt) WHERE status = 'interrupted';
 CREATE INDEX IF NOT EXISTS runs_by_saved ON runs(saved_at) WHERE status != 'running';
+-- A chunk of a run's consecutive events: each event's line (encoder.encode), joined by newlines.
+-- A million-event import writes a few thousand rows, not a million (see insertEvents).
 CREATE TABLE IF NOT EXISTS events (
-	id   INTEGER PRIMARY KEY, -- eventID(run's key, seq)
+	id   INTEGER PRIMARY KEY, -- eventID(run's key, seq of the chunk's first event)
 	data BLOB NOT NULL
 );
--- Contentless: a search reads only rowids, so the text is indexed, not kept a second time.
+-- Contentless: a search reads only rowids, so the text is indexed, not kept a second time. A row
+-- is one text (a run's input, or a text with a newline), or several without one, joined by
+-- newlines: see eventBatch.encode.
 CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(body, tokenize = 'trigram', content = '', contentless_delete = 1);
+-- The ids of the search rows that join several texts: a search for a text with a newline skips
+-- them, where it would match across two texts.
+CREATE TABLE IF NOT EXISTS search_joined (id INTEGER PRIMARY KEY);
 -- The breakpoints kept for the next runs of each flow apps stream (live.Store.SetNextBreakpoints).
 CREATE TABLE IF NOT EXISTS next_breakpoints (
 	flow   TEXT PRIMARY KEY,
@@ -108,6 +119,9 @@ type Store struct {
 
 	mu       sync.Mutex          // serializes writes
 	encoders map[string]*encoder // of the runs being written; guarded by mu
+
+	background sync.WaitGroup // checkpointLater's goroutines; begun under mu until closed
+	closed     bool           // guarded by mu
 }
 
 var _ live.Store = (*Store)(nil)
@@ -225,10 +239,94 @@ func (s *Store) migrate() error {
 			return err
 		}
 	}
+	if version >= 1 && version < 8 {
+		if err := joinEvents(tx); err != nil {
+			return fmt.Errorf("join events into chunks: %w", err)
+		}
+	}
 	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// joinEvents joins the events of a database of version 7, a row each, into the chunks
+// insertEvents writes, run by run. Its search rows, one text each, need no change.
+func joinEvents(tx *sql.Tx) error {
+	if _, err := tx.Exec(`ALTER TABLE events RENAME TO events_v7`); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(schema); err != nil {
+		return err
+	}
+	keys, err := tx.Query(`SELECT DISTINCT id >> ? FROM events_v7 ORDER BY 1`, eventBits)
+	if err != nil {
+		return err
+	}
+	var runs []int64
+	for keys.Next() {
+		var k int64
+		if err := keys.Scan(&k); err != nil {
+			keys.Close()
+			return err
+		}
+		runs = append(runs, k)
+	}
+	keys.Close()
+	if err := keys.Err(); err != nil {
+		return err
+	}
+	insert, err := tx.Prepare(`INSERT INTO events (id, data) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insert.Close()
+	for _, key := range runs {
+		rows, err := tx.Query(`SELECT id, data FROM events_v7 WHERE id BETWEEN ? AND ? ORDER BY id`, eventID(key, 0), eventID(key+1, 0)-1)
+		if err != nil {
+			return err
+		}
+		var first int64
+		var chunk []byte
+		var n int
+		flush := func() error {
+			if n == 0 {
+				return nil
+			}
+			_, err := insert.Exec(first, chunk)
+			chunk, n = chunk[:0], 0
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			var data []byte
+			if err := rows.Scan(&id, &data); err != nil {
+				rows.Close()
+				return err
+			}
+			if n == chunkEvents || len(chunk) >= chunkBytes {
+				if err := flush(); err != nil {
+					rows.Close()
+					return err
+				}
+			}
+			if n == 0 {
+				first = id
+			} else {
+				chunk = append(chunk, '\n')
+			}
+			chunk, n = append(chunk, data...), n+1
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	_, err = tx.Exec(`DROP TABLE events_v7`)
+	return err
 }
 
 // KeepFor makes the store delete, besides the runs beyond its count, the runs that have ended and
@@ -240,8 +338,14 @@ func (s *Store) KeepFor(age time.Duration) {
 	s.mu.Unlock()
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database, once the checkpoints begun are done.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.background.Wait()
+	return s.db.Close()
+}
 
 // DefaultPath returns where serve keeps its database by default: baton/baton.db in the user's data
 // directory ($XDG_DATA_HOME, else ~/.local/share; on macOS and Windows the per-user application

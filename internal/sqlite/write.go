@@ -1,10 +1,13 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,10 +22,11 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ctx := context.Background()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, done, err := s.begin(ctx, len(events) >= pipelineEvents)
 	if err != nil {
 		return fmt.Errorf("create run %s: %w", run.ID, err)
 	}
+	defer done()
 	defer tx.Rollback()
 	var taken int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE id = ?`, run.ID).Scan(&taken); err != nil {
@@ -66,6 +70,52 @@ func (s *Store) create(run traces.Run, tally live.Tally, agents []traces.Agent, 
 		s.encoders[run.ID] = enc
 	}
 	return nil
+}
+
+// begin begins a write. One of many events (an import) leaves the WAL's checkpoint, which
+// copies what the commit wrote into the database file (about a second for a million events), to
+// a goroutine of the store's after the commit (checkpointLater), rather than making the commit
+// do it (SQLite's autocheckpoint, at 1,000 pages): the transaction's connection has it off until
+// done. The commit is as durable either way: it is in the WAL.
+func (s *Store) begin(ctx context.Context, large bool) (tx *sql.Tx, done func(), err error) {
+	if !large || s.path == Memory {
+		tx, err := s.db.BeginTx(ctx, nil)
+		return tx, func() {}, err
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	if tx, err = conn.BeginTx(ctx, nil); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return tx, func() {
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA wal_autocheckpoint = %d`, autocheckpoint)); err != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn }) // not back to the pool without it
+		}
+		conn.Close()
+		s.checkpointLater()
+	}, nil
+}
+
+// autocheckpoint is SQLite's default wal_autocheckpoint, in pages.
+const autocheckpoint = 1000
+
+// checkpointLater copies the WAL into the database file on a goroutine of its own, which Close
+// waits for. PASSIVE: it waits for no reader or writer, and copies what it can. The caller
+// holds s.mu.
+func (s *Store) checkpointLater() {
+	if s.closed {
+		return // a write after Close fails anyway
+	}
+	s.background.Go(func() {
+		s.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`) // on failure, the next commits' autocheckpoint does it
+	})
 }
 
 // save is Save; it records the next events of a created run, with its metadata and tally as of them, and its
@@ -123,12 +173,13 @@ func (s *Store) saveLocked(ctx context.Context, run traces.Run, tally live.Tally
 	return nil
 }
 
-// insertEvents stores events of run key, encoded by enc, and indexes their text for search.
-// The rows go insertRows to a statement; for a run of many events (an import), they are encoded
-// on another goroutine while SQLite writes the ones before them. The search rows go after every
-// event, one to a statement: a statement of many rows into a rowid table opens a savepoint, at
-// which the search index (FTS5), once written to in the transaction, writes its pending terms
-// to disk (tried: twice the index's CPU time for a million events).
+// insertEvents stores events of run key, encoded by enc, in chunks of consecutive events (one
+// row each: a million-event import writes a few thousand rows, where a row an event spent more
+// time on SQLite's B-tree than on the bytes), and indexes their text for search, each distinct
+// text once (see eventBatch.encode). For a run of many events (an import), the chunks are encoded on
+// another goroutine while SQLite writes the ones before them. The search rows go after every
+// event: once written to in the transaction, the search index (FTS5) writes its pending terms to
+// disk at each statement that opens a savepoint.
 func insertEvents(ctx context.Context, tx *sql.Tx, key int64, enc *encoder, events []traces.Event) (err error) {
 	if len(events) == 0 {
 		return nil
@@ -136,34 +187,49 @@ func insertEvents(ctx context.Context, tx *sql.Tx, key int64, enc *encoder, even
 	if key >= 1<<(63-eventBits) {
 		return fmt.Errorf("run key %d is past the %d runs a database can have held", key, int64(1)<<(63-eventBits))
 	}
-	rows := &bulkInsert{ctx: ctx, tx: tx, head: `INSERT OR FAIL INTO events (id, data) VALUES `, cols: 2, rows: insertRows}
-	defer rows.close()
-	type searchRow struct {
-		id   int64
-		text string
+	insert, err := tx.PrepareContext(ctx, `INSERT OR FAIL INTO events (id, data) VALUES (?, ?)`)
+	if err != nil {
+		return fmt.Errorf("insert events: %w", err)
 	}
+	defer insert.Close()
 	var index []searchRow
+	// SQLite copies a chunk's bytes: its buffer goes back to be filled again, unlike a new
+	// one of chunkBytes neither cleared nor grown to size.
+	free := make(chan []byte, 8)
 	write := func(b *eventBatch) error {
-		for i, e := range b.events {
-			if e.Seq < 1 || e.Seq >= 1<<eventBits {
-				return fmt.Errorf("insert event %d: a run's events are numbered from 1 to %d", e.Seq, int64(1)<<eventBits-1)
-			}
-			if err := rows.add(eventID(key, e.Seq), b.data[i]); err != nil {
-				return fmt.Errorf("insert events %d to %d: %w", b.events[0].Seq, e.Seq, err)
-			}
-			if text := b.texts[i]; text != "" && e.Seq < 1<<seqBits {
-				index = append(index, searchRow{key<<seqBits | e.Seq, text})
-			}
+		if _, err := insert.ExecContext(ctx, eventID(key, b.events[0].Seq), b.data); err != nil {
+			return fmt.Errorf("insert events %d to %d: %w", b.events[0].Seq, b.events[len(b.events)-1].Seq, err)
+		}
+		index = append(index, b.index...)
+		select {
+		case free <- b.data[:0]:
+		default:
 		}
 		return nil
 	}
-	if len(events) < pipelineEvents {
-		b := &eventBatch{events: events}
-		if err := b.encode(enc); err != nil {
-			return err
+	seen := make(map[string]struct{})
+	next := func(rest []traces.Event) *eventBatch {
+		b := &eventBatch{}
+		select {
+		case b.data = <-free:
+		default:
+			if len(events) >= pipelineEvents { // else a chunk is as small as the events saved
+				b.data = make([]byte, 0, 2*chunkBytes)
+			}
 		}
-		if err := write(b); err != nil {
-			return err
+		b.err = b.encode(enc, key, rest, seen)
+		return b
+	}
+	if len(events) < pipelineEvents {
+		for rest := events; len(rest) > 0; {
+			b := next(rest)
+			if b.err != nil {
+				return b.err
+			}
+			if err := write(b); err != nil {
+				return err
+			}
+			rest = rest[len(b.events):]
 		}
 	} else {
 		batches := make(chan *eventBatch, 4)
@@ -171,9 +237,8 @@ func insertEvents(ctx context.Context, tx *sql.Tx, key int64, enc *encoder, even
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			defer close(batches)
-			for i := 0; i < len(events); i += pipelineBatch {
-				b := &eventBatch{events: events[i:min(i+pipelineBatch, len(events))]}
-				b.err = b.encode(enc)
+			for rest := events; len(rest) > 0; {
+				b := next(rest)
 				select {
 				case batches <- b:
 				case <-stop:
@@ -182,6 +247,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, key int64, enc *encoder, even
 				if b.err != nil {
 					return
 				}
+				rest = rest[len(b.events):]
 			}
 		})
 		// The encoder is the store's, which goes on with it after: let its goroutine end first.
@@ -196,9 +262,6 @@ func insertEvents(ctx context.Context, tx *sql.Tx, key int64, enc *encoder, even
 			}
 		}
 	}
-	if err := rows.flush(); err != nil {
-		return fmt.Errorf("insert events up to %d: %w", events[len(events)-1].Seq, err)
-	}
 	if len(index) == 0 {
 		return nil
 	}
@@ -212,6 +275,19 @@ func insertEvents(ctx context.Context, tx *sql.Tx, key int64, enc *encoder, even
 			return fmt.Errorf("index event %d: %w", r.id&(1<<seqBits-1), err)
 		}
 	}
+	// The joined rows' ids, after the index: a many-row statement would flush it (see above).
+	joined := &bulkInsert{ctx: ctx, tx: tx, head: `INSERT INTO search_joined (id) VALUES `, cols: 1, rows: insertRows}
+	defer joined.close()
+	for _, r := range index {
+		if r.joined {
+			if err := joined.add(r.id); err != nil {
+				return fmt.Errorf("index events: %w", err)
+			}
+		}
+	}
+	if err := joined.flush(); err != nil {
+		return fmt.Errorf("index events: %w", err)
+	}
 	return nil
 }
 
@@ -219,30 +295,80 @@ const (
 	// insertRows is how many rows one INSERT writes: one statement a row spent as much time
 	// getting each row to SQLite as SQLite spent writing it.
 	insertRows = 64
+	// chunkEvents and chunkBytes bound a chunk of events: it ends at chunkEvents events, or at
+	// the event that takes it to chunkBytes bytes.
+	chunkEvents = 1024
+	chunkBytes  = 256 << 10
 	// pipelineEvents is how many events make insertEvents encode them on a goroutine of their
-	// own, pipelineBatch at a time.
+	// own, a chunk at a time.
 	pipelineEvents = 4096
-	pipelineBatch  = 1024
 )
 
-// eventBatch is events with the bytes stored for each and their search text.
+// eventBatch is one chunk: consecutive events, the row stored for them, and the search rows of
+// their texts.
 type eventBatch struct {
 	events []traces.Event
-	data   [][]byte
-	texts  []string
+	data   []byte // each event's line, joined by newlines
+	index  []searchRow
 	err    error
 }
 
-// encode fills in the batch's bytes and texts, its events coming after the ones enc encoded.
-func (b *eventBatch) encode(enc *encoder) error {
-	b.data, b.texts = make([][]byte, len(b.events)), make([]string, len(b.events))
-	for i, e := range b.events {
-		data, err := enc.encode(e)
-		if err != nil {
+// searchRow is a row of the search index: its id (the run's key and the seq of its first text's
+// event) and body, and whether it joins several texts.
+type searchRow struct {
+	id     int64
+	text   string
+	joined bool
+}
+
+// encode makes the batch the chunk that begins with events[0] of run key, its events coming after
+// the ones enc encoded, and indexes their texts; seen holds the texts already indexed by this write.
+func (b *eventBatch) encode(enc *encoder, key int64, events []traces.Event, seen map[string]struct{}) error {
+	var joined strings.Builder
+	var joinedID int64
+	texts := 0 // in joined
+	for i, e := range events {
+		if i == chunkEvents || len(b.data) >= chunkBytes {
+			break
+		}
+		if e.Seq <= enc.last || e.Seq >= 1<<eventBits {
+			return fmt.Errorf("insert event %d: a run's events are numbered from 1 to %d, each after the one before (%d)",
+				e.Seq, int64(1)<<eventBits-1, enc.last)
+		}
+		if i > 0 {
+			b.data = append(b.data, '\n')
+		}
+		var err error
+		if b.data, err = enc.append(b.data, e); err != nil {
 			return err
 		}
-		b.data[i], b.texts[i] = data, live.SearchText(e)
+		b.events = events[:i+1]
+		text := live.SearchText(e)
+		if text == "" || e.Seq >= 1<<seqBits {
+			continue
+		}
+		if _, ok := seen[text]; ok {
+			continue
+		}
+		seen[text] = struct{}{}
+		id := key<<seqBits | e.Seq
+		if strings.IndexByte(text, '\n') >= 0 {
+			b.index = append(b.index, searchRow{id: id, text: text})
+			continue
+		}
+		if texts == 0 {
+			joinedID = id
+		} else {
+			joined.WriteByte('\n')
+		}
+		joined.WriteString(text)
+		texts++
 	}
+	if texts > 0 {
+		b.index = append(b.index, searchRow{id: joinedID, text: joined.String(), joined: texts > 1})
+	}
+	// In id order: FTS5 writes its pending terms to disk before a row whose id is below the last one's.
+	slices.SortFunc(b.index, func(x, y searchRow) int { return cmp.Compare(x.id, y.id) })
 	return nil
 }
 
@@ -344,7 +470,8 @@ func deleteRun(ctx context.Context, tx *sql.Tx, key int64) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE id BETWEEN ? AND ?`, eventID(key, 0), eventID(key+1, 0)-1); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM search WHERE rowid BETWEEN ? AND ?`, key<<seqBits, (key+1)<<seqBits-1); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM search WHERE rowid BETWEEN ?1 AND ?2; DELETE FROM search_joined WHERE id BETWEEN ?1 AND ?2`,
+		key<<seqBits, (key+1)<<seqBits-1); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `DELETE FROM runs WHERE key = ?`, key)

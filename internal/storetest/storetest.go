@@ -31,6 +31,7 @@ func Run(t *testing.T, open Open) {
 		{"UnknownRuns", testUnknownRuns},
 		{"CreateRefusesATakenID", testCreateRefusesATakenID},
 		{"List", testList},
+		{"SearchIsWithinOneText", testSearchIsWithinOneText},
 		{"ListIsByAddition", testListIsByAddition},
 		{"Retention", testRetention},
 		{"RetentionByAge", testRetentionByAge},
@@ -101,6 +102,46 @@ func marshal(t *testing.T, tr traces.Trace) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// A search matches a text within one input or message, never across two consecutive ones (with
+// a newline or without), and finds a text again in each run that says it, in a part saved later
+// too; a text with newlines matches whole.
+func testSearchIsWithinOneText(t *testing.T, open Open) {
+	s := open(t, 0)
+	say := func(seq int64, text string) traces.Event {
+		return traces.Event{Seq: seq, Time: t0.Add(time.Duration(seq) * time.Second), Kind: traces.KindMessage, Agent: "a",
+			Message: &traces.Message{Role: "assistant", Content: text}}
+	}
+	create(t, s, "r1", "f", "an input", 0, []traces.Event{say(1, "alpha one"), say(2, "beta two"), say(3, "gamma\nthree"),
+		say(4, "alpha one"), say(5, "delta four")})
+	create(t, s, "r2", "f", "another input", 1, []traces.Event{say(1, "one\nbeta"), say(2, "alpha one")})
+	var tally live.Tally
+	tally.Events = 6
+	if err := s.Save(traces.Run{ID: "r1", Flow: "f", Input: "an input", StartedAt: t0, Status: traces.StatusRunning}, tally, nil,
+		[]traces.Event{say(6, "beta two")}); err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string][]string{
+		"one\nbeta":    {"r2"},
+		"one beta":     nil,
+		"onebeta":      nil,
+		"twogamma":     nil,
+		"two\ngamma":   nil,
+		"ma\nthr":      {"r1"},
+		"GAMMA\nTHREE": {"r1"},
+		"alpha one":    {"r2", "r1"},
+		"beta two":     {"r1"},
+		"four":         {"r1"},
+		"input\nalpha": nil,
+	} {
+		if got := ids(list(t, s, live.RunQuery{Text: text})); !slices.Equal(got, want) {
+			t.Errorf("search %q found %q, want %q", text, got, want)
+		}
+	}
+	if tr, err := s.Load("r1"); err != nil || len(tr.Events) != 6 || tr.Events[2].Message.Content != "gamma\nthree" {
+		t.Errorf("Load(r1) = %d events, %v: want 6, the third saying gamma, a newline and three", len(tr.Events), err)
+	}
 }
 
 // A run created with its first events, then saved in parts as a broker writes it (a new agent
