@@ -121,6 +121,12 @@ func (s *session) changes(values map[string]any, lock *sync.Mutex) []sessionSet 
 	if lock != nil {
 		lock.Lock()
 	}
+	if len(values) == 0 { // no values yet (most runs, at most callbacks): nothing to walk
+		if lock != nil {
+			lock.Unlock()
+		}
+		return nil
+	}
 	changed := false
 	for k, v := range values {
 		if changed = !s.unchanged(k, v); changed {
