@@ -342,8 +342,10 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	v, callID := c.v, c.toolCallID
 	defer r.diffSession(ctx, v, true)
 	args := r.calls.endTool(c, callID)
-	if open := r.calls.exit(callID); open != nil {
-		r.agentToolExited(v, callID, open, result, err)
+	if r.calls.anyAgentTool() {
+		if open := r.calls.exit(callID); open != nil {
+			r.agentToolExited(v, callID, open, result, err)
+		}
 	}
 	// The end and the result's message, allocated with the call (see toolEvents) or the delivery's.
 	ended := r.out.payloads(c)
