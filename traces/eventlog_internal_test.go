@@ -365,8 +365,8 @@ func TestRecordToolIsRecord(t *testing.T) {
 			withMsg = &msg
 		}
 		seqs := []int64{
-			tool.RecordTool(when, KindToolStarted, agent, path, &start, nil),
-			tool.RecordTool(when, KindToolFinished, agent, path, &end, withMsg),
+			tool.RecordTool(when, false, agent, path, &start, nil),
+			tool.RecordTool(when, true, agent, path, &end, withMsg),
 		}
 		first := Event{Time: when, Kind: KindToolStarted, Agent: agent, RunPath: path, Tool: &start}
 		apart.Record(&first)
@@ -390,7 +390,7 @@ func TestRecordToolIsRecord(t *testing.T) {
 	}
 	tool.Finish(StatusCompleted, "")
 	n := tool.Len()
-	if seq := tool.RecordTool(at, KindToolFinished, "a", paths[0], &ToolCall{Name: "tick"}, &Message{Role: "tool"}); seq != 0 || tool.Len() != n {
+	if seq := tool.RecordTool(at, true, "a", paths[0], &ToolCall{Name: "tick"}, &Message{Role: "tool"}); seq != 0 || tool.Len() != n {
 		t.Errorf("after Finish: recorded as %d, %d events held (%d before)", seq, tool.Len(), n)
 	}
 }

@@ -161,20 +161,21 @@ func (r *Recording) RecordWithMessage(e *Event, m *Message) int64 {
 	return seq
 }
 
-// RecordTool records a tool call's event of kind (tool.started or tool.finished) at t, by agent
-// at path, carrying tc, as Record records such an Event; with m, the message event of its time
-// and actor that carries m follows at once, as RecordWithMessage records it (a tool call's end,
-// then its result's message). It returns the seq of the last event recorded (0 when it recorded
-// nothing: after Finish). Most of a run's events are often tool calls': the usual way writes them
-// into the log with no Event built (see logWriter.writeUsual). Nothing of tc or m is kept.
-func (r *Recording) RecordTool(t time.Time, kind Kind, agent string, path []string, tc *ToolCall, m *Message) int64 {
+// RecordTool records a tool call's event at t, by agent at path, carrying tc: its tool.started,
+// or, when ended, its tool.finished, as Record records such an Event; with m, the message event
+// of its time and actor that carries m follows at once, as RecordWithMessage records it (a tool
+// call's end, then its result's message). It returns the seq of the last event recorded (0 when
+// it recorded nothing: after Finish). Most of a run's events are often tool calls': the usual
+// way writes them into the log with no Event built (see logWriter.writeUsual). Nothing of tc or
+// m is kept.
+func (r *Recording) RecordTool(t time.Time, ended bool, agent string, path []string, tc *ToolCall, m *Message) int64 {
 	code := byte(7) // KindToolStarted's, as addUsual tells them
-	if kind == KindToolFinished {
-		code = 8
+	if ended {
+		code = 8 // KindToolFinished's
 	}
 	r.mu.Lock()
 	var seq int64
-	if !r.ended && (kind == KindToolStarted || kind == KindToolFinished) {
+	if !r.ended {
 		seq = r.events.writeUsual(t, code, agent, path, tc, nil)
 	}
 	switch {
@@ -182,7 +183,7 @@ func (r *Recording) RecordTool(t time.Time, kind Kind, agent string, path []stri
 	case seq != 0 && r.events.addMessageAfter(t, m):
 		seq++
 	default:
-		seq = r.recordToolLocked(t, kind, agent, path, tc, m, seq != 0)
+		seq = r.recordToolLocked(t, ended, agent, path, tc, m, seq != 0)
 	}
 	if r.news != nil {
 		r.wakeLocked()
@@ -196,8 +197,11 @@ func (r *Recording) RecordTool(t time.Time, kind Kind, agent string, path []stri
 // no Event.
 //
 //go:noinline
-func (r *Recording) recordToolLocked(t time.Time, kind Kind, agent string, path []string, tc *ToolCall, m *Message, written bool) int64 {
-	e := Event{Time: t, Kind: kind, Agent: agent, RunPath: path, Tool: tc}
+func (r *Recording) recordToolLocked(t time.Time, ended bool, agent string, path []string, tc *ToolCall, m *Message, written bool) int64 {
+	e := Event{Time: t, Kind: KindToolStarted, Agent: agent, RunPath: path, Tool: tc}
+	if ended {
+		e.Kind = KindToolFinished
+	}
 	if m == nil { // not written: RecordTool writes no other
 		r.emitLocked(&e)
 		return e.Seq

@@ -300,7 +300,7 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, callID string, 
 	r.calls.startTool(openTool{name: info.Name, args: args, v: v, callID: callID, call: c})
 	tc := &r.out.payloads(c).started
 	*tc = traces.ToolCall{Name: info.Name, CallID: callID, Arguments: args}
-	r.out.emitTool(traces.KindToolStarted, v.agent, v.path, tc, nil)
+	r.out.emitTool(false, v.agent, v.path, tc, nil)
 }
 
 // Why a tool call is recorded ended though eino never ended it. eino fires no end or error
@@ -361,11 +361,11 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	// Event on the small stack of a goroutine eino starts for the tool call (see
 	// delivery.parkBehind): their time is the callback's, their seqs the sink's.
 	if err != nil {
-		r.out.emitTool(traces.KindToolFinished, v.agent, v.path, &ended.ended, nil)
+		r.out.emitTool(true, v.agent, v.path, &ended.ended, nil)
 		r.toolFailed(v, info.Name, interrupted, ended.ended.Error)
 		return
 	}
-	r.out.emitTool(traces.KindToolFinished, v.agent, v.path, &ended.ended, &ended.result)
+	r.out.emitTool(true, v.agent, v.path, &ended.ended, &ended.result)
 	if info.Name == transferToolName {
 		r.toolTransferred(v, args, callID)
 	}
