@@ -196,17 +196,6 @@ func (w *logWriter) addUsual(e *Event) bool {
 	if e.Run != nil || e.AgentRun != nil || e.Model != nil || !noLaterPayloads(e) {
 		return false
 	}
-	if e.Time.Location() != time.UTC {
-		return false
-	}
-	t := e.Time.UTC() // as Round(0) does, strips a monotonic clock reading; inlined, where Round is a call
-	sec := t.Unix()
-	back := uint(w.n + 1 - w.actorBy)
-	c, off := w.cur, w.off
-	if back >= 1<<14 || len(c)-off < 15 || // with no chunk yet among them
-		sec <= math.MinInt64/1_000_000_000+1 || sec >= math.MaxInt64/1_000_000_000-1 || !w.sameActor(e.Agent, e.RunPath) {
-		return false
-	}
 	var code byte
 	switch k := e.Kind; { // the kinds of most events first, as in kindCode
 	case k == KindToolStarted:
@@ -220,17 +209,40 @@ func (w *logWriter) addUsual(e *Event) bool {
 			return false
 		}
 	}
+	seq := w.writeUsual(e.Time, code, e.Agent, e.RunPath, e.Tool, e.Message)
+	if seq == 0 {
+		return false
+	}
+	e.Seq, e.Time = seq, e.Time.UTC()
+	return true
+}
+
+// writeUsual is addUsual for the event of time t, kind code (a usual one's), by agent at path,
+// with no payload but tc and m (either may be nil), when it is written without an Event (a tool
+// call's, see Recording.RecordTool): it returns the event's seq, or 0, having changed nothing,
+// when addUsual would report false.
+func (w *logWriter) writeUsual(t time.Time, code byte, agent string, path []string, tc *ToolCall, m *Message) int64 {
+	if t.Location() != time.UTC {
+		return 0
+	}
+	t = t.UTC() // as Round(0) does, strips a monotonic clock reading; inlined, where Round is a call
+	sec := t.Unix()
+	back := uint(w.n + 1 - w.actorBy)
+	c, off := w.cur, w.off
+	if back >= 1<<14 || len(c)-off < 15 || // with no chunk yet among them
+		sec <= math.MinInt64/1_000_000_000+1 || sec >= math.MaxInt64/1_000_000_000-1 || !w.sameActor(agent, path) {
+		return 0
+	}
 	seq := int64(w.n + 1)
-	e.Seq, e.Time = seq, t
 	h := c[off : off+15] // its capacity the chunk's room
 	h[0], h[1] = 0, timeUTC
 	binary.LittleEndian.PutUint64(h[2:10], uint64(sec*1e9+int64(t.Nanosecond())))
 	h[10], h[11] = code, actorSame
 	var mask byte
-	if e.Tool != nil {
+	if tc != nil {
 		mask = hasTool
 	}
-	if e.Message != nil {
+	if m != nil {
 		mask |= hasMessage
 	}
 	b := h[:14] // the event so far: appended to, it grows out of the chunk only when it outgrows its room
@@ -240,11 +252,11 @@ func (w *logWriter) addUsual(e *Event) bool {
 		h[12], h[13], h[14] = byte(back)|0x80, byte(back>>7), mask
 		b = h[:15]
 	}
-	if e.Tool != nil {
-		b = w.appendTool(b, seq, e.Tool)
+	if tc != nil {
+		b = w.appendTool(b, seq, tc)
 	}
-	if e.Message != nil {
-		b = w.appendEventMessage(b, seq, e.Message)
+	if m != nil {
+		b = w.appendEventMessage(b, seq, m)
 	}
 	if i := uint(w.n); off+len(b) <= len(c) && len(w.pending) == 0 && i%atBlock != 0 { // placeUsual
 		w.curAt[i%atBlock] = uint64(len(w.chunks)-1)<<32 | uint64(off)
@@ -253,14 +265,14 @@ func (w *logWriter) addUsual(e *Event) bool {
 	} else {
 		w.placeRare(b, c, off)
 	}
-	return true
+	return seq
 }
 
-// addMessageAfter is addUsual for the message event that follows e at once, of e's time and
-// actor, carrying m (a tool call's end, then its result's message), right after addUsual wrote e:
-// what addUsual checked of e holds for it, and is not checked again. It reports false, having
+// addMessageAfter is addUsual for the message event that follows at once the event of time t just
+// written by addUsual or writeUsual, of its actor, carrying m (a tool call's end, then its result's
+// message): what they checked holds for it, and is not checked again. It reports false, having
 // written nothing, when the chunk has no room left for its head: add writes it then.
-func (w *logWriter) addMessageAfter(e *Event, m *Message) bool {
+func (w *logWriter) addMessageAfter(t time.Time, m *Message) bool {
 	back := uint(w.n + 1 - w.actorBy)
 	c, off := w.cur, w.off
 	if back >= 1<<14 || len(c)-off < 15 {
@@ -269,7 +281,7 @@ func (w *logWriter) addMessageAfter(e *Event, m *Message) bool {
 	seq := int64(w.n + 1)
 	h := c[off : off+15] // as addUsual writes it
 	h[0], h[1] = 0, timeUTC
-	binary.LittleEndian.PutUint64(h[2:10], uint64(e.Time.Unix()*1e9+int64(e.Time.Nanosecond())))
+	binary.LittleEndian.PutUint64(h[2:10], uint64(t.Unix()*1e9+int64(t.Nanosecond())))
 	h[10], h[11] = 9, actorSame // 9: KindMessage's code
 	b := h[:14]
 	if back < 0x80 {

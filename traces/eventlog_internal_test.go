@@ -326,3 +326,71 @@ func TestRecordWithMessageIsTwoRecords(t *testing.T) {
 		t.Errorf("after Finish: recorded as %d and %d, %d events held", e.Seq, seq, pair.Len())
 	}
 }
+
+// TestRecordToolIsRecord checks that a tool call's events recorded by RecordTool, with no Event,
+// are recorded exactly as Record would record them (and the end with its result's message as two
+// Records), byte for byte in the log and by seq, wherever they fall in the chunks, for events of
+// any shape (without a time, in another zone, by a new actor, which take the general way), and
+// that after Finish nothing is recorded.
+func TestRecordToolIsRecord(t *testing.T) {
+	at := time.Date(2026, 12, 5, 1, 2, 3, 456789, time.UTC)
+	paths := [][]string{{"root", "a"}, {"root", "b"}}
+	now := func() time.Time { return at.Add(time.Minute) }
+	tool, apart := NewRecording(Run{ID: "r"}, nil), NewRecording(Run{ID: "r"}, nil)
+	tool.now, apart.now = now, now
+	for _, rec := range []*Recording{tool, apart} {
+		rec.Emit(Event{Time: at, Kind: KindAgentStarted, Agent: "a", RunPath: paths[0], AgentRun: &AgentRun{}})
+	}
+	for i := range 300 {
+		agent, path := "a", paths[0]
+		if i%40 == 13 {
+			agent, path = "b", paths[1] // a new actor: written whole
+		}
+		when := at.Add(time.Duration(i))
+		switch i % 50 {
+		case 7:
+			when = time.Time{}
+		case 8:
+			when = when.In(time.FixedZone("x", 3600))
+		case 9:
+			when = time.Now().UTC() // with a monotonic reading, which the log strips
+		}
+		result := strings.Repeat("r", i%70) // short and long, and a room left of every size
+		id := "call_" + strings.Repeat("x", i%5)
+		start := ToolCall{Name: "tick", CallID: id, Arguments: `{"n":1}`}
+		end := ToolCall{Name: "tick", CallID: id, Result: result, DurationMS: 0.5}
+		msg := Message{Role: "tool", Content: result, ToolCallID: id, ToolName: "tick"}
+		var withMsg *Message
+		if i%11 != 5 { // else an end that failed: no result's message
+			withMsg = &msg
+		}
+		seqs := []int64{
+			tool.RecordTool(when, false, agent, path, &start, nil),
+			tool.RecordTool(when, true, agent, path, &end, withMsg),
+		}
+		first := Event{Time: when, Kind: KindToolStarted, Agent: agent, RunPath: path, Tool: &start}
+		apart.Record(&first)
+		second := Event{Time: when, Kind: KindToolFinished, Agent: agent, RunPath: path, Tool: &end}
+		apart.Record(&second)
+		want := []int64{first.Seq, second.Seq}
+		if withMsg != nil {
+			third := Event{Time: second.Time, Kind: KindMessage, Agent: agent, RunPath: path, Message: &msg}
+			apart.Record(&third)
+			want[1] = third.Seq
+		}
+		if !reflect.DeepEqual(seqs, want) {
+			t.Fatalf("tool call %d recorded as %v; by Record %v", i, seqs, want)
+		}
+	}
+	if !reflect.DeepEqual(tool.events.eventLog, apart.events.eventLog) || tool.events.off != apart.events.off {
+		t.Fatalf("RecordTool's log differs from the log of the same events recorded by Record")
+	}
+	if got, want := tool.Snapshot().Events, apart.Snapshot().Events; !reflect.DeepEqual(got, want) {
+		t.Fatalf("RecordTool's events read back otherwise than the events recorded by Record")
+	}
+	tool.Finish(StatusCompleted, "")
+	n := tool.Len()
+	if seq := tool.RecordTool(at, true, "a", paths[0], &ToolCall{Name: "tick"}, &Message{Role: "tool"}); seq != 0 || tool.Len() != n {
+		t.Errorf("after Finish: recorded as %d, %d events held (%d before)", seq, tool.Len(), n)
+	}
+}

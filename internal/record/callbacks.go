@@ -106,14 +106,47 @@ type toolEvents struct {
 }
 
 // newCall returns the call of a callback starting inside visit v (nil for none); for a tool's,
-// allocated with its events' payloads unless the sink keeps none (see delivery.reuses).
+// allocated with its events' payloads unless the sink keeps none (see delivery.reuses), else
+// taken from the run's slab of tool calls.
 func newCall(info *callbacks.RunInfo, v *visit, toolCallID string) *call {
-	if v == nil || info.Component != components.ComponentOfTool || v.rec.out.reuses {
+	if v == nil || info.Component != components.ComponentOfTool {
 		return &call{info: info, v: v, toolCallID: toolCallID}
+	}
+	if v.rec.out.reuses {
+		c := v.rec.toolCalls.next()
+		c.info, c.v, c.toolCallID = info, v, toolCallID
+		return c
 	}
 	t := &toolEvents{call: call{info: info, v: v, toolCallID: toolCallID}}
 	t.tool = t
 	return &t.call
+}
+
+// callSlab is room for the calls of a run's tool callbacks, allocated together: a third of a
+// run's callbacks are tool calls' starts, each of which needs a call, and one allocation of 32
+// calls costs the allocator about what one of a single call did. A slab lives as long as any of
+// its calls is reachable (eino keeps a tool's context no longer than the tool runs: a call that
+// outlives the others, a long AgentTool call's, keeps at most 31 finished ones, 3 KB).
+type callSlab struct {
+	calls [32]call
+	taken atomic.Int32 // calls handed out, or claimed by callbacks racing for the last ones
+}
+
+// toolCallSlabs hands out the calls of a run's tool callbacks, which may start on several
+// goroutines at once (eino runs a reply's tool calls in parallel).
+type toolCallSlabs struct{ cur atomic.Pointer[callSlab] }
+
+// next returns a zero call of its own to the caller.
+func (s *toolCallSlabs) next() *call {
+	for {
+		slab := s.cur.Load()
+		if slab != nil {
+			if i := slab.taken.Add(1) - 1; int(i) < len(slab.calls) {
+				return &slab.calls[i]
+			}
+		}
+		s.cur.CompareAndSwap(slab, new(callSlab)) // full (or none yet): whoever swaps first wins
+	}
 }
 
 type callKey struct{}

@@ -294,13 +294,13 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, callID string, 
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c.started = clockOf(r.out.stampNow())
-	defer r.out.unstamp()
 	r.commit(v)
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
 	r.calls.startTool(openTool{name: info.Name, args: args, v: v, callID: callID, call: c})
 	tc := &r.out.payloads(c).started
 	*tc = traces.ToolCall{Name: info.Name, CallID: callID, Arguments: args}
-	r.out.emit(&traces.Event{Kind: traces.KindToolStarted, Agent: v.agent, RunPath: v.path, Tool: tc})
+	r.out.emitTool(false, v.agent, v.path, tc, nil)
+	r.out.unstamp() // not deferred, as the session's look in toolFinished: a third of a run's callbacks
 }
 
 // Why a tool call is recorded ended though eino never ended it. eino fires no end or error
@@ -338,36 +338,38 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 	}
 	defer r.mu.Unlock()
 	now := r.out.stampNow()
-	defer r.out.unstamp()
 	v, callID := c.v, c.toolCallID
-	defer r.diffSession(ctx, v, true)
 	args := r.calls.endTool(c, callID)
-	if open := r.calls.exit(callID); open != nil {
-		r.agentToolExited(v, callID, open, result, err)
+	if r.calls.anyAgentTool() {
+		if open := r.calls.exit(callID); open != nil {
+			r.agentToolExited(v, callID, open, result, err)
+		}
 	}
 	// The end and the result's message, allocated with the call (see toolEvents) or the delivery's.
 	ended := r.out.payloads(c)
 	ended.ended = traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(c.started.until(now))}
 	ended.result = traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}
-	interrupted := isInterrupt(err)
-	if interrupted {
-		ended.ended.Interrupted = true
-	} else {
-		ended.ended.Error = errText(err)
-	}
-	// The end, then its result's message: one event, on the small stack of a goroutine eino
-	// starts for the tool call (see delivery.parkBehind), and the message's payload, recorded
-	// at once (see delivery.emitWithMessage): their time is the callback's, their seqs the sink's.
-	e := traces.Event{Kind: traces.KindToolFinished, Agent: v.agent, RunPath: v.path, Tool: &ended.ended}
+	// The end, then its result's message, recorded at once (see delivery.emitTool), with no
+	// Event on the small stack of a goroutine eino starts for the tool call (see
+	// delivery.parkBehind): their time is the callback's, their seqs the sink's.
 	if err != nil {
-		r.out.emit(&e)
+		interrupted := isInterrupt(err)
+		if interrupted {
+			ended.ended.Interrupted = true
+		} else {
+			ended.ended.Error = err.Error()
+		}
+		r.out.emitTool(true, v.agent, v.path, &ended.ended, nil)
 		r.toolFailed(v, info.Name, interrupted, ended.ended.Error)
-		return
+	} else {
+		r.out.emitTool(true, v.agent, v.path, &ended.ended, &ended.result)
+		if info.Name == transferToolName {
+			r.toolTransferred(v, args, callID)
+		}
 	}
-	r.out.emitWithMessage(&e, &ended.result)
-	if info.Name == transferToolName {
-		r.toolTransferred(v, args, callID)
-	}
+	// Then the session values the call set, of its time; later events are stamped by the sink.
+	r.diffSession(ctx, v, true)
+	r.out.unstamp()
 }
 
 // agentToolEnding notes that the tool call callID returned, and, for an AgentTool call, waits

@@ -163,6 +163,37 @@ func (d *delivery) emitWithMessage(e *traces.Event, m *traces.Message) {
 	d.lastSeq = d.rec.RecordWithMessage(e, m)
 }
 
+// emitTool is emit for a tool call's event by agent at path, carrying tc: its tool.started, or,
+// when ended, its tool.finished; with m, emitWithMessage's for it and its result's message m.
+// Straight into a traces.Recording no Event is built (see traces.Recording.RecordTool): a tool
+// call's events are most of a run's.
+func (d *delivery) emitTool(ended bool, agent string, path []string, tc *traces.ToolCall, m *traces.Message) {
+	if d.rec == nil || len(d.parked) > 0 || d.promised != nil {
+		d.emitToolEvent(ended, agent, path, tc, m)
+		return
+	}
+	if agent != "" {
+		d.lastAgent, d.lastPath = agent, path
+	}
+	d.lastSeq = d.rec.RecordTool(d.stamp, ended, agent, path, tc, m)
+}
+
+// emitToolEvent is emitTool's way for every other case, through emit; apart, so that the usual
+// way's frame holds no Event (see parkBehind).
+//
+//go:noinline
+func (d *delivery) emitToolEvent(ended bool, agent string, path []string, tc *traces.ToolCall, m *traces.Message) {
+	e := traces.Event{Kind: traces.KindToolStarted, Agent: agent, RunPath: path, Tool: tc}
+	if ended {
+		e.Kind = traces.KindToolFinished
+	}
+	if m == nil {
+		d.emit(&e)
+		return
+	}
+	d.emitWithMessage(&e, m)
+}
+
 // parkBehind keeps e behind the last parked call. Apart from emit, whose frame then stays small:
 // eino runs each tool call of a reply but the first on a goroutine of its own, whose stack starts
 // small, and every frame on the way from a tool callback to the log is on it (a stack that

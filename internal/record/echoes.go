@@ -2,6 +2,7 @@ package record
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -83,11 +84,17 @@ func sameReply(msg *schema.Message, reply *traces.Message) bool {
 	}
 	for i := range msg.ToolCalls { // by index: the calls are large structs, copied by a range over values
 		tc, rc := &msg.ToolCalls[i], &reply.ToolCalls[i]
-		if tc.ID != rc.ID || tc.Function.Name != rc.Name || tc.Function.Arguments != rc.Arguments {
+		if !sameText(tc.ID, rc.ID) || !sameText(tc.Function.Name, rc.Name) || !sameText(tc.Function.Arguments, rc.Arguments) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameText reports whether a and b are equal, at once when they are the very same bytes (a
+// reply's echo shares its strings with the reply eino's model returned): no call to compare them.
+func sameText(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 // allIn reports whether every echo due has been carried.

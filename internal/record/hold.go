@@ -145,7 +145,14 @@ func (r *Recorder) queueStop(s Stop) {
 // would wait behind it, unseen, until the caller's copy of events decides it, which comes only
 // after this callback; the next start of a call holds the run then (hold waits for the decision).
 func (r *Recorder) holdQueued(ctx context.Context, v *visit, before bool) {
-	if !r.holding() {
+	if r.debug != nil { // small enough to be inlined: a recorder without a debugger pays no call
+		r.holdQueuedArmed(ctx, v, before)
+	}
+}
+
+// holdQueuedArmed is holdQueued with a debugger.
+func (r *Recorder) holdQueuedArmed(ctx context.Context, v *visit, before bool) {
+	if !r.debug.Armed() {
 		return
 	}
 	r.mu.Lock()

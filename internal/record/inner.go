@@ -82,6 +82,9 @@ func (f *forwarding) echoedCall(callID string) bool {
 // decideCall decides v's parked call whose tool result ev carries, now that every event forwarded
 // from inside it came before. Callers hold r.mu.
 func (r *Recorder) decideCall(v *visit, ev *adk.AgentEvent) {
+	if len(r.out.parked) == 0 && !r.calls.anyAgentTool() {
+		return // no AgentTool call in progress: no result to decide one, or to wait for (most echoes)
+	}
 	mo := messageOf(ev)
 	if mo == nil || mo.Role != schema.Tool || mo.Message == nil || mo.Message.ToolCallID == "" {
 		return

@@ -47,6 +47,8 @@ type Recorder struct {
 	drains    inflight     // copies of events being read
 	readers   chan reading // streamed outputs to read, to an idle reader (see readStreamed)
 
+	toolCalls toolCallSlabs // the calls of tool callbacks (see newCall)
+
 	debug *Debugger // holds the run at breakpoints; nil for none (set before Run)
 	stops []Stop    // moments recorded that a breakpoint may hold the run at (see holdQueued)
 }

@@ -64,6 +64,17 @@ type sessionRef struct {
 	lock   *sync.Mutex
 }
 
+// empty reports whether s is known, and holds no values.
+func (s sessionRef) empty() bool {
+	if s.lock == nil {
+		return false // not known yet
+	}
+	s.lock.Lock()
+	n := len(s.values)
+	s.lock.Unlock()
+	return n == 0
+}
+
 // sessionOf is sessionValues for a callback of visit v (nil for none), which finds the session
 // in its context at its first read: an agent's run context, and so its session, is the same
 // for all its work (inside an AgentTool, eino's session of the callee shares the caller's values
@@ -92,6 +103,9 @@ func sessionOf(ctx context.Context, v *visit) (map[string]any, *sync.Mutex) {
 // value (eino stores a reply under OutputKey after the agent's work, so only a later callback
 // sees it: that agent's OutputKey is then learned); else v, whose callback saw it first.
 func (r *Recorder) diffSession(ctx context.Context, v *visit, byWork bool) {
+	if v != nil && v.session.empty() {
+		return // the common case, after every tool call: no walk to the values, nothing to compare
+	}
 	r.recordSets(r.sessionChanges(ctx, v, byWork))
 }
 
@@ -120,6 +134,12 @@ func (r *Recorder) sessionChanges(ctx context.Context, v *visit, byWork bool) []
 func (s *session) changes(values map[string]any, lock *sync.Mutex) []sessionSet {
 	if lock != nil {
 		lock.Lock()
+	}
+	if len(values) == 0 { // no values yet (most runs, at most callbacks): nothing to walk
+		if lock != nil {
+			lock.Unlock()
+		}
+		return nil
 	}
 	changed := false
 	for k, v := range values {
