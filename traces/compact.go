@@ -401,7 +401,7 @@ func (dec *EventDecoder) Decode(data []byte) (Event, error) {
 	i := dec.st.n
 	d.path = append(d.path, pathStep{name: "events"}, pathStep{index: i})
 	var e Event
-	err := d.document(func() error { return d.object(reflectValue(&e), fieldsOf(eventType)) })
+	err := d.document(func() error { return d.object(eventPlan.fields, unsafe.Pointer(&e)) })
 	if err != nil {
 		return Event{}, err
 	}
@@ -444,7 +444,7 @@ func (dec *EventDecoder) DecodeEvents(data []byte, check func([]Event) error) ([
 			d.path = append(d.path[:0], pathStep{name: "events"}, pathStep{index: i})
 			d.refs = [2]inputRef{}
 			var e Event
-			if err := d.value(reflectValue(&e)); err != nil {
+			if err := d.event(&e); err != nil {
 				return err
 			}
 			events, refs = append(events, e), append(refs, d.refs)

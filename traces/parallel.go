@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Reading a large trace's events on several cores: the "events" array is cut where an event
@@ -172,7 +173,7 @@ func (p *eventPart) read(all []Event, stop *atomic.Bool) {
 		}
 		d.path = append(d.path[:1], pathStep{index: i})
 		d.refs = [2]inputRef{}
-		if err := d.value(reflectValue(&all[i])); err != nil {
+		if err := d.event(&all[i]); err != nil {
 			p.err = err
 			return
 		}
@@ -294,7 +295,7 @@ func decodeRowsInParts(rows [][]byte) ([]Event, bool) {
 			for i := first; i < limit && !failed.Load(); i++ {
 				d := &decoder{data: rows[i], what: "event", version: FormatVersion, recent: recent, pack: pack,
 					path: []pathStep{{name: "events"}, {index: i}}}
-				if err := d.document(func() error { return d.object(reflectValue(&events[i]), fieldsOf(eventType)) }); err != nil {
+				if err := d.document(func() error { return d.object(eventPlan.fields, unsafe.Pointer(&events[i])) }); err != nil {
 					failed.Store(true)
 					return
 				}
