@@ -236,13 +236,69 @@ func (d *decoder) timeValue(c byte, t *time.Time) error {
 	if err != nil {
 		return err
 	}
-	if !plain {
+	if plain {
+		if utc, ok := parseUTC(raw); ok {
+			*t = utc
+			return nil
+		}
+	} else {
 		raw = []byte(unquote(d.data[start:d.pos]))
 	}
 	if t.UnmarshalText(raw) != nil {
 		return d.fail(start, fmt.Sprintf("field %q: time %q is not an RFC 3339 time such as \"2006-01-02T15:04:05Z\"", d.pathString(), raw))
 	}
 	return nil
+}
+
+// parseUTC reads the RFC 3339 times Baton writes, "2006-01-02T15:04:05.999999999Z" (up to nine
+// digits of fraction, or none), a third of the time UnmarshalText takes, into the time it reads
+// from them; false for any other text, which UnmarshalText reads (or refuses).
+func parseUTC(b []byte) (time.Time, bool) {
+	n := len(b)
+	if n < len("2006-01-02T15:04:05Z") || n > len("2006-01-02T15:04:05.999999999Z") || b[n-1] != 'Z' ||
+		b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(b []byte) int {
+		x := 0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			x = x*10 + int(c-'0')
+		}
+		return x
+	}
+	year, month, day := num(b[0:4]), num(b[5:7]), num(b[8:10])
+	hour, minute, sec := num(b[11:13]), num(b[14:16]), num(b[17:19])
+	if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) ||
+		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	nsec := 0
+	if frac := b[19 : n-1]; len(frac) > 0 {
+		if len(frac) < 2 || frac[0] != '.' {
+			return time.Time{}, false
+		}
+		if nsec = num(frac[1:]); nsec < 0 {
+			return time.Time{}, false
+		}
+		for range 10 - len(frac) {
+			nsec *= 10
+		}
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
+// daysIn is the number of days of the month in the year.
+func daysIn(month, year int) int {
+	if month == 2 {
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 30 + (month+month/8)%2
 }
 
 // object reads a JSON object into the struct at p, whose fields are fs. It is members, with the

@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -50,9 +51,12 @@ type structFields struct {
 type field struct {
 	name   string
 	quoted string
-	at     uintptr
-	plan   *plan
-	ref    int
+	// head is quoted's first eight bytes (fewer bits set in headMask when it is shorter), to
+	// compare with one load: most names end there.
+	head, headMask uint64
+	at             uintptr
+	plan           *plan
+	ref            int
 }
 
 // Input reference fields and slots.
@@ -169,6 +173,12 @@ func makeFields(typ reflect.Type, made map[reflect.Type]*plan) *structFields {
 		if q, _ := json.Marshal(f.name); string(q) == `"`+f.name+`"` && !strings.ContainsAny(f.name, `\"`) {
 			f.quoted = string(q) // else a key never matches it plainly, and is decoded to compare
 		}
+		f.head, f.headMask = 1, 0 // matches nothing
+		if f.quoted != "" {
+			var b [8]byte
+			n := copy(b[:], f.quoted)
+			f.head, f.headMask = binary.LittleEndian.Uint64(b[:]), ^uint64(0)>>(64-8*n)
+		}
 	}
 	return fs
 }
@@ -190,6 +200,10 @@ func (fs *structFields) index(key []byte, version int) int {
 // first the field after the one read last (next), as Marshal writes them in order; -1 when no
 // name is there plainly (an unknown field, or one spelled with escapes), to decode and look up.
 func (fs *structFields) match(data []byte, next, version int) int {
+	if len(data) < 8 { // a document's last bytes: no name it can hold is matched in place
+		return -1
+	}
+	head := binary.LittleEndian.Uint64(data)
 	n := len(fs.list)
 	for k := range n {
 		i := next + k
@@ -197,7 +211,10 @@ func (fs *structFields) match(data []byte, next, version int) int {
 			i -= n
 		}
 		f := &fs.list[i]
-		if q := f.quoted; len(data) >= len(q) && q != "" && string(data[:len(q)]) == q {
+		if head&f.headMask != f.head {
+			continue
+		}
+		if q := f.quoted; len(q) <= 8 || len(data) >= len(q) && string(data[8:len(q)]) == q[8:] {
 			if f.ref != 0 && version < 2 {
 				return -1
 			}

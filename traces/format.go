@@ -296,6 +296,7 @@ func (d *decoder) events(t *Trace) error {
 		d.recent.put(s)
 	}
 	if read, refs, end, ok := d.parallelEvents(events); ok {
+		st.validated = true // by the parts, each event as it was read
 		for i := range read {
 			d.path = append(d.path[:1], pathStep{index: i})
 			r := refs(i)

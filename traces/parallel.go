@@ -11,7 +11,8 @@ import (
 
 // Reading a large trace's events on several cores: the "events" array is cut where an event
 // seems to start, each part is read by a goroutine of its own into its place in the one array,
-// and the events are then checked in order as the one-goroutine reading checks them. A cut is
+// each event checked on its own there (ValidateEvent), and the events are then checked in order
+// (their seqs, places and input references) as the one-goroutine reading checks them. A cut is
 // trusted only once the part before it, read from a real event, ends exactly there. Any problem
 // at all (a cut that was not between two events, a count that was off, a file at fault) drops
 // what the parts read and reads the array again on one goroutine, which says what is wrong as it
@@ -177,6 +178,10 @@ func (p *eventPart) read(all []Event, stop *atomic.Bool) {
 			p.err = err
 			return
 		}
+		if err := ValidateEvent(i, all[i]); err != nil { // here, on the part's core, not in order after
+			p.err = err
+			return
+		}
 		if d.refs != ([2]inputRef{}) {
 			p.refs = append(p.refs, partRef{i: i - p.first, refs: d.refs})
 		}
@@ -299,6 +304,10 @@ func decodeRowsInParts(rows [][]byte) ([]Event, bool) {
 					failed.Store(true)
 					return
 				}
+				if ValidateEvent(i, events[i]) != nil {
+					failed.Store(true)
+					return
+				}
 				refs[i] = d.refs
 			}
 		})
@@ -308,6 +317,7 @@ func decodeRowsInParts(rows [][]byte) ([]Event, bool) {
 		return nil, false
 	}
 	st := newEventState()
+	st.validated = true
 	for i := range events {
 		st.read += int64(len(rows[i]))
 		if err := st.accept(i, &events[i], &refs[i]); err != nil {

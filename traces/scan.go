@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -148,6 +149,12 @@ func (d *decoder) rawString() (raw []byte, plain bool, err error) {
 	start := d.pos + 1
 	plain, ascii := true, true
 	for p := start; p < len(d.data); p++ {
+		for p+8 <= len(d.data) && !specialIn8(binary.LittleEndian.Uint64(d.data[p:])) {
+			p += 8 // eight plain ASCII bytes
+		}
+		if p >= len(d.data) {
+			break
+		}
 		switch c := d.data[p]; {
 		case c == '"':
 			d.pos = p + 1
@@ -185,6 +192,15 @@ func (d *decoder) rawString() (raw []byte, plain bool, err error) {
 	}
 	d.pos = len(d.data)
 	return nil, false, d.syntax("")
+}
+
+// specialIn8 reports whether any of the eight bytes w holds ends a string's plain run: a quote,
+// a backslash, a control character or a byte of a multi-byte UTF-8 sequence (the classic tests
+// for a zero byte and a byte below n, which are exact for "any").
+func specialIn8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	return ((w-ones*0x20)&^w|(quote-ones)&^quote|(backslash-ones)&^backslash|w)&highs != 0
 }
 
 // unquote decodes a checked JSON string, quotes included, exactly as encoding/json does.

@@ -71,7 +71,12 @@ func checkEvent(i int, prev *Event, e Event) error {
 	if err := ValidateEvent(i, e); err != nil {
 		return err
 	}
-	if prev != nil && !mayFollow(*prev, e) {
+	return checkPlace(i, prev, &e)
+}
+
+// checkPlace is checkEvent for an event ValidateEvent passed: what its place after prev allows.
+func checkPlace(i int, prev, e *Event) error {
+	if prev != nil && !mayFollow(*prev, *e) {
 		return Errorf(CodeInvalid, "events[%d] (%s) comes after run.finished: only a run that finished interrupted goes on, and then with a resumed event", i, e.Kind)
 	}
 	if prev != nil && e.Kind == KindRunStarted {
