@@ -31,11 +31,20 @@ type decoder struct {
 	pack *stringPack
 	// recent, when set, shares the strings of many events in place of kept (see stringTable).
 	recent *stringTable
+	// lastArray is the string array stringArray read last.
+	lastArray lastArray
 	// unquoted is room to decode a string with escapes before looking it up in kept.
 	unquoted []byte
 	// refs holds the input references of the event being read: refModel for its model payload,
 	// refAgentRun for its agent_run payload.
 	refs [2]inputRef
+}
+
+// lastArray is a string array as read (strs) and as written (raw), at depth.
+type lastArray struct {
+	raw   string
+	strs  []string
+	depth int
 }
 
 // pathStep is one step of the path to the value being read: a field name, or an index when
@@ -151,27 +160,54 @@ func (d *decoder) read(pl *plan, p unsafe.Pointer) error {
 
 // internedStr reads a JSON string, returning the copy read before if there was one.
 func (d *decoder) internedStr() (string, error) {
+	s, _, err := d.internedRaw()
+	return s, err
+}
+
+// internedRaw is internedStr, saying too whether the string was written plainly (see rawString).
+func (d *decoder) internedRaw() (string, bool, error) {
 	start := d.pos
 	raw, plain, err := d.rawString()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if !plain {
 		d.unquoted = appendUnquoted(d.unquoted[:0], d.data[start:d.pos])
 		raw = d.unquoted
 	}
 	if d.recent != nil {
-		return d.recent.get(raw), nil
+		return d.recent.get(raw), plain, nil
 	}
 	if kept, ok := d.kept[string(raw)]; ok {
-		return kept, nil
+		return kept, plain, nil
 	}
 	if d.kept == nil {
 		d.kept = make(map[string]string)
 	}
 	s := d.pack.add(raw)
 	d.kept[s] = s
-	return s, nil
+	return s, plain, nil
+}
+
+// fieldStr reads the string value of the field numbered slot (see field.slot) into s, as
+// internedStr does. The value the field had last (in the event before, say) is most often the
+// one here (an agent's name, a tool's, a role): when it was written plainly and is again, it is
+// taken at the cost of comparing the text, without looking it up.
+func (d *decoder) fieldStr(slot int, s *string) error {
+	last := d.recent.fields
+	if slot < len(last) {
+		if l, at := last[slot], d.pos+1; len(d.data)-at > len(l) && d.data[at+len(l)] == '"' && string(d.data[at:at+len(l)]) == l {
+			d.pos = at + len(l) + 1
+			*s = l
+			return nil
+		}
+	}
+	v, plain, err := d.internedRaw()
+	*s = v
+	if plain && slot < len(last) {
+		last[slot] = v // which, written plainly, holds no quote: a text with it after a quote is it
+	}
+	return err
 }
 
 // stringPack copies strings side by side into blocks, for a trace's tens of thousands of short
@@ -215,11 +251,37 @@ func (d *decoder) integer(c byte) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if n, ok := smallInt(num); ok {
+		return n, nil
+	}
 	n, perr := strconv.ParseInt(string(num), 10, 64)
 	if perr != nil {
 		return 0, d.fail(start, fmt.Sprintf("field %q holds the number %s, want an integer", d.pathString(), num))
 	}
 	return n, nil
+}
+
+// smallInt is ParseInt for the number text of a JSON integer of at most 18 digits, which cannot
+// overflow; false for any other text.
+func smallInt(num []byte) (int64, bool) {
+	digits := num
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(digits) < len(num) {
+		n = -n
+	}
+	return n, true
 }
 
 // timeValue reads an RFC 3339 time (or null, the zero time) into t; c is its first byte.
@@ -351,9 +413,12 @@ func (d *decoder) object(fs *structFields, p unsafe.Pointer) error {
 		}
 		seen |= 1 << i
 		d.path = append(d.path, pathStep{name: f.name})
-		if f.ref == 0 {
+		switch {
+		case f.slot >= 0 && d.recent != nil && d.pos < len(d.data) && d.data[d.pos] == '"':
+			err = d.fieldStr(f.slot, (*string)(unsafe.Add(p, f.at)))
+		case f.ref == 0:
 			err = d.read(f.plan, unsafe.Add(p, f.at))
-		} else {
+		default:
 			err = d.refField(fs.refSlot, f.ref)
 		}
 		d.path = d.path[:len(d.path)-1]
@@ -463,10 +528,19 @@ func (d *decoder) array(pl *plan, p unsafe.Pointer) error {
 // stringArray reads a JSON array of strings into s, sharing one array among the events that
 // repeat it (a run path, a model's tools), as a recording shares it.
 func (d *decoder) stringArray(pl *plan, s *[]string) error {
+	// The array read last, as it was written, is most often the one here (a run path, event
+	// after event): a text that begins with a whole array is that array.
+	if last := d.lastArray; last.raw != "" && last.depth == d.depth && len(d.data)-d.pos >= len(last.raw) &&
+		string(d.data[d.pos:d.pos+len(last.raw)]) == last.raw {
+		d.pos += len(last.raw)
+		*s = last.strs
+		return nil
+	}
 	start, depth := d.pos, d.depth
 	if d.skip() == nil {
-		if p := d.recent.path(d.data[start:d.pos]); p != nil {
+		if raw, p := d.recent.path(d.data[start:d.pos]); p != nil {
 			*s = p
+			d.lastArray = lastArray{raw, p, depth}
 			return nil
 		}
 	}
@@ -475,7 +549,7 @@ func (d *decoder) stringArray(pl *plan, s *[]string) error {
 		return err
 	}
 	if len(*s) > 0 {
-		d.recent.keepPath(d.data[start:d.pos], *s)
+		d.lastArray = lastArray{d.recent.keepPath(d.data[start:d.pos], *s), *s, depth}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -57,6 +58,8 @@ type field struct {
 	at             uintptr
 	plan           *plan
 	ref            int
+	// slot numbers the string fields of all plans, for stringTable.fields; -1 for others.
+	slot int
 }
 
 // Input reference fields and slots.
@@ -81,6 +84,8 @@ var (
 var (
 	plans  sync.Map   // reflect.Type -> *plan, complete
 	planMu sync.Mutex // held while plans are made
+	// stringSlots is the number of string fields numbered so far (field.slot).
+	stringSlots atomic.Int64
 	// eventPlan is the plan of Event, read a million times for a large trace.
 	eventPlan = planOf(reflect.TypeFor[Event]())
 )
@@ -170,6 +175,10 @@ func makeFields(typ reflect.Type, made map[reflect.Type]*plan) *structFields {
 	}
 	for i := range fs.list {
 		f := &fs.list[i]
+		f.slot = -1
+		if f.plan != nil && f.plan.kind == planString {
+			f.slot = int(stringSlots.Add(1) - 1)
+		}
 		if q, _ := json.Marshal(f.name); string(q) == `"`+f.name+`"` && !strings.ContainsAny(f.name, `\"`) {
 			f.quoted = string(q) // else a key never matches it plainly, and is decoded to compare
 		}

@@ -42,6 +42,13 @@ func (d *decoder) skip() error {
 
 // peek skips white space and returns the next byte, which it does not consume.
 func (d *decoder) peek() (byte, error) {
+	if d.pos < len(d.data) && d.data[d.pos] > ' ' { // most often: compact JSON
+		return d.data[d.pos], nil
+	}
+	return d.peekSpace()
+}
+
+func (d *decoder) peekSpace() (byte, error) {
 	for d.pos < len(d.data) {
 		switch c := d.data[d.pos]; c {
 		case ' ', '\t', '\n', '\r':

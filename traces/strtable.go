@@ -21,6 +21,9 @@ type stringTable struct {
 	// keyed by their JSON text: each is one array shared by every event that repeats it.
 	pathKeys []string
 	paths    [][]string
+	// fields holds, for each string field of the format's types (field.slot), the value it had
+	// last, when that was written plainly (see decoder.fieldStr).
+	fields []string
 }
 
 // recentBuckets is the size of the table for a long run: 4096 buckets of two strings take 128
@@ -32,7 +35,7 @@ const recentBuckets = 4096
 func newStringTable(n int, pack *stringPack) *stringTable {
 	n = 1 << bits.Len(uint(max(n, 64)-1))
 	return &stringTable{seed: maphash.MakeSeed(), mask: uint64(n - 1), slots: make([]string, 2*n), pack: pack,
-		pathKeys: make([]string, 2*64), paths: make([][]string, 2*64)}
+		pathKeys: make([]string, 2*64), paths: make([][]string, 2*64), fields: make([]string, stringSlots.Load())}
 }
 
 // get returns the string b holds, the copy read lately when there is one.
@@ -59,23 +62,26 @@ func (r *stringTable) put(s string) {
 	}
 }
 
-// path returns the string array read lately whose JSON text is raw, or nil.
-func (r *stringTable) path(raw []byte) []string {
+// path returns the string array read lately whose JSON text is raw, and the copy of raw kept
+// with it, or nil.
+func (r *stringTable) path(raw []byte) (string, []string) {
 	i := 2 * (maphash.Bytes(r.seed, raw) & 63)
 	switch {
 	case r.pathKeys[i] == string(raw):
-		return r.paths[i]
 	case r.pathKeys[i+1] == string(raw):
 		r.pathKeys[i], r.pathKeys[i+1] = r.pathKeys[i+1], r.pathKeys[i]
 		r.paths[i], r.paths[i+1] = r.paths[i+1], r.paths[i]
-		return r.paths[i]
+	default:
+		return "", nil
 	}
-	return nil
+	return r.pathKeys[i], r.paths[i]
 }
 
-// keepPath records p, read from the JSON text raw, for path to return.
-func (r *stringTable) keepPath(raw []byte, p []string) {
+// keepPath records p, read from the JSON text raw, for path to return, and returns the copy of
+// raw it keeps.
+func (r *stringTable) keepPath(raw []byte, p []string) string {
 	i := 2 * (maphash.Bytes(r.seed, raw) & 63)
 	r.pathKeys[i+1], r.paths[i+1] = r.pathKeys[i], r.paths[i]
 	r.pathKeys[i], r.paths[i] = r.pack.add(raw), p
+	return r.pathKeys[i]
 }
