@@ -296,11 +296,16 @@ func decodeRowsInParts(rows [][]byte) ([]Event, bool) {
 		first, limit := k*len(rows)/parts, (k+1)*len(rows)/parts
 		wg.Go(func() {
 			pack := new(stringPack)
-			recent := newStringTable(min((limit-first)/4, recentBuckets), pack)
+			d := &decoder{what: "event", version: FormatVersion, pack: pack,
+				recent: newStringTable(min((limit-first)/4, recentBuckets), pack)}
+			var e *Event
+			object := func() error { return d.object(eventPlan.fields, unsafe.Pointer(e)) }
 			for i := first; i < limit && !failed.Load(); i++ {
-				d := &decoder{data: rows[i], what: "event", version: FormatVersion, recent: recent, pack: pack,
-					path: []pathStep{{name: "events"}, {index: i}}}
-				if err := d.document(func() error { return d.object(eventPlan.fields, unsafe.Pointer(&events[i])) }); err != nil {
+				// One decoder for the part's rows, each read as a new one would read it.
+				d.data, d.pos, d.depth, d.refs = rows[i], 0, 0, [2]inputRef{}
+				d.path = append(d.path[:0], pathStep{name: "events"}, pathStep{index: i})
+				e = &events[i]
+				if err := d.document(object); err != nil {
 					failed.Store(true)
 					return
 				}
