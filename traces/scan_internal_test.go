@@ -3,6 +3,8 @@ package traces
 import (
 	"encoding/binary"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -66,5 +68,29 @@ func TestParseUTC(t *testing.T) {
 	}
 	if _, ok := parseUTC([]byte("2025-03-14T14:02:00.15Z")); !ok {
 		t.Error("parseUTC does not read the times Marshal writes")
+	}
+}
+
+// TestSmallInt: the decoder's reading of short integers gives what ParseInt gives.
+func TestSmallInt(t *testing.T) {
+	texts := []string{"0", "-0", "7", "-7", "999999999999999999", "-999999999999999999",
+		"1000000000000000000", "9223372036854775807", "-9223372036854775808", "1.5", "1e3", "-", ""}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 100000 {
+		n := r.Int64N(1 << 62)
+		if r.IntN(2) == 0 {
+			n = -n
+		}
+		texts = append(texts, strconv.FormatInt(n>>r.IntN(62), 10))
+	}
+	for _, text := range texts {
+		got, ok := smallInt([]byte(text))
+		want, err := strconv.ParseInt(text, 10, 64)
+		if ok && (err != nil || got != want) {
+			t.Fatalf("smallInt(%q) = %d, ParseInt: %d, %v", text, got, want, err)
+		}
+		if !ok && len(strings.TrimPrefix(text, "-")) <= 18 && err == nil {
+			t.Fatalf("smallInt(%q) not read", text)
+		}
 	}
 }
