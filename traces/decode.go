@@ -104,7 +104,7 @@ func (d *decoder) read(pl *plan, p unsafe.Pointer) error {
 	case planPointer:
 		elem := *(*unsafe.Pointer)(p)
 		if elem == nil {
-			elem = d.pack.alloc(pl.elem)
+			elem = reflect.New(pl.elem.typ).UnsafePointer()
 			*(*unsafe.Pointer)(p) = elem
 		}
 		return d.read(pl.elem, elem)
@@ -213,43 +213,8 @@ func (d *decoder) fieldStr(slot int, s *string) error {
 // stringPack copies strings side by side into blocks, for a trace's tens of thousands of short
 // ids, arguments and results: a string allocated alone is rounded up to its size class (17 to 24
 // bytes take 24). A nil pack copies each string on its own. A string kept keeps its whole block:
-// pack only what lives and dies together. A pack also allocates the payloads of the events read
-// with it (see alloc), which live as long as their strings.
-type stringPack struct {
-	block strings.Builder
-	slabs []slab // by plan.slabID
-}
-
-// slab is room for the next left values of one type, at next.
-type slab struct {
-	next unsafe.Pointer
-	left int
-}
-
-// slabLen is how many payloads of one type a pack allocates at once: one allocation where there
-// were slabLen, for payloads that live as long as each other (an event's, a trace's).
-const slabLen = 32
-
-// alloc returns a new zero value of pl's type (a struct), from the current slab of its type
-// when p packs; a nil pack allocates each on its own.
-func (p *stringPack) alloc(pl *plan) unsafe.Pointer {
-	if p == nil || pl.slab == nil {
-		return reflect.New(pl.typ).UnsafePointer()
-	}
-	if pl.slabID >= len(p.slabs) {
-		p.slabs = append(p.slabs, make([]slab, pl.slabID+1-len(p.slabs))...)
-	}
-	s := &p.slabs[pl.slabID]
-	if s.left == 0 {
-		s.next, s.left = reflect.New(pl.slab).UnsafePointer(), slabLen
-	}
-	v := s.next
-	s.next, s.left = nil, s.left-1 // never a pointer past the slab's end
-	if s.left > 0 {
-		s.next = unsafe.Add(v, pl.typ.Size())
-	}
-	return v
-}
+// pack only what lives and dies together.
+type stringPack struct{ block strings.Builder }
 
 const (
 	// packedMax is the longest string a pack takes: beyond it a string allocated alone wastes

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"runtime"
 	"testing"
 
 	"github.com/baton-dev/baton/internal/webtest"
@@ -113,33 +112,4 @@ func mustReadFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// TestDecodedPayloadsSurviveCollections: events read row by row, with collections between the
-// rows while the decoder holds the room it allocates payloads from, come out whole.
-func TestDecodedPayloadsSurviveCollections(t *testing.T) {
-	tr, _ := traces.EndImported(webtest.Large(2000))
-	var enc traces.EventEncoder
-	dec := traces.NewEventDecoder()
-	var got []traces.Event
-	for i, e := range tr.Events {
-		row, err := enc.AppendEvent(nil, e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev, err := dec.Decode(row)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, ev)
-		if i%40 == 0 {
-			runtime.GC()
-		}
-	}
-	runtime.GC()
-	want, err := traces.Unmarshal(mustMarshal(t, tr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	assertEqualTraces(t, traces.Trace{Events: got}, traces.Trace{Events: want.Events})
 }

@@ -19,10 +19,6 @@ type plan struct {
 	typ    reflect.Type
 	elem   *plan         // a pointer's or a slice's element
 	fields *structFields // a struct's
-	// slab is, for a struct, an array of slabLen of them, which stringPack.alloc hands out one
-	// by one; slabID numbers the struct plans that have one.
-	slab   reflect.Type
-	slabID int
 }
 
 type planKind uint8
@@ -90,8 +86,6 @@ var (
 	planMu sync.Mutex // held while plans are made
 	// stringSlots is the number of string fields numbered so far (field.slot).
 	stringSlots atomic.Int64
-	// slabPlans is the number of struct plans numbered so far (plan.slabID).
-	slabPlans atomic.Int64
 	// eventPlan is the plan of Event, read a million times for a large trace.
 	eventPlan = planOf(reflect.TypeFor[Event]())
 )
@@ -153,9 +147,6 @@ func makePlan(typ reflect.Type, made map[reflect.Type]*plan) *plan {
 		p.kind, p.elem = planSlice, makePlan(typ.Elem(), made)
 	case reflect.Struct:
 		p.kind, p.fields = planStruct, makeFields(typ, made)
-		if typ.Size() > 0 {
-			p.slab, p.slabID = reflect.ArrayOf(slabLen, typ), int(slabPlans.Add(1)-1)
-		}
 	}
 	return p
 }
