@@ -210,37 +210,6 @@ func (d *decoder) fieldStr(slot int, s *string) error {
 	return err
 }
 
-// stringPack copies strings side by side into blocks, for a trace's tens of thousands of short
-// ids, arguments and results: a string allocated alone is rounded up to its size class (17 to 24
-// bytes take 24). A nil pack copies each string on its own. A string kept keeps its whole block:
-// pack only what lives and dies together.
-type stringPack struct{ block strings.Builder }
-
-const (
-	// packedMax is the longest string a pack takes: beyond it a string allocated alone wastes
-	// little (at most an eighth), and the tail a block leaves unused when the next string does
-	// not fit stays small.
-	packedMax = 256
-	// packBlock is the size blocks grow to, doubling from 512 bytes so that a small trace does
-	// not hold a mostly empty block.
-	packBlock = 8 << 10
-)
-
-// add returns a copy of b, in the current block when it fits there.
-func (p *stringPack) add(b []byte) string {
-	if p == nil || len(b) > packedMax {
-		return string(b)
-	}
-	if p.block.Cap()-p.block.Len() < len(b) {
-		size := max(2*packedMax, min(2*p.block.Cap(), packBlock))
-		p.block = strings.Builder{} // the strings already returned keep the old block
-		p.block.Grow(size)
-	}
-	n := p.block.Len()
-	p.block.Write(b) // within its capacity: earlier strings of the block stay as they were
-	return p.block.String()[n:]
-}
-
 // integer reads a JSON integer; c is its first byte.
 func (d *decoder) integer(c byte) (int64, error) {
 	if c != '-' && (c < '0' || c > '9') {
@@ -259,29 +228,6 @@ func (d *decoder) integer(c byte) (int64, error) {
 		return 0, d.fail(start, fmt.Sprintf("field %q holds the number %s, want an integer", d.pathString(), num))
 	}
 	return n, nil
-}
-
-// smallInt is ParseInt for the number text of a JSON integer of at most 18 digits, which cannot
-// overflow; false for any other text.
-func smallInt(num []byte) (int64, bool) {
-	digits := num
-	if len(digits) > 0 && digits[0] == '-' {
-		digits = digits[1:]
-	}
-	if len(digits) == 0 || len(digits) > 18 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	if len(digits) < len(num) {
-		n = -n
-	}
-	return n, true
 }
 
 // timeValue reads an RFC 3339 time (or null, the zero time) into t; c is its first byte.
@@ -310,57 +256,6 @@ func (d *decoder) timeValue(c byte, t *time.Time) error {
 		return d.fail(start, fmt.Sprintf("field %q: time %q is not an RFC 3339 time such as \"2006-01-02T15:04:05Z\"", d.pathString(), raw))
 	}
 	return nil
-}
-
-// parseUTC reads the RFC 3339 times Baton writes, "2006-01-02T15:04:05.999999999Z" (up to nine
-// digits of fraction, or none), a third of the time UnmarshalText takes, into the time it reads
-// from them; false for any other text, which UnmarshalText reads (or refuses).
-func parseUTC(b []byte) (time.Time, bool) {
-	n := len(b)
-	if n < len("2006-01-02T15:04:05Z") || n > len("2006-01-02T15:04:05.999999999Z") || b[n-1] != 'Z' ||
-		b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
-		return time.Time{}, false
-	}
-	num := func(b []byte) int {
-		x := 0
-		for _, c := range b {
-			if c < '0' || c > '9' {
-				return -1
-			}
-			x = x*10 + int(c-'0')
-		}
-		return x
-	}
-	year, month, day := num(b[0:4]), num(b[5:7]), num(b[8:10])
-	hour, minute, sec := num(b[11:13]), num(b[14:16]), num(b[17:19])
-	if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) ||
-		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
-		return time.Time{}, false
-	}
-	nsec := 0
-	if frac := b[19 : n-1]; len(frac) > 0 {
-		if len(frac) < 2 || frac[0] != '.' {
-			return time.Time{}, false
-		}
-		if nsec = num(frac[1:]); nsec < 0 {
-			return time.Time{}, false
-		}
-		for range 10 - len(frac) {
-			nsec *= 10
-		}
-	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
-}
-
-// daysIn is the number of days of the month in the year.
-func daysIn(month, year int) int {
-	if month == 2 {
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	}
-	return 30 + (month+month/8)%2
 }
 
 // object reads a JSON object into the struct at p, whose fields are fs. It is members, with the

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
 // The decoder's scanner: JSON's syntax, read in place, with messages that say what is wrong and
-// where.
+// where; and the integers and times Baton writes, read in place.
 
 // skip reads past the next JSON value, checking its syntax.
 func (d *decoder) skip() error {
@@ -285,4 +286,78 @@ func (d *decoder) enter() error {
 		return d.syntax("it nests too deeply")
 	}
 	return nil
+}
+
+// smallInt is ParseInt for the number text of a JSON integer of at most 18 digits, which cannot
+// overflow; false for any other text.
+func smallInt(num []byte) (int64, bool) {
+	digits := num
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(digits) < len(num) {
+		n = -n
+	}
+	return n, true
+}
+
+// parseUTC reads the RFC 3339 times Baton writes, "2006-01-02T15:04:05.999999999Z" (up to nine
+// digits of fraction, or none), a third of the time UnmarshalText takes, into the time it reads
+// from them; false for any other text, which UnmarshalText reads (or refuses).
+func parseUTC(b []byte) (time.Time, bool) {
+	n := len(b)
+	if n < len("2006-01-02T15:04:05Z") || n > len("2006-01-02T15:04:05.999999999Z") || b[n-1] != 'Z' ||
+		b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(b []byte) int {
+		x := 0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			x = x*10 + int(c-'0')
+		}
+		return x
+	}
+	year, month, day := num(b[0:4]), num(b[5:7]), num(b[8:10])
+	hour, minute, sec := num(b[11:13]), num(b[14:16]), num(b[17:19])
+	if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) ||
+		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	nsec := 0
+	if frac := b[19 : n-1]; len(frac) > 0 {
+		if len(frac) < 2 || frac[0] != '.' {
+			return time.Time{}, false
+		}
+		if nsec = num(frac[1:]); nsec < 0 {
+			return time.Time{}, false
+		}
+		for range 10 - len(frac) {
+			nsec *= 10
+		}
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
+// daysIn is the number of days of the month in the year.
+func daysIn(month, year int) int {
+	if month == 2 {
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 30 + (month+month/8)%2
 }

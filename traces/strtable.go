@@ -3,6 +3,7 @@ package traces
 import (
 	"hash/maphash"
 	"math/bits"
+	"strings"
 )
 
 // stringTable keeps one copy of each string read lately, for a decoder reading many events: a
@@ -84,4 +85,35 @@ func (r *stringTable) keepPath(raw []byte, p []string) string {
 	r.pathKeys[i+1], r.paths[i+1] = r.pathKeys[i], r.paths[i]
 	r.pathKeys[i], r.paths[i] = r.pack.add(raw), p
 	return r.pathKeys[i]
+}
+
+// stringPack copies strings side by side into blocks, for a trace's tens of thousands of short
+// ids, arguments and results: a string allocated alone is rounded up to its size class (17 to 24
+// bytes take 24). A nil pack copies each string on its own. A string kept keeps its whole block:
+// pack only what lives and dies together.
+type stringPack struct{ block strings.Builder }
+
+const (
+	// packedMax is the longest string a pack takes: beyond it a string allocated alone wastes
+	// little (at most an eighth), and the tail a block leaves unused when the next string does
+	// not fit stays small.
+	packedMax = 256
+	// packBlock is the size blocks grow to, doubling from 512 bytes so that a small trace does
+	// not hold a mostly empty block.
+	packBlock = 8 << 10
+)
+
+// add returns a copy of b, in the current block when it fits there.
+func (p *stringPack) add(b []byte) string {
+	if p == nil || len(b) > packedMax {
+		return string(b)
+	}
+	if p.block.Cap()-p.block.Len() < len(b) {
+		size := max(2*packedMax, min(2*p.block.Cap(), packBlock))
+		p.block = strings.Builder{} // the strings already returned keep the old block
+		p.block.Grow(size)
+	}
+	n := p.block.Len()
+	p.block.Write(b) // within its capacity: earlier strings of the block stay as they were
+	return p.block.String()[n:]
 }
