@@ -183,6 +183,9 @@ type eventState struct {
 	arrays map[*Message][]Message
 	// said is the newest message of a message event or a model's output.
 	said *Message
+	// validated says the events passed ValidateEvent as they were read (in parts, on several
+	// cores): accept checks only what their order decides.
+	validated bool
 }
 
 func newEventState() *eventState {
@@ -225,7 +228,13 @@ func (st *eventState) accept(i int, e *Event, refs *[2]inputRef) error {
 	if st.n > 0 {
 		prev = &st.prev
 	}
-	if err := checkEvent(i, prev, *e); err != nil {
+	var err error
+	if st.validated {
+		err = checkPlace(i, prev, e)
+	} else {
+		err = checkEvent(i, prev, *e)
+	}
+	if err != nil {
 		st.allocated = allocated
 		return err
 	}
@@ -401,7 +410,7 @@ func (dec *EventDecoder) Decode(data []byte) (Event, error) {
 	i := dec.st.n
 	d.path = append(d.path, pathStep{name: "events"}, pathStep{index: i})
 	var e Event
-	err := d.document(func() error { return d.object(reflectValue(&e), fieldsOf(eventType)) })
+	err := d.document(func() error { return d.object(eventPlan.fields, unsafe.Pointer(&e)) })
 	if err != nil {
 		return Event{}, err
 	}
@@ -444,7 +453,7 @@ func (dec *EventDecoder) DecodeEvents(data []byte, check func([]Event) error) ([
 			d.path = append(d.path[:0], pathStep{name: "events"}, pathStep{index: i})
 			d.refs = [2]inputRef{}
 			var e Event
-			if err := d.value(reflectValue(&e)); err != nil {
+			if err := d.event(&e); err != nil {
 				return err
 			}
 			events, refs = append(events, e), append(refs, d.refs)

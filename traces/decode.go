@@ -6,8 +6,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+	"unsafe"
 )
 
 // decoder reads one JSON document in a single pass straight into values of the format's types:
@@ -31,11 +31,20 @@ type decoder struct {
 	pack *stringPack
 	// recent, when set, shares the strings of many events in place of kept (see stringTable).
 	recent *stringTable
+	// lastArray is the string array stringArray read last.
+	lastArray lastArray
 	// unquoted is room to decode a string with escapes before looking it up in kept.
 	unquoted []byte
 	// refs holds the input references of the event being read: refModel for its model payload,
 	// refAgentRun for its agent_run payload.
 	refs [2]inputRef
+}
+
+// lastArray is a string array as read (strs) and as written (raw), at depth.
+type lastArray struct {
+	raw   string
+	strs  []string
+	depth int
 }
 
 // pathStep is one step of the path to the value being read: a field name, or an index when
@@ -48,89 +57,89 @@ type pathStep struct {
 // maxDepth bounds nesting, as encoding/json does, so a hostile file cannot exhaust the stack.
 const maxDepth = 10000
 
-var (
-	timeType     = reflect.TypeFor[time.Time]()
-	rawType      = reflect.TypeFor[json.RawMessage]()
-	rawJSONType  = reflect.TypeFor[RawJSON]()
-	messagesType = reflect.TypeFor[[]Message]()
-	stringsType  = reflect.TypeFor[[]string]()
-)
-
-// value reads the next JSON value into v.
+// value reads the next JSON value into v, an addressable value of one of the format's types.
 func (d *decoder) value(v reflect.Value) error {
+	return d.read(planOf(v.Type()), v.Addr().UnsafePointer())
+}
+
+// event reads the next JSON value, an event, into e.
+func (d *decoder) event(e *Event) error { return d.read(eventPlan, unsafe.Pointer(e)) }
+
+// read reads the next JSON value into the value of pl's type at p.
+func (d *decoder) read(pl *plan, p unsafe.Pointer) error {
 	c, err := d.peek()
 	if err != nil {
 		return err
 	}
-	kind := v.Kind()
-	if kind == reflect.Struct || kind == reflect.Slice { // the types read otherwise than by kind
-		switch v.Type() {
-		case timeType:
-			return d.timeValue(v)
-		case rawType:
-			start := d.pos
-			if err := d.skip(); err != nil {
-				return err
-			}
-			v.SetBytes(compactValue(d.data[start:d.pos]))
-			return nil
-		case rawJSONType:
-			start := d.pos
-			if err := d.skip(); err != nil {
-				return err
-			}
-			v.SetBytes(d.data[start:d.pos])
-			return nil
+	switch pl.kind { // the types read otherwise than by kind
+	case planTime:
+		return d.timeValue(c, (*time.Time)(p))
+	case planRaw, planRawJSON:
+		start := d.pos
+		if err := d.skip(); err != nil {
+			return err
 		}
+		if pl.kind == planRaw {
+			*(*json.RawMessage)(p) = compactValue(d.data[start:d.pos])
+		} else {
+			*(*RawJSON)(p) = d.data[start:d.pos]
+		}
+		return nil
 	}
 	if c == 'n' {
 		if err := d.literal("null"); err != nil {
 			return err
 		}
-		v.SetZero()
+		reflect.NewAt(pl.typ, p).Elem().SetZero()
 		return nil
 	}
-	switch kind {
-	case reflect.Pointer:
-		if v.IsNil() {
-			v.Set(reflect.New(v.Type().Elem()))
-		}
-		return d.value(v.Elem())
-	case reflect.Struct:
-		if c != '{' {
-			return d.typeError(c, "an object")
-		}
-		return d.object(v, fieldsOf(v.Type()))
-	case reflect.Slice:
-		if c != '[' {
-			return d.typeError(c, "an array")
-		}
-		if d.recent != nil && v.Type() == stringsType {
-			return d.stringArray(v)
-		}
-		return d.array(v)
-	case reflect.String:
+	switch pl.kind {
+	case planString:
 		if c != '"' {
 			return d.typeError(c, "a string")
 		}
 		s, err := d.internedStr()
-		v.SetString(s)
+		*(*string)(p) = s
 		return err
-	case reflect.Bool:
+	case planPointer:
+		elem := *(*unsafe.Pointer)(p)
+		if elem == nil {
+			elem = reflect.New(pl.elem.typ).UnsafePointer()
+			*(*unsafe.Pointer)(p) = elem
+		}
+		return d.read(pl.elem, elem)
+	case planStruct:
+		if c != '{' {
+			return d.typeError(c, "an object")
+		}
+		return d.object(pl.fields, p)
+	case planSlice, planStrings:
+		if c != '[' {
+			return d.typeError(c, "an array")
+		}
+		if pl.kind == planStrings && d.recent != nil {
+			return d.stringArray(pl, (*[]string)(p))
+		}
+		return d.array(pl, p)
+	case planBool:
 		switch c {
 		case 't':
-			v.SetBool(true)
+			*(*bool)(p) = true
 			return d.literal("true")
 		case 'f':
-			v.SetBool(false)
+			*(*bool)(p) = false
 			return d.literal("false")
 		}
 		return d.typeError(c, "true or false")
-	case reflect.Int, reflect.Int64:
+	case planInt:
 		n, err := d.integer(c)
-		v.SetInt(n)
+		*(*int)(p) = int(n)
 		return err
-	case reflect.Float64:
+	case planInt64:
+		n, err := d.integer(c)
+		*(*int64)(p) = n
+		return err
+	case planFloat:
 		if c != '-' && (c < '0' || c > '9') {
 			return d.typeError(c, "a number")
 		}
@@ -143,66 +152,62 @@ func (d *decoder) value(v reflect.Value) error {
 		if perr != nil {
 			return d.fail(start, fmt.Sprintf("field %q holds the number %s, which is out of range", d.pathString(), num))
 		}
-		v.SetFloat(f)
+		*(*float64)(p) = f
 		return nil
 	}
-	panic("traces: decoder cannot read a " + v.Type().String()) // only the format's own types come here
+	panic("traces: decoder cannot read a " + pl.typ.String()) // only the format's own types come here
 }
 
 // internedStr reads a JSON string, returning the copy read before if there was one.
 func (d *decoder) internedStr() (string, error) {
+	s, _, err := d.internedRaw()
+	return s, err
+}
+
+// internedRaw is internedStr, saying too whether the string was written plainly (see rawString).
+func (d *decoder) internedRaw() (string, bool, error) {
 	start := d.pos
 	raw, plain, err := d.rawString()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if !plain {
 		d.unquoted = appendUnquoted(d.unquoted[:0], d.data[start:d.pos])
 		raw = d.unquoted
 	}
 	if d.recent != nil {
-		return d.recent.get(raw), nil
+		return d.recent.get(raw), plain, nil
 	}
 	if kept, ok := d.kept[string(raw)]; ok {
-		return kept, nil
+		return kept, plain, nil
 	}
 	if d.kept == nil {
 		d.kept = make(map[string]string)
 	}
 	s := d.pack.add(raw)
 	d.kept[s] = s
-	return s, nil
+	return s, plain, nil
 }
 
-// stringPack copies strings side by side into blocks, for a trace's tens of thousands of short
-// ids, arguments and results: a string allocated alone is rounded up to its size class (17 to 24
-// bytes take 24). A nil pack copies each string on its own. A string kept keeps its whole block:
-// pack only what lives and dies together.
-type stringPack struct{ block strings.Builder }
-
-const (
-	// packedMax is the longest string a pack takes: beyond it a string allocated alone wastes
-	// little (at most an eighth), and the tail a block leaves unused when the next string does
-	// not fit stays small.
-	packedMax = 256
-	// packBlock is the size blocks grow to, doubling from 512 bytes so that a small trace does
-	// not hold a mostly empty block.
-	packBlock = 8 << 10
-)
-
-// add returns a copy of b, in the current block when it fits there.
-func (p *stringPack) add(b []byte) string {
-	if p == nil || len(b) > packedMax {
-		return string(b)
+// fieldStr reads the string value of the field numbered slot (see field.slot) into s, as
+// internedStr does. The value the field had last (in the event before, say) is most often the
+// one here (an agent's name, a tool's, a role): when it was written plainly and is again, it is
+// taken at the cost of comparing the text, without looking it up.
+func (d *decoder) fieldStr(slot int, s *string) error {
+	last := d.recent.fields
+	if slot < len(last) {
+		if l, at := last[slot], d.pos+1; len(d.data)-at > len(l) && d.data[at+len(l)] == '"' && string(d.data[at:at+len(l)]) == l {
+			d.pos = at + len(l) + 1
+			*s = l
+			return nil
+		}
 	}
-	if p.block.Cap()-p.block.Len() < len(b) {
-		size := max(2*packedMax, min(2*p.block.Cap(), packBlock))
-		p.block = strings.Builder{} // the strings already returned keep the old block
-		p.block.Grow(size)
+	v, plain, err := d.internedRaw()
+	*s = v
+	if plain && slot < len(last) {
+		last[slot] = v // which, written plainly, holds no quote: a text with it after a quote is it
 	}
-	n := p.block.Len()
-	p.block.Write(b) // within its capacity: earlier strings of the block stay as they were
-	return p.block.String()[n:]
+	return err
 }
 
 // integer reads a JSON integer; c is its first byte.
@@ -215,6 +220,9 @@ func (d *decoder) integer(c byte) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if n, ok := smallInt(num); ok {
+		return n, nil
+	}
 	n, perr := strconv.ParseInt(string(num), 10, 64)
 	if perr != nil {
 		return 0, d.fail(start, fmt.Sprintf("field %q holds the number %s, want an integer", d.pathString(), num))
@@ -222,11 +230,10 @@ func (d *decoder) integer(c byte) (int64, error) {
 	return n, nil
 }
 
-// timeValue reads an RFC 3339 time (or null, the zero time) into v.
-func (d *decoder) timeValue(v reflect.Value) error {
-	c, _ := d.peek()
+// timeValue reads an RFC 3339 time (or null, the zero time) into t; c is its first byte.
+func (d *decoder) timeValue(c byte, t *time.Time) error {
 	if c == 'n' {
-		v.SetZero()
+		*t = time.Time{}
 		return d.literal("null")
 	}
 	if c != '"' {
@@ -237,47 +244,96 @@ func (d *decoder) timeValue(v reflect.Value) error {
 	if err != nil {
 		return err
 	}
-	if !plain {
+	if plain {
+		if utc, ok := parseUTC(raw); ok {
+			*t = utc
+			return nil
+		}
+	} else {
 		raw = []byte(unquote(d.data[start:d.pos]))
 	}
-	// Into the field itself: through an interface, a time would be allocated to be copied.
-	if v.Addr().Interface().(*time.Time).UnmarshalText(raw) != nil {
+	if t.UnmarshalText(raw) != nil {
 		return d.fail(start, fmt.Sprintf("field %q: time %q is not an RFC 3339 time such as \"2006-01-02T15:04:05Z\"", d.pathString(), raw))
 	}
 	return nil
 }
 
-// object reads a JSON object into the struct v, whose fields are fs.
-func (d *decoder) object(v reflect.Value, fs *structFields) error {
+// object reads a JSON object into the struct at p, whose fields are fs. It is members, with the
+// keys of fs matched in place.
+func (d *decoder) object(fs *structFields, p unsafe.Pointer) error {
 	if fs.refSlot >= 0 {
 		d.refs[fs.refSlot] = inputRef{}
 	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	d.pos++ // '{'
 	var seen uint64
 	next := 0 // fields come in the order of the struct's, as Marshal writes them: try that first
-	return d.members(func(key []byte, keyAt int) error {
-		i := next
-		if i >= len(fs.list) || fs.list[i].name != string(key) || fs.list[i].ref != 0 {
+	for first := true; ; first = false {
+		c, err := d.peek()
+		if err != nil {
+			return err
+		}
+		if c == '}' && first {
+			d.pos++
+			break
+		}
+		if c != '"' {
+			return d.syntax("want a field name in double quotes")
+		}
+		keyAt := d.pos
+		var key []byte // when not matched in place
+		i := fs.match(d.data[d.pos:], next, d.version)
+		if i >= 0 {
+			d.pos += len(fs.list[i].quoted)
+		} else {
+			if key, err = d.key(); err != nil {
+				return err
+			}
 			i = fs.index(key, d.version)
 		}
-		next = i + 1
+		if d.pos < len(d.data) && d.data[d.pos] == ':' {
+			d.pos++
+		} else if err := d.expect(':', "want a colon after a field name"); err != nil {
+			return err
+		}
 		if i < 0 {
 			return d.unknown(string(key))
 		}
+		next = i + 1
+		f := &fs.list[i]
 		if seen&(1<<i) != 0 {
-			return d.fail(keyAt, fmt.Sprintf("field %q appears twice", d.pathJoin(string(key))))
+			return d.fail(keyAt, fmt.Sprintf("field %q appears twice", d.pathJoin(f.name)))
 		}
 		seen |= 1 << i
-		f := &fs.list[i]
 		d.path = append(d.path, pathStep{name: f.name})
-		var err error
-		if f.ref == 0 {
-			err = d.value(v.Field(f.index))
-		} else {
+		switch {
+		case f.slot >= 0 && d.recent != nil && d.pos < len(d.data) && d.data[d.pos] == '"':
+			err = d.fieldStr(f.slot, (*string)(unsafe.Add(p, f.at)))
+		case f.ref == 0:
+			err = d.read(f.plan, unsafe.Add(p, f.at))
+		default:
 			err = d.refField(fs.refSlot, f.ref)
 		}
 		d.path = d.path[:len(d.path)-1]
-		return err
-	})
+		if err != nil {
+			return err
+		}
+		if c, err = d.peek(); err != nil {
+			return err
+		}
+		d.pos++
+		if c == '}' {
+			break
+		}
+		if c != ',' {
+			d.pos--
+			return d.syntax("want a comma or a closing brace after a field's value")
+		}
+	}
+	d.depth--
+	return nil
 }
 
 // refField reads input_from or input_keep (which) into the reference slot.
@@ -341,20 +397,22 @@ func (d *decoder) members(member func(key []byte, keyAt int) error) error {
 	return nil
 }
 
-// array reads a JSON array into the slice v. It leaves the slice no spare room (a recording's
-// slices have none), but for an input, which a later one may extend in place (eventState).
-func (d *decoder) array(v reflect.Value) error {
+// array reads a JSON array into the slice of pl's type at p. It leaves the slice no spare room (a
+// recording's slices have none), but for an input, which a later one may extend in place
+// (eventState).
+func (d *decoder) array(pl *plan, p unsafe.Pointer) error {
+	v := reflect.NewAt(pl.typ, p).Elem()
 	err := d.elements(func(i int) error {
 		if v.Len() == v.Cap() {
 			v.Grow(1)
 		}
 		v.SetLen(i + 1)
 		d.path = append(d.path, pathStep{index: i})
-		err := d.value(v.Index(i))
+		err := d.read(pl.elem, v.Index(i).Addr().UnsafePointer())
 		d.path = d.path[:len(d.path)-1]
 		return err
 	})
-	if n := v.Len(); err == nil && v.Cap() > n && v.Type() != messagesType {
+	if n := v.Len(); err == nil && v.Cap() > n && pl.typ != messagesType {
 		exact := reflect.MakeSlice(v.Type(), n, n)
 		reflect.Copy(exact, v)
 		v.Set(exact)
@@ -362,22 +420,31 @@ func (d *decoder) array(v reflect.Value) error {
 	return err
 }
 
-// stringArray reads a JSON array of strings into v, sharing one array among the events that
+// stringArray reads a JSON array of strings into s, sharing one array among the events that
 // repeat it (a run path, a model's tools), as a recording shares it.
-func (d *decoder) stringArray(v reflect.Value) error {
+func (d *decoder) stringArray(pl *plan, s *[]string) error {
+	// The array read last, as it was written, is most often the one here (a run path, event
+	// after event): a text that begins with a whole array is that array.
+	if last := d.lastArray; last.raw != "" && last.depth == d.depth && len(d.data)-d.pos >= len(last.raw) &&
+		string(d.data[d.pos:d.pos+len(last.raw)]) == last.raw {
+		d.pos += len(last.raw)
+		*s = last.strs
+		return nil
+	}
 	start, depth := d.pos, d.depth
 	if d.skip() == nil {
-		if p := d.recent.path(d.data[start:d.pos]); p != nil {
-			v.Set(reflect.ValueOf(p))
+		if raw, p := d.recent.path(d.data[start:d.pos]); p != nil {
+			*s = p
+			d.lastArray = lastArray{raw, p, depth}
 			return nil
 		}
 	}
 	d.pos, d.depth = start, depth // read again, to keep it or to say what is wrong with it
-	if err := d.array(v); err != nil {
+	if err := d.array(pl, unsafe.Pointer(s)); err != nil {
 		return err
 	}
-	if p := v.Interface().([]string); len(p) > 0 {
-		d.recent.keepPath(d.data[start:d.pos], p)
+	if len(*s) > 0 {
+		d.lastArray = lastArray{d.recent.keepPath(d.data[start:d.pos], *s), *s, depth}
 	}
 	return nil
 }
@@ -467,74 +534,4 @@ func (d *decoder) pathJoin(name string) string {
 		b.WriteString(name)
 	}
 	return b.String()
-}
-
-// structFields is what the decoder knows of a struct type: its JSON fields, and for the two
-// payloads that carry a model's or an agent's input, the slot of their input reference.
-type structFields struct {
-	list    []field
-	refSlot int // refModel, refAgentRun, or -1
-}
-
-// field is one JSON field of a struct: index is its Go field; ref marks the input reference
-// fields of format version 2, which have no Go field.
-type field struct {
-	name  string
-	index int
-	ref   int
-}
-
-// Input reference fields and slots.
-const (
-	refFrom = 1 + iota
-	refKeep
-)
-
-const (
-	refModel = iota
-	refAgentRun
-)
-
-// index returns the number of the field named key, or -1; version gates the reference fields.
-func (fs *structFields) index(key []byte, version int) int {
-	for i := range fs.list {
-		if fs.list[i].name == string(key) {
-			if fs.list[i].ref != 0 && version < 2 {
-				return -1
-			}
-			return i
-		}
-	}
-	return -1
-}
-
-var fieldCache sync.Map // reflect.Type -> *structFields
-
-// fieldsOf returns the JSON fields of the struct type typ.
-func fieldsOf(typ reflect.Type) *structFields {
-	if fs, ok := fieldCache.Load(typ); ok {
-		return fs.(*structFields)
-	}
-	fs := &structFields{refSlot: -1}
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.IsExported() && name != "-" && name != "" {
-			fs.list = append(fs.list, field{name: name, index: i})
-		}
-	}
-	switch typ {
-	case reflect.TypeFor[ModelCall]():
-		fs.refSlot = refModel
-	case reflect.TypeFor[AgentRun]():
-		fs.refSlot = refAgentRun
-	}
-	if fs.refSlot >= 0 {
-		fs.list = append(fs.list, field{name: "input_from", ref: refFrom}, field{name: "input_keep", ref: refKeep})
-	}
-	if len(fs.list) > 64 {
-		panic("traces: decoder tracks at most 64 fields per struct")
-	}
-	fieldCache.Store(typ, fs)
-	return fs
 }

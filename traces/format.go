@@ -296,6 +296,7 @@ func (d *decoder) events(t *Trace) error {
 		d.recent.put(s)
 	}
 	if read, refs, end, ok := d.parallelEvents(events); ok {
+		st.validated = true // by the parts, each event as it was read
 		for i := range read {
 			d.path = append(d.path[:1], pathStep{index: i})
 			r := refs(i)
@@ -314,7 +315,7 @@ func (d *decoder) events(t *Trace) error {
 		e := &events[i]
 		d.path = append(d.path[:1], pathStep{index: i})
 		d.refs = [2]inputRef{}
-		if err := d.value(reflectValue(e)); err != nil {
+		if err := d.event(e); err != nil {
 			return err
 		}
 		return st.accept(i, e, &d.refs)
@@ -366,7 +367,7 @@ func seqCount(data []byte) int {
 func DecodeJSON(data []byte, what string, v any) error {
 	d := &decoder{data: data, what: what, version: 1}
 	rv := reflect.ValueOf(v).Elem()
-	return d.document(func() error { return d.object(rv, fieldsOf(rv.Type())) })
+	return d.document(func() error { return d.object(planOf(rv.Type()).fields, rv.Addr().UnsafePointer()) })
 }
 
 // document reads data as one JSON object, with obj reading its members, and nothing after it.
@@ -408,8 +409,6 @@ func jsonKindAt(c byte) string {
 	}
 	return ""
 }
-
-var eventType = reflect.TypeFor[Event]()
 
 // reflectValue is the settable value p points to.
 func reflectValue(p any) reflect.Value { return reflect.ValueOf(p).Elem() }

@@ -6,11 +6,13 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Reading a large trace's events on several cores: the "events" array is cut where an event
 // seems to start, each part is read by a goroutine of its own into its place in the one array,
-// and the events are then checked in order as the one-goroutine reading checks them. A cut is
+// each event checked on its own there (ValidateEvent), and the events are then checked in order
+// (their seqs, places and input references) as the one-goroutine reading checks them. A cut is
 // trusted only once the part before it, read from a real event, ends exactly there. Any problem
 // at all (a cut that was not between two events, a count that was off, a file at fault) drops
 // what the parts read and reads the array again on one goroutine, which says what is wrong as it
@@ -172,7 +174,11 @@ func (p *eventPart) read(all []Event, stop *atomic.Bool) {
 		}
 		d.path = append(d.path[:1], pathStep{index: i})
 		d.refs = [2]inputRef{}
-		if err := d.value(reflectValue(&all[i])); err != nil {
+		if err := d.event(&all[i]); err != nil {
+			p.err = err
+			return
+		}
+		if err := ValidateEvent(i, all[i]); err != nil { // here, on the part's core, not in order after
 			p.err = err
 			return
 		}
@@ -290,11 +296,20 @@ func decodeRowsInParts(rows [][]byte) ([]Event, bool) {
 		first, limit := k*len(rows)/parts, (k+1)*len(rows)/parts
 		wg.Go(func() {
 			pack := new(stringPack)
-			recent := newStringTable(min((limit-first)/4, recentBuckets), pack)
+			d := &decoder{what: "event", version: FormatVersion, pack: pack,
+				recent: newStringTable(min((limit-first)/4, recentBuckets), pack)}
+			var e *Event
+			object := func() error { return d.object(eventPlan.fields, unsafe.Pointer(e)) }
 			for i := first; i < limit && !failed.Load(); i++ {
-				d := &decoder{data: rows[i], what: "event", version: FormatVersion, recent: recent, pack: pack,
-					path: []pathStep{{name: "events"}, {index: i}}}
-				if err := d.document(func() error { return d.object(reflectValue(&events[i]), fieldsOf(eventType)) }); err != nil {
+				// One decoder for the part's rows, each read as a new one would read it.
+				d.data, d.pos, d.depth, d.refs = rows[i], 0, 0, [2]inputRef{}
+				d.path = append(d.path[:0], pathStep{name: "events"}, pathStep{index: i})
+				e = &events[i]
+				if err := d.document(object); err != nil {
+					failed.Store(true)
+					return
+				}
+				if ValidateEvent(i, events[i]) != nil {
 					failed.Store(true)
 					return
 				}
@@ -307,6 +322,7 @@ func decodeRowsInParts(rows [][]byte) ([]Event, bool) {
 		return nil, false
 	}
 	st := newEventState()
+	st.validated = true
 	for i := range events {
 		st.read += int64(len(rows[i]))
 		if err := st.accept(i, &events[i], &refs[i]); err != nil {

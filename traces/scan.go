@@ -2,15 +2,17 @@ package traces
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
 // The decoder's scanner: JSON's syntax, read in place, with messages that say what is wrong and
-// where.
+// where; and the integers and times Baton writes, read in place.
 
 // skip reads past the next JSON value, checking its syntax.
 func (d *decoder) skip() error {
@@ -41,6 +43,13 @@ func (d *decoder) skip() error {
 
 // peek skips white space and returns the next byte, which it does not consume.
 func (d *decoder) peek() (byte, error) {
+	if d.pos < len(d.data) && d.data[d.pos] > ' ' { // most often: compact JSON
+		return d.data[d.pos], nil
+	}
+	return d.peekSpace()
+}
+
+func (d *decoder) peekSpace() (byte, error) {
 	for d.pos < len(d.data) {
 		switch c := d.data[d.pos]; c {
 		case ' ', '\t', '\n', '\r':
@@ -148,6 +157,12 @@ func (d *decoder) rawString() (raw []byte, plain bool, err error) {
 	start := d.pos + 1
 	plain, ascii := true, true
 	for p := start; p < len(d.data); p++ {
+		for p+8 <= len(d.data) && !specialIn8(binary.LittleEndian.Uint64(d.data[p:])) {
+			p += 8 // eight plain ASCII bytes
+		}
+		if p >= len(d.data) {
+			break
+		}
 		switch c := d.data[p]; {
 		case c == '"':
 			d.pos = p + 1
@@ -185,6 +200,15 @@ func (d *decoder) rawString() (raw []byte, plain bool, err error) {
 	}
 	d.pos = len(d.data)
 	return nil, false, d.syntax("")
+}
+
+// specialIn8 reports whether any of the eight bytes w holds ends a string's plain run: a quote,
+// a backslash, a control character or a byte of a multi-byte UTF-8 sequence (the classic tests
+// for a zero byte and a byte below n, which are exact for "any").
+func specialIn8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	return ((w-ones*0x20)&^w|(quote-ones)&^quote|(backslash-ones)&^backslash|w)&highs != 0
 }
 
 // unquote decodes a checked JSON string, quotes included, exactly as encoding/json does.
@@ -262,4 +286,78 @@ func (d *decoder) enter() error {
 		return d.syntax("it nests too deeply")
 	}
 	return nil
+}
+
+// smallInt is ParseInt for the number text of a JSON integer of at most 18 digits, which cannot
+// overflow; false for any other text.
+func smallInt(num []byte) (int64, bool) {
+	digits := num
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(digits) < len(num) {
+		n = -n
+	}
+	return n, true
+}
+
+// parseUTC reads the RFC 3339 times Baton writes, "2006-01-02T15:04:05.999999999Z" (up to nine
+// digits of fraction, or none), a third of the time UnmarshalText takes, into the time it reads
+// from them; false for any other text, which UnmarshalText reads (or refuses).
+func parseUTC(b []byte) (time.Time, bool) {
+	n := len(b)
+	if n < len("2006-01-02T15:04:05Z") || n > len("2006-01-02T15:04:05.999999999Z") || b[n-1] != 'Z' ||
+		b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(b []byte) int {
+		x := 0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			x = x*10 + int(c-'0')
+		}
+		return x
+	}
+	year, month, day := num(b[0:4]), num(b[5:7]), num(b[8:10])
+	hour, minute, sec := num(b[11:13]), num(b[14:16]), num(b[17:19])
+	if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) ||
+		hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	nsec := 0
+	if frac := b[19 : n-1]; len(frac) > 0 {
+		if len(frac) < 2 || frac[0] != '.' {
+			return time.Time{}, false
+		}
+		if nsec = num(frac[1:]); nsec < 0 {
+			return time.Time{}, false
+		}
+		for range 10 - len(frac) {
+			nsec *= 10
+		}
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
+// daysIn is the number of days of the month in the year.
+func daysIn(month, year int) int {
+	if month == 2 {
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 30 + (month+month/8)%2
 }

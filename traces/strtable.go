@@ -3,6 +3,7 @@ package traces
 import (
 	"hash/maphash"
 	"math/bits"
+	"strings"
 )
 
 // stringTable keeps one copy of each string read lately, for a decoder reading many events: a
@@ -21,6 +22,9 @@ type stringTable struct {
 	// keyed by their JSON text: each is one array shared by every event that repeats it.
 	pathKeys []string
 	paths    [][]string
+	// fields holds, for each string field of the format's types (field.slot), the value it had
+	// last, when that was written plainly (see decoder.fieldStr).
+	fields []string
 }
 
 // recentBuckets is the size of the table for a long run: 4096 buckets of two strings take 128
@@ -32,7 +36,7 @@ const recentBuckets = 4096
 func newStringTable(n int, pack *stringPack) *stringTable {
 	n = 1 << bits.Len(uint(max(n, 64)-1))
 	return &stringTable{seed: maphash.MakeSeed(), mask: uint64(n - 1), slots: make([]string, 2*n), pack: pack,
-		pathKeys: make([]string, 2*64), paths: make([][]string, 2*64)}
+		pathKeys: make([]string, 2*64), paths: make([][]string, 2*64), fields: make([]string, stringSlots.Load())}
 }
 
 // get returns the string b holds, the copy read lately when there is one.
@@ -59,23 +63,57 @@ func (r *stringTable) put(s string) {
 	}
 }
 
-// path returns the string array read lately whose JSON text is raw, or nil.
-func (r *stringTable) path(raw []byte) []string {
+// path returns the string array read lately whose JSON text is raw, and the copy of raw kept
+// with it, or nil.
+func (r *stringTable) path(raw []byte) (string, []string) {
 	i := 2 * (maphash.Bytes(r.seed, raw) & 63)
 	switch {
 	case r.pathKeys[i] == string(raw):
-		return r.paths[i]
 	case r.pathKeys[i+1] == string(raw):
 		r.pathKeys[i], r.pathKeys[i+1] = r.pathKeys[i+1], r.pathKeys[i]
 		r.paths[i], r.paths[i+1] = r.paths[i+1], r.paths[i]
-		return r.paths[i]
+	default:
+		return "", nil
 	}
-	return nil
+	return r.pathKeys[i], r.paths[i]
 }
 
-// keepPath records p, read from the JSON text raw, for path to return.
-func (r *stringTable) keepPath(raw []byte, p []string) {
+// keepPath records p, read from the JSON text raw, for path to return, and returns the copy of
+// raw it keeps.
+func (r *stringTable) keepPath(raw []byte, p []string) string {
 	i := 2 * (maphash.Bytes(r.seed, raw) & 63)
 	r.pathKeys[i+1], r.paths[i+1] = r.pathKeys[i], r.paths[i]
 	r.pathKeys[i], r.paths[i] = r.pack.add(raw), p
+	return r.pathKeys[i]
+}
+
+// stringPack copies strings side by side into blocks, for a trace's tens of thousands of short
+// ids, arguments and results: a string allocated alone is rounded up to its size class (17 to 24
+// bytes take 24). A nil pack copies each string on its own. A string kept keeps its whole block:
+// pack only what lives and dies together.
+type stringPack struct{ block strings.Builder }
+
+const (
+	// packedMax is the longest string a pack takes: beyond it a string allocated alone wastes
+	// little (at most an eighth), and the tail a block leaves unused when the next string does
+	// not fit stays small.
+	packedMax = 256
+	// packBlock is the size blocks grow to, doubling from 512 bytes so that a small trace does
+	// not hold a mostly empty block.
+	packBlock = 8 << 10
+)
+
+// add returns a copy of b, in the current block when it fits there.
+func (p *stringPack) add(b []byte) string {
+	if p == nil || len(b) > packedMax {
+		return string(b)
+	}
+	if p.block.Cap()-p.block.Len() < len(b) {
+		size := max(2*packedMax, min(2*p.block.Cap(), packBlock))
+		p.block = strings.Builder{} // the strings already returned keep the old block
+		p.block.Grow(size)
+	}
+	n := p.block.Len()
+	p.block.Write(b) // within its capacity: earlier strings of the block stay as they were
+	return p.block.String()[n:]
 }

@@ -71,7 +71,12 @@ func checkEvent(i int, prev *Event, e Event) error {
 	if err := ValidateEvent(i, e); err != nil {
 		return err
 	}
-	if prev != nil && !mayFollow(*prev, e) {
+	return checkPlace(i, prev, &e)
+}
+
+// checkPlace is checkEvent for an event ValidateEvent passed: what its place after prev allows.
+func checkPlace(i int, prev, e *Event) error {
+	if prev != nil && !mayFollow(*prev, *e) {
 		return Errorf(CodeInvalid, "events[%d] (%s) comes after run.finished: only a run that finished interrupted goes on, and then with a resumed event", i, e.Kind)
 	}
 	if prev != nil && e.Kind == KindRunStarted {
@@ -169,11 +174,18 @@ func ValidateEvent(i int, e Event) error {
 	}
 	want := payloadField(e.Kind)
 	set := payloads(&e)
-	if !slices.Contains(set[:], payload{want, true}) {
+	n, has := 0, false // of the payloads set, how many and whether want is one
+	for _, p := range set {
+		if p.isSet {
+			n++
+			has = has || p.field == want
+		}
+	}
+	if !has {
 		return Errorf(CodeInvalid, "events[%d] (%s) has no %q payload", i, e.Kind, want)
 	}
 	for _, p := range set {
-		if p.isSet && p.field != want {
+		if n > 1 && p.isSet && p.field != want {
 			return Errorf(CodeInvalid, "events[%d] (%s) also has a %q payload: a %s event carries only %q", i, e.Kind, p.field, e.Kind, want)
 		}
 	}
