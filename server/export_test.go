@@ -142,6 +142,21 @@ func FeedPage(s *Server, rec *traces.Recording) web.View {
 	return v
 }
 
+// KeptDigest returns the findings and story s keeps for rec's newest event, and those a feed made
+// anew for rec makes (reading the recording, linting it again), as two pairs to compare.
+func KeptDigest(s *Server, rec *traces.Recording) (kept, fresh [2]any, ok bool) {
+	d, ok := s.feeds.digests.get(rec, rec.Len())
+	if !ok || !d.linted || !d.storied {
+		return kept, fresh, false
+	}
+	f := &feed{rec: rec, wake: make(chan struct{}), live: make(chan struct{}), encoded: newSeqCache(1), rows: newSeqCache(1)}
+	f.agents = rec.Agents()
+	f.view = web.NewViewState(runBeforeEvents(rec), f.agents, web.WithPrices(s.feeds.prices))
+	f.follow()
+	made := f.digestOf(f.view.Trace(), false)
+	return [2]any{d.findings, d.story}, [2]any{made.findings, made.story}, true
+}
+
 // FeedsHeld returns how many runs' feeds s holds.
 func FeedsHeld(s *Server) int {
 	s.feeds.mu.Lock()

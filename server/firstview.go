@@ -2,6 +2,7 @@ package server
 
 import (
 	"slices"
+	"sync"
 	"weak"
 
 	"github.com/baton-dev/baton/traces"
@@ -87,8 +88,20 @@ func (fs *feeds) warmRun(rec *traces.Recording, tr traces.Trace) {
 		defer fs.warm.Done()
 		if f.view.Seq() == 0 && sameRunStart(runBeforeEvents(rec), tr.Run) &&
 			slices.EqualFunc(f.agents, tr.Agents, sameAgent) && int64(len(tr.Events)) == rec.Len() {
+			// The digest (findings, story) reads the events alone: it is made beside the view
+			// state, on the other core, rather than after it.
+			var dig digest
+			var digested sync.WaitGroup
+			run, agents, events := runBeforeEvents(rec), f.agents, tr.Events[:len(tr.Events):len(tr.Events)]
+			digested.Go(func() {
+				dig = f.digestOf(traces.Trace{Run: run, Agents: agents, Events: events}, tr.Run.Status.Ended())
+			})
 			f.refs = slices.Grow(f.refs, len(tr.Events))
 			f.addLocked(tr.Events, true) // the import is done with them
+			digested.Wait()
+			if f.view.Seq() == dig.at {
+				f.keepDigestLocked(dig)
+			}
 		}
 		f.mu.Unlock()
 		f.follow() // the rest, if any (all of it when tr's events were not taken); the page is kept at its end

@@ -175,4 +175,13 @@ func TestStoredRunPageReadBack(t *testing.T) {
 		t.Fatalf("the kept page differs from the one a feed reading the recording makes: stats %+v against %+v; %d rows against %d",
 			kept.Stats, want.Stats, len(kept.Timeline), len(want.Timeline))
 	}
+	// Its findings and story, made beside the view state from the events read, are those of the
+	// recording, linted anew.
+	keptDigest, fresh, ok := server.KeptDigest(ts.Server, rec)
+	if !ok {
+		t.Fatal("the read-back run's findings and story are not kept")
+	}
+	if !reflect.DeepEqual(keptDigest, fresh) {
+		t.Fatalf("the kept findings and story differ from those of the recording: %+v against %+v", keptDigest[0], fresh[0])
+	}
 }
