@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"runtime"
+	"sync"
 	"time"
 	"weak"
 
@@ -112,10 +113,41 @@ func FeedCached(s *Server, rec *traces.Recording) (encoded, rows int, ok bool) {
 func SettleImports(s *Server) {
 	s.feeds.warm.Wait()
 	s.feeds.mu.Lock()
-	defer s.feeds.mu.Unlock()
 	if f := s.feeds.idle; f != nil {
 		s.feeds.idle = nil
-		s.feeds.dropLocked(f)
+		s.feeds.retireLocked(f)
+	}
+	s.feeds.mu.Unlock()
+	s.feeds.warm.Wait() // the tabs kept as it goes (keepTabs)
+}
+
+// WaitPagesMade waits for the pages that imports make after they answer (warmRun), leaving the
+// feed they leave to its linger.
+func WaitPagesMade(s *Server) { s.feeds.warm.Wait() }
+
+// FakeLingers makes s's feeds' lingers (feedLinger) end only when the returned func is called,
+// which ends each begun so far, and waits for what their ends begin (keepTabs): a test of what
+// follows a linger without waiting it out.
+func FakeLingers(s *Server) (end func()) {
+	var mu sync.Mutex
+	var pending []func()
+	s.feeds.mu.Lock()
+	s.feeds.afterFunc = func(_ time.Duration, f func()) *time.Timer {
+		mu.Lock()
+		pending = append(pending, f)
+		mu.Unlock()
+		return nil
+	}
+	s.feeds.mu.Unlock()
+	return func() {
+		mu.Lock()
+		ends := pending
+		pending = nil
+		mu.Unlock()
+		for _, f := range ends {
+			f()
+		}
+		s.feeds.warm.Wait()
 	}
 }
 
