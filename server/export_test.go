@@ -121,6 +121,30 @@ func SettleImports(s *Server) {
 	s.feeds.warm.Wait() // the tabs kept as it goes (keepTabs)
 }
 
+// IdleFeedRefs reports whether the feed s holds idle has, for each of its events, the input
+// references a fresh encoder finds taking them in one by one.
+func IdleFeedRefs(s *Server) (events int, same bool) {
+	s.feeds.mu.Lock()
+	f := s.feeds.idle
+	s.feeds.mu.Unlock()
+	if f == nil {
+		return 0, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var enc traces.EventEncoder
+	evs := f.view.Events(0, 0)
+	if len(f.refs) != len(evs) {
+		return len(evs), false
+	}
+	for i := range evs {
+		if enc.Refs(&evs[i]) != f.refs[i] {
+			return len(evs), false
+		}
+	}
+	return len(evs), true
+}
+
 // WaitPagesMade waits for the pages that imports make after they answer (warmRun), leaving the
 // feed they leave to its linger.
 func WaitPagesMade(s *Server) { s.feeds.warm.Wait() }

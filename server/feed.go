@@ -331,12 +331,20 @@ func (f *feed) addLocked(events []traces.Event, keep bool) {
 		f.rows.clear()
 		f.rendered, f.msg = 0, nil
 	}
-	for i := range events {
-		f.refs = append(f.refs, f.enc.Refs(&events[i]))
+	refs := func() {
+		for i := range events {
+			f.refs = append(f.refs, f.enc.Refs(&events[i]))
+		}
 	}
 	if keep {
+		// A run taken in whole (warmRun): its input references, which read the events alone,
+		// are found beside the view state, on the other core.
+		var wg sync.WaitGroup
+		wg.Go(refs)
 		f.view.Keep(events)
+		wg.Wait()
 	} else {
+		refs()
 		f.view.Add(events...)
 	}
 	f.signalLocked()

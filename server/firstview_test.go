@@ -205,6 +205,11 @@ func TestKeptPageTabsAfterLinger(t *testing.T) {
 		t.Fatalf("import: %d %s", res.status, res.body)
 	}
 	server.WaitPagesMade(ts.Server)
+	// The import's feed found its events' input references beside its view state: those the
+	// events socket sends, as one by one.
+	if n, same := server.IdleFeedRefs(ts.Server); n != len(tr.Events) || !same {
+		t.Fatalf("the import's feed holds %d events (want %d), their input references as found one by one: %v", n, len(tr.Events), same)
+	}
 	page := "/runs/" + tr.Run.ID
 	tabs := []string{page + "/sequence", page + "/histories"}
 	// While the import's feed stays, the tabs are made from it.
