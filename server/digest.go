@@ -51,7 +51,18 @@ func (f *feed) digestLocked(now bool) bool {
 			return true
 		}
 	}
-	tr := f.view.Trace()
+	f.keepDigestLocked(f.digestOf(f.view.Trace(), ended))
+	return true
+}
+
+// digestOf makes the digest of tr, the run's events up to its newest, which has ended or not.
+// It reads tr alone, and f's kept digests: a run's events being taken in by f meanwhile (a run
+// read whole, warmRun) are not in the way.
+func (f *feed) digestOf(tr traces.Trace, ended bool) digest {
+	var head int64
+	if n := len(tr.Events); n > 0 {
+		head = tr.Events[n-1].Seq
+	}
 	var findings []lint.Finding
 	if d, ok := f.digests.get(f.rec, head); ended && ok && d.linted {
 		findings = d.findings // counted at import
@@ -60,11 +71,16 @@ func (f *feed) digestLocked(now bool) bool {
 	}
 	// The page shows a window of the story, read alone: a million events' whole story is 160 MB
 	// to make and 50 MB to keep.
-	f.dig = digest{findings: findings, story: templates.PageStory(story.Window(tr, templates.PageStoryTurns)), at: head, made: time.Now()}
-	if ended {
+	return digest{findings: findings, story: templates.PageStory(story.Window(tr, templates.PageStoryTurns)), at: head, made: time.Now()}
+}
+
+// keepDigestLocked makes d the feed's digest, kept past it when it is of a run that ended. The
+// caller holds f.mu.
+func (f *feed) keepDigestLocked(d digest) {
+	f.dig = d
+	if f.view.Status().Ended() && f.view.Seq() == d.at {
 		f.digests.put(f.rec, cachedDigest{digest: f.dig, linted: true, storied: true})
 	}
-	return true
 }
 
 // keptDigests is how many finished runs' digests a server keeps.

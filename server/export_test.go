@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"runtime"
+	"sync"
 	"time"
 	"weak"
 
@@ -112,10 +113,65 @@ func FeedCached(s *Server, rec *traces.Recording) (encoded, rows int, ok bool) {
 func SettleImports(s *Server) {
 	s.feeds.warm.Wait()
 	s.feeds.mu.Lock()
-	defer s.feeds.mu.Unlock()
 	if f := s.feeds.idle; f != nil {
 		s.feeds.idle = nil
-		s.feeds.dropLocked(f)
+		s.feeds.retireLocked(f)
+	}
+	s.feeds.mu.Unlock()
+	s.feeds.warm.Wait() // the tabs kept as it goes (keepTabs)
+}
+
+// IdleFeedRefs reports whether the feed s holds idle has, for each of its events, the input
+// references a fresh encoder finds taking them in one by one.
+func IdleFeedRefs(s *Server) (events int, same bool) {
+	s.feeds.mu.Lock()
+	f := s.feeds.idle
+	s.feeds.mu.Unlock()
+	if f == nil {
+		return 0, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var enc traces.EventEncoder
+	evs := f.view.Events(0, 0)
+	if len(f.refs) != len(evs) {
+		return len(evs), false
+	}
+	for i := range evs {
+		if enc.Refs(&evs[i]) != f.refs[i] {
+			return len(evs), false
+		}
+	}
+	return len(evs), true
+}
+
+// WaitPagesMade waits for the pages that imports make after they answer (warmRun), leaving the
+// feed they leave to its linger.
+func WaitPagesMade(s *Server) { s.feeds.warm.Wait() }
+
+// FakeLingers makes s's feeds' lingers (feedLinger) end only when the returned func is called,
+// which ends each begun so far, and waits for what their ends begin (keepTabs): a test of what
+// follows a linger without waiting it out.
+func FakeLingers(s *Server) (end func()) {
+	var mu sync.Mutex
+	var pending []func()
+	s.feeds.mu.Lock()
+	s.feeds.afterFunc = func(_ time.Duration, f func()) *time.Timer {
+		mu.Lock()
+		pending = append(pending, f)
+		mu.Unlock()
+		return nil
+	}
+	s.feeds.mu.Unlock()
+	return func() {
+		mu.Lock()
+		ends := pending
+		pending = nil
+		mu.Unlock()
+		for _, f := range ends {
+			f()
+		}
+		s.feeds.warm.Wait()
 	}
 }
 
@@ -140,6 +196,21 @@ func FeedPage(s *Server, rec *traces.Recording) web.View {
 		v.Sequence = web.Sequence{Head: v.Sequence.Head}
 	}
 	return v
+}
+
+// KeptDigest returns the findings and story s keeps for rec's newest event, and those a feed made
+// anew for rec makes (reading the recording, linting it again), as two pairs to compare.
+func KeptDigest(s *Server, rec *traces.Recording) (kept, fresh [2]any, ok bool) {
+	d, ok := s.feeds.digests.get(rec, rec.Len())
+	if !ok || !d.linted || !d.storied {
+		return kept, fresh, false
+	}
+	f := &feed{rec: rec, wake: make(chan struct{}), live: make(chan struct{}), encoded: newSeqCache(1), rows: newSeqCache(1)}
+	f.agents = rec.Agents()
+	f.view = web.NewViewState(runBeforeEvents(rec), f.agents, web.WithPrices(s.feeds.prices))
+	f.follow()
+	made := f.digestOf(f.view.Trace(), false)
+	return [2]any{d.findings, d.story}, [2]any{made.findings, made.story}, true
 }
 
 // FeedsHeld returns how many runs' feeds s holds.

@@ -37,10 +37,12 @@ type feeds struct {
 	idle    *feed
 	idleGen int // counts the feeds made idle, so that a timer knows its own
 	linger  time.Duration
-	made    int // feeds made so far: what a test reads to see a page served without one
-	digests *digestCache
-	warm    sync.WaitGroup // the imports' pages being made (warmRun)
-	cold    bool           // no page is begun any more (waitWarm): guarded by mu, as warm's Add is
+	// afterFunc is time.AfterFunc, which a test replaces to end a linger without waiting for it.
+	afterFunc func(time.Duration, func()) *time.Timer
+	made      int // feeds made so far: what a test reads to see a page served without one
+	digests   *digestCache
+	warm      sync.WaitGroup // the imports' pages being made (warmRun)
+	cold      bool           // no page is begun any more (waitWarm): guarded by mu, as warm's Add is
 }
 
 // feedLinger is how long the feed of a finished run stays after its last user released it: a
@@ -168,26 +170,49 @@ func (fs *feeds) release(f *feed) {
 	done := f.done
 	f.mu.Unlock()
 	if !done || fs.linger <= 0 {
-		fs.dropLocked(f)
+		fs.retireLocked(f)
 		return
 	}
 	if fs.idle != nil {
-		fs.dropLocked(fs.idle)
+		fs.retireLocked(fs.idle)
 	}
 	fs.idle = f
 	fs.idleGen++
 	gen := fs.idleGen
+	after := fs.afterFunc
+	if after == nil {
+		after = time.AfterFunc
+	}
 	// The timer knows its feed by gen, not by holding it: one acquired or replaced meanwhile (a
 	// gigabyte for a million events) is not kept alive by the timer until it fires.
-	time.AfterFunc(fs.linger, func() {
+	after(fs.linger, func() {
 		fs.mu.Lock()
 		defer fs.mu.Unlock()
 		if fs.idle != nil && fs.idleGen == gen { // else acquired since, or another took its place
 			idle := fs.idle
 			fs.idle = nil
-			fs.dropLocked(idle)
+			fs.retireLocked(idle)
 		}
 	})
+}
+
+// retireLocked drops f, which has no user, as dropLocked does, and, when f's run's page is kept
+// and leaves out what its tabs fetch, keeps those beside it, made from f's view state on a
+// goroutine (keepTabs): the tabs of a page shown after f has gone are then served without
+// taking the run in again. The caller holds fs.mu.
+func (fs *feeds) retireLocked(f *feed) {
+	fs.dropLocked(f)
+	f.mu.Lock()
+	done := f.done
+	f.mu.Unlock()
+	if !done || fs.cold {
+		return // shutting down, or a run going on: its page is not kept
+	}
+	fs.warm.Add(1) // never once waitWarm waits (cold, under mu)
+	go func() {
+		defer fs.warm.Done()
+		f.keepTabs()
+	}()
 }
 
 // dropLocked forgets f, which has no user, and stops its reading. The caller holds fs.mu.
@@ -306,12 +331,20 @@ func (f *feed) addLocked(events []traces.Event, keep bool) {
 		f.rows.clear()
 		f.rendered, f.msg = 0, nil
 	}
-	for i := range events {
-		f.refs = append(f.refs, f.enc.Refs(&events[i]))
+	refs := func() {
+		for i := range events {
+			f.refs = append(f.refs, f.enc.Refs(&events[i]))
+		}
 	}
 	if keep {
+		// A run taken in whole (warmRun): its input references, which read the events alone,
+		// are found beside the view state, on the other core.
+		var wg sync.WaitGroup
+		wg.Go(refs)
 		f.view.Keep(events)
+		wg.Wait()
 	} else {
+		refs()
 		f.view.Add(events...)
 	}
 	f.signalLocked()

@@ -1,8 +1,20 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"net/http"
 	"slices"
+	"strings"
+	"sync"
 	"weak"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/baton-dev/baton/templates"
 
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
@@ -17,6 +29,131 @@ import (
 type firstView struct {
 	view     web.View // without the sequence view's bars when deferred (the page fetches them)
 	deferred bool     // the session panel's histories are left out (feed.page)
+	// tabs is what the page's Session and Sequence tabs fetch, kept once the feed that made the
+	// page has gone (keepTabs): nil until then. Guarded by the digestCache's mu.
+	tabs *keptTabs
+}
+
+// keptTabs is the HTML, gzipped, of what a kept page's script fetches when a tab is first shown:
+// its sequence view's data (sequenceRoute) and its session panel's histories (historiesRoute),
+// each nil when the page carries it. Without them, the first tab shown once the page's feed had
+// gone (feedLinger after it made the page) took the whole run in again, seconds at 1M events;
+// gzipped, they are a few bytes an event (the sequence data about 35 uncompressed).
+type keptTabs struct {
+	sequence, histories []byte
+}
+
+// keepTabs renders, gzipped, what the tabs of f's page fetch, as f's view state stands, and keeps
+// it beside the page, when f's run's page is kept as of f's newest event, leaves them out, and
+// has none kept yet. f has gone, or is going: no page follows it any more (see feeds.retireLocked).
+func (f *feed) keepTabs() {
+	f.mu.Lock()
+	head := f.view.Seq()
+	kept, ok := f.digests.get(f.rec, head)
+	if !ok || kept.firstView == nil || f.digests.tabsOf(f.rec, head) != nil {
+		f.mu.Unlock()
+		return
+	}
+	o := kept.firstView
+	var seq *web.Sequence
+	if sequenceDeferred(o.view) {
+		s := f.view.Sequence(0, head)
+		seq = &s
+	}
+	var hs []web.History
+	if o.deferred {
+		hs = f.view.Histories()
+	}
+	f.mu.Unlock()
+	if seq == nil && !o.deferred {
+		return
+	}
+	var tabs keptTabs
+	var err error
+	if seq != nil {
+		if tabs.sequence, err = gzipped(templates.SequenceHTML(*seq)); err != nil {
+			return // the tab takes the run in again, as before
+		}
+	}
+	if o.deferred {
+		if tabs.histories, err = gzipped(templates.HistoriesHTML(hs)); err != nil {
+			return
+		}
+	}
+	f.digests.keepTabs(f.rec, head, o, &tabs)
+}
+
+// gzipped renders comp, gzipped.
+func gzipped(comp templ.Component) ([]byte, error) {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed) // a valid level
+	if err := comp.Render(context.Background(), zw); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(buf.Bytes()), nil // not the buffer's spare room
+}
+
+// tabsOf returns the tabs kept beside rec's page as of event at, nil when none are.
+func (c *digestCache) tabsOf(rec *traces.Recording, at int64) *keptTabs {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := weak.Make(rec)
+	for _, d := range c.m {
+		if d.rec == p && d.at == at && d.firstView != nil {
+			return d.firstView.tabs
+		}
+	}
+	return nil
+}
+
+// keepTabs keeps tabs beside o, rec's page as of event at, if it is still kept.
+func (c *digestCache) keepTabs(rec *traces.Recording, at int64, o *firstView, tabs *keptTabs) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := weak.Make(rec)
+	for _, d := range c.m {
+		if d.rec == p && d.at == at && d.firstView == o {
+			o.tabs = tabs
+		}
+	}
+}
+
+// serveTab answers a kept page's tab (sequenceRoute, historiesRoute) with its HTML kept gzipped
+// (keptTabs): as it is to a client that takes gzip (a browser), else unzipped.
+func serveTab(c echo.Context, html []byte) error {
+	c.Response().Header().Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
+	if acceptsGzip(c.Request().Header.Get(echo.HeaderAcceptEncoding)) {
+		c.Response().Header().Set(echo.HeaderContentEncoding, "gzip")
+		return c.Blob(http.StatusOK, echo.MIMETextHTMLCharsetUTF8, html)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(html))
+	if err != nil {
+		return err
+	}
+	plain, err := io.ReadAll(zr)
+	if err != nil {
+		return err
+	}
+	return c.HTMLBlob(http.StatusOK, plain)
+}
+
+// acceptsGzip reports whether an Accept-Encoding header's value takes gzip (not at q=0).
+func acceptsGzip(accept string) bool {
+	for _, part := range strings.Split(accept, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			continue
+		}
+		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
 }
 
 // keepFirstView keeps v, the page of rec as of event at, which has ended, beside its digest. The
@@ -87,8 +224,20 @@ func (fs *feeds) warmRun(rec *traces.Recording, tr traces.Trace) {
 		defer fs.warm.Done()
 		if f.view.Seq() == 0 && sameRunStart(runBeforeEvents(rec), tr.Run) &&
 			slices.EqualFunc(f.agents, tr.Agents, sameAgent) && int64(len(tr.Events)) == rec.Len() {
+			// The digest (findings, story) reads the events alone: it is made beside the view
+			// state, on the other core, rather than after it.
+			var dig digest
+			var digested sync.WaitGroup
+			run, agents, events := runBeforeEvents(rec), f.agents, tr.Events[:len(tr.Events):len(tr.Events)]
+			digested.Go(func() {
+				dig = f.digestOf(traces.Trace{Run: run, Agents: agents, Events: events}, tr.Run.Status.Ended())
+			})
 			f.refs = slices.Grow(f.refs, len(tr.Events))
 			f.addLocked(tr.Events, true) // the import is done with them
+			digested.Wait()
+			if f.view.Seq() == dig.at {
+				f.keepDigestLocked(dig)
+			}
 		}
 		f.mu.Unlock()
 		f.follow() // the rest, if any (all of it when tr's events were not taken); the page is kept at its end

@@ -1,6 +1,9 @@
 package server_test
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -175,4 +178,87 @@ func TestStoredRunPageReadBack(t *testing.T) {
 		t.Fatalf("the kept page differs from the one a feed reading the recording makes: stats %+v against %+v; %d rows against %d",
 			kept.Stats, want.Stats, len(kept.Timeline), len(want.Timeline))
 	}
+	// Its findings and story, made beside the view state from the events read, are those of the
+	// recording, linted anew.
+	keptDigest, fresh, ok := server.KeptDigest(ts.Server, rec)
+	if !ok {
+		t.Fatal("the read-back run's findings and story are not kept")
+	}
+	if !reflect.DeepEqual(keptDigest, fresh) {
+		t.Fatalf("the kept findings and story differ from those of the recording: %+v against %+v", keptDigest[0], fresh[0])
+	}
+}
+
+// TestKeptPageTabsAfterLinger: the tabs of a large run's kept page (its Sequence data, its
+// Session histories), first shown once the feed that made the page has gone (its linger, 20 s,
+// is over), are served as they were while it stayed, without taking the run in again; gzipped
+// to a client that takes gzip, plain to one that does not.
+func TestKeptPageTabsAfterLinger(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	endLingers := server.FakeLingers(ts.Server)
+	tr, _ := traces.EndImported(webtest.Large(30_000))
+	file, err := traces.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := ts.do(t, request{method: "POST", path: "/api/traces", body: string(file)}); res.status != 201 {
+		t.Fatalf("import: %d %s", res.status, res.body)
+	}
+	server.WaitPagesMade(ts.Server)
+	// The import's feed found its events' input references beside its view state: those the
+	// events socket sends, as one by one.
+	if n, same := server.IdleFeedRefs(ts.Server); n != len(tr.Events) || !same {
+		t.Fatalf("the import's feed holds %d events (want %d), their input references as found one by one: %v", n, len(tr.Events), same)
+	}
+	page := "/runs/" + tr.Run.ID
+	tabs := []string{page + "/sequence", page + "/histories"}
+	// While the import's feed stays, the tabs are made from it.
+	want := map[string]string{}
+	for _, path := range tabs {
+		res := ts.do(t, request{path: path, header: map[string]string{"Accept-Encoding": "identity"}})
+		if res.status != 200 || len(res.body) < 1000 {
+			t.Fatalf("GET %s while the feed stays: %d, %d bytes", path, res.status, len(res.body))
+		}
+		want[path] = string(res.body)
+	}
+	made := server.FeedsMade(ts.Server)
+	endLingers()
+	if n := server.FeedsHeld(ts.Server); n != 0 {
+		t.Fatalf("%d feeds held once the linger is over; want none", n)
+	}
+	if res := ts.do(t, request{path: page}); res.status != 200 {
+		t.Fatalf("the run's page: %d", res.status)
+	}
+	for _, accept := range []string{"identity", "gzip"} {
+		for _, path := range tabs {
+			// Go's client unzips what it asked for itself, not what a request asks for.
+			res := ts.do(t, request{path: path, header: map[string]string{"Accept-Encoding": accept}})
+			body := res.body
+			if enc := res.header.Get("Content-Encoding"); (enc == "gzip") != (accept == "gzip") {
+				t.Fatalf("GET %s, accepting %s: Content-Encoding %q", path, accept, enc)
+			} else if enc == "gzip" {
+				body = gunzip(t, body)
+			}
+			if res.status != 200 || string(body) != want[path] {
+				t.Fatalf("GET %s, accepting %s, after the linger: %d, %d bytes, the same as before: %v",
+					path, accept, res.status, len(body), string(body) == want[path])
+			}
+		}
+		if n := server.FeedsMade(ts.Server) - made; n != 0 {
+			t.Fatalf("the kept page and its tabs, after the linger, made %d feeds; want none", n)
+		}
+	}
+}
+
+func gunzip(t *testing.T, data []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -2,10 +2,13 @@ package server_test
 
 import (
 	"bytes"
+	"flag"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"testing"
 	"time"
@@ -44,11 +47,13 @@ func BenchmarkLargeRun(b *testing.B) {
 				var before runtime.MemStats
 				runtime.ReadMemStats(&before)
 				peak := watchHeap()
+				stopProfile := profileLoop(b)
 				t0, cpu := time.Now(), cpuTime()
 				for b.Loop() {
 					run()
 				}
 				took, cpu := time.Since(t0), cpuTime()-cpu
+				stopProfile()
 				top := peak()
 				b.ReportMetric(took.Seconds()/float64(b.N), "s/op")
 				b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
@@ -110,6 +115,29 @@ func BenchmarkLargeRun(b *testing.B) {
 				b.ReportMetric(float64(size)/float64(events), "out-B/event")
 			})
 		})
+	}
+}
+
+// loopProfile names the file a CPU profile of BenchmarkLargeRun's measured loops is written to
+// (the last one run): -test.cpuprofile also covers the imports and the trace file each sets up.
+var loopProfile = flag.String("largerun.cpuprofile", "", "write a CPU profile of BenchmarkLargeRun's measured loop to `file`")
+
+// profileLoop starts the CPU profile -largerun.cpuprofile asks for, if any, and returns what
+// stops it.
+func profileLoop(b *testing.B) (stop func()) {
+	if *loopProfile == "" {
+		return func() {}
+	}
+	f, err := os.Create(*loopProfile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }
 

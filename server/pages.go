@@ -132,6 +132,9 @@ func (s *Server) sequenceData(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if tabs := s.feeds.digests.tabsOf(rec, rec.Len()); tabs != nil && tabs.sequence != nil {
+		return serveTab(c, tabs.sequence)
+	}
 	f := s.feeds.acquire(rec)
 	seq := f.sequence()
 	s.feeds.release(f)
@@ -147,6 +150,9 @@ func (s *Server) histories(c echo.Context) error {
 	rec, err := s.broker.Get(c.Param("id"))
 	if err != nil {
 		return err
+	}
+	if tabs := s.feeds.digests.tabsOf(rec, rec.Len()); tabs != nil && tabs.histories != nil {
+		return serveTab(c, tabs.histories)
 	}
 	f := s.feeds.acquire(rec)
 	hs := f.histories()

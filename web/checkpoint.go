@@ -76,9 +76,7 @@ func (t *Travel) from(tr traces.Trace, run traces.Run, n int) *analysis {
 func (a *analysis) takeUpTo(tr traces.Trace, n int) {
 	from := len(a.tr.Events)
 	a.tr.Events = capped(tr.Events[:n])
-	for i := from; i < n; i++ {
-		a.step(i)
-	}
+	a.steps(from, n)
 }
 
 // endAs gives a, made on its run as running, the run's own metadata once it has taken in the

@@ -21,7 +21,7 @@ const echoWindow = 16
 type timelineIndex struct {
 	// inputs is each agent's newest agent and model input; freshFrom, by an input event's seq,
 	// where its new messages begin; echoOf, by a message event's seq, the call it repeats.
-	inputs    map[string][]traces.Message
+	inputs    map[inputKey][]traces.Message
 	freshFrom map[int64]int
 	echoOf    map[int64]int64
 	// searches holds the search texts of the first events, by index, made as searches need
@@ -35,11 +35,18 @@ type timelineIndex struct {
 	amended []amend
 }
 
+// inputKey names one of an agent's inputs: its agent's or its model's (the kind of its event). A
+// pair, not the two joined in a string, which was an allocation an input.
+type inputKey struct {
+	kind  traces.Kind
+	agent string
+}
+
 // amend says that the row of event Seq changed at event At.
 type amend struct{ Seq, At int64 }
 
 func newTimelineIndex() *timelineIndex {
-	return &timelineIndex{inputs: make(map[string][]traces.Message), freshFrom: make(map[int64]int), echoOf: make(map[int64]int64)}
+	return &timelineIndex{inputs: make(map[inputKey][]traces.Message), freshFrom: make(map[int64]int), echoOf: make(map[int64]int64)}
 }
 
 // clone copies x's maps; its slices only grow, so a copy shares them, capped.
@@ -54,13 +61,19 @@ func (x *timelineIndex) clone() *timelineIndex {
 // add takes in event i of ev, which the tree took in and changed as c says. It returns the seq
 // of the call the event repeats, when it is a message that does (0 otherwise).
 func (x *timelineIndex) add(ev []traces.Event, i int, c treeChange) (echoes int64) {
+	x.addChange(ev, i, c)
+	return x.noteSearch(ev, i)
+}
+
+// addChange is add but for the search notes (noteSearch), which read no tree: what c says of the
+// rows drawn again.
+func (x *timelineIndex) addChange(ev []traces.Event, i int, c treeChange) {
 	if c.failed != nil && c.late {
 		x.amended = append(x.amended, amend{Seq: c.failed.seq, At: ev[i].Seq})
 	}
 	if c.exited != nil {
 		x.markInner(ev, i, c.exited)
 	}
-	return x.noteSearch(ev, i)
 }
 
 // noteSearch keeps what an event's row needs for search and folding: where an agent's input
@@ -70,7 +83,7 @@ func (x *timelineIndex) add(ev []traces.Event, i int, c treeChange) (echoes int6
 func (x *timelineIndex) noteSearch(ev []traces.Event, i int) (echoes int64) {
 	e := &ev[i]
 	var in []traces.Message
-	key := string(e.Kind) + " " + e.Agent // a model's input and an agent's are different lists
+	key := inputKey{e.Kind, e.Agent} // a model's input and an agent's are different lists
 	switch {
 	case e.Model != nil && e.Kind == traces.KindModelStarted:
 		in = e.Model.Input

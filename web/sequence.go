@@ -152,6 +152,14 @@ func newSequence() *sequence {
 		open: map[int]bool{}, arrow: map[int]int{}, calls: map[int]int{}}
 }
 
+// grow makes room for bars and arrows more, and their log: each bar is logged as it opens and
+// as it closes, an arrow as it is drawn (and failed, now and then).
+func (s *sequence) grow(bars, arrows int) {
+	s.bars = slices.Grow(s.bars, bars)
+	s.arrows = slices.Grow(s.arrows, arrows)
+	s.log = slices.Grow(s.log, 2*bars+arrows)
+}
+
 // clone copies s: its open bars and arrows are changed in place, its log only grows.
 func (s *sequence) clone() *sequence {
 	c := *s

@@ -1,6 +1,9 @@
 package web
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 )
@@ -34,9 +37,7 @@ func analyse(tr traces.Trace, pricing prices.Run) *analysis {
 	a := newAnalysis(tr.Run, tr.Agents, pricing)
 	// Capped, so that a later add copies rather than writes into tr's array.
 	a.tr.Events = tr.Events[:len(tr.Events):len(tr.Events)]
-	for i := range a.tr.Events {
-		a.step(i)
-	}
+	a.steps(0, len(a.tr.Events))
 	return a
 }
 
@@ -58,13 +59,73 @@ func (a *analysis) add(e traces.Event) {
 // step takes in event i of a.tr.Events, the events before it taken in already: each piece in
 // turn, the later ones reading the earlier.
 func (a *analysis) step(i int) {
+	a.stepPieces(i)
+	a.stepNotes(i)
+}
+
+// stepPieces is step but for the timeline's search notes (stepNotes): the pieces that read the
+// tree.
+func (a *analysis) stepPieces(i int) {
 	ev := a.tr.Events
 	e := &ev[i]
 	c := a.tree.add(ev, i)
 	a.run.add(e, a.tree, c)
 	a.session.add(a.tr, i, a.tree.roster)
-	a.inspect.add(e, a.timeline.add(ev, i, c))
+	a.timeline.addChange(ev, i, c)
 	a.spans.add(e, a.tree, c, a.run.firstTime)
+}
+
+// stepNotes takes event i's search notes into the timeline and the inspections' index: they read
+// the events alone, and nothing else reads them while events are taken in.
+func (a *analysis) stepNotes(i int) {
+	a.inspect.add(&a.tr.Events[i], a.timeline.noteSearch(a.tr.Events, i))
+}
+
+// concurrentSteps is the number of events past which steps takes in the search notes on a
+// goroutine of their own, beside the other pieces: a fifth of the work, for a run read whole
+// (a large import, a run read back from its store).
+const concurrentSteps = 20_000
+
+// steps takes in events from up to to (excluded) of a.tr.Events, those before from taken in
+// already, as step does each.
+func (a *analysis) steps(from, to int) {
+	if to-from <= concurrentSteps {
+		for i := from; i < to; i++ {
+			a.step(i)
+		}
+		return
+	}
+	a.grow(a.tr.Events[from:to])
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := from; i < to; i++ {
+			a.stepNotes(i)
+		}
+	})
+	for i := from; i < to; i++ {
+		a.stepPieces(i)
+	}
+	wg.Wait()
+}
+
+// grow makes room for what events, to be taken in, add to the pieces' longest lists (the
+// sequence view's bars, arrows and their log, the tree's transfers), counted by kind: a million
+// events' lists grown by doubling were some 200 MB allocated and collected for 70 kept.
+func (a *analysis) grow(events []traces.Event) {
+	var bars, arrows, transfers int
+	for i := range events {
+		switch events[i].Kind {
+		case traces.KindAgentStarted, traces.KindModelStarted, traces.KindToolStarted:
+			bars++
+		case traces.KindTransfer:
+			arrows++
+			transfers++
+		case traces.KindAgentToolEnter, traces.KindAgentToolExit:
+			arrows++
+		}
+	}
+	a.spans.grow(bars, arrows)
+	a.tree.transfers = slices.Grow(a.tree.transfers, transfers)
 }
 
 // clone returns a copy of a that shares nothing a later add changes: adding events to either

@@ -38,9 +38,7 @@ func (v *ViewState) Keep(events []traces.Event) {
 		return
 	}
 	v.a.tr.Events = capped(events) // a later add copies them rather than write into the caller's
-	for i := range events {
-		v.a.step(i)
-	}
+	v.a.steps(0, len(events))
 }
 
 // Grow makes room for n more events, so that adding a run's events known to come (a recorded
