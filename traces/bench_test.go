@@ -226,3 +226,31 @@ func BenchmarkUnmarshalLarge(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
 	b.ReportMetric(float64(cpuTime()-cpu)/n, "cpu-ns/event")
 }
+
+// BenchmarkDecodeRowsLarge measures reading back the rows a store keeps of the trace
+// BenchmarkUnmarshalLarge reads (traces.DecodeRows: each event a document of its own), in
+// ns/event and the process's CPU time per event.
+func BenchmarkDecodeRowsLarge(b *testing.B) {
+	tr, _ := traces.EndImported(webtest.Large(200_000))
+	var enc traces.EventEncoder
+	rows := make([][]byte, len(tr.Events))
+	for i, e := range tr.Events {
+		row, err := enc.AppendEvent(nil, e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows[i] = row
+	}
+	events := float64(len(tr.Events))
+	tr = traces.Trace{}
+	runtime.GC()
+	cpu := cpuTime()
+	for b.Loop() {
+		if _, err := traces.DecodeRows(rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := float64(b.N) * events
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
+	b.ReportMetric(float64(cpuTime()-cpu)/n, "cpu-ns/event")
+}

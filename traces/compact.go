@@ -463,7 +463,7 @@ func (dec *EventDecoder) DecodeEvents(data []byte, check func([]Event) error) ([
 	if err != nil {
 		return nil, err
 	}
-	if _, err := d.peek(); err == nil {
+	if !d.atEnd() {
 		return nil, Errorf(CodeInvalid, "events have data after their closing bracket")
 	}
 	if check != nil {

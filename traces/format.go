@@ -385,7 +385,7 @@ func (d *decoder) document(obj func() error) error {
 	if err := obj(); err != nil {
 		return err
 	}
-	if _, err := d.peek(); err == nil {
+	if !d.atEnd() {
 		return Errorf(CodeInvalid, "%s has data after its closing brace", d.what)
 	}
 	return nil

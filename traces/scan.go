@@ -61,6 +61,16 @@ func (d *decoder) peekSpace() (byte, error) {
 	return 0, d.syntax("")
 }
 
+// atEnd skips white space and reports whether nothing follows it. It is peek for a document's
+// end, where running out is the good outcome: no error is made for it (a row read back from a
+// store is a document of its own, so this runs once an event).
+func (d *decoder) atEnd() bool {
+	for d.pos < len(d.data) && isSpace(d.data[d.pos]) {
+		d.pos++
+	}
+	return d.pos == len(d.data)
+}
+
 func (d *decoder) expect(want byte, problem string) error {
 	c, err := d.peek()
 	if err != nil {
