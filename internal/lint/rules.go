@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
@@ -42,9 +43,10 @@ func progress(e *traces.Event) bool {
 func pingPong(r *run, cfg Config) []Finding {
 	var out []Finding
 	var hops []*traces.Event // transfers made since the last progress
+	var first, last int      // their indexes
 	flush := func() {
 		if len(hops) >= cfg.PingPongHops && revisits(hops) {
-			f := Finding{Tokens: r.tokensBetween(hops[0].Seq, hops[len(hops)-1].Seq)}
+			f := Finding{Tokens: r.tokensBetween(first, last)}
 			for _, h := range hops {
 				f.Seqs = append(f.Seqs, h.Seq)
 				for _, a := range []string{h.Transfer.From, h.Transfer.To} {
@@ -59,13 +61,19 @@ func pingPong(r *run, cfg Config) []Finding {
 		}
 		hops = hops[:0]
 	}
-	for i := range r.events {
-		e := &r.events[i]
-		switch {
-		case e.Kind == traces.KindTransfer && e.Transfer != nil && e.Transfer.Outcome != traces.TransferFailed:
-			hops = append(hops, e)
-		case progress(e):
-			flush()
+	for i, k := range r.kinds {
+		switch k {
+		case kTransfer:
+			if e := &r.events[i]; e.Transfer != nil && e.Transfer.Outcome != traces.TransferFailed {
+				if len(hops) == 0 {
+					first = i
+				}
+				hops, last = append(hops, e), i
+			}
+		case kToolFinished, kSessionSet, kModelFinished:
+			if progress(&r.events[i]) {
+				flush()
+			}
 		}
 	}
 	flush()
@@ -88,15 +96,15 @@ func revisits(hops []*traces.Event) bool {
 func lostRequest(r *run, _ Config) []Finding {
 	var out []Finding
 	requests := map[string]string{} // the open AgentTool calls' requests, by callee
-	for i := range r.events {
+	for i, k := range r.kinds {
 		t := &r.events[i]
 		switch {
-		case t.Kind == traces.KindAgentToolEnter && t.AgentTool != nil && t.AgentTool.InputMode != traces.AgentToolInputFullHistory:
+		case k == kAgentToolEnter && t.AgentTool != nil && t.AgentTool.InputMode != traces.AgentToolInputFullHistory:
 			requests[t.AgentTool.Callee] = strings.TrimSpace(t.AgentTool.Request)
-		case t.Kind == traces.KindAgentToolExit && t.AgentTool != nil:
+		case k == kAgentToolExit && t.AgentTool != nil:
 			delete(requests, t.AgentTool.Callee)
 		}
-		if t.Kind != traces.KindTransfer || t.Transfer == nil || t.Transfer.Outcome == traces.TransferFailed {
+		if k != kTransfer || t.Transfer == nil || t.Transfer.Outcome == traces.TransferFailed {
 			continue
 		}
 		// Inside an AgentTool call the request is the one the caller's model wrote.
@@ -109,9 +117,7 @@ func lostRequest(r *run, _ Config) []Finding {
 		if request == "" {
 			continue
 		}
-		started := r.next(i, func(e *traces.Event) bool {
-			return e.Kind == traces.KindAgentStarted && e.Agent == t.Transfer.To
-		})
+		started := r.next(i, kAgentStarted, func(e *traces.Event) bool { return e.Agent == t.Transfer.To })
 		if started == nil || started.AgentRun == nil || started.AgentRun.Resumed {
 			continue
 		}
@@ -129,17 +135,16 @@ func lostRequest(r *run, _ Config) []Finding {
 
 func contextGrowth(r *run, cfg Config) []Finding {
 	var out []Finding
-	for i := range r.events {
-		t := &r.events[i]
-		if t.Kind != traces.KindTransfer || t.Transfer == nil || t.Transfer.Outcome == traces.TransferFailed {
+	for i, k := range r.kinds {
+		if k != kTransfer {
 			continue
 		}
-		src := r.prev(i, func(e *traces.Event) bool {
-			return e.Kind == traces.KindModelStarted && e.Agent == t.Transfer.From && e.Model != nil
-		})
-		dst := r.next(i, func(e *traces.Event) bool {
-			return e.Kind == traces.KindModelStarted && e.Agent == t.Transfer.To && e.Model != nil
-		})
+		t := &r.events[i]
+		if t.Transfer == nil || t.Transfer.Outcome == traces.TransferFailed {
+			continue
+		}
+		src := r.prev(i, kModelStarted, func(e *traces.Event) bool { return e.Agent == t.Transfer.From && e.Model != nil })
+		dst := r.next(i, kModelStarted, func(e *traces.Event) bool { return e.Agent == t.Transfer.To && e.Model != nil })
 		if src == nil || dst == nil {
 			continue
 		}
@@ -188,7 +193,10 @@ func swallowedAction(r *run, _ Config) []Finding {
 	}
 	open := map[string]*call{}
 	var out []Finding
-	for i := range r.events {
+	for i, k := range r.kinds {
+		if k != kAgentToolEnter && k != kAgentToolExit && (len(open) == 0 || k != kExit && k != kBreakLoop && k != kTransfer) {
+			continue // what stops at a boundary is only looked at inside an AgentTool call
+		}
 		e := &r.events[i]
 		switch e.Kind {
 		case traces.KindAgentToolEnter:
@@ -214,7 +222,7 @@ func swallowedAction(r *run, _ Config) []Finding {
 			if c == nil || len(c.actions) == 0 {
 				continue
 			}
-			after := r.next(i, func(n *traces.Event) bool { return n.Kind == traces.KindModelStarted && n.Agent == c.caller })
+			after := r.next(i, kModelStarted, func(n *traces.Event) bool { return n.Agent == c.caller })
 			if after == nil {
 				continue
 			}
@@ -232,8 +240,8 @@ func swallowedAction(r *run, _ Config) []Finding {
 
 func refusedTransfer(r *run, _ Config) []Finding {
 	var out []Finding
-	for _, e := range r.events {
-		if e.Kind == traces.KindTransfer && e.Transfer != nil && e.Transfer.Outcome == traces.TransferFailed {
+	for i := r.nextIndex(-1, kTransfer); i >= 0; i = r.nextIndex(i, kTransfer) {
+		if e := &r.events[i]; e.Transfer != nil && e.Transfer.Outcome == traces.TransferFailed {
 			out = append(out, Finding{
 				Seqs: []int64{e.Seq}, Agents: []string{e.Transfer.From, e.Transfer.To},
 				Message: fmt.Sprintf("eino refused %s's transfer to %s: %s", e.Transfer.From, e.Transfer.To, story.Clip(e.Transfer.Error, 160)),
@@ -254,8 +262,9 @@ func unreachableAgent(r *run, _ Config) []Finding {
 	var out []Finding
 	named := map[[2]string]bool{}
 	read := map[string]string{} // the system message last read, by agent: every call repeats it
-	for _, e := range r.events {
-		if e.Kind != traces.KindModelStarted || e.Model == nil || !slices.Contains(e.Model.Tools, transferTool) {
+	for i := r.nextIndex(-1, kModelStarted); i >= 0; i = r.nextIndex(i, kModelStarted) {
+		e := &r.events[i]
+		if e.Model == nil || !slices.Contains(e.Model.Tools, transferTool) {
 			continue
 		}
 		for _, m := range e.Model.Input {
@@ -290,14 +299,42 @@ func unreachableAgent(r *run, _ Config) []Finding {
 // announcesHandoff finds a reply's words that hand the work on.
 var announcesHandoff = regexp.MustCompile(`(?i)\b(?:hand(?:ing)?\s+(?:\w+\s+){0,2}(?:over\s+|off\s+)?to|transfer(?:ring)?\s+(?:\w+\s+){0,2}to|pass(?:ing)?\s+(?:\w+\s+){0,2}(?:over|along|on)\s+to|rout(?:e|ing)\s+(?:\w+\s+){0,2}to|connect(?:ing)?\s+you\s+(?:with|to)|forward(?:ing)?\s+(?:\w+\s+){0,2}to)\b`)
 
+// handoffStems are the words one of which every match of announcesHandoff holds.
+var handoffStems = [...]string{"hand", "transfer", "pass", "rout", "connect", "forward"}
+
+// mayAnnounceHandoff reports whether text may match announcesHandoff: whether it holds one of
+// handoffStems in any case, or is not all ASCII (where the regexp's case folding goes beyond
+// ASCII's: "ſ" is an "s"). Most replies hold none, and this is many times quicker than the
+// regexp.
+func mayAnnounceHandoff(text string) bool {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= utf8.RuneSelf {
+			return true
+		}
+		switch c | 0x20 {
+		case 'h', 't', 'p', 'r', 'c', 'f':
+			for _, stem := range handoffStems {
+				if stem[0] == c|0x20 && len(text)-i >= len(stem) && strings.EqualFold(text[i:i+len(stem)], stem) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 func saidNotDone(r *run, _ Config) []Finding {
 	var out []Finding
-	for i := range r.events {
+	for i := r.nextIndex(-1, kModelFinished); i >= 0; i = r.nextIndex(i, kModelFinished) {
 		e := &r.events[i]
-		if e.Kind != traces.KindModelFinished || e.Model == nil || e.Model.Output == nil || callsTransfer(e.Model.Output) {
+		if e.Model == nil || e.Model.Output == nil || callsTransfer(e.Model.Output) {
 			continue
 		}
 		text := e.Model.Output.Content
+		if !mayAnnounceHandoff(text) {
+			continue
+		}
 		loc := announcesHandoff.FindStringIndex(text)
 		if loc == nil {
 			continue
@@ -313,9 +350,7 @@ func saidNotDone(r *run, _ Config) []Finding {
 		if target == "" {
 			continue
 		}
-		handedOn := r.next(i, func(n *traces.Event) bool {
-			return (n.Kind == traces.KindTransfer && n.Agent == e.Agent) || (n.Kind == traces.KindAgentFinished && n.Agent == e.Agent)
-		})
+		handedOn := r.nextEither(i, kTransfer, kAgentFinished, func(n *traces.Event) bool { return n.Agent == e.Agent })
 		if handedOn != nil && handedOn.Kind == traces.KindTransfer {
 			continue
 		}
@@ -332,7 +367,10 @@ func repeatedCall(r *run, _ Config) []Finding {
 	type key struct{ agent, tool, args, result string }
 	seen := map[key][]int64{}
 	var order []key
-	for i := range r.events {
+	for i, k := range r.kinds {
+		if k != kToolStarted && k != kToolFinished {
+			continue
+		}
 		e := &r.events[i]
 		if e.Tool == nil || e.Tool.Name == transferTool || e.Tool.Name == exitTool {
 			continue
@@ -366,30 +404,35 @@ func repeatedCall(r *run, _ Config) []Finding {
 
 func overwrittenSession(r *run, _ Config) []Finding {
 	type set struct {
-		by, value string
-		at        int // index in r.events
+		by string
+		at int // index in r.events
 	}
 	last := map[string]set{}
 	var out []Finding
-	for i := range r.events {
+	for i := r.nextIndex(-1, kSessionSet); i >= 0; i = r.nextIndex(i, kSessionSet) {
 		e := &r.events[i]
-		if e.Kind != traces.KindSessionSet || e.Session == nil {
+		if e.Session == nil {
 			continue
 		}
 		by := e.Session.SetBy
 		if by == "" {
 			by = e.Agent
 		}
-		now := set{by: by, value: valueText(e.Session.Value), at: i}
+		now := set{by: by, at: i}
 		prev, ok := last[e.Session.Key]
 		last[e.Session.Key] = now
-		if !ok || prev.by == now.by || prev.value == now.value || r.read(prev.value, prev.at+1, i) {
+		if !ok || prev.by == now.by {
+			continue
+		}
+		// The values as text only now: most keys are set again by the agent that set them.
+		value := valueText(r.events[prev.at].Session.Value)
+		if value == valueText(e.Session.Value) || r.read(value, prev.at+1, i) {
 			continue
 		}
 		out = append(out, Finding{
 			Seqs: []int64{e.Seq, r.events[prev.at].Seq}, Agents: []string{now.by, prev.by},
 			Message: fmt.Sprintf("%s overwrote the session's %q, which %s had set to %s, before any prompt, tool or message used it",
-				now.by, e.Session.Key, prev.by, story.Clip(prev.value, 60)),
+				now.by, e.Session.Key, prev.by, story.Clip(value, 60)),
 		})
 	}
 	return out
@@ -413,8 +456,8 @@ func (r *run) read(value string, from, to int) bool {
 	holds := func(msgs []traces.Message) bool {
 		return slices.ContainsFunc(msgs, func(m traces.Message) bool { return strings.Contains(m.Content, value) })
 	}
-	for _, e := range r.events[from:to] {
-		switch {
+	for i := from; i < to; i++ {
+		switch e := &r.events[i]; {
 		case e.Model != nil && holds(e.Model.Input),
 			e.AgentRun != nil && holds(e.AgentRun.Input),
 			e.Tool != nil && (strings.Contains(e.Tool.Arguments, value) || strings.Contains(e.Tool.Result, value)),
@@ -427,10 +470,10 @@ func (r *run) read(value string, from, to int) bool {
 
 func stalledInterrupt(r *run, _ Config) []Finding {
 	n := len(r.events)
-	if n == 0 || r.events[n-1].Kind != traces.KindRunFinished || r.events[n-1].Run == nil || r.events[n-1].Run.Status != traces.StatusInterrupted {
+	if n == 0 || r.kinds[n-1] != kRunFinished || r.events[n-1].Run == nil || r.events[n-1].Run.Status != traces.StatusInterrupted {
 		return nil
 	}
-	at := r.prev(n-1, func(e *traces.Event) bool { return e.Kind == traces.KindInterrupted })
+	at := r.prev(n-1, kInterrupted, func(*traces.Event) bool { return true })
 	if at == nil {
 		return nil
 	}
@@ -442,41 +485,6 @@ func stalledInterrupt(r *run, _ Config) []Finding {
 		Seqs: []int64{at.Seq, r.events[n-1].Seq}, Agents: []string{at.Agent},
 		Message: fmt.Sprintf("the run stopped at %s and waits for a resume that never came", what),
 	}}
-}
-
-// next returns the first event after index i that match accepts, or nil.
-func (r *run) next(i int, match func(*traces.Event) bool) *traces.Event {
-	for j := i + 1; j < len(r.events); j++ {
-		if match(&r.events[j]) {
-			return &r.events[j]
-		}
-	}
-	return nil
-}
-
-// prev returns the last event before index i that match accepts, or nil.
-func (r *run) prev(i int, match func(*traces.Event) bool) *traces.Event {
-	for j := i - 1; j >= 0; j-- {
-		if match(&r.events[j]) {
-			return &r.events[j]
-		}
-	}
-	return nil
-}
-
-// within reports whether agent is root or below it in the run's tree.
-func (r *run) within(agent, root string) bool {
-	for depth := 0; agent != "" && depth <= len(r.agents); depth++ {
-		if agent == root {
-			return true
-		}
-		i := slices.IndexFunc(r.agents, func(a traces.Agent) bool { return a.Name == agent })
-		if i < 0 {
-			return false
-		}
-		agent = r.agents[i].Parent
-	}
-	return false
 }
 
 // mentions reports whether text names agent: by its name, or by the name's first word
