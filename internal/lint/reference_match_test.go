@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,6 +132,35 @@ func randomTrace(seed uint64) traces.Trace {
 		}
 		tr.Events = append(tr.Events, e)
 	}
+	// In half the runs each model call id finishes at most once, as the recorder writes them
+	// (some started twice, some never finished, some finished unstarted); in the others ids
+	// are drawn from a pool.
+	unique, made := chance(0.5), 0
+	var running []string
+	startID := func() string {
+		if !unique {
+			return ids("m", 30)
+		}
+		if len(running) > 0 && chance(0.1) {
+			return running[rnd.IntN(len(running))]
+		}
+		made++
+		running = append(running, fmt.Sprintf("u%d", made))
+		return running[len(running)-1]
+	}
+	finishID := func() string {
+		if !unique {
+			return ids("m", 30)
+		}
+		if len(running) == 0 || chance(0.1) {
+			made++
+			return fmt.Sprintf("u%d", made)
+		}
+		i := rnd.IntN(len(running))
+		id := running[i]
+		running = slices.Delete(running, i, i+1)
+		return id
+	}
 	add(traces.Event{Kind: traces.KindRunStarted, Agent: "-", Run: &traces.RunMark{Input: pick(request, "")}})
 	n := 50 + rnd.IntN(300)
 	for len(tr.Events) < n {
@@ -144,14 +174,14 @@ func randomTrace(seed uint64) traces.Trace {
 			e.AgentRun = &traces.AgentRun{}
 		case traces.KindModelStarted:
 			if !chance(0.03) {
-				e.Model = &traces.ModelCall{ID: ids("m", 30), Input: msgs(rnd.IntN(5))}
+				e.Model = &traces.ModelCall{ID: startID(), Input: msgs(rnd.IntN(5))}
 				if chance(0.6) {
 					e.Model.Tools = []string{"search", "transfer_to_agent"}
 				}
 			}
 		case traces.KindModelFinished:
 			if !chance(0.03) {
-				e.Model = &traces.ModelCall{ID: ids("m", 30)}
+				e.Model = &traces.ModelCall{ID: finishID()}
 				if chance(0.9) {
 					e.Model.Output = &traces.Message{Role: "assistant", Content: pick(append(texts, "", "")...)}
 					if chance(0.3) {

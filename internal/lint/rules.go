@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"regexp"
 	"slices"
 	"strings"
@@ -26,30 +27,18 @@ var rules = []Rule{
 	{"stalled-interrupt", Info, "the run waits at an interrupt that was never resumed", stalledInterrupt},
 }
 
-// progress reports whether e did work: a tool's result, a session value, or an answer (a reply
-// with text that hands nothing on).
-func progress(e *traces.Event) bool {
-	switch e.Kind {
-	case traces.KindToolFinished:
-		return e.Tool != nil && e.Tool.Name != transferTool && e.Tool.Name != exitTool && e.Tool.Error == "" && !e.Tool.Interrupted
-	case traces.KindSessionSet:
-		return true
-	case traces.KindModelFinished:
-		return e.Model != nil && e.Model.Output != nil && e.Model.Output.Content != "" && !callsTransfer(e.Model.Output)
-	}
-	return false
-}
+// progress, what ends a ping-pong, is an event that did work: a tool's result, a session value,
+// or an answer (a reply with text that hands nothing on). newRun lists them.
 
 func pingPong(r *run, cfg Config) []Finding {
 	var out []Finding
-	var hops []*traces.Event // transfers made since the last progress
-	var first, last int      // their indexes
+	var hops []transfer // transfers made since the last progress
 	flush := func() {
 		if len(hops) >= cfg.PingPongHops && revisits(hops) {
-			f := Finding{Tokens: r.tokensBetween(first, last)}
+			f := Finding{Tokens: r.tokensBetween(int(hops[0].at), int(hops[len(hops)-1].at))}
 			for _, h := range hops {
-				f.Seqs = append(f.Seqs, h.Seq)
-				for _, a := range []string{h.Transfer.From, h.Transfer.To} {
+				f.Seqs = append(f.Seqs, r.events[h.at].Seq)
+				for _, a := range []string{h.from, h.to} {
 					if !slices.Contains(f.Agents, a) {
 						f.Agents = append(f.Agents, a)
 					}
@@ -61,20 +50,17 @@ func pingPong(r *run, cfg Config) []Finding {
 		}
 		hops = hops[:0]
 	}
-	for i, k := range r.kinds {
-		switch k {
-		case kTransfer:
-			if e := &r.events[i]; e.Transfer != nil && e.Transfer.Outcome != traces.TransferFailed {
-				if len(hops) == 0 {
-					first = i
-				}
-				hops, last = append(hops, e), i
-			}
-		case kToolFinished, kSessionSet, kModelFinished:
-			if progress(&r.events[i]) {
-				flush()
-			}
+	done := r.progress
+	for _, t := range r.transfers {
+		for ; len(done) > 0 && done[0] < t.at; done = done[1:] {
+			flush()
 		}
+		if !t.failed {
+			hops = append(hops, t)
+		}
+	}
+	for range done {
+		flush()
 	}
 	flush()
 	return out
@@ -82,13 +68,13 @@ func pingPong(r *run, cfg Config) []Finding {
 
 // revisits reports whether some agent is handed the work more than once among hops: a cycle,
 // not a chain.
-func revisits(hops []*traces.Event) bool {
-	seen := map[string]bool{hops[0].Transfer.From: true}
+func revisits(hops []transfer) bool {
+	seen := map[string]bool{hops[0].from: true}
 	for _, h := range hops {
-		if seen[h.Transfer.To] {
+		if seen[h.to] {
 			return true
 		}
-		seen[h.Transfer.To] = true
+		seen[h.to] = true
 	}
 	return false
 }
@@ -96,38 +82,50 @@ func revisits(hops []*traces.Event) bool {
 func lostRequest(r *run, _ Config) []Finding {
 	var out []Finding
 	requests := map[string]string{} // the open AgentTool calls' requests, by callee
-	for i, k := range r.kinds {
-		t := &r.events[i]
-		switch {
-		case k == kAgentToolEnter && t.AgentTool != nil && t.AgentTool.InputMode != traces.AgentToolInputFullHistory:
-			requests[t.AgentTool.Callee] = strings.TrimSpace(t.AgentTool.Request)
-		case k == kAgentToolExit && t.AgentTool != nil:
-			delete(requests, t.AgentTool.Callee)
+	calls, starts := r.agentTools, 0
+	for _, t := range r.transfers {
+		for ; len(calls) > 0 && calls[0] < t.at; calls = calls[1:] {
+			switch e := &r.events[calls[0]]; {
+			case r.kinds[calls[0]] == kAgentToolEnter && e.AgentTool != nil && e.AgentTool.InputMode != traces.AgentToolInputFullHistory:
+				requests[e.AgentTool.Callee] = strings.TrimSpace(e.AgentTool.Request)
+			case r.kinds[calls[0]] == kAgentToolExit && e.AgentTool != nil:
+				delete(requests, e.AgentTool.Callee)
+			}
 		}
-		if k != kTransfer || t.Transfer == nil || t.Transfer.Outcome == traces.TransferFailed {
+		if t.failed {
 			continue
 		}
 		// Inside an AgentTool call the request is the one the caller's model wrote.
 		request := r.request
 		for callee, req := range requests {
-			if r.within(t.Transfer.From, callee) {
+			if r.within(t.from, callee) {
 				request = req
 			}
 		}
 		if request == "" {
 			continue
 		}
-		started := r.next(i, kAgentStarted, func(e *traces.Event) bool { return e.Agent == t.Transfer.To })
-		if started == nil || started.AgentRun == nil || started.AgentRun.Resumed {
+		for starts < len(r.agentStarts) && r.agentStarts[starts].at < t.at {
+			starts++
+		}
+		p := starts
+		for p < len(r.agentStarts) && r.agentStarts[p].agent != t.to {
+			p++
+		}
+		if p == len(r.agentStarts) {
 			continue
 		}
-		if slices.ContainsFunc(started.AgentRun.Input, func(m traces.Message) bool { return strings.Contains(m.Content, request) }) {
+		started := r.agentStarts[p]
+		if started.run == nil || started.run.Resumed {
+			continue
+		}
+		if slices.ContainsFunc(started.run.Input, func(m traces.Message) bool { return strings.Contains(m.Content, request) }) {
 			continue
 		}
 		out = append(out, Finding{
-			Seqs: []int64{started.Seq, t.Seq}, Agents: []string{t.Transfer.From, t.Transfer.To},
+			Seqs: []int64{r.events[started.at].Seq, r.events[t.at].Seq}, Agents: []string{t.from, t.to},
 			Message: fmt.Sprintf("%s handed the run to %s, whose input (%d messages) does not hold the request %q, verbatim or as a \"For context:\" rewrite",
-				t.Transfer.From, t.Transfer.To, len(started.AgentRun.Input), story.Clip(request, 80)),
+				t.from, t.to, len(started.run.Input), story.Clip(request, 80)),
 		})
 	}
 	return out
@@ -135,27 +133,30 @@ func lostRequest(r *run, _ Config) []Finding {
 
 func contextGrowth(r *run, cfg Config) []Finding {
 	var out []Finding
-	for i, k := range r.kinds {
-		if k != kTransfer {
+	after := 0 // the place in modelStarts of the first model call after the transfer
+	for _, t := range r.transfers {
+		if t.failed {
 			continue
 		}
-		t := &r.events[i]
-		if t.Transfer == nil || t.Transfer.Outcome == traces.TransferFailed {
+		after = r.modelStartAfter(t.at, after)
+		src, dst := after-1, after
+		for src >= 0 && r.modelStarts[src].agent != t.from {
+			src--
+		}
+		for dst < len(r.modelStarts) && r.modelStarts[dst].agent != t.to {
+			dst++
+		}
+		if src < 0 || dst == len(r.modelStarts) {
 			continue
 		}
-		src := r.prev(i, kModelStarted, func(e *traces.Event) bool { return e.Agent == t.Transfer.From && e.Model != nil })
-		dst := r.next(i, kModelStarted, func(e *traces.Event) bool { return e.Agent == t.Transfer.To && e.Model != nil })
-		if src == nil || dst == nil {
-			continue
-		}
-		from, to := r.promptTokens(src), r.promptTokens(dst)
+		from, to := r.promptOf(src), r.promptOf(dst)
 		if from == 0 || to < cfg.ContextMinTokens || float64(to) <= cfg.ContextGrowth*float64(from) {
 			continue
 		}
 		out = append(out, Finding{
-			Seqs: []int64{dst.Seq, t.Seq, src.Seq}, Agents: []string{t.Transfer.From, t.Transfer.To},
+			Seqs: []int64{r.events[r.modelStarts[dst].at].Seq, r.events[t.at].Seq, r.events[r.modelStarts[src].at].Seq}, Agents: []string{t.from, t.to},
 			Message: fmt.Sprintf("%s's first prompt after the handoff from %s is %d tokens, %.1f times %s's %d; it was fed %s",
-				t.Transfer.To, t.Transfer.From, to, float64(to)/float64(from), t.Transfer.From, from, byOrigin(dst.Model.Input)),
+				t.to, t.from, to, float64(to)/float64(from), t.from, from, byOrigin(r.modelStarts[dst].model.Input)),
 		})
 	}
 	return out
@@ -240,11 +241,11 @@ func swallowedAction(r *run, _ Config) []Finding {
 
 func refusedTransfer(r *run, _ Config) []Finding {
 	var out []Finding
-	for i := r.nextIndex(-1, kTransfer); i >= 0; i = r.nextIndex(i, kTransfer) {
-		if e := &r.events[i]; e.Transfer != nil && e.Transfer.Outcome == traces.TransferFailed {
+	for _, t := range r.transfers {
+		if t.failed {
 			out = append(out, Finding{
-				Seqs: []int64{e.Seq}, Agents: []string{e.Transfer.From, e.Transfer.To},
-				Message: fmt.Sprintf("eino refused %s's transfer to %s: %s", e.Transfer.From, e.Transfer.To, story.Clip(e.Transfer.Error, 160)),
+				Seqs: []int64{r.events[t.at].Seq}, Agents: []string{t.from, t.to},
+				Message: fmt.Sprintf("eino refused %s's transfer to %s: %s", t.from, t.to, story.Clip(r.events[t.at].Transfer.Error, 160)),
 			})
 		}
 	}
@@ -262,12 +263,12 @@ func unreachableAgent(r *run, _ Config) []Finding {
 	var out []Finding
 	named := map[[2]string]bool{}
 	read := map[string]string{} // the system message last read, by agent: every call repeats it
-	for i := r.nextIndex(-1, kModelStarted); i >= 0; i = r.nextIndex(i, kModelStarted) {
-		e := &r.events[i]
-		if e.Model == nil || !slices.Contains(e.Model.Tools, transferTool) {
+	for _, s := range r.modelStarts {
+		if !slices.Contains(s.model.Tools, transferTool) {
 			continue
 		}
-		for _, m := range e.Model.Input {
+		e := &r.events[s.at]
+		for _, m := range s.model.Input {
 			if m.Role != "system" || read[e.Agent] == m.Content {
 				continue
 			}
@@ -326,15 +327,9 @@ func mayAnnounceHandoff(text string) bool {
 
 func saidNotDone(r *run, _ Config) []Finding {
 	var out []Finding
-	for i := r.nextIndex(-1, kModelFinished); i >= 0; i = r.nextIndex(i, kModelFinished) {
+	for _, i := range r.announced {
 		e := &r.events[i]
-		if e.Model == nil || e.Model.Output == nil || callsTransfer(e.Model.Output) {
-			continue
-		}
 		text := e.Model.Output.Content
-		if !mayAnnounceHandoff(text) {
-			continue
-		}
 		loc := announcesHandoff.FindStringIndex(text)
 		if loc == nil {
 			continue
@@ -350,7 +345,7 @@ func saidNotDone(r *run, _ Config) []Finding {
 		if target == "" {
 			continue
 		}
-		handedOn := r.nextEither(i, kTransfer, kAgentFinished, func(n *traces.Event) bool { return n.Agent == e.Agent })
+		handedOn := r.nextEither(int(i), kTransfer, kAgentFinished, func(n *traces.Event) bool { return n.Agent == e.Agent })
 		if handedOn != nil && handedOn.Kind == traces.KindTransfer {
 			continue
 		}
@@ -363,32 +358,30 @@ func saidNotDone(r *run, _ Config) []Finding {
 }
 
 func repeatedCall(r *run, _ Config) []Finding {
-	started := map[string]*traces.Event{} // tool.started by call id
 	type key struct{ agent, tool, args, result string }
+	keyOf := func(c toolCall) key {
+		s, f := &r.events[c.started], &r.events[c.finished]
+		return key{s.Agent, s.Tool.Name, s.Tool.Arguments, f.Tool.Result}
+	}
+	// Most calls are made once: only those whose key's hash is some other call's too are
+	// grouped by key.
+	hashes := make(map[uint64]int32, len(r.toolCalls))
+	sums := make([]uint64, len(r.toolCalls))
+	for i, c := range r.toolCalls {
+		sums[i] = maphash.Comparable(r.seed, keyOf(c))
+		hashes[sums[i]]++
+	}
 	seen := map[key][]int64{}
 	var order []key
-	for i, k := range r.kinds {
-		if k != kToolStarted && k != kToolFinished {
+	for i, c := range r.toolCalls {
+		if hashes[sums[i]] < 2 {
 			continue
 		}
-		e := &r.events[i]
-		if e.Tool == nil || e.Tool.Name == transferTool || e.Tool.Name == exitTool {
-			continue
+		k := keyOf(c)
+		if seen[k] == nil {
+			order = append(order, k)
 		}
-		switch e.Kind {
-		case traces.KindToolStarted:
-			started[e.Tool.CallID] = e
-		case traces.KindToolFinished:
-			s := started[e.Tool.CallID]
-			if s == nil || e.Tool.Error != "" || e.Tool.Interrupted {
-				continue
-			}
-			k := key{s.Agent, s.Tool.Name, s.Tool.Arguments, e.Tool.Result}
-			if seen[k] == nil {
-				order = append(order, k)
-			}
-			seen[k] = append(seen[k], s.Seq)
-		}
+		seen[k] = append(seen[k], r.events[c.started].Seq)
 	}
 	var out []Finding
 	for _, k := range order {

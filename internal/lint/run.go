@@ -2,6 +2,8 @@ package lint
 
 import (
 	"bytes"
+	"hash/maphash"
+	"slices"
 	"strings"
 
 	"github.com/baton-dev/baton/internal/story"
@@ -79,29 +81,82 @@ func kindOf(k traces.Kind) kind {
 	return kOther
 }
 
-// run is a trace indexed for the rules, in one pass over its events.
+// run is a trace indexed for the rules, in one pass over its events: what the rules read of
+// each event is gathered there, in tables of a few words an entry, so that no rule walks the
+// events again.
 type run struct {
 	events []traces.Event
 	agents []traces.Agent
-	// kinds holds each event's kind, by index in events; counts, how many events of each kind.
-	kinds  []kind
-	counts [kinds]int
+	// kinds holds each event's kind, by index in events.
+	kinds []kind
 	// numbered says each event's seq is its index + 1, as in every trace traces.Validate
 	// accepts: a range of seqs is then a range of indexes.
 	numbered bool
 	// parents holds each agent's parent, by name (the first agent of a name's).
 	parents map[string]string
-	// finished holds each model call's model.finished (its last, by call id), made when first
-	// asked for (finishedOf).
-	finished map[string]*traces.Event
 	// request is the user's latest request: the last user message of the root agent's first
 	// input, else the run's input.
 	request string
+
+	transfers   []transfer   // the transfers with a payload
+	modelStarts []modelStart // the model.started with a payload
+	agentStarts []agentStart // every agent.started
+	agentTools  []int32      // the agenttool.entered and agenttool.exited, by index
+	progress    []int32      // the events that did work (see progress), by index
+	announced   []int32      // the replies that may announce a handoff (mayAnnounceHandoff), by index
+	toolCalls   []toolCall   // the tool calls that returned, by their tool.finished (repeatedCall)
+
+	seed maphash.Seed
+	// running holds the model calls started and not finished, their places in modelStarts, and
+	// runningTools the tool calls, their tool.started's indexes: both by a hash of the call's
+	// id, and both as small as the calls in flight.
+	running, runningTools map[uint64]int32
+	// finishedIDs holds the hashes of the model.finished's call ids, sorted. Two alike say an id
+	// finished twice (finishedTwice; or two ids hash alike): the model.finished after a call's
+	// start may then not be its last, and finished, by id, made when first asked for, says.
+	finishedIDs   []uint64
+	finishedTwice bool
+	finished      map[string]*traces.Event
+	// toolsUnsure says a tool.finished did not find its start among runningTools (a call that
+	// finished twice or never started, or two ids that hash alike): toolCalls are then paired
+	// again, by id.
+	toolsUnsure bool
+	// promptTokens of modelStarts, by place, + 1; 0 until counted.
+	prompts []int
 }
+
+// transfer is what the rules read of a transfer: its place in events, whether eino refused it,
+// and its ends.
+type transfer struct {
+	at       int32
+	failed   bool
+	from, to string
+}
+
+type modelStart struct {
+	at       int32
+	finished int32 // the index of the first model.finished of its id after it, or -1
+	agent    string
+	model    *traces.ModelCall
+}
+
+type agentStart struct {
+	at    int32
+	agent string
+	run   *traces.AgentRun
+}
+
+// toolCall is a tool call that returned, its tool.started and tool.finished by index.
+type toolCall struct{ started, finished int32 }
 
 func newRun(tr traces.Trace) *run {
 	r := &run{events: tr.Events, agents: tr.Agents, kinds: make([]kind, len(tr.Events)), numbered: true,
-		parents: make(map[string]string, len(tr.Agents)), request: tr.Run.Input}
+		parents: make(map[string]string, len(tr.Agents)), request: tr.Run.Input,
+		seed: maphash.MakeSeed(), running: make(map[uint64]int32), runningTools: make(map[uint64]int32)}
+	// The tables' sizes, guessed: a supervisor's run has about one event of each kind in eight.
+	guess := len(tr.Events)/8 + 8
+	r.transfers, r.modelStarts, r.agentStarts = make([]transfer, 0, guess), make([]modelStart, 0, guess), make([]agentStart, 0, guess)
+	r.progress, r.finishedIDs, r.toolCalls = make([]int32, 0, 2*guess), make([]uint64, 0, guess), make([]toolCall, 0, guess/2)
 	for _, a := range tr.Agents {
 		if _, ok := r.parents[a.Name]; !ok {
 			r.parents[a.Name] = a.Parent
@@ -112,46 +167,177 @@ func newRun(tr traces.Trace) *run {
 		e := &tr.Events[i]
 		k := kindOf(e.Kind)
 		r.kinds[i] = k
-		r.counts[k]++
 		if e.Seq != int64(i)+1 {
 			r.numbered = false
 		}
-		switch {
-		case k == kRunStarted && e.Run != nil && r.request == "":
-			r.request = e.Run.Input
-		case k == kAgentStarted && !rootSeen && e.AgentRun != nil:
-			rootSeen = true
-			for _, m := range e.AgentRun.Input {
-				if story.Origin(m) == story.FromUser && m.Content != "" {
-					r.request = m.Content
+		switch k {
+		case kRunStarted:
+			if e.Run != nil && r.request == "" {
+				r.request = e.Run.Input
+			}
+		case kAgentStarted:
+			if !rootSeen && e.AgentRun != nil {
+				rootSeen = true
+				for _, m := range e.AgentRun.Input {
+					if story.Origin(m) == story.FromUser && m.Content != "" {
+						r.request = m.Content
+					}
 				}
 			}
+			r.agentStarts = append(r.agentStarts, agentStart{int32(i), e.Agent, e.AgentRun})
+		case kModelStarted:
+			if e.Model != nil {
+				r.running[maphash.String(r.seed, e.Model.ID)] = int32(len(r.modelStarts))
+				r.modelStarts = append(r.modelStarts, modelStart{int32(i), -1, e.Agent, e.Model})
+			}
+		case kModelFinished:
+			if m := e.Model; m != nil {
+				r.finishedIs(i, m.ID)
+				if out := m.Output; out != nil && !callsTransfer(out) {
+					if out.Content != "" {
+						r.progress = append(r.progress, int32(i))
+					}
+					if mayAnnounceHandoff(out.Content) {
+						r.announced = append(r.announced, int32(i))
+					}
+				}
+			}
+		case kToolStarted:
+			if t := e.Tool; t != nil && t.Name != transferTool && t.Name != exitTool {
+				r.toolStarted(i, t.CallID)
+			}
+		case kToolFinished:
+			if t := e.Tool; t != nil && t.Name != transferTool && t.Name != exitTool && t.Error == "" && !t.Interrupted {
+				r.progress = append(r.progress, int32(i))
+				r.toolFinished(i, t.CallID)
+			}
+		case kSessionSet:
+			r.progress = append(r.progress, int32(i))
+		case kTransfer:
+			if t := e.Transfer; t != nil {
+				r.transfers = append(r.transfers, transfer{int32(i), t.Outcome == traces.TransferFailed, t.From, t.To})
+			}
+		case kAgentToolEnter, kAgentToolExit:
+			r.agentTools = append(r.agentTools, int32(i))
 		}
 	}
 	r.request = strings.TrimSpace(r.request)
+	slices.Sort(r.finishedIDs)
+	for i := 1; i < len(r.finishedIDs) && !r.finishedTwice; i++ {
+		r.finishedTwice = r.finishedIDs[i] == r.finishedIDs[i-1]
+	}
+	if r.toolsUnsure {
+		r.pairToolCalls()
+	}
 	return r
 }
 
-// finishedOf returns the model.finished of the model call id, or nil.
-func (r *run) finishedOf(id string) *traces.Event {
+// finishedIs notes the model.finished at index i, of the call id.
+func (r *run) finishedIs(i int, id string) {
+	h := maphash.String(r.seed, id)
+	r.finishedIDs = append(r.finishedIDs, h)
+	if p, ok := r.running[h]; ok {
+		delete(r.running, h)
+		if s := &r.modelStarts[p]; s.model.ID == id {
+			s.finished = int32(i)
+		}
+	}
+}
+
+// finishedOf returns the model.finished of the model call started at modelStarts[p] (the last of
+// its id), or nil.
+func (r *run) finishedOf(p int) *traces.Event {
+	s := r.modelStarts[p]
+	if !r.finishedTwice {
+		// Each id finished once at most: the call's model.finished is the one after its start,
+		// if it was found there, and else none when no model.finished has its id's hash.
+		if s.finished >= 0 {
+			return &r.events[s.finished]
+		}
+		if _, ok := slices.BinarySearch(r.finishedIDs, maphash.String(r.seed, s.model.ID)); !ok {
+			return nil
+		}
+	}
 	if r.finished == nil {
-		r.finished = make(map[string]*traces.Event, r.counts[kModelFinished])
+		r.finished = make(map[string]*traces.Event)
 		for i := r.nextIndex(-1, kModelFinished); i >= 0; i = r.nextIndex(i, kModelFinished) {
 			if e := &r.events[i]; e.Model != nil {
 				r.finished[e.Model.ID] = e
 			}
 		}
 	}
-	return r.finished[id]
+	return r.finished[s.model.ID]
 }
 
-// promptTokens is the size of a model call's prompt: what the model reported, else an estimate
+// toolStarted notes the tool.started at index i, of the call id.
+func (r *run) toolStarted(i int, id string) {
+	h := maphash.String(r.seed, id)
+	if j, ok := r.runningTools[h]; ok && r.events[j].Tool.CallID != id {
+		r.toolsUnsure = true
+	}
+	r.runningTools[h] = int32(i)
+}
+
+// toolFinished pairs the tool.finished at index i, which returned, of the call id, with the
+// latest tool.started of that id.
+func (r *run) toolFinished(i int, id string) {
+	h := maphash.String(r.seed, id)
+	j, ok := r.runningTools[h]
+	if !ok || r.events[j].Tool.CallID != id {
+		r.toolsUnsure = true
+		return
+	}
+	delete(r.runningTools, h)
+	r.toolCalls = append(r.toolCalls, toolCall{j, int32(i)})
+}
+
+// pairToolCalls makes toolCalls again, by call id, when two ids had the same hash.
+func (r *run) pairToolCalls() {
+	r.toolCalls = r.toolCalls[:0]
+	started := map[string]int32{}
+	for i, k := range r.kinds {
+		if k != kToolStarted && k != kToolFinished {
+			continue
+		}
+		t := r.events[i].Tool
+		if t == nil || t.Name == transferTool || t.Name == exitTool {
+			continue
+		}
+		if k == kToolStarted {
+			started[t.CallID] = int32(i)
+		} else if j, ok := started[t.CallID]; ok && t.Error == "" && !t.Interrupted {
+			r.toolCalls = append(r.toolCalls, toolCall{j, int32(i)})
+		}
+	}
+}
+
+// modelStartAfter returns the place in modelStarts of the first model call started after the
+// event at index i, searching from place from.
+func (r *run) modelStartAfter(i int32, from int) int {
+	for from < len(r.modelStarts) && r.modelStarts[from].at < i {
+		from++
+	}
+	return from
+}
+
+// promptOf is promptTokens of modelStarts[p], counted once.
+func (r *run) promptOf(p int) int {
+	if r.prompts == nil {
+		r.prompts = make([]int, len(r.modelStarts))
+	}
+	if r.prompts[p] == 0 {
+		r.prompts[p] = promptTokens(r.modelStarts[p].model, r.finishedOf(p)) + 1
+	}
+	return r.prompts[p] - 1
+}
+
+// promptTokens is the size of a model call's prompt, given its model.finished: what the model reported, else an estimate
 // of four characters a token.
-func (r *run) promptTokens(started *traces.Event) int {
-	if f := r.finishedOf(started.Model.ID); f != nil && f.Model.Usage != nil && f.Model.Usage.PromptTokens > 0 {
+func promptTokens(started *traces.ModelCall, finished *traces.Event) int {
+	if f := finished; f != nil && f.Model.Usage != nil && f.Model.Usage.PromptTokens > 0 {
 		return f.Model.Usage.PromptTokens
 	}
-	return estimateTokens(started.Model.Input)
+	return estimateTokens(started.Input)
 }
 
 func estimateTokens(msgs []traces.Message) int {
