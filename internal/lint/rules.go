@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"regexp"
 	"slices"
 	"strings"
@@ -358,26 +357,21 @@ func saidNotDone(r *run, _ Config) []Finding {
 }
 
 func repeatedCall(r *run, _ Config) []Finding {
-	type key struct{ agent, tool, args, result string }
-	keyOf := func(c toolCall) key {
-		s, f := &r.events[c.started], &r.events[c.finished]
-		return key{s.Agent, s.Tool.Name, s.Tool.Arguments, f.Tool.Result}
-	}
 	// Most calls are made once: only those whose key's hash is some other call's too are
 	// grouped by key.
-	hashes := make(map[uint64]int32, len(r.toolCalls))
-	sums := make([]uint64, len(r.toolCalls))
-	for i, c := range r.toolCalls {
-		sums[i] = maphash.Comparable(r.seed, keyOf(c))
-		hashes[sums[i]]++
+	hashes, again := newHashSet(len(r.toolCalls)), map[uint64]bool{}
+	for _, c := range r.toolCalls {
+		if hashes.add(c.key) {
+			again[c.key|1] = true
+		}
 	}
-	seen := map[key][]int64{}
-	var order []key
-	for i, c := range r.toolCalls {
-		if hashes[sums[i]] < 2 {
+	seen := map[callKey][]int64{}
+	var order []callKey
+	for _, c := range r.toolCalls {
+		if !again[c.key|1] {
 			continue
 		}
-		k := keyOf(c)
+		k := r.callKey(c)
 		if seen[k] == nil {
 			order = append(order, k)
 		}

@@ -3,7 +3,6 @@ package lint
 import (
 	"bytes"
 	"hash/maphash"
-	"slices"
 	"strings"
 
 	"github.com/baton-dev/baton/internal/story"
@@ -111,10 +110,10 @@ type run struct {
 	// runningTools the tool calls, their tool.started's indexes: both by a hash of the call's
 	// id, and both as small as the calls in flight.
 	running, runningTools map[uint64]int32
-	// finishedIDs holds the hashes of the model.finished's call ids, sorted. Two alike say an id
-	// finished twice (finishedTwice; or two ids hash alike): the model.finished after a call's
-	// start may then not be its last, and finished, by id, made when first asked for, says.
-	finishedIDs   []uint64
+	// finishedIDs holds the hashes of the model.finished's call ids. Two alike say an id finished
+	// twice (finishedTwice; or two ids hash alike): the model.finished after a call's start may
+	// then not be its last, and finished, by id, made when first asked for, says.
+	finishedIDs   hashSet
 	finishedTwice bool
 	finished      map[string]*traces.Event
 	// toolsUnsure says a tool.finished did not find its start among runningTools (a call that
@@ -136,6 +135,7 @@ type transfer struct {
 type modelStart struct {
 	at       int32
 	finished int32 // the index of the first model.finished of its id after it, or -1
+	prompt   int   // that model.finished's prompt tokens, 0 for none
 	agent    string
 	model    *traces.ModelCall
 }
@@ -146,8 +146,26 @@ type agentStart struct {
 	run   *traces.AgentRun
 }
 
-// toolCall is a tool call that returned, its tool.started and tool.finished by index.
-type toolCall struct{ started, finished int32 }
+// toolCall is a tool call that returned: its tool.started and tool.finished by index, and a
+// hash of what repeatedCall compares (callKey).
+type toolCall struct {
+	started, finished int32
+	key               uint64
+}
+
+// callKey is what makes two tool calls the same to repeatedCall.
+type callKey struct{ agent, tool, args, result string }
+
+func (r *run) callKey(c toolCall) callKey {
+	s, f := &r.events[c.started], &r.events[c.finished]
+	return callKey{s.Agent, s.Tool.Name, s.Tool.Arguments, f.Tool.Result}
+}
+
+func (r *run) newToolCall(started, finished int) toolCall {
+	c := toolCall{started: int32(started), finished: int32(finished)}
+	c.key = maphash.Comparable(r.seed, r.callKey(c))
+	return c
+}
 
 func newRun(tr traces.Trace) *run {
 	r := &run{events: tr.Events, agents: tr.Agents, kinds: make([]kind, len(tr.Events)), numbered: true,
@@ -156,7 +174,8 @@ func newRun(tr traces.Trace) *run {
 	// The tables' sizes, guessed: a supervisor's run has about one event of each kind in eight.
 	guess := len(tr.Events)/8 + 8
 	r.transfers, r.modelStarts, r.agentStarts = make([]transfer, 0, guess), make([]modelStart, 0, guess), make([]agentStart, 0, guess)
-	r.progress, r.finishedIDs, r.toolCalls = make([]int32, 0, 2*guess), make([]uint64, 0, guess), make([]toolCall, 0, guess/2)
+	r.progress, r.toolCalls = make([]int32, 0, 2*guess), make([]toolCall, 0, guess/2)
+	finishedIDs := make([]uint64, 0, guess)
 	for _, a := range tr.Agents {
 		if _, ok := r.parents[a.Name]; !ok {
 			r.parents[a.Name] = a.Parent
@@ -188,11 +207,11 @@ func newRun(tr traces.Trace) *run {
 		case kModelStarted:
 			if e.Model != nil {
 				r.running[maphash.String(r.seed, e.Model.ID)] = int32(len(r.modelStarts))
-				r.modelStarts = append(r.modelStarts, modelStart{int32(i), -1, e.Agent, e.Model})
+				r.modelStarts = append(r.modelStarts, modelStart{at: int32(i), finished: -1, agent: e.Agent, model: e.Model})
 			}
 		case kModelFinished:
 			if m := e.Model; m != nil {
-				r.finishedIs(i, m.ID)
+				finishedIDs = append(finishedIDs, r.finishedIs(i, m))
 				if out := m.Output; out != nil && !callsTransfer(out) {
 					if out.Content != "" {
 						r.progress = append(r.progress, int32(i))
@@ -222,9 +241,9 @@ func newRun(tr traces.Trace) *run {
 		}
 	}
 	r.request = strings.TrimSpace(r.request)
-	slices.Sort(r.finishedIDs)
-	for i := 1; i < len(r.finishedIDs) && !r.finishedTwice; i++ {
-		r.finishedTwice = r.finishedIDs[i] == r.finishedIDs[i-1]
+	r.finishedIDs = newHashSet(len(finishedIDs))
+	for _, h := range finishedIDs {
+		r.finishedTwice = r.finishedIDs.add(h) || r.finishedTwice
 	}
 	if r.toolsUnsure {
 		r.pairToolCalls()
@@ -232,16 +251,19 @@ func newRun(tr traces.Trace) *run {
 	return r
 }
 
-// finishedIs notes the model.finished at index i, of the call id.
-func (r *run) finishedIs(i int, id string) {
-	h := maphash.String(r.seed, id)
-	r.finishedIDs = append(r.finishedIDs, h)
+// finishedIs notes the model.finished at index i, of the call m, and returns its id's hash.
+func (r *run) finishedIs(i int, m *traces.ModelCall) uint64 {
+	h := maphash.String(r.seed, m.ID)
 	if p, ok := r.running[h]; ok {
 		delete(r.running, h)
-		if s := &r.modelStarts[p]; s.model.ID == id {
+		if s := &r.modelStarts[p]; s.model.ID == m.ID {
 			s.finished = int32(i)
+			if m.Usage != nil {
+				s.prompt = m.Usage.PromptTokens
+			}
 		}
 	}
+	return h
 }
 
 // finishedOf returns the model.finished of the model call started at modelStarts[p] (the last of
@@ -254,7 +276,7 @@ func (r *run) finishedOf(p int) *traces.Event {
 		if s.finished >= 0 {
 			return &r.events[s.finished]
 		}
-		if _, ok := slices.BinarySearch(r.finishedIDs, maphash.String(r.seed, s.model.ID)); !ok {
+		if !r.finishedIDs.has(maphash.String(r.seed, s.model.ID)) {
 			return nil
 		}
 	}
@@ -288,7 +310,7 @@ func (r *run) toolFinished(i int, id string) {
 		return
 	}
 	delete(r.runningTools, h)
-	r.toolCalls = append(r.toolCalls, toolCall{j, int32(i)})
+	r.toolCalls = append(r.toolCalls, r.newToolCall(int(j), i))
 }
 
 // pairToolCalls makes toolCalls again, by call id, when two ids had the same hash.
@@ -306,7 +328,7 @@ func (r *run) pairToolCalls() {
 		if k == kToolStarted {
 			started[t.CallID] = int32(i)
 		} else if j, ok := started[t.CallID]; ok && t.Error == "" && !t.Interrupted {
-			r.toolCalls = append(r.toolCalls, toolCall{j, int32(i)})
+			r.toolCalls = append(r.toolCalls, r.newToolCall(int(j), i))
 		}
 	}
 }
@@ -326,16 +348,23 @@ func (r *run) promptOf(p int) int {
 		r.prompts = make([]int, len(r.modelStarts))
 	}
 	if r.prompts[p] == 0 {
-		r.prompts[p] = promptTokens(r.modelStarts[p].model, r.finishedOf(p)) + 1
+		s, reported := &r.modelStarts[p], 0
+		if s.finished >= 0 && !r.finishedTwice { // its model.finished, read as it was paired
+			reported = s.prompt
+		} else if f := r.finishedOf(p); f != nil && f.Model.Usage != nil {
+			reported = f.Model.Usage.PromptTokens
+		}
+		r.prompts[p] = promptTokens(s.model, reported) + 1
 	}
 	return r.prompts[p] - 1
 }
 
-// promptTokens is the size of a model call's prompt, given its model.finished: what the model reported, else an estimate
+// promptTokens is the size of a model call's prompt, given the prompt tokens its model.finished
+// reported: what the model reported, else an estimate
 // of four characters a token.
-func promptTokens(started *traces.ModelCall, finished *traces.Event) int {
-	if f := finished; f != nil && f.Model.Usage != nil && f.Model.Usage.PromptTokens > 0 {
-		return f.Model.Usage.PromptTokens
+func promptTokens(started *traces.ModelCall, reported int) int {
+	if reported > 0 {
+		return reported
 	}
 	return estimateTokens(started.Input)
 }
@@ -441,4 +470,46 @@ func (r *run) within(agent, root string) bool {
 		agent = parent
 	}
 	return false
+}
+
+// hashSet is a set of 64-bit hashes, filled and then asked: open addressing in a table at least
+// twice the size of what it holds, nothing allocated an entry. It holds h|1 (0 marks a free
+// slot): two hashes that differ in their lowest bit only are one, which only sends a caller to
+// its exact path.
+type hashSet struct{ slots []uint64 }
+
+func newHashSet(n int) hashSet {
+	size := 8
+	for size < 2*n {
+		size <<= 1
+	}
+	return hashSet{make([]uint64, size)}
+}
+
+// add adds h and reports whether it was there already.
+func (s hashSet) add(h uint64) bool {
+	h |= 1
+	mask := uint64(len(s.slots) - 1)
+	for j := h & mask; ; j = (j + 1) & mask {
+		switch s.slots[j] {
+		case 0:
+			s.slots[j] = h
+			return false
+		case h:
+			return true
+		}
+	}
+}
+
+func (s hashSet) has(h uint64) bool {
+	h |= 1
+	mask := uint64(len(s.slots) - 1)
+	for j := h & mask; ; j = (j + 1) & mask {
+		switch s.slots[j] {
+		case 0:
+			return false
+		case h:
+			return true
+		}
+	}
 }
