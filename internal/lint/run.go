@@ -212,10 +212,9 @@ func newRun(tr traces.Trace) *run {
 		case kModelFinished:
 			if m := e.Model; m != nil {
 				finishedIDs = append(finishedIDs, r.finishedIs(i, m))
-				if out := m.Output; out != nil && !callsTransfer(out) {
-					if out.Content != "" {
-						r.progress = append(r.progress, int32(i))
-					}
+				// An answer is progress; a reply without text announces nothing either.
+				if out := m.Output; out != nil && out.Content != "" && !callsTransfer(out) {
+					r.progress = append(r.progress, int32(i))
 					if mayAnnounceHandoff(out.Content) {
 						r.announced = append(r.announced, int32(i))
 					}
