@@ -266,12 +266,11 @@ func unreachableAgent(r *run, _ Config) []Finding {
 		if !slices.Contains(s.model.Tools, transferTool) {
 			continue
 		}
-		e := &r.events[s.at]
 		for _, m := range s.model.Input {
-			if m.Role != "system" || read[e.Agent] == m.Content {
+			if m.Role != "system" || read[s.agent] == m.Content {
 				continue
 			}
-			read[e.Agent] = m.Content
+			read[s.agent] = m.Content
 			own, block, ok := strings.Cut(m.Content, transferInstruction)
 			if !ok {
 				continue
@@ -281,14 +280,14 @@ func unreachableAgent(r *run, _ Config) []Finding {
 				reachable = append(reachable, strings.TrimSpace(l[1]))
 			}
 			for _, a := range r.agents {
-				if a.Name == e.Agent || slices.Contains(reachable, a.Name) || named[[2]string{e.Agent, a.Name}] || !mentions(own, a.Name) {
+				if a.Name == s.agent || slices.Contains(reachable, a.Name) || named[[2]string{s.agent, a.Name}] || !mentions(own, a.Name) {
 					continue
 				}
-				named[[2]string{e.Agent, a.Name}] = true
+				named[[2]string{s.agent, a.Name}] = true
 				out = append(out, Finding{
-					Seqs: []int64{e.Seq}, Agents: []string{e.Agent, a.Name},
+					Seqs: []int64{r.events[s.at].Seq}, Agents: []string{s.agent, a.Name},
 					Message: fmt.Sprintf("%s's instruction names %s, but its transfers reach only %s: a transfer there would be refused",
-						e.Agent, a.Name, orNone(reachable)),
+						s.agent, a.Name, orNone(reachable)),
 				})
 			}
 		}

@@ -39,7 +39,6 @@ const (
 	kInterrupted
 	kExit
 	kBreakLoop
-	kinds
 )
 
 func kindOf(k traces.Kind) kind {
@@ -101,7 +100,7 @@ type run struct {
 	modelStarts []modelStart // the model.started with a payload
 	agentStarts []agentStart // every agent.started
 	agentTools  []int32      // the agenttool.entered and agenttool.exited, by index
-	progress    []int32      // the events that did work (see progress), by index
+	progress    []int32      // the events that did work (what ends a ping-pong), by index
 	announced   []int32      // the replies that may announce a handoff (mayAnnounceHandoff), by index
 	toolCalls   []toolCall   // the tool calls that returned, by their tool.finished (repeatedCall)
 
@@ -134,7 +133,7 @@ type transfer struct {
 
 type modelStart struct {
 	at       int32
-	finished int32 // the index of the first model.finished of its id after it, or -1
+	finished int32 // the index of the model.finished the pass paired it with, or -1
 	prompt   int   // that model.finished's prompt tokens, 0 for none
 	agent    string
 	model    *traces.ModelCall
@@ -312,7 +311,7 @@ func (r *run) toolFinished(i int, id string) {
 	r.toolCalls = append(r.toolCalls, r.newToolCall(int(j), i))
 }
 
-// pairToolCalls makes toolCalls again, by call id, when two ids had the same hash.
+// pairToolCalls makes toolCalls again, by call id: what toolsUnsure asks for.
 func (r *run) pairToolCalls() {
 	r.toolCalls = r.toolCalls[:0]
 	started := map[string]int32{}
@@ -358,9 +357,8 @@ func (r *run) promptOf(p int) int {
 	return r.prompts[p] - 1
 }
 
-// promptTokens is the size of a model call's prompt, given the prompt tokens its model.finished
-// reported: what the model reported, else an estimate
-// of four characters a token.
+// promptTokens is the size of a model call's prompt: the prompt tokens its model.finished
+// reported, else an estimate of four characters a token.
 func promptTokens(started *traces.ModelCall, reported int) int {
 	if reported > 0 {
 		return reported
