@@ -8,6 +8,8 @@ import (
 	"github.com/baton-dev/baton/internal/agentstest"
 	"github.com/baton-dev/baton/internal/lint"
 	"github.com/baton-dev/baton/internal/story"
+	"github.com/baton-dev/baton/internal/webtest"
+	"github.com/baton-dev/baton/traces"
 )
 
 // BenchmarkDigest is what the run page reads from a whole run at most once a second while it goes
@@ -37,4 +39,19 @@ func BenchmarkDigest(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkCheckLarge is Check on the million-event run of the server's BenchmarkLargeRun
+// (webtest.Large, ended as an import ends it): what an import of it pays on its request path
+// (server/digest.go, countFindings) and a read-back's first view pays again.
+//
+//	go test ./internal/lint -run '^$' -bench CheckLarge -benchtime 5x -benchmem
+func BenchmarkCheckLarge(b *testing.B) {
+	tr, _ := traces.EndImported(webtest.Large(1_000_000))
+	b.Run(fmt.Sprintf("events=%d", len(tr.Events)), func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			lint.Check(tr, lint.Config{})
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/baton-dev/baton/internal/story"
 	"github.com/baton-dev/baton/traces"
@@ -25,29 +26,18 @@ var rules = []Rule{
 	{"stalled-interrupt", Info, "the run waits at an interrupt that was never resumed", stalledInterrupt},
 }
 
-// progress reports whether e did work: a tool's result, a session value, or an answer (a reply
-// with text that hands nothing on).
-func progress(e *traces.Event) bool {
-	switch e.Kind {
-	case traces.KindToolFinished:
-		return e.Tool != nil && e.Tool.Name != transferTool && e.Tool.Name != exitTool && e.Tool.Error == "" && !e.Tool.Interrupted
-	case traces.KindSessionSet:
-		return true
-	case traces.KindModelFinished:
-		return e.Model != nil && e.Model.Output != nil && e.Model.Output.Content != "" && !callsTransfer(e.Model.Output)
-	}
-	return false
-}
+// progress, what ends a ping-pong, is an event that did work: a tool's result, a session value,
+// or an answer (a reply with text that hands nothing on). newRun lists them.
 
 func pingPong(r *run, cfg Config) []Finding {
 	var out []Finding
-	var hops []*traces.Event // transfers made since the last progress
+	var hops []transfer // transfers made since the last progress
 	flush := func() {
 		if len(hops) >= cfg.PingPongHops && revisits(hops) {
-			f := Finding{Tokens: r.tokensBetween(hops[0].Seq, hops[len(hops)-1].Seq)}
+			f := Finding{Tokens: r.tokensBetween(int(hops[0].at), int(hops[len(hops)-1].at))}
 			for _, h := range hops {
-				f.Seqs = append(f.Seqs, h.Seq)
-				for _, a := range []string{h.Transfer.From, h.Transfer.To} {
+				f.Seqs = append(f.Seqs, r.events[h.at].Seq)
+				for _, a := range []string{h.from, h.to} {
 					if !slices.Contains(f.Agents, a) {
 						f.Agents = append(f.Agents, a)
 					}
@@ -59,14 +49,17 @@ func pingPong(r *run, cfg Config) []Finding {
 		}
 		hops = hops[:0]
 	}
-	for i := range r.events {
-		e := &r.events[i]
-		switch {
-		case e.Kind == traces.KindTransfer && e.Transfer != nil && e.Transfer.Outcome != traces.TransferFailed:
-			hops = append(hops, e)
-		case progress(e):
+	done := r.progress
+	for _, t := range r.transfers {
+		for ; len(done) > 0 && done[0] < t.at; done = done[1:] {
 			flush()
 		}
+		if !t.failed {
+			hops = append(hops, t)
+		}
+	}
+	for range done {
+		flush()
 	}
 	flush()
 	return out
@@ -74,13 +67,13 @@ func pingPong(r *run, cfg Config) []Finding {
 
 // revisits reports whether some agent is handed the work more than once among hops: a cycle,
 // not a chain.
-func revisits(hops []*traces.Event) bool {
-	seen := map[string]bool{hops[0].Transfer.From: true}
+func revisits(hops []transfer) bool {
+	seen := map[string]bool{hops[0].from: true}
 	for _, h := range hops {
-		if seen[h.Transfer.To] {
+		if seen[h.to] {
 			return true
 		}
-		seen[h.Transfer.To] = true
+		seen[h.to] = true
 	}
 	return false
 }
@@ -88,40 +81,50 @@ func revisits(hops []*traces.Event) bool {
 func lostRequest(r *run, _ Config) []Finding {
 	var out []Finding
 	requests := map[string]string{} // the open AgentTool calls' requests, by callee
-	for i := range r.events {
-		t := &r.events[i]
-		switch {
-		case t.Kind == traces.KindAgentToolEnter && t.AgentTool != nil && t.AgentTool.InputMode != traces.AgentToolInputFullHistory:
-			requests[t.AgentTool.Callee] = strings.TrimSpace(t.AgentTool.Request)
-		case t.Kind == traces.KindAgentToolExit && t.AgentTool != nil:
-			delete(requests, t.AgentTool.Callee)
+	calls, starts := r.agentTools, 0
+	for _, t := range r.transfers {
+		for ; len(calls) > 0 && calls[0] < t.at; calls = calls[1:] {
+			switch e := &r.events[calls[0]]; {
+			case r.kinds[calls[0]] == kAgentToolEnter && e.AgentTool != nil && e.AgentTool.InputMode != traces.AgentToolInputFullHistory:
+				requests[e.AgentTool.Callee] = strings.TrimSpace(e.AgentTool.Request)
+			case r.kinds[calls[0]] == kAgentToolExit && e.AgentTool != nil:
+				delete(requests, e.AgentTool.Callee)
+			}
 		}
-		if t.Kind != traces.KindTransfer || t.Transfer == nil || t.Transfer.Outcome == traces.TransferFailed {
+		if t.failed {
 			continue
 		}
 		// Inside an AgentTool call the request is the one the caller's model wrote.
 		request := r.request
 		for callee, req := range requests {
-			if r.within(t.Transfer.From, callee) {
+			if r.within(t.from, callee) {
 				request = req
 			}
 		}
 		if request == "" {
 			continue
 		}
-		started := r.next(i, func(e *traces.Event) bool {
-			return e.Kind == traces.KindAgentStarted && e.Agent == t.Transfer.To
-		})
-		if started == nil || started.AgentRun == nil || started.AgentRun.Resumed {
+		for starts < len(r.agentStarts) && r.agentStarts[starts].at < t.at {
+			starts++
+		}
+		p := starts
+		for p < len(r.agentStarts) && r.agentStarts[p].agent != t.to {
+			p++
+		}
+		if p == len(r.agentStarts) {
 			continue
 		}
-		if slices.ContainsFunc(started.AgentRun.Input, func(m traces.Message) bool { return strings.Contains(m.Content, request) }) {
+		started := r.agentStarts[p]
+		if started.run == nil || started.run.Resumed {
+			continue
+		}
+		if slices.ContainsFunc(started.run.Input, func(m traces.Message) bool { return strings.Contains(m.Content, request) }) {
 			continue
 		}
 		out = append(out, Finding{
-			Seqs: []int64{started.Seq, t.Seq}, Agents: []string{t.Transfer.From, t.Transfer.To},
+			Seqs: []int64{r.events[started.at].Seq, r.events[t.at].Seq}, Agents: []string{t.from, t.to},
 			Message: fmt.Sprintf("%s handed the run to %s, whose input (%d messages) does not hold the request %q, verbatim or as a \"For context:\" rewrite",
-				t.Transfer.From, t.Transfer.To, len(started.AgentRun.Input), story.Clip(request, 80)),
+				t.from, t.to, len(started.run.Input), story.Clip(request, 80)),
 		})
 	}
 	return out
@@ -129,28 +132,30 @@ func lostRequest(r *run, _ Config) []Finding {
 
 func contextGrowth(r *run, cfg Config) []Finding {
 	var out []Finding
-	for i := range r.events {
-		t := &r.events[i]
-		if t.Kind != traces.KindTransfer || t.Transfer == nil || t.Transfer.Outcome == traces.TransferFailed {
+	after := 0 // the place in modelStarts of the first model call after the transfer
+	for _, t := range r.transfers {
+		if t.failed {
 			continue
 		}
-		src := r.prev(i, func(e *traces.Event) bool {
-			return e.Kind == traces.KindModelStarted && e.Agent == t.Transfer.From && e.Model != nil
-		})
-		dst := r.next(i, func(e *traces.Event) bool {
-			return e.Kind == traces.KindModelStarted && e.Agent == t.Transfer.To && e.Model != nil
-		})
-		if src == nil || dst == nil {
+		after = r.modelStartAfter(t.at, after)
+		src, dst := after-1, after
+		for src >= 0 && r.modelStarts[src].agent != t.from {
+			src--
+		}
+		for dst < len(r.modelStarts) && r.modelStarts[dst].agent != t.to {
+			dst++
+		}
+		if src < 0 || dst == len(r.modelStarts) {
 			continue
 		}
-		from, to := r.promptTokens(src), r.promptTokens(dst)
+		from, to := r.promptOf(src), r.promptOf(dst)
 		if from == 0 || to < cfg.ContextMinTokens || float64(to) <= cfg.ContextGrowth*float64(from) {
 			continue
 		}
 		out = append(out, Finding{
-			Seqs: []int64{dst.Seq, t.Seq, src.Seq}, Agents: []string{t.Transfer.From, t.Transfer.To},
+			Seqs: []int64{r.events[r.modelStarts[dst].at].Seq, r.events[t.at].Seq, r.events[r.modelStarts[src].at].Seq}, Agents: []string{t.from, t.to},
 			Message: fmt.Sprintf("%s's first prompt after the handoff from %s is %d tokens, %.1f times %s's %d; it was fed %s",
-				t.Transfer.To, t.Transfer.From, to, float64(to)/float64(from), t.Transfer.From, from, byOrigin(dst.Model.Input)),
+				t.to, t.from, to, float64(to)/float64(from), t.from, from, byOrigin(r.modelStarts[dst].model.Input)),
 		})
 	}
 	return out
@@ -188,7 +193,10 @@ func swallowedAction(r *run, _ Config) []Finding {
 	}
 	open := map[string]*call{}
 	var out []Finding
-	for i := range r.events {
+	for i, k := range r.kinds {
+		if k != kAgentToolEnter && k != kAgentToolExit && (len(open) == 0 || k != kExit && k != kBreakLoop && k != kTransfer) {
+			continue // what stops at a boundary is only looked at inside an AgentTool call
+		}
 		e := &r.events[i]
 		switch e.Kind {
 		case traces.KindAgentToolEnter:
@@ -214,7 +222,7 @@ func swallowedAction(r *run, _ Config) []Finding {
 			if c == nil || len(c.actions) == 0 {
 				continue
 			}
-			after := r.next(i, func(n *traces.Event) bool { return n.Kind == traces.KindModelStarted && n.Agent == c.caller })
+			after := r.next(i, kModelStarted, func(n *traces.Event) bool { return n.Agent == c.caller })
 			if after == nil {
 				continue
 			}
@@ -232,11 +240,11 @@ func swallowedAction(r *run, _ Config) []Finding {
 
 func refusedTransfer(r *run, _ Config) []Finding {
 	var out []Finding
-	for _, e := range r.events {
-		if e.Kind == traces.KindTransfer && e.Transfer != nil && e.Transfer.Outcome == traces.TransferFailed {
+	for _, t := range r.transfers {
+		if t.failed {
 			out = append(out, Finding{
-				Seqs: []int64{e.Seq}, Agents: []string{e.Transfer.From, e.Transfer.To},
-				Message: fmt.Sprintf("eino refused %s's transfer to %s: %s", e.Transfer.From, e.Transfer.To, story.Clip(e.Transfer.Error, 160)),
+				Seqs: []int64{r.events[t.at].Seq}, Agents: []string{t.from, t.to},
+				Message: fmt.Sprintf("eino refused %s's transfer to %s: %s", t.from, t.to, story.Clip(r.events[t.at].Transfer.Error, 160)),
 			})
 		}
 	}
@@ -254,15 +262,15 @@ func unreachableAgent(r *run, _ Config) []Finding {
 	var out []Finding
 	named := map[[2]string]bool{}
 	read := map[string]string{} // the system message last read, by agent: every call repeats it
-	for _, e := range r.events {
-		if e.Kind != traces.KindModelStarted || e.Model == nil || !slices.Contains(e.Model.Tools, transferTool) {
+	for _, s := range r.modelStarts {
+		if !slices.Contains(s.model.Tools, transferTool) {
 			continue
 		}
-		for _, m := range e.Model.Input {
-			if m.Role != "system" || read[e.Agent] == m.Content {
+		for _, m := range s.model.Input {
+			if m.Role != "system" || read[s.agent] == m.Content {
 				continue
 			}
-			read[e.Agent] = m.Content
+			read[s.agent] = m.Content
 			own, block, ok := strings.Cut(m.Content, transferInstruction)
 			if !ok {
 				continue
@@ -272,14 +280,14 @@ func unreachableAgent(r *run, _ Config) []Finding {
 				reachable = append(reachable, strings.TrimSpace(l[1]))
 			}
 			for _, a := range r.agents {
-				if a.Name == e.Agent || slices.Contains(reachable, a.Name) || named[[2]string{e.Agent, a.Name}] || !mentions(own, a.Name) {
+				if a.Name == s.agent || slices.Contains(reachable, a.Name) || named[[2]string{s.agent, a.Name}] || !mentions(own, a.Name) {
 					continue
 				}
-				named[[2]string{e.Agent, a.Name}] = true
+				named[[2]string{s.agent, a.Name}] = true
 				out = append(out, Finding{
-					Seqs: []int64{e.Seq}, Agents: []string{e.Agent, a.Name},
+					Seqs: []int64{r.events[s.at].Seq}, Agents: []string{s.agent, a.Name},
 					Message: fmt.Sprintf("%s's instruction names %s, but its transfers reach only %s: a transfer there would be refused",
-						e.Agent, a.Name, orNone(reachable)),
+						s.agent, a.Name, orNone(reachable)),
 				})
 			}
 		}
@@ -290,13 +298,35 @@ func unreachableAgent(r *run, _ Config) []Finding {
 // announcesHandoff finds a reply's words that hand the work on.
 var announcesHandoff = regexp.MustCompile(`(?i)\b(?:hand(?:ing)?\s+(?:\w+\s+){0,2}(?:over\s+|off\s+)?to|transfer(?:ring)?\s+(?:\w+\s+){0,2}to|pass(?:ing)?\s+(?:\w+\s+){0,2}(?:over|along|on)\s+to|rout(?:e|ing)\s+(?:\w+\s+){0,2}to|connect(?:ing)?\s+you\s+(?:with|to)|forward(?:ing)?\s+(?:\w+\s+){0,2}to)\b`)
 
+// handoffStems are the words one of which every match of announcesHandoff holds.
+var handoffStems = [...]string{"hand", "transfer", "pass", "rout", "connect", "forward"}
+
+// mayAnnounceHandoff reports whether text may match announcesHandoff: whether it holds one of
+// handoffStems in any case, or is not all ASCII (where the regexp's case folding goes beyond
+// ASCII's: "ſ" is an "s"). Most replies hold none, and this is many times quicker than the
+// regexp.
+func mayAnnounceHandoff(text string) bool {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= utf8.RuneSelf {
+			return true
+		}
+		switch c | 0x20 {
+		case 'h', 't', 'p', 'r', 'c', 'f':
+			for _, stem := range handoffStems {
+				if stem[0] == c|0x20 && len(text)-i >= len(stem) && strings.EqualFold(text[i:i+len(stem)], stem) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 func saidNotDone(r *run, _ Config) []Finding {
 	var out []Finding
-	for i := range r.events {
+	for _, i := range r.announced {
 		e := &r.events[i]
-		if e.Kind != traces.KindModelFinished || e.Model == nil || e.Model.Output == nil || callsTransfer(e.Model.Output) {
-			continue
-		}
 		text := e.Model.Output.Content
 		loc := announcesHandoff.FindStringIndex(text)
 		if loc == nil {
@@ -313,9 +343,7 @@ func saidNotDone(r *run, _ Config) []Finding {
 		if target == "" {
 			continue
 		}
-		handedOn := r.next(i, func(n *traces.Event) bool {
-			return (n.Kind == traces.KindTransfer && n.Agent == e.Agent) || (n.Kind == traces.KindAgentFinished && n.Agent == e.Agent)
-		})
+		handedOn := r.nextEither(int(i), kTransfer, kAgentFinished, func(n *traces.Event) bool { return n.Agent == e.Agent })
 		if handedOn != nil && handedOn.Kind == traces.KindTransfer {
 			continue
 		}
@@ -328,29 +356,25 @@ func saidNotDone(r *run, _ Config) []Finding {
 }
 
 func repeatedCall(r *run, _ Config) []Finding {
-	started := map[string]*traces.Event{} // tool.started by call id
-	type key struct{ agent, tool, args, result string }
-	seen := map[key][]int64{}
-	var order []key
-	for i := range r.events {
-		e := &r.events[i]
-		if e.Tool == nil || e.Tool.Name == transferTool || e.Tool.Name == exitTool {
+	// Most calls are made once: only those whose key's hash is some other call's too are
+	// grouped by key.
+	hashes, again := newHashSet(len(r.toolCalls)), map[uint64]bool{}
+	for _, c := range r.toolCalls {
+		if hashes.add(c.key) {
+			again[c.key|1] = true
+		}
+	}
+	seen := map[callKey][]int64{}
+	var order []callKey
+	for _, c := range r.toolCalls {
+		if !again[c.key|1] {
 			continue
 		}
-		switch e.Kind {
-		case traces.KindToolStarted:
-			started[e.Tool.CallID] = e
-		case traces.KindToolFinished:
-			s := started[e.Tool.CallID]
-			if s == nil || e.Tool.Error != "" || e.Tool.Interrupted {
-				continue
-			}
-			k := key{s.Agent, s.Tool.Name, s.Tool.Arguments, e.Tool.Result}
-			if seen[k] == nil {
-				order = append(order, k)
-			}
-			seen[k] = append(seen[k], s.Seq)
+		k := r.callKey(c)
+		if seen[k] == nil {
+			order = append(order, k)
 		}
+		seen[k] = append(seen[k], r.events[c.started].Seq)
 	}
 	var out []Finding
 	for _, k := range order {
@@ -366,30 +390,35 @@ func repeatedCall(r *run, _ Config) []Finding {
 
 func overwrittenSession(r *run, _ Config) []Finding {
 	type set struct {
-		by, value string
-		at        int // index in r.events
+		by string
+		at int // index in r.events
 	}
 	last := map[string]set{}
 	var out []Finding
-	for i := range r.events {
+	for i := r.nextIndex(-1, kSessionSet); i >= 0; i = r.nextIndex(i, kSessionSet) {
 		e := &r.events[i]
-		if e.Kind != traces.KindSessionSet || e.Session == nil {
+		if e.Session == nil {
 			continue
 		}
 		by := e.Session.SetBy
 		if by == "" {
 			by = e.Agent
 		}
-		now := set{by: by, value: valueText(e.Session.Value), at: i}
+		now := set{by: by, at: i}
 		prev, ok := last[e.Session.Key]
 		last[e.Session.Key] = now
-		if !ok || prev.by == now.by || prev.value == now.value || r.read(prev.value, prev.at+1, i) {
+		if !ok || prev.by == now.by {
+			continue
+		}
+		// The values as text only now: most keys are set again by the agent that set them.
+		value := valueText(r.events[prev.at].Session.Value)
+		if value == valueText(e.Session.Value) || r.read(value, prev.at+1, i) {
 			continue
 		}
 		out = append(out, Finding{
 			Seqs: []int64{e.Seq, r.events[prev.at].Seq}, Agents: []string{now.by, prev.by},
 			Message: fmt.Sprintf("%s overwrote the session's %q, which %s had set to %s, before any prompt, tool or message used it",
-				now.by, e.Session.Key, prev.by, story.Clip(prev.value, 60)),
+				now.by, e.Session.Key, prev.by, story.Clip(value, 60)),
 		})
 	}
 	return out
@@ -413,8 +442,8 @@ func (r *run) read(value string, from, to int) bool {
 	holds := func(msgs []traces.Message) bool {
 		return slices.ContainsFunc(msgs, func(m traces.Message) bool { return strings.Contains(m.Content, value) })
 	}
-	for _, e := range r.events[from:to] {
-		switch {
+	for i := from; i < to; i++ {
+		switch e := &r.events[i]; {
 		case e.Model != nil && holds(e.Model.Input),
 			e.AgentRun != nil && holds(e.AgentRun.Input),
 			e.Tool != nil && (strings.Contains(e.Tool.Arguments, value) || strings.Contains(e.Tool.Result, value)),
@@ -427,10 +456,10 @@ func (r *run) read(value string, from, to int) bool {
 
 func stalledInterrupt(r *run, _ Config) []Finding {
 	n := len(r.events)
-	if n == 0 || r.events[n-1].Kind != traces.KindRunFinished || r.events[n-1].Run == nil || r.events[n-1].Run.Status != traces.StatusInterrupted {
+	if n == 0 || r.kinds[n-1] != kRunFinished || r.events[n-1].Run == nil || r.events[n-1].Run.Status != traces.StatusInterrupted {
 		return nil
 	}
-	at := r.prev(n-1, func(e *traces.Event) bool { return e.Kind == traces.KindInterrupted })
+	at := r.prev(n-1, kInterrupted, func(*traces.Event) bool { return true })
 	if at == nil {
 		return nil
 	}
@@ -442,41 +471,6 @@ func stalledInterrupt(r *run, _ Config) []Finding {
 		Seqs: []int64{at.Seq, r.events[n-1].Seq}, Agents: []string{at.Agent},
 		Message: fmt.Sprintf("the run stopped at %s and waits for a resume that never came", what),
 	}}
-}
-
-// next returns the first event after index i that match accepts, or nil.
-func (r *run) next(i int, match func(*traces.Event) bool) *traces.Event {
-	for j := i + 1; j < len(r.events); j++ {
-		if match(&r.events[j]) {
-			return &r.events[j]
-		}
-	}
-	return nil
-}
-
-// prev returns the last event before index i that match accepts, or nil.
-func (r *run) prev(i int, match func(*traces.Event) bool) *traces.Event {
-	for j := i - 1; j >= 0; j-- {
-		if match(&r.events[j]) {
-			return &r.events[j]
-		}
-	}
-	return nil
-}
-
-// within reports whether agent is root or below it in the run's tree.
-func (r *run) within(agent, root string) bool {
-	for depth := 0; agent != "" && depth <= len(r.agents); depth++ {
-		if agent == root {
-			return true
-		}
-		i := slices.IndexFunc(r.agents, func(a traces.Agent) bool { return a.Name == agent })
-		if i < 0 {
-			return false
-		}
-		agent = r.agents[i].Parent
-	}
-	return false
 }
 
 // mentions reports whether text names agent: by its name, or by the name's first word

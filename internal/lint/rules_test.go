@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -44,6 +45,17 @@ func only(t *testing.T, tr traces.Trace, findings []lint.Finding, rule string, k
 		t.Errorf("%s points at %v (%v), want events of kinds %v", rule, f.Seqs, got, kinds)
 	}
 	return f
+}
+
+// check is lint.Check, held to the reference: the rules as they were before they shared one
+// index of the run must find exactly the same.
+func check(t *testing.T, tr traces.Trace, cfg lint.Config) []lint.Finding {
+	t.Helper()
+	got := lint.Check(tr, cfg)
+	if want := lint.ReferenceCheck(tr, cfg); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings differ from the reference's:\n got %s\nwant %s", describe(got), describe(want))
+	}
+	return got
 }
 
 func describe(findings []lint.Finding) string {
@@ -98,12 +110,12 @@ func TestPingPong(t *testing.T) {
 		"front_desk":  agents.NewScript(bounce, bounce, bounce, agents.Say("It arrives tomorrow.")),
 		"back_office": agents.NewScript(agents.Do(agents.Transfer("front_desk")), agents.Do(agents.Transfer("front_desk")), agents.Do(agents.Transfer("front_desk"))),
 	}, withSubAgents(nil, agent("front_desk", "Answer."), agent("back_office", "Answer."))))
-	f := only(t, tr, lint.Check(tr, lint.Config{}), "ping-pong",
+	f := only(t, tr, check(t, tr, lint.Config{}), "ping-pong",
 		traces.KindTransfer, traces.KindTransfer, traces.KindTransfer, traces.KindTransfer, traces.KindTransfer, traces.KindTransfer)
 	if f.Severity != lint.Warning || !slices.Equal(f.Agents, []string{"front_desk", "back_office"}) || f.Tokens == 0 {
 		t.Errorf("ping-pong = %+v, want a warning naming both agents and the tokens the bouncing cost", f)
 	}
-	if got := lint.Check(tr, lint.Config{PingPongHops: 7}); len(got) != 0 {
+	if got := check(t, tr, lint.Config{PingPongHops: 7}); len(got) != 0 {
 		t.Errorf("with 7 hops allowed: %s, want none", describe(got))
 	}
 }
@@ -125,7 +137,7 @@ func TestLostRequest(t *testing.T) {
 		"reception":    agents.NewScript(agents.SayAndDo("Housekeeping will see to it.", agents.Transfer("housekeeping"))),
 		"housekeeping": agents.NewScript(agents.Say("On it.")),
 	}, withSubAgents(dropUser, agent("reception", "Route."), agent("housekeeping", "Clean."))))
-	only(t, tr, lint.Check(tr, lint.Config{}), "lost-request", traces.KindAgentStarted, traces.KindTransfer)
+	only(t, tr, check(t, tr, lint.Config{}), "lost-request", traces.KindAgentStarted, traces.KindTransfer)
 }
 
 func TestContextGrowth(t *testing.T) {
@@ -134,11 +146,11 @@ func TestContextGrowth(t *testing.T) {
 		"intake":  agents.NewScript(agents.Do(agents.Transfer("analyst"))),
 		"analyst": agents.NewScript(agents.Say("Reviewed.")),
 	}, withSubAgents(nil, agent("intake", "Route."), agent("analyst", manual))))
-	f := only(t, tr, lint.Check(tr, lint.Config{}), "context-growth", traces.KindModelStarted, traces.KindTransfer, traces.KindModelStarted)
+	f := only(t, tr, check(t, tr, lint.Config{}), "context-growth", traces.KindModelStarted, traces.KindTransfer, traces.KindModelStarted)
 	if !strings.Contains(f.Message, "from instructions") {
 		t.Errorf("message %q does not say the instructions made the prompt grow", f.Message)
 	}
-	if got := lint.Check(tr, lint.Config{ContextGrowth: 1000}); len(got) != 0 {
+	if got := check(t, tr, lint.Config{ContextGrowth: 1000}); len(got) != 0 {
 		t.Errorf("with growth up to 1000× allowed: %s, want none", describe(got))
 	}
 }
@@ -148,7 +160,7 @@ func TestSaidNotDone(t *testing.T) {
 		"front_desk":    agents.NewScript(agents.Say("I'll hand this over to billing_agent right away.")),
 		"billing_agent": agents.NewScript(agents.Say("Refunded.")),
 	}, withSubAgents(nil, agent("front_desk", "Route."), agent("billing_agent", "Refund."))))
-	only(t, tr, lint.Check(tr, lint.Config{}), "said-not-done", traces.KindModelFinished)
+	only(t, tr, check(t, tr, lint.Config{}), "said-not-done", traces.KindModelFinished)
 }
 
 func TestRepeatedCall(t *testing.T) {
@@ -164,7 +176,7 @@ func TestRepeatedCall(t *testing.T) {
 	tr := record(t, chatFlow("repeat", "Where is order 7?", map[string]agents.Script{
 		"clerk": agents.NewScript(call, call, agents.Say("Shipped.")),
 	}, withSubAgents(nil, agent("clerk", "Look orders up.", lookup))))
-	only(t, tr, lint.Check(tr, lint.Config{}), "repeated-call", traces.KindToolStarted, traces.KindToolStarted)
+	only(t, tr, check(t, tr, lint.Config{}), "repeated-call", traces.KindToolStarted, traces.KindToolStarted)
 }
 
 func TestOverwrittenSession(t *testing.T) {
@@ -193,7 +205,7 @@ func TestOverwrittenSession(t *testing.T) {
 		return adk.NewSequentialAgent(ctx, &adk.SequentialAgentConfig{Name: "case", Description: "Research, then write.", SubAgents: []adk.Agent{researcher, writer}})
 	}}
 	tr := record(t, flow)
-	f := only(t, tr, lint.Check(tr, lint.Config{}), "overwritten-session", traces.KindSessionSet, traces.KindSessionSet)
+	f := only(t, tr, check(t, tr, lint.Config{}), "overwritten-session", traces.KindSessionSet, traces.KindSessionSet)
 	if !slices.Equal(f.Agents, []string{"writer", "researcher"}) {
 		t.Errorf("agents = %v, want the overwriter, then the one overwritten", f.Agents)
 	}
@@ -205,7 +217,7 @@ func TestUnreachableAgent(t *testing.T) {
 		"triage":        agents.NewScript(agents.Say("Let me look at it myself.")),
 		"billing_agent": agents.NewScript(agents.Say("Fixed.")),
 	}, withSubAgents(nil, agent("hub", "Route."), agent("triage", "Send invoice problems to billing_agent."), agent("billing_agent", "Fix invoices."))))
-	f := only(t, tr, lint.Check(tr, lint.Config{}), "unreachable-agent", traces.KindModelStarted)
+	f := only(t, tr, check(t, tr, lint.Config{}), "unreachable-agent", traces.KindModelStarted)
 	if !slices.Equal(f.Agents, []string{"triage", "billing_agent"}) {
 		t.Errorf("agents = %v, want triage and the agent it cannot reach", f.Agents)
 	}
@@ -227,7 +239,7 @@ func TestCatalogueShowsOnlyWhatItMeansTo(t *testing.T) {
 	for _, f := range agents.Catalogue() {
 		t.Run(f.Name, func(t *testing.T) {
 			tr := record(t, f)
-			findings := lint.Check(tr, lint.Config{})
+			findings := check(t, tr, lint.Config{})
 			want := shows[f.Name]
 			if len(want) == 0 {
 				if len(findings) > 0 {
