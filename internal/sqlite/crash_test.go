@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -88,18 +89,7 @@ func childMain() bool {
 // valid trace that ends with a run.finished saying so.
 func TestKilledWriterLosesNoCommittedEvent(t *testing.T) {
 	path := t.TempDir() + "/baton.db"
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+path)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	cmd, stdout, stderr := startChild(t, childEnv, path)
 
 	// Kill it once it has committed a few hundred events, in several transactions.
 	var committed int64
@@ -165,18 +155,7 @@ func TestKilledWriterLosesNoCommittedEvent(t *testing.T) {
 // the run whole, as it was imported.
 func TestKilledImporterKeepsTheRun(t *testing.T) {
 	path := t.TempDir() + "/baton.db"
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), importerEnv+"="+path)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	cmd, stdout, stderr := startChild(t, importerEnv, path)
 	deadline := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
 	defer deadline.Stop()
 	lines := bufio.NewScanner(stdout)
@@ -210,4 +189,23 @@ func marshal(t *testing.T, tr traces.Trace) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// startChild starts this test binary as a child that does what env, set to path, asks of it
+// (see TestMain), its stdout piped and its stderr kept; the child is killed when t ends.
+func startChild(t *testing.T, env, path string) (*exec.Cmd, io.Reader, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env+"="+path)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, stdout, stderr
 }
