@@ -232,15 +232,7 @@ func BenchmarkUnmarshalLarge(b *testing.B) {
 // ns/event and the process's CPU time per event.
 func BenchmarkDecodeRowsLarge(b *testing.B) {
 	tr, _ := traces.EndImported(webtest.Large(200_000))
-	var enc traces.EventEncoder
-	rows := make([][]byte, len(tr.Events))
-	for i, e := range tr.Events {
-		row, err := enc.AppendEvent(nil, e)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rows[i] = row
-	}
+	rows := rowsOf(b, tr)
 	events := float64(len(tr.Events))
 	tr = traces.Trace{}
 	runtime.GC()

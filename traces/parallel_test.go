@@ -132,7 +132,7 @@ func TestUnmarshalInPartsSaysWhatIsWrong(t *testing.T) {
 }
 
 // rowsOf returns the events of tr as a store keeps them: a row each, encoded in order.
-func rowsOf(t *testing.T, tr traces.Trace) [][]byte {
+func rowsOf(t testing.TB, tr traces.Trace) [][]byte {
 	t.Helper()
 	var enc traces.EventEncoder
 	rows := make([][]byte, len(tr.Events))
