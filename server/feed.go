@@ -433,6 +433,20 @@ func (f *feed) histories() []web.History {
 	return f.view.Histories()
 }
 
+// inspection returns the inspector of event seq as the run stands.
+func (f *feed) inspection(seq int64) (web.Inspection, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.view.Inspection(seq)
+}
+
+// agentSummary returns the summary of agent name as the run stands.
+func (f *feed) agentSummary(name string) (web.AgentSummary, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.view.AgentSummary(name)
+}
+
 // sequence returns the run's sequence view, whole, as it stands.
 func (f *feed) sequence() web.Sequence {
 	f.mu.Lock()

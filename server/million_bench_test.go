@@ -30,6 +30,8 @@ import (
 //     import leaves to be made (warmRun) may still be under way: the page waits for it
 //   - page/readback: the same page, cold, by a server started on the SQLite store the run was
 //     imported into by another (as after a restart)
+//   - inspector/event, inspector/agent: GET /runs/:id/inspector?seq=N (an event in the middle
+//     of the run) and ?agent=supervisor, a click in the page once it is there
 //   - export: GET /api/runs/:id/trace?download=1, read by the client as it arrives
 //
 // Each reports seconds, the process's CPU seconds (every goroutine's, the collector's too: what
@@ -90,6 +92,14 @@ func BenchmarkLargeRun(b *testing.B) {
 				var size int64
 				perEvent(b, func() { size = ts.drain(b, "/runs/"+id) })
 				b.ReportMetric(float64(size), "html-B")
+			})
+			// inspector: a click on an event in the middle of the run, and on its root agent: the
+			// inspector's panel, asked for once the page is there.
+			b.Run("inspector/event", func(b *testing.B) {
+				perEvent(b, func() { ts.drain(b, "/runs/"+id+"/inspector?seq="+strconv.Itoa(events/2)) })
+			})
+			b.Run("inspector/agent", func(b *testing.B) {
+				perEvent(b, func() { ts.drain(b, "/runs/"+id+"/inspector?agent=supervisor") })
 			})
 			// page/readback: the page's first view by a server started on the SQLite store the run
 			// was imported into by another: nothing of it is kept in memory, so the page reads the

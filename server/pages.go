@@ -205,38 +205,48 @@ func (s *Server) forksOf(id string, conv []traces.Run) []traces.ForkOrigin {
 }
 
 // inspector serves GET /runs/:id/inspector?seq=N: the inspector panel's HTML for event N; with
-// ?agent=NAME instead, the summary of that agent.
+// ?agent=NAME instead, the summary of that agent. Both are read from the run's feed, whose view
+// state the page was made from: a click in a long run's page costs what it shows, not a new
+// analysis of the whole run.
 func (s *Server) inspector(c echo.Context) error {
 	rec, err := s.broker.Get(c.Param("id"))
 	if err != nil {
 		return err
 	}
-	if agent := c.QueryParam("agent"); agent != "" {
-		comp, err := templates.AgentInspector(rec.Snapshot(), agent, s.cfg.Prices)
+	agent := c.QueryParam("agent")
+	var seq int64
+	if agent == "" {
+		if c.QueryParam("seq") == "" {
+			return traces.Errorf(traces.CodeInvalid, "seq or agent is required: the number of the event, or the name of the agent, to inspect")
+		}
+		if seq, err = queryInt(c, "seq", 1, 0); err != nil {
+			return err
+		}
+	}
+	f := s.feeds.acquire(rec)
+	defer s.feeds.release(f)
+	if agent != "" {
+		sum, err := f.agentSummary(agent)
 		if err != nil {
 			return err
 		}
-		return render(c, http.StatusOK, comp)
+		return render(c, http.StatusOK, templates.AgentPanel(sum))
 	}
-	if c.QueryParam("seq") == "" {
-		return traces.Errorf(traces.CodeInvalid, "seq or agent is required: the number of the event, or the name of the agent, to inspect")
-	}
-	seq, err := queryInt(c, "seq", 1, 0)
-	if err != nil {
-		return err
-	}
-	tr := rec.Snapshot()
-	var fork *templates.Fork
-	flow, unknown := s.lookupFlow(tr.Run.Flow)
-	if unknown == nil && tr.Run.Status.Ended() {
-		fork = &templates.Fork{Models: s.forkModels(flow)}
-	}
-	comp, err := templates.Inspector(tr, seq, fork, s.cfg.Prices)
-	if unknown != nil { // an app's run: Baton gives the command that forks it
-		comp, err = templates.AppInspector(tr, seq, s.cfg.Prices)
+	in, err := f.inspection(seq)
+	if traces.ErrorCode(err) == traces.CodeNotFound && seq <= rec.Len() {
+		// The feed follows the recording and has not taken this event in yet.
+		in, err = web.NewInspection(rec.Snapshot(), seq, web.WithPrices(s.cfg.Prices))
 	}
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, comp)
+	run, agents := rec.Run(), rec.Agents()
+	flow, unknown := s.lookupFlow(run.Flow)
+	switch {
+	case unknown != nil: // an app's run: Baton gives the command that forks it
+		return render(c, http.StatusOK, templates.AppInspectionPanel(in, agents))
+	case run.Status.Ended():
+		return render(c, http.StatusOK, templates.InspectionPanel(in, agents, &templates.Fork{Models: s.forkModels(flow)}))
+	}
+	return render(c, http.StatusOK, templates.InspectionPanel(in, agents, nil))
 }

@@ -2,14 +2,20 @@ package server_test
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/a-h/templ"
 
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/server"
+	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -241,6 +247,49 @@ func TestRunPageOffersWhatRuns(t *testing.T) {
 			again, replay := doc.Find("[data-testid=run-again]").Length(), doc.Find("[data-testid=replay]").Length()
 			if want := map[bool]int{true: 1, false: 0}[tc.offered]; again != want || replay != want {
 				t.Errorf("run-again %d, replay %d; want %d of each", again, replay, want)
+			}
+		})
+	}
+}
+
+// TestInspectorReadsThePageState: the inspector of every event and every agent of a run, served
+// from the view state the run's page was made from, is what a new analysis of the whole run
+// shows.
+func TestInspectorReadsThePageState(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	for name, tr := range map[string]traces.Trace{"agenttool": webtest.AgentTool(), "big": webtest.Big(300)} {
+		t.Run(name, func(t *testing.T) {
+			tr, _ = traces.EndImported(tr)
+			file, err := traces.Marshal(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := ts.importBig(t, file)
+			tr.Run.ID = id
+			render := func(comp templ.Component) string {
+				var b strings.Builder
+				if err := comp.Render(context.Background(), &b); err != nil {
+					t.Fatal(err)
+				}
+				return b.String()
+			}
+			for _, e := range tr.Events {
+				want, err := templates.AppInspector(tr, e.Seq, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := ts.do(t, request{path: fmt.Sprintf("/runs/%s/inspector?seq=%d", id, e.Seq)}); got.status != 200 || string(got.body) != render(want) {
+					t.Fatalf("inspector of #%d (%s): %d\n%s\nwant\n%s", e.Seq, e.Kind, got.status, got.body, render(want))
+				}
+			}
+			for _, a := range tr.Agents {
+				want, err := templates.AgentInspector(tr, a.Name, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := ts.do(t, request{path: "/runs/" + id + "/inspector?agent=" + url.QueryEscape(a.Name)}); got.status != 200 || string(got.body) != render(want) {
+					t.Fatalf("inspector of agent %s: %d\n%s\nwant\n%s", a.Name, got.status, got.body, render(want))
+				}
 			}
 		})
 	}

@@ -178,10 +178,15 @@ func Inspector(tr traces.Trace, seq int64, fork *Fork, p prices.Table) (templ.Co
 	if err != nil {
 		return nil, err
 	}
+	return InspectionPanel(in, tr.Agents, fork), nil
+}
+
+// InspectionPanel is Inspector's panel for in, an event of a run on agents.
+func InspectionPanel(in web.Inspection, agents []traces.Agent, fork *Fork) templ.Component {
 	if fork != nil && in.Kind == traces.KindModelStarted {
-		return inspectionWithFork(in, tr.Agents, fork.Models), nil
+		return inspectionWithFork(in, agents, fork.Models)
 	}
-	return inspection(in), nil
+	return inspection(in)
 }
 
 // AppInspector is Inspector for the run of an app (a flow the server does not run): a model
@@ -191,10 +196,15 @@ func AppInspector(tr traces.Trace, seq int64, p prices.Table) (templ.Component, 
 	if err != nil {
 		return nil, err
 	}
+	return AppInspectionPanel(in, tr.Agents), nil
+}
+
+// AppInspectionPanel is AppInspector's panel for in, an event of an app's run on agents.
+func AppInspectionPanel(in web.Inspection, agents []traces.Agent) templ.Component {
 	if in.Kind == traces.KindModelStarted {
-		return inspectionWithAppFork(in, tr.Agents), nil
+		return inspectionWithAppFork(in, agents)
 	}
-	return inspection(in), nil
+	return inspection(in)
 }
 
 // Fork is what the inspector's fork form offers.
@@ -212,8 +222,11 @@ func AgentInspector(tr traces.Trace, name string, p prices.Table) (templ.Compone
 	if err != nil {
 		return nil, err
 	}
-	return agentSummary(s), nil
+	return AgentPanel(s), nil
 }
+
+// AgentPanel is AgentInspector's panel for s.
+func AgentPanel(s web.AgentSummary) templ.Component { return agentSummary(s) }
 
 func firstNonEmpty(ss ...string) string {
 	for _, s := range ss {

@@ -51,7 +51,18 @@ type OriginTokens struct {
 // NewAgentSummary returns the inspector for agent name in tr, or an error with
 // traces.CodeNotFound when tr has no such agent.
 func NewAgentSummary(tr traces.Trace, name string, opts ...Option) (AgentSummary, error) {
-	out := agentSummaries(tr, treeOf(tr), []string{name}, pricingOf(tr.Run, opts))
+	return summaryOf(tr, treeOf(tr), name, pricingOf(tr.Run, opts))
+}
+
+// AgentSummary is NewAgentSummary of the events the state took in, on the tree it already has.
+func (v *ViewState) AgentSummary(name string) (AgentSummary, error) {
+	return summaryOf(v.Trace(), v.a.tree, name, v.a.pricing)
+}
+
+// summaryOf returns the inspector of agent name of tr, whose tree is t, or an error with
+// traces.CodeNotFound.
+func summaryOf(tr traces.Trace, t *treeState, name string, pricing prices.Run) (AgentSummary, error) {
+	out := agentSummaries(tr, t, []string{name}, pricing)
 	if len(out) == 0 {
 		return AgentSummary{}, traces.Errorf(traces.CodeNotFound, "run %s has no agent %q", tr.Run.ID, name)
 	}

@@ -61,11 +61,23 @@ type Ref struct {
 // NewInspection returns the inspector for event seq of tr, or an error with traces.CodeNotFound
 // when tr has no such event.
 func NewInspection(tr traces.Trace, seq int64, opts ...Option) (Inspection, error) {
-	i := eventIndex(tr, seq)
-	if i < 0 {
+	if eventIndex(tr, seq) < 0 {
 		return Inspection{}, traces.Errorf(traces.CodeNotFound, "run %s has no event %d", tr.Run.ID, seq)
 	}
-	return analyse(tr, pricingOf(tr.Run, opts)).inspection(i), nil
+	return analyse(tr, pricingOf(tr.Run, opts)).inspectionOf(seq)
+}
+
+// Inspection is NewInspection of the events the state took in, read from its analysis rather
+// than a new one: a click in the page of a long run costs the one event, not the run.
+func (v *ViewState) Inspection(seq int64) (Inspection, error) { return v.a.inspectionOf(seq) }
+
+// inspectionOf returns the inspector of event seq, or an error with traces.CodeNotFound.
+func (a *analysis) inspectionOf(seq int64) (Inspection, error) {
+	i := eventIndex(a.tr, seq)
+	if i < 0 {
+		return Inspection{}, traces.Errorf(traces.CodeNotFound, "run %s has no event %d", a.tr.Run.ID, seq)
+	}
+	return a.inspection(i), nil
 }
 
 // inspection returns the inspector for the event at index i of the analysed trace.
