@@ -132,13 +132,7 @@ func TestDigestKeptForFinishedRuns(t *testing.T) {
 	b.Add(traces.Event{Kind: traces.KindTransfer, Agent: "echo_agent", Transfer: &traces.Transfer{
 		From: "echo_agent", To: "refunds_agent", Mode: traces.TransferLLM, Outcome: traces.TransferFailed,
 		Error: "transfer failed: agent 'refunds_agent' not found"}})
-	file, err := traces.Marshal(b.End(traces.StatusFailed, "transfer failed"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res := ts.do(t, request{method: "POST", path: "/api/traces", body: string(file)}); res.status != 201 {
-		t.Fatalf("import: %d %s", res.status, res.body)
-	}
+	ts.importRun(t, b.End(traces.StatusFailed, "transfer failed"))
 	imported, err := ts.Broker.Get("r-imported")
 	if err != nil {
 		t.Fatal(err)

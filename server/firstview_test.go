@@ -27,13 +27,7 @@ func TestImportedRunPageMadeOnce(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
 	tr, _ := traces.EndImported(webtest.Large(30_000))
 	last := tr.Events[len(tr.Events)-1].Seq
-	file, err := traces.Marshal(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res := ts.do(t, request{method: "POST", path: "/api/traces", body: string(file)}); res.status != 201 {
-		t.Fatalf("import: %d %s", res.status, res.body)
-	}
+	ts.importRun(t, tr)
 	server.SettleImports(ts.Server)
 	rec, err := ts.Broker.Get(tr.Run.ID)
 	if err != nil {
@@ -147,15 +141,9 @@ func TestStoredRunPageReadBack(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "baton.db")
 	tr, _ := traces.EndImported(webtest.Large(30_000))
 	last := tr.Events[len(tr.Events)-1].Seq
-	file, err := traces.Marshal(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
 	broker, _, closeStore := storedBroker(t, db)
 	first := mustOpenServer(t, server.Config{Broker: broker})
-	if res := first.do(t, request{method: "POST", path: "/api/traces", body: string(file)}); res.status != 201 {
-		t.Fatalf("import: %d %s", res.status, res.body)
-	}
+	first.importRun(t, tr)
 	server.SettleImports(first.Server)
 	closeStore()
 
@@ -197,13 +185,7 @@ func TestKeptPageTabsAfterLinger(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
 	endLingers := server.FakeLingers(ts.Server)
 	tr, _ := traces.EndImported(webtest.Large(30_000))
-	file, err := traces.Marshal(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res := ts.do(t, request{method: "POST", path: "/api/traces", body: string(file)}); res.status != 201 {
-		t.Fatalf("import: %d %s", res.status, res.body)
-	}
+	ts.importRun(t, tr)
 	server.WaitPagesMade(ts.Server)
 	// The import's feed found its events' input references beside its view state: those the
 	// events socket sends, as one by one.

@@ -27,6 +27,16 @@ func (ts *testServer) importTrace(tb testing.TB, body []byte) importedTrace {
 	return out
 }
 
+// importRun imports tr as its trace file (importTrace) and returns the run's id.
+func (ts *testServer) importRun(tb testing.TB, tr traces.Trace) string {
+	tb.Helper()
+	file, err := traces.Marshal(tr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ts.importTrace(tb, file).ID
+}
+
 func TestImportTraceRoundTrip(t *testing.T) {
 	files, err := filepath.Glob("../traces/testdata/v[0-9]*/*.trace.json")
 	if err != nil || len(files) < 2 {

@@ -260,11 +260,7 @@ func TestInspectorReadsThePageState(t *testing.T) {
 	for name, tr := range map[string]traces.Trace{"agenttool": webtest.AgentTool(), "big": webtest.Big(300)} {
 		t.Run(name, func(t *testing.T) {
 			tr, _ = traces.EndImported(tr)
-			file, err := traces.Marshal(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			id := ts.importBig(t, file)
+			id := ts.importRun(t, tr)
 			tr.Run.ID = id
 			render := func(comp templ.Component) string {
 				var b strings.Builder
