@@ -71,8 +71,8 @@ func TestDecoderShortcutsReadAsTheGeneralPath(t *testing.T) {
 		if bytes.Equal(escaped, data) {
 			t.Fatalf("%s: no string escaped", name)
 		}
-		parts, one, perr, oerr := readBothWays(t, data)
-		eparts, eone, eperr, eoerr := readBothWays(t, escaped)
+		parts, one, perr, oerr := readBothWays(data)
+		eparts, eone, eperr, eoerr := readBothWays(escaped)
 		for _, err := range []error{perr, oerr, eperr, eoerr} {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)

@@ -12,17 +12,21 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// readBothWays reads data with its events array cut into three parts (each of at least 64
-// bytes) and on one goroutine.
-func readBothWays(t *testing.T, data []byte) (parts, one traces.Trace, partsErr, oneErr error) {
-	t.Helper()
+// inPartsAndInOne calls read with events read in three parts (each of at least 64 bytes), then
+// with them read on one goroutine.
+func inPartsAndInOne[T any](read func() (T, error)) (parts, one T, partsErr, oneErr error) {
 	restore := traces.ReadInParts(64, 3)
-	parts, partsErr = traces.Unmarshal(data)
+	parts, partsErr = read()
 	restore()
 	restore = traces.ReadInParts(64, 1)
-	one, oneErr = traces.Unmarshal(data)
+	one, oneErr = read()
 	restore()
 	return parts, one, partsErr, oneErr
+}
+
+// readBothWays reads data with its events array cut into three parts and on one goroutine.
+func readBothWays(data []byte) (parts, one traces.Trace, partsErr, oneErr error) {
+	return inPartsAndInOne(func() (traces.Trace, error) { return traces.Unmarshal(data) })
 }
 
 // TestUnmarshalInPartsReadsAsInOne: a large trace's events read in parts on several goroutines
@@ -64,7 +68,7 @@ func TestUnmarshalInPartsReadsAsInOne(t *testing.T) {
 	}
 	before := traces.PartsRead()
 	for name, data := range files {
-		parts, one, perr, oerr := readBothWays(t, data)
+		parts, one, perr, oerr := readBothWays(data)
 		if perr != nil || oerr != nil {
 			t.Fatalf("%s: read in parts: %v; in one: %v", name, perr, oerr)
 		}
@@ -93,7 +97,7 @@ func TestUnmarshalInPartsReadsAsInOne(t *testing.T) {
 		}
 	}
 	before = traces.PartsRead()
-	parts, one, perr, oerr := readBothWays(t, mustMarshal(t, everywhere))
+	parts, one, perr, oerr := readBothWays(mustMarshal(t, everywhere))
 	if perr != nil || oerr != nil {
 		t.Fatalf("cut inside events: read in parts: %v; in one: %v", perr, oerr)
 	}
@@ -121,7 +125,7 @@ func TestUnmarshalInPartsSaysWhatIsWrong(t *testing.T) {
 		cases["malformed: "+tc.name] = tc.doc
 	}
 	for name, doc := range cases {
-		_, _, perr, oerr := readBothWays(t, []byte(doc))
+		_, _, perr, oerr := readBothWays([]byte(doc))
 		if oerr == nil {
 			t.Fatalf("%s: read in one without an error: the case is not malformed", name)
 		}
@@ -146,15 +150,9 @@ func rowsOf(t testing.TB, tr traces.Trace) [][]byte {
 	return rows
 }
 
-// decodeRowsBothWays reads rows in three parts (each of at least 64 bytes) and on one goroutine.
+// decodeRowsBothWays reads rows in three parts and on one goroutine.
 func decodeRowsBothWays(rows [][]byte) (parts, one []traces.Event, partsErr, oneErr error) {
-	restore := traces.ReadInParts(64, 3)
-	parts, partsErr = traces.DecodeRows(rows)
-	restore()
-	restore = traces.ReadInParts(64, 1)
-	one, oneErr = traces.DecodeRows(rows)
-	restore()
-	return parts, one, partsErr, oneErr
+	return inPartsAndInOne(func() ([]traces.Event, error) { return traces.DecodeRows(rows) })
 }
 
 // TestDecodeRowsInPartsReadsAsInOne: a run's rows read in parts on several goroutines are the
