@@ -14,9 +14,7 @@ func TestBreakpointFromThePage(t *testing.T) {
 	t.Parallel()
 	b := startBaton(t)
 	tb := newTab(t, nil)
-	tb.open(t, b.base+"/")
-	evalJS[bool](t, tb, `(document.querySelector('`+attrSel("data-testid", "flow-supervisor")+` [data-testid=run-breakpoints]').value = 'transfer:research_agent', true)`)
-	tb.click(t, attrSel("data-testid", "flow-supervisor")+" [data-testid=run-button]")
+	runWithBreakpoints(t, tb, b, "supervisor", "transfer:research_agent")
 	tb.waitFor(t, "the run held at its transfer", `(document.querySelector('[data-testid=held-detail]')?.textContent || '') === 'supervisor transfers to research_agent'`)
 	if reply := evalJS[string](t, tb, `document.querySelector('[data-testid=held-reply]').value`); reply == "" {
 		t.Error("the held run does not show the deciding reply")
@@ -45,4 +43,17 @@ func TestBreakpointFromThePage(t *testing.T) {
 	if len(continued) != 1 || continued[0].By != "page" || continued[0].Edited != "transfer target: research_agent → math_agent" {
 		t.Errorf("continued = %+v", continued)
 	}
+}
+
+// runWithBreakpoints starts flow from the index page with breakpoints, written as its card's
+// field takes them, as a user does, and returns once the run's page has loaded: a run held
+// before the page came shows its held outcome in the page's HTML, which a look while the page
+// is still being parsed may find without its form (runPageLoaded).
+func runWithBreakpoints(t *testing.T, tb *tab, b *baton, flow, breakpoints string) {
+	t.Helper()
+	tb.open(t, b.base+"/")
+	card := attrSel("data-testid", "flow-"+flow)
+	evalJS[bool](t, tb, `(document.querySelector('`+card+` [data-testid=run-breakpoints]').value = `+jsString(breakpoints)+`, true)`)
+	tb.click(t, card+" [data-testid=run-button]")
+	tb.waitFor(t, "the run page after pressing Run", runPageLoaded)
 }

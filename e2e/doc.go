@@ -7,4 +7,7 @@
 // A test that needs a run still going on while the page acts holds it before a model reply
 // (gated, holdAt: agentstest.Gate) and opens the gate when done; a pace that must outlast the
 // page's actions fails on a loaded machine.
+//
+// A page a click sends the browser to is looked at once it has loaded (runPageLoaded): until then
+// the server's HTML may be there only in part, a section without what follows it.
 package e2e

@@ -40,7 +40,7 @@ func TestHostileMarkupStaysText(t *testing.T) {
 			checkNoInjection(t, tb, "index page")
 
 			tb.click(t, card+" [data-testid=run-button]")
-			tb.waitFor(t, "the run page", `location.pathname.startsWith('/runs/') && document.readyState === 'complete' && document.body.dataset.page === 'run'`)
+			tb.waitFor(t, "the run page", runPageLoaded)
 			tb.waitStatus(t, "completed")
 			checkNoInjection(t, tb, "run page")
 

@@ -31,8 +31,7 @@ func runFromIndex(t *testing.T, tb *tab, b *baton, flow string, paceSteps int) {
 	tb.do(t, "move the pace slider", chromedp.Focus(chromedp.ID("pace")), chromedp.KeyEvent(strings.Repeat(kb.ArrowRight, paceSteps)))
 	tb.waitFor(t, "the pace to read the chosen value", `document.getElementById('pace-value').textContent === `+jsString(itoa(paceSteps*50)+" ms"))
 	tb.click(t, attrSel("data-testid", "flow-"+flow)+" [data-testid=run-button]")
-	tb.waitFor(t, "the run page after pressing Run",
-		`location.pathname.startsWith('/runs/') && document.readyState === 'complete' && document.body.dataset.page === 'run'`)
+	tb.waitFor(t, "the run page after pressing Run", runPageLoaded)
 }
 
 // TestSupervisorLive: a run started from the index page is drawn as it happens: the transfer

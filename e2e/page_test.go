@@ -221,6 +221,12 @@ func (tb *tab) describe() string {
 		s.URL, s.Hash, s.Page, s.Status, s.Live, len(s.Seqs), last, s.Edges, s.Nodes, s.Histories, s.Values, s.Inspector)
 }
 
+// runPageLoaded is true once the browser, sent to a run's page (by Run, a fork...), shows that
+// page parsed whole with its scripts run. Before, the server's HTML may be there only in part:
+// the parser stops at the end of each piece the network hands it, and a look then may find a
+// section without what follows it in the HTML (the held run's outcome without its form).
+const runPageLoaded = `location.pathname.startsWith('/runs/') && document.readyState === 'complete' && document.body.dataset.page === 'run'`
+
 // waitStatus waits until the run page's header says status.
 func (tb *tab) waitStatus(t *testing.T, status string) {
 	t.Helper()

@@ -43,8 +43,7 @@ func TestTokenStaysOnItsPort(t *testing.T) {
 	tb := newTab(t, nil)
 	tb.open(t, b.base+"/?token="+token)
 	tb.click(t, attrSel("data-testid", "flow-supervisor")+" [data-testid=run-button]")
-	tb.waitFor(t, "the run page after pressing Run",
-		`location.pathname.startsWith('/runs/') && document.readyState === 'complete' && document.body.dataset.page === 'run'`)
+	tb.waitFor(t, "the run page after pressing Run", runPageLoaded)
 	tb.waitStatus(t, "running") // held before its first reply: the rest comes by the page's socket
 	id := evalJS[string](t, tb, `location.pathname.slice('/runs/'.length)`)
 	gate.Open()
