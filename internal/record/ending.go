@@ -1,6 +1,7 @@
 package record
 
 import (
+	"runtime/metrics"
 	"slices"
 	"time"
 
@@ -21,8 +22,10 @@ import (
 // agent's events are each the echo of a reply or tool result callbacks recorded, followed by what
 // only the copy says (an exit, a loop's break): the wait ends when all are in. A custom agent's
 // runnable may send events of its own that no callback announces (plan-execute's planner and
-// replanner send the plan, the response and the loop's break): the wait ends once its copy has
-// been quiet for quietWait.
+// replanner send the plan, the response and the loop's break), and nothing says how many: the
+// wait ends once nothing else in the process runs or waits to (see idle), for then eino's
+// forwarder and the copy's reader have nothing left to carry, or once the copy has been quiet
+// for busyQuiet while the app's other goroutines keep the process busy.
 func (r *Recorder) ending(v *visit) {
 	if r.out.ender == nil || v.insideTool() {
 		return
@@ -39,10 +42,15 @@ func (r *Recorder) ending(v *visit) {
 }
 
 // How long the end of an agent's work waits for its copy of events to catch up (see ending): at
-// most echoWait, and for a custom agent until its copy has been quiet for quietWait.
+// most echoWait, and for a custom agent, while the process stays busy, until its copy has been
+// quiet for busyPolls looks, one every idlePoll, at whether the process has gone idle. A quiet
+// window alone is not enough: on a loaded machine eino's forwarder may not run for milliseconds
+// while the event it has to carry waits, and the run's promised end would then lack it. The
+// window is counted in looks, not time, so that it lasts longer while the app itself is starved.
 const (
 	echoWait  = 200 * time.Millisecond
-	quietWait = 2 * time.Millisecond
+	idlePoll  = 250 * time.Microsecond
+	busyPolls = 80 // 20 ms on a machine that runs the app at once
 )
 
 // catchUp waits until v's copy of events has carried what eino sent of v so far (see ending).
@@ -61,21 +69,32 @@ func (v *visit) catchUp() {
 	if v.kind == "ChatModel" {
 		return
 	}
-	quiet := time.NewTimer(quietWait)
-	defer quiet.Stop()
-	for {
+	poll := time.NewTicker(idlePoll)
+	defer poll.Stop()
+	for quiet := 0; !idle(); {
 		r.mu.Lock()
 		observed := v.echoes.nextOwn()
 		r.mu.Unlock()
 		select {
 		case <-observed:
-			quiet.Reset(quietWait)
-		case <-quiet.C:
-			return
+			quiet = 0
+		case <-poll.C: // a tick that comes late counts once: the ticker drops those it could not give
+			if quiet++; quiet == busyPolls {
+				return
+			}
 		case <-deadline.C:
 			return
 		}
 	}
+}
+
+// idle reports whether no goroutine of the process but the caller runs or waits to run: every
+// other one is blocked. An event eino has sent wakes the goroutine that forwards it, and that one
+// the copy's reader, so while either has work the process is not idle.
+func idle() bool {
+	s := [...]metrics.Sample{{Name: "/sched/goroutines/running:goroutines"}, {Name: "/sched/goroutines/runnable:goroutines"}}
+	metrics.Read(s[:])
+	return s[0].Value.Uint64() <= 1 && s[1].Value.Uint64() == 0
 }
 
 // insideTool reports whether v runs inside a tool call (an AgentTool's callee, a host

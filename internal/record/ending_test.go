@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
@@ -23,7 +25,8 @@ type witnessSink struct {
 	mu       sync.Mutex
 	events   []traces.Event
 	ending   *record.TestEnding
-	voided   string // what made the last ending void, for failure messages
+	atEnding []traces.Event // what was emitted when the last ending was promised
+	voided   string         // what made the last ending void, for failure messages
 	finished chan struct{}
 }
 
@@ -63,6 +66,7 @@ func (s *witnessSink) Ending(e record.TestEnding) func() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ending = &e
+	s.atEnding = slices.Clone(s.events)
 	return func() {}
 }
 
@@ -227,4 +231,72 @@ func TestResumedPartDeliveredBeforeTheAppSeesItsEnd(t *testing.T) {
 			part(second, events)
 		})
 	}
+}
+
+// lateWorker is a custom agent whose runnable sends a streamed message and returns while another
+// of its goroutines still computes the message's text: the end of its work comes before the
+// message is whole, and the process is busy meanwhile.
+type lateWorker struct{ work time.Duration }
+
+func (lateWorker) Name(context.Context) string        { return "worker" }
+func (lateWorker) Description(context.Context) string { return "answers after some work" }
+
+func (a lateWorker) Run(ctx context.Context, _ *adk.AgentInput, _ ...adk.AgentRunOption) *adk.AsyncIterator[*adk.AgentEvent] {
+	events, gen := adk.NewAsyncIteratorPair[*adk.AgentEvent]()
+	go func() {
+		defer gen.Close()
+		chain := compose.NewChain[string, string]().AppendLambda(compose.InvokableLambda(func(ctx context.Context, in string) (string, error) {
+			text, w := schema.Pipe[*schema.Message](1)
+			gen.Send(adk.EventFromMessage(nil, text, schema.Assistant, ""))
+			go func() {
+				defer w.Close()
+				// Busy, not blocked: what computes the message runs the whole time.
+				for start := time.Now(); time.Since(start) < a.work; {
+				}
+				w.Send(schema.AssistantMessage("the answer, worked out", nil), nil)
+			}()
+			return in, nil
+		}))
+		runnable, err := chain.Compile(ctx, compose.WithGraphName("worker"))
+		if err == nil {
+			_, err = runnable.Invoke(ctx, "go")
+		}
+		if err != nil {
+			gen.Send(&adk.AgentEvent{Err: err})
+		}
+	}()
+	return events
+}
+
+// TestEndingWaitsWhileTheProcessWorks: a custom agent's work ends while a message it sent is
+// still being worked out by a goroutine of the app that keeps running. The run's ending, made at
+// the end of that work (the last moment before the app can see its run end), must follow the
+// message: the copy of events is not quiet while the process still works, however long a quiet
+// moment looks.
+func TestEndingWaitsWhileTheProcessWorks(t *testing.T) {
+	ctx := context.Background()
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: lateWorker{work: 10 * time.Millisecond}, EnableStreaming: true})
+	sink := newWitnessSink()
+	events := runner.Run(ctx, []adk.Message{schema.UserMessage("work it out")}, record.RecordEachRunTo(func() record.Sink { return sink }))
+	for {
+		ev, ok := events.Next()
+		if !ok {
+			break
+		}
+		if ev.Output != nil && ev.Output.MessageOutput != nil {
+			ev.Output.MessageOutput.GetMessage()
+		}
+	}
+	<-sink.finished
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if sink.atEnding == nil {
+		t.Fatal("no ending was promised at the end of the worker's work")
+	}
+	for _, e := range sink.atEnding {
+		if e.Kind == traces.KindMessage && e.Message.Content == "the answer, worked out" {
+			return
+		}
+	}
+	t.Fatalf("when the run's ending was promised, the worker's message was not recorded: %s", story(sink.atEnding))
 }
