@@ -18,8 +18,10 @@ import (
 
 // quietTimeout is how long the test's Baton waits for an app that went quiet before it ends the
 // app's run as interrupted: short, so that a run whose end never arrives is seen as such within
-// the test, not 30 s later.
-const quietTimeout = 2 * time.Second
+// the test, not 30 s later; but several of the app's heartbeats (one a second while a run is
+// open) long, so that an app starved by a loaded machine is not taken for one that stopped (at
+// 2 s, an approval app resumed at once was, at a load average of 17).
+const quietTimeout = 5 * time.Second
 
 // startBaton starts a real Baton server on loopback for one app and returns its base URL.
 func startBaton(t *testing.T) string {
