@@ -180,23 +180,27 @@ func refRevisits(hops []*traces.Event) bool {
 
 func refLostRequest(r *refRun, _ Config) []Finding {
 	var out []Finding
-	requests := map[string]string{} // the open AgentTool calls' requests, by callee
+	type open struct{ callee, request string }
+	var requests []open // the open AgentTool calls' requests, the latest opened last
 	for i := range r.events {
 		t := &r.events[i]
 		switch {
 		case t.Kind == traces.KindAgentToolEnter && t.AgentTool != nil && t.AgentTool.InputMode != traces.AgentToolInputFullHistory:
-			requests[t.AgentTool.Callee] = strings.TrimSpace(t.AgentTool.Request)
+			requests = slices.DeleteFunc(requests, func(o open) bool { return o.callee == t.AgentTool.Callee })
+			requests = append(requests, open{t.AgentTool.Callee, strings.TrimSpace(t.AgentTool.Request)})
 		case t.Kind == traces.KindAgentToolExit && t.AgentTool != nil:
-			delete(requests, t.AgentTool.Callee)
+			requests = slices.DeleteFunc(requests, func(o open) bool { return o.callee == t.AgentTool.Callee })
 		}
 		if t.Kind != traces.KindTransfer || t.Transfer == nil || t.Transfer.Outcome == traces.TransferFailed {
 			continue
 		}
-		// Inside an AgentTool call the request is the one the caller's model wrote.
+		// Inside an AgentTool call the request is the one the caller's model wrote: the
+		// innermost call's, where calls nest.
 		request := r.request
-		for callee, req := range requests {
-			if r.within(t.Transfer.From, callee) {
-				request = req
+		for j := len(requests) - 1; j >= 0; j-- {
+			if r.within(t.Transfer.From, requests[j].callee) {
+				request = requests[j].request
+				break
 			}
 		}
 		if request == "" {

@@ -80,27 +80,22 @@ func revisits(hops []transfer) bool {
 
 func lostRequest(r *run, _ Config) []Finding {
 	var out []Finding
-	requests := map[string]string{} // the open AgentTool calls' requests, by callee
+	var requests openRequests
 	calls, starts := r.agentTools, 0
 	for _, t := range r.transfers {
 		for ; len(calls) > 0 && calls[0] < t.at; calls = calls[1:] {
 			switch e := &r.events[calls[0]]; {
 			case r.kinds[calls[0]] == kAgentToolEnter && e.AgentTool != nil && e.AgentTool.InputMode != traces.AgentToolInputFullHistory:
-				requests[e.AgentTool.Callee] = strings.TrimSpace(e.AgentTool.Request)
+				requests.open(e.AgentTool.Callee, e.AgentTool.Request)
 			case r.kinds[calls[0]] == kAgentToolExit && e.AgentTool != nil:
-				delete(requests, e.AgentTool.Callee)
+				requests.close(e.AgentTool.Callee)
 			}
 		}
 		if t.failed {
 			continue
 		}
 		// Inside an AgentTool call the request is the one the caller's model wrote.
-		request := r.request
-		for callee, req := range requests {
-			if r.within(t.from, callee) {
-				request = req
-			}
-		}
+		request := requests.around(t.from, r.request, r.within)
 		if request == "" {
 			continue
 		}
@@ -128,6 +123,31 @@ func lostRequest(r *run, _ Config) []Finding {
 		})
 	}
 	return out
+}
+
+// openRequests are the open AgentTool calls' requests, the latest opened last.
+type openRequests []struct{ callee, request string }
+
+// open notes callee's call with request, replacing an open call of the same callee.
+func (o *openRequests) open(callee, request string) {
+	o.close(callee)
+	*o = append(*o, struct{ callee, request string }{callee, strings.TrimSpace(request)})
+}
+
+// close forgets callee's open call.
+func (o *openRequests) close(callee string) {
+	*o = slices.DeleteFunc(*o, func(c struct{ callee, request string }) bool { return c.callee == callee })
+}
+
+// around returns the request of the innermost open call agent runs within (the latest opened of
+// those it does: calls nest), or else the run's.
+func (o openRequests) around(agent, run string, within func(agent, root string) bool) string {
+	for _, c := range slices.Backward(o) {
+		if within(agent, c.callee) {
+			return c.request
+		}
+	}
+	return run
 }
 
 func contextGrowth(r *run, cfg Config) []Finding {

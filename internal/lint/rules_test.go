@@ -140,6 +140,50 @@ func TestLostRequest(t *testing.T) {
 	only(t, tr, check(t, tr, lint.Config{}), "lost-request", traces.KindAgentStarted, traces.KindTransfer)
 }
 
+// TestLostRequestInNestedAgentTools: inside AgentTool calls that nest, a transfer's request is
+// the innermost call's, every time (the open calls were a map, and which of two enclosing calls
+// gave the request was the map's order's).
+func TestLostRequestInNestedAgentTools(t *testing.T) {
+	tr := traces.Trace{
+		Run: traces.Run{ID: "nested", Flow: "nested", Input: "Fix the invoice."},
+		Agents: []traces.Agent{
+			{Name: "desk", Kind: traces.AgentChatModel},
+			{Name: "planner", Kind: traces.AgentChatModel, Parent: "desk", Relation: traces.RelationAgentTool},
+			{Name: "critic", Kind: traces.AgentChatModel, Parent: "planner", Relation: traces.RelationAgentTool},
+			{Name: "reviewer", Kind: traces.AgentChatModel, Parent: "critic", Relation: traces.RelationSubAgent},
+		},
+	}
+	add := func(e traces.Event) {
+		e.Seq = int64(len(tr.Events) + 1)
+		tr.Events = append(tr.Events, e)
+	}
+	started := func(agent string, input ...string) traces.Event {
+		run := &traces.AgentRun{}
+		for _, in := range input {
+			run.Input = append(run.Input, traces.Message{Role: "user", Content: in})
+		}
+		return traces.Event{Kind: traces.KindAgentStarted, Agent: agent, AgentRun: run}
+	}
+	call := func(caller, callee, request string) traces.Event {
+		return traces.Event{Kind: traces.KindAgentToolEnter, Agent: caller,
+			AgentTool: &traces.AgentToolCall{Caller: caller, Callee: callee, CallID: "call-" + callee, Request: request, InputMode: traces.AgentToolInputRequest}}
+	}
+	add(traces.Event{Kind: traces.KindRunStarted, Run: &traces.RunMark{Input: "Fix the invoice."}})
+	add(started("desk", "Fix the invoice."))
+	add(call("desk", "planner", "Plan the fix."))
+	add(started("planner", "Plan the fix."))
+	add(call("planner", "critic", "Critique the plan."))
+	add(started("critic", "Critique the plan."))
+	add(traces.Event{Kind: traces.KindTransfer, Agent: "critic", Transfer: &traces.Transfer{From: "critic", To: "reviewer", Mode: traces.TransferLLM}})
+	add(started("reviewer", "Plan the fix.")) // the planner's request, not the critic's
+	for range 20 {
+		f := only(t, tr, check(t, tr, lint.Config{}), "lost-request", traces.KindAgentStarted, traces.KindTransfer)
+		if !strings.Contains(f.Message, "Critique the plan.") {
+			t.Fatalf("lost-request = %q, want the innermost call's request", f.Message)
+		}
+	}
+}
+
 func TestContextGrowth(t *testing.T) {
 	manual := strings.Repeat("Check every clause of the contract against the policy handbook. ", 120)
 	tr := record(t, chatFlow("growth", "Review my contract.", map[string]agents.Script{
