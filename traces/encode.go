@@ -29,7 +29,7 @@ func (w *eventWriter) event(e *Event, model, agentRun InputRef) {
 	w.b = append(w.b, '"')
 	b, err := e.Time.AppendText(w.b)
 	if err != nil {
-		w.fail(fmt.Errorf("event %d: time: %w", e.Seq, err))
+		w.fail(fmt.Errorf("time: %w", err))
 	} else {
 		w.b = b
 	}
@@ -138,7 +138,7 @@ func (w *eventWriter) payloads(e *Event) {
 		if len(s.Value) == 0 {
 			w.b = append(w.b, "null"...)
 		} else if b, err := appendCompact(w.b, s.Value); err != nil {
-			w.fail(fmt.Errorf("event %d: session value %q is not JSON: %w", e.Seq, s.Key, err))
+			w.fail(fmt.Errorf("session value %q is not JSON: %w", s.Key, err))
 		} else {
 			w.b = b
 		}
@@ -200,7 +200,7 @@ func (w *eventWriter) payloads(e *Event) {
 		if len(p.Value) > 0 {
 			w.key("value")
 			if b, err := appendCompact(w.b, p.Value); err != nil {
-				w.fail(fmt.Errorf("event %d: pause value is not JSON: %w", e.Seq, err))
+				w.fail(fmt.Errorf("pause value is not JSON: %w", err))
 			} else {
 				w.b = b
 			}

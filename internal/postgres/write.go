@@ -180,7 +180,7 @@ func queueEvents(b *pgx.Batch, key int64, owner string, enc *traces.EventEncoder
 	for i, e := range events {
 		d, err := enc.AppendEvent(nil, e)
 		if err != nil {
-			return fmt.Errorf("encode event %d: %w", e.Seq, err)
+			return err // it names the event
 		}
 		seqs[i], data[i] = e.Seq, d
 		if t := live.SearchText(e); t != "" {
@@ -210,7 +210,7 @@ func replay(enc *traces.EventEncoder, earlier []traces.Event) error {
 	for _, e := range earlier {
 		var err error
 		if scratch, err = enc.AppendEvent(scratch[:0], e); err != nil {
-			return fmt.Errorf("encode event %d: %w", e.Seq, err)
+			return err // it names the event
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,7 +75,9 @@ func TestCreateManyEventsAllOrNothing(t *testing.T) {
 	if err == nil {
 		t.Fatal("Create took an event whose session value is not JSON")
 	}
-	t.Log(err)
+	if msg := err.Error(); strings.Count(msg, fmt.Sprint(n-99)) != 1 || !strings.Contains(msg, `session value "k" is not JSON`) {
+		t.Errorf("Create's error %q: want it to name the event once and say what is wrong with it", msg)
+	}
 	if _, err := store.Load("broken"); traces.ErrorCode(err) != traces.CodeNotFound {
 		t.Errorf("Load of the run that failed to be created: %v, want not found", err)
 	}

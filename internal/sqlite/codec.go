@@ -36,7 +36,7 @@ func newEncoder(earlier []traces.Event) *encoder {
 func (e *encoder) append(dst []byte, ev traces.Event) ([]byte, error) {
 	data, err := e.enc.AppendEvent(dst, ev)
 	if err != nil {
-		return dst, fmt.Errorf("encode event %d: %w", ev.Seq, err)
+		return dst, err // it names the event
 	}
 	e.last = ev.Seq
 	return data, nil
