@@ -408,13 +408,22 @@ func (r *Recorder) hold(ctx context.Context, v *visit, s Stop) (Resume, bool) {
 		path = v.path
 	}
 	h := d.begin(s) // before the paused event: whoever reads it can continue at once
+	// An AgentTool call's end waits for the caller's copy of events, which carries it soon: the
+	// paused event must not wait, unseen, behind it.
 	r.mu.Lock()
-	for deadline := time.Now().Add(parkedWait); len(r.out.parked) > 0 && time.Now().Before(deadline); {
-		// An AgentTool call's end waits for the caller's copy of events, which carries it
-		// soon: the paused event must not wait, unseen, behind it.
-		r.mu.Unlock()
-		time.Sleep(time.Millisecond)
-		r.mu.Lock()
+	if len(r.out.parked) > 0 {
+		deadline := time.NewTimer(parkedWait)
+		for late := false; len(r.out.parked) > 0 && !late; {
+			drained := r.out.drained()
+			r.mu.Unlock()
+			select {
+			case <-drained:
+			case <-deadline.C:
+				late = true
+			}
+			r.mu.Lock()
+		}
+		deadline.Stop()
 	}
 	r.out.emit(&traces.Event{Kind: traces.KindPaused, Agent: s.Agent, RunPath: path,
 		Pause: &traces.Pause{Break: s.Break, On: on, Feed: feed, Target: s.Target, At: s.At, Detail: s.Detail, Input: s.Input, Args: s.Args, Value: s.Value}})

@@ -62,6 +62,7 @@ type delivery struct {
 	lastAgent string
 	lastPath  []string
 	parked    []*parkedCall // AgentTool calls not decided yet, and what waits behind them
+	unparked  chan struct{} // closed when nothing is parked any more (see drained); nil until asked
 	lastSeq   int64         // the seq of the event delivered last, 0 when it waits parked
 	promised  *ending       // the ending the sink holds, if any
 	// reuses is set when the sink keeps nothing an event points to once Emit returns (a
@@ -352,6 +353,21 @@ func (d *delivery) release() {
 			d.deliver(&p.events[i])
 		}
 	}
+	if len(d.parked) == 0 && d.unparked != nil {
+		close(d.unparked)
+		d.unparked = nil
+	}
+}
+
+// drained returns a channel closed once nothing is parked. Callers hold the recorder's lock.
+func (d *delivery) drained() <-chan struct{} {
+	if len(d.parked) == 0 {
+		return alwaysClosed
+	}
+	if d.unparked == nil {
+		d.unparked = make(chan struct{})
+	}
+	return d.unparked
 }
 
 // foreseeParked passes to add what is parked, as releasing it all now would deliver it, without
