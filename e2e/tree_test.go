@@ -146,6 +146,9 @@ func TestBigTreeZoomPanAndBundles(t *testing.T) {
 	// 0 fits, as it does in the time views; 1 shows the tree 1:1.
 	tb.press(t, "0")
 	tb.waitFor(t, "fitted again by the 0 key", `Math.abs(Number(document.getElementById('graph').dataset.zoom) - `+jsFloat(l.Scale)+`) < 0.002`)
+	// A key that scrolls moves the tree by the reader's hand: no fit is left to settle.
+	tb.press(t, kb.ArrowDown)
+	tb.waitFor(t, "no fit left once the reader moved the tree", `!('fitFor' in document.getElementById('graph-scroll').dataset)`)
 	tb.press(t, "+")
 	tb.waitFor(t, "zoomed in by the key again", in)
 	tb.press(t, "1")

@@ -55,7 +55,6 @@ function fitZoom() {
 // apply sizes the SVG to zoom z and shows the level; below the legible zoom, as an overview.
 function apply(z) {
   V.zoom = z;
-  if (!V.fit) delete box()?.dataset.fitFor; // zoomed by hand: no fit to settle
   const s = svg(), { w, h } = size();
   if (s && w && h) {
     s.setAttribute("viewBox", `0 0 ${w} ${h}`);
@@ -84,7 +83,7 @@ function zoomAt(z, cx, cy) {
   z = Math.min(MOST, Math.max(Math.min(LEAST, legible(), fitZoom(), V.zoom), z));
   const before = s.getBoundingClientRect();
   const px = (cx - before.left) / V.zoom, py = (cy - before.top) / V.zoom;
-  V.fit = false;
+  unfit();
   apply(z);
   const after = s.getBoundingClientRect();
   const b = box();
@@ -110,9 +109,16 @@ function fit() {
   if (b) b.dataset.fitFor = at;
 }
 
+// unfit notes that the reader moved or zoomed the tree: it stays as they leave it, and no fit is
+// left to settle (data-fit-for goes with it).
+function unfit() {
+  V.fit = false;
+  delete box()?.dataset.fitFor;
+}
+
 // reset shows the tree 1:1 with its root in view.
 function reset() {
-  V.fit = false;
+  unfit();
   apply(1);
   showRoot();
 }
@@ -165,7 +171,7 @@ function drawMinimap() {
 function panTo(ev) {
   const m = document.getElementById("minimap"), b = box(), { w } = size();
   const r = m.getBoundingClientRect(), k = r.width / w;
-  V.fit = false;
+  unfit();
   b.scrollLeft = (ev.clientX - r.left) / k * V.zoom - b.clientWidth / 2;
   b.scrollTop = (ev.clientY - r.top) / k * V.zoom - b.clientHeight / 2;
 }
@@ -239,7 +245,7 @@ function setupPan(b) {
   b.addEventListener("pointerdown", (ev) => {
     if (ev.button !== 0 || ev.pointerType === "touch") return;
     if (ev.target === b && (ev.offsetX >= b.clientWidth || ev.offsetY >= b.clientHeight)) {
-      V.fit = false; // a scrollbar: the browser moves the tree
+      unfit(); // a scrollbar: the browser moves the tree
       return;
     }
     drag = { x: ev.clientX, y: ev.clientY, left: b.scrollLeft, top: b.scrollTop, moved: false, id: ev.pointerId };
@@ -250,7 +256,7 @@ function setupPan(b) {
     if (!drag.moved && Math.hypot(dx, dy) < 5) return;
     if (!drag.moved) {
       drag.moved = true;
-      V.fit = false;
+      unfit();
       b.classList.add("panning");
       b.setPointerCapture(ev.pointerId);
     }
@@ -271,7 +277,7 @@ function setupPan(b) {
   b.addEventListener("pointerup", end);
   b.addEventListener("pointercancel", end);
   b.addEventListener("wheel", (ev) => {
-    if (!ev.ctrlKey && !ev.metaKey) { V.fit = false; return; } // a plain wheel scrolls
+    if (!ev.ctrlKey && !ev.metaKey) { unfit(); return; } // a plain wheel scrolls
     ev.preventDefault();
     zoomAt(V.zoom * Math.exp(-ev.deltaY * 0.002), ev.clientX, ev.clientY);
   }, { passive: false });
@@ -281,7 +287,7 @@ function setupPan(b) {
 function onKey(ev, keyAction) {
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
   if (!ev.target.closest || !ev.target.closest("#graph-scroll, .graph-zoom")) return;
-  if (ev.key.startsWith("Arrow") || ev.key.startsWith("Page")) V.fit = false; // the browser scrolls
+  if (ev.key.startsWith("Arrow") || ev.key.startsWith("Page")) unfit(); // the browser scrolls
   const [what, n] = keyAction(ev.key, false) || [];
   if (what === "zoom") {
     if (n === 0) fit(); else zoomBy(n > 0 ? STEP : 1 / STEP);
