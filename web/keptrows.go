@@ -115,6 +115,15 @@ func (v *ViewState) KeepRows() *KeptRows {
 // Seq returns the seq of the newest event k serves the rows of.
 func (k *KeptRows) Seq() int64 { return int64(len(k.rows)) }
 
+// Size returns about how many bytes k holds: its notes and the matches of the text searched
+// last, not the names it shares with the run.
+func (k *KeptRows) Size() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	const row, value, word, name = 4, 8, 8, 16 + 8 // a string's header, an int
+	return len(k.rows)*row + (len(k.orders)+len(k.fresh))*value + len(k.found)*word + (len(k.agents)+len(k.groups))*name
+}
+
 // Searches returns how many passes over the run's events k's searches have made.
 func (k *KeptRows) Searches() int {
 	k.mu.Lock()
