@@ -108,7 +108,7 @@ func (v *ViewState) KeepRows() *KeptRows {
 	for _, name := range k.agents {
 		k.colours = append(k.colours, t.roster.colour(name))
 	}
-	k.orders, k.fresh = slices.Clip(k.orders), slices.Clip(k.fresh)
+	k.orders, k.fresh = slices.Clone(k.orders), slices.Clone(k.fresh) // not the room appends left
 	return k
 }
 
