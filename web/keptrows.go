@@ -71,6 +71,9 @@ func (v *ViewState) KeepRows() *KeptRows {
 			if len(*list) > most {
 				return 0, false
 			}
+			// A copy: an event's strings may be read in place from its recording's log, which
+			// whoever keeps k does not mean to keep alive.
+			s = strings.Clone(s)
 			i = len(*list)
 			m[s], *list = i, append(*list, s)
 		}
@@ -154,7 +157,8 @@ func valueAt(vs []seqValue, seq int64) int {
 	return int(vs[i].n)
 }
 
-// CountRows is ViewState.CountRows of the run k was kept from, whose recording is rec.
+// CountRows is ViewState.CountRows of the run k was kept from, whose recording is rec. With a
+// text it reads every event back, unless the last search was of the same text.
 func (k *KeptRows) CountRows(rec *traces.Recording, f RowFilter) (matches, rows int) {
 	if !f.Active() {
 		return len(k.rows) - k.echoes, len(k.rows)
@@ -172,8 +176,9 @@ func (k *KeptRows) CountRows(rec *traces.Recording, f RowFilter) (matches, rows 
 	return matches, len(k.rows)
 }
 
-// FindRows is ViewState.FindRows of the run k was kept from, whose recording is rec: it reads
-// back the events of the rows it returns (with a text, every event once, as CountRows says).
+// FindRows is ViewState.FindRows of the run k was kept from, whose recording is rec (holding
+// its events through Seq at least): it reads back the events of the rows it returns (with a
+// text, every event once, as CountRows says).
 func (k *KeptRows) FindRows(rec *traces.Recording, f RowFilter, after, before int64, limit int, forward bool) RowPage {
 	n := int64(len(k.rows))
 	lo, hi := int(min(max(after, 0), n)), int(n)
