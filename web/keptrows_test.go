@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/baton-dev/baton/internal/prices"
@@ -70,6 +71,40 @@ func TestKeptRowsSearchOnce(t *testing.T) {
 		if want := []int{1, 1, 2}[i]; kept.Searches() != want {
 			t.Fatalf("after searching %q: %d passes over the events, want %d", text, kept.Searches(), want)
 		}
+	}
+}
+
+// TestKeptRowsSearchesAtOnce: searches of different texts at once, on one run's kept rows, each
+// count what the view state counts (run with -race: one search's matches are not written under
+// another's reading).
+func TestKeptRowsSearchesAtOnce(t *testing.T) {
+	tr := webtest.Big(1500)
+	rec := traces.NewRecordingOf(tr)
+	events := make([]traces.Event, rec.Len())
+	readEvents(rec.Subscribe(0), events)
+	vs := NewViewState(tr.Run, tr.Agents)
+	vs.Add(events...)
+	kept := vs.KeepRows()
+	texts := []string{"result 1", "result 2", "math", "no such words"}
+	want := map[string]int{}
+	for _, text := range texts {
+		want[text], _ = vs.CountRows(RowFilter{Text: text})
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*len(texts))
+	for range 4 {
+		for _, text := range texts {
+			wg.Go(func() {
+				if m, _ := kept.CountRows(rec, RowFilter{Text: text}); m != want[text] {
+					errs <- fmt.Sprintf("%q: %d rows, want %d", text, m, want[text])
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
 
