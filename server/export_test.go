@@ -118,7 +118,7 @@ func SettleImports(s *Server) {
 		s.feeds.retireLocked(f)
 	}
 	s.feeds.mu.Unlock()
-	s.feeds.warm.Wait() // the tabs kept as it goes (keepTabs)
+	s.feeds.warm.Wait() // the tabs kept as it goes (keepFetches)
 }
 
 // IdleFeedRefs reports whether the feed s holds idle has, for each of its events, the input
@@ -150,7 +150,7 @@ func IdleFeedRefs(s *Server) (events int, same bool) {
 func WaitPagesMade(s *Server) { s.feeds.warm.Wait() }
 
 // FakeLingers makes s's feeds' lingers (feedLinger) end only when the returned func is called,
-// which ends each begun so far, and waits for what their ends begin (keepTabs): a test of what
+// which ends each begun so far, and waits for what their ends begin (keepFetches): a test of what
 // follows a linger without waiting it out.
 func FakeLingers(s *Server) (end func()) {
 	var mu sync.Mutex
@@ -237,4 +237,14 @@ func IdleFeed(s *Server) (collected func() bool) {
 		runtime.GC()
 		return p.Value() == nil
 	}
+}
+
+// KeptRowsSize returns the bytes of the rows kept beside rec's page for its newest event
+// (keptFetches), and whether any are.
+func KeptRowsSize(s *Server, rec *traces.Recording) (int, bool) {
+	kf := s.feeds.digests.fetchesOf(rec, rec.Len())
+	if kf == nil || kf.rows == nil {
+		return 0, false
+	}
+	return kf.rows.Size(), true
 }

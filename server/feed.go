@@ -196,9 +196,9 @@ func (fs *feeds) release(f *feed) {
 	})
 }
 
-// retireLocked drops f, which has no user, as dropLocked does, and, when f's run's page is kept
-// and leaves out what its tabs fetch, keeps those beside it, made from f's view state on a
-// goroutine (keepTabs): the tabs of a page shown after f has gone are then served without
+// retireLocked drops f, which has no user, as dropLocked does, and, when f's run's page is kept,
+// keeps beside it what its script fetches (its tabs, its older rows), made from f's view state
+// on a goroutine (keepFetches): a page shown after f has gone is then served whole without
 // taking the run in again. The caller holds fs.mu.
 func (fs *feeds) retireLocked(f *feed) {
 	fs.dropLocked(f)
@@ -211,7 +211,7 @@ func (fs *feeds) retireLocked(f *feed) {
 	fs.warm.Add(1) // never once waitWarm waits (cold, under mu)
 	go func() {
 		defer fs.warm.Done()
-		f.keepTabs()
+		f.keepFetches()
 	}()
 }
 

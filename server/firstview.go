@@ -24,33 +24,37 @@ import (
 // page), kept beside its digest: a function of the run's events, which a million-event run's
 // feed takes seconds to read back and take in. A feed makes it when its run ends (a large
 // import's feed: right after the import, warmRun). A page of a finished run kept so is served
-// without a feed; what the page then asks for (its Session and Sequence tabs, older rows, a
-// step in time) uses one, as before.
+// without a feed, and so, once the feed that made it has gone, is what the page then fetches
+// (keptFetches): its Session and Sequence tabs, its older rows; a step in time uses a feed.
 type firstView struct {
 	view     web.View // without the sequence view's bars when deferred (the page fetches them)
 	deferred bool     // the session panel's histories are left out (feed.page)
-	// tabs is what the page's Session and Sequence tabs fetch, kept once the feed that made the
-	// page has gone (keepTabs): nil until then. Guarded by the digestCache's mu.
-	tabs *keptTabs
+	// fetches is what the page's script fetches, kept once the feed that made the page has gone
+	// (keepFetches): nil until then. Guarded by the digestCache's mu.
+	fetches *keptFetches
 }
 
-// keptTabs is the HTML, gzipped, of what a kept page's script fetches when a tab is first shown:
-// its sequence view's data (sequenceRoute) and its session panel's histories (historiesRoute),
-// each nil when the page carries it. Without them, the first tab shown once the page's feed had
-// gone (feedLinger after it made the page) took the whole run in again, seconds at 1M events;
-// gzipped, they are a few bytes an event (the sequence data about 35 uncompressed).
-type keptTabs struct {
+// keptFetches is what a kept page's script fetches, kept past the feed that made the page: the
+// HTML, gzipped, of what its tabs fetch when first shown, its sequence view's data
+// (sequenceRoute) and its session panel's histories (historiesRoute), each nil when the page
+// carries it; and its timeline's rows (rowsRoute), with filters and search, nil when the page
+// holds them all. Without them, each took the whole run in again once the page's feed had gone
+// (feedLinger after it made the page), seconds at 1M events. Gzipped, the tabs are a few bytes
+// an event (the sequence data about 35 uncompressed); the rows' notes, 4 (web.KeptRows).
+type keptFetches struct {
 	sequence, histories []byte
+	rows                *web.KeptRows
 }
 
-// keepTabs renders, gzipped, what the tabs of f's page fetch, as f's view state stands, and keeps
-// it beside the page, when f's run's page is kept as of f's newest event, leaves them out, and
-// has none kept yet. f has gone, or is going: no page follows it any more (see feeds.retireLocked).
-func (f *feed) keepTabs() {
+// keepFetches renders, gzipped, what the tabs of f's page fetch, and keeps it beside the page
+// with its rows' notes, as f's view state stands, when f's run's page is kept as of f's newest
+// event and has none kept yet. f has gone, or is going: no page follows it any more (see
+// feeds.retireLocked).
+func (f *feed) keepFetches() {
 	f.mu.Lock()
 	head := f.view.Seq()
 	kept, ok := f.digests.get(f.rec, head)
-	if !ok || kept.firstView == nil || f.digests.tabsOf(f.rec, head) != nil {
+	if !ok || kept.firstView == nil || f.digests.fetchesOf(f.rec, head) != nil {
 		f.mu.Unlock()
 		return
 	}
@@ -64,23 +68,28 @@ func (f *feed) keepTabs() {
 	if o.deferred {
 		hs = f.view.Histories()
 	}
+	var rows *web.KeptRows
+	if head > pageRows { // else the page holds every row
+		rows = f.view.KeepRows()
+	}
 	f.mu.Unlock()
-	if seq == nil && !o.deferred {
+	if seq == nil && !o.deferred && rows == nil {
 		return
 	}
-	var tabs keptTabs
+	kf := keptFetches{rows: rows}
 	var err error
+	// A tab that fails to render is left out: it takes the run in again, as before.
 	if seq != nil {
-		if tabs.sequence, err = gzipped(templates.SequenceHTML(*seq)); err != nil {
-			return // the tab takes the run in again, as before
+		if kf.sequence, err = gzipped(templates.SequenceHTML(*seq)); err != nil {
+			kf.sequence = nil
 		}
 	}
 	if o.deferred {
-		if tabs.histories, err = gzipped(templates.HistoriesHTML(hs)); err != nil {
-			return
+		if kf.histories, err = gzipped(templates.HistoriesHTML(hs)); err != nil {
+			kf.histories = nil
 		}
 	}
-	f.digests.keepTabs(f.rec, head, o, &tabs)
+	f.digests.keepFetches(f.rec, head, o, &kf)
 }
 
 // gzipped renders comp, gzipped.
@@ -96,8 +105,8 @@ func gzipped(comp templ.Component) ([]byte, error) {
 	return bytes.Clone(buf.Bytes()), nil // not the buffer's spare room
 }
 
-// tabsOf returns the tabs kept beside rec's page as of event at, nil when none are.
-func (c *digestCache) tabsOf(rec *traces.Recording, at int64) *keptTabs {
+// fetchesOf returns what is kept of rec's page's fetches as of event at, nil when none is.
+func (c *digestCache) fetchesOf(rec *traces.Recording, at int64) *keptFetches {
 	if c == nil {
 		return nil
 	}
@@ -106,26 +115,26 @@ func (c *digestCache) tabsOf(rec *traces.Recording, at int64) *keptTabs {
 	p := weak.Make(rec)
 	for _, d := range c.m {
 		if d.rec == p && d.at == at && d.firstView != nil {
-			return d.firstView.tabs
+			return d.firstView.fetches
 		}
 	}
 	return nil
 }
 
-// keepTabs keeps tabs beside o, rec's page as of event at, if it is still kept.
-func (c *digestCache) keepTabs(rec *traces.Recording, at int64, o *firstView, tabs *keptTabs) {
+// keepFetches keeps kf beside o, rec's page as of event at, if it is still kept.
+func (c *digestCache) keepFetches(rec *traces.Recording, at int64, o *firstView, kf *keptFetches) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := weak.Make(rec)
 	for _, d := range c.m {
 		if d.rec == p && d.at == at && d.firstView == o {
-			o.tabs = tabs
+			o.fetches = kf
 		}
 	}
 }
 
 // serveTab answers a kept page's tab (sequenceRoute, historiesRoute) with its HTML kept gzipped
-// (keptTabs): as it is to a client that takes gzip (a browser), else unzipped.
+// (keptFetches): as it is to a client that takes gzip (a browser), else unzipped.
 func serveTab(c echo.Context, html []byte) error {
 	c.Response().Header().Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
 	if acceptsGzip(c.Request().Header.Get(echo.HeaderAcceptEncoding)) {

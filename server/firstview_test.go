@@ -232,6 +232,60 @@ func TestKeptPageTabsAfterLinger(t *testing.T) {
 	}
 }
 
+// TestKeptPageRowsAfterLinger: the timeline's rows of a large run's kept page, asked for once the
+// feed that made the page has gone (its linger is over) — older rows scrolled to, forward and
+// backward, the rows that pass an agent and kind filter, failed rows, searches with their counts
+// — are exactly those the feed answered while it stayed, and no feed takes the run in again.
+func TestKeptPageRowsAfterLinger(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	endLingers := server.FakeLingers(ts.Server)
+	tr, _ := traces.EndImported(webtest.Large(30_000))
+	ts.importRun(t, tr)
+	server.WaitPagesMade(ts.Server)
+	rows := "/runs/" + tr.Run.ID + "/rows?"
+	queries := []string{
+		"before=15000&dir=backward&limit=400",
+		"after=100&before=900&dir=forward&limit=50",
+		"after=29990&dir=forward",
+		"agent=math_agent&kind=tool,session&dir=backward&limit=400&count=1",
+		"agent=math_agent&kind=tool&before=2000&dir=backward&limit=30",
+		"failed=1&dir=backward&limit=400&count=1",
+		"kind=message&dir=forward&limit=20&count=1",
+		"q=Result+123&dir=backward&limit=400&count=1",
+		"q=result+123&before=20000&dir=backward&limit=5",
+		"q=research&agent=supervisor&dir=forward&limit=400&count=1",
+		"q=no+such+words&dir=backward&limit=400&count=1",
+	}
+	// While the import's feed stays, it answers.
+	want := map[string]string{}
+	for _, q := range queries {
+		res := ts.do(t, request{path: rows + q})
+		if res.status != 200 || !strings.Contains(string(res.body), `"head":`) {
+			t.Fatalf("GET %s while the feed stays: %d %.200s", q, res.status, res.body)
+		}
+		want[q] = string(res.body)
+	}
+	if !strings.Contains(want[queries[0]], `id=\"ev-14999\"`) || !strings.Contains(want[queries[7]], `"matches":`) {
+		t.Fatalf("the feed's answers lack the rows asked for: %.300s", want[queries[0]])
+	}
+	made := server.FeedsMade(ts.Server)
+	endLingers()
+	if n := server.FeedsHeld(ts.Server); n != 0 {
+		t.Fatalf("%d feeds held once the linger is over; want none", n)
+	}
+	for range 2 { // the second time, a search's matches as kept by the first
+		for _, q := range queries {
+			res := ts.do(t, request{path: rows + q})
+			if res.status != 200 || string(res.body) != want[q] {
+				t.Fatalf("GET %s after the linger: %d\n%.300s\nwant, as the feed answered:\n%.300s", q, res.status, res.body, want[q])
+			}
+		}
+	}
+	if n := server.FeedsMade(ts.Server) - made; n != 0 {
+		t.Fatalf("the rows asked for after the linger made %d feeds; want none", n)
+	}
+}
+
 func gunzip(t *testing.T, data []byte) []byte {
 	t.Helper()
 	zr, err := gzip.NewReader(bytes.NewReader(data))

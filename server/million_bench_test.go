@@ -33,6 +33,10 @@ import (
 //   - inspector/event, inspector/agent: GET /runs/:id/inspector?seq=N (an event in the middle
 //     of the run) and ?agent=supervisor, a click in the page once it is there
 //   - export: GET /api/runs/:id/trace?download=1, read by the client as it arrives
+//   - rows/older, rows/filter, rows/search, rows/search/older: GET /runs/:id/rows of the run's
+//     page once its feed has gone (after its linger): older rows scrolled to, the newest rows
+//     that pass an agent and kind filter, and a search, with their counts, then the search's
+//     older rows
 //
 // Each reports seconds, the process's CPU seconds (every goroutine's, the collector's too: what
 // the machine's other load moves less), and the peak live heap above the start, per event. One invocation per
@@ -124,6 +128,32 @@ func BenchmarkLargeRun(b *testing.B) {
 				perEvent(b, func() { size = ts.drain(b, "/api/runs/"+id+"/trace?download=1") })
 				b.ReportMetric(float64(size)/float64(events), "out-B/event")
 			})
+			// rows/*: the timeline's requests of a page that outlived its run's feed (its linger, 20 s,
+			// is over: here none, so that each request meets the run with no feed): older rows
+			// scrolled to, the newest rows that pass filters and a search, each with its count.
+			after := mustOpenServer(b, server.Config{MaxIngestBody: int64(len(file)) + 1})
+			server.SetFeedLinger(after.Server, 0)
+			kept := after.importBig(b, file)
+			server.SettleImports(after.Server)
+			keptRec, err := after.Broker.Get(kept)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, q := range []struct{ name, query string }{
+				{"rows/older", "before=" + strconv.Itoa(events/2) + "&dir=backward&limit=400"},
+				{"rows/filter", "agent=math_agent&kind=tool&dir=backward&limit=400&count=1"},
+				{"rows/search", "q=result+4242&dir=backward&limit=400&count=1"},
+				// the same search's older rows, scrolled to next
+				{"rows/search/older", "q=result+4242&before=" + strconv.Itoa(events/2) + "&dir=backward&limit=400"},
+			} {
+				b.Run(q.name, func(b *testing.B) {
+					perEvent(b, func() { after.drain(b, "/runs/"+kept+"/rows?"+q.query) })
+					// What the page keeps of its rows, past its feed (with a search's matches).
+					if size, ok := server.KeptRowsSize(after.Server, keptRec); ok {
+						b.ReportMetric(float64(size)/float64(events), "kept-rows-B/event")
+					}
+				})
+			}
 		})
 	}
 }

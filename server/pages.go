@@ -132,8 +132,8 @@ func (s *Server) sequenceData(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if tabs := s.feeds.digests.tabsOf(rec, rec.Len()); tabs != nil && tabs.sequence != nil {
-		return serveTab(c, tabs.sequence)
+	if kf := s.feeds.digests.fetchesOf(rec, rec.Len()); kf != nil && kf.sequence != nil {
+		return serveTab(c, kf.sequence)
 	}
 	f := s.feeds.acquire(rec)
 	seq := f.sequence()
@@ -151,8 +151,8 @@ func (s *Server) histories(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if tabs := s.feeds.digests.tabsOf(rec, rec.Len()); tabs != nil && tabs.histories != nil {
-		return serveTab(c, tabs.histories)
+	if kf := s.feeds.digests.fetchesOf(rec, rec.Len()); kf != nil && kf.histories != nil {
+		return serveTab(c, kf.histories)
 	}
 	f := s.feeds.acquire(rec)
 	hs := f.histories()

@@ -71,9 +71,14 @@ func (s *Server) rows(c echo.Context) error {
 		return err
 	}
 	count := c.QueryParam("count") == "1"
-	f := s.feeds.acquire(rec)
-	ans := f.findRows(filter, after, before, int(limit), dir == "forward", count)
-	s.feeds.release(f)
+	var ans rowsAnswer
+	if kept := s.feeds.keptRows(rec); kept != nil {
+		ans = keptRowsAnswer(kept, rec, filter, after, before, int(limit), dir == "forward", count)
+	} else {
+		f := s.feeds.acquire(rec)
+		ans = f.findRows(filter, after, before, int(limit), dir == "forward", count)
+		s.feeds.release(f)
+	}
 	html, err := templates.Rows(c.Request().Context(), ans.rows)
 	if err != nil {
 		return err
@@ -105,4 +110,30 @@ func rowFilter(c echo.Context) (web.RowFilter, error) {
 		return f, traces.Errorf(traces.CodeInvalid, "failed must be 1 or 0, not %q", clip(c.QueryParam("failed"), 40))
 	}
 	return f, nil
+}
+
+// keptRows returns the rows kept of rec's page (keptFetches) as of its newest event, when no
+// feed holds rec: the page's feed has gone, and its rows are served without taking the run in
+// again. nil when none are kept, or a feed holds the run (which has its search texts made).
+func (fs *feeds) keptRows(rec *traces.Recording) *web.KeptRows {
+	fs.mu.Lock()
+	held := fs.m[rec] != nil
+	fs.mu.Unlock()
+	if held {
+		return nil
+	}
+	if kf := fs.digests.fetchesOf(rec, rec.Len()); kf != nil {
+		return kf.rows
+	}
+	return nil
+}
+
+// keptRowsAnswer is feed.findRows's answer, from rows kept of rec's run (web.KeptRows).
+func keptRowsAnswer(kept *web.KeptRows, rec *traces.Recording, filter web.RowFilter, after, before int64, limit int, forward, count bool) rowsAnswer {
+	p := kept.FindRows(rec, filter, after, before, limit, forward)
+	ans := rowsAnswer{Reached: p.Reached, Head: kept.Seq(), rows: p.Rows}
+	if count {
+		ans.Matches, ans.Events = kept.CountRows(rec, filter)
+	}
+	return ans
 }

@@ -469,6 +469,14 @@ func (s *Subscription) Read(ctx context.Context, p []Event) (int, error) {
 	}
 }
 
+// Skip moves s on past the events through seq after without reading them, unless it has read so
+// far already: its next read starts after them. What its reader decoded of the events before
+// stays known, so that reading a run's events here and there in seq order costs what the inputs
+// they extend (which a reader decodes too) take once, not at each read.
+func (s *Subscription) Skip(after int64) {
+	s.pos = max(s.pos, after)
+}
+
 // Poll is Read without the wait: when no event is recorded yet, it returns 0 and nil.
 func (s *Subscription) Poll(p []Event) (int, error) {
 	n, _, err := s.take(p, false)

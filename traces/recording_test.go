@@ -155,6 +155,31 @@ func TestSubscribeAfter(t *testing.T) {
 	}
 }
 
+// TestSkip: a subscription skips on to any later event, never back, and the events it reads
+// then have their inputs whole, those they extend having been skipped.
+func TestSkip(t *testing.T) {
+	rec := newRecording(t)
+	var input []traces.Message
+	for i := range 30 { // each model call's input extends the one before
+		input = append(input, traces.Message{Role: "user", Content: fmt.Sprint("say ", i)})
+		rec.Emit(traces.Event{Kind: traces.KindModelStarted, Agent: "root", Model: &traces.ModelCall{Input: slices.Clone(input)}})
+	}
+	rec.Finish(traces.StatusCompleted, "")
+	sub := rec.Subscribe(0)
+	assertSeqs(t, readN(t, sub, 2, 2), 1, 2)
+	sub.Skip(20)
+	got := readN(t, sub, 3, 3)
+	assertSeqs(t, got, 21, 23)
+	for _, e := range got {
+		if n := len(e.Model.Input); n != int(e.Seq) || e.Model.Input[n-1].Content != fmt.Sprint("say ", n-1) {
+			t.Fatalf("event %d read after a skip has an input of %d messages, the last %q; want %d, the last \"say %d\"",
+				e.Seq, n, e.Model.Input[n-1].Content, e.Seq, e.Seq-1)
+		}
+	}
+	sub.Skip(10) // behind: no step back
+	assertSeqs(t, readN(t, sub, 1, 1), 24, 24)
+}
+
 func TestSubscribeMidRunGetsBacklogThenLive(t *testing.T) {
 	rec := newRecording(t)
 	emit(t, rec, 10)

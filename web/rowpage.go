@@ -27,15 +27,21 @@ func (f RowFilter) Active() bool {
 // trimmed; t is the events' tree. It builds no row.
 func (x *timelineIndex) passes(ev []traces.Event, f RowFilter, i int, t *treeState) bool {
 	e := &ev[i]
+	return f.admits(e.Agent, KindGroup(e.Kind), x.echoOf[e.Seq] > 0, f.Failed && rowFailed(e, t)) &&
+		(f.Text == "" || strings.Contains(x.searchOf(ev, i), f.Text))
+}
+
+// admits reports whether a row passes f but for f's text: the row of an event of agent, of kind
+// group group, that echoes a call when echo, failed when failed (which needs to be right only
+// when f.Failed).
+func (f RowFilter) admits(agent, group string, echo, failed bool) bool {
 	switch {
-	case f.Agent != "" && e.Agent != f.Agent:
+	case f.Agent != "" && agent != f.Agent:
 		return false
-	case len(f.Groups) > 0 && !slices.Contains(f.Groups, KindGroup(e.Kind)), len(f.Groups) == 0 && x.echoOf[e.Seq] > 0:
-		return false
-	case f.Failed && !rowFailed(e, t):
+	case len(f.Groups) > 0 && !slices.Contains(f.Groups, group), len(f.Groups) == 0 && echo:
 		return false
 	}
-	return f.Text == "" || strings.Contains(x.searchOf(ev, i), f.Text)
+	return !f.Failed || failed
 }
 
 // RowPage is one page of the timeline's rows that pass a filter, for a page that holds only

@@ -191,12 +191,13 @@ func (x *timelineIndex) searchOf(ev []traces.Event, i int) string {
 		return x.searches[i]
 	}
 	e := &ev[i]
-	return x.searchText(e, shorten(oneLine(Summary(*e)), summaryLen))
+	return searchText(e, rowSummary(e), x.freshFrom[e.Seq])
 }
 
-// searchText is the lower-cased text a timeline search looks in for e: its row's words and the
-// event's whole content (messages, arguments, results, errors, session values).
-func (x *timelineIndex) searchText(e *traces.Event, summary string) string {
+// searchText is the lower-cased text a timeline search looks in for e: its row's words (summary)
+// and the event's whole content (messages, arguments, results, errors, session values), of its
+// input the messages from fresh on (timelineIndex.freshFrom).
+func searchText(e *traces.Event, summary string, fresh int) string {
 	var b strings.Builder
 	add := func(ss ...string) {
 		for _, s := range ss {
@@ -219,10 +220,10 @@ func (x *timelineIndex) searchText(e *traces.Event, summary string) string {
 	case e.Run != nil:
 		add(e.Run.Input, e.Run.Error)
 	case e.AgentRun != nil:
-		msgs(e.AgentRun.Input[x.freshFrom[e.Seq]:])
+		msgs(e.AgentRun.Input[fresh:])
 		add(e.AgentRun.Error)
 	case e.Model != nil:
-		msgs(e.Model.Input[x.freshFrom[e.Seq]:])
+		msgs(e.Model.Input[fresh:])
 		if e.Model.Output != nil {
 			msgs([]traces.Message{*e.Model.Output})
 		}

@@ -35,24 +35,50 @@ type Row struct {
 // agent's colour and a transfer's order and failure.
 func (x *timelineIndex) row(ev []traces.Event, i int, t *treeState) Row {
 	e := &ev[i]
+	search := ""
+	if i < len(x.searches) {
+		search = x.searches[i]
+	}
+	return rowOf(e, rowNotes{colour: t.roster.colour(e.Agent), order: transferOrder(e, t), failed: rowFailed(e, t),
+		echoOf: x.echoOf[e.Seq], callbacksOnly: x.callbacksOnly[e.Seq], fresh: x.freshFrom[e.Seq], search: search})
+}
+
+// rowNotes is what the row of an event says that the event alone does not: what the run around
+// it says (its tree, the calls it echoes, its input's new messages).
+type rowNotes struct {
+	colour        int
+	order         int // a transfer's order number
+	failed        bool
+	echoOf        int64
+	callbacksOnly bool
+	fresh         int    // where its input's new messages begin (timelineIndex.freshFrom)
+	search        string // its search text when made already, else ""
+}
+
+// rowOf returns the timeline row of e, whose run says n of it.
+func rowOf(e *traces.Event, n rowNotes) Row {
 	r := Row{
 		Seq: e.Seq, Time: e.Time, Clock: clock(e.Time), Stamp: stamp(e.Time), Agent: e.Agent,
-		Colour: t.roster.colour(e.Agent), Kind: e.Kind, Group: KindGroup(e.Kind),
-		Summary: shorten(oneLine(Summary(*e)), summaryLen), EchoOf: x.echoOf[e.Seq],
-		CallbacksOnly: x.callbacksOnly[e.Seq],
+		Colour: n.colour, Kind: e.Kind, Group: KindGroup(e.Kind), Summary: rowSummary(e),
+		Order: n.order, Failed: n.failed, EchoOf: n.echoOf, CallbacksOnly: n.callbacksOnly, Search: n.search,
 	}
-	if i < len(x.searches) {
-		r.Search = x.searches[i]
-	} else {
-		r.Search = x.searchText(e, r.Summary)
+	if r.Search == "" {
+		r.Search = searchText(e, r.Summary, n.fresh)
 	}
+	return r
+}
+
+// rowSummary is the one line e's row shows.
+func rowSummary(e *traces.Event) string { return shorten(oneLine(Summary(*e)), summaryLen) }
+
+// transferOrder is the order number of e's transfer by t, the tree: 0 when e is no transfer.
+func transferOrder(e *traces.Event, t *treeState) int {
 	if e.Kind == traces.KindTransfer {
 		if tr := t.transferAt(e.Seq); tr != nil {
-			r.Order = tr.order
+			return tr.order
 		}
 	}
-	r.Failed = rowFailed(e, t)
-	return r
+	return 0
 }
 
 // rowFailed reports whether e's row shows a failure: an error, a failed model or tool call, or a
