@@ -13,6 +13,8 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/traces"
 )
 
 // hub is an eino callback handler that sends each callback to the recorder of the run it belongs
@@ -388,7 +390,7 @@ func (h *hub) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.
 		if o := model.ConvCallbackOutput(out); o != nil {
 			msg, usage, cfg = o.Message, o.TokenUsage, o.Config
 		}
-		r.modelFinished(c, msg, usage, cfg, nil)
+		r.modelFinished(c, msg, nil, usage, cfg, nil)
 	case info.Component == components.ComponentOfTool:
 		result := ""
 		if o := tool.ConvCallbackOutput(out); o != nil {
@@ -420,7 +422,7 @@ func (h *hub) OnError(ctx context.Context, info *callbacks.RunInfo, err error) c
 	}
 	switch info.Component {
 	case components.ComponentOfChatModel:
-		r.modelFinished(c, nil, nil, nil, err)
+		r.modelFinished(c, nil, nil, nil, nil, err)
 	case components.ComponentOfTool:
 		r.toolFinished(ctx, info, c, "", err, false)
 		r.holdQueued(ctx, c.v, false)
@@ -543,8 +545,8 @@ func (j *streamRead) readAndRecord() {
 		answer, err := readAnswerStream(out)
 		r.specialistAnswered(v, answer, err)
 	case modelReply:
-		reply, usage, cfg, err := readModelStream(out)
-		r.modelFinished(c, &reply, usage, cfg, err)
+		reply, calls, usage, cfg, err := readModelStream(out)
+		r.modelFinished(c, &reply, calls, usage, cfg, err)
 	case toolResult:
 		result, err := readToolStream(out)
 		r.toolFinished(j.ctx, j.info, c, result, err, false) // its echo is counted
@@ -561,12 +563,13 @@ func (j *streamRead) readAndRecord() {
 	}
 }
 
-// readModelStream joins a model's streamed reply from the callback's copy of its chunks, with
-// the last usage and config its chunks carried. The usage the chunks' messages carried is left
-// out when the callback's carried one: modelFinished takes the callback's.
-func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (schema.Message, *model.TokenUsage, *model.Config, error) {
+// readModelStream joins a model's streamed reply from the callback's copy of its chunks, its
+// tool calls in their trace form (the reply carries none), with the last usage and config its
+// chunks carried. The usage the chunks' messages carried is left out when the callback's carried
+// one: modelFinished takes the callback's.
+func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (schema.Message, []traces.ToolCallSpec, *model.TokenUsage, *model.Config, error) {
 	defer out.Close()
-	var reply streamedMessage
+	reply := streamedMessage{traceCalls: true}
 	var usage *model.TokenUsage
 	var cfg *model.Config
 	for {
@@ -576,7 +579,7 @@ func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (schema
 				err = nil
 			}
 			reply.hasUsage = reply.hasUsage && usage == nil
-			return reply.joined(), usage, cfg, err
+			return reply.joined(), reply.specs, usage, cfg, err
 		}
 		if o := model.ConvCallbackOutput(chunk); o != nil {
 			reply.add(o.Message)

@@ -235,9 +235,10 @@ func (v *visit) toolNames(tools []*schema.ToolInfo) []string {
 }
 
 // modelFinished records a model's reply (or failure) and the reply as the agent's message, which
-// the visit's copy of events will echo (see echoes). cfg is the config the reply came with; when
-// it names no model, the name its start reported stands.
-func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.TokenUsage, cfg *model.Config, err error) {
+// the visit's copy of events will echo (see echoes). calls, when not nil, are the reply's tool
+// calls, joined in trace form (a streamed reply's, see readModelStream), msg carrying none. cfg is
+// the config the reply came with; when it names no model, the name its start reported stands.
+func (r *Recorder) modelFinished(c *call, msg *schema.Message, calls []traces.ToolCallSpec, usage *model.TokenUsage, cfg *model.Config, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.out.stampNow()
@@ -255,6 +256,9 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 	mc.Name = c.v.model
 	if msg != nil {
 		ended.out = traceMessage(msg)
+		if calls != nil {
+			ended.out.ToolCalls = calls
+		}
 		mc.Output = &ended.out
 		if u := traceUsage(msg); u != nil {
 			ended.usage, mc.Usage = *u, &ended.usage
@@ -263,7 +267,7 @@ func (r *Recorder) modelFinished(c *call, msg *schema.Message, usage *model.Toke
 		if c.v.repliesAreEvents() {
 			c.v.echoes.expectReply(mc.Output)
 		}
-		c.v.calls, c.v.handedOff = msg.ToolCalls, false
+		c.v.calls, c.v.handedOff = ended.out.ToolCalls, false
 	}
 	if usage != nil {
 		ended.usage = traces.Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens, TotalTokens: usage.TotalTokens}

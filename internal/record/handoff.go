@@ -31,7 +31,7 @@ func (r *Recorder) handOff(ctx context.Context, v *visit, at place, fed []*schem
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !slices.ContainsFunc(v.calls, func(tc schema.ToolCall) bool { return tc.Function.Name == at.node }) {
+	if !slices.ContainsFunc(v.calls, func(tc traces.ToolCallSpec) bool { return tc.Name == at.node }) {
 		return nil
 	}
 	if !v.handedOff {
@@ -40,8 +40,8 @@ func (r *Recorder) handOff(ctx context.Context, v *visit, at place, fed []*schem
 		v.echoes.dropLastReply()
 		for _, tc := range v.calls {
 			r.out.emit(&traces.Event{Kind: traces.KindTransfer, Agent: v.agent, RunPath: v.path,
-				Transfer: &traces.Transfer{From: v.agent, To: tc.Function.Name, Mode: traces.TransferLLM, CallID: tc.ID}})
-			r.tree.transfer(v.agent, tc.Function.Name)
+				Transfer: &traces.Transfer{From: v.agent, To: tc.Name, Mode: traces.TransferLLM, CallID: tc.ID}})
+			r.tree.transfer(v.agent, tc.Name)
 		}
 	}
 	s := &visit{rec: r, agent: at.node, kind: "ChatModel", via: viaTransfer, parent: v, handedTo: true, lambda: lambda,

@@ -51,13 +51,17 @@ func traceUsage(m *schema.Message) *traces.Usage {
 
 // streamedMessage accumulates a model's streamed reply from copies of its chunks. It copies
 // Content, ToolCalls and usage rather than concatenating chunks, because eino writes into the
-// first chunk after handing it to callbacks.
+// first chunk after handing it to callbacks. A reply to be recorded (traceCalls) joins its tool
+// calls in their trace form, in specs, where any other joins them as eino's, in toolCalls: the
+// recorder would only convert them, and eino's form is twice the size.
 type streamedMessage struct {
-	role      schema.RoleType
-	content   []byte
-	toolCalls []schema.ToolCall
-	usage     schema.TokenUsage // the last a chunk carried, when hasUsage
-	hasUsage  bool
+	role       schema.RoleType
+	content    []byte
+	traceCalls bool
+	toolCalls  []schema.ToolCall
+	specs      []traces.ToolCallSpec
+	usage      schema.TokenUsage // the last a chunk carried, when hasUsage
+	hasUsage   bool
 }
 
 func (s *streamedMessage) add(m *schema.Message) {
@@ -68,18 +72,25 @@ func (s *streamedMessage) add(m *schema.Message) {
 		s.role = m.Role
 	}
 	s.content = append(s.content, m.Content...)
-	if s.toolCalls == nil && len(m.ToolCalls) > 0 {
-		// Most replies bring all their calls in one chunk: room for them at once.
-		s.toolCalls = make([]schema.ToolCall, 0, len(m.ToolCalls))
+	if s.traceCalls {
+		s.addSpecs(m.ToolCalls)
+	} else {
+		s.addCalls(m.ToolCalls)
 	}
-	for j := range m.ToolCalls {
-		tc := &m.ToolCalls[j] // a ToolCall is large: not copied per chunk
-		i := len(s.toolCalls)
-		if tc.Index != nil {
-			i = *tc.Index
-		} else if tc.ID == "" && i > 0 {
-			i-- // a continuation chunk of the last call
-		}
+	if m.ResponseMeta != nil && m.ResponseMeta.Usage != nil {
+		s.usage, s.hasUsage = *m.ResponseMeta.Usage, true
+	}
+}
+
+// addCalls joins a chunk's tool calls into toolCalls.
+func (s *streamedMessage) addCalls(tcs []schema.ToolCall) {
+	if s.toolCalls == nil && len(tcs) > 0 {
+		// Most replies bring all their calls in one chunk: room for them at once.
+		s.toolCalls = make([]schema.ToolCall, 0, len(tcs))
+	}
+	for j := range tcs {
+		tc := &tcs[j] // a ToolCall is large: not copied per chunk
+		i := chunkCallAt(tc, len(s.toolCalls))
 		for len(s.toolCalls) <= i {
 			s.toolCalls = append(s.toolCalls, schema.ToolCall{})
 		}
@@ -93,9 +104,40 @@ func (s *streamedMessage) add(m *schema.Message) {
 		dst.Function.Name = joined(dst.Function.Name, tc.Function.Name)
 		dst.Function.Arguments = joined(dst.Function.Arguments, tc.Function.Arguments)
 	}
-	if m.ResponseMeta != nil && m.ResponseMeta.Usage != nil {
-		s.usage, s.hasUsage = *m.ResponseMeta.Usage, true
+}
+
+// addSpecs joins a chunk's tool calls into specs, as addCalls joins them (a call's type, which
+// the trace has no place for, aside).
+func (s *streamedMessage) addSpecs(tcs []schema.ToolCall) {
+	if s.specs == nil && len(tcs) > 0 {
+		s.specs = make([]traces.ToolCallSpec, 0, len(tcs))
 	}
+	for j := range tcs {
+		tc := &tcs[j]
+		i := chunkCallAt(tc, len(s.specs))
+		for len(s.specs) <= i {
+			s.specs = append(s.specs, traces.ToolCallSpec{})
+		}
+		dst := &s.specs[i]
+		if tc.ID != "" {
+			dst.ID = tc.ID
+		}
+		dst.Name = joined(dst.Name, tc.Function.Name)
+		dst.Arguments = joined(dst.Arguments, tc.Function.Arguments)
+	}
+}
+
+// chunkCallAt returns the index, among the n calls joined so far, of the call a chunk's tool call
+// tc is (a part of): its Index when it has one, else the last call's for a continuation (no id),
+// else a new call's.
+func chunkCallAt(tc *schema.ToolCall, n int) int {
+	switch {
+	case tc.Index != nil:
+		return *tc.Index
+	case tc.ID == "" && n > 0:
+		return n - 1
+	}
+	return n
 }
 
 // joined returns a+b, without a call into the runtime when either is empty (a call's name and
@@ -116,7 +158,8 @@ func (s *streamedMessage) message() *schema.Message {
 }
 
 // joined returns the message, by value: a caller that keeps no pointer to it keeps it on its
-// stack (a model's streamed reply, once a reply).
+// stack (a model's streamed reply, once a reply). Tool calls joined in trace form are not in it
+// (see specs).
 func (s *streamedMessage) joined() schema.Message {
 	role := s.role
 	if role == "" {

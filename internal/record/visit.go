@@ -89,7 +89,7 @@ type visit struct {
 	// calls are its latest reply's tool calls until a tool runs one; handedOff says they were
 	// recorded as a host multi-agent's handoffs, handedTo that the visit is a specialist one of
 	// them started (see handOff).
-	calls []schema.ToolCall
+	calls []traces.ToolCallSpec
 	// tools is the call its tools nodes hold in their contexts (see toolsStarted): its scope is
 	// the visit; it is ended from the start, as eino is not asked for a tools node's end.
 	tools call
