@@ -7,7 +7,8 @@ import (
 )
 
 // A streamed reply's tool calls join across chunks: whole in one chunk, split by index, and
-// continued without an id; content and usage likewise.
+// continued without an id; content and usage likewise. Joined in trace form (a reply to be
+// recorded), they are the same calls.
 func TestStreamedMessageJoinsChunks(t *testing.T) {
 	one, two := 1, 2
 	chunks := []*schema.Message{
@@ -50,5 +51,21 @@ func TestStreamedMessageJoinsChunks(t *testing.T) {
 	}
 	if chunks[0].ToolCalls[1].Function.Name != "ti" {
 		t.Error("a chunk was written to")
+	}
+
+	traced := streamedMessage{traceCalls: true}
+	for _, c := range chunks {
+		traced.add(c)
+	}
+	if tm := traced.message(); tm.Content != m.Content || tm.ToolCalls != nil {
+		t.Errorf("joined in trace form: content %q, tool calls %+v (want none: they are in specs)", tm.Content, tm.ToolCalls)
+	}
+	if len(traced.specs) != len(want) {
+		t.Fatalf("%d tool calls in trace form, want %d: %+v", len(traced.specs), len(want), traced.specs)
+	}
+	for i, w := range want {
+		if tc := traced.specs[i]; tc.ID != w.id || tc.Name != w.name || tc.Arguments != w.args {
+			t.Errorf("call %d in trace form: %+v, want %+v", i, tc, w)
+		}
 	}
 }
