@@ -7,25 +7,36 @@ import (
 )
 
 // AgentSummary is the inspector for one agent: how it was reached, what it did, and what each of
-// its model calls was fed, by origin.
+// its model calls was fed, by origin. It lists the newest SummaryShown of its starts, handoffs and
+// model calls, and charts every call.
 type AgentSummary struct {
-	Name        string
-	Colour      int
-	Kind        traces.AgentKind
-	Description string
-	Parent      string
-	Relation    traces.Relation
-	State       State
-	Starts      []Ref // each agent.started, labelled with how control reached the agent
-	Handoffs    []Ref // transfers and AgentTool calls to and from the agent
-	ModelCalls  int
-	ToolCalls   int
-	Tokens      int    // total tokens its model reported
-	Cost        string // what they cost, as Stats.Cost
-	Calls       []PromptCall
-	Chart       PromptChart
-	Breaks      []BreakHere // the breakpoints its node offers
+	Name         string
+	Colour       int
+	Kind         traces.AgentKind
+	Description  string
+	Parent       string
+	Relation     traces.Relation
+	State        State
+	Starts       []Ref // its newest agent.started, labelled with how control reached the agent
+	StartCount   int   // how many it had
+	Handoffs     []Ref // the newest transfers and AgentTool calls to and from the agent
+	HandoffCount int   // how many there were
+	ModelCalls   int
+	ToolCalls    int
+	Tokens       int          // total tokens its model reported
+	Cost         string       // what they cost, as Stats.Cost
+	Calls        []PromptCall // its newest model calls; Chart.Calls counts them all
+	Chart        PromptChart
+	Breaks       []BreakHere // the breakpoints its node offers
 }
+
+// SummaryShown is how many of an agent's newest starts, handoffs and model calls its summary
+// lists: an agent of a long run has tens of thousands of each, which no one reads as a list
+// (its chart draws every call).
+const SummaryShown = 100
+
+// FirstCall is the number, from 1 among all the agent's calls, of the first call s lists.
+func (s AgentSummary) FirstCall() int { return s.Chart.Calls - len(s.Calls) + 1 }
 
 // PromptCall is one model call's prompt.
 type PromptCall struct {
@@ -91,23 +102,26 @@ func summarise(tr traces.Trace, t *treeState, logs *agentLogs, tokens tokenCache
 	}
 	g := logs.agents[name]
 	if g == nil {
-		s.Chart = newPromptChart(nil)
+		s.Chart = newPromptChart(nil, nil)
 		return s, true
 	}
 	ev := tr.Events
-	for _, i := range g.starts {
+	s.StartCount, s.HandoffCount = len(g.starts), len(g.handoffs)
+	for _, i := range newest(g.starts) {
 		run := *ev[i].AgentRun
 		run.Via = firstNonEmpty(run.Via, "run")
 		s.Starts = append(s.Starts, Ref{Label: startedHow(&run), Seq: ev[i].Seq})
 	}
-	for _, i := range g.handoffs {
+	for _, i := range newest(g.handoffs) {
 		s.Handoffs = append(s.Handoffs, Ref{Label: handoffLabel(&ev[i]), Seq: ev[i].Seq})
 	}
-	s.Calls = logs.prompts(name, ev, tokens)
-	s.Chart = newPromptChart(s.Calls)
+	s.Calls, s.Chart = logs.prompts(name, ev, tokens)
 	s.Cost = g.cost.Text()
 	return s, true
 }
+
+// newest returns the last SummaryShown of events.
+func newest(events []int32) []int32 { return events[len(events)-min(len(events), SummaryShown):] }
 
 // handoffLabel names a transfer or an AgentTool call in an agent's summary.
 func handoffLabel(e *traces.Event) string {
@@ -183,10 +197,18 @@ const (
 	chartMaxLabels = 10
 )
 
-func newPromptChart(calls []PromptCall) PromptChart {
+// chartCall is what a prompt chart draws of one call: its seq, visit and prompt size.
+type chartCall struct {
+	seq             int64
+	visit, estimate int
+}
+
+// newPromptChart charts calls; byOrigin(k) returns the k-th's prompt by origin, asked of the
+// calls a bar draws.
+func newPromptChart(calls []chartCall, byOrigin func(k int) []OriginTokens) PromptChart {
 	ch := PromptChart{Width: chartWidth, Height: chartHeight, Top: chartTop, Bottom: chartBottom, Calls: len(calls), Per: 1}
 	for _, c := range calls {
-		ch.Max = max(ch.Max, c.Estimate)
+		ch.Max = max(ch.Max, c.estimate)
 	}
 	if len(calls) == 0 || ch.Max == 0 {
 		return ch
@@ -198,18 +220,19 @@ func newPromptChart(calls []PromptCall) PromptChart {
 	w := min(chartMaxBar, slot*0.7)
 	scale := (chartBottom - chartTop) / float64(ch.Max)
 	for k := range bars {
-		group := calls[k*ch.Per : min(len(calls), (k+1)*ch.Per)]
+		from := k * ch.Per
+		group := calls[from:min(len(calls), from+ch.Per)]
 		top, sum := 0, 0
 		for i, c := range group {
-			sum += c.Estimate
-			if c.Estimate > group[top].Estimate {
+			sum += c.estimate
+			if c.estimate > group[top].estimate {
 				top = i
 			}
 		}
 		c := group[top]
-		first, last := k*ch.Per+1, k*ch.Per+len(group)
+		first, last := from+1, from+len(group)
 		x := chartLeft + slot*float64(k) + (slot-w)/2
-		bar := ChartBar{X: x, W: w, Seq: c.Seq, Total: c.Estimate, First: first, Last: last, Mean: sum / len(group)}
+		bar := ChartBar{X: x, W: w, Seq: c.seq, Total: c.estimate, First: first, Last: last, Mean: sum / len(group)}
 		if k%labelEvery == 0 {
 			bar.Label = fmt.Sprint(first)
 			if last > first {
@@ -217,13 +240,13 @@ func newPromptChart(calls []PromptCall) PromptChart {
 			}
 		}
 		y := float64(chartBottom)
-		for _, o := range c.ByOrigin {
+		for _, o := range byOrigin(from + top) {
 			h := float64(o.Tokens) * scale
 			y -= h
 			bar.Segs = append(bar.Segs, ChartSeg{Origin: o.Origin, Y: y, H: h, Tokens: o.Tokens})
 		}
 		ch.Bars = append(ch.Bars, bar)
-		if v := group[len(group)-1].Visit; k > 0 && v != calls[k*ch.Per-1].Visit { // a visit begins in the bar
+		if v := group[len(group)-1].visit; k > 0 && v != calls[from-1].visit { // a visit begins in the bar
 			ch.Visits = append(ch.Visits, ChartMark{X: chartLeft + slot*float64(k), Visit: v})
 		}
 	}

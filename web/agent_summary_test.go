@@ -89,18 +89,18 @@ func TestReportSummariesAreEachAgents(t *testing.T) {
 	}
 }
 
-// TestPromptChartAggregates: an agent of some 960 model calls gets at most 40 bars, each standing
+// TestPromptChartAggregates: an agent of some 90 model calls gets at most 40 bars, each standing
 // for the same number of consecutive calls (every call in exactly one), drawn as the largest
 // prompt among them and pointing at that call, with at most 10 call numbers written under them.
 func TestPromptChartAggregates(t *testing.T) {
-	tr := webtest.Large(15_400)
+	tr := webtest.Large(1_500)
 	s, err := web.NewAgentSummary(tr, "supervisor")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ch := s.Chart
-	if len(s.Calls) < 900 || ch.Calls != len(s.Calls) {
-		t.Fatalf("%d calls, chart of %d: want the supervisor's ~960", len(s.Calls), ch.Calls)
+	if len(s.Calls) < 80 || ch.Calls != len(s.Calls) || len(modelCalls(tr, "supervisor")) != len(s.Calls) {
+		t.Fatalf("%d calls, chart of %d: want the supervisor's ~90", len(s.Calls), ch.Calls)
 	}
 	if per := (len(s.Calls) + 39) / 40; ch.Per != per || len(ch.Bars) > 40 || len(ch.Bars) != (len(s.Calls)+per-1)/per {
 		t.Fatalf("%d bars of %d calls each, for %d calls; want at most 40 of %d", len(ch.Bars), ch.Per, len(s.Calls), per)
@@ -129,6 +129,51 @@ func TestPromptChartAggregates(t *testing.T) {
 	}
 	if labels == 0 || labels > 10 {
 		t.Errorf("%d call numbers under %d bars, want 1 to 10", labels, len(ch.Bars))
+	}
+}
+
+// TestAgentSummaryListsTheNewest: an agent of some 960 model calls, starts and 1,900 handoffs
+// lists the newest SummaryShown of each, numbered among all, and charts every call.
+func TestAgentSummaryListsTheNewest(t *testing.T) {
+	tr := webtest.Large(15_400)
+	s, err := web.NewAgentSummary(tr, "supervisor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := modelCalls(tr, "supervisor")
+	var starts, handoffs []int64
+	for _, e := range tr.Events {
+		switch {
+		case e.Kind == traces.KindAgentStarted && e.Agent == "supervisor":
+			starts = append(starts, e.Seq)
+		case e.Kind == traces.KindTransfer && (e.Transfer.From == "supervisor" || e.Transfer.To == "supervisor"):
+			handoffs = append(handoffs, e.Seq)
+		}
+	}
+	if len(calls) < 900 || s.Chart.Calls != len(calls) || s.Chart.Bars[len(s.Chart.Bars)-1].Last != len(calls) {
+		t.Fatalf("the chart draws %d calls, its last bar ending at call %d; want the supervisor's %d (~960)",
+			s.Chart.Calls, s.Chart.Bars[len(s.Chart.Bars)-1].Last, len(calls))
+	}
+	if len(s.Calls) != web.SummaryShown || s.FirstCall() != len(calls)-web.SummaryShown+1 {
+		t.Fatalf("%d calls listed from call %d, want the newest %d of %d", len(s.Calls), s.FirstCall(), web.SummaryShown, len(calls))
+	}
+	for k, c := range s.Calls {
+		if want := calls[len(calls)-len(s.Calls)+k]; c.Seq != want.Seq || c.Finished != want.Seq+1 || c.Visit != len(starts)-len(s.Calls)+k+1 {
+			t.Fatalf("listed call %d: #%d ended #%d in visit %d, want #%d ended #%d", k, c.Seq, c.Finished, c.Visit, want.Seq, want.Seq+1)
+		}
+	}
+	refs := func(rs []web.Ref) []int64 {
+		var seqs []int64
+		for _, r := range rs {
+			seqs = append(seqs, r.Seq)
+		}
+		return seqs
+	}
+	if s.StartCount != len(starts) || !reflect.DeepEqual(refs(s.Starts), starts[len(starts)-web.SummaryShown:]) {
+		t.Errorf("%d starts of %d listed, want the newest %d of %d", len(s.Starts), s.StartCount, web.SummaryShown, len(starts))
+	}
+	if s.HandoffCount != len(handoffs) || !reflect.DeepEqual(refs(s.Handoffs), handoffs[len(handoffs)-web.SummaryShown:]) {
+		t.Errorf("%d handoffs of %d listed, want the newest %d of %d", len(s.Handoffs), s.HandoffCount, web.SummaryShown, len(handoffs))
 	}
 }
 

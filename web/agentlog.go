@@ -131,34 +131,54 @@ func (l *agentLogs) clone() *agentLogs {
 	return c
 }
 
-// prompts returns agent name's model calls with their prompts by origin, counting with tokens
-// those no summary counted yet. ev are the run's events the logs took in.
-func (l *agentLogs) prompts(name string, ev []traces.Event, tokens tokenCache) []PromptCall {
+// prompts returns the newest SummaryShown of agent name's model calls with their prompts by
+// origin, and the chart of them all, counting with tokens the prompts no summary counted yet. ev
+// are the run's events the logs took in.
+func (l *agentLogs) prompts(name string, ev []traces.Event, tokens tokenCache) ([]PromptCall, PromptChart) {
 	g := l.agents[name]
 	if g == nil || len(g.calls) == 0 {
-		return nil
+		return nil, newPromptChart(nil, nil)
 	}
 	for k := len(g.counted); k < len(g.calls); k++ {
 		g.counted = append(g.counted, l.count(g, name, &ev[g.calls[k]], tokens))
 	}
-	out := make([]PromptCall, len(g.calls))
+	charted := make([]chartCall, len(g.calls))
 	visit := 0
 	for k, i := range g.calls {
 		for visit < len(g.starts) && g.starts[visit] < i { // its visit: the starts before it
 			visit++
 		}
-		c := PromptCall{Seq: ev[i].Seq, Visit: visit}
-		c.ByOrigin, c.Estimate = byOrigin(g.counted[k])
-		out[k] = c
+		charted[k] = chartCall{seq: ev[i].Seq, visit: visit, estimate: promptSize(g.counted[k])}
+	}
+	first := len(g.calls) - min(len(g.calls), SummaryShown)
+	out := make([]PromptCall, len(g.calls)-first)
+	for k := range out {
+		c := charted[first+k]
+		out[k] = PromptCall{Seq: c.seq, Visit: c.visit, Estimate: c.estimate}
+		out[k].ByOrigin, _ = byOrigin(g.counted[first+k])
 	}
 	for _, x := range g.ends {
-		c, m := &out[x.call], ev[x.end].Model
-		c.Finished = ev[x.end].Seq
-		if m.Usage != nil {
-			c.Reported, c.Known = m.Usage.PromptTokens, true
+		if k := int(x.call) - first; k >= 0 {
+			c, m := &out[k], ev[x.end].Model
+			c.Finished = ev[x.end].Seq
+			if m.Usage != nil {
+				c.Reported, c.Known = m.Usage.PromptTokens, true
+			}
 		}
 	}
-	return out
+	return out, newPromptChart(charted, func(k int) []OriginTokens {
+		by, _ := byOrigin(g.counted[k])
+		return by
+	})
+}
+
+// promptSize returns the tokens of a prompt, all origins together.
+func promptSize(counts [numOrigins]int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }
 
 // count returns the tokens by origin of the prompt of model call e, agent name's next call not
