@@ -138,3 +138,31 @@ func BenchmarkFindRows(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkViewStateKeep measures the view state of a supervisor-shaped run of 100,000 and
+// 1,000,000 events (webtest.Large) taken in whole, as a large import's or a run read back from its
+// store is: every piece's add of every event. "B-kept/event" is the heap the state holds beyond
+// the events, after a collection.
+//
+//	go test ./web -run '^$' -bench ViewStateKeep -benchtime 1x -count 3
+func BenchmarkViewStateKeep(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			tr := webtest.Large(n)
+			var kept float64
+			for b.Loop() {
+				b.StopTimer()
+				events := append([]traces.Event(nil), tr.Events...) // Keep keeps them: each round its own
+				before := heap()
+				b.StartTimer()
+				vs := web.NewViewState(tr.Run, tr.Agents)
+				vs.Keep(events)
+				b.StopTimer()
+				kept = (float64(heap()) - float64(before)) / float64(len(events))
+				runtime.KeepAlive(vs)
+				b.StartTimer()
+			}
+			b.ReportMetric(kept, "B-kept/event")
+		})
+	}
+}
