@@ -100,10 +100,14 @@ func BenchmarkLargeRun(b *testing.B) {
 			// inspector: a click on an event in the middle of the run, and on its root agent: the
 			// inspector's panel, asked for once the page is there.
 			b.Run("inspector/event", func(b *testing.B) {
-				perEvent(b, func() { ts.drain(b, "/runs/"+id+"/inspector?seq="+strconv.Itoa(events/2)) })
+				var size int64
+				perEvent(b, func() { size = ts.drain(b, "/runs/"+id+"/inspector?seq="+strconv.Itoa(events/2)) })
+				b.ReportMetric(float64(size), "html-B")
 			})
 			b.Run("inspector/agent", func(b *testing.B) {
-				perEvent(b, func() { ts.drain(b, "/runs/"+id+"/inspector?agent=supervisor") })
+				var size int64
+				perEvent(b, func() { size = ts.drain(b, "/runs/"+id+"/inspector?agent=supervisor") })
+				b.ReportMetric(float64(size), "html-B")
 			})
 			// page/readback: the page's first view by a server started on the SQLite store the run
 			// was imported into by another: nothing of it is kept in memory, so the page reads the

@@ -17,6 +17,7 @@ import (
 	"github.com/baton-dev/baton/server"
 	"github.com/baton-dev/baton/templates"
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
 )
 
 // page parses an HTML answer.
@@ -249,6 +250,45 @@ func TestRunPageOffersWhatRuns(t *testing.T) {
 				t.Errorf("run-again %d, replay %d; want %d of each", again, replay, want)
 			}
 		})
+	}
+}
+
+// TestInspectorAgentFollowsALiveRun: an agent's summary asked of a run that goes on, while its page
+// follows it, is read from the page's feed as of its newest event: once the page's socket has
+// that event, the summary is the trace's up to it, asked again after more events as at first.
+func TestInspectorAgentFollowsALiveRun(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	tr := webtest.Big(300)
+	tr.Run.ID = "r-live-summary"
+	rec := traces.NewRecording(tr.Run, tr.Agents)
+	if err := ts.Broker.Add(rec); err != nil {
+		t.Fatal(err)
+	}
+	conn := ts.mustDial(t, "/runs/"+tr.Run.ID+"/live?after=0")
+	half := len(tr.Events) / 2
+	var calls []int
+	for _, part := range [][2]int{{0, half}, {half, len(tr.Events)}} {
+		for _, e := range tr.Events[part[0]:part[1]] {
+			rec.Emit(e)
+		}
+		last := tr.Events[part[1]-1].Seq
+		readLive(t, conn, func(m server.LiveMessage) bool { return m.Seq == last })
+		comp, err := templates.AgentInspector(web.Prefix(tr, last), "supervisor", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want strings.Builder
+		if err := comp.Render(context.Background(), &want); err != nil {
+			t.Fatal(err)
+		}
+		got := ts.do(t, request{path: "/runs/" + tr.Run.ID + "/inspector?agent=supervisor"})
+		if got.status != 200 || string(got.body) != want.String() {
+			t.Fatalf("the supervisor's summary as of #%d: %d\n%s\nwant\n%s", last, got.status, got.body, want.String())
+		}
+		calls = append(calls, page(t, got).Find(`[data-testid="prompt-calls"] tbody tr`).Length())
+	}
+	if calls[0] == 0 || calls[1] <= calls[0] {
+		t.Errorf("the summary listed %d calls, then %d: want it grown with the run", calls[0], calls[1])
 	}
 }
 

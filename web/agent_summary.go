@@ -3,30 +3,40 @@ package web
 import (
 	"fmt"
 
-	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
 )
 
 // AgentSummary is the inspector for one agent: how it was reached, what it did, and what each of
-// its model calls was fed, by origin.
+// its model calls was fed, by origin. It lists the newest SummaryShown of its starts, handoffs and
+// model calls, and charts every call.
 type AgentSummary struct {
-	Name        string
-	Colour      int
-	Kind        traces.AgentKind
-	Description string
-	Parent      string
-	Relation    traces.Relation
-	State       State
-	Starts      []Ref // each agent.started, labelled with how control reached the agent
-	Handoffs    []Ref // transfers and AgentTool calls to and from the agent
-	ModelCalls  int
-	ToolCalls   int
-	Tokens      int    // total tokens its model reported
-	Cost        string // what they cost, as Stats.Cost
-	Calls       []PromptCall
-	Chart       PromptChart
-	Breaks      []BreakHere // the breakpoints its node offers
+	Name         string
+	Colour       int
+	Kind         traces.AgentKind
+	Description  string
+	Parent       string
+	Relation     traces.Relation
+	State        State
+	Starts       []Ref // its newest agent.started, labelled with how control reached the agent
+	StartCount   int   // how many it had
+	Handoffs     []Ref // the newest transfers and AgentTool calls to and from the agent
+	HandoffCount int   // how many there were
+	ModelCalls   int
+	ToolCalls    int
+	Tokens       int          // total tokens its model reported
+	Cost         string       // what they cost, as Stats.Cost
+	Calls        []PromptCall // its newest model calls; Chart.Calls counts them all
+	Chart        PromptChart
+	Breaks       []BreakHere // the breakpoints its node offers
 }
+
+// SummaryShown is how many of an agent's newest starts, handoffs and model calls its summary
+// lists: an agent of a long run has tens of thousands of each, which no one reads as a list
+// (its chart draws every call).
+const SummaryShown = 100
+
+// FirstCall is the number, from 1 among all the agent's calls, of the first call s lists.
+func (s AgentSummary) FirstCall() int { return s.Chart.Calls - len(s.Calls) + 1 }
 
 // PromptCall is one model call's prompt.
 type PromptCall struct {
@@ -51,117 +61,85 @@ type OriginTokens struct {
 // NewAgentSummary returns the inspector for agent name in tr, or an error with
 // traces.CodeNotFound when tr has no such agent.
 func NewAgentSummary(tr traces.Trace, name string, opts ...Option) (AgentSummary, error) {
-	return summaryOf(tr, treeOf(tr), name, pricingOf(tr.Run, opts))
+	t, logs := newTreeState(tr.Agents), newAgentLogs(pricingOf(tr.Run, opts))
+	for i := range tr.Events {
+		t.add(tr.Events, i)
+		logs.add(tr.Events, i)
+	}
+	return summaryOf(tr, t, logs, tokenCache{}, name)
 }
 
-// AgentSummary is NewAgentSummary of the events the state took in, on the tree it already has.
+// AgentSummary is NewAgentSummary of the events the state took in, read from what it kept of
+// them as they came: it costs the agent's own events (its calls' prompts, counted at the first
+// summary that lists them), not the run's.
 func (v *ViewState) AgentSummary(name string) (AgentSummary, error) {
-	return summaryOf(v.Trace(), v.a.tree, name, v.a.pricing)
+	a := v.a
+	return summaryOf(a.tr, a.tree, a.inspect.agents, a.inspect.counts, name)
 }
 
-// summaryOf returns the inspector of agent name of tr, whose tree is t, or an error with
-// traces.CodeNotFound.
-func summaryOf(tr traces.Trace, t *treeState, name string, pricing prices.Run) (AgentSummary, error) {
-	out := agentSummaries(tr, t, []string{name}, pricing)
-	if len(out) == 0 {
+// summaryOf returns the inspector of agent name of tr, whose tree is t and agent logs logs, its
+// prompts counted with tokens; or an error with traces.CodeNotFound.
+func summaryOf(tr traces.Trace, t *treeState, logs *agentLogs, tokens tokenCache, name string) (AgentSummary, error) {
+	s, ok := summarise(tr, t, logs, tokens, name)
+	if !ok {
 		return AgentSummary{}, traces.Errorf(traces.CodeNotFound, "run %s has no agent %q", tr.Run.ID, name)
 	}
-	return out[0], nil
+	return s, nil
 }
 
-// agentSummaries returns the inspectors of the agents names that tr's tree t has, in that order,
-// in one pass over its events for all of them: a report summarises every agent, and a pass per
-// agent would grow with agents times events. Their model calls cost rate.
-func agentSummaries(tr traces.Trace, t *treeState, names []string, pricing prices.Run) []AgentSummary {
+// summarise returns the inspector of agent name, as summaryOf; ok is false when t has no such
+// agent.
+func summarise(tr traces.Trace, t *treeState, logs *agentLogs, tokens tokenCache, name string) (s AgentSummary, ok bool) {
+	m := t.roster.byName[name]
+	if m == nil {
+		return AgentSummary{}, false
+	}
+	x := t.stateOf(name)
+	s = AgentSummary{
+		Name: name, Colour: m.colour, Kind: m.Kind, Description: m.Description, Parent: m.Parent, Relation: m.Relation,
+		State: x.state, ModelCalls: x.modelCalls, ToolCalls: x.toolCalls, Tokens: x.tokens,
+		Breaks: agentBreaks(name), Cost: logs.pricing.Sum().Text(),
+	}
+	g := logs.agents[name]
+	if g == nil {
+		s.Chart = newPromptChart(nil, nil)
+		return s, true
+	}
+	ev := tr.Events
+	s.StartCount, s.HandoffCount = len(g.starts), len(g.handoffs)
+	for _, i := range newest(g.starts) {
+		run := *ev[i].AgentRun
+		run.Via = firstNonEmpty(run.Via, "run")
+		s.Starts = append(s.Starts, Ref{Label: startedHow(&run), Seq: ev[i].Seq})
+	}
+	for _, i := range newest(g.handoffs) {
+		s.Handoffs = append(s.Handoffs, Ref{Label: handoffLabel(&ev[i]), Seq: ev[i].Seq})
+	}
+	s.Calls, s.Chart = logs.prompts(name, ev, tokens)
+	s.Cost = g.cost.Text()
+	return s, true
+}
+
+// newest returns the last SummaryShown of events.
+func newest(events []int32) []int32 { return events[len(events)-min(len(events), SummaryShown):] }
+
+// handoffLabel names a transfer or an AgentTool call in an agent's summary.
+func handoffLabel(e *traces.Event) string {
+	if t := e.Transfer; t != nil {
+		return fmt.Sprintf("transfer %s → %s (%s)", t.From, t.To, t.Mode)
+	}
+	return fmt.Sprintf("AgentTool %s → %s", e.AgentTool.Caller, e.AgentTool.Callee)
+}
+
+// agentSummaries returns the inspectors of the agents names that a's tree has, in that order.
+func agentSummaries(a *analysis, names []string) []AgentSummary {
 	out := make([]AgentSummary, 0, len(names))
-	at := make(map[string]int, len(names))
 	for _, name := range names {
-		m := t.roster.byName[name]
-		if m == nil {
-			continue
+		if s, ok := summarise(a.tr, a.tree, a.inspect.agents, a.inspect.counts, name); ok {
+			out = append(out, s)
 		}
-		x := t.stateOf(name)
-		at[name] = len(out)
-		out = append(out, AgentSummary{
-			Name: name, Colour: m.colour, Kind: m.Kind, Description: m.Description, Parent: m.Parent, Relation: m.Relation,
-			State: x.state, ModelCalls: x.modelCalls, ToolCalls: x.toolCalls, Tokens: x.tokens,
-			Breaks: agentBreaks(name),
-		})
-	}
-	// of returns the summaries of the agents a and b (once when they are one), those summarised.
-	of := func(a, b string) []*AgentSummary {
-		var ss []*AgentSummary
-		if k, ok := at[a]; ok {
-			ss = append(ss, &out[k])
-		}
-		if k, ok := at[b]; ok && b != a {
-			ss = append(ss, &out[k])
-		}
-		return ss
-	}
-	finished := map[[2]string]*traces.Event{} // model.finished by agent and call id
-	cost := make([]prices.Sum, len(out))
-	for k := range cost {
-		cost[k] = pricing.Sum()
-	}
-	for i := range tr.Events {
-		if e := &tr.Events[i]; e.Kind == traces.KindModelFinished && e.Model != nil {
-			finished[[2]string{e.Agent, e.Model.ID}] = e
-			if k, ok := at[e.Agent]; ok {
-				addCost(&cost[k], pricing, e.Model)
-			}
-		}
-	}
-	tokens, index := tokenCache{}, newSourceIndex()
-	for i := range tr.Events {
-		e := &tr.Events[i]
-		switch {
-		case e.Kind == traces.KindAgentStarted && e.AgentRun != nil:
-			for _, s := range of(e.Agent, e.Agent) {
-				run := *e.AgentRun
-				run.Via = firstNonEmpty(run.Via, "run")
-				s.Starts = append(s.Starts, Ref{Label: startedHow(&run), Seq: e.Seq})
-			}
-		case e.Kind == traces.KindTransfer && e.Transfer != nil:
-			for _, s := range of(e.Transfer.From, e.Transfer.To) {
-				s.Handoffs = append(s.Handoffs, Ref{Label: fmt.Sprintf("transfer %s → %s (%s)", e.Transfer.From, e.Transfer.To, e.Transfer.Mode), Seq: e.Seq})
-			}
-		case e.Kind == traces.KindAgentToolEnter && e.AgentTool != nil:
-			for _, s := range of(e.AgentTool.Caller, e.AgentTool.Callee) {
-				s.Handoffs = append(s.Handoffs, Ref{Label: fmt.Sprintf("AgentTool %s → %s", e.AgentTool.Caller, e.AgentTool.Callee), Seq: e.Seq})
-			}
-		case e.Kind == traces.KindModelStarted && e.Model != nil:
-			for _, s := range of(e.Agent, e.Agent) {
-				s.Calls = append(s.Calls, promptCall(tr, i, len(s.Starts), finished[[2]string{e.Agent, e.Model.ID}], tokens, index))
-			}
-		}
-	}
-	for k := range out {
-		out[k].Chart = newPromptChart(out[k].Calls)
-		out[k].Cost = cost[k].Text()
 	}
 	return out
-}
-
-// promptCall counts the prompt of the model call started at index i; tokens and index may be
-// shared by the calls of one trace, taken in trace order.
-func promptCall(tr traces.Trace, i, visit int, fin *traces.Event, tokens tokenCache, index *sourceIndex) PromptCall {
-	e := &tr.Events[i]
-	c := PromptCall{Seq: e.Seq, Visit: visit}
-	if fin != nil {
-		c.Finished = fin.Seq
-		if fin.Model.Usage != nil {
-			c.Reported, c.Known = fin.Model.Usage.PromptTokens, true
-		}
-	}
-	counts := index.promptTokens(tr, i, e.Agent, e.Model.Input, tokens)
-	for k, o := range Origins {
-		if n := counts[k]; n > 0 {
-			c.ByOrigin = append(c.ByOrigin, OriginTokens{Origin: o, Tokens: n})
-			c.Estimate += n
-		}
-	}
-	return c
 }
 
 // PromptChart is a stacked bar chart of an agent's prompts, one bar per model call, split by
@@ -219,10 +197,18 @@ const (
 	chartMaxLabels = 10
 )
 
-func newPromptChart(calls []PromptCall) PromptChart {
+// chartCall is what a prompt chart draws of one call: its seq, visit and prompt size.
+type chartCall struct {
+	seq             int64
+	visit, estimate int
+}
+
+// newPromptChart charts calls; byOrigin(k) returns the k-th's prompt by origin, asked of the
+// calls a bar draws.
+func newPromptChart(calls []chartCall, byOrigin func(k int) []OriginTokens) PromptChart {
 	ch := PromptChart{Width: chartWidth, Height: chartHeight, Top: chartTop, Bottom: chartBottom, Calls: len(calls), Per: 1}
 	for _, c := range calls {
-		ch.Max = max(ch.Max, c.Estimate)
+		ch.Max = max(ch.Max, c.estimate)
 	}
 	if len(calls) == 0 || ch.Max == 0 {
 		return ch
@@ -234,18 +220,19 @@ func newPromptChart(calls []PromptCall) PromptChart {
 	w := min(chartMaxBar, slot*0.7)
 	scale := (chartBottom - chartTop) / float64(ch.Max)
 	for k := range bars {
-		group := calls[k*ch.Per : min(len(calls), (k+1)*ch.Per)]
+		from := k * ch.Per
+		group := calls[from:min(len(calls), from+ch.Per)]
 		top, sum := 0, 0
 		for i, c := range group {
-			sum += c.Estimate
-			if c.Estimate > group[top].Estimate {
+			sum += c.estimate
+			if c.estimate > group[top].estimate {
 				top = i
 			}
 		}
 		c := group[top]
-		first, last := k*ch.Per+1, k*ch.Per+len(group)
+		first, last := from+1, from+len(group)
 		x := chartLeft + slot*float64(k) + (slot-w)/2
-		bar := ChartBar{X: x, W: w, Seq: c.Seq, Total: c.Estimate, First: first, Last: last, Mean: sum / len(group)}
+		bar := ChartBar{X: x, W: w, Seq: c.seq, Total: c.estimate, First: first, Last: last, Mean: sum / len(group)}
 		if k%labelEvery == 0 {
 			bar.Label = fmt.Sprint(first)
 			if last > first {
@@ -253,13 +240,13 @@ func newPromptChart(calls []PromptCall) PromptChart {
 			}
 		}
 		y := float64(chartBottom)
-		for _, o := range c.ByOrigin {
+		for _, o := range byOrigin(from + top) {
 			h := float64(o.Tokens) * scale
 			y -= h
 			bar.Segs = append(bar.Segs, ChartSeg{Origin: o.Origin, Y: y, H: h, Tokens: o.Tokens})
 		}
 		ch.Bars = append(ch.Bars, bar)
-		if v := group[len(group)-1].Visit; k > 0 && v != calls[k*ch.Per-1].Visit { // a visit begins in the bar
+		if v := group[len(group)-1].visit; k > 0 && v != calls[from-1].visit { // a visit begins in the bar
 			ch.Visits = append(ch.Visits, ChartMark{X: chartLeft + slot*float64(k), Visit: v})
 		}
 	}

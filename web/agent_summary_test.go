@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -88,18 +89,18 @@ func TestReportSummariesAreEachAgents(t *testing.T) {
 	}
 }
 
-// TestPromptChartAggregates: an agent of some 960 model calls gets at most 40 bars, each standing
+// TestPromptChartAggregates: an agent of some 90 model calls gets at most 40 bars, each standing
 // for the same number of consecutive calls (every call in exactly one), drawn as the largest
 // prompt among them and pointing at that call, with at most 10 call numbers written under them.
 func TestPromptChartAggregates(t *testing.T) {
-	tr := webtest.Large(15_400)
+	tr := webtest.Large(1_500)
 	s, err := web.NewAgentSummary(tr, "supervisor")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ch := s.Chart
-	if len(s.Calls) < 900 || ch.Calls != len(s.Calls) {
-		t.Fatalf("%d calls, chart of %d: want the supervisor's ~960", len(s.Calls), ch.Calls)
+	if len(s.Calls) < 80 || ch.Calls != len(s.Calls) || len(modelCalls(tr, "supervisor")) != len(s.Calls) {
+		t.Fatalf("%d calls, chart of %d: want the supervisor's ~90", len(s.Calls), ch.Calls)
 	}
 	if per := (len(s.Calls) + 39) / 40; ch.Per != per || len(ch.Bars) > 40 || len(ch.Bars) != (len(s.Calls)+per-1)/per {
 		t.Fatalf("%d bars of %d calls each, for %d calls; want at most 40 of %d", len(ch.Bars), ch.Per, len(s.Calls), per)
@@ -129,4 +130,146 @@ func TestPromptChartAggregates(t *testing.T) {
 	if labels == 0 || labels > 10 {
 		t.Errorf("%d call numbers under %d bars, want 1 to 10", labels, len(ch.Bars))
 	}
+}
+
+// TestAgentSummaryListsTheNewest: an agent of some 960 model calls, starts and 1,900 handoffs
+// lists the newest SummaryShown of each, numbered among all, and charts every call.
+func TestAgentSummaryListsTheNewest(t *testing.T) {
+	tr := webtest.Large(15_400)
+	s, err := web.NewAgentSummary(tr, "supervisor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := modelCalls(tr, "supervisor")
+	var starts, handoffs []int64
+	for _, e := range tr.Events {
+		switch {
+		case e.Kind == traces.KindAgentStarted && e.Agent == "supervisor":
+			starts = append(starts, e.Seq)
+		case e.Kind == traces.KindTransfer && (e.Transfer.From == "supervisor" || e.Transfer.To == "supervisor"):
+			handoffs = append(handoffs, e.Seq)
+		}
+	}
+	if len(calls) < 900 || s.Chart.Calls != len(calls) || s.Chart.Bars[len(s.Chart.Bars)-1].Last != len(calls) {
+		t.Fatalf("the chart draws %d calls, its last bar ending at call %d; want the supervisor's %d (~960)",
+			s.Chart.Calls, s.Chart.Bars[len(s.Chart.Bars)-1].Last, len(calls))
+	}
+	if len(s.Calls) != web.SummaryShown || s.FirstCall() != len(calls)-web.SummaryShown+1 {
+		t.Fatalf("%d calls listed from call %d, want the newest %d of %d", len(s.Calls), s.FirstCall(), web.SummaryShown, len(calls))
+	}
+	for k, c := range s.Calls {
+		if want := calls[len(calls)-len(s.Calls)+k]; c.Seq != want.Seq || c.Finished != want.Seq+1 || c.Visit != len(starts)-len(s.Calls)+k+1 {
+			t.Fatalf("listed call %d: #%d ended #%d in visit %d, want #%d ended #%d", k, c.Seq, c.Finished, c.Visit, want.Seq, want.Seq+1)
+		}
+	}
+	refs := func(rs []web.Ref) []int64 {
+		var seqs []int64
+		for _, r := range rs {
+			seqs = append(seqs, r.Seq)
+		}
+		return seqs
+	}
+	if s.StartCount != len(starts) || !reflect.DeepEqual(refs(s.Starts), starts[len(starts)-web.SummaryShown:]) {
+		t.Errorf("%d starts of %d listed, want the newest %d of %d", len(s.Starts), s.StartCount, web.SummaryShown, len(starts))
+	}
+	if s.HandoffCount != len(handoffs) || !reflect.DeepEqual(refs(s.Handoffs), handoffs[len(handoffs)-web.SummaryShown:]) {
+		t.Errorf("%d handoffs of %d listed, want the newest %d of %d", len(s.Handoffs), s.HandoffCount, web.SummaryShown, len(handoffs))
+	}
+}
+
+// TestAgentSummaryKeepsUpWithTheState: a view state's summary of each agent, asked after every
+// event as a live page asks (its calls' prompts counted at the first asking, kept for the next),
+// is the summary of the trace cut there, and so is a Travel's as of that event; each call's
+// prompt by origin is what that call's own inspector counts.
+func TestAgentSummaryKeepsUpWithTheState(t *testing.T) {
+	for name, tr := range map[string]traces.Trace{
+		"supervisor-agenttool": runFlow(t, "supervisor-agenttool", ""), "supervisor": runFlow(t, "supervisor", ""),
+		"agenttool": webtest.AgentTool(), "long": webtest.Big(150), "request after input": requestAfterInput(),
+	} {
+		v, travel := web.NewViewState(tr.Run, tr.Agents), web.NewTravelEvery(7)
+		for _, e := range tr.Events {
+			v.Add(e)
+			cut, at := web.Prefix(tr, e.Seq), travel.At(tr, e.Seq)
+			for _, a := range tr.Agents {
+				want, err := web.NewAgentSummary(cut, a.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := v.AgentSummary(a.Name)
+				if err != nil || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: the state's summary of %s after #%d (%v) differs from the trace cut there's:\n%+v\n%+v", name, a.Name, e.Seq, err, got, want)
+				}
+				if got, err := at.AgentSummary(a.Name); err != nil || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: the travel's summary of %s as of #%d (%v) differs from the trace cut there's", name, a.Name, e.Seq, err)
+				}
+			}
+		}
+		for _, a := range tr.Agents {
+			s, err := v.AgentSummary(a.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range s.Calls {
+				in, err := web.NewInspection(tr, c.Seq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want, got := fact(in, "prompt by origin"), originsText(c.ByOrigin); want != "" && want != got {
+					t.Errorf("%s: %s's call #%d counts %q, its inspector %q", name, a.Name, c.Seq, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestAgentSummaryCountsARequestSentLater: a message an agent was fed as the user's, then sent it
+// by an AgentTool call, counts as the user's input in the call before and as the request in the
+// call after, though both calls were fed the same conversation.
+func TestAgentSummaryCountsARequestSentLater(t *testing.T) {
+	s, err := web.NewAgentSummary(requestAfterInput(), "helper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Calls) != 2 {
+		t.Fatalf("%d calls, want helper's 2", len(s.Calls))
+	}
+	for k, want := range []web.Origin{web.OriginUserInput, web.OriginAgentToolRequest} {
+		if by := s.Calls[k].ByOrigin; len(by) != 1 || by[0].Origin != want {
+			t.Errorf("call %d by origin %+v, want all %s", k+1, by, want)
+		}
+	}
+}
+
+// requestAfterInput is a run whose helper is fed the run's input, then sent the same text as an
+// AgentTool request, and fed the same conversation again.
+func requestAfterInput() traces.Trace {
+	b := webtest.New("r-req", "agenttool", "check the ledger",
+		traces.Agent{Name: "boss", Kind: traces.AgentChatModel},
+		traces.Agent{Name: "helper", Kind: traces.AgentChatModel, Parent: "boss", Relation: traces.RelationAgentTool})
+	input := []traces.Message{webtest.Msg("user", "check the ledger")}
+	b.Start("helper", "run", input...)
+	b.Model("helper", input, nil, webtest.Msg("assistant", "checked"), 20)
+	b.Start("boss", "run", input...)
+	b.Add(traces.Event{Kind: traces.KindAgentToolEnter, Agent: "boss", AgentTool: &traces.AgentToolCall{Caller: "boss", Callee: "helper", CallID: "c1", Request: "check the ledger"}})
+	b.Model("helper", input, nil, webtest.Msg("assistant", "checked again"), 20)
+	return b.End(traces.StatusCompleted, "")
+}
+
+// fact returns the value of in's fact label, "" when it has none.
+func fact(in web.Inspection, label string) string {
+	for _, f := range in.Facts {
+		if f.Label == label {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+// originsText writes a prompt's tokens by origin as a model call's inspector does.
+func originsText(by []web.OriginTokens) string {
+	parts := make([]string, len(by))
+	for k, o := range by {
+		parts[k] = fmt.Sprintf("%s %d", o.Origin, o.Tokens)
+	}
+	return strings.Join(parts, ", ") + " (" + web.Estimator + ")"
 }

@@ -81,10 +81,10 @@ func (s *inspector) model(e *traces.Event) {
 	}
 	s.fact("tools offered", strings.Join(tools, ", "))
 	if len(input) > 0 {
-		pc := promptCall(s.a.tr, at, 0, nil, s.a.inspect.counts, s.a.session.sources)
-		s.fact("prompt by origin", byOriginText(pc.ByOrigin)+" ("+Estimator+")")
+		by, estimate := byOrigin(s.a.session.sources.promptTokens(s.a.tr, at, s.a.tr.Events[at].Agent, input, s.a.inspect.counts))
+		s.fact("prompt by origin", byOriginText(by)+" ("+Estimator+")")
 		if e.Kind == traces.KindModelFinished && m.Usage == nil {
-			s.fact("tokens", fmt.Sprintf("prompt %d (%s); the model reported none", pc.Estimate, Estimator))
+			s.fact("tokens", fmt.Sprintf("prompt %d (%s); the model reported none", estimate, Estimator))
 		}
 		s.in.Messages = s.fed(at, e.Agent, input)
 		s.in.MessagesTitle = fmt.Sprintf("Input (%s)", plural(len(input), "message"))

@@ -217,15 +217,25 @@ func (x *sourceIndex) promptTokens(tr traces.Trace, i int, agent string, msgs []
 	}
 	for k := len(c.cum) - 1; k < len(msgs); k++ {
 		sum := c.cum[k]
-		if src := srcs[k]; src.Injected != "" {
-			sum[originIndex(OriginInstruction)] += tokens.count(src.Instruction)
-			sum[originIndex(OriginTransferInstruction)] += tokens.count(src.Injected)
-		} else if o := originIndex(src.Origin); o >= 0 {
-			sum[o] += tokens.message(msgs[k])
-		}
+		tokens.add(&sum, srcs[k].Origin, msgs[k])
 		c.cum = append(c.cum, sum)
 	}
 	return c.cum[len(msgs)]
+}
+
+// add adds m's tokens, of origin o, to sum (by origin, in Origins' order): an instruction with
+// eino's transfer block counts as both origins.
+func (c tokenCache) add(sum *[numOrigins]int, o Origin, m traces.Message) {
+	if o == OriginInstruction {
+		if own, injected := splitInstruction(m.Content); injected != "" {
+			sum[originIndex(OriginInstruction)] += c.count(own)
+			sum[originIndex(OriginTransferInstruction)] += c.count(injected)
+			return
+		}
+	}
+	if k := originIndex(o); k >= 0 {
+		sum[k] += c.message(m)
+	}
 }
 
 func originIndex(o Origin) int {
@@ -384,30 +394,58 @@ func (x *sourceIndex) addMessage(primary bool, agent string, m traces.Message, s
 	x.add(primary, rewrittenKey(agent, m), seq)
 }
 
+// textOrigin returns the origin of m that its role and text say, whoever received it: "" for a
+// user message that names no agent, which is an AgentTool request when an AgentTool call sent its
+// receiver that request (see classify), else user input.
+func textOrigin(m traces.Message) Origin {
+	switch m.Role {
+	case "system":
+		return OriginInstruction
+	case "assistant":
+		return OriginOwnTurn
+	case "tool":
+		return OriginToolResult
+	}
+	if _, _, ok := contextSpeaker(m.Content); ok || m.Content == emptyContext {
+		return OriginContext
+	}
+	return ""
+}
+
+// emptyContext is eino's rewrite of another agent's empty message: it does not name the agent.
+const emptyContext = "For context:"
+
+// contextSpeaker returns X and what follows "[X]" in eino's "For context: [X] ..." rewrite; ok is
+// false when text is no such rewrite.
+func contextSpeaker(text string) (name, tail string, ok bool) {
+	rest, ok := strings.CutPrefix(text, forContext)
+	if !ok {
+		return "", "", false
+	}
+	name, tail, ok = strings.Cut(rest, "]")
+	return name, tail, ok && name != ""
+}
+
 // classify says where m, received by agent, came from.
 func (q *query) classify(agent string, m traces.Message) Source {
 	x := q.x
-	switch m.Role {
-	case "system":
+	switch textOrigin(m) {
+	case OriginInstruction:
 		own, injected := splitInstruction(m.Content)
 		return Source{Origin: OriginInstruction, How: "instruction", Instruction: own, Injected: injected}
-	case "assistant":
+	case OriginOwnTurn:
 		return Source{Origin: OriginOwnTurn, Agent: agent, How: "own turn", Seq: q.take(ownKey(agent, m))}
-	case "tool":
+	case OriginToolResult:
 		s := Source{Origin: OriginToolResult, Agent: agent, How: "tool result", Seq: q.take(resultKey(m.ToolName, m.ToolCallID))}
 		if first, ok := x.callees[m.ToolName]; ok && first < q.before {
 			s.Agent, s.How = m.ToolName, "AgentTool answer"
 		}
 		return s
-	}
-	if m.Content == "For context:" {
-		// eino's rewrite of another agent's empty message: it does not name the agent.
-		return Source{Origin: OriginContext, How: "empty message", Seq: q.take(contextKey(m.Content))}
-	}
-	if rest, ok := strings.CutPrefix(m.Content, forContext); ok {
-		if name, tail, ok := strings.Cut(rest, "]"); ok && name != "" {
+	case OriginContext:
+		if name, tail, ok := contextSpeaker(m.Content); ok {
 			return Source{Origin: OriginContext, Agent: name, How: contextHow(tail), Seq: q.take(contextKey(m.Content))}
 		}
+		return Source{Origin: OriginContext, How: "empty message", Seq: q.take(contextKey(m.Content))}
 	}
 	if seq := q.take(requestKey(agent, m.Content)); seq > 0 {
 		return Source{Origin: OriginAgentToolRequest, Agent: x.callers[seq], How: "AgentTool request", Seq: seq}

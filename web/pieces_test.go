@@ -223,9 +223,9 @@ func TestSessionStateKeepsValuesAndStarts(t *testing.T) {
 // through callbacks only, drawing their rows again at the call's exit.
 func TestTimelineIndexFoldsAndMarks(t *testing.T) {
 	tr := callbacksOnly()
-	tree, x, inspect := newTreeState(tr.Agents), newTimelineIndex(), newInspectIndex()
+	tree, x, inspect := newTreeState(tr.Agents), newTimelineIndex(), newInspectIndex(prices.Run{})
 	for i := range tr.Events {
-		inspect.add(&tr.Events[i], x.add(tr.Events, i, tree.add(tr.Events, i)))
+		inspect.add(tr.Events, i, x.add(tr.Events, i, tree.add(tr.Events, i)))
 	}
 	inner := 0
 	for _, e := range tr.Events {
@@ -251,9 +251,9 @@ func TestTimelineIndexFoldsAndMarks(t *testing.T) {
 
 	// The supervisor's stream echoes every reply: each echo links both ways.
 	rec := webtest.RecordedSupervisor(t)
-	tree, x, inspect = newTreeState(rec.Agents), newTimelineIndex(), newInspectIndex()
+	tree, x, inspect = newTreeState(rec.Agents), newTimelineIndex(), newInspectIndex(prices.Run{})
 	for i := range rec.Events {
-		inspect.add(&rec.Events[i], x.add(rec.Events, i, tree.add(rec.Events, i)))
+		inspect.add(rec.Events, i, x.add(rec.Events, i, tree.add(rec.Events, i)))
 	}
 	if len(x.echoOf) == 0 {
 		t.Fatal("no message of a recorded run echoes a call")

@@ -53,7 +53,7 @@ func NewReport(tr traces.Trace, opts ...Option) Report {
 	for k, ref := range r.View.Agents {
 		names[k] = ref.Name
 	}
-	r.Agents = agentSummaries(a.tr, a.tree, names, a.pricing) // one pass for all: a tree may hold thousands
+	r.Agents = agentSummaries(a, names) // each reads its own events: a tree may hold thousands
 	return r
 }
 

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/baton-dev/baton/internal/attachtest"
 	"github.com/baton-dev/baton/internal/record"
+	"github.com/baton-dev/baton/internal/webtest"
 	"github.com/baton-dev/baton/traces"
 	"github.com/baton-dev/baton/web"
 )
@@ -102,5 +104,63 @@ func TestResumedSupervisorRun(t *testing.T) {
 			t.Errorf("clerk's history: start #%d resumed=%v, %d messages; want its re-entry #%d, with the history it goes on with",
 				h.Seq, h.Resumed, len(h.Messages), reentry.Seq)
 		}
+	}
+}
+
+// TestReusedModelIDAfterResume: a run whose resumed part used its model call ids again (a trace
+// written before the recording numbered a resumed part's calls on, or a recorder with ids of its
+// own form, which the recording leaves alone) made two calls, not one: the header, the agent's
+// node and its summary count both, with the tokens each reported, each paired with its own end;
+// a call whose trace holds only its start, or only its end, counts once.
+func TestReusedModelIDAfterResume(t *testing.T) {
+	b := webtest.New("r-reuse", "approval", "pay", traces.Agent{Name: "payer", Kind: traces.AgentChatModel})
+	model := func(id string, tokens int, finished bool) {
+		b.Add(traces.Event{Kind: traces.KindModelStarted, Agent: "payer", Model: &traces.ModelCall{ID: id, Input: []traces.Message{webtest.Msg("user", "pay")}}})
+		if finished {
+			b.Add(traces.Event{Kind: traces.KindModelFinished, Agent: "payer", Model: &traces.ModelCall{ID: id, Usage: &traces.Usage{PromptTokens: tokens, TotalTokens: tokens}}})
+		}
+	}
+	b.Start("payer", "run", webtest.Msg("user", "pay"))
+	model("m1", 10, true)
+	b.Add(traces.Event{Kind: traces.KindToolStarted, Agent: "payer", Tool: &traces.ToolCall{Name: "approve", CallID: "c1"}})
+	b.Add(traces.Event{Kind: traces.KindToolFinished, Agent: "payer", Tool: &traces.ToolCall{Name: "approve", CallID: "c1", Interrupted: true}})
+	b.Add(traces.Event{Kind: traces.KindInterrupted, Agent: "payer", Interrupt: &traces.Interrupt{ID: "i1"}})
+	b.Add(traces.Event{Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: traces.StatusInterrupted}})
+	b.Add(traces.Event{Kind: traces.KindResumed, Agent: "payer", Interrupt: &traces.Interrupt{ID: "i1"}})
+	b.Start("payer", "resume")
+	model("m1", 20, true)
+	tr := b.End(traces.StatusCompleted, "")
+
+	v := web.NewView(tr)
+	if v.Stats.ModelCalls != 2 {
+		t.Errorf("the header counts %d model calls, want 2", v.Stats.ModelCalls)
+	}
+	s, err := web.NewAgentSummary(tr, "payer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ModelCalls != 2 || s.Tokens != 30 || len(s.Calls) != 2 {
+		t.Fatalf("payer: %d model calls, %d tokens, %d listed; want 2, 30, 2", s.ModelCalls, s.Tokens, len(s.Calls))
+	}
+	for k, want := range []int{10, 20} {
+		if c := s.Calls[k]; c.Reported != want || c.Finished != c.Seq+1 {
+			t.Errorf("call %d (#%d) paired with #%d reporting %d, want its own end reporting %d", k+1, c.Seq, c.Finished, c.Reported, want)
+		}
+	}
+	for _, n := range v.Graph.Nodes {
+		if n.Name == "payer" && !strings.Contains(n.Detail, "2 calls") {
+			t.Errorf("payer's node reads %q, want its 2 calls", n.Detail)
+		}
+	}
+
+	// Cut mid-call: its start alone; a trace that begins at a call's end: its end alone.
+	cut := web.Prefix(tr, tr.Events[len(tr.Events)-3].Seq)
+	if got := web.NewView(cut).Stats.ModelCalls; got != 2 {
+		t.Errorf("cut after the second call's start: %d model calls, want 2", got)
+	}
+	ends := tr
+	ends.Events = slices.DeleteFunc(slices.Clone(tr.Events), func(e traces.Event) bool { return e.Kind == traces.KindModelStarted })
+	if got := web.NewView(ends).Stats.ModelCalls; got != 2 {
+		t.Errorf("with the calls' ends alone: %d model calls, want 2", got)
 	}
 }

@@ -16,7 +16,8 @@ import (
 //   - run (runstate.go): the header's status, counters and times, the outcome's candidates;
 //   - session (session.go): the session's values and what each agent was fed;
 //   - timeline (search.go): the rows' search and folding indexes, and rows drawn again;
-//   - inspect (inspectindex.go): what inspections read beyond the other pieces;
+//   - inspect (inspectindex.go, agentlog.go): what inspections read beyond the other pieces, an
+//     agent's summary included;
 //   - spans (sequence.go): the sequence view's bars and arrows.
 //
 // Asking it for a part of the page costs what that part holds (agents, transfers, keys), never a
@@ -46,7 +47,7 @@ func analyse(tr traces.Trace, pricing prices.Run) *analysis {
 func newAnalysis(run traces.Run, agents []traces.Agent, pricing prices.Run) *analysis {
 	return &analysis{
 		tr: traces.Trace{Run: run, Agents: agents}, tree: newTreeState(agents), run: newRunState(run, pricing),
-		session: newSessionState(), timeline: newTimelineIndex(), inspect: newInspectIndex(), spans: newSequence(), pricing: pricing,
+		session: newSessionState(), timeline: newTimelineIndex(), inspect: newInspectIndex(pricing), spans: newSequence(), pricing: pricing,
 	}
 }
 
@@ -78,7 +79,7 @@ func (a *analysis) stepPieces(i int) {
 // stepNotes takes event i's search notes into the timeline and the inspections' index: they read
 // the events alone, and nothing else reads them while events are taken in.
 func (a *analysis) stepNotes(i int) {
-	a.inspect.add(&a.tr.Events[i], a.timeline.noteSearch(a.tr.Events, i))
+	a.inspect.add(a.tr.Events, i, a.timeline.noteSearch(a.tr.Events, i))
 }
 
 // concurrentSteps is the number of events past which steps takes in the search notes on a

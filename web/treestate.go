@@ -62,7 +62,7 @@ type treeChange struct {
 // activity is what the events say about one agent.
 type activity struct {
 	state      State
-	modelIDs   map[string]bool
+	openModels map[string]bool // the ids of its model calls started and not finished yet
 	modelCalls int
 	toolCalls  int
 	tokens     int
@@ -165,7 +165,7 @@ func (t *treeState) clone() *treeState {
 	c.acts = make(map[string]*activity, len(t.acts))
 	for k, x := range t.acts {
 		y := *x
-		y.modelIDs = maps.Clone(x.modelIDs)
+		y.openModels = maps.Clone(x.openModels)
 		c.acts[k] = &y
 	}
 	// Transfers change when a later error fails them: copy each, and point the indexes at the copies.
@@ -315,12 +315,25 @@ func (t *treeState) model(e *traces.Event) {
 	if x == nil {
 		x = &activity{}
 	}
-	if x.modelIDs == nil {
-		x.modelIDs = make(map[string]bool)
+	// Count a call once whichever of its two events we see (a trace cut mid-call has only its
+	// start): at its start, or at an end no start of its id waits for. Only the calls going on are
+	// kept, not every id the run used (a map of 60,000 ids at a million events): an id that comes
+	// again once its call ended is another call (a resumed part's, in a trace written before the
+	// recording numbered them on).
+	counted := e.Kind == traces.KindModelStarted
+	switch {
+	case m.ID == "":
+	case counted:
+		if x.openModels == nil {
+			x.openModels = make(map[string]bool)
+		}
+		x.openModels[m.ID] = true
+	case x.openModels[m.ID]:
+		delete(x.openModels, m.ID)
+	default:
+		counted = true
 	}
-	// Count a call once whichever of its two events we see (a trace cut mid-call has only one).
-	if m.ID == "" && e.Kind == traces.KindModelStarted || m.ID != "" && !x.modelIDs[m.ID] {
-		x.modelIDs[m.ID] = true
+	if counted {
 		x.modelCalls++
 		t.now.newCall = true
 	}

@@ -3,6 +3,7 @@ package web_test
 import (
 	"fmt"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -79,6 +80,15 @@ func BenchmarkViewStateAt(b *testing.B) {
 	}
 }
 
+// cpuTime returns the CPU time the process has used, every goroutine's and the collector's.
+func cpuTime() float64 {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano()).Seconds()
+}
+
 // heap returns the bytes the heap holds after a collection.
 func heap() uint64 {
 	runtime.GC()
@@ -135,6 +145,38 @@ func BenchmarkFindRows(b *testing.B) {
 			for b.Loop() {
 				vs.FindRows(web.RowFilter{}, 0, int64(n/2), 400, false)
 			}
+		})
+	}
+}
+
+// BenchmarkViewStateKeep measures the view state of a supervisor-shaped run of 100,000 and
+// 1,000,000 events (webtest.Large) taken in whole, as a large import's or a run read back from its
+// store is: every piece's add of every event. "B-kept/event" is the heap the state holds beyond
+// the events, after a collection; "cpu-s/op" the process's CPU time while it took them in (the
+// search notes' goroutine's and the collector's too).
+//
+//	go test ./web -run '^$' -bench ViewStateKeep -benchtime 1x -count 3
+func BenchmarkViewStateKeep(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			tr := webtest.Large(n)
+			var kept, cpu float64
+			for b.Loop() {
+				b.StopTimer()
+				events := append([]traces.Event(nil), tr.Events...) // Keep keeps them: each round its own
+				before := heap()
+				b.StartTimer()
+				t0 := cpuTime()
+				vs := web.NewViewState(tr.Run, tr.Agents)
+				vs.Keep(events)
+				cpu += cpuTime() - t0
+				b.StopTimer()
+				kept = (float64(heap()) - float64(before)) / float64(len(events))
+				runtime.KeepAlive(vs)
+				b.StartTimer()
+			}
+			b.ReportMetric(kept, "B-kept/event")
+			b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
 		})
 	}
 }
