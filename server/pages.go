@@ -205,9 +205,9 @@ func (s *Server) forksOf(id string, conv []traces.Run) []traces.ForkOrigin {
 }
 
 // inspector serves GET /runs/:id/inspector?seq=N: the inspector panel's HTML for event N; with
-// ?agent=NAME instead, the summary of that agent. Both are read from the run's feed, whose view
-// state the page was made from: a click in a long run's page costs what it shows, not a new
-// analysis of the whole run.
+// ?agent=NAME instead, the summary of that agent, as of event at when the page stands there
+// (&at=N, time travel). Both are read from the run's feed, whose view state the page was made
+// from: a click in a long run's page costs what it shows, not a new analysis of the whole run.
 func (s *Server) inspector(c echo.Context) error {
 	rec, err := s.broker.Get(c.Param("id"))
 	if err != nil {
@@ -226,7 +226,7 @@ func (s *Server) inspector(c echo.Context) error {
 	f := s.feeds.acquire(rec)
 	defer s.feeds.release(f)
 	if agent != "" {
-		sum, err := f.agentSummary(agent)
+		sum, err := s.agentSummary(c, f, rec, agent)
 		if err != nil {
 			return err
 		}
@@ -249,4 +249,21 @@ func (s *Server) inspector(c echo.Context) error {
 		return render(c, http.StatusOK, templates.InspectionPanel(in, agents, &templates.Fork{Models: s.forkModels(flow)}))
 	}
 	return render(c, http.StatusOK, templates.InspectionPanel(in, agents, nil))
+}
+
+// agentSummary returns agent's summary as the run stands, or as of event at when the request
+// asks for one (a page put there by time travel).
+func (s *Server) agentSummary(c echo.Context, f *feed, rec *traces.Recording, agent string) (web.AgentSummary, error) {
+	if !c.QueryParams().Has("at") {
+		return f.agentSummary(agent)
+	}
+	at, err := parseSeq(c.QueryParam("at"))
+	if err != nil {
+		return web.AgentSummary{}, err
+	}
+	t, err := f.at(s.feeds.travel(rec), at, 0)
+	if err != nil {
+		return web.AgentSummary{}, err
+	}
+	return t.view.AgentSummary(agent)
 }

@@ -295,6 +295,41 @@ func TestInspectorAgentFollowsALiveRun(t *testing.T) {
 // TestInspectorReadsThePageState: the inspector of every event and every agent of a run, served
 // from the view state the run's page was made from, is what a new analysis of the whole run
 // shows.
+// TestAgentSummaryAsOfAnEvent: a page put at an earlier event by time travel asks for an agent's
+// summary as of that event (&at=N), and gets what the run up to it says of the agent.
+func TestAgentSummaryAsOfAnEvent(t *testing.T) {
+	ts := mustOpenServer(t, server.Config{})
+	tr, _ := traces.EndImported(webtest.Big(300))
+	id := ts.importRun(t, tr)
+	tr.Run.ID = id
+	agent := tr.Agents[0].Name
+	differs := false
+	for _, at := range []int64{3, int64(len(tr.Events)) / 2, int64(len(tr.Events))} {
+		cut := tr
+		cut.Events = tr.Events[:at]
+		want, err := templates.AgentInspector(cut, agent, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := want.Render(context.Background(), &b); err != nil {
+			t.Fatal(err)
+		}
+		got := ts.do(t, request{path: fmt.Sprintf("/runs/%s/inspector?agent=%s&at=%d", id, url.QueryEscape(agent), at)})
+		if got.status != 200 || string(got.body) != b.String() {
+			t.Fatalf("summary of %s as of #%d: %d\n%s\nwant\n%s", agent, at, got.status, got.body, b.String())
+		}
+		head := ts.do(t, request{path: "/runs/" + id + "/inspector?agent=" + url.QueryEscape(agent)})
+		differs = differs || string(head.body) != string(got.body)
+	}
+	if !differs {
+		t.Error("the summaries as of earlier events are the run's whole: the test shows nothing")
+	}
+	if got := ts.do(t, request{path: "/runs/" + id + "/inspector?agent=" + url.QueryEscape(agent) + "&at=0"}); got.status != 400 {
+		t.Errorf("at=0: %d, want 400", got.status)
+	}
+}
+
 func TestInspectorReadsThePageState(t *testing.T) {
 	ts := mustOpenServer(t, server.Config{})
 	for name, tr := range map[string]traces.Trace{"agenttool": webtest.AgentTool(), "big": webtest.Big(300)} {

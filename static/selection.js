@@ -8,6 +8,7 @@ import { openDrawer } from "./layout.js";
 import { ensure, fill, gapNext, gapOf } from "./rows.js";
 import { S, rowOf, rowsEl, visibleRows, writeHash } from "./runstate.js";
 import { markSequence } from "./sequence.js";
+import { travelAt } from "./travel.js";
 import { markWaterfall } from "./waterfall.js";
 
 // markGraph highlights what is selected in the tree: the summarised (else the filtered) agent,
@@ -73,7 +74,14 @@ export async function inspect(seq, opts) {
 export function inspectAgent(agent) {
   S.inspected = "agent:" + agent;
   markGraph(agent);
-  loadInspector("agent=" + encodeURIComponent(agent), agent, () => S.inspected === "agent:" + agent);
+  loadInspector(agentQuery(agent), agent, () => S.inspected === "agent:" + agent);
+}
+
+// agentQuery asks for agent's summary as of the event the page shows (time travel), or as the
+// run stands.
+function agentQuery(agent) {
+  const at = travelAt();
+  return "agent=" + encodeURIComponent(agent) + (at ? "&at=" + at : "");
 }
 
 // refreshAgentSummary brings an agent's summary in the inspector up to the run as it goes on, at
@@ -85,7 +93,7 @@ export function refreshAgentSummary() {
   S.summaryDue = setTimeout(() => {
     S.summaryDue = null;
     if (S.inspected !== "agent:" + agent) return;
-    loadInspector("agent=" + encodeURIComponent(agent), agent, () => S.inspected === "agent:" + agent, true);
+    loadInspector(agentQuery(agent), agent, () => S.inspected === "agent:" + agent, true);
   }, 1000);
 }
 

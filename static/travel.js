@@ -23,6 +23,9 @@ const range = () => document.getElementById("scrub-range");
 // what it shows.
 export const away = () => T.at !== 0;
 
+// travelAt returns the event the page shows, 0 at the head.
+export const travelAt = () => T.at;
+
 // hold reports whether a live message must wait (the page is returning to the head), keeping it.
 export function hold(msg) {
   if (T.held === null) return false;
