@@ -63,6 +63,16 @@ func TestTimeTravel(t *testing.T) {
 	}
 	checkBefore("stepped back")
 
+	// An agent clicked there is summarised as of that event: the last stage has made no model
+	// call yet.
+	last := head.Edges[len(head.Edges)-1].To
+	tb.click(t, attrSel("data-testid", "node-"+last)+" .node-box")
+	tb.waitFor(t, last+"'s summary as of #"+itoa(before), `document.querySelector('[data-testid=agent-summary]')?.dataset.agent === `+jsString(last)+
+		` && !document.querySelector('[data-testid=agent-summary] [data-testid=prompt-calls] tr[data-seq]')`)
+	tb.do(t, "step back onto #"+itoa(before), chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowLeft))
+	tb.waitFor(t, "the page as of #"+itoa(before)+" again", `document.body.dataset.at === `+jsString(itoa(before))+
+		` && document.querySelector('[data-testid=inspection]')?.dataset.seq === `+jsString(itoa(before)))
+
 	tb.do(t, "step onto the transfer", chromedp.KeyEvent(kb.ArrowRight))
 	tb.waitFor(t, "the first transfer edge", `document.body.dataset.at === `+jsString(itoa(first))+
 		` && document.querySelectorAll('#graph [data-testid=transfer-edge]').length === 1`)
