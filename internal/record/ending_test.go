@@ -156,6 +156,23 @@ func story(events []traces.Event) []string {
 	return out
 }
 
+// readAsAnApp reads events as an app does, each streamed message whole and nothing after the
+// last event, handing each to seen when it is not nil.
+func readAsAnApp(events *adk.AsyncIterator[*adk.AgentEvent], seen func(*adk.AgentEvent)) {
+	for {
+		ev, ok := events.Next()
+		if !ok {
+			return
+		}
+		if ev.Output != nil && ev.Output.MessageOutput != nil {
+			ev.Output.MessageOutput.GetMessage()
+		}
+		if seen != nil {
+			seen(ev)
+		}
+	}
+}
+
 // TestRunDeliveredBeforeTheAppSeesItsEnd runs every catalogue flow, streaming and not, as an app
 // does (reading each streamed message, and nothing after its last event): at the moment the app's
 // iterator ends, the run as delivered so far (its ending included) must be the run as finally
@@ -172,16 +189,7 @@ func TestRunDeliveredBeforeTheAppSeesItsEnd(t *testing.T) {
 				runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: streaming, CheckPointStore: attachtest.NewStore()})
 				sink := newWitnessSink()
 				opts := append([]adk.AgentRunOption{adk.WithCheckPointID("c1"), record.RecordEachRunTo(func() record.Sink { return sink })}, flow.RunOptions...)
-				events := runner.Run(ctx, []adk.Message{schema.UserMessage(flow.DefaultInput)}, opts...)
-				for {
-					ev, ok := events.Next()
-					if !ok {
-						break
-					}
-					if ev.Output != nil && ev.Output.MessageOutput != nil {
-						ev.Output.MessageOutput.GetMessage() // as an app reads a streamed reply
-					}
-				}
+				readAsAnApp(runner.Run(ctx, []adk.Message{schema.UserMessage(flow.DefaultInput)}, opts...), nil)
 				sink.checkDelivered(t)
 			})
 		}
@@ -203,14 +211,7 @@ func TestResumedPartDeliveredBeforeTheAppSeesItsEnd(t *testing.T) {
 			interrupt := ""
 			part := func(sink *witnessSink, events *adk.AsyncIterator[*adk.AgentEvent]) {
 				t.Helper()
-				for {
-					ev, ok := events.Next()
-					if !ok {
-						break
-					}
-					if ev.Output != nil && ev.Output.MessageOutput != nil {
-						ev.Output.MessageOutput.GetMessage()
-					}
+				readAsAnApp(events, func(ev *adk.AgentEvent) {
 					if ev.Action != nil && ev.Action.Interrupted != nil {
 						for _, c := range ev.Action.Interrupted.InterruptContexts {
 							if c.IsRootCause {
@@ -218,7 +219,7 @@ func TestResumedPartDeliveredBeforeTheAppSeesItsEnd(t *testing.T) {
 							}
 						}
 					}
-				}
+				})
 				sink.checkDelivered(t)
 			}
 			part(first, runner.Query(ctx, attachtest.SupervisedRefundsInput, adk.WithCheckPointID("cp-1"),
@@ -277,16 +278,7 @@ func TestEndingWaitsWhileTheProcessWorks(t *testing.T) {
 	ctx := context.Background()
 	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: lateWorker{work: 10 * time.Millisecond}, EnableStreaming: true})
 	sink := newWitnessSink()
-	events := runner.Run(ctx, []adk.Message{schema.UserMessage("work it out")}, record.RecordEachRunTo(func() record.Sink { return sink }))
-	for {
-		ev, ok := events.Next()
-		if !ok {
-			break
-		}
-		if ev.Output != nil && ev.Output.MessageOutput != nil {
-			ev.Output.MessageOutput.GetMessage()
-		}
-	}
+	readAsAnApp(runner.Run(ctx, []adk.Message{schema.UserMessage("work it out")}, record.RecordEachRunTo(func() record.Sink { return sink })), nil)
 	<-sink.finished
 	sink.mu.Lock()
 	defer sink.mu.Unlock()

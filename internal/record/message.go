@@ -84,17 +84,7 @@ func (s *streamedMessage) add(m *schema.Message) {
 
 // addCalls joins a chunk's tool calls into toolCalls.
 func (s *streamedMessage) addCalls(tcs []schema.ToolCall) {
-	if s.toolCalls == nil && len(tcs) > 0 {
-		// Most replies bring all their calls in one chunk: room for them at once.
-		s.toolCalls = make([]schema.ToolCall, 0, len(tcs))
-	}
-	for j := range tcs {
-		tc := &tcs[j] // a ToolCall is large: not copied per chunk
-		i := chunkCallAt(tc, len(s.toolCalls))
-		for len(s.toolCalls) <= i {
-			s.toolCalls = append(s.toolCalls, schema.ToolCall{})
-		}
-		dst := &s.toolCalls[i]
+	s.toolCalls = joinChunkCalls(s.toolCalls, tcs, func(dst, tc *schema.ToolCall) {
 		if tc.ID != "" {
 			dst.ID = tc.ID
 		}
@@ -103,28 +93,37 @@ func (s *streamedMessage) addCalls(tcs []schema.ToolCall) {
 		}
 		dst.Function.Name = joined(dst.Function.Name, tc.Function.Name)
 		dst.Function.Arguments = joined(dst.Function.Arguments, tc.Function.Arguments)
-	}
+	})
 }
 
 // addSpecs joins a chunk's tool calls into specs, as addCalls joins them (a call's type, which
 // the trace has no place for, aside).
 func (s *streamedMessage) addSpecs(tcs []schema.ToolCall) {
-	if s.specs == nil && len(tcs) > 0 {
-		s.specs = make([]traces.ToolCallSpec, 0, len(tcs))
-	}
-	for j := range tcs {
-		tc := &tcs[j]
-		i := chunkCallAt(tc, len(s.specs))
-		for len(s.specs) <= i {
-			s.specs = append(s.specs, traces.ToolCallSpec{})
-		}
-		dst := &s.specs[i]
+	s.specs = joinChunkCalls(s.specs, tcs, func(dst *traces.ToolCallSpec, tc *schema.ToolCall) {
 		if tc.ID != "" {
 			dst.ID = tc.ID
 		}
 		dst.Name = joined(dst.Name, tc.Function.Name)
 		dst.Arguments = joined(dst.Arguments, tc.Function.Arguments)
+	})
+}
+
+// joinChunkCalls joins a chunk's tool calls tcs into the calls joined so far, each part into its
+// call by join, and returns them.
+func joinChunkCalls[T any](calls []T, tcs []schema.ToolCall, join func(dst *T, tc *schema.ToolCall)) []T {
+	if calls == nil && len(tcs) > 0 {
+		calls = make([]T, 0, len(tcs)) // most replies bring all their calls in one chunk
 	}
+	for j := range tcs {
+		tc := &tcs[j] // a ToolCall is large: not copied per chunk
+		i := chunkCallAt(tc, len(calls))
+		for len(calls) <= i {
+			var none T
+			calls = append(calls, none)
+		}
+		join(&calls[i], tc)
+	}
+	return calls
 }
 
 // chunkCallAt returns the index, among the n calls joined so far, of the call a chunk's tool call
