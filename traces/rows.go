@@ -78,9 +78,16 @@ type rowParts struct {
 	// references, by index.
 	events  []Event
 	refs    [][2]inputRef
-	work    chan *rowBatch // nil until started
+	started bool
 	workers sync.WaitGroup
+	cores   int         // the goroutines reading once every row has arrived
 	failed  atomic.Bool // a row had a problem, or there were more than counted: read in one
+	// The batches handed out and not yet taken, and whether all have been: a queue the store's
+	// read never waits on (a channel's room ran out, and the read waited for the decoding).
+	mu     sync.Mutex
+	ready  *sync.Cond // on mu: a batch was handed out, or the last
+	queue  []*rowBatch
+	closed bool
 }
 
 // rowBatch is consecutive rows, whose events go to events[first:first+len(rows)].
@@ -106,11 +113,19 @@ func (p *rowParts) add(rows [][]byte) {
 	if p.failed.Load() {
 		return
 	}
-	if p.work == nil && !p.start() {
+	if !p.started && !p.start() {
 		return
 	}
+	p.hand(b)
+}
+
+// hand hands b to the goroutines reading the rows.
+func (p *rowParts) hand(b *rowBatch) {
 	b.sent = true
-	p.work <- b
+	p.mu.Lock()
+	p.queue = append(p.queue, b)
+	p.mu.Unlock()
+	p.ready.Signal()
 }
 
 // start starts the goroutines when the rows so far are worth reading on several, handing them
@@ -126,15 +141,22 @@ func (p *rowParts) start() bool {
 	}
 	p.events = make([]Event, p.count)
 	p.refs = make([][2]inputRef, p.count)
-	p.work = make(chan *rowBatch, 256)
-	for range workers {
-		p.workers.Go(func() { p.read(min(p.count/workers/4, recentBuckets)) })
-	}
+	p.started, p.ready = true, sync.NewCond(&p.mu)
+	// One core fewer while the rows arrive: the goroutine that hands them over (a store's read,
+	// its system calls) would otherwise wait for a core behind them, and the rows come slower.
+	p.cores = workers
+	p.spawn(workers - 1)
 	for _, b := range p.batches[:len(p.batches)-1] { // add hands out the last
-		b.sent = true
-		p.work <- b
+		p.hand(b)
 	}
 	return true
+}
+
+// spawn starts n more goroutines reading the batches handed out.
+func (p *rowParts) spawn(n int) {
+	for range n {
+		p.workers.Go(func() { p.read(min(p.count/p.cores/4, recentBuckets)) })
+	}
 }
 
 // read reads the batches handed out, with a table of recent strings of about buckets buckets,
@@ -144,7 +166,18 @@ func (p *rowParts) read(buckets int) {
 	d := &decoder{what: "event", version: FormatVersion, pack: pack, recent: newStringTable(buckets, pack)}
 	var e *Event
 	object := func() error { return d.object(eventPlan.fields, unsafe.Pointer(e)) }
-	for b := range p.work {
+	for {
+		p.mu.Lock()
+		for len(p.queue) == 0 && !p.closed {
+			p.ready.Wait()
+		}
+		if len(p.queue) == 0 {
+			p.mu.Unlock()
+			return
+		}
+		b := p.queue[0]
+		p.queue = p.queue[1:]
+		p.mu.Unlock()
 		for j, row := range b.rows {
 			if p.failed.Load() {
 				break
@@ -167,10 +200,14 @@ func (p *rowParts) read(buckets int) {
 // finish checks the events in order as their batches are read, and returns them; false when the
 // rows were not read on several goroutines or any had a problem.
 func (p *rowParts) finish() ([]Event, bool) {
-	if p.work == nil {
+	if !p.started {
 		return nil, false
 	}
-	close(p.work)
+	p.spawn(1)
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.ready.Broadcast()
 	ok := p.check()
 	if !ok {
 		p.failed.Store(true) // the goroutines skip the rest
