@@ -34,8 +34,9 @@ func DecodeRows(rows [][]byte) ([]Event, error) {
 // DecodeRowsFrom is DecodeRows of the rows next returns, a batch at a time, none at the end:
 // as a store reads them back, each batch read on one of several cores as soon as it has arrived,
 // once they add up to more than twice parallelPart bytes (before that, they wait for it). count
-// is how many rows there are to be: more than that (or any problem) costs reading them all
-// again one by one, with the same result.
+// is how many rows there are to be: more than that (a run that grew since it was counted) costs
+// reading them all again as DecodeRows does, and any problem reading them again one by one,
+// with the same result.
 func DecodeRowsFrom(count int, next func() [][]byte) ([]Event, error) {
 	p := &rowParts{count: count}
 	for {
@@ -57,6 +58,9 @@ func DecodeRowsFrom(count int, next func() [][]byte) ([]Event, error) {
 			rows = append(rows, b.rows...)
 		}
 	}
+	if p.over {
+		return DecodeRows(rows) // counted now
+	}
 	dec := NewEventDecoder()
 	events := make([]Event, len(rows))
 	for i, data := range rows {
@@ -71,7 +75,8 @@ func DecodeRowsFrom(count int, next func() [][]byte) ([]Event, error) {
 
 // rowParts reads a run's rows, handed to it a batch at a time (add), on several goroutines.
 type rowParts struct {
-	count   int // the rows expected
+	count   int  // the rows expected
+	over    bool // more rows came
 	batches []*rowBatch
 	n, size int // the rows and bytes added so far
 	// Once the rows are worth it (start): where the goroutines read them to, and their input
@@ -107,8 +112,9 @@ func (p *rowParts) add(rows [][]byte) {
 	for _, r := range rows {
 		p.size += len(r)
 	}
-	if p.n > p.count {
-		p.failed.Store(true) // no room for them: read in one
+	if p.n > p.count && !p.over {
+		p.over = true // no room for them: read again, counted
+		p.failed.Store(true)
 	}
 	if p.failed.Load() {
 		return
