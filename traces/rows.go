@@ -12,8 +12,9 @@ import (
 // is read by one of a few goroutines as soon as it has arrived, beside the reading of the next
 // ones, each event into its place in the one array and checked on its own (ValidateEvent). The
 // goroutine that hands out the batches then checks the events in order (their seqs, places and
-// input references) as their batches are done, as Decode does. Any problem at all drops what was
-// read and reads the rows again one by one, which says what is wrong as it always has.
+// input references) as their batches are done, as Decode does. More rows than were counted are
+// read again, counted; any problem in them drops what was read and reads the rows again one by
+// one, which says what is wrong as it always has.
 
 // batchRows is the most rows DecodeRows hands a goroutine at a time: a sixteenth of them, so
 // that the goroutines end together.
