@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 )
 
 // Reading a large trace's events on several cores: the "events" array is cut where an event
@@ -250,85 +249,3 @@ func skipSpace(data []byte, p, step int) int {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// DecodeRows reads a whole run's events, one JSON object a row in seq order, as a new
-// EventDecoder's Decode reads them one after another: the same events, and on a problem the same
-// error. A long run's rows are read in parts on several cores (each part with its own table of
-// shared strings), and their input references are then followed and the events checked in
-// order, on one goroutine, as Decode does; any problem drops what the parts read and reads the
-// rows again one by one, which says what is wrong as it always has.
-func DecodeRows(rows [][]byte) ([]Event, error) {
-	if events, ok := decodeRowsInParts(rows); ok {
-		return events, nil
-	}
-	dec := NewEventDecoder()
-	events := make([]Event, len(rows))
-	for i, data := range rows {
-		ev, err := dec.Decode(data)
-		if err != nil {
-			return nil, err
-		}
-		events[i] = ev
-	}
-	return events, nil
-}
-
-// decodeRowsInParts is DecodeRows on several cores; false when the rows are too few to gain from
-// it or any of them has a problem.
-func decodeRowsInParts(rows [][]byte) ([]Event, bool) {
-	size := 0
-	for _, r := range rows {
-		size += len(r)
-	}
-	cores := partsCores
-	if cores == 0 {
-		cores = runtime.GOMAXPROCS(0)
-	}
-	parts := min(cores, parallelParts, size/parallelPart)
-	if parts < 2 {
-		return nil, false
-	}
-	events := make([]Event, len(rows))
-	refs := make([][2]inputRef, len(rows))
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for k := range parts {
-		first, limit := k*len(rows)/parts, (k+1)*len(rows)/parts
-		wg.Go(func() {
-			pack := new(stringPack)
-			d := &decoder{what: "event", version: FormatVersion, pack: pack,
-				recent: newStringTable(min((limit-first)/4, recentBuckets), pack)}
-			var e *Event
-			object := func() error { return d.object(eventPlan.fields, unsafe.Pointer(e)) }
-			for i := first; i < limit && !failed.Load(); i++ {
-				// One decoder for the part's rows, each read as a new one would read it.
-				d.data, d.pos, d.depth, d.refs = rows[i], 0, 0, [2]inputRef{}
-				d.path = append(d.path[:0], pathStep{name: "events"}, pathStep{index: i})
-				e = &events[i]
-				if err := d.document(object); err != nil {
-					failed.Store(true)
-					return
-				}
-				if ValidateEvent(i, events[i]) != nil {
-					failed.Store(true)
-					return
-				}
-				refs[i] = d.refs
-			}
-		})
-	}
-	wg.Wait()
-	if failed.Load() {
-		return nil, false
-	}
-	st := newEventState()
-	st.validated = true
-	for i := range events {
-		st.read += int64(len(rows[i]))
-		if err := st.accept(i, &events[i], &refs[i]); err != nil {
-			return nil, false
-		}
-	}
-	partsRead.Add(1)
-	return events, true
-}

@@ -206,3 +206,48 @@ func TestDecodeRowsInPartsSaysWhatIsWrong(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeRowsFromAsTheyArrive: rows handed over a batch at a time (as a store reads them
+// back) are the events DecodeRows reads, whatever the batches' sizes, and when the count of rows
+// expected was off (too high, or too low: a run that grew since it was counted), read in parts
+// all the same.
+func TestDecodeRowsFromAsTheyArrive(t *testing.T) {
+	tr := webtest.Large(3000)
+	rows := rowsOf(t, tr)
+	n := len(rows)
+	restore := traces.ReadInParts(64, 3)
+	defer restore()
+	for _, tc := range []struct {
+		count   int
+		batches []int // their sizes, the last repeated to the end
+		inParts bool
+	}{
+		{count: n, batches: []int{1}, inParts: true},
+		{count: n, batches: []int{7, 1, 500, 1024}, inParts: true},
+		{count: n + 100, batches: []int{300}, inParts: true},
+		{count: n - 1, batches: []int{300}, inParts: true},
+		{count: 0, batches: []int{300}, inParts: true},
+	} {
+		rest, sizes := rows, tc.batches
+		before := traces.PartsRead()
+		got, err := traces.DecodeRowsFrom(tc.count, func() [][]byte {
+			size := sizes[0]
+			if len(sizes) > 1 {
+				sizes = sizes[1:]
+			}
+			batch := rest[:min(len(rest), size)]
+			rest = rest[len(batch):]
+			return batch
+		})
+		if err != nil {
+			t.Fatalf("count %d of %d, batches %v: %v", tc.count, n, tc.batches, err)
+		}
+		if inParts := traces.PartsRead() != before; inParts != tc.inParts {
+			t.Errorf("count %d of %d, batches %v: read in parts %v; want %v", tc.count, n, tc.batches, inParts, tc.inParts)
+		}
+		if len(got) != n {
+			t.Fatalf("count %d of %d, batches %v: %d events", tc.count, n, tc.batches, len(got))
+		}
+		assertEqualTraces(t, traces.Trace{Run: tr.Run, Agents: tr.Agents, Events: got}, tr)
+	}
+}

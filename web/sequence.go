@@ -131,7 +131,7 @@ type sequence struct {
 	model  map[callKey]int // open model calls, by agent and id
 	tool   map[callKey]int // open tool calls, by agent and call id (else name)
 	open   map[int]bool    // every open bar
-	arrow  map[int]int     // a transfer's arrow, by its order
+	arrow  []int           // a transfer's arrow, by its order less one (-1: none yet): orders are dense
 	calls  map[int]int     // each AgentTool call's order, by its index in the tree's calls
 	log    []seqTouch
 }
@@ -149,7 +149,7 @@ type seqTouch struct {
 
 func newSequence() *sequence {
 	return &sequence{visit: map[string]int{}, model: map[callKey]int{}, tool: map[callKey]int{},
-		open: map[int]bool{}, arrow: map[int]int{}, calls: map[int]int{}}
+		open: map[int]bool{}, calls: map[int]int{}}
 }
 
 // grow makes room for bars and arrows more, and their log: each bar is logged as it opens and
@@ -165,7 +165,7 @@ func (s *sequence) clone() *sequence {
 	c := *s
 	c.bars, c.arrows, c.log = slices.Clone(s.bars), slices.Clone(s.arrows), capped(s.log)
 	c.visit, c.model, c.tool = maps.Clone(s.visit), maps.Clone(s.model), maps.Clone(s.tool)
-	c.open, c.arrow, c.calls = maps.Clone(s.open), maps.Clone(s.arrow), maps.Clone(s.calls)
+	c.open, c.arrow, c.calls = maps.Clone(s.open), slices.Clone(s.arrow), maps.Clone(s.calls)
 	return &c
 }
 
@@ -222,7 +222,10 @@ func (s *sequence) add(e *traces.Event, t *treeState, c treeChange, t0 time.Time
 		s.closeBar(r, b, e, at, e.Tool.Error != "")
 	case traces.KindTransfer:
 		x := t.transferAt(e.Seq)
-		s.arrow[x.order] = s.addArrow(r, e, at, ArrowTransfer, x.order, x.t.From, x.t.To, x.t.Mode, x.failed)
+		for len(s.arrow) < x.order {
+			s.arrow = append(s.arrow, -1)
+		}
+		s.arrow[x.order-1] = s.addArrow(r, e, at, ArrowTransfer, x.order, x.t.From, x.t.To, x.t.Mode, x.failed)
 	case traces.KindAgentToolEnter:
 		order := len(s.calls) + 1
 		s.calls[len(t.calls)-1] = order // the tree appended it
@@ -313,7 +316,10 @@ func (s *sequence) addArrow(r *roster, e *traces.Event, at float64, kind string,
 
 // fail marks transfer t's arrow failed, at event seq (an error after it said so).
 func (s *sequence) fail(t *transfer, seq int64) {
-	if id, ok := s.arrow[t.order]; ok && !s.arrows[id].Failed {
+	if t.order > len(s.arrow) || s.arrow[t.order-1] < 0 {
+		return
+	}
+	if id := s.arrow[t.order-1]; !s.arrows[id].Failed {
 		s.arrows[id].Failed = true
 		s.log = append(s.log, seqTouch{seq: seq, id: id, arrow: true})
 	}

@@ -345,6 +345,9 @@ func (t *treeState) model(e *traces.Event) {
 // transferAt returns the transfer of the transfer event seq, nil when seq is none: a search of
 // the transfers, which their events add in seq order (a map by seq was an entry per transfer).
 func (t *treeState) transferAt(seq int64) *transfer {
+	if n := len(t.transfers); n > 0 && t.transfers[n-1].seq == seq {
+		return t.transfers[n-1] // the sequence view asks for the one just added
+	}
 	i, ok := slices.BinarySearchFunc(t.transfers, seq, func(x *transfer, seq int64) int { return cmp.Compare(x.seq, seq) })
 	if !ok {
 		return nil

@@ -43,21 +43,25 @@ func (e *encoder) append(dst []byte, ev traces.Event) ([]byte, error) {
 }
 
 // decodeEvents reads back a run's events from its chunks, in seq order, with the checks a trace
-// file's events get (on several cores for a long run: traces.DecodeRows). Each event is a slice
-// of its chunk, not a copy.
-func decodeEvents(chunks [][]byte) ([]traces.Event, error) {
-	n := 0
-	for _, c := range chunks {
-		n += bytes.Count(c, []byte{'\n'}) + 1
-	}
-	rows := make([][]byte, 0, n)
-	for _, c := range chunks {
+// file's events get: each chunk as next returns it (false at the end), on several cores for a
+// long run, beside the reading of the next ones (traces.DecodeRowsFrom); count is how many events
+// the chunks hold, a wrong count costing only time. Each event is a slice of its chunk, not a copy.
+func decodeEvents(count int, next func() ([]byte, bool)) ([]traces.Event, error) {
+	events, err := traces.DecodeRowsFrom(count, func() [][]byte {
+		c, ok := next()
+		for ok && len(c) == 0 { // holds no event
+			c, ok = next()
+		}
+		if !ok {
+			return nil
+		}
+		rows := make([][]byte, 0, bytes.Count(c, []byte{'\n'})+1)
 		for len(c) > 0 {
 			line, rest, _ := bytes.Cut(c, []byte{'\n'})
 			rows, c = append(rows, line), rest
 		}
-	}
-	events, err := traces.DecodeRows(rows)
+		return rows
+	})
 	if err != nil {
 		return nil, fmt.Errorf("decode stored events: %w", err)
 	}

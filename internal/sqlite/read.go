@@ -14,12 +14,16 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
+// minEventBytes is less than any stored event takes: `{"seq":1,"time":"…","kind":"exit"}`.
+const minEventBytes = 32
+
 // load is Load; it returns the trace of run id as saved so far.
 func (s *Store) load(id string) (traces.Trace, error) {
 	ctx := context.Background()
-	var key int64
+	var key, count, size int64
 	var meta, tree []byte
-	err := s.db.QueryRowContext(ctx, `SELECT key, meta, tree FROM runs WHERE id = ?`, id).Scan(&key, &meta, &tree)
+	err := s.db.QueryRowContext(ctx, `SELECT key, meta, tree, events, (SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size())
+		FROM runs WHERE id = ?`, id).Scan(&key, &meta, &tree, &count, &size)
 	if isNoRows(err) {
 		return traces.Trace{}, notFound(id)
 	} else if err != nil {
@@ -37,22 +41,32 @@ func (s *Store) load(id string) (traces.Trace, error) {
 		return traces.Trace{}, fmt.Errorf("load events of run %s: %w", id, err)
 	}
 	defer rows.Close()
-	var data [][]byte
-	for rows.Next() {
-		var d []byte
-		if err := rows.Scan(&d); err != nil {
-			return traces.Trace{}, fmt.Errorf("load events of run %s: %w", id, err)
+	// Each chunk is decoded as it arrives, beside the reading of the next (see decodeEvents);
+	// the run's count of events, as last saved, is how many there are to be: room is made for
+	// them at once, so no more than the database's bytes could hold (one that was changed under
+	// Baton could say anything).
+	count = max(0, min(count, size/minEventBytes))
+	var readErr error
+	events, err := decodeEvents(int(count), func() ([]byte, bool) {
+		if readErr != nil || !rows.Next() {
+			return nil, false
 		}
-		data = append(data, d)
+		var d []byte
+		readErr = rows.Scan(&d)
+		return d, readErr == nil
+	})
+	if readErr == nil {
+		readErr = rows.Err()
 	}
-	if err := rows.Err(); err != nil {
-		return traces.Trace{}, fmt.Errorf("load events of run %s: %w", id, err)
+	if readErr != nil {
+		return traces.Trace{}, fmt.Errorf("load events of run %s: %w", id, readErr)
 	}
-	if tr.Events, err = decodeEvents(data); err != nil {
+	if err != nil {
 		// What Baton wrote and cannot read back was changed under it: the file is damaged,
 		// whatever the decoder says of the event.
 		return traces.Trace{}, damaged{fmt.Errorf("load run %s: %w", id, err)}
 	}
+	tr.Events = events
 	return tr, nil
 }
 
