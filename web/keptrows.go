@@ -202,16 +202,7 @@ func (k *KeptRows) FindRows(rec *traces.Recording, f RowFilter, after, before in
 			picked = append(picked, i)
 		}
 	}
-	switch {
-	case i == end && forward:
-		p.Reached = before
-	case i == end:
-		p.Reached = after
-	case forward:
-		p.Reached = int64(i) // the seq of event i-1
-	default:
-		p.Reached = int64(i + 2) // of event i+1
-	}
+	p.Reached = reached(i, end, forward, after, before, func(j int) int64 { return int64(j + 1) })
 	if !forward {
 		slices.Reverse(picked)
 	}

@@ -89,6 +89,20 @@ func (v *ViewState) CountRows(f RowFilter) (matches, rows int) {
 	return matches, len(ev)
 }
 
+// reached is where a window's walk over the events stopped, at index i (at end when it ran off
+// its range): the range's bound then, else the seq (seqOf an index) of the last event it looked at.
+func reached(i, end int, forward bool, after, before int64, seqOf func(int) int64) int64 {
+	switch {
+	case i == end && forward:
+		return before
+	case i == end:
+		return after
+	case forward:
+		return seqOf(i - 1)
+	}
+	return seqOf(i + 1)
+}
+
 // FindRows returns at most limit rows (1 or more) that pass f among the events with seq in
 // (after, before), before 0 meaning to the newest: the first ones with forward, else the last
 // ones. It reads the events it passes over: a filter that few rows pass costs a scan of the
@@ -114,16 +128,7 @@ func (v *ViewState) FindRows(f RowFilter, after, before int64, limit int, forwar
 			p.Rows = append(p.Rows, a.timeline.row(ev, i, a.tree))
 		}
 	}
-	switch {
-	case i == end && forward:
-		p.Reached = before
-	case i == end:
-		p.Reached = after
-	case forward:
-		p.Reached = ev[i-1].Seq
-	default:
-		p.Reached = ev[i+1].Seq
-	}
+	p.Reached = reached(i, end, forward, after, before, func(j int) int64 { return ev[j].Seq })
 	if !forward {
 		slices.Reverse(p.Rows)
 	}
