@@ -260,8 +260,14 @@ func TestIngestBoundsRunsPerClientAndInAll(t *testing.T) {
 	if st := ts.recording(t, a3.ID).Run().Status; st != traces.StatusRunning {
 		t.Errorf("the run kept alive is %s", st)
 	}
-	ts.startFrom(t, "127.0.0.2", `{}`, http.StatusCreated)
-	ts.startFrom(t, "127.0.0.2", `{}`, http.StatusCreated)
+	// A session gives its place back just after its run is finished (a refused start takes none).
+	started := 0
+	eventually(t, "127.0.0.2 streams two runs again", func() bool {
+		if res := ts.from(t, "127.0.0.2", request{method: http.MethodPost, path: "/api/ingest", body: `{}`}); res.status == http.StatusCreated {
+			started++
+		}
+		return started == 2
+	})
 	ts.startFrom(t, "127.0.0.5", `{}`, http.StatusServiceUnavailable)
 }
 
