@@ -62,6 +62,7 @@ func TestDeliveryHoldsWhatFollowsAParkedCall(t *testing.T) {
 	if len(sink.got) != 1 {
 		t.Fatalf("the sink got %v while c1 is parked, want only what came before it", kinds(sink.got))
 	}
+	drained := d.drained() // what a breakpoint's hold waits on before its paused event
 	if d.decide(caller, "c3") || d.decide(&visit{agent: "caller"}, "c1") {
 		t.Error("decide decided a call that is not parked, or another visit's")
 	}
@@ -69,8 +70,18 @@ func TestDeliveryHoldsWhatFollowsAParkedCall(t *testing.T) {
 	if !d.decide(caller, "c2") || len(sink.got) != 1 {
 		t.Fatalf("after deciding c2 the sink got %v, want c2 held behind c1", kinds(sink.got))
 	}
+	select {
+	case <-drained:
+		t.Fatal("drained while c1 is still parked")
+	default:
+	}
 	if !d.decide(caller, "c1") {
 		t.Fatal("decide(c1) = false, want true")
+	}
+	select {
+	case <-drained:
+	default:
+		t.Error("nothing is parked, but drained is not closed")
 	}
 	want := []traces.Kind{traces.KindModelStarted, traces.KindAgentToolExit, traces.KindMessage, traces.KindAgentToolExit, traces.KindModelFinished}
 	if got := kinds(sink.got); !slices.Equal(got, want) {
