@@ -273,7 +273,8 @@ func sameCalls(tcs []schema.ToolCall, calls []traces.ToolCallSpec) bool {
 	}
 	for i := range tcs { // by index: the calls are large structs, copied by a range over values
 		tc, c := &tcs[i], &calls[i]
-		if tc.Index != nil && *tc.Index != i || tc.ID == "" || tc.ID != c.ID || tc.Function.Name != c.Name || tc.Function.Arguments != c.Arguments {
+		if tc.Index != nil && *tc.Index != i || tc.ID == "" || !sameText(tc.ID, c.ID) || !sameText(tc.Function.Name, c.Name) ||
+			!sameText(tc.Function.Arguments, c.Arguments) {
 			return false
 		}
 	}

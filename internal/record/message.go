@@ -24,10 +24,15 @@ func traceMessage(m *schema.Message) traces.Message {
 	if len(m.ToolCalls) > 0 {
 		out.ToolCalls = make([]traces.ToolCallSpec, 0, len(m.ToolCalls))
 	}
-	for _, tc := range m.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, traces.ToolCallSpec{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	for i := range m.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, traceCall(&m.ToolCalls[i]))
 	}
 	return out
+}
+
+// traceCall converts an eino tool call to the trace's form.
+func traceCall(tc *schema.ToolCall) traces.ToolCallSpec {
+	return traces.ToolCallSpec{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments}
 }
 
 func traceMessages(ms []*schema.Message) []traces.Message {
@@ -97,8 +102,16 @@ func (s *streamedMessage) addCalls(tcs []schema.ToolCall) {
 }
 
 // addSpecs joins a chunk's tool calls into specs, as addCalls joins them (a call's type, which
-// the trace has no place for, aside).
+// the trace has no place for, aside). The first chunk that brings calls nearly always brings them
+// all, whole: they are converted as they are, which joining them would give too.
 func (s *streamedMessage) addSpecs(tcs []schema.ToolCall) {
+	if s.specs == nil && wholeCalls(tcs) {
+		s.specs = make([]traces.ToolCallSpec, len(tcs))
+		for i := range tcs {
+			s.specs[i] = traceCall(&tcs[i])
+		}
+		return
+	}
 	s.specs = joinChunkCalls(s.specs, tcs, func(dst *traces.ToolCallSpec, tc *schema.ToolCall) {
 		if tc.ID != "" {
 			dst.ID = tc.ID
@@ -124,6 +137,17 @@ func joinChunkCalls[T any](calls []T, tcs []schema.ToolCall, join func(dst *T, t
 		join(&calls[i], tc)
 	}
 	return calls
+}
+
+// wholeCalls reports whether tcs, a chunk's tool calls, each start a call of their own in their
+// place when none came before: each has an id and its index, if any, is its place.
+func wholeCalls(tcs []schema.ToolCall) bool {
+	for i := range tcs {
+		if tc := &tcs[i]; tc.ID == "" || tc.Index != nil && *tc.Index != i {
+			return false
+		}
+	}
+	return len(tcs) > 0
 }
 
 // chunkCallAt returns the index, among the n calls joined so far, of the call a chunk's tool call
@@ -247,8 +271,8 @@ func (c *inputCache) added(ms []*schema.Message) []traces.Message {
 			out = traces.Message{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
 			if len(m.ToolCalls) > 0 {
 				start := len(c.addedCalls)
-				for _, tc := range m.ToolCalls {
-					c.addedCalls = append(c.addedCalls, traces.ToolCallSpec{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+				for i := range m.ToolCalls {
+					c.addedCalls = append(c.addedCalls, traceCall(&m.ToolCalls[i]))
 				}
 				out.ToolCalls = c.addedCalls[start:len(c.addedCalls):len(c.addedCalls)]
 			}

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
@@ -67,5 +68,39 @@ func TestStreamedMessageJoinsChunks(t *testing.T) {
 		if tc := traced.specs[i]; tc.ID != w.id || tc.Name != w.name || tc.Arguments != w.args {
 			t.Errorf("call %d in trace form: %+v, want %+v", i, tc, w)
 		}
+	}
+}
+
+// A reply's tool calls joined in trace form are its calls joined in eino's form, converted,
+// whatever shape the first chunk that brings calls has: all of them whole, which are taken as
+// they come, or ids missing, indexes out of place or repeated, which are joined.
+func TestStreamedCallsInTraceFormAreTheJoinedCalls(t *testing.T) {
+	idx := func(i int) *int { return &i }
+	call := func(i *int, id, name, args string) schema.ToolCall {
+		return schema.ToolCall{Index: i, ID: id, Function: schema.FunctionCall{Name: name, Arguments: args}}
+	}
+	for _, tc := range []struct {
+		name   string
+		chunks [][]schema.ToolCall
+	}{
+		{"whole", [][]schema.ToolCall{{call(nil, "a", "f", "{}"), call(nil, "b", "g", `{"x":1}`)}}},
+		{"whole by index", [][]schema.ToolCall{{call(idx(0), "a", "f", "{}"), call(idx(1), "b", "g", "{}")}}},
+		{"whole, then more", [][]schema.ToolCall{{call(nil, "a", "f", "{")}, {call(nil, "", "", "}"), call(nil, "b", "g", "{}")}}},
+		{"indexes swapped", [][]schema.ToolCall{{call(idx(1), "b", "g", "{}"), call(idx(0), "a", "f", "{}")}}},
+		{"an index past the first", [][]schema.ToolCall{{call(idx(2), "c", "h", "{}")}, {call(idx(0), "a", "f", "{}")}}},
+		{"one index twice", [][]schema.ToolCall{{call(idx(0), "a", "f", "{"), call(idx(0), "", "", "}")}}},
+		{"no id", [][]schema.ToolCall{{call(nil, "", "f", "{}"), call(nil, "", "", "")}}},
+		{"a continuation", [][]schema.ToolCall{{call(nil, "a", "f", "{"), call(nil, "", "", "}")}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eino, traced := streamedMessage{}, streamedMessage{traceCalls: true}
+			for _, tcs := range tc.chunks {
+				eino.add(&schema.Message{ToolCalls: tcs})
+				traced.add(&schema.Message{ToolCalls: tcs})
+			}
+			if want := traceMessage(eino.message()).ToolCalls; !reflect.DeepEqual(traced.specs, want) {
+				t.Errorf("in trace form %+v, want %+v", traced.specs, want)
+			}
+		})
 	}
 }
