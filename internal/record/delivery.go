@@ -121,24 +121,24 @@ func (d *delivery) stampNow() clock {
 // unstamp ends the recording of a callback: later events are stamped when they are emitted.
 func (d *delivery) unstamp() { d.stamp = 0 }
 
-// now returns the time of an event emitted now: the callback's being recorded, if any, else the
+// at returns the time of an event emitted now: the callback's being recorded, if any, else the
 // clock's. It is read under the recorder's lock, so that times keep the order of the events.
-func (d *delivery) now() time.Time {
+func (d *delivery) at() clock {
 	if d.stamp != 0 {
-		return d.stamp.time()
+		return d.stamp
 	}
-	return d.clock.now().time()
+	return d.clock.now()
 }
 
 // emit hands e to the sink, behind the parked calls if any, and remembers who acted last. An
-// event without a time is stamped now (see delivery.now). e may be changed, and is not kept:
+// event without a time is stamped now (see delivery.at). e may be changed, and is not kept:
 // callers pass an event of their own stack.
 func (d *delivery) emit(e *traces.Event) {
 	if e.Agent != "" {
 		d.lastAgent, d.lastPath = e.Agent, e.RunPath
 	}
 	if e.Time.IsZero() {
-		e.Time = d.now()
+		e.Time = d.at().time()
 	}
 	switch { // deliver's cases, at once: most events go straight to a traces.Recording
 	case len(d.parked) > 0:
@@ -158,7 +158,7 @@ func (d *delivery) emit(e *traces.Event) {
 // call when they go straight to it, else emitted one after the other, e changed into the second.
 func (d *delivery) emitWithMessage(e *traces.Event, m *traces.Message) {
 	if e.Time.IsZero() {
-		e.Time = d.now()
+		e.Time = d.at().time()
 	}
 	if len(d.parked) > 0 || d.promised != nil || d.rec == nil {
 		d.emit(e)
@@ -184,7 +184,7 @@ func (d *delivery) emitTool(ended bool, agent string, path []string, tc *traces.
 	if agent != "" {
 		d.lastAgent, d.lastPath = agent, path
 	}
-	d.lastSeq = d.rec.RecordTool(d.now(), ended, agent, path, tc, m)
+	d.lastSeq = d.rec.RecordTool(int64(d.at()), ended, agent, path, tc, m)
 }
 
 // emitToolEvent is emitTool's way for every other case, through emit; apart, so that the usual
@@ -225,7 +225,7 @@ func (d *delivery) emitExtending(e *traces.Event, from int64, keep int) bool {
 		return false
 	}
 	if e.Time.IsZero() {
-		e.Time = d.now()
+		e.Time = d.at().time()
 	}
 	if !d.rec.RecordExtending(e, from, keep) {
 		return false
