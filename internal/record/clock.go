@@ -7,12 +7,13 @@ import "time"
 // allocator's 96-byte class). The difference of two readings is the monotonic time between them.
 type clock int64
 
-// runClock is the recorder's clock, the one every event it records is stamped by: the wall time
-// read once, at the run's start, plus the monotonic clock since. A reading costs one read of the
-// monotonic clock (time.Since of a time that carries one), half a time.Now, which reads the wall
-// clock too. A step of the wall clock during the run, or a suspend of the machine (which the
-// monotonic clock does not count), is not followed: stamps go on from the base by the monotonic
-// clock, and durations stay right. Each run, in each process, reads a base of its own.
+// runClock is the recorder's clock, which stamps every event it emits (but run.finished, which
+// the sink stamps): the wall time read when the recorder is made, plus the monotonic clock since.
+// A reading costs one read of the monotonic clock (time.Since of a time that carries one), half a
+// time.Now, which reads the wall clock too. A step of the wall clock during the run, or a suspend
+// of the machine (which the monotonic clock does not count), is not followed: stamps go on from
+// the base by the monotonic clock, and durations stay right. Each recorder reads a base of its
+// own: a resumed part of a run, in this process or another, starts from the wall clock again.
 type runClock struct {
 	base     time.Time // with its monotonic clock reading
 	baseUnix int64
