@@ -209,7 +209,11 @@ func (w *logWriter) addUsual(e *Event) bool {
 			return false
 		}
 	}
-	seq := w.writeUsual(e.Time, code, e.Agent, e.RunPath, e.Tool, e.Message)
+	at, ok := utcNanos(e.Time)
+	if !ok {
+		return false
+	}
+	seq := w.writeUsual(at, code, e.Agent, e.RunPath, e.Tool, e.Message)
 	if seq == 0 {
 		return false
 	}
@@ -217,26 +221,20 @@ func (w *logWriter) addUsual(e *Event) bool {
 	return true
 }
 
-// writeUsual is addUsual for the event of time t, kind code (a usual one's), by agent at path,
-// with no payload but tc and m (either may be nil), when it is written without an Event (a tool
-// call's, see Recording.RecordTool): it returns the event's seq, or 0, having changed nothing,
-// when addUsual would report false.
-func (w *logWriter) writeUsual(t time.Time, code byte, agent string, path []string, tc *ToolCall, m *Message) int64 {
-	if t.Location() != time.UTC {
-		return 0
-	}
-	t = t.UTC() // as Round(0) does, strips a monotonic clock reading; inlined, where Round is a call
-	sec := t.Unix()
+// writeUsual is addUsual for the event of time at (Unix nanoseconds, in timeUTC's range), kind
+// code (a usual one's), by agent at path, with no payload but tc and m (either may be nil), when
+// it is written without an Event (a tool call's, see Recording.RecordTool): it returns the
+// event's seq, or 0, having changed nothing, when addUsual would report false.
+func (w *logWriter) writeUsual(at int64, code byte, agent string, path []string, tc *ToolCall, m *Message) int64 {
 	back := uint(w.n + 1 - w.actorBy)
 	c, off := w.cur, w.off
-	if back >= 1<<14 || len(c)-off < 15 || // with no chunk yet among them
-		sec <= math.MinInt64/1_000_000_000+1 || sec >= math.MaxInt64/1_000_000_000-1 || !w.sameActor(agent, path) {
+	if back >= 1<<14 || len(c)-off < 15 || !w.sameActor(agent, path) { // with no chunk yet among them
 		return 0
 	}
 	seq := int64(w.n + 1)
 	h := c[off : off+15] // its capacity the chunk's room
 	h[0], h[1] = 0, timeUTC
-	binary.LittleEndian.PutUint64(h[2:10], uint64(sec*1e9+int64(t.Nanosecond())))
+	binary.LittleEndian.PutUint64(h[2:10], uint64(at))
 	h[10], h[11] = code, actorSame
 	var mask byte
 	if tc != nil {
@@ -268,11 +266,12 @@ func (w *logWriter) writeUsual(t time.Time, code byte, agent string, path []stri
 	return seq
 }
 
-// addMessageAfter is addUsual for the message event that follows at once the event of time t just
-// written by addUsual or writeUsual, of its actor, carrying m (a tool call's end, then its result's
-// message): what they checked holds for it, and is not checked again. It reports false, having
-// written nothing, when the chunk has no room left for its head: add writes it then.
-func (w *logWriter) addMessageAfter(t time.Time, m *Message) bool {
+// addMessageAfter is addUsual for the message event that follows at once the event of time at
+// (Unix nanoseconds) just written by addUsual or writeUsual, of its actor, carrying m (a tool
+// call's end, then its result's message): what they checked holds for it, and is not checked
+// again. It reports false, having written nothing, when the chunk has no room left for its head:
+// add writes it then.
+func (w *logWriter) addMessageAfter(at int64, m *Message) bool {
 	back := uint(w.n + 1 - w.actorBy)
 	c, off := w.cur, w.off
 	if back >= 1<<14 || len(c)-off < 15 {
@@ -281,7 +280,7 @@ func (w *logWriter) addMessageAfter(t time.Time, m *Message) bool {
 	seq := int64(w.n + 1)
 	h := c[off : off+15] // as addUsual writes it
 	h[0], h[1] = 0, timeUTC
-	binary.LittleEndian.PutUint64(h[2:10], uint64(t.Unix()*1e9+int64(t.Nanosecond())))
+	binary.LittleEndian.PutUint64(h[2:10], uint64(at))
 	h[10], h[11] = 9, actorSame // 9: KindMessage's code
 	b := h[:14]
 	if back < 0x80 {
@@ -377,17 +376,16 @@ func (w *logWriter) appendHeadFields(b []byte, e *Event, seq int64, plain bool) 
 // TestFixedHeadIsTheHead): a 0 (seq), timeUTC and the time's 8 bytes, the kind's code,
 // actorSame and how many events back (a varint of one or two bytes), the mask.
 func (w *logWriter) appendFixedHead(b []byte, e *Event, seq int64, plain bool) ([]byte, bool) {
-	sec := e.Time.Unix()
+	t, utc := utcNanos(e.Time)
 	code := kindCode(e.Kind)
 	back := w.n + 1 - w.actorBy
 	at := len(b)
-	if e.Seq != seq || !plain || code == 0 || e.Time.Location() != time.UTC || back >= 1<<14 || cap(b)-at < 15 ||
-		sec <= math.MinInt64/1_000_000_000+1 || sec >= math.MaxInt64/1_000_000_000-1 || !w.sameActor(e.Agent, e.RunPath) {
+	if e.Seq != seq || !plain || code == 0 || !utc || back >= 1<<14 || cap(b)-at < 15 || !w.sameActor(e.Agent, e.RunPath) {
 		return b, false
 	}
 	h := b[at : at+15]
 	h[0], h[1] = 0, timeUTC
-	binary.LittleEndian.PutUint64(h[2:10], uint64(sec*1e9+int64(e.Time.Nanosecond())))
+	binary.LittleEndian.PutUint64(h[2:10], uint64(t))
 	h[10], h[11] = code, actorSame
 	if back < 0x80 {
 		h[12], h[13] = byte(back), byte(headPayloadMask(e))
@@ -710,16 +708,35 @@ func headPayloadMask(e *Event) uint64 {
 
 // Time codes: how an event's time is written.
 const (
-	timeUTC  = iota // in UTC, from 1678 to 2262: its Unix time in nanoseconds, 8 bytes
+	timeUTC  = iota // in UTC, from 1678 to 2262 (see utcNanos): its Unix time in nanoseconds, 8 bytes
 	timeZone        // any other: Unix seconds, nanoseconds, and its zone (0 UTC, i w.locs[i-1])
 )
 
+// The range of Unix seconds timeUTC writes, bounds excluded: their nanoseconds fit in 8 bytes.
+// As Unix nanoseconds, from minUTCNanos up to (not including) maxUTCNanos.
+const (
+	minUTCSec   = math.MinInt64/1_000_000_000 + 1
+	maxUTCSec   = math.MaxInt64/1_000_000_000 - 1
+	minUTCNanos = (minUTCSec + 1) * 1_000_000_000
+	maxUTCNanos = maxUTCSec * 1_000_000_000
+)
+
+// utcNanos returns t as timeUTC writes it, its Unix time in nanoseconds, and whether it is
+// written so: in UTC and in range.
+func utcNanos(t time.Time) (int64, bool) {
+	sec := t.Unix()
+	if t.Location() != time.UTC || sec <= minUTCSec || sec >= maxUTCSec {
+		return 0, false
+	}
+	return sec*1e9 + int64(t.Nanosecond()), true
+}
+
 // appendTime appends t.
 func (w *logWriter) appendTime(b []byte, t time.Time) []byte {
-	sec, loc := t.Unix(), t.Location()
-	if loc == time.UTC && sec > math.MinInt64/1_000_000_000+1 && sec < math.MaxInt64/1_000_000_000-1 {
-		return binary.LittleEndian.AppendUint64(append(b, timeUTC), uint64(sec*1e9+int64(t.Nanosecond())))
+	if at, ok := utcNanos(t); ok {
+		return binary.LittleEndian.AppendUint64(append(b, timeUTC), uint64(at))
 	}
+	sec, loc := t.Unix(), t.Location()
 	b = binary.AppendVarint(append(b, timeZone), sec)
 	b = binary.AppendUvarint(b, uint64(t.Nanosecond()))
 	code := 0

@@ -328,10 +328,10 @@ func TestRecordWithMessageIsTwoRecords(t *testing.T) {
 }
 
 // TestRecordToolIsRecord checks that a tool call's events recorded by RecordTool, with no Event,
-// are recorded exactly as Record would record them (and the end with its result's message as two
-// Records), byte for byte in the log and by seq, wherever they fall in the chunks, for events of
-// any shape (without a time, in another zone, by a new actor, which take the general way), and
-// that after Finish nothing is recorded.
+// are recorded exactly as Record would record them at the same time (and the end with its
+// result's message as two Records), byte for byte in the log and by seq, wherever they fall in
+// the chunks, for events of any shape (at the ends of timeUTC's range and past them, by a new
+// actor, which take the general way), and that after Finish nothing is recorded.
 func TestRecordToolIsRecord(t *testing.T) {
 	at := time.Date(2026, 12, 5, 1, 2, 3, 456789, time.UTC)
 	paths := [][]string{{"root", "a"}, {"root", "b"}}
@@ -346,15 +346,18 @@ func TestRecordToolIsRecord(t *testing.T) {
 		if i%40 == 13 {
 			agent, path = "b", paths[1] // a new actor: written whole
 		}
-		when := at.Add(time.Duration(i))
+		nanos := at.Add(time.Duration(i)).UnixNano()
 		switch i % 50 {
 		case 7:
-			when = time.Time{}
+			nanos = minUTCNanos - 1
 		case 8:
-			when = when.In(time.FixedZone("x", 3600))
+			nanos = minUTCNanos
 		case 9:
-			when = time.Now().UTC() // with a monotonic reading, which the log strips
+			nanos = maxUTCNanos - 1
+		case 10:
+			nanos = maxUTCNanos
 		}
+		when := time.Unix(0, nanos).UTC()
 		result := strings.Repeat("r", i%70) // short and long, and a room left of every size
 		id := "call_" + strings.Repeat("x", i%5)
 		start := ToolCall{Name: "tick", CallID: id, Arguments: `{"n":1}`}
@@ -365,8 +368,8 @@ func TestRecordToolIsRecord(t *testing.T) {
 			withMsg = &msg
 		}
 		seqs := []int64{
-			tool.RecordTool(when, false, agent, path, &start, nil),
-			tool.RecordTool(when, true, agent, path, &end, withMsg),
+			tool.RecordTool(nanos, false, agent, path, &start, nil),
+			tool.RecordTool(nanos, true, agent, path, &end, withMsg),
 		}
 		first := Event{Time: when, Kind: KindToolStarted, Agent: agent, RunPath: path, Tool: &start}
 		apart.Record(&first)
@@ -390,7 +393,7 @@ func TestRecordToolIsRecord(t *testing.T) {
 	}
 	tool.Finish(StatusCompleted, "")
 	n := tool.Len()
-	if seq := tool.RecordTool(at, true, "a", paths[0], &ToolCall{Name: "tick"}, &Message{Role: "tool"}); seq != 0 || tool.Len() != n {
+	if seq := tool.RecordTool(at.UnixNano(), true, "a", paths[0], &ToolCall{Name: "tick"}, &Message{Role: "tool"}); seq != 0 || tool.Len() != n {
 		t.Errorf("after Finish: recorded as %d, %d events held (%d before)", seq, tool.Len(), n)
 	}
 }

@@ -149,7 +149,7 @@ func (r *Recording) RecordWithMessage(e *Event, m *Message) int64 {
 	r.mu.Lock()
 	var seq int64
 	written := !r.ended && r.events.addUsual(e)
-	if written && r.events.addMessageAfter(e.Time, m) {
+	if written && r.events.addMessageAfter(e.Time.UnixNano(), m) { // in range: addUsual wrote it
 		seq = e.Seq + 1
 	} else {
 		seq = r.recordWithMessageLocked(e, m, written)
@@ -161,29 +161,29 @@ func (r *Recording) RecordWithMessage(e *Event, m *Message) int64 {
 	return seq
 }
 
-// RecordTool records a tool call's event at t, by agent at path, carrying tc: its tool.started,
-// or, when ended, its tool.finished, as Record records such an Event; with m, the message event
-// of its time and actor that carries m follows at once, as RecordWithMessage records it (a tool
-// call's end, then its result's message). It returns the seq of the last event recorded (0 when
-// it recorded nothing: after Finish). Most of a run's events are often tool calls': the usual
-// way writes them into the log with no Event built (see logWriter.writeUsual). Nothing of tc or
-// m is kept.
-func (r *Recording) RecordTool(t time.Time, ended bool, agent string, path []string, tc *ToolCall, m *Message) int64 {
+// RecordTool records a tool call's event at the UTC time of Unix nanoseconds at, by agent at path,
+// carrying tc: its tool.started, or, when ended, its tool.finished, as Record records such an
+// Event; with m, the message event of its time and actor that carries m follows at once, as
+// RecordWithMessage records it (a tool call's end, then its result's message). It returns the
+// seq of the last event recorded (0 when it recorded nothing: after Finish). Most of a run's
+// events are often tool calls': the usual way writes them into the log with no Event built, and
+// its time as it is handed (see logWriter.writeUsual). Nothing of tc or m is kept.
+func (r *Recording) RecordTool(at int64, ended bool, agent string, path []string, tc *ToolCall, m *Message) int64 {
 	code := byte(7) // KindToolStarted's, as addUsual tells them
 	if ended {
 		code = 8 // KindToolFinished's
 	}
 	r.mu.Lock()
 	var seq int64
-	if !r.ended {
-		seq = r.events.writeUsual(t, code, agent, path, tc, nil)
+	if !r.ended && at >= minUTCNanos && at < maxUTCNanos {
+		seq = r.events.writeUsual(at, code, agent, path, tc, nil)
 	}
 	switch {
 	case seq != 0 && m == nil:
-	case seq != 0 && r.events.addMessageAfter(t, m):
+	case seq != 0 && r.events.addMessageAfter(at, m):
 		seq++
 	default:
-		seq = r.recordToolLocked(t, ended, agent, path, tc, m, seq != 0)
+		seq = r.recordToolLocked(time.Unix(0, at).UTC(), ended, agent, path, tc, m, seq != 0)
 	}
 	if r.news != nil {
 		r.wakeLocked()

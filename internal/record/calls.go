@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components/model"
@@ -194,7 +193,7 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 			e := traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc}
 			if r.out.emitExtending(&e, v.inputs.seq, keep) {
 				v.inputs.recorded(in.Messages, e.Seq)
-				return id, clockOf(now)
+				return id, now
 			}
 		}
 		mc.Input = v.inputs.convert(in.Messages, keep)
@@ -203,7 +202,7 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 	if in != nil && r.out.rec != nil {
 		v.inputs.seq = r.out.lastSeq // 0 when it waits parked
 	}
-	return id, clockOf(now)
+	return id, now
 }
 
 // toolNames returns the names of the tools a model call of v is given (not empty), as the
@@ -297,7 +296,7 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, callID string, 
 	v := c.v
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c.started = clockOf(r.out.stampNow())
+	c.started = r.out.stampNow()
 	r.commit(v)
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
 	r.calls.startTool(openTool{name: info.Name, args: args, v: v, callID: callID, call: c})
@@ -464,20 +463,6 @@ func isInterrupt(err error) bool {
 	_, signal := compose.IsInterruptRerunError(err)
 	return graph || signal
 }
-
-func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// clock is a reading of the monotonic clock, as the time since the recorder's package started:
-// a call keeps its start in 8 bytes instead of a time.Time's 24, which keeps a call, allocated by
-// every callback, in the allocator's 96-byte class.
-type clock time.Duration
-
-var clockBase = time.Now()
-
-func clockOf(t time.Time) clock { return clock(t.Sub(clockBase)) }
-
-// until returns the time from c to t.
-func (c clock) until(t time.Time) time.Duration { return time.Duration(clockOf(t) - c) }
 
 // repliesAreEvents reports whether each model reply in v is also one of the Runner's events, so
 // recorded as a message from the model's callbacks (and its echo in v's events dropped): a chat

@@ -54,9 +54,11 @@ type delivery struct {
 	// out (192 bytes each time); and handed by pointer through the interface, it would escape to
 	// the heap, an allocation an event.
 	rec *traces.Recording
-	// stamp is the time of the callback being recorded, which the events it records carry: one
-	// clock read per callback rather than one per event (a clock read costs about 0.1 µs).
-	stamp time.Time
+	// clock stamps every event the recorder emits (see runClock); stamp is the time of the
+	// callback being recorded, 0 for none, which the events it records carry: one clock read per
+	// callback rather than one per event.
+	clock runClock
+	stamp clock
 	// lastAgent and lastPath are who acted last, and where: what a fact of no known agent is
 	// blamed on.
 	lastAgent string
@@ -84,7 +86,7 @@ type toolPayloads struct {
 func newDelivery(sink Sink) delivery {
 	e, _ := sink.(ender)
 	rec, encodes := sink.(*traces.Recording)
-	return delivery{sink: sink, ender: e, rec: rec, reuses: encodes}
+	return delivery{sink: sink, ender: e, rec: rec, reuses: encodes, clock: newRunClock()}
 }
 
 // payloads returns where tool call c's events keep their payloads: with the call, or, when the
@@ -110,27 +112,33 @@ func (d *delivery) own(e *traces.Event) {
 }
 
 // stampNow reads the clock for the callback being recorded: the events emitted until unstamp
-// carry that time. It is read under the recorder's lock, where the sink stamps the events
-// recorded without one, so that times keep the order of the events around them.
-func (d *delivery) stampNow() time.Time {
-	now := time.Now()
-	d.stamp = now.UTC()
-	return now
+// carry that time.
+func (d *delivery) stampNow() clock {
+	d.stamp = d.clock.now()
+	return d.stamp
 }
 
-// unstamp ends the recording of a callback: later events are stamped by the sink, when they are
-// recorded.
-func (d *delivery) unstamp() { d.stamp = time.Time{} }
+// unstamp ends the recording of a callback: later events are stamped when they are emitted.
+func (d *delivery) unstamp() { d.stamp = 0 }
+
+// at returns the time of an event emitted now: the callback's being recorded, if any, else the
+// clock's. It is read under the recorder's lock, so that times keep the order of the events.
+func (d *delivery) at() clock {
+	if d.stamp != 0 {
+		return d.stamp
+	}
+	return d.clock.now()
+}
 
 // emit hands e to the sink, behind the parked calls if any, and remembers who acted last. An
-// event without a time carries the callback's being recorded, if any, else the sink stamps it.
-// e may be changed, and is not kept: callers pass an event of their own stack.
+// event without a time is stamped now (see delivery.at). e may be changed, and is not kept:
+// callers pass an event of their own stack.
 func (d *delivery) emit(e *traces.Event) {
 	if e.Agent != "" {
 		d.lastAgent, d.lastPath = e.Agent, e.RunPath
 	}
 	if e.Time.IsZero() {
-		e.Time = d.stamp
+		e.Time = d.at().time()
 	}
 	switch { // deliver's cases, at once: most events go straight to a traces.Recording
 	case len(d.parked) > 0:
@@ -150,7 +158,7 @@ func (d *delivery) emit(e *traces.Event) {
 // call when they go straight to it, else emitted one after the other, e changed into the second.
 func (d *delivery) emitWithMessage(e *traces.Event, m *traces.Message) {
 	if e.Time.IsZero() {
-		e.Time = d.stamp
+		e.Time = d.at().time()
 	}
 	if len(d.parked) > 0 || d.promised != nil || d.rec == nil {
 		d.emit(e)
@@ -176,7 +184,7 @@ func (d *delivery) emitTool(ended bool, agent string, path []string, tc *traces.
 	if agent != "" {
 		d.lastAgent, d.lastPath = agent, path
 	}
-	d.lastSeq = d.rec.RecordTool(d.stamp, ended, agent, path, tc, m)
+	d.lastSeq = d.rec.RecordTool(int64(d.at()), ended, agent, path, tc, m)
 }
 
 // emitToolEvent is emitTool's way for every other case, through emit; apart, so that the usual
@@ -202,9 +210,6 @@ func (d *delivery) emitToolEvent(ended bool, agent string, path []string, tc *tr
 //
 //go:noinline
 func (d *delivery) parkBehind(e *traces.Event) {
-	if e.Time.IsZero() {
-		e.Time = time.Now().UTC() // when it happened, though the sink gets it later
-	}
 	d.own(e)
 	n := len(d.parked)
 	d.parked[n-1].events = append(d.parked[n-1].events, *e)
@@ -220,7 +225,7 @@ func (d *delivery) emitExtending(e *traces.Event, from int64, keep int) bool {
 		return false
 	}
 	if e.Time.IsZero() {
-		e.Time = d.stamp
+		e.Time = d.at().time()
 	}
 	if !d.rec.RecordExtending(e, from, keep) {
 		return false

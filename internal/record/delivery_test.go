@@ -116,12 +116,18 @@ func TestDeliveryDecideAllReleasesAVisitsCalls(t *testing.T) {
 }
 
 // TestDeliveryStampsCallbackEvents: the events a callback records carry its time; an event with a
-// time of its own keeps it; outside a callback the sink stamps them, unless they wait behind a
-// parked call, which stamps them when they happen.
+// time of its own keeps it; any other is stamped when it is emitted, by the same clock, parked
+// behind a call or not: every event the recorder stamps follows the run's clock, which the wall
+// clock stepping since the run's start (here to 2000, as far as the clock knows) does not move.
 func TestDeliveryStampsCallbackEvents(t *testing.T) {
 	sink := &endingSink{}
 	d := newDelivery(sink)
-	now := d.stampNow()
+	base := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	d.clock.baseUnix = base.UnixNano()
+	byClock := func(at time.Time) bool {
+		return at.Location() == time.UTC && !at.Before(base) && at.Before(base.Add(time.Minute))
+	}
+	now := d.stampNow().time()
 	own := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 	d.emit(&traces.Event{Kind: traces.KindToolStarted, Agent: "a", RunPath: []string{"a"}})
 	d.emit(&traces.Event{Kind: traces.KindToolFinished, Time: own})
@@ -130,19 +136,19 @@ func TestDeliveryStampsCallbackEvents(t *testing.T) {
 	if d.lastAgent != "a" || len(d.lastPath) != 1 {
 		t.Errorf("who acted last, after events of nobody, = %q %v, want a [a]", d.lastAgent, d.lastPath)
 	}
-	if !sink.got[0].Time.Equal(now) || sink.got[0].Time.Location() != time.UTC {
-		t.Errorf("the callback's event has time %v, want %v in UTC", sink.got[0].Time, now)
+	if !sink.got[0].Time.Equal(now) || !byClock(now) {
+		t.Errorf("the callback's event has time %v, want %v, by the run's clock, in UTC", sink.got[0].Time, now)
 	}
 	if !sink.got[1].Time.Equal(own) {
 		t.Errorf("an event with its own time got %v, want %v", sink.got[1].Time, own)
 	}
-	if !sink.got[2].Time.IsZero() {
-		t.Errorf("an event outside a callback got %v, want none (the sink stamps it)", sink.got[2].Time)
+	if at := sink.got[2].Time; !byClock(at) || at.Before(now) {
+		t.Errorf("an event outside a callback got %v, want a time by the run's clock, after %v", at, now)
 	}
 	d.park(&visit{agent: "a"}, "c1", "helper")
 	d.emit(ptr(exited("a", "c1")))
-	if d.parked[0].events[0].Time.IsZero() {
-		t.Error("an event parked outside a callback has no time: it would take the time it is delivered")
+	if at := d.parked[0].events[0].Time; !byClock(at) {
+		t.Errorf("an event parked outside a callback has time %v, want the run's clock's when it happened", at)
 	}
 }
 

@@ -36,7 +36,7 @@ func (r *Recorder) ending(v *visit) {
 		r.mu.Unlock()
 		return
 	}
-	await := r.out.promise(r.foresee(time.Now().UTC()))
+	await := r.out.promise(r.foresee(r.out.at().time()))
 	r.mu.Unlock()
 	await()
 }
