@@ -3,8 +3,10 @@ package agents_test
 import (
 	"context"
 	"flag"
+	"math"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,11 +29,20 @@ import (
 // Runs of about 1k, 3k and 100k events (agentstest.LongTurns; the 100k run feeds its model the
 // whole history, 300 tool calls a reply) at zero pace, the worst case for the app: a collector
 // whose work grew with the events recorded would show as a cost per event growing with the run.
-// streamed=3k is the 3k run with a streaming Runner. At pace=2ms (the 3k run, its model taking 2 ms a reply) it reports recorded/plain, the run's
-// wall time recorded against the same run without any handler, and the same against eino's no-op
-// handler.
+// streamed=3k is the 3k run with a streaming Runner. At pace=2ms (the 3k run, its model taking
+// 2 ms a reply) it reports the run's wall time recorded against the same run without any handler
+// and against eino's no-op handler, as ratios and as differences in ms a run (see
+// benchmarkRecorderPaced).
 //
 //	go test ./agents -run '^$' -bench BenchmarkRecorderCost -benchtime 20x
+//
+// The paced differences need more rounds than that: other processes on a shared machine's cores
+// stretch a run's own work (30–40 ms of CPU time beside 100 waits of 2 ms) by as much as ±20 ms,
+// and 1 ms is 0.4% of a run. The benchmark reports how far each median may be off ("-medci"). On
+// 2 shared cores at a load average of 2–7, 150 rounds (three runs each, 2 minutes) gave ±1.7 to
+// ±2.1 ms and 60 rounds ±2.4 to ±4.3 ms; 1 ms resolves on a quieter machine or with more rounds:
+//
+//	go test ./agents -run '^$' -bench 'BenchmarkRecorderCost/pace=2ms' -benchtime 150x
 func BenchmarkRecorderCost(b *testing.B) {
 	for _, run := range costRuns() {
 		b.Run(run.name, func(b *testing.B) { benchmarkRecorderCost(b, run.flow, false) })
@@ -219,14 +230,19 @@ func benchmarkRecorderCost(b *testing.B, flow agents.Flow, streaming bool) {
 	b.ReportMetric(float64(scanned-freeScanned)/float64(events), "kept-scan-B/event")
 }
 
-// benchmarkRecorderPaced reports the wall time of flow recorded against the same run plain and
-// with eino's no-op handler (what any observer costs eino), the three in turn, in an order that
-// rotates round by round.
+// benchmarkRecorderPaced runs flow plain, with eino's no-op handler (what any observer costs
+// eino) and recorded, the three in turn, in an order that rotates round by round. A ratio of two
+// runs swings by several percent with the machine's load, which hides a cost of 1 ms (0.4%); the
+// difference of two runs of one round does not move with load that lasts longer than the round.
+// It reports, for each pair, the differences in ms a run (min / median / max over the rounds) and
+// the half-width of a 95% interval of their median ("-medci", from the ranks of the sorted
+// differences, assuming nothing of their distribution): a difference resolves when its median is
+// further from another than the two half-widths together. The ratios are medians of the rounds'.
 func benchmarkRecorderPaced(b *testing.B, flow agents.Flow, pace *agents.Pace) {
 	noop := noopHandler()
-	var perPlain, noopPerPlain, perNoop []float64
+	var perPlain, noopPerPlain, perNoop, overNoop, noopOverPlain, overPlain, cpuOverNoop []float64
 	for i := 0; b.Loop(); i++ {
-		var took [3]time.Duration // plain, noop, recorded
+		var took [3]runCost // plain, noop, recorded
 		runs := [3]func(){
 			func() { drainLong(b, flow, pace, nil) },
 			func() { drainLong(b, flow, pace, nil, adk.WithCallbacks(noop)) },
@@ -236,13 +252,35 @@ func benchmarkRecorderPaced(b *testing.B, flow agents.Flow, pace *agents.Pace) {
 		}
 		for k := range 3 {
 			j := (i + k) % 3
-			took[j] = measureRuns(1, runs[j]).wall
+			took[j] = measureRuns(1, runs[j])
 		}
-		perPlain = append(perPlain, float64(took[2])/float64(took[0]))
-		noopPerPlain = append(noopPerPlain, float64(took[1])/float64(took[0]))
-		perNoop = append(perNoop, float64(took[2])/float64(took[1]))
+		plain, observed, recorded := took[0].wall, took[1].wall, took[2].wall
+		perPlain = append(perPlain, float64(recorded)/float64(plain))
+		noopPerPlain = append(noopPerPlain, float64(observed)/float64(plain))
+		perNoop = append(perNoop, float64(recorded)/float64(observed))
+		overNoop = append(overNoop, float64(recorded-observed)/1e6)
+		noopOverPlain = append(noopOverPlain, float64(observed-plain)/1e6)
+		overPlain = append(overPlain, float64(recorded-plain)/1e6)
+		cpuOverNoop = append(cpuOverNoop, (took[2].cpu-took[1].cpu)*1e3)
 	}
-	reportSpread(b, "recorded/plain", perPlain)
-	reportSpread(b, "noop/plain", noopPerPlain)
-	reportSpread(b, "recorded/noop", perNoop)
+	b.ReportMetric(median(perPlain), "recorded/plain")
+	b.ReportMetric(median(noopPerPlain), "noop/plain")
+	b.ReportMetric(median(perNoop), "recorded/noop")
+	reportDifference(b, "ms/run-recorded-over-noop", overNoop)
+	reportDifference(b, "ms/run-noop-over-plain", noopOverPlain)
+	reportDifference(b, "ms/run-recorded-over-plain", overPlain)
+	// The process's CPU time, both cores': the recorder's work and its goroutines' wake-ups, of
+	// which the wall time shows only what lies on the run's critical path.
+	reportDifference(b, "cpu-ms/run-recorded-over-noop", cpuOverNoop)
+}
+
+// reportDifference is reportSpread with the half-width of a 95% confidence interval of the
+// median: between the sorted values of ranks n/2 ∓ 0.98√n (the binomial's normal approximation).
+func reportDifference(b *testing.B, unit string, values []float64) {
+	reportSpread(b, unit, values)
+	s := slices.Sorted(slices.Values(values))
+	n := float64(len(s))
+	lo := max(0, int(math.Floor(n/2-0.98*math.Sqrt(n))))
+	hi := min(len(s)-1, int(math.Ceil(n/2+0.98*math.Sqrt(n))))
+	b.ReportMetric((s[hi]-s[lo])/2, unit+"-medci")
 }
