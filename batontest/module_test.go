@@ -10,7 +10,9 @@ import (
 )
 
 // TestInAUsersModule uses batontest as a team would: examples/golden, copied into a module of its
-// own that requires Baton (replaced by this checkout), offline (GOPROXY=off). Its golden passes;
+// own that requires Baton (replaced by this checkout), its modules from the machine's module proxy
+// as a team's would come (with GOPROXY=off it needed a go.mod that Baton's own build never
+// downloads, and failed on a machine whose module cache was new). Its golden passes;
 // an instruction changed to re-route the request fails with a diff naming the first different
 // handoff; -baton.update records the new route, which then passes, replayed too.
 func TestInAUsersModule(t *testing.T) {
@@ -37,7 +39,7 @@ func TestInAUsersModule(t *testing.T) {
 	goTest := func(args ...string) (string, error) {
 		cmd := exec.Command(goBin, append([]string{"test", "-count=1"}, args...)...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off")
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOSUMDB=off", "GOWORK=off")
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
