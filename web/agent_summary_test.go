@@ -180,7 +180,7 @@ func TestAgentSummaryListsTheNewest(t *testing.T) {
 // TestAgentSummaryKeepsUpWithTheState: a view state's summary of each agent, asked after every
 // event as a live page asks (its calls' prompts counted at the first asking, kept for the next),
 // is the summary of the trace cut there, and so is a Travel's as of that event; each call's
-// prompt by origin is what that call's own inspector counts.
+// prompt by origin is what that call's own inspector counts, alone and in the state's page.
 func TestAgentSummaryKeepsUpWithTheState(t *testing.T) {
 	for name, tr := range map[string]traces.Trace{
 		"supervisor-agenttool": runFlow(t, "supervisor-agenttool", ""), "supervisor": runFlow(t, "supervisor", ""),
@@ -216,6 +216,14 @@ func TestAgentSummaryKeepsUpWithTheState(t *testing.T) {
 				}
 				if want, got := fact(in, "prompt by origin"), originsText(c.ByOrigin); want != "" && want != got {
 					t.Errorf("%s: %s's call #%d counts %q, its inspector %q", name, a.Name, c.Seq, got, want)
+				}
+				// The page's inspector, from the state that classified every input before.
+				live, err := v.Inspection(c.Seq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want, got := fact(live, "prompt by origin"), originsText(c.ByOrigin); want != "" && want != got {
+					t.Errorf("%s: %s's call #%d counts %q, the state's inspector %q", name, a.Name, c.Seq, got, want)
 				}
 			}
 		}

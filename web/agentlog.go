@@ -2,7 +2,6 @@ package web
 
 import (
 	"maps"
-	"sort"
 
 	"github.com/baton-dev/baton/internal/prices"
 	"github.com/baton-dev/baton/traces"
@@ -24,7 +23,7 @@ type agentLogs struct {
 	// the first agenttool.entered that sent it; requested each callee's agenttool.entered seqs, in
 	// order. A user message an agent received is the request it was sent when one was sent before.
 	requests  map[msgKey]int64
-	requested map[string][]int64
+	requested requestSeqs
 }
 
 // agentLog is what the events say of one agent's summary.
@@ -55,7 +54,7 @@ type promptChain struct {
 }
 
 func newAgentLogs(pricing prices.Run) *agentLogs {
-	return &agentLogs{pricing: pricing, agents: make(map[string]*agentLog), requests: make(map[msgKey]int64), requested: make(map[string][]int64)}
+	return &agentLogs{pricing: pricing, agents: make(map[string]*agentLog), requests: make(map[msgKey]int64), requested: requestSeqs{}}
 }
 
 // of returns agent name's log, made when it has none; nil for no agent.
@@ -120,10 +119,7 @@ func (l *agentLogs) handoff(a, b string, at int32) {
 // shares them capped). The prompts counted are a memo the copy starts anew.
 func (l *agentLogs) clone() *agentLogs {
 	c := &agentLogs{pricing: l.pricing, agents: make(map[string]*agentLog, len(l.agents)), requests: maps.Clone(l.requests),
-		requested: make(map[string][]int64, len(l.requested))}
-	for k, s := range l.requested {
-		c.requested[k] = capped(s)
-	}
+		requested: l.requested.clone()}
 	for k, g := range l.agents {
 		c.agents[k] = &agentLog{starts: capped(g.starts), handoffs: capped(g.handoffs), calls: capped(g.calls), ends: capped(g.ends),
 			open: maps.Clone(g.open), cost: g.cost}
@@ -186,7 +182,7 @@ func promptSize(counts [numOrigins]int) int {
 func (l *agentLogs) count(g *agentLog, name string, e *traces.Event, tokens tokenCache) [numOrigins]int {
 	msgs, c := e.Model.Input, &g.chain
 	shared := sharedMessages(c.msgs, msgs)
-	if l.requestedBetween(name, c.before, e.Seq) {
+	if l.requested.between(name, c.before, e.Seq) {
 		shared = 0 // a message counted as the user's may be a request sent since
 	}
 	if len(c.cum) == 0 {
@@ -207,14 +203,6 @@ func (l *agentLogs) count(g *agentLog, name string, e *traces.Event, tokens toke
 	}
 	c.msgs, c.before = msgs, e.Seq
 	return c.cum[len(msgs)]
-}
-
-// requestedBetween reports whether an AgentTool call sent agent a request from seq from up to
-// seq to (excluded).
-func (l *agentLogs) requestedBetween(agent string, from, to int64) bool {
-	seqs := l.requested[agent]
-	k := sort.Search(len(seqs), func(k int) bool { return seqs[k] >= from })
-	return k < len(seqs) && seqs[k] < to
 }
 
 // byOrigin returns a prompt's tokens by origin (counts, in Origins' order), the origins present

@@ -115,6 +115,9 @@ func (x *sourceIndex) sources(tr traces.Trace, i int, agent string, msgs []trace
 		return nil
 	}
 	c, shared := x.chainOf(agent, msgs, before)
+	if c != nil && x.requested.between(agent, c.q.before, before) {
+		shared = 0 // a message classified as the user's may be a request sent since
+	}
 	if c == nil {
 		c = &chain{q: query{x: x, used: make(map[msgKey]int)}}
 		slots := x.chains[agent]
@@ -302,6 +305,27 @@ func writeRewritten(w io.StringWriter, agent string, m traces.Message) {
 	}
 }
 
+// requestSeqs are the agenttool.entered events that sent each agent a request, by the agent, in
+// order.
+type requestSeqs map[string][]int64
+
+// between reports whether an AgentTool call sent agent a request from seq from up to seq to
+// (excluded).
+func (r requestSeqs) between(agent string, from, to int64) bool {
+	seqs := r[agent]
+	k := sort.Search(len(seqs), func(k int) bool { return seqs[k] >= from })
+	return k < len(seqs) && seqs[k] < to
+}
+
+// clone returns a copy of r that later appends to r leave as it is.
+func (r requestSeqs) clone() requestSeqs {
+	c := make(requestSeqs, len(r))
+	for k, s := range r {
+		c[k] = capped(s)
+	}
+	return c
+}
+
 // sourceIndex maps what a received message can be to the events that hold it, for the events
 // before next. Each key keeps its events in trace order, so that the n-th copy of a repeated
 // message links to the n-th event; primary events (model and tool calls, from callbacks) come
@@ -311,6 +335,7 @@ type sourceIndex struct {
 	primary, echo map[msgKey][]int64
 	callees       map[string]int64 // agents that ran as AgentTools: the seq of their first call
 	callers       map[int64]string // the caller of each agenttool.entered
+	requested     requestSeqs
 	runInput      string
 	runSeq        int64
 	next          int // the index of the first event not read yet
@@ -319,7 +344,7 @@ type sourceIndex struct {
 
 func newSourceIndex() *sourceIndex {
 	return &sourceIndex{primary: map[msgKey][]int64{}, echo: map[msgKey][]int64{},
-		callees: map[string]int64{}, callers: map[int64]string{}, chains: map[string]*[2]*chain{}}
+		callees: map[string]int64{}, callers: map[int64]string{}, requested: requestSeqs{}, chains: map[string]*[2]*chain{}}
 }
 
 func (x *sourceIndex) add(primary bool, key msgKey, seq int64) {
@@ -378,6 +403,7 @@ func (x *sourceIndex) advance(tr traces.Trace, end int) {
 			}
 			x.add(true, requestKey(e.AgentTool.Callee, e.AgentTool.Request), e.Seq)
 			x.callers[e.Seq] = e.AgentTool.Caller
+			x.requested[e.AgentTool.Callee] = append(x.requested[e.AgentTool.Callee], e.Seq)
 		}
 	}
 }

@@ -117,7 +117,7 @@ func (x *sourceIndex) clone() *sourceIndex {
 	for k, s := range x.echo {
 		c.echo[k] = capped(s)
 	}
-	c.callees, c.callers = maps.Clone(x.callees), maps.Clone(x.callers)
+	c.callees, c.callers, c.requested = maps.Clone(x.callees), maps.Clone(x.callers), x.requested.clone()
 	c.chains = make(map[string]*[2]*chain) // a cache: the copy starts its own
 	return &c
 }
