@@ -39,10 +39,10 @@ func (s *teeSink) Emit(e traces.Event) traces.Event {
 	return e
 }
 
-// Finish finishes the recording and keeps its run.finished, which the recording makes: numbered
-// after the last event, stamped at the run's end.
-func (s *teeSink) Finish(status traces.Status, errMsg string) {
-	s.Recording.Finish(status, errMsg)
+// FinishAt finishes the recording and keeps its run.finished, which the recording makes:
+// numbered after the last event, stamped at the run's end.
+func (s *teeSink) FinishAt(at time.Time, status traces.Status, errMsg string) {
+	s.Recording.FinishAt(at, status, errMsg)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.emitted = append(s.emitted, traces.Event{Seq: int64(len(s.emitted) + 1), Time: *s.Run().EndedAt,

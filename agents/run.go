@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -43,7 +44,7 @@ func RunFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 
 func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *traces.Recording) (traces.Status, string) {
 	if err := opts.Model.CanRun(flow); err != nil {
-		return fail(rec, "", traces.ErrorMessage(err))
+		return fail(rec, time.Time{}, "", traces.ErrorMessage(err))
 	}
 	models, unplayed := opts.Model.forRun(flow, opts.Pace)
 	if opts.Streaming && opts.Typing != nil {
@@ -59,7 +60,7 @@ func runFlow(ctx context.Context, flow Flow, input string, opts Options, rec *tr
 	}
 	root, err := flow.Build(ctx, models)
 	if err != nil {
-		return fail(rec, "", "build flow "+flow.Name+": "+err.Error())
+		return fail(rec, time.Time{}, "", "build flow "+flow.Name+": "+err.Error())
 	}
 	p := &Pause{flow: flow, opts: opts, checkPoint: rec.ID(),
 		runner: adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: opts.Streaming, CheckPointStore: newCheckPoints()})}
@@ -201,21 +202,22 @@ func (p *Pause) sink(rec *traces.Recording) record.Sink {
 type checkedSink struct {
 	*traces.Recording
 	check    func() *Divergence
-	diverged *Divergence // set by Finish
+	diverged *Divergence // set by FinishAt
 }
 
-// Finish implements record.Sink.
-func (s *checkedSink) Finish(status traces.Status, errMsg string) {
+// FinishAt implements record.Sink.
+func (s *checkedSink) FinishAt(at time.Time, status traces.Status, errMsg string) {
 	if status == traces.StatusCompleted {
 		if s.diverged = s.check(); s.diverged != nil {
-			status, errMsg = fail(s.Recording, s.diverged.Agent, s.diverged.Error())
+			status, errMsg = fail(s.Recording, at, s.diverged.Agent, s.diverged.Error())
 		}
 	}
-	s.Recording.Finish(status, errMsg)
+	s.Recording.FinishAt(at, status, errMsg)
 }
 
-// fail records an error event blamed on agent ("" for none) and returns a failed status with msg.
-func fail(rec *traces.Recording, agent, msg string) (traces.Status, string) {
-	rec.Emit(traces.Event{Kind: traces.KindError, Agent: agent, Error: &traces.ErrorDetail{Message: msg}})
+// fail records an error event blamed on agent ("" for none), at at (now when zero), and returns
+// a failed status with msg.
+func fail(rec *traces.Recording, at time.Time, agent, msg string) (traces.Status, string) {
+	rec.Emit(traces.Event{Time: at, Kind: traces.KindError, Agent: agent, Error: &traces.ErrorDetail{Message: msg}})
 	return traces.StatusFailed, msg
 }

@@ -90,7 +90,7 @@ func TestAppCarriesItsRunOnAtAnotherServer(t *testing.T) {
 	a.kill()
 	proxy.to(t, b.url)
 	<-emitted
-	sink.Finish(traces.StatusCompleted, "")
+	sink.FinishAt(time.Now().UTC(), traces.StatusCompleted, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := dest.Close(ctx); err != nil {

@@ -15,8 +15,9 @@ type Sink interface {
 	Emit(traces.Event) traces.Event
 	// PutAgent adds an agent to the run's tree or replaces the one of the same name.
 	PutAgent(traces.Agent)
-	// Finish records run.finished with the run's final status; nothing is emitted after it.
-	Finish(status traces.Status, errMsg string)
+	// FinishAt records run.finished, at at (by the recorder's clock, as its events), with the
+	// run's final status; nothing is emitted after it. *traces.Recording's FinishAt is it.
+	FinishAt(at time.Time, status traces.Status, errMsg string)
 }
 
 // ender is a Sink that can deliver what it holds before the run's end is certain (see
@@ -120,6 +121,11 @@ func (d *delivery) stampNow() clock {
 
 // unstamp ends the recording of a callback: later events are stamped when they are emitted.
 func (d *delivery) unstamp() { d.stamp = 0 }
+
+// finish hands the sink the run's end, stamped now as an event is (see at).
+func (d *delivery) finish(status traces.Status, errMsg string) {
+	d.sink.FinishAt(d.at().time(), status, errMsg)
+}
 
 // at returns the time of an event emitted now: the callback's being recorded, if any, else the
 // clock's. It is read under the recorder's lock, so that times keep the order of the events.

@@ -30,7 +30,8 @@ func (s *endingSink) EmitForeseen(e traces.Event, rest ending) traces.Event {
 
 func (s *endingSink) Ending(e ending) func() { s.held = &e; return func() {} }
 func (s *endingSink) PutAgent(traces.Agent)  {}
-func (s *endingSink) Finish(traces.Status, string) {
+func (s *endingSink) FinishAt(at time.Time, status traces.Status, errMsg string) {
+	s.got = append(s.got, traces.Event{Time: at, Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: status, Error: errMsg}})
 }
 
 func kinds(events []traces.Event) []traces.Kind {
@@ -117,8 +118,9 @@ func TestDeliveryDecideAllReleasesAVisitsCalls(t *testing.T) {
 
 // TestDeliveryStampsCallbackEvents: the events a callback records carry its time; an event with a
 // time of its own keeps it; any other is stamped when it is emitted, by the same clock, parked
-// behind a call or not: every event the recorder stamps follows the run's clock, which the wall
-// clock stepping since the run's start (here to 2000, as far as the clock knows) does not move.
+// behind a call or not, and so is run.finished: every event the recorder stamps follows the
+// run's clock, which the wall clock stepping since the run's start (here to 2000, as far as the
+// clock knows) does not move.
 func TestDeliveryStampsCallbackEvents(t *testing.T) {
 	sink := &endingSink{}
 	d := newDelivery(sink)
@@ -149,6 +151,10 @@ func TestDeliveryStampsCallbackEvents(t *testing.T) {
 	d.emit(ptr(exited("a", "c1")))
 	if at := d.parked[0].events[0].Time; !byClock(at) {
 		t.Errorf("an event parked outside a callback has time %v, want the run's clock's when it happened", at)
+	}
+	d.finish(traces.StatusCompleted, "")
+	if end := sink.got[len(sink.got)-1]; end.Kind != traces.KindRunFinished || !byClock(end.Time) || end.Time.Before(sink.got[2].Time) {
+		t.Errorf("run.finished %+v, want it by the run's clock, after the events before it", end)
 	}
 }
 

@@ -55,10 +55,10 @@ func (s *witnessSink) EmitForeseen(e traces.Event, rest record.TestEnding) trace
 
 func (s *witnessSink) PutAgent(traces.Agent) {}
 
-func (s *witnessSink) Finish(status traces.Status, errMsg string) {
+func (s *witnessSink) FinishAt(at time.Time, status traces.Status, errMsg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.events = append(s.events, traces.Event{Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: status, Error: errMsg}})
+	s.events = append(s.events, traces.Event{Time: at, Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: status, Error: errMsg}})
 	close(s.finished)
 }
 

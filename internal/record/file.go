@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/baton-dev/baton/traces"
 )
@@ -64,8 +65,9 @@ func (s *fileRun) PutAgent(a traces.Agent) {
 	s.agents = append(s.agents, a)
 }
 
-// Finish ends the run and writes its file; a failure to write is logged, never the app's problem.
-func (s *fileRun) Finish(status traces.Status, errMsg string) {
+// FinishAt ends the run and writes its file; a failure to write is logged, never the app's
+// problem.
+func (s *fileRun) FinishAt(at time.Time, status traces.Status, errMsg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.rec == nil || s.rec.Run().Status.Ended() {
@@ -74,7 +76,7 @@ func (s *fileRun) Finish(status traces.Status, errMsg string) {
 	}
 	defer s.pending.Done()
 	defer s.finishWriting()
-	s.rec.Finish(status, errMsg)
+	s.rec.FinishAt(at, status, errMsg)
 	s.write(s.rec.Snapshot(), true)
 }
 

@@ -221,7 +221,7 @@ func (r *Recorder) finish() {
 	r.diffSession(r.session.ctx, nil, false)
 	status, msg := r.run.outcome()
 	r.run.status = status
-	r.out.sink.Finish(status, msg)
+	r.out.finish(status, msg)
 	close(r.ended)
 }
 

@@ -373,14 +373,14 @@ func (s *remoteRun) PutAgent(a traces.Agent) {
 	s.signal()
 }
 
-// Finish queues run.finished, past the buffer's bound if need be: the end is never dropped.
-func (s *remoteRun) Finish(status traces.Status, errMsg string) {
+// FinishAt queues run.finished, past the buffer's bound if need be: the end is never dropped.
+func (s *remoteRun) FinishAt(at time.Time, status traces.Status, errMsg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.finished {
 		return
 	}
-	e := traces.Event{Time: time.Now().UTC(), Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: status, Error: errMsg}}
+	e := traces.Event{Time: at, Kind: traces.KindRunFinished, Run: &traces.RunMark{Status: status, Error: errMsg}}
 	if s.lost > 0 {
 		s.queue(traces.Event{Time: e.Time, Kind: traces.KindLost, Lost: &traces.Lost{Count: s.lost}})
 		s.lost = 0

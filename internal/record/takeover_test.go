@@ -90,7 +90,7 @@ func TestARunTakenOverIsSentOnFromWhatTheDatabaseHas(t *testing.T) {
 	for n := 11; n <= 20; n++ {
 		run.Emit(msg(n))
 	}
-	run.Finish(traces.StatusCompleted, "")
+	run.FinishAt(time.Now().UTC(), traces.StatusCompleted, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := c.close(ctx); err != nil {
