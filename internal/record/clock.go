@@ -7,8 +7,8 @@ import "time"
 // allocator's 96-byte class). The difference of two readings is the monotonic time between them.
 type clock int64
 
-// runClock is the recorder's clock, which stamps every event it emits (but run.finished, which
-// the sink stamps): the wall time read when the recorder is made, plus the monotonic clock since.
+// runClock is the recorder's clock, which stamps every event it emits and the run's end: the
+// wall time read when the recorder is made, plus the monotonic clock since.
 // A reading costs one read of the monotonic clock (time.Since of a time that carries one), half a
 // time.Now, which reads the wall clock too. A step of the wall clock during the run, or a suspend
 // of the machine (which the monotonic clock does not count), is not followed: stamps go on from
