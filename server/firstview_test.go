@@ -177,16 +177,24 @@ func TestStoredRunPageReadBack(t *testing.T) {
 	}
 }
 
+// importedLargeRun serves a large run, imported, its page made, whose feed lingers until
+// endLingers is called.
+func importedLargeRun(t *testing.T) (ts *testServer, tr traces.Trace, endLingers func()) {
+	t.Helper()
+	ts = mustOpenServer(t, server.Config{})
+	endLingers = server.FakeLingers(ts.Server)
+	tr, _ = traces.EndImported(webtest.Large(30_000))
+	ts.importRun(t, tr)
+	server.WaitPagesMade(ts.Server)
+	return ts, tr, endLingers
+}
+
 // TestKeptPageTabsAfterLinger: the tabs of a large run's kept page (its Sequence data, its
 // Session histories), first shown once the feed that made the page has gone (its linger, 20 s,
 // is over), are served as they were while it stayed, without taking the run in again; gzipped
 // to a client that takes gzip, plain to one that does not.
 func TestKeptPageTabsAfterLinger(t *testing.T) {
-	ts := mustOpenServer(t, server.Config{})
-	endLingers := server.FakeLingers(ts.Server)
-	tr, _ := traces.EndImported(webtest.Large(30_000))
-	ts.importRun(t, tr)
-	server.WaitPagesMade(ts.Server)
+	ts, tr, endLingers := importedLargeRun(t)
 	// The import's feed found its events' input references beside its view state: those the
 	// events socket sends, as one by one.
 	if n, same := server.IdleFeedRefs(ts.Server); n != len(tr.Events) || !same {
@@ -237,11 +245,7 @@ func TestKeptPageTabsAfterLinger(t *testing.T) {
 // backward, the rows that pass an agent and kind filter, failed rows, searches with their counts
 // — are exactly those the feed answered while it stayed, and no feed takes the run in again.
 func TestKeptPageRowsAfterLinger(t *testing.T) {
-	ts := mustOpenServer(t, server.Config{})
-	endLingers := server.FakeLingers(ts.Server)
-	tr, _ := traces.EndImported(webtest.Large(30_000))
-	ts.importRun(t, tr)
-	server.WaitPagesMade(ts.Server)
+	ts, tr, endLingers := importedLargeRun(t)
 	rows := "/runs/" + tr.Run.ID + "/rows?"
 	queries := []string{
 		"before=15000&dir=backward&limit=400",
