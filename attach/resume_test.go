@@ -61,6 +61,46 @@ func TestInterruptThenResume(t *testing.T) {
 	}
 }
 
+// TestResumeUnderAWorkflowRoot records Refunds under a sequential, loop or parallel root and its
+// resumption: the resumed part goes on in the same run, naming the interrupt it resumes. eino
+// hands such a root, on resume, only the workflow's state, the interrupt nested in it; read at the
+// top alone, the resumed part named no interrupt and was recorded as a run of its own.
+func TestResumeUnderAWorkflowRoot(t *testing.T) {
+	for _, kind := range []string{"sequential", "loop", "parallel"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			dir := t.TempDir()
+			b := attach.New(attach.Config{Dir: dir})
+			runner, err := attachtest.WorkflowRefunds(ctx, attachtest.NewStore(), kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			attachtest.Drain(t, runner.Query(ctx, attachtest.RefundsInput, adk.WithCheckPointID("cp-1"), b.Option()))
+			first := attachtest.ReadTraces(t, b, dir, 1)[0]
+			interrupt := lastInterrupt(t, first)
+			if interrupt.Info != attachtest.RefundsApproval || interrupt.ID == "" {
+				t.Fatalf("interrupt = %+v, want eino's root cause: the approval question", interrupt)
+			}
+
+			b = attach.New(attach.Config{Dir: dir})
+			resumed, err := runner.ResumeWithParams(ctx, "cp-1", &adk.ResumeParams{Targets: map[string]any{interrupt.ID: "approved"}}, b.Option())
+			if err != nil {
+				t.Fatal(err)
+			}
+			attachtest.Drain(t, resumed)
+			whole := attachtest.ReadTraces(t, b, dir, 1)[0]
+			if whole.Run.ID != first.Run.ID || whole.Run.Status != traces.StatusCompleted {
+				t.Errorf("resumed run = %+v, want run %s completed", whole.Run, first.Run.ID)
+			}
+			if n := len(first.Events); len(whole.Events) <= n || whole.Events[n].Kind != traces.KindResumed ||
+				*whole.Events[n].Interrupt != *interrupt {
+				t.Errorf("the resumed part does not go on from the interrupt %+v:\n%s", interrupt, attachtest.Story(whole))
+			}
+		})
+	}
+}
+
 // checkInterrupt checks the interrupt of a Refunds run that stopped at it, and returns it.
 func checkInterrupt(t *testing.T, tr traces.Trace) *traces.Interrupt {
 	t.Helper()

@@ -112,11 +112,45 @@ const RefundsApproval = "Refund $12 to alice?"
 // Refunds builds a refunds app on store: clerk calls refund, which interrupts for approval the
 // first time; resumed with the answer as data, it refunds (or not), and clerk reports.
 func Refunds(ctx context.Context, store adk.CheckPointStore) (*adk.Runner, error) {
+	clerk, err := refundsClerk(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return adk.NewRunner(ctx, adk.RunnerConfig{Agent: clerk, CheckPointStore: store}), nil
+}
+
+// WorkflowRefunds builds Refunds with clerk inside a workflow agent "desk" of the given kind
+// (sequential, loop or parallel) as the root: eino hands such a root, on resume, the interrupt
+// nested in its workflow's state.
+func WorkflowRefunds(ctx context.Context, store adk.CheckPointStore, kind string) (*adk.Runner, error) {
+	clerk, err := refundsClerk(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var desk adk.ResumableAgent
+	switch kind {
+	case "sequential":
+		desk, err = adk.NewSequentialAgent(ctx, &adk.SequentialAgentConfig{Name: "desk", SubAgents: []adk.Agent{clerk}})
+	case "loop":
+		desk, err = adk.NewLoopAgent(ctx, &adk.LoopAgentConfig{Name: "desk", SubAgents: []adk.Agent{clerk}, MaxIterations: 1})
+	case "parallel":
+		desk, err = adk.NewParallelAgent(ctx, &adk.ParallelAgentConfig{Name: "desk", SubAgents: []adk.Agent{clerk}})
+	default:
+		err = fmt.Errorf("no workflow kind %q", kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return adk.NewRunner(ctx, adk.RunnerConfig{Agent: desk, CheckPointStore: store}), nil
+}
+
+// refundsClerk is the agent of Refunds: it calls refund, then reports its result.
+func refundsClerk(ctx context.Context) (*adk.ChatModelAgent, error) {
 	refund, err := refundTool()
 	if err != nil {
 		return nil, err
 	}
-	clerk, err := agents.NewChatAgent(ctx, func(string) (model.ToolCallingChatModel, error) {
+	return agents.NewChatAgent(ctx, func(string) (model.ToolCallingChatModel, error) {
 		return agents.NewScriptedModel("clerk", agents.NewScript(
 			agents.Do(agents.Call("refund", map[string]int{"amount": 12})),
 			agents.QuoteToolResult("Done: %s."),
@@ -125,10 +159,6 @@ func Refunds(ctx context.Context, store adk.CheckPointStore) (*adk.Runner, error
 		Name: "clerk", Description: "Handles refunds.", Instruction: "Refund when asked.",
 		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: toolsOf(refund)},
 	})
-	if err != nil {
-		return nil, err
-	}
-	return adk.NewRunner(ctx, adk.RunnerConfig{Agent: clerk, CheckPointStore: store}), nil
 }
 
 // SupervisedRefundsInput is the request SupervisedRefunds is scripted for.

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -225,25 +227,52 @@ func (r *Recorder) finish() {
 	close(r.ended)
 }
 
+// interruptOf returns the interrupt info stands for: its root cause, or what little info says.
 func interruptOf(info *adk.InterruptInfo) *traces.Interrupt {
 	out := &traces.Interrupt{}
 	if info == nil {
 		return out
 	}
-	contexts := info.InterruptContexts
-	if cm, ok := info.Data.(*adk.ChatModelAgentInterruptInfo); len(contexts) == 0 && ok && cm.Info != nil {
-		contexts = cm.Info.InterruptContexts // how a resumed chat model agent is handed its interrupt
-	}
-	for _, c := range contexts {
-		if c != nil && c.IsRootCause {
-			out.ID, out.Address, out.Info = c.ID, c.Address.String(), infoText(c.Info)
-			return out
-		}
+	if c := rootCause(info); c != nil {
+		out.ID, out.Address, out.Info = c.ID, c.Address.String(), infoText(c.Info)
+		return out
 	}
 	if _, ok := info.Data.(*adk.ChatModelAgentInterruptInfo); !ok && info.Data != nil {
 		out.Info = infoText(info.Data)
 	}
 	return out
+}
+
+// rootCause returns the root cause of the interrupt info stands for, or nil. An interrupted
+// event carries it in its contexts; a resumed agent may be handed it only inside its own state:
+// a chat model agent's, or a workflow agent's, which nests the info of the sub-agent that
+// interrupted (how a sequential, loop or parallel root is resumed).
+func rootCause(info *adk.InterruptInfo) *adk.InterruptCtx {
+	if info == nil {
+		return nil
+	}
+	contexts := info.InterruptContexts
+	if cm, ok := info.Data.(*adk.ChatModelAgentInterruptInfo); len(contexts) == 0 && ok && cm.Info != nil {
+		contexts = cm.Info.InterruptContexts
+	}
+	for _, c := range contexts {
+		if c != nil && c.IsRootCause {
+			return c
+		}
+	}
+	wf, ok := info.Data.(*adk.WorkflowInterruptInfo)
+	if !ok || wf == nil {
+		return nil
+	}
+	if c := rootCause(wf.SequentialInterruptInfo); c != nil {
+		return c
+	}
+	for _, i := range slices.Sorted(maps.Keys(wf.ParallelInterruptInfo)) {
+		if c := rootCause(wf.ParallelInterruptInfo[i]); c != nil {
+			return c
+		}
+	}
+	return nil
 }
 
 // interruptFromError returns the interrupt a runnable's error carries, as the events that follow
