@@ -29,9 +29,9 @@ type fact struct {
 
 func (f fact) String() string {
 	if f.detail == "" {
-		return fmt.Sprintf("%s by %s (%s)", f.what, f.agent, f.where)
+		return fmt.Sprintf("%s by %s at %v (%s)", f.what, f.agent, f.path, f.where)
 	}
-	return fmt.Sprintf("%s by %s %s (%s)", f.what, f.agent, f.detail, f.where)
+	return fmt.Sprintf("%s by %s %s at %v (%s)", f.what, f.agent, f.detail, f.path, f.where)
 }
 
 // key groups the facts that must pair up one to one, in order: an agent's own, or, for
@@ -85,7 +85,7 @@ func partName(p int) string {
 func traceFacts(tr traces.Trace) []fact {
 	var out []fact
 	for _, e := range tr.Events {
-		f := fact{agent: e.Agent, where: fmt.Sprintf("trace seq %d", e.Seq)}
+		f := fact{agent: e.Agent, where: fmt.Sprintf("trace seq %d", e.Seq), path: e.RunPath}
 		switch {
 		case e.Kind == traces.KindMessage && e.Message != nil:
 			var calls []string
@@ -185,7 +185,11 @@ func pairFacts(stream, shown []fact) (pair []int, paired []bool) {
 	return pair, paired
 }
 
-func same(a, b fact) bool { return a.what == b.what && a.detail == b.detail }
+// same reports whether a and b tell the same: and, but for an interrupt or an error (which eino
+// reports for the whole run), at the same run path.
+func same(a, b fact) bool {
+	return a.what == b.what && a.detail == b.detail && (strings.HasPrefix(a.key(), "*") || slices.Equal(a.path, b.path))
+}
 
 // lcs aligns n items with m along a longest common subsequence under eq and returns, for each of
 // the n, the index of its partner among the m, or -1.
@@ -299,6 +303,7 @@ func TestStoryDiff(t *testing.T) {
 		{"same", []fact{a, b}, []fact{a, b}, ""},
 		{"tail lost", []fact{a, b}, []fact{a}, "missing from the trace: message by editor b"},
 		{"text changed", []fact{a, b}, []fact{a, say("editor", "c")}, "differs: the stream has message by editor b"},
+		{"at another run path", []fact{a, b}, []fact{a, say("editor", "b", "seq", "editor")}, "differs: the stream has message by editor b"},
 		{"one interrupt twice", []fact{interrupt}, []fact{interrupt, interrupt}, "extra in the trace: interrupt by ops id-1"},
 		{"a duplicate before the rest", []fact{a, b}, []fact{a, a, b}, "extra in the trace: message by writer a"},
 		{"out of order", []fact{a, b}, []fact{b, a}, "out of order"},
@@ -315,3 +320,4 @@ func TestStoryDiff(t *testing.T) {
 		})
 	}
 }
+

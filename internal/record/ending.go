@@ -134,8 +134,8 @@ func (r *Recorder) foresee(at time.Time) ending {
 			t := h.t
 			msg, by, _ := r.transfers.refusal(v, h)
 			t.Outcome, t.Error, t.ErrorBy = traces.TransferFailed, msg, by
-			add(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: v.path, Transfer: &t})
-			add(failure(v.agent, v.path, msg))
+			add(traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: h.path, Transfer: &t})
+			add(failure(v.agent, h.path, msg))
 			end.Status, end.Error = r.run.failed(msg)
 		}
 	}

@@ -85,6 +85,9 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 		msg = nil // recorded from the model's callbacks
 	}
 	path := v.path
+	if out {
+		path = v.outerPath // the wrapper's own event
+	}
 	if ev.Err != nil {
 		v.pendingError, v.pendingInterrupt = false, nil
 		r.ownEnd(v, out)

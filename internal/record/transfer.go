@@ -17,6 +17,7 @@ import (
 type heldTransfer struct {
 	t    traces.Transfer
 	from *visit
+	path []string // the run path it is recorded at: from's, or its wrapper's (see visit.outerPath)
 	// ready is closed once what the source records before its transfer is recorded: its own work,
 	// or, for a transfer out of a team, the whole team.
 	ready <-chan struct{}
@@ -57,7 +58,10 @@ func (ts *transfers) claim(agent string) (*heldTransfer, <-chan struct{}) {
 // holdTransfer holds a transfer from v until its outcome is known and wakes agent starts waiting
 // for it; out says the wrapper of a team v holds made it, after the team. Callers hold r.mu.
 func (r *Recorder) holdTransfer(v *visit, t traces.Transfer, out bool) {
-	h := &heldTransfer{t: t, from: v, ready: v.settled}
+	h := &heldTransfer{t: t, from: v, path: v.path, ready: v.settled}
+	if out {
+		h.path = v.outerPath
+	}
 	if v.holds && !out {
 		h.ready = v.workDone
 	}
@@ -74,9 +78,9 @@ func (r *Recorder) recordTransfer(h *heldTransfer, errMsg, errBy string) {
 	if errMsg != "" {
 		t.Outcome, t.Error, t.ErrorBy = traces.TransferFailed, errMsg, errBy
 	}
-	r.out.emit(&traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: h.from.path, Transfer: &t})
+	r.out.emit(&traces.Event{Kind: traces.KindTransfer, Agent: t.From, RunPath: h.path, Transfer: &t})
 	if errMsg != "" {
-		r.fail(h.from.agent, h.from.path, errMsg)
+		r.fail(h.from.agent, h.path, errMsg)
 	}
 	h.from.held--
 	r.finishVisit(h.from)

@@ -38,14 +38,15 @@ type visit struct {
 	// recorded for it. Its own copy of events carries local, the same path without the callers'
 	// prefix when it runs inside an AgentTool; and, when it folds an agent of its own name started
 	// directly inside it, outer, the wrapper's path (the wrapper's own events, a deterministic
-	// transfer out of a wrapped team, carry it).
-	path         []string
-	local, outer string
-	addr         string // its execution address's agent path, collapsed: what an agent inside it extends
-	boundary     string // the innermost AgentTool call it runs inside, if any
-	via          string
-	parent       *visit // the visit it runs inside: the AgentTool caller or the workflow
-	iteration    int    // its loop's iteration, from 1, when a loop runs it
+	// transfer out of a wrapped team, carry it), and outerPath, the wrapper's path on the Runner's
+	// stream, which the wrapper's own events are recorded with.
+	path, outerPath []string
+	local, outer    string
+	addr            string // its execution address's agent path, collapsed: what an agent inside it extends
+	boundary        string // the innermost AgentTool call it runs inside, if any
+	via             string
+	parent          *visit // the visit it runs inside: the AgentTool caller or the workflow
+	iteration       int    // its loop's iteration, from 1, when a loop runs it
 	// Until something happens inside the visit, its start is not recorded: an agent of its own
 	// name started directly inside it (the prebuilt supervisor's container, a deterministic
 	// wrapper around a team) still changes its path and input. started says it is recorded.
@@ -209,7 +210,7 @@ func (r *Recorder) fold(ctx context.Context, v *visit, at place, kind string, in
 	if v.started || local == nil || strings.Join(local, ">") == v.local {
 		return // already folded: inside the supervisor, every callback fires twice
 	}
-	v.outer = v.local
+	v.outer, v.outerPath = v.local, v.path
 	v.chat = kind == "ChatModel"
 	// A deterministic transfer wrapping a team (its eino type) sends its way out after the team;
 	// the prebuilt supervisor's container has no events of its own.
