@@ -8,6 +8,7 @@ import (
 
 	"github.com/baton-dev/baton/internal/realapps"
 	"github.com/baton-dev/baton/traces"
+	"github.com/baton-dev/baton/web"
 )
 
 // fact is one thing a run told, in the terms both sides share: a message an agent emitted (an
@@ -321,3 +322,31 @@ func TestStoryDiff(t *testing.T) {
 	}
 }
 
+// TestConcurrentAnswer holds the final answer's one allowance to branches that ran at once.
+func TestConcurrentAnswer(t *testing.T) {
+	say := func(agent, text string, path ...string) realapps.Event {
+		return realapps.Event{Agent: agent, RunPath: path, Role: "assistant", Text: text}
+	}
+	turn := func(events ...realapps.Event) realapps.Turn {
+		last := events[len(events)-1]
+		return realapps.Turn{Parts: []realapps.Part{{Events: events}}, Final: last.Text, FinalBy: last.Agent}
+	}
+	hotel, flight := say("hotel", "Casa", "trip", "hotel"), say("flight", "TP 541", "trip", "flight")
+	writer, editor := say("writer", "draft", "seq", "writer"), say("editor", "final", "seq", "writer", "editor")
+	cases := []struct {
+		name string
+		turn realapps.Turn
+		out  web.Outcome
+		want bool
+	}{
+		{"parallel branches", turn(hotel, flight), web.Outcome{Answer: "Casa", AnswerBy: "hotel"}, true},
+		{"one after the other", turn(writer, editor), web.Outcome{Answer: "draft", AnswerBy: "writer"}, false},
+		{"not the branch's last word", turn(say("hotel", "Looking", "trip", "hotel"), hotel, flight), web.Outcome{Answer: "Looking", AnswerBy: "hotel"}, false},
+		{"said by no one", turn(hotel, flight), web.Outcome{Answer: "Casa", AnswerBy: "train"}, false},
+	}
+	for _, c := range cases {
+		if got := concurrentAnswer(c.turn, c.out); got != c.want {
+			t.Errorf("%s: concurrentAnswer = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
