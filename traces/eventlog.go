@@ -28,11 +28,11 @@ import (
 // its payload starts in that event: its name, call id and result are read there (see
 // toolResult). Only the very strings the tool call had are taken for its (as the recorder hands
 // them): a comparison of their addresses, not of their bytes. A message an input's extension
-// adds is written so too when it is the result of a tool call the caller says where it was
-// written (see ToolResult), its strings compared by address, then by bytes. Likewise a message (an event's, or
-// one of an input's) that repeats the output of the model call written last, as a model's reply
-// is repeated by its message event and the next call's input, is a byte 3 (the length of no
-// role either) and where that output is.
+// adds is written so too when it is the result of a tool call whose place its caller hands with
+// it (see ToolResult), its strings compared by address, then by bytes: the same bytes, read by
+// the same reader. Likewise a message (an event's, or one of an input's) that repeats the output
+// of the model call written last, as a model's reply is repeated by its message event and the
+// next call's input, is a byte 3 (the length of no role either) and where that output is.
 
 // eventLog is a run's events, encoded: what a reader needs of the log, copied under the
 // recording's lock and read after it is released. A chunk is never moved, and a written byte

@@ -228,13 +228,19 @@ type inputCache struct {
 const maxResults = 1024
 
 // nextResult returns where the end of a tool call of the agent that ends now is to be noted (see
-// delivery.emitTool), none until it is, or nil when maxResults are noted already.
+// delivery.emitTool), or nil when maxResults are noted already. Until noted, it may hold an
+// earlier input's result: the recording takes a result for a message only when the message is
+// that result, byte for byte, so a stale one is at worst of no use.
 func (c *inputCache) nextResult() *traces.ToolResult {
-	if len(c.results) == maxResults {
-		return nil
+	n := len(c.results)
+	if n == cap(c.results) {
+		if n == maxResults {
+			return nil
+		}
+		c.results = slices.Grow(c.results, 1)
 	}
-	c.results = append(c.results, traces.ToolResult{})
-	return &c.results[len(c.results)-1]
+	c.results = c.results[:n+1]
+	return &c.results[n]
 }
 
 // inputTaken forgets the results noted for the input just recorded. The strings they hold are
