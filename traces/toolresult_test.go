@@ -2,6 +2,7 @@ package traces_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,42 @@ func TestExtensionsReferToToolResults(t *testing.T) {
 			unsafe.StringData(in[i].ToolCallID) == unsafe.StringData(end.CallID)
 		if shared != a.shared {
 			t.Errorf("added message %d (%+v) written as where its tool call's end is: %v, want %v", i, a.m, shared, a.shared)
+		}
+	}
+}
+
+// TestExtensionsReferToFarToolResults: results written more than a byte's varint back (a reply of
+// many calls, each with its end and its message) are referred to as well, and read back exactly.
+func TestExtensionsReferToFarToolResults(t *testing.T) {
+	at := time.Date(2026, 12, 5, 1, 2, 3, 0, time.UTC)
+	user := traces.Message{Role: "user", Content: "count"}
+	refs, whole := newRecording(t), newRecording(t)
+	for _, rec := range []*traces.Recording{refs, whole} {
+		rec.Record(&traces.Event{Time: at, Kind: traces.KindModelStarted, Agent: "a",
+			Model: &traces.ModelCall{ID: "m1", Input: []traces.Message{user}}})
+	}
+	const calls = 100
+	results := make([]traces.ToolResult, calls)
+	var added []traces.Message
+	for i := range calls {
+		end := traces.ToolCall{Name: "tick", CallID: fmt.Sprintf("call_%d", i), Result: fmt.Sprint(i)}
+		msg := traces.Message{Role: "tool", Content: end.Result, ToolCallID: end.CallID, ToolName: end.Name}
+		refs.RecordTool(at.UnixNano(), true, "a", nil, &end, &msg, &results[i])
+		whole.Record(&traces.Event{Time: at, Kind: traces.KindToolFinished, Agent: "a", Tool: &end})
+		whole.Record(&traces.Event{Time: at, Kind: traces.KindMessage, Agent: "a", Message: &msg})
+		added = append(added, msg)
+	}
+	e := traces.Event{Time: at, Kind: traces.KindModelStarted, Agent: "a", Model: &traces.ModelCall{ID: "m2", Input: added}}
+	if !refs.RecordExtending(&e, 1, 1, results) {
+		t.Fatal("an extension of the agent's latest input was refused")
+	}
+	whole.Record(&traces.Event{Time: at, Kind: traces.KindModelStarted, Agent: "a",
+		Model: &traces.ModelCall{ID: "m2", Input: append([]traces.Message{user}, added...)}})
+	assertEveryReaderSees(t, refs, whole.Snapshot().Events)
+	got := refs.Snapshot().Events
+	for i, m := range got[len(got)-1].Model.Input[1:] {
+		if end := got[1+2*i].Tool; unsafe.StringData(m.ToolCallID) != unsafe.StringData(end.CallID) {
+			t.Fatalf("result %d (%d events back) written whole", i, 2*(calls-i))
 		}
 	}
 }
