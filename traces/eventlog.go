@@ -27,10 +27,12 @@ import (
 // string's length starts with, then how many events back that tool call was written and where
 // its payload starts in that event: its name, call id and result are read there (see
 // toolResult). Only the very strings the tool call had are taken for its (as the recorder hands
-// them): a comparison of their addresses, not of their bytes. Likewise a message (an event's, or
-// one of an input's) that repeats the output of the model call written last, as a model's reply
-// is repeated by its message event and the next call's input, is a byte 3 (the length of no
-// role either) and where that output is.
+// them): a comparison of their addresses, not of their bytes. A message an input's extension
+// adds is written so too when it is the result of a tool call whose place its caller hands with
+// it (see ToolResult), its strings compared by address, then by bytes: the same bytes, read by
+// the same reader. Likewise a message (an event's, or one of an input's) that repeats the output
+// of the model call written last, as a model's reply is repeated by its message event and the
+// next call's input, is a byte 3 (the length of no role either) and where that output is.
 
 // eventLog is a run's events, encoded: what a reader needs of the log, copied under the
 // recording's lock and read after it is released. A chunk is never moved, and a written byte
@@ -75,10 +77,8 @@ type logWriter struct {
 	recent     [recentStrings]recentString
 	nextRecent int
 	pending    []recentString
-	// toolName, toolCallID and toolResult are those of the tool call written last, by the event
-	// numbered toolBy (0 for none), toolOff bytes into it.
-	toolName, toolCallID, toolResult string
-	toolBy, toolOff                  int
+	// tool is where the tool call written last is (none before the first).
+	tool ToolResult
 	// reply is the output of the model call written last, with its tool calls copied into
 	// replyCalls (its own array, reused: a caller may reuse its payloads once Emit returns), by
 	// the event numbered replyBy (0 for none), replyOff bytes into it.
@@ -86,8 +86,10 @@ type logWriter struct {
 	replyCalls        []ToolCallSpec
 	replyBy, replyOff int
 	// extend, when its Keep is set, says the event being added has a model input that extends
-	// an earlier one, handed as only the messages it adds (see Recording.RecordExtending).
-	extend InputRef
+	// an earlier one, handed as only the messages it adds (see Recording.RecordExtending), and
+	// results where the tool calls whose results these may hold were written (see appendAdded).
+	extend  InputRef
+	results []ToolResult
 }
 
 // toolResultRef starts a message that is the result of the tool call written last (see
@@ -450,7 +452,8 @@ func (w *logWriter) appendModel(b []byte, seq int64, e *Event) []byte {
 
 //go:noinline
 func (w *logWriter) appendTool(b []byte, seq int64, t *ToolCall) []byte {
-	w.toolName, w.toolCallID, w.toolResult, w.toolBy, w.toolOff = t.Name, t.CallID, t.Result, int(seq), len(b)
+	// Field by field: a struct assigned whole is built aside and copied, twice the instructions.
+	w.tool.log, w.tool.name, w.tool.callID, w.tool.result, w.tool.seq, w.tool.off = w, t.Name, t.CallID, t.Result, int(seq), len(b)
 	b = appendLogString(appendLogString(b, t.Name), t.CallID)
 	b = w.text(w.text(b, t.Arguments), t.Result)
 	b = w.text(b, t.Error)
@@ -463,9 +466,8 @@ func (w *logWriter) appendTool(b []byte, seq int64, t *ToolCall) []byte {
 //
 //go:noinline
 func (w *logWriter) appendEventMessage(b []byte, seq int64, m *Message) []byte {
-	if w.toolBy > 0 && int(seq) > w.toolBy && m.Role == "tool" && m.ToolCalls == nil && sameString(m.Content, w.toolResult) &&
-		sameString(m.ToolCallID, w.toolCallID) && sameString(m.ToolName, w.toolName) {
-		return binary.AppendUvarint(binary.AppendUvarint(append(b, toolResultRef), uint64(int(seq)-w.toolBy)), uint64(w.toolOff))
+	if w.tool.heldBy(w, seq, m) {
+		return appendToolResultRef(b, int(seq)-w.tool.seq, w.tool.off)
 	}
 	return w.appendMessageRef(b, seq, m)
 }
@@ -496,7 +498,7 @@ func (w *logWriter) ended() {
 	w.inputs = EventEncoder{}
 	w.agent, w.path, w.actorBy = "", nil, 0
 	w.recent, w.pending = [recentStrings]recentString{}, nil
-	w.toolName, w.toolCallID, w.toolResult, w.toolBy = "", "", "", 0
+	w.tool = ToolResult{}
 	w.reply, w.replyBy = Message{}, 0
 	clear(w.replyCalls)
 	w.replyCalls = w.replyCalls[:0]
@@ -815,10 +817,7 @@ func (w *logWriter) appendInput(b []byte, seq int64, agent string, in []Message)
 func (w *logWriter) appendExtension(b []byte, seq int64, added []Message) []byte {
 	b = binary.AppendUvarint(b, uint64(w.extend.Keep+len(added))+1)
 	b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(w.extend.From)), uint64(w.extend.Keep))
-	for i := range added {
-		b = w.appendMessageRef(b, seq, &added[i])
-	}
-	return b
+	return w.appendAdded(b, seq, added)
 }
 
 func (w *logWriter) appendMessage(b []byte, m *Message) []byte {

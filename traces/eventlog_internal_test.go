@@ -368,8 +368,8 @@ func TestRecordToolIsRecord(t *testing.T) {
 			withMsg = &msg
 		}
 		seqs := []int64{
-			tool.RecordTool(nanos, false, agent, path, &start, nil),
-			tool.RecordTool(nanos, true, agent, path, &end, withMsg),
+			tool.RecordTool(nanos, false, agent, path, &start, nil, nil),
+			tool.RecordTool(nanos, true, agent, path, &end, withMsg, nil),
 		}
 		first := Event{Time: when, Kind: KindToolStarted, Agent: agent, RunPath: path, Tool: &start}
 		apart.Record(&first)
@@ -393,7 +393,7 @@ func TestRecordToolIsRecord(t *testing.T) {
 	}
 	tool.Finish(StatusCompleted, "")
 	n := tool.Len()
-	if seq := tool.RecordTool(at.UnixNano(), true, "a", paths[0], &ToolCall{Name: "tick"}, &Message{Role: "tool"}); seq != 0 || tool.Len() != n {
+	if seq := tool.RecordTool(at.UnixNano(), true, "a", paths[0], &ToolCall{Name: "tick"}, &Message{Role: "tool"}, nil); seq != 0 || tool.Len() != n {
 		t.Errorf("after Finish: recorded as %d, %d events held (%d before)", seq, tool.Len(), n)
 	}
 }

@@ -182,14 +182,14 @@ func TestRecordingTakesInputsAsExtensions(t *testing.T) {
 		e.Seq = 0
 		if m := e.Model; m != nil {
 			if l := latest[e.Agent]; l.seq > 0 && len(m.Input) >= l.n {
-				if rec.RecordExtending(&e, l.seq-1, l.n) || rec.RecordExtending(&e, l.seq, l.n+1) {
+				if rec.RecordExtending(&e, l.seq-1, l.n, nil) || rec.RecordExtending(&e, l.seq, l.n+1, nil) {
 					t.Fatalf("event %d: an extension of an input not the agent's latest, or too short, was taken", e.Seq)
 				}
 				added := *m
 				scratch = append(scratch[:0], m.Input[l.n:]...)
 				added.Input = scratch
 				e.Model = &added
-				if !rec.RecordExtending(&e, l.seq, l.n) {
+				if !rec.RecordExtending(&e, l.seq, l.n, nil) {
 					t.Fatalf("an extension of %s's latest input (event %d) was refused", e.Agent, l.seq)
 				}
 				clear(scratch) // the recording keeps none of it

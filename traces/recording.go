@@ -167,8 +167,10 @@ func (r *Recording) RecordWithMessage(e *Event, m *Message) int64 {
 // RecordWithMessage records it (a tool call's end, then its result's message). It returns the
 // seq of the last event recorded (0 when it recorded nothing: after Finish). Most of a run's
 // events are often tool calls': the usual way writes them into the log with no Event built, and
-// its time as it is handed (see logWriter.writeUsual). Nothing of tc or m is kept.
-func (r *Recording) RecordTool(at int64, ended bool, agent string, path []string, tc *ToolCall, m *Message) int64 {
+// its time as it is handed (see logWriter.writeUsual). Nothing of tc or m is kept. res, when not
+// nil, is set to where tc was written, for the model input that holds an end's result (see
+// RecordExtending): none when nothing was recorded.
+func (r *Recording) RecordTool(at int64, ended bool, agent string, path []string, tc *ToolCall, m *Message, res *ToolResult) int64 {
 	code := byte(7) // KindToolStarted's, as addUsual tells them
 	if ended {
 		code = 8 // KindToolFinished's
@@ -184,6 +186,9 @@ func (r *Recording) RecordTool(at int64, ended bool, agent string, path []string
 		seq++
 	default:
 		seq = r.recordToolLocked(time.Unix(0, at).UTC(), ended, agent, path, tc, m, seq != 0)
+	}
+	if res != nil {
+		*res = r.events.tool
 	}
 	if r.news != nil {
 		r.wakeLocked()
@@ -228,15 +233,18 @@ func (r *Recording) recordWithMessageLocked(e *Event, m *Message, written bool) 
 // Recorded, the event is exactly as if its input had been handed whole. It records nothing and
 // reports false when event from's input is not the agent's latest in the log, or is shorter than
 // keep (the run ended and was resumed since, say): the caller then records the input whole.
-func (r *Recording) RecordExtending(e *Event, from int64, keep int) bool {
+// results are where the ends of the tool calls the agent ran since were written (see
+// RecordTool), in the order they ended: an added message that is one of their results is written
+// as where that result is. Nothing of results is kept.
+func (r *Recording) RecordExtending(e *Event, from int64, keep int, results []ToolResult) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.ended && (e.Model == nil || !r.events.inputs.extendable(e.Agent, from, keep)) {
 		return false
 	}
-	r.events.extend = InputRef{From: from, Keep: keep}
+	r.events.extend, r.events.results = InputRef{From: from, Keep: keep}, results
 	r.emitLocked(e)
-	r.events.extend = InputRef{}
+	r.events.extend, r.events.results = InputRef{}, nil
 	return true
 }
 

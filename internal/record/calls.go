@@ -191,7 +191,7 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 			// The common case: the conversation so far and what the agent added to it.
 			mc.Input = v.inputs.added(in.Messages[keep:])
 			e := traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc}
-			if r.out.emitExtending(&e, v.inputs.seq, keep) {
+			if r.out.emitExtending(&e, v.inputs.seq, keep, v.inputs.results) {
 				v.inputs.recorded(in.Messages, e.Seq)
 				return id, now
 			}
@@ -302,7 +302,7 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, callID string, 
 	r.calls.startTool(openTool{name: info.Name, args: args, v: v, callID: callID, call: c})
 	tc := &r.out.payloads(c).started
 	*tc = traces.ToolCall{Name: info.Name, CallID: callID, Arguments: args}
-	r.out.emitTool(false, v.agent, v.path, tc, nil)
+	r.out.emitTool(false, v.agent, v.path, tc, nil, nil)
 	r.out.unstamp() // not deferred, as the session's look in toolFinished: a third of a run's callbacks
 }
 
@@ -362,10 +362,10 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 		} else {
 			ended.ended.Error = err.Error()
 		}
-		r.out.emitTool(true, v.agent, v.path, &ended.ended, nil)
+		r.out.emitTool(true, v.agent, v.path, &ended.ended, nil, nil)
 		r.toolFailed(v, info.Name, interrupted, ended.ended.Error)
 	} else {
-		r.out.emitTool(true, v.agent, v.path, &ended.ended, &ended.result)
+		r.out.emitTool(true, v.agent, v.path, &ended.ended, &ended.result, v.inputs.nextResult())
 		if info.Name == transferToolName {
 			r.toolTransferred(v, args, callID)
 		}

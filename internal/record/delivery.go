@@ -181,8 +181,9 @@ func (d *delivery) emitWithMessage(e *traces.Event, m *traces.Message) {
 // emitTool is emit for a tool call's event by agent at path, carrying tc: its tool.started, or,
 // when ended, its tool.finished; with m, emitWithMessage's for it and its result's message m.
 // Straight into a traces.Recording no Event is built (see traces.Recording.RecordTool): a tool
-// call's events are most of a run's.
-func (d *delivery) emitTool(ended bool, agent string, path []string, tc *traces.ToolCall, m *traces.Message) {
+// call's events are most of a run's. res, when not nil, is set to where an end was written
+// there, for the next model input (see emitExtending); it is left as it is otherwise.
+func (d *delivery) emitTool(ended bool, agent string, path []string, tc *traces.ToolCall, m *traces.Message, res *traces.ToolResult) {
 	if d.rec == nil || len(d.parked) > 0 || d.promised != nil {
 		d.emitToolEvent(ended, agent, path, tc, m)
 		return
@@ -190,7 +191,7 @@ func (d *delivery) emitTool(ended bool, agent string, path []string, tc *traces.
 	if agent != "" {
 		d.lastAgent, d.lastPath = agent, path
 	}
-	d.lastSeq = d.rec.RecordTool(int64(d.at()), ended, agent, path, tc, m)
+	d.lastSeq = d.rec.RecordTool(int64(d.at()), ended, agent, path, tc, m, res)
 }
 
 // emitToolEvent is emitTool's way for every other case, through emit; apart, so that the usual
@@ -223,17 +224,18 @@ func (d *delivery) parkBehind(e *traces.Event) {
 }
 
 // emitExtending is emit for a model.started whose input is the first keep messages of event
-// from's followed by e.Model.Input (see traces.Recording.RecordExtending), and reports whether it
-// was recorded so: only into a traces.Recording, at once (neither parked nor after a promised
-// ending, which keep or compare whole events). Else the caller emits the input whole.
-func (d *delivery) emitExtending(e *traces.Event, from int64, keep int) bool {
+// from's followed by e.Model.Input, in which the results of the tool calls written at results
+// may be (see traces.Recording.RecordExtending), and reports whether it was recorded so: only
+// into a traces.Recording, at once (neither parked nor after a promised ending, which keep or
+// compare whole events). Else the caller emits the input whole.
+func (d *delivery) emitExtending(e *traces.Event, from int64, keep int, results []traces.ToolResult) bool {
 	if d.rec == nil || len(d.parked) > 0 || d.promised != nil {
 		return false
 	}
 	if e.Time.IsZero() {
 		e.Time = d.at().time()
 	}
-	if !d.rec.RecordExtending(e, from, keep) {
+	if !d.rec.RecordExtending(e, from, keep, results) {
 		return false
 	}
 	if e.Agent != "" {

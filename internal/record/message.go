@@ -216,7 +216,36 @@ type inputCache struct {
 	// addedMsgs and addedCalls hold what added converted last, reused by the next call.
 	addedMsgs  []traces.Message
 	addedCalls []traces.ToolCallSpec
+	// results are where the ends of the agent's tool calls since its latest input were written,
+	// in the order they ended (see nextResult): the next input, which holds their results, is
+	// handed them, and the recording writes each result as where it was written (see
+	// traces.ToolResult). Reused from input to input.
+	results []traces.ToolResult
 }
+
+// maxResults bounds the results an input is handed: an agent that runs tools without a model
+// call between notes no more.
+const maxResults = 1024
+
+// nextResult returns where the end of a tool call of the agent that ends now is to be noted (see
+// delivery.emitTool), or nil when maxResults are noted already. Until noted, it may hold an
+// earlier input's result: the recording takes a result for a message only when the message is
+// that result, byte for byte, so a stale one is at worst of no use.
+func (c *inputCache) nextResult() *traces.ToolResult {
+	n := len(c.results)
+	if n == cap(c.results) {
+		if n == maxResults {
+			return nil
+		}
+		c.results = slices.Grow(c.results, 1)
+	}
+	c.results = c.results[:n+1]
+	return &c.results[n]
+}
+
+// inputTaken forgets the results noted for the input just recorded. The strings they hold are
+// the conversation's, which last holds too: they are not cleared, but overwritten by the next.
+func (c *inputCache) inputTaken() { c.results = c.results[:0] }
 
 // extends returns how many messages of the latest input in begins with (they are the same,
 // pointers or messages alike), or 0 when it does not extend it.
@@ -251,6 +280,7 @@ func (c *inputCache) convert(in []*schema.Message, from int) []traces.Message {
 		c.converted = append(c.converted, traceMessage(m))
 	}
 	c.last, c.seq = in, 0
+	c.inputTaken()
 	return c.converted[:len(c.converted):len(c.converted)]
 }
 
@@ -287,6 +317,7 @@ func (c *inputCache) recorded(in []*schema.Message, seq int64) {
 	c.last, c.converted, c.seq = in, nil, seq
 	clear(c.addedMsgs) // lets go of the app's strings
 	clear(c.addedCalls)
+	c.inputTaken()
 }
 
 // samePointers reports whether a and b, of the same length, hold the same pointers, comparing
