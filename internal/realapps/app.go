@@ -57,7 +57,7 @@ var Apps = []App{
 	streamingChat, chat,
 	sequential, loop, parallel,
 	supervisorExit, layeredSupervisor, planExecute,
-	supervisorApproval, agentToolApproval, deepTask,
+	supervisorApproval, sequentialApproval, agentToolApproval, deepTask,
 }
 
 // Lookup returns the app named name.

@@ -72,6 +72,37 @@ var supervisorApproval = App{
 	},
 }
 
+// sequentialApproval is a Sequential root of two streaming chat agents whose second one's tool
+// asks for approval; the app resumes at once. eino hands a resumed workflow root only its state,
+// the interrupt nested inside it.
+var sequentialApproval = App{
+	Name:     "sequential-approval",
+	Queries:  []string{"Draft the release note for 1.4 and publish it."},
+	Approval: approved,
+	Build: func(ctx context.Context, t *tally) (*adk.Runner, error) {
+		drafter := mustChatAgent(ctx, &adk.ChatModelAgentConfig{
+			Name: "drafter", Description: "Drafts release notes.", Instruction: "Draft the note.",
+			Model:     scripted(t, "drafter", agents.Say("1.4: faster imports, a new sequence view.")),
+			OutputKey: "note",
+		})
+		publisher := mustChatAgent(ctx, &adk.ChatModelAgentConfig{
+			Name: "publisher", Description: "Publishes notes, once approved.", Instruction: "Publish the note.",
+			Model: scripted(t, "publisher",
+				agents.Do(agents.Call("publish", args{Query: "release note 1.4"})),
+				agents.QuoteToolResult("Done: %s."),
+			),
+			ToolsConfig: toolsOf(approvalGate(t, "publish", "Publishes a note, once approved.", "Publish it?", "published")),
+		})
+		root, err := adk.NewSequentialAgent(ctx, &adk.SequentialAgentConfig{
+			Name: "release", Description: "Drafts, then publishes a release note.", SubAgents: []adk.Agent{drafter, publisher},
+		})
+		if err != nil {
+			return nil, err
+		}
+		return adk.NewRunner(ctx, adk.RunnerConfig{Agent: root, EnableStreaming: true, CheckPointStore: newMemoryStore()}), nil
+	},
+}
+
 // agentToolApproval is a non-streaming root that calls an agent as a tool (AgentTool) whose own
 // tool asks for approval; the app resumes at once, twice on one Runner.
 var agentToolApproval = App{
