@@ -21,6 +21,9 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 		if ev.Err != nil && ev.AgentName == "" {
 			r.transfers.keepEinoError(ev.Err, v.boundary) // a workflow passes on what eino raised in it
 		}
+		if ev.Action != nil && ev.Action.Interrupted != nil && isWorkflow(v.kind) {
+			v.interrupted = true // its step stopped at an interrupt, and it with its step
+		}
 	}
 	echo := own && v.echoes.result(ev)
 	var returned []*visit
