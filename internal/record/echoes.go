@@ -57,7 +57,7 @@ func (e *echoes) reply(msg *schema.Message) bool {
 	if i < 0 {
 		return false
 	}
-	e.replies = e.replies[i+1:]
+	e.countOffTo(i)
 	return true
 }
 
@@ -73,8 +73,17 @@ func (e *echoes) oldest() *traces.Message {
 // what reply says.
 func (e *echoes) countOff(reply *traces.Message) {
 	if i := slices.Index(e.replies, reply); i >= 0 {
-		e.replies = e.replies[i+1:]
+		e.countOffTo(i)
 	}
+}
+
+// countOffTo counts off the replies up to the i-th, keeping the room they took: a visit expects
+// a reply and counts it off once a model call, and slicing them off the front would leave none
+// for the next, an allocation every reply.
+func (e *echoes) countOffTo(i int) {
+	n := copy(e.replies, e.replies[i+1:])
+	clear(e.replies[n:]) // what was counted off is not kept alive
+	e.replies = e.replies[:n]
 }
 
 // sameReply reports whether msg says what reply, as recorded, says: the same text and tool calls.

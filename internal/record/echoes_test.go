@@ -55,6 +55,30 @@ func TestEchoesOfReplies(t *testing.T) {
 	}
 }
 
+// TestEchoesKeepTheirRoom: replies expected and counted off one at a time, as a visit's model calls
+// go, take no allocation once the first took room for them.
+func TestEchoesKeepTheirRoom(t *testing.T) {
+	var e echoes
+	reply := &traces.Message{Content: "hello"}
+	msg := &schema.Message{Role: schema.Assistant, Content: "hello"}
+	e.expectReply(reply)
+	e.countOff(reply)
+	allocs := testing.AllocsPerRun(100, func() {
+		e.expectReply(reply)
+		if !e.reply(msg) {
+			t.Fatal("the echo of the reply was not told")
+		}
+		e.expectReply(reply)
+		e.countOff(reply)
+	})
+	if allocs != 0 {
+		t.Errorf("expecting and counting off a reply took %v allocations, want 0", allocs)
+	}
+	if len(e.replies) != 0 || cap(e.replies) == 0 || e.replies[:1][0] != nil {
+		t.Errorf("replies counted off are %v (room %d), want none, their room kept and cleared", e.replies, cap(e.replies))
+	}
+}
+
 // TestEchoesOfToolResults: each tool result the copy carries counts off one recorded from
 // callbacks, and no more than were recorded.
 func TestEchoesOfToolResults(t *testing.T) {
