@@ -2,6 +2,7 @@ package record
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -55,27 +56,36 @@ func TestEchoesOfReplies(t *testing.T) {
 	}
 }
 
-// TestEchoesKeepTheirRoom: replies expected and counted off one at a time, as a visit's model calls
-// go, take no allocation once the first took room for them.
+// TestEchoesKeepTheirRoom: replies expected and counted off as a visit's model calls go take no
+// allocation once the first took room for them, whether the copy keeps up (one reply waits) or
+// runs a reply behind (the older of two is counted off), and each echo counts off its own reply.
 func TestEchoesKeepTheirRoom(t *testing.T) {
-	var e echoes
-	reply := &traces.Message{Content: "hello"}
-	msg := &schema.Message{Role: schema.Assistant, Content: "hello"}
-	e.expectReply(reply)
-	e.countOff(reply)
-	allocs := testing.AllocsPerRun(100, func() {
-		e.expectReply(reply)
-		if !e.reply(msg) {
-			t.Fatal("the echo of the reply was not told")
-		}
-		e.expectReply(reply)
-		e.countOff(reply)
-	})
-	if allocs != 0 {
-		t.Errorf("expecting and counting off a reply took %v allocations, want 0", allocs)
+	var replies [8]traces.Message
+	var msgs [8]schema.Message
+	for i := range replies {
+		replies[i].Content = strconv.Itoa(i)
+		msgs[i] = schema.Message{Role: schema.Assistant, Content: replies[i].Content}
 	}
-	if len(e.replies) != 0 || cap(e.replies) == 0 || e.replies[:1][0] != nil {
-		t.Errorf("replies counted off are %v (room %d), want none, their room kept and cleared", e.replies, cap(e.replies))
+	for _, behind := range []int{0, 1} {
+		var e echoes
+		expected, echoed := 0, 0
+		expect := func() { e.expectReply(&replies[expected%len(replies)]); expected++ }
+		echo := func() {
+			if !e.reply(&msgs[echoed%len(msgs)]) {
+				t.Fatalf("%d behind: the echo of reply %d was not told", behind, echoed)
+			}
+			echoed++
+		}
+		for range behind + 1 {
+			expect()
+		}
+		echo()
+		if allocs := testing.AllocsPerRun(100, func() { expect(); echo() }); allocs != 0 {
+			t.Errorf("%d behind: expecting and counting off a reply took %v allocations, want 0", behind, allocs)
+		}
+		if len(e.replies) != behind || behind > 0 && e.oldest() != &replies[echoed%len(replies)] {
+			t.Errorf("%d behind: %d replies wait, the oldest %v; want %d, reply %d", behind, len(e.replies), e.oldest(), behind, echoed)
+		}
 	}
 }
 
