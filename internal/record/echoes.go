@@ -15,7 +15,10 @@ import (
 // are recorded once, from callbacks; the end of the visit's work waits until its copy has carried
 // them (see Recorder.ending). Its callers hold the recorder's lock.
 type echoes struct {
-	replies []*traces.Message // recorded from callbacks, not echoed yet
+	// replies are the model replies recorded from callbacks, not echoed yet, oldest first: a
+	// window of room, counted off at its front and expected at its back (see makeRoom).
+	replies []*traces.Message
+	room    []*traces.Message
 	// results counts the tool results recorded from callbacks, echoed those the copy carried.
 	results, echoed int
 	caughtUp        chan struct{} // closed when the echoes due are in (see due)
@@ -23,7 +26,28 @@ type echoes struct {
 }
 
 // expectReply counts a model reply recorded from callbacks, whose echo the copy will carry.
-func (e *echoes) expectReply(reply *traces.Message) { e.replies = append(e.replies, reply) }
+func (e *echoes) expectReply(reply *traces.Message) {
+	if len(e.replies) == cap(e.replies) {
+		e.makeRoom()
+	}
+	e.replies = append(e.replies, reply)
+}
+
+// makeRoom makes room behind the replies for one more. It moves them to the front of room when
+// those counted off left more room than they take: a streaming visit's copy of events
+// counts off about a reply each time its callbacks expect the next, and without room at the back
+// each reply would take an allocation. Else it takes a room twice their size, as append would.
+func (e *echoes) makeRoom() {
+	n := len(e.replies)
+	if n < cap(e.room)-n || n == 0 && len(e.room) > 0 {
+		copy(e.room, e.replies)
+		clear(e.room[n:]) // the replies counted off are not kept alive
+		e.replies = e.room[:n]
+		return
+	}
+	e.room = make([]*traces.Message, max(2*n, 4))
+	e.replies = e.room[:copy(e.room, e.replies)]
+}
 
 // dropLastReply forgets the latest reply expected: one that will never reach the copy.
 func (e *echoes) dropLastReply() { e.replies = e.replies[:max(len(e.replies)-1, 0)] }

@@ -2,6 +2,7 @@ package record
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -52,6 +53,39 @@ func TestEchoesOfReplies(t *testing.T) {
 	e.dropLastReply()
 	if !isClosed(e.due()) {
 		t.Error("a dropped reply is still due")
+	}
+}
+
+// TestEchoesKeepTheirRoom: replies expected and counted off as a visit's model calls go take no
+// allocation once the first took room for them, whether the copy keeps up (one reply waits) or
+// runs a reply behind (the older of two is counted off), and each echo counts off its own reply.
+func TestEchoesKeepTheirRoom(t *testing.T) {
+	var replies [8]traces.Message
+	var msgs [8]schema.Message
+	for i := range replies {
+		replies[i].Content = strconv.Itoa(i)
+		msgs[i] = schema.Message{Role: schema.Assistant, Content: replies[i].Content}
+	}
+	for _, behind := range []int{0, 1} {
+		var e echoes
+		expected, echoed := 0, 0
+		expect := func() { e.expectReply(&replies[expected%len(replies)]); expected++ }
+		echo := func() {
+			if !e.reply(&msgs[echoed%len(msgs)]) {
+				t.Fatalf("%d behind: the echo of reply %d was not told", behind, echoed)
+			}
+			echoed++
+		}
+		for range behind + 1 {
+			expect()
+		}
+		echo()
+		if allocs := testing.AllocsPerRun(100, func() { expect(); echo() }); allocs != 0 {
+			t.Errorf("%d behind: expecting and counting off a reply took %v allocations, want 0", behind, allocs)
+		}
+		if len(e.replies) != behind || behind > 0 && e.oldest() != &replies[echoed%len(replies)] {
+			t.Errorf("%d behind: %d replies wait, the oldest %v; want %d, reply %d", behind, len(e.replies), e.oldest(), behind, echoed)
+		}
 	}
 }
 
