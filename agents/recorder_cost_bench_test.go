@@ -15,6 +15,7 @@ import (
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/agentstest"
+	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -78,7 +79,8 @@ func costRuns() []struct {
 //	GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
 //	  /tmp/agents.test -test.run '^$' -test.bench 'BenchmarkRecorderAlone/events=3k/recorded$' -test.benchtime 10x
 //
-// and the same with /noop$ (streamed=3k/ for that run with a streaming Runner). It turns the
+// and the same with /noop$ (streamed=3k/ for that run with a streaming Runner; /attached$ for
+// either recorded as an attached app's, over the same /noop$). It turns the
 // memory profiler off (unless -test.memprofile asks for it): each of its samples walks a stack,
 // tens of thousands of instructions, at allocations that fall differently from process to
 // process, which moved the counts by ±60 an event.
@@ -114,6 +116,32 @@ func BenchmarkRecorderAlone(b *testing.B) {
 			drainRun(b, streamed.flow, nil, true, nil, adk.WithCallbacks(noop))
 		}
 	})
+	// The 3k runs again recorded as an attached app's are (attach.Option, attach.Handler): from
+	// eino's callbacks alone, by a recorder made as the root starts, with no relay of the Runner's
+	// events, which Recorder.Run (Baton's own runs, Baton.Run) adds to see the stream's end.
+	for _, streaming := range []bool{false, true} {
+		name := "events=3k/attached"
+		if streaming {
+			name = "streamed=3k/attached"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				drainAttached(b, streamed.flow, streaming)
+			}
+		})
+	}
+}
+
+// drainAttached runs flow as drainRun does, recorded into a Recording the way an attached app is
+// (see record.Handler), and waits until the recording has ended, completed.
+func drainAttached(b *testing.B, flow agents.Flow, streaming bool) {
+	rec := traces.NewRecording(traces.Run{ID: "r-bench", Flow: flow.Name}, flow.Agents)
+	attached := record.Handler(func() *record.Recorder { return record.NewRecorder(rec, flow.Name, flow.Agents) })
+	drainRun(b, flow, nil, streaming, nil, adk.WithCallbacks(attached))
+	<-rec.Done()
+	if run := rec.Run(); run.Status != traces.StatusCompleted {
+		b.Fatalf("the attached run ended %s (%s)", run.Status, run.Error)
+	}
 }
 
 // flagUnset reports whether the test binary's flag name was left empty.
