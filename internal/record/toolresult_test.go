@@ -12,14 +12,10 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
-	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/components/tool/utils"
-	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
-	"github.com/baton-dev/baton/internal/attachtest"
-	"github.com/baton-dev/baton/internal/record"
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -52,16 +48,8 @@ func TestModelInputsReferToToolResults(t *testing.T) {
 			models := func(string) (model.ToolCallingChatModel, error) {
 				return &inputWitness{ToolCallingChatModel: agents.NewScriptedModel("counter", script, nil), given: given}, nil
 			}
-			agent, err := agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "counter", Description: "Counts.", Instruction: "Count.",
-				ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{tick}, ExecuteSequentially: !c.parallel}},
-				Handlers:    []adk.ChatModelAgentMiddleware{&resultRewriter{BaseChatModelAgentMiddleware: &adk.BaseChatModelAgentMiddleware{}}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := traces.NewRecording(traces.Run{ID: "r1", Flow: "count"}, nil)
-			runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: c.streaming})
-			attachtest.Drain(t, record.NewRecorder(rec, "count", nil).Run(ctx, runner, []adk.Message{schema.UserMessage("Count.")}))
-			<-rec.Done()
+			rec := recordCounter(t, ctx, models, tick, c.streaming, c.parallel,
+				&resultRewriter{BaseChatModelAgentMiddleware: &adk.BaseChatModelAgentMiddleware{}})
 
 			events := rec.Snapshot().Events
 			ends := map[string]*traces.ToolCall{}

@@ -46,15 +46,7 @@ func TestToolsNodeHoldsItsVisit(t *testing.T) {
 			models := attachtest.Scripted("counter", nil,
 				agents.Do(agents.Call("tick", struct{}{}), agents.Call("tick", struct{}{})),
 				agents.Do(agents.Call("tick", struct{}{})), agents.Say("Done."))
-			agent, err := agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "counter", Description: "Counts.", Instruction: "Count.",
-				ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{tick}, ExecuteSequentially: !c.parallel}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := traces.NewRecording(traces.Run{ID: "r1", Flow: "count"}, nil)
-			runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: c.streaming})
-			attachtest.Drain(t, record.NewRecorder(rec, "count", nil).Run(ctx, runner, []adk.Message{schema.UserMessage("Count.")}))
-			<-rec.Done()
+			rec := recordCounter(t, ctx, models, tick, c.streaming, c.parallel)
 			if len(held) != 3 {
 				t.Fatalf("tick ran %d times, want 3", len(held))
 			}
@@ -92,4 +84,23 @@ func TestToolsNodeHoldsItsVisit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordCounter records a run of agent counter, its model from models, its one tool tick (run one
+// by one, or at once when parallel), with handlers, through a streaming Runner or not, and
+// returns the recording, ended.
+func recordCounter(t *testing.T, ctx context.Context, models agents.ModelFor, tick tool.BaseTool, streaming, parallel bool,
+	handlers ...adk.ChatModelAgentMiddleware) *traces.Recording {
+	t.Helper()
+	agent, err := agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "counter", Description: "Counts.", Instruction: "Count.",
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{tick}, ExecuteSequentially: !parallel}},
+		Handlers:    handlers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := traces.NewRecording(traces.Run{ID: "r1", Flow: "count"}, nil)
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: streaming})
+	attachtest.Drain(t, record.NewRecorder(rec, "count", nil).Run(ctx, runner, []adk.Message{schema.UserMessage("Count.")}))
+	<-rec.Done()
+	return rec
 }
