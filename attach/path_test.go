@@ -151,6 +151,10 @@ func TestTransferOutOfAWrappedTeam(t *testing.T) {
 		switch {
 		case e.Transfer != nil:
 			transfers = append(transfers, e.Transfer.From+" -> "+e.Transfer.To+" ("+e.Transfer.Mode+")")
+			if e.Transfer.To == "publisher" && !slices.Equal(e.RunPath, []string{"collector", "lead"}) {
+				// eino sends the team's way out from its wrapper, at the wrapper's path.
+				t.Errorf("the team's way out carries %q, want the wrapper's [collector lead]", e.RunPath)
+			}
 		case e.Kind == traces.KindAgentStarted && e.Agent == "lead" && leadInput == nil:
 			leadInput = e.AgentRun.Input
 		case e.Kind == traces.KindAgentStarted && e.Agent == "publisher":
