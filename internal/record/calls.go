@@ -348,10 +348,10 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 			r.agentToolExited(v, callID, open, result, err)
 		}
 	}
-	// The end and the result's message, allocated with the call (see toolEvents) or the delivery's.
+	// The end and the result's message, allocated with the call (see toolEvents) or the
+	// delivery's; the message filled only where it is built (see delivery.emitTool).
 	ended := r.out.payloads(c)
 	ended.ended = traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(c.started.until(now))}
-	ended.result = traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}
 	// The end, then its result's message, recorded at once (see delivery.emitTool), with no
 	// Event on the small stack of a goroutine eino starts for the tool call (see
 	// delivery.parkBehind): their time is the callback's, their seqs the sink's.
