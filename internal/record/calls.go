@@ -103,8 +103,10 @@ func (c *calls) endTool(cl *call, callID string) (args string) {
 	}
 	args = c.open[i].args
 	last := len(c.open) - 1
-	c.open[i] = c.open[last]
-	c.place(i, c.open[i].call)
+	if i != last { // else the latest started ended, as every call of tools run one after another
+		c.open[i] = c.open[last]
+		c.place(i, c.open[i].call)
+	}
 	c.open[last] = openTool{} // lets go of what it held
 	c.open = c.open[:last]
 	return args
