@@ -460,8 +460,24 @@ func (w *logWriter) appendTool(b []byte, seq int64, t *ToolCall) []byte {
 	// Field by field: a struct assigned whole is built aside and copied, twice the instructions.
 	w.tool.log, w.tool.name, w.tool.callID, w.tool.result, w.tool.seq, w.tool.off = w, t.Name, t.CallID, t.Result, int(seq), len(b)
 	b = appendLogString(appendLogString(b, t.Name), t.CallID)
-	b = w.text(w.text(b, t.Arguments), t.Result)
-	b = w.text(b, t.Error)
+	// An empty string is its length alone, written with no call to memmove (which append makes
+	// for no bytes too, about which the caller's registers are stored and loaded again): of
+	// these, most calls' events have two empty.
+	if t.Arguments != "" {
+		b = w.text(b, t.Arguments)
+	} else {
+		b = append(b, 0)
+	}
+	if t.Result != "" {
+		b = w.text(b, t.Result)
+	} else {
+		b = append(b, 0)
+	}
+	if t.Error != "" {
+		b = w.text(b, t.Error)
+	} else {
+		b = append(b, 0)
+	}
 	b = appendFloat(b, t.DurationMS)
 	return appendBool(b, t.Interrupted)
 }
