@@ -449,7 +449,8 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 		return ctx
 	}
 	r, v := c.v.rec, c.v
-	j := &streamRead{ctx: ctx, info: info, c: c, out: out}
+	j := r.reads.next()
+	j.ctx, j.info, j.c, j.out = ctx, info, c, out
 	switch {
 	case isSpecialist(info):
 		j.of = specialistAnswer
@@ -502,7 +503,8 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 }
 
 // streamRead is the reading of a streamed output, run once: by a reader or by one who waits for
-// it (see inflight.wait). It is one allocation, what a closure over the same would take with it.
+// it (see inflight.wait). It is taken from the run's slab of reads (see readSlabs), where a
+// closure over the same would be an allocation per streamed reply.
 type streamRead struct {
 	claimed atomic.Bool
 	of      streamed
@@ -531,6 +533,31 @@ func (j *streamRead) run() {
 	}
 }
 
+// readSlab is room for a run's stream reads, allocated together (see callSlab, the same for tool
+// calls): one allocation of 32 costs the allocator about what one of a single read did. A slab
+// lives as long as any of its reads is reachable; a read lets go of what it read once run (see
+// readAndRecord), so a slab keeps no stream alive.
+type readSlab struct {
+	reads [32]streamRead
+	taken atomic.Int32 // reads handed out, or claimed by callbacks racing for the last ones
+}
+
+// readSlabs hands out a run's stream reads, which may start on several goroutines at once.
+type readSlabs struct{ cur atomic.Pointer[readSlab] }
+
+// next returns a zero read of its own to the caller.
+func (s *readSlabs) next() *streamRead {
+	for {
+		slab := s.cur.Load()
+		if slab != nil {
+			if i := slab.taken.Add(1) - 1; int(i) < len(slab.reads) {
+				return &slab.reads[i]
+			}
+		}
+		s.cur.CompareAndSwap(slab, new(readSlab)) // full (or none yet): whoever swaps first wins
+	}
+}
+
 func (j *streamRead) readAndRecord() {
 	c, out := j.c, j.out
 	v := c.v
@@ -540,6 +567,8 @@ func (j *streamRead) readAndRecord() {
 	}
 	defer r.streams.done()
 	defer j.work.done()
+	// What it read is let go of (its slab outlives it); a stale waiter only finds it claimed.
+	defer func() { j.ctx, j.info, j.c, j.out = nil, nil, nil, nil }()
 	switch j.of {
 	case specialistAnswer:
 		answer, err := readAnswerStream(out)

@@ -50,6 +50,7 @@ type Recorder struct {
 	readers   chan reading // streamed outputs to read, to an idle reader (see readStreamed)
 
 	toolCalls toolCallSlabs // the calls of tool callbacks (see newCall)
+	reads     readSlabs     // the reads of streamed outputs (see streamRead)
 
 	debug *Debugger // holds the run at breakpoints; nil for none (set before Run)
 	stops []Stop    // moments recorded that a breakpoint may hold the run at (see holdQueued)
