@@ -13,8 +13,6 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
-
-	"github.com/baton-dev/baton/traces"
 )
 
 // hub is an eino callback handler that sends each callback to the recorder of the run it belongs
@@ -574,8 +572,10 @@ func (j *streamRead) readAndRecord() {
 		answer, err := readAnswerStream(out)
 		r.specialistAnswered(v, answer, err)
 	case modelReply:
-		reply, calls, usage, cfg, err := readModelStream(out)
-		r.modelFinished(c, &reply, calls, usage, cfg, err)
+		reply := streamedMessage{traceCalls: true}
+		usage, cfg, err := readModelStream(out, &reply)
+		msg := reply.joined()
+		r.modelFinished(c, &msg, reply.specs, usage, cfg, err)
 	case toolResult:
 		result, err := readToolStream(out)
 		r.toolFinished(j.ctx, j.info, c, result, err, false) // its echo is counted
@@ -592,13 +592,12 @@ func (j *streamRead) readAndRecord() {
 	}
 }
 
-// readModelStream joins a model's streamed reply from the callback's copy of its chunks, its
-// tool calls in their trace form (the reply carries none), with the last usage and config its
-// chunks carried. The usage the chunks' messages carried is left out when the callback's carried
-// one: modelFinished takes the callback's.
-func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (schema.Message, []traces.ToolCallSpec, *model.TokenUsage, *model.Config, error) {
+// readModelStream joins a model's streamed reply, from the callback's copy of its chunks, into
+// reply (its tool calls in trace form, see streamedMessage.traceCalls), and returns the last usage
+// and config its chunks carried. The usage the chunks' messages carried is left out when the
+// callback's carried one: modelFinished takes the callback's.
+func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput], reply *streamedMessage) (*model.TokenUsage, *model.Config, error) {
 	defer out.Close()
-	reply := streamedMessage{traceCalls: true}
 	var usage *model.TokenUsage
 	var cfg *model.Config
 	for {
@@ -608,7 +607,7 @@ func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (schema
 				err = nil
 			}
 			reply.hasUsage = reply.hasUsage && usage == nil
-			return reply.joined(), reply.specs, usage, cfg, err
+			return usage, cfg, err
 		}
 		if o := model.ConvCallbackOutput(chunk); o != nil {
 			reply.add(o.Message)
