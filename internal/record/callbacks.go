@@ -122,32 +122,12 @@ func newCall(info *callbacks.RunInfo, v *visit, toolCallID string) *call {
 	return &t.call
 }
 
-// callSlab is room for the calls of a run's tool callbacks, allocated together: a third of a
-// run's callbacks are tool calls' starts, each of which needs a call, and one allocation of 32
-// calls costs the allocator about what one of a single call did. A slab lives as long as any of
-// its calls is reachable (eino keeps a tool's context no longer than the tool runs: a call that
-// outlives the others, a long AgentTool call's, keeps at most 31 finished ones, 3 KB).
-type callSlab struct {
-	calls [32]call
-	taken atomic.Int32 // calls handed out, or claimed by callbacks racing for the last ones
-}
-
 // toolCallSlabs hands out the calls of a run's tool callbacks, which may start on several
-// goroutines at once (eino runs a reply's tool calls in parallel).
-type toolCallSlabs struct{ cur atomic.Pointer[callSlab] }
-
-// next returns a zero call of its own to the caller.
-func (s *toolCallSlabs) next() *call {
-	for {
-		slab := s.cur.Load()
-		if slab != nil {
-			if i := slab.taken.Add(1) - 1; int(i) < len(slab.calls) {
-				return &slab.calls[i]
-			}
-		}
-		s.cur.CompareAndSwap(slab, new(callSlab)) // full (or none yet): whoever swaps first wins
-	}
-}
+// goroutines at once (eino runs a reply's tool calls in parallel): a third of a run's callbacks
+// are tool calls' starts, each of which needs a call. A call that outlives the others of its slab
+// (eino keeps a tool's context no longer than the tool runs; a long AgentTool call's) keeps at most
+// 31 finished ones, 3 KB.
+type toolCallSlabs = slabs[call]
 
 type callKey struct{}
 
@@ -501,8 +481,9 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 }
 
 // streamRead is the reading of a streamed output, run once: by a reader or by one who waits for
-// it (see inflight.wait). It is taken from the run's slab of reads (see readSlabs), where a
-// closure over the same would be an allocation per streamed reply.
+// it (see inflight.wait). It is taken from the run's slabs of reads (Recorder.reads), where a
+// closure over the same would be an allocation per streamed reply; once run, it lets go of what it
+// read.
 type streamRead struct {
 	claimed atomic.Bool
 	of      streamed
@@ -528,31 +509,6 @@ const (
 func (j *streamRead) run() {
 	if j.claimed.CompareAndSwap(false, true) {
 		j.readAndRecord()
-	}
-}
-
-// readSlab is room for a run's stream reads, allocated together (see callSlab, the same for tool
-// calls): one allocation of 32 costs the allocator about what one of a single read did. A slab
-// lives as long as any of its reads is reachable; a read lets go of what it read once run (see
-// readAndRecord), so a slab keeps no stream alive.
-type readSlab struct {
-	reads [32]streamRead
-	taken atomic.Int32 // reads handed out, or claimed by callbacks racing for the last ones
-}
-
-// readSlabs hands out a run's stream reads, which may start on several goroutines at once.
-type readSlabs struct{ cur atomic.Pointer[readSlab] }
-
-// next returns a zero read of its own to the caller.
-func (s *readSlabs) next() *streamRead {
-	for {
-		slab := s.cur.Load()
-		if slab != nil {
-			if i := slab.taken.Add(1) - 1; int(i) < len(slab.reads) {
-				return &slab.reads[i]
-			}
-		}
-		s.cur.CompareAndSwap(slab, new(readSlab)) // full (or none yet): whoever swaps first wins
 	}
 }
 
