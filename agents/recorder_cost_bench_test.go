@@ -82,7 +82,9 @@ func costRuns() []struct {
 //	  /tmp/agents.test -test.run '^$' -test.bench 'BenchmarkRecorderAlone/events=3k/recorded$' -test.benchtime 10x
 //
 // and the same with /noop$ (streamed=3k/ for that run with a streaming Runner; /attached$ for
-// either recorded as an attached app's, over the same /noop$). It turns the
+// either recorded as an attached app's, over the same /noop$; streamed=3k/noop-streams$ tells
+// eino's copying of the models' streamed replies, which any handler reading them pays, from the
+// recorder's own part). It turns the
 // memory profiler off (unless -test.memprofile asks for it): each of its samples walks a stack,
 // tens of thousands of instructions, at allocations that fall differently from process to
 // process, which moved the counts by ±60 an event.
