@@ -2,7 +2,9 @@ package record_test
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -103,4 +105,54 @@ func recordCounter(t *testing.T, ctx context.Context, models agents.ModelFor, ti
 	attachtest.Drain(t, record.NewRecorder(rec, "count", nil).Run(ctx, runner, []adk.Message{schema.UserMessage("Count.")}))
 	<-rec.Done()
 	return rec
+}
+
+// TestToolErrorIsNotCarriedOver: a tool call that fails, its error turned into a result by a
+// tool middleware so the run goes on, records its error; the call after it, which succeeds,
+// records none (a Recording's tool payloads are reused from call to call).
+func TestToolErrorIsNotCarriedOver(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var calls int
+	tick, err := utils.InferTool("tick", "Counts.", func(context.Context, struct{}) (string, error) {
+		calls++ // tools run one by one
+		if calls == 1 {
+			return "", errors.New("boom")
+		}
+		return "ok", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a tool's error says, as a result the model reads.
+	errorsAsResults := compose.ToolMiddleware{Invokable: func(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
+		return func(ctx context.Context, in *compose.ToolInput) (*compose.ToolOutput, error) {
+			out, err := next(ctx, in)
+			if err != nil {
+				return &compose.ToolOutput{Result: "failed: " + err.Error()}, nil
+			}
+			return out, nil
+		}
+	}}
+	models := attachtest.Scripted("counter", nil,
+		agents.Do(agents.Call("tick", struct{}{}), agents.Call("tick", struct{}{})), agents.Say("Done."))
+	agent, err := agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "counter", Description: "Counts.", Instruction: "Count.",
+		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{tick}, ExecuteSequentially: true,
+			ToolCallMiddlewares: []compose.ToolMiddleware{errorsAsResults}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := traces.NewRecording(traces.Run{ID: "r1", Flow: "count"}, nil)
+	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent})
+	attachtest.Drain(t, record.NewRecorder(rec, "count", nil).Run(ctx, runner, []adk.Message{schema.UserMessage("Count.")}))
+	<-rec.Done()
+	var errs []string
+	for _, e := range rec.Snapshot().Events {
+		if e.Kind == traces.KindToolFinished {
+			errs = append(errs, e.Tool.Error)
+		}
+	}
+	if len(errs) != 2 || !strings.Contains(errs[0], "boom") || errs[1] != "" {
+		t.Fatalf("tool.finished errors %q, want the first call's boom and none for the second", errs)
+	}
 }
