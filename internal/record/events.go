@@ -28,7 +28,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	}
 	echo := own && v.echoes.result(ev)
 	var returned []*visit
-	if own && !out {
+	if own && !out && len(v.ownRuns) > 0 {
 		returned = v.returnedRuns()
 	}
 	if echo && !out && len(returned) == 0 && ev.Action == nil && !v.outputs.busy() {
