@@ -397,3 +397,75 @@ func TestRecordToolIsRecord(t *testing.T) {
 		t.Errorf("after Finish: recorded as %d, %d events held (%d before)", seq, tool.Len(), n)
 	}
 }
+
+// messageFields hands messages as Messages, field by field.
+type messageFields []Message
+
+func (ms messageFields) Len() int { return len(ms) }
+
+func (ms messageFields) Message(i int) (role, content, toolCallID, toolName string, calls int) {
+	m := &ms[i]
+	return m.Role, m.Content, m.ToolCallID, m.ToolName, len(m.ToolCalls)
+}
+
+func (ms messageFields) ToolCalls(i int, calls []ToolCallSpec) { copy(calls, ms[i].ToolCalls) }
+
+// TestExtensionsReadWhereTheyAreAreWrittenAsHanded: the messages an input adds, handed as
+// Messages (RecordExtendingWith), are written byte for byte as the same messages handed in the
+// event (RecordExtending): the reply repeated, tool results referred to (in their very strings,
+// in another order, a copy of the same bytes), a result rewritten, messages with and without tool
+// calls. The recording keeps none of the tool calls it read.
+func TestExtensionsReadWhereTheyAreAreWrittenAsHanded(t *testing.T) {
+	at := time.Date(2026, 12, 5, 1, 2, 3, 0, time.UTC)
+	path := []string{"a"}
+	user := Message{Role: "user", Content: "count"}
+	reply := Message{Role: "assistant", Content: "three ticks", ToolCalls: []ToolCallSpec{
+		{ID: "c1", Name: "tick", Arguments: `{"n":1}`}, {ID: "c2", Name: "tick", Arguments: `{"n":2}`}, {ID: "c3", Name: "tick", Arguments: `{"n":3}`}}}
+	var msgs []Message
+	for _, c := range reply.ToolCalls {
+		msgs = append(msgs, Message{Role: "tool", Content: "result of " + c.ID + strings.Repeat(".", 70), ToolCallID: c.ID, ToolName: c.Name})
+	}
+	copied := msgs[1]
+	copied.Content, copied.ToolCallID = strings.Clone(copied.Content), strings.Clone(copied.ToolCallID)
+	rewritten := msgs[2]
+	rewritten.Content = "rewritten"
+	added := []Message{reply, msgs[0], copied, rewritten, msgs[2],
+		{Role: "assistant", Content: "one more", ToolCalls: []ToolCallSpec{{ID: "c4", Name: "tock", Arguments: `{}`}}},
+		{Role: "user"}, {}}
+	var logs [2][]byte
+	for k, rec := range []*Recording{NewRecording(Run{ID: "r"}, nil), NewRecording(Run{ID: "r"}, nil)} {
+		rec.Record(&Event{Time: at, Kind: KindModelStarted, Agent: "a", RunPath: path, Model: &ModelCall{ID: "m1", Input: []Message{user}}})
+		out := reply
+		rec.Record(&Event{Time: at, Kind: KindModelFinished, Agent: "a", RunPath: path, Model: &ModelCall{ID: "m1", Output: &out}})
+		rec.Record(&Event{Time: at, Kind: KindMessage, Agent: "a", RunPath: path, Message: &out})
+		results := make([]ToolResult, len(msgs))
+		for i := range msgs {
+			end := ToolCall{Name: msgs[i].ToolName, CallID: msgs[i].ToolCallID, Result: msgs[i].Content}
+			rec.RecordTool(at.UnixNano(), true, "a", path, &end, &msgs[i], &results[i])
+		}
+		e := Event{Time: at, Kind: KindModelStarted, Agent: "a", RunPath: path, Model: &ModelCall{ID: "m2"}}
+		var ok bool
+		if k == 0 {
+			e.Model.Input = added
+			ok = rec.RecordExtending(&e, 1, 1, results)
+		} else {
+			ok = rec.RecordExtendingWith(&e, 1, 1, messageFields(added), results)
+			if rec.events.addedCalls[0] != (ToolCallSpec{}) {
+				t.Error("the recording kept the tool calls it read")
+			}
+		}
+		if !ok || len(rec.events.chunks) != 1 {
+			t.Fatalf("recording %d: extension taken %v, %d chunks", k, ok, len(rec.events.chunks))
+		}
+		logs[k] = rec.events.chunks[0][:rec.events.off]
+		if k == 1 {
+			in := rec.Snapshot().Events[len(msgs)*2+3].Model.Input
+			if !reflect.DeepEqual(in, append([]Message{user}, added...)) {
+				t.Errorf("the input read back as %+v", in)
+			}
+		}
+	}
+	if string(logs[0]) != string(logs[1]) {
+		t.Errorf("the input read where it is was written as\n%q, handed in the event as\n%q", logs[1], logs[0])
+	}
+}
