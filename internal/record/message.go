@@ -22,10 +22,11 @@ func traceMessage(m *schema.Message) traces.Message {
 		ToolName:   m.ToolName,
 	}
 	if len(m.ToolCalls) > 0 {
-		out.ToolCalls = make([]traces.ToolCallSpec, 0, len(m.ToolCalls))
+		out.ToolCalls = make([]traces.ToolCallSpec, len(m.ToolCalls))
 	}
-	for i := range m.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, traceCall(&m.ToolCalls[i]))
+	for i := range out.ToolCalls { // field by field: a call built aside and appended is copied twice
+		tc, c := &m.ToolCalls[i], &out.ToolCalls[i]
+		c.ID, c.Name, c.Arguments = tc.ID, tc.Function.Name, tc.Function.Arguments
 	}
 	return out
 }
