@@ -12,6 +12,8 @@ import (
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/callbacks"
+	"github.com/cloudwego/eino/components"
+	"github.com/cloudwego/eino/schema"
 
 	"github.com/baton-dev/baton/agents"
 	"github.com/baton-dev/baton/internal/agentstest"
@@ -80,7 +82,9 @@ func costRuns() []struct {
 //	  /tmp/agents.test -test.run '^$' -test.bench 'BenchmarkRecorderAlone/events=3k/recorded$' -test.benchtime 10x
 //
 // and the same with /noop$ (streamed=3k/ for that run with a streaming Runner; /attached$ for
-// either recorded as an attached app's, over the same /noop$). It turns the
+// either recorded as an attached app's, over the same /noop$; streamed=3k/noop-streams$ tells
+// eino's copying of the models' streamed replies, which any handler reading them pays, from the
+// recorder's own part). It turns the
 // memory profiler off (unless -test.memprofile asks for it): each of its samples walks a stack,
 // tens of thousands of instructions, at allocations that fall differently from process to
 // process, which moved the counts by ±60 an event.
@@ -114,6 +118,16 @@ func BenchmarkRecorderAlone(b *testing.B) {
 	b.Run("streamed=3k/noop", func(b *testing.B) {
 		for b.Loop() {
 			drainRun(b, streamed.flow, nil, true, nil, adk.WithCallbacks(noop))
+		}
+	})
+	// noop-streams is the no-op handler that also reads each model's streamed reply to its end:
+	// over /noop, what eino's copies of a streamed reply cost any handler that reads it (the
+	// recorder's share of streamed=3k/attached that is eino's); /attached over it, the recorder's
+	// own.
+	streamReader := newNoopStreams()
+	b.Run("streamed=3k/noop-streams", func(b *testing.B) {
+		for b.Loop() {
+			drainRun(b, streamed.flow, nil, true, nil, adk.WithCallbacks(streamReader))
 		}
 	})
 	// The 3k runs again recorded as an attached app's are (attach.Option, attach.Handler): from
@@ -157,12 +171,63 @@ func flagUnset(name string) bool {
 
 // noopHandler is eino's cheapest observer: a handler whose callbacks do nothing.
 func noopHandler() callbacks.Handler {
-	return callbacks.NewHandlerBuilder().
-		OnStartFn(func(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackInput) context.Context { return ctx }).
-		OnEndFn(func(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackOutput) context.Context {
+	return callbacks.NewHandlerBuilder().OnStartFn(noopStart).OnEndFn(noopEnd).Build()
+}
+
+func noopStart(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackInput) context.Context {
+	return ctx
+}
+
+func noopEnd(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackOutput) context.Context {
+	return ctx
+}
+
+// noopStreams is noopHandler that also asks for a chat model's streamed reply, and reads each to
+// its end and closes it, on the goroutine eino calls it on (the scripted model's stream is whole
+// when handed over). It asks for no other stream. Its other callbacks go through functions as
+// noopHandler's do, so that the difference of the two runs is eino's copying and reading of the
+// replies alone.
+type noopStreams struct {
+	start func(context.Context, *callbacks.RunInfo, callbacks.CallbackInput) context.Context
+	end   func(context.Context, *callbacks.RunInfo, callbacks.CallbackOutput) context.Context
+}
+
+func newNoopStreams() *noopStreams { return &noopStreams{start: noopStart, end: noopEnd} }
+
+func (*noopStreams) Needed(_ context.Context, info *callbacks.RunInfo, timing callbacks.CallbackTiming) bool {
+	switch timing {
+	case callbacks.TimingOnStart, callbacks.TimingOnEnd:
+		return true
+	case callbacks.TimingOnEndWithStreamOutput:
+		return info.Component == components.ComponentOfChatModel
+	}
+	return false
+}
+
+func (h *noopStreams) OnStart(ctx context.Context, info *callbacks.RunInfo, in callbacks.CallbackInput) context.Context {
+	return h.start(ctx, info, in)
+}
+
+func (h *noopStreams) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callbacks.CallbackOutput) context.Context {
+	return h.end(ctx, info, out)
+}
+
+func (*noopStreams) OnError(ctx context.Context, _ *callbacks.RunInfo, _ error) context.Context {
+	return ctx
+}
+
+func (*noopStreams) OnStartWithStreamInput(ctx context.Context, _ *callbacks.RunInfo, in *schema.StreamReader[callbacks.CallbackInput]) context.Context {
+	in.Close()
+	return ctx
+}
+
+func (*noopStreams) OnEndWithStreamOutput(ctx context.Context, _ *callbacks.RunInfo, out *schema.StreamReader[callbacks.CallbackOutput]) context.Context {
+	defer out.Close()
+	for {
+		if _, err := out.Recv(); err != nil {
 			return ctx
-		}).
-		Build()
+		}
+	}
 }
 
 // runCost is what some runs cost the process.

@@ -280,8 +280,9 @@ func (w *logWriter) writeUsual(at int64, code byte, agent string, path []string,
 // addMessageAfter is addUsual for the message event that follows at once the event of time at
 // (Unix nanoseconds) just written by addUsual or writeUsual, of its actor, carrying m (a tool
 // call's end, then its result's message): what they checked holds for it, and is not checked
-// again. It reports false, having written nothing, when the chunk has no room left for its head:
-// add writes it then.
+// again. A nil m is the result of the tool call just written by writeUsual, as add writes a
+// message of its very strings (see appendEventMessage), though none was built. It reports false,
+// having written nothing, when the chunk has no room left for its head: add writes it then.
 func (w *logWriter) addMessageAfter(at int64, m *Message) bool {
 	back := uint(w.n + 1 - w.actorBy)
 	c, off := w.cur, w.off
@@ -300,7 +301,11 @@ func (w *logWriter) addMessageAfter(at int64, m *Message) bool {
 		h[12], h[13], h[14] = byte(back)|0x80, byte(back>>7), hasMessage
 		b = h[:15]
 	}
-	b = w.appendEventMessage(b, seq, m)
+	if m == nil {
+		b = appendToolResultRef(b, 1, w.tool.off)
+	} else {
+		b = w.appendEventMessage(b, seq, m)
+	}
 	if i := uint(w.n); off+len(b) <= len(c) && len(w.pending) == 0 && i%atBlock != 0 { // placeUsual
 		w.curAt[i%atBlock] = uint64(len(w.chunks)-1)<<32 | uint64(off)
 		w.off += len(b)
@@ -464,8 +469,24 @@ func (w *logWriter) appendTool(b []byte, seq int64, t *ToolCall) []byte {
 	// Field by field: a struct assigned whole is built aside and copied, twice the instructions.
 	w.tool.log, w.tool.name, w.tool.callID, w.tool.result, w.tool.seq, w.tool.off = w, t.Name, t.CallID, t.Result, int(seq), len(b)
 	b = appendLogString(appendLogString(b, t.Name), t.CallID)
-	b = w.text(w.text(b, t.Arguments), t.Result)
-	b = w.text(b, t.Error)
+	// An empty string is its length alone, written with no call to memmove (which append makes
+	// for no bytes too, about which the caller's registers are stored and loaded again): of
+	// these, most calls' events have two empty.
+	if t.Arguments != "" {
+		b = w.text(b, t.Arguments)
+	} else {
+		b = append(b, 0)
+	}
+	if t.Result != "" {
+		b = w.text(b, t.Result)
+	} else {
+		b = append(b, 0)
+	}
+	if t.Error != "" {
+		b = w.text(b, t.Error)
+	} else {
+		b = append(b, 0)
+	}
 	b = appendFloat(b, t.DurationMS)
 	return appendBool(b, t.Interrupted)
 }

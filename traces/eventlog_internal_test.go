@@ -363,20 +363,17 @@ func TestRecordToolIsRecord(t *testing.T) {
 		start := ToolCall{Name: "tick", CallID: id, Arguments: `{"n":1}`}
 		end := ToolCall{Name: "tick", CallID: id, Result: result, DurationMS: 0.5}
 		msg := Message{Role: "tool", Content: result, ToolCallID: id, ToolName: "tick"}
-		var withMsg *Message
-		if i%11 != 5 { // else an end that failed: no result's message
-			withMsg = &msg
-		}
+		withResult := i%11 != 5 // else an end that failed: no result's message
 		seqs := []int64{
-			tool.RecordTool(nanos, false, agent, path, &start, nil, nil),
-			tool.RecordTool(nanos, true, agent, path, &end, withMsg, nil),
+			tool.RecordTool(nanos, false, agent, path, &start, false, nil),
+			tool.RecordTool(nanos, true, agent, path, &end, withResult, nil),
 		}
 		first := Event{Time: when, Kind: KindToolStarted, Agent: agent, RunPath: path, Tool: &start}
 		apart.Record(&first)
 		second := Event{Time: when, Kind: KindToolFinished, Agent: agent, RunPath: path, Tool: &end}
 		apart.Record(&second)
 		want := []int64{first.Seq, second.Seq}
-		if withMsg != nil {
+		if withResult {
 			third := Event{Time: second.Time, Kind: KindMessage, Agent: agent, RunPath: path, Message: &msg}
 			apart.Record(&third)
 			want[1] = third.Seq
@@ -393,7 +390,7 @@ func TestRecordToolIsRecord(t *testing.T) {
 	}
 	tool.Finish(StatusCompleted, "")
 	n := tool.Len()
-	if seq := tool.RecordTool(at.UnixNano(), true, "a", paths[0], &ToolCall{Name: "tick"}, &Message{Role: "tool"}, nil); seq != 0 || tool.Len() != n {
+	if seq := tool.RecordTool(at.UnixNano(), true, "a", paths[0], &ToolCall{Name: "tick"}, true, nil); seq != 0 || tool.Len() != n {
 		t.Errorf("after Finish: recorded as %d, %d events held (%d before)", seq, tool.Len(), n)
 	}
 }

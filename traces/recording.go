@@ -163,14 +163,15 @@ func (r *Recording) RecordWithMessage(e *Event, m *Message) int64 {
 
 // RecordTool records a tool call's event at the UTC time of Unix nanoseconds at, by agent at path,
 // carrying tc: its tool.started, or, when ended, its tool.finished, as Record records such an
-// Event; with m, the message event of its time and actor that carries m follows at once, as
-// RecordWithMessage records it (a tool call's end, then its result's message). It returns the
-// seq of the last event recorded (0 when it recorded nothing: after Finish). Most of a run's
-// events are often tool calls': the usual way writes them into the log with no Event built, and
-// its time as it is handed (see logWriter.writeUsual). Nothing of tc or m is kept. res, when not
-// nil, is set to where tc was written, for the model input that holds an end's result (see
-// RecordExtending): none when nothing was recorded.
-func (r *Recording) RecordTool(at int64, ended bool, agent string, path []string, tc *ToolCall, m *Message, res *ToolResult) int64 {
+// Event; withResult, the message event of its time and actor that carries tc's result follows at
+// once, as RecordWithMessage records it (a tool call's end, then its result's message: a Message
+// of role "tool" with tc's result as its content, tc's call id and name). It returns the seq of
+// the last event recorded (0 when it recorded nothing: after Finish). Most of a run's events are
+// often tool calls': the usual way writes them into the log with neither an Event nor the
+// result's Message built, and its time as it is handed (see logWriter.writeUsual). Nothing of tc
+// is kept. res, when not nil, is set to where tc was written, for the model input that holds an
+// end's result (see RecordExtending): none when nothing was recorded.
+func (r *Recording) RecordTool(at int64, ended bool, agent string, path []string, tc *ToolCall, withResult bool, res *ToolResult) int64 {
 	code := byte(7) // KindToolStarted's, as addUsual tells them
 	if ended {
 		code = 8 // KindToolFinished's
@@ -181,11 +182,11 @@ func (r *Recording) RecordTool(at int64, ended bool, agent string, path []string
 		seq = r.events.writeUsual(at, code, agent, path, tc, nil)
 	}
 	switch {
-	case seq != 0 && m == nil:
-	case seq != 0 && r.events.addMessageAfter(at, m):
+	case seq != 0 && !withResult:
+	case seq != 0 && r.events.addMessageAfter(at, nil):
 		seq++
 	default:
-		seq = r.recordToolLocked(time.Unix(0, at).UTC(), ended, agent, path, tc, m, seq != 0)
+		seq = r.recordToolLocked(time.Unix(0, at).UTC(), ended, agent, path, tc, withResult, seq != 0)
 	}
 	if res != nil {
 		*res = r.events.tool
@@ -198,20 +199,20 @@ func (r *Recording) RecordTool(at int64, ended bool, agent string, path []string
 }
 
 // recordToolLocked is RecordTool for events of any shape, as Record and RecordWithMessage record
-// them; written says the first was written already (only when m follows it). Apart, so that the usual way's frame holds
-// no Event.
+// them; written says the first was written already (only withResult). Apart, so that the usual
+// way's frame holds no Event.
 //
 //go:noinline
-func (r *Recording) recordToolLocked(t time.Time, ended bool, agent string, path []string, tc *ToolCall, m *Message, written bool) int64 {
+func (r *Recording) recordToolLocked(t time.Time, ended bool, agent string, path []string, tc *ToolCall, withResult, written bool) int64 {
 	e := Event{Time: t, Kind: KindToolStarted, Agent: agent, RunPath: path, Tool: tc}
 	if ended {
 		e.Kind = KindToolFinished
 	}
-	if m == nil { // not written: RecordTool writes no other
+	if !withResult { // not written: RecordTool writes no other
 		r.emitLocked(&e)
 		return e.Seq
 	}
-	return r.recordWithMessageLocked(&e, m, written)
+	return r.recordWithMessageLocked(&e, &Message{Role: "tool", Content: tc.Result, ToolCallID: tc.CallID, ToolName: tc.Name}, written)
 }
 
 // recordWithMessageLocked is RecordWithMessage for events of any shape: e, unless written

@@ -39,7 +39,7 @@ func TestExtensionsReferToToolResults(t *testing.T) {
 		if id == "c6" {
 			rec = newRecording(t) // another recording's result: none of this one's
 		}
-		rec.RecordTool(nanos, true, "a", path, &ends[i], &msg, &results[i])
+		rec.RecordTool(nanos, true, "a", path, &ends[i], true, &results[i])
 		if rec == refs {
 			e := traces.Event{Time: time.Unix(0, nanos).UTC(), Kind: traces.KindToolFinished, Agent: "a", RunPath: path, Tool: &ends[i]}
 			whole.Record(&e)
@@ -130,7 +130,7 @@ func TestExtensionsReferToFarToolResults(t *testing.T) {
 	for i := range calls {
 		end := traces.ToolCall{Name: "tick", CallID: fmt.Sprintf("call_%d", i), Result: fmt.Sprint(i)}
 		msg := traces.Message{Role: "tool", Content: end.Result, ToolCallID: end.CallID, ToolName: end.Name}
-		refs.RecordTool(at.UnixNano(), true, "a", nil, &end, &msg, &results[i])
+		refs.RecordTool(at.UnixNano(), true, "a", nil, &end, true, &results[i])
 		whole.Record(&traces.Event{Time: at, Kind: traces.KindToolFinished, Agent: "a", Tool: &end})
 		whole.Record(&traces.Event{Time: at, Kind: traces.KindMessage, Agent: "a", Message: &msg})
 		added = append(added, msg)

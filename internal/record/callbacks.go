@@ -13,8 +13,6 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
-
-	"github.com/baton-dev/baton/traces"
 )
 
 // hub is an eino callback handler that sends each callback to the recorder of the run it belongs
@@ -125,32 +123,12 @@ func newCall(info *callbacks.RunInfo, v *visit, toolCallID string) *call {
 	return &t.call
 }
 
-// callSlab is room for the calls of a run's tool callbacks, allocated together: a third of a
-// run's callbacks are tool calls' starts, each of which needs a call, and one allocation of 32
-// calls costs the allocator about what one of a single call did. A slab lives as long as any of
-// its calls is reachable (eino keeps a tool's context no longer than the tool runs: a call that
-// outlives the others, a long AgentTool call's, keeps at most 31 finished ones, 3 KB).
-type callSlab struct {
-	calls [32]call
-	taken atomic.Int32 // calls handed out, or claimed by callbacks racing for the last ones
-}
-
 // toolCallSlabs hands out the calls of a run's tool callbacks, which may start on several
-// goroutines at once (eino runs a reply's tool calls in parallel).
-type toolCallSlabs struct{ cur atomic.Pointer[callSlab] }
-
-// next returns a zero call of its own to the caller.
-func (s *toolCallSlabs) next() *call {
-	for {
-		slab := s.cur.Load()
-		if slab != nil {
-			if i := slab.taken.Add(1) - 1; int(i) < len(slab.calls) {
-				return &slab.calls[i]
-			}
-		}
-		s.cur.CompareAndSwap(slab, new(callSlab)) // full (or none yet): whoever swaps first wins
-	}
-}
+// goroutines at once (eino runs a reply's tool calls in parallel): a third of a run's callbacks
+// are tool calls' starts, each of which needs a call. A call that outlives the others of its slab
+// (eino keeps a tool's context no longer than the tool runs; a long AgentTool call's) keeps at most
+// 31 finished ones, 3 KB.
+type toolCallSlabs = slabs[call]
 
 type callKey struct{}
 
@@ -457,7 +435,8 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 		return ctx
 	}
 	r, v := c.v.rec, c.v
-	j := &streamRead{ctx: ctx, info: info, c: c, out: out}
+	j := r.reads.next()
+	j.ctx, j.info, j.c, j.out = ctx, info, c, out
 	switch {
 	case isSpecialist(info):
 		j.of = specialistAnswer
@@ -510,7 +489,9 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 }
 
 // streamRead is the reading of a streamed output, run once: by a reader or by one who waits for
-// it (see inflight.wait). It is one allocation, what a closure over the same would take with it.
+// it (see inflight.wait). It is taken from the run's slabs of reads (Recorder.reads), where a
+// closure over the same would be an allocation per streamed reply; once run, it lets go of what it
+// read.
 type streamRead struct {
 	claimed atomic.Bool
 	of      streamed
@@ -548,13 +529,17 @@ func (j *streamRead) readAndRecord() {
 	}
 	defer r.streams.done()
 	defer j.work.done()
+	// What it read is let go of (its slab outlives it); a stale waiter only finds it claimed.
+	defer func() { j.ctx, j.info, j.c, j.out = nil, nil, nil, nil }()
 	switch j.of {
 	case specialistAnswer:
 		answer, err := readAnswerStream(out)
 		r.specialistAnswered(v, answer, err)
 	case modelReply:
-		reply, calls, usage, cfg, err := readModelStream(out)
-		r.modelFinished(c, &reply, calls, usage, cfg, err)
+		reply := streamedMessage{traceCalls: true}
+		usage, cfg, err := readModelStream(out, &reply)
+		msg := reply.joined()
+		r.modelFinished(c, &msg, reply.specs, usage, cfg, err)
 	case toolResult:
 		result, err := readToolStream(out)
 		r.toolFinished(j.ctx, j.info, c, result, err, false) // its echo is counted
@@ -571,13 +556,12 @@ func (j *streamRead) readAndRecord() {
 	}
 }
 
-// readModelStream joins a model's streamed reply from the callback's copy of its chunks, its
-// tool calls in their trace form (the reply carries none), with the last usage and config its
-// chunks carried. The usage the chunks' messages carried is left out when the callback's carried
-// one: modelFinished takes the callback's.
-func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (schema.Message, []traces.ToolCallSpec, *model.TokenUsage, *model.Config, error) {
+// readModelStream joins a model's streamed reply, from the callback's copy of its chunks, into
+// reply (its tool calls in trace form, see streamedMessage.traceCalls), and returns the last usage
+// and config its chunks carried. The usage the chunks' messages carried is left out when the
+// callback's carried one: modelFinished takes the callback's.
+func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput], reply *streamedMessage) (*model.TokenUsage, *model.Config, error) {
 	defer out.Close()
-	reply := streamedMessage{traceCalls: true}
 	var usage *model.TokenUsage
 	var cfg *model.Config
 	for {
@@ -587,7 +571,7 @@ func readModelStream(out *schema.StreamReader[callbacks.CallbackOutput]) (schema
 				err = nil
 			}
 			reply.hasUsage = reply.hasUsage && usage == nil
-			return reply.joined(), reply.specs, usage, cfg, err
+			return usage, cfg, err
 		}
 		if o := model.ConvCallbackOutput(chunk); o != nil {
 			reply.add(o.Message)

@@ -103,8 +103,10 @@ func (c *calls) endTool(cl *call, callID string) (args string) {
 	}
 	args = c.open[i].args
 	last := len(c.open) - 1
-	c.open[i] = c.open[last]
-	c.place(i, c.open[i].call)
+	if i != last { // else the latest started ended, as every call of tools run one after another
+		c.open[i] = c.open[last]
+		c.place(i, c.open[i].call)
+	}
 	c.open[last] = openTool{} // lets go of what it held
 	c.open = c.open[:last]
 	return args
@@ -299,8 +301,10 @@ func (r *Recorder) toolStarted(c *call, info *callbacks.RunInfo, callID string, 
 	r.commit(v)
 	v.calls = nil // its model's calls run as tools, not as a host's handoffs
 	r.calls.startTool(openTool{name: info.Name, args: args, v: v, callID: callID, call: c})
+	// Field by field, as no other field of a start is ever set: a struct assigned whole is built
+	// aside and copied.
 	tc := &r.out.payloads(c).started
-	*tc = traces.ToolCall{Name: info.Name, CallID: callID, Arguments: args}
+	tc.Name, tc.CallID, tc.Arguments = info.Name, callID, args
 	r.out.emitTool(false, v.agent, v.path, tc, nil, nil)
 	r.out.unstamp() // not deferred, as the session's look in toolFinished: a third of a run's callbacks
 }
@@ -347,24 +351,26 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 			r.agentToolExited(v, callID, open, result, err)
 		}
 	}
-	// The end and the result's message, allocated with the call (see toolEvents) or the delivery's.
+	// The end and the result's message, allocated with the call (see toolEvents) or the
+	// delivery's; the message filled only where it is built (see delivery.emitTool).
 	ended := r.out.payloads(c)
-	ended.ended = traces.ToolCall{Name: info.Name, CallID: callID, Result: result, DurationMS: millis(c.started.until(now))}
-	ended.result = traces.Message{Role: string(schema.Tool), Content: result, ToolCallID: callID, ToolName: info.Name}
+	tc := &ended.ended // field by field, as a start's (no end has arguments)
+	tc.Name, tc.CallID, tc.Result, tc.Error = info.Name, callID, result, ""
+	tc.DurationMS, tc.Interrupted = millis(c.started.until(now)), false
 	// The end, then its result's message, recorded at once (see delivery.emitTool), with no
 	// Event on the small stack of a goroutine eino starts for the tool call (see
 	// delivery.parkBehind): their time is the callback's, their seqs the sink's.
 	if err != nil {
 		interrupted := isInterrupt(err)
 		if interrupted {
-			ended.ended.Interrupted = true
+			tc.Interrupted = true
 		} else {
-			ended.ended.Error = err.Error()
+			tc.Error = err.Error()
 		}
-		r.out.emitTool(true, v.agent, v.path, &ended.ended, nil, nil)
-		r.toolFailed(v, info.Name, interrupted, ended.ended.Error)
+		r.out.emitTool(true, v.agent, v.path, tc, nil, nil)
+		r.toolFailed(v, info.Name, interrupted, tc.Error)
 	} else {
-		r.out.emitTool(true, v.agent, v.path, &ended.ended, &ended.result, v.inputs.nextResult())
+		r.out.emitTool(true, v.agent, v.path, tc, &ended.result, v.inputs.nextResult())
 		if info.Name == transferToolName {
 			r.toolTransferred(v, args, callID)
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cloudwego/eino/schema"
+
 	"github.com/baton-dev/baton/traces"
 )
 
@@ -179,35 +181,38 @@ func (d *delivery) emitWithMessage(e *traces.Event, m *traces.Message) {
 }
 
 // emitTool is emit for a tool call's event by agent at path, carrying tc: its tool.started, or,
-// when ended, its tool.finished; with m, emitWithMessage's for it and its result's message m.
-// Straight into a traces.Recording no Event is built (see traces.Recording.RecordTool): a tool
-// call's events are most of a run's. res, when not nil, is set to where an end was written
-// there, for the next model input (see emitExtending); it is left as it is otherwise.
-func (d *delivery) emitTool(ended bool, agent string, path []string, tc *traces.ToolCall, m *traces.Message, res *traces.ToolResult) {
+// when ended, its tool.finished; with result, emitWithMessage's for it and its result's message,
+// which result is room for: filled (role tool, tc's result, call id and name) only when that
+// message is built, not straight into a traces.Recording, where no Event is built either (see
+// traces.Recording.RecordTool): a tool call's events are most of a run's. res, when not nil, is
+// set to where an end was written there, for the next model input (see emitExtending); it is
+// left as it is otherwise.
+func (d *delivery) emitTool(ended bool, agent string, path []string, tc *traces.ToolCall, result *traces.Message, res *traces.ToolResult) {
 	if d.rec == nil || len(d.parked) > 0 || d.promised != nil {
-		d.emitToolEvent(ended, agent, path, tc, m)
+		d.emitToolEvent(ended, agent, path, tc, result)
 		return
 	}
 	if agent != "" {
 		d.lastAgent, d.lastPath = agent, path
 	}
-	d.lastSeq = d.rec.RecordTool(int64(d.at()), ended, agent, path, tc, m, res)
+	d.lastSeq = d.rec.RecordTool(int64(d.at()), ended, agent, path, tc, result != nil, res)
 }
 
 // emitToolEvent is emitTool's way for every other case, through emit; apart, so that the usual
 // way's frame holds no Event (see parkBehind).
 //
 //go:noinline
-func (d *delivery) emitToolEvent(ended bool, agent string, path []string, tc *traces.ToolCall, m *traces.Message) {
+func (d *delivery) emitToolEvent(ended bool, agent string, path []string, tc *traces.ToolCall, result *traces.Message) {
 	e := traces.Event{Kind: traces.KindToolStarted, Agent: agent, RunPath: path, Tool: tc}
 	if ended {
 		e.Kind = traces.KindToolFinished
 	}
-	if m == nil {
+	if result == nil {
 		d.emit(&e)
 		return
 	}
-	d.emitWithMessage(&e, m)
+	*result = traces.Message{Role: string(schema.Tool), Content: tc.Result, ToolCallID: tc.CallID, ToolName: tc.Name}
+	d.emitWithMessage(&e, result)
 }
 
 // parkBehind keeps e behind the last parked call. Apart from emit, whose frame then stays small:

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -243,4 +244,40 @@ func TestDeliveryKeepsParkedPayloadsOfItsOwn(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("recorded %v, want %v", got, want)
 	}
+}
+
+// TestDeliveryBuildsAToolResultWhereEventsAreBuilt: a tool call's end handed with room for its
+// result's message reaches a sink other than a Recording, and a Recording while the end waits
+// behind an undecided AgentTool call, followed by that message, filled from the end: a Recording
+// straight away needs none built.
+func TestDeliveryBuildsAToolResultWhereEventsAreBuilt(t *testing.T) {
+	want := traces.Message{Role: "tool", Content: "42", ToolCallID: "c1", ToolName: "tick"}
+	check := func(t *testing.T, events []traces.Event) {
+		t.Helper()
+		if got := kinds(events); !slices.Equal(got, []traces.Kind{traces.KindToolFinished, traces.KindMessage}) {
+			t.Fatalf("recorded %v, want the end and its result's message", got)
+		}
+		if m := events[1].Message; m == nil || !reflect.DeepEqual(*m, want) {
+			t.Fatalf("result's message %+v, want %+v", m, want)
+		}
+	}
+	end := func(d *delivery) {
+		var room traces.Message
+		d.emitTool(true, "caller", nil, &traces.ToolCall{Name: "tick", CallID: "c1", Result: "42"}, &room, nil)
+	}
+	t.Run("another sink", func(t *testing.T) {
+		sink := &endingSink{}
+		end(ptr(newDelivery(sink)))
+		check(t, sink.got)
+	})
+	t.Run("parked", func(t *testing.T) {
+		rec := traces.NewRecording(traces.Run{ID: "r"}, nil)
+		d := newDelivery(rec)
+		caller := &visit{agent: "caller"}
+		d.park(caller, "a1", "helper")
+		d.emit(ptr(exited("caller", "a1")))
+		end(&d)
+		d.decide(caller, "a1")
+		check(t, rec.Snapshot().Events[1:]) // after the AgentTool call's end
+	})
 }

@@ -173,6 +173,12 @@ func TestReadEcho(t *testing.T) {
 		return &schema.Message{Role: schema.Assistant, Content: content, ToolCalls: tcs}
 	}
 	idx := func(i int) *int { return &i }
+	// The same call, its text in other bytes (an echo's shares the reply's: see sameText).
+	copied := func(c schema.ToolCall) schema.ToolCall {
+		return schema.ToolCall{Index: c.Index, ID: strings.Clone(c.ID),
+			Function: schema.FunctionCall{Name: strings.Clone(c.Function.Name), Arguments: strings.Clone(c.Function.Arguments)}}
+	}
+	indexed := func(c schema.ToolCall, i int) schema.ToolCall { c.Index = idx(i); return c }
 	for _, tc := range []struct {
 		name   string
 		want   *traces.Message
@@ -185,6 +191,10 @@ func TestReadEcho(t *testing.T) {
 		{"calls after the text", want, []*schema.Message{chunk("Hello "), chunk("there."), chunk("", calls...)}, true, true},
 		{"calls by their index", want, []*schema.Message{chunk("Hello there.",
 			schema.ToolCall{Index: idx(0), ID: "c1", Function: calls[0].Function}, schema.ToolCall{Index: idx(1), ID: "c2", Function: calls[1].Function})}, true, true},
+		{"calls with their text copied", want, []*schema.Message{chunk("Hello there.", copied(calls[0]), copied(calls[1]))}, true, true},
+		{"calls copied from the second on, by their index", want, []*schema.Message{chunk("Hello there.",
+			schema.ToolCall{Index: idx(0), ID: "c1", Function: calls[0].Function}, indexed(copied(calls[1]), 1))}, true, true},
+		{"calls by swapped indexes", want, []*schema.Message{chunk("Hello there.", indexed(calls[0], 1), indexed(calls[1], 0))}, false, false},
 		{"calls in pieces", want, []*schema.Message{chunk("Hello there.", calls[0]), chunk("", calls[1])}, false, true},
 		{"a call's arguments in pieces", want, []*schema.Message{chunk("Hello there.", calls[0],
 			schema.ToolCall{ID: "c2", Function: schema.FunctionCall{Name: "book", Arguments: `{`}}), chunk("", schema.ToolCall{Function: schema.FunctionCall{Arguments: `}`}})}, false, true},

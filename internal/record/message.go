@@ -104,14 +104,24 @@ func (s *streamedMessage) addCalls(tcs []schema.ToolCall) {
 
 // addSpecs joins a chunk's tool calls into specs, as addCalls joins them (a call's type, which
 // the trace has no place for, aside). The first chunk that brings calls nearly always brings them
-// all, whole: they are converted as they are, which joining them would give too.
+// all, whole (each with an id, in its place if indexed): they are converted as they are, which
+// joining them would give too.
 func (s *streamedMessage) addSpecs(tcs []schema.ToolCall) {
-	if s.specs == nil && wholeCalls(tcs) {
+	if s.specs == nil && len(tcs) > 0 {
+		// Converted as they are checked, in one pass; joined from scratch, in the same room,
+		// at the first that is not whole.
 		s.specs = make([]traces.ToolCallSpec, len(tcs))
 		for i := range tcs {
-			s.specs[i] = traceCall(&tcs[i])
+			tc := &tcs[i]
+			if tc.ID == "" || tc.Index != nil && *tc.Index != i {
+				s.specs = s.specs[:0]
+				break
+			}
+			s.specs[i] = traceCall(tc)
 		}
-		return
+		if len(s.specs) > 0 {
+			return
+		}
 	}
 	s.specs = joinChunkCalls(s.specs, tcs, func(dst *traces.ToolCallSpec, tc *schema.ToolCall) {
 		if tc.ID != "" {
@@ -138,17 +148,6 @@ func joinChunkCalls[T any](calls []T, tcs []schema.ToolCall, join func(dst *T, t
 		join(&calls[i], tc)
 	}
 	return calls
-}
-
-// wholeCalls reports whether tcs, a chunk's tool calls, each start a call of their own in their
-// place when none came before: each has an id and its index, if any, is its place.
-func wholeCalls(tcs []schema.ToolCall) bool {
-	for i := range tcs {
-		if tc := &tcs[i]; tc.ID == "" || tc.Index != nil && *tc.Index != i {
-			return false
-		}
-	}
-	return len(tcs) > 0
 }
 
 // chunkCallAt returns the index, among the n calls joined so far, of the call a chunk's tool call

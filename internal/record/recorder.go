@@ -49,7 +49,8 @@ type Recorder struct {
 	drains    inflight     // copies of events being read
 	readers   chan reading // streamed outputs to read, to an idle reader (see readStreamed)
 
-	toolCalls toolCallSlabs // the calls of tool callbacks (see newCall)
+	toolCalls toolCallSlabs     // the calls of tool callbacks (see newCall)
+	reads     slabs[streamRead] // the reads of streamed outputs (see OnEndWithStreamOutput)
 
 	debug *Debugger // holds the run at breakpoints; nil for none (set before Run)
 	stops []Stop    // moments recorded that a breakpoint may hold the run at (see holdQueued)
