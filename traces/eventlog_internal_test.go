@@ -438,7 +438,7 @@ func TestExtensionsReadWhereTheyAreAreWrittenAsHanded(t *testing.T) {
 		results := make([]ToolResult, len(msgs))
 		for i := range msgs {
 			end := ToolCall{Name: msgs[i].ToolName, CallID: msgs[i].ToolCallID, Result: msgs[i].Content}
-			rec.RecordTool(at.UnixNano(), true, "a", path, &end, &msgs[i], &results[i])
+			rec.RecordTool(at.UnixNano(), true, "a", path, &end, true, &results[i])
 		}
 		e := Event{Time: at, Kind: KindModelStarted, Agent: "a", RunPath: path, Model: &ModelCall{ID: "m2"}}
 		var ok bool

@@ -112,7 +112,7 @@ func sameReply(msg *schema.Message, reply *traces.Message) bool {
 	}
 	for i := range tcs { // by index: the calls are large structs, copied by a range over values
 		tc, rc := &tcs[i], &rcs[i]
-		if !sameString(tc.ID, rc.ID) || !sameString(tc.Function.Name, rc.Name) || !sameString(tc.Function.Arguments, rc.Arguments) {
+		if !sameRef(tc.ID, rc.ID) || !sameRef(tc.Function.Name, rc.Name) || !sameRef(tc.Function.Arguments, rc.Arguments) {
 			return sameCallTexts(tcs[i:], rcs[i:])
 		}
 	}

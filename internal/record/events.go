@@ -154,7 +154,7 @@ func (r *Recorder) endOwnEvents(v *visit) {
 // that carries the very strings v's latest own event carried is v's own too, told with no byte
 // compared (every event of a run is asked).
 func (v *visit) ownEvent(ev *adk.AgentEvent) (own, out bool) {
-	if sameString(ev.AgentName, v.ownName) && sameSteps(ev.RunPath, v.ownSteps) {
+	if sameRef(ev.AgentName, v.ownName) && sameSteps(ev.RunPath, v.ownSteps) {
 		return true, false
 	}
 	if ev.AgentName != v.agent {
@@ -175,16 +175,11 @@ func sameSteps(a, b []adk.RunStep) bool {
 		return false
 	}
 	for i := range a {
-		if !sameString(a[i].String(), b[i].String()) {
+		if !sameRef(a[i].String(), b[i].String()) {
 			return false
 		}
 	}
 	return true
-}
-
-// sameString reports whether a and b are the very same string: the same bytes at the same place.
-func sameString(a, b string) bool {
-	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // observeAction records an event's action; an action that ends the agent's turn makes ev its
