@@ -90,11 +90,6 @@ type logWriter struct {
 	// results where the tool calls whose results these may hold were written (see appendAdded).
 	extend  InputRef
 	results []ToolResult
-	// added, when not nil, holds those messages in place of the event's Model.Input (see
-	// Recording.RecordExtendingWith); addedCalls is where the tool calls of one of them are read
-	// into, reused.
-	added      Messages
-	addedCalls []ToolCallSpec
 }
 
 // toolResultRef starts a message that is the result of the tool call written last (see
@@ -181,11 +176,7 @@ func (w *logWriter) add(e *Event) {
 		b = w.appendPayloads(b, e)
 	}
 	if w.extend.Keep > 0 {
-		n := len(e.Model.Input)
-		if w.added != nil {
-			n = w.added.Len()
-		}
-		w.inputs.rememberExtension(seq, e.Agent, w.extend.Keep+n)
+		w.inputs.rememberExtension(seq, e.Agent, w.extend.Keep+len(e.Model.Input))
 	} else if e.Model != nil || e.AgentRun != nil {
 		w.inputs.remember(seq, e.Agent, eventInput(e))
 	}
@@ -843,18 +834,10 @@ func (w *logWriter) appendInput(b []byte, seq int64, agent string, in []Message)
 }
 
 // appendExtension appends, as appendInput would, the input of the event numbered seq that is
-// the first w.extend.Keep messages of event w.extend.From's input followed by added, or by
-// w.added when it is set.
+// the first w.extend.Keep messages of event w.extend.From's input followed by added.
 func (w *logWriter) appendExtension(b []byte, seq int64, added []Message) []byte {
-	n := len(added)
-	if w.added != nil {
-		n = w.added.Len()
-	}
-	b = binary.AppendUvarint(b, uint64(w.extend.Keep+n)+1)
+	b = binary.AppendUvarint(b, uint64(w.extend.Keep+len(added))+1)
 	b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(w.extend.From)), uint64(w.extend.Keep))
-	if w.added != nil {
-		return w.appendAddedFrom(b, seq, w.added)
-	}
 	return w.appendAdded(b, seq, added)
 }
 

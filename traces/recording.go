@@ -238,27 +238,14 @@ func (r *Recording) recordWithMessageLocked(e *Event, m *Message, written bool) 
 // RecordTool), in the order they ended: an added message that is one of their results is written
 // as where that result is. Nothing of results is kept.
 func (r *Recording) RecordExtending(e *Event, from int64, keep int, results []ToolResult) bool {
-	return r.recordExtending(e, from, keep, nil, results)
-}
-
-// RecordExtendingWith is RecordExtending for an event whose input adds the messages added, read
-// where they are (see Messages), in place of e.Model.Input, which is nil: a recorder hands its
-// own messages, with no copy of them in trace form. Recorded, the event is exactly as if they had
-// been handed as Messages in e.Model.Input, each with nil ToolCalls when it has no tool calls.
-func (r *Recording) RecordExtendingWith(e *Event, from int64, keep int, added Messages, results []ToolResult) bool {
-	return r.recordExtending(e, from, keep, added, results)
-}
-
-func (r *Recording) recordExtending(e *Event, from int64, keep int, added Messages, results []ToolResult) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.ended && (e.Model == nil || !r.events.inputs.extendable(e.Agent, from, keep)) {
 		return false
 	}
-	r.events.extend, r.events.results, r.events.added = InputRef{From: from, Keep: keep}, results, added
+	r.events.extend, r.events.results = InputRef{From: from, Keep: keep}, results
 	r.emitLocked(e)
-	r.events.extend, r.events.results, r.events.added = InputRef{}, nil, nil
-	clear(r.events.addedCalls) // lets go of the caller's strings
+	r.events.extend, r.events.results = InputRef{}, nil
 	return true
 }
 

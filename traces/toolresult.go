@@ -1,9 +1,6 @@
 package traces
 
-import (
-	"encoding/binary"
-	"slices"
-)
+import "encoding/binary"
 
 // ToolResult is where a recording wrote a tool call: the event and the place in it of the call's
 // name, id and result. A model input handed as an extension (see Recording.RecordExtending) holds
@@ -64,43 +61,6 @@ func (w *logWriter) appendAdded(b []byte, seq int64, added []Message) []byte {
 			continue
 		}
 		b, next = w.appendAddedMessage(b, seq, m, next)
-	}
-	return b
-}
-
-// Messages are messages a recording reads where they are, field by field: what a recorder hands
-// for the messages a model input adds (see Recording.RecordExtendingWith), so that they are
-// written from its own form, with no copy of them in trace form. The recording calls its methods
-// only during the call it is handed to, and keeps nothing of them.
-type Messages interface {
-	// Len returns how many messages there are.
-	Len() int
-	// Message returns the fields of message i, as a Message holds them, and how many tool calls
-	// it has.
-	Message(i int) (role, content, toolCallID, toolName string, calls int)
-	// ToolCalls sets calls, as long as message i has tool calls, to them.
-	ToolCalls(i int, calls []ToolCallSpec)
-}
-
-// appendAddedFrom is appendAdded for messages read where they are, each into a Message of this
-// frame (its tool calls, if any, into w.addedCalls).
-func (w *logWriter) appendAddedFrom(b []byte, seq int64, added Messages) []byte {
-	results, next := w.results, 0
-	for i, n := 0, added.Len(); i < n; i++ {
-		var m Message
-		var calls int
-		m.Role, m.Content, m.ToolCallID, m.ToolName, calls = added.Message(i)
-		if calls > 0 {
-			w.addedCalls = slices.Grow(w.addedCalls[:0], calls)[:calls]
-			added.ToolCalls(i, w.addedCalls)
-			m.ToolCalls = w.addedCalls
-		}
-		if next < len(results) && results[next].heldBy(w, seq, &m) {
-			b = appendToolResultRef(b, int(seq)-results[next].seq, results[next].off)
-			next++
-			continue
-		}
-		b, next = w.appendAddedMessage(b, seq, &m, next)
 	}
 	return b
 }

@@ -191,8 +191,9 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 		keep := v.inputs.extends(in.Messages)
 		if keep > 0 && v.inputs.seq > 0 {
 			// The common case: the conversation so far and what the agent added to it.
+			mc.Input = v.inputs.added(in.Messages[keep:])
 			e := traces.Event{Kind: traces.KindModelStarted, Agent: v.agent, RunPath: v.path, Model: mc}
-			if r.out.emitExtending(&e, v.inputs.seq, keep, v.inputs.added(in.Messages[keep:]), v.inputs.results) {
+			if r.out.emitExtending(&e, v.inputs.seq, keep, v.inputs.results) {
 				v.inputs.recorded(in.Messages, e.Seq)
 				return id, now
 			}

@@ -229,18 +229,18 @@ func (d *delivery) parkBehind(e *traces.Event) {
 }
 
 // emitExtending is emit for a model.started whose input is the first keep messages of event
-// from's followed by added, in which the results of the tool calls written at results may be
-// (see traces.Recording.RecordExtendingWith), and reports whether it was recorded so: only into
-// a traces.Recording, at once (neither parked nor after a promised ending, which keep or compare
-// whole events). Else the caller emits the input whole.
-func (d *delivery) emitExtending(e *traces.Event, from int64, keep int, added traces.Messages, results []traces.ToolResult) bool {
+// from's followed by e.Model.Input, in which the results of the tool calls written at results
+// may be (see traces.Recording.RecordExtending), and reports whether it was recorded so: only
+// into a traces.Recording, at once (neither parked nor after a promised ending, which keep or
+// compare whole events). Else the caller emits the input whole.
+func (d *delivery) emitExtending(e *traces.Event, from int64, keep int, results []traces.ToolResult) bool {
 	if d.rec == nil || len(d.parked) > 0 || d.promised != nil {
 		return false
 	}
 	if e.Time.IsZero() {
 		e.Time = d.at().time()
 	}
-	if !d.rec.RecordExtendingWith(e, from, keep, added, results) {
+	if !d.rec.RecordExtending(e, from, keep, results) {
 		return false
 	}
 	if e.Agent != "" {

@@ -206,14 +206,16 @@ func (s *streamedMessage) joined() schema.Message {
 // quadratic. Recorded events never change, so sharing their messages is safe.
 //
 // Into a traces.Recording, an input that extends the last one is handed as only what it adds
-// (see added and traces.Recording.RecordExtendingWith), eino's messages as they are: the
-// recording keeps none of them, and no array of the whole conversation is built.
+// (see added and traces.Recording.RecordExtending), converted into arrays reused from call to
+// call: the recording keeps none of it, and no array of the whole conversation is built.
 type inputCache struct {
 	last []*schema.Message // the latest input
 	// converted is its trace form, with room to grow; nil when it was recorded as an extension.
 	converted []traces.Message
-	seq       int64      // the event that recorded it in a traces.Recording, or 0
-	adding    addedInput // what an input adds, while it is recorded (see added)
+	seq       int64 // the event that recorded it in a traces.Recording, or 0
+	// addedMsgs and addedCalls hold what added converted last, reused by the next call.
+	addedMsgs  []traces.Message
+	addedCalls []traces.ToolCallSpec
 	// results are where the ends of the agent's tool calls since its latest input were written,
 	// in the order they ended (see nextResult): the next input, which holds their results, is
 	// handed them, and the recording writes each result as where it was written (see
@@ -282,36 +284,42 @@ func (c *inputCache) convert(in []*schema.Message, from int) []traces.Message {
 	return c.converted[:len(c.converted):len(c.converted)]
 }
 
-// added returns ms, the messages an input adds to the latest, as the recording reads them.
-func (c *inputCache) added(ms []*schema.Message) traces.Messages {
-	c.adding = ms
-	return &c.adding
-}
-
-// addedInput is the messages an input adds to the latest, read by the recording where they are
-// (see traces.Messages): what traceMessage would make of each, with no copy made.
-type addedInput []*schema.Message
-
-func (a *addedInput) Len() int { return len(*a) }
-
-func (a *addedInput) Message(i int) (role, content, toolCallID, toolName string, calls int) {
-	if m := (*a)[i]; m != nil {
-		return string(m.Role), m.Content, m.ToolCallID, m.ToolName, len(m.ToolCalls)
+// added returns the trace form of ms, the messages an input adds to the latest, in arrays the
+// next call reuses. Each is written in its place, field by field: a message built aside and
+// appended is copied twice (every model call of a ReAct loop adds the reply and its results).
+func (c *inputCache) added(ms []*schema.Message) []traces.Message {
+	calls := 0
+	for _, m := range ms {
+		if m != nil {
+			calls += len(m.ToolCalls)
+		}
 	}
-	return "", "", "", "", 0
-}
-
-func (a *addedInput) ToolCalls(i int, calls []traces.ToolCallSpec) {
-	tcs := (*a)[i].ToolCalls[:len(calls)]
-	for j := range calls {
-		tc, c := &tcs[j], &calls[j]
-		c.ID, c.Name, c.Arguments = tc.ID, tc.Function.Name, tc.Function.Arguments
+	c.addedMsgs = slices.Grow(c.addedMsgs[:0], len(ms))[:len(ms)]
+	c.addedCalls = slices.Grow(c.addedCalls[:0], calls)[:calls]
+	specs := c.addedCalls
+	for i, m := range ms {
+		out := &c.addedMsgs[i]
+		if m == nil {
+			*out = traces.Message{}
+			continue
+		}
+		out.Role, out.Content, out.ToolCallID, out.ToolName, out.ToolCalls = string(m.Role), m.Content, m.ToolCallID, m.ToolName, nil
+		if n := len(m.ToolCalls); n > 0 {
+			out.ToolCalls, specs = specs[:n:n], specs[n:]
+			for j := range out.ToolCalls {
+				tc, spec := &m.ToolCalls[j], &out.ToolCalls[j]
+				spec.ID, spec.Name, spec.Arguments = tc.ID, tc.Function.Name, tc.Function.Arguments
+			}
+		}
 	}
+	return c.addedMsgs
 }
 
 // recorded notes in, recorded by the event numbered seq as an extension of the latest input.
 func (c *inputCache) recorded(in []*schema.Message, seq int64) {
-	c.last, c.converted, c.seq, c.adding = in, nil, seq, nil
+	c.last, c.converted, c.seq = in, nil, seq
+	clear(c.addedMsgs) // lets go of the app's strings
+	clear(c.addedCalls)
 	c.inputTaken()
 }
 

@@ -3,11 +3,8 @@ package record
 import (
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/cloudwego/eino/schema"
-
-	"github.com/baton-dev/baton/traces"
 )
 
 // A streamed reply's tool calls join across chunks: whole in one chunk, split by index, and
@@ -105,54 +102,5 @@ func TestStreamedCallsInTraceFormAreTheJoinedCalls(t *testing.T) {
 				t.Errorf("in trace form %+v, want %+v", traced.specs, want)
 			}
 		})
-	}
-}
-
-// TestAddedInputIsItsTraceForm: the messages an input adds, read by the recording where they are
-// (addedInput), are recorded exactly as their trace form handed in the event is: a reply with
-// tool calls, results, a message with an empty list of calls, none at all; the JSON export the
-// same byte for byte.
-func TestAddedInputIsItsTraceForm(t *testing.T) {
-	at := time.Date(2026, 12, 5, 1, 2, 3, 0, time.UTC)
-	added := []*schema.Message{
-		schema.AssistantMessage("two ticks", []schema.ToolCall{
-			{ID: "c1", Type: "function", Function: schema.FunctionCall{Name: "tick", Arguments: `{"n":1}`}},
-			{ID: "c2", Function: schema.FunctionCall{Name: "tick", Arguments: `{"n":2}`}}}),
-		schema.ToolMessage("1", "c1", schema.WithToolName("tick")),
-		schema.ToolMessage("2", "c2"),
-		{Role: schema.Assistant, Content: "none", ToolCalls: []schema.ToolCall{}},
-		nil,
-		schema.UserMessage(""),
-	}
-	var exports [2][]byte
-	var inputs [2][]traces.Message
-	for k := range exports {
-		rec := traces.NewRecording(traces.Run{ID: "r", StartedAt: at}, nil)
-		rec.Record(&traces.Event{Time: at, Kind: traces.KindModelStarted, Agent: "a",
-			Model: &traces.ModelCall{ID: "m1", Input: []traces.Message{{Role: "user", Content: "count"}}}})
-		e := traces.Event{Time: at, Kind: traces.KindModelStarted, Agent: "a", Model: &traces.ModelCall{ID: "m2"}}
-		var ok bool
-		if k == 0 {
-			e.Model.Input = traceMessages(added)
-			ok = rec.RecordExtending(&e, 1, 1, nil)
-		} else {
-			in := addedInput(added)
-			ok = rec.RecordExtendingWith(&e, 1, 1, &in, nil)
-		}
-		if !ok {
-			t.Fatalf("recording %d refused the extension", k)
-		}
-		snap := rec.Snapshot()
-		inputs[k] = snap.Events[1].Model.Input
-		var err error
-		if exports[k], err = traces.Marshal(snap); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !reflect.DeepEqual(inputs[1], inputs[0]) {
-		t.Errorf("read where they are, the messages were recorded as\n%+v, want\n%+v", inputs[1], inputs[0])
-	}
-	if string(exports[1]) != string(exports[0]) {
-		t.Errorf("the JSON export differs from the messages' trace form's:\n%s\nwant\n%s", exports[1], exports[0])
 	}
 }
