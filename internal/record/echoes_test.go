@@ -230,3 +230,52 @@ func TestReadEcho(t *testing.T) {
 		})
 	}
 }
+
+// TestSameReplyTellsCallsByTheirBytes: an echo's calls are the reply's whether they hold its
+// very strings or copies of their bytes, from any call on (the very strings first); a call that
+// differs in its arguments, or its name, after calls that hold the very strings, makes it none.
+func TestSameReplyTellsCallsByTheirBytes(t *testing.T) {
+	reply := &traces.Message{Role: "assistant", Content: "three", ToolCalls: []traces.ToolCallSpec{
+		{ID: "c1", Name: "look", Arguments: `{"n":1}`}, {ID: "c2", Name: "look", Arguments: `{"n":2}`}, {ID: "c3", Name: "look", Arguments: `{"n":3}`}}}
+	echo := func(edit func(i int, tc *schema.ToolCall)) *schema.Message {
+		m := &schema.Message{Role: schema.Assistant, Content: reply.Content}
+		for i, c := range reply.ToolCalls {
+			tc := schema.ToolCall{ID: c.ID, Function: schema.FunctionCall{Name: c.Name, Arguments: c.Arguments}}
+			edit(i, &tc)
+			m.ToolCalls = append(m.ToolCalls, tc)
+		}
+		return m
+	}
+	cloneFrom := func(from int) func(int, *schema.ToolCall) {
+		return func(i int, tc *schema.ToolCall) {
+			if i >= from {
+				tc.ID, tc.Function.Name, tc.Function.Arguments = strings.Clone(tc.ID), strings.Clone(tc.Function.Name), strings.Clone(tc.Function.Arguments)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		msg  *schema.Message
+		want bool
+	}{
+		{"the very strings", echo(func(int, *schema.ToolCall) {}), true},
+		{"copies of every call", echo(cloneFrom(0)), true},
+		{"copies from the second call", echo(cloneFrom(1)), true},
+		{"the last call's arguments differ", echo(func(i int, tc *schema.ToolCall) {
+			if i == 2 {
+				tc.Function.Arguments = `{"n":4}`
+			}
+		}), false},
+		{"a copied call's name differs", echo(func(i int, tc *schema.ToolCall) {
+			cloneFrom(1)(i, tc)
+			if i == 2 {
+				tc.Function.Name = "lock"
+			}
+		}), false},
+		{"a call fewer", &schema.Message{Role: schema.Assistant, Content: reply.Content, ToolCalls: echo(cloneFrom(0)).ToolCalls[:2]}, false},
+	} {
+		if got := sameReply(c.msg, reply); got != c.want {
+			t.Errorf("%s: sameReply %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -28,7 +28,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	}
 	echo := own && v.echoes.result(ev)
 	var returned []*visit
-	if own && !out {
+	if own && !out && len(v.ownRuns) > 0 {
 		returned = v.returnedRuns()
 	}
 	if echo && !out && len(returned) == 0 && ev.Action == nil && !v.outputs.busy() {
@@ -148,12 +148,38 @@ func (r *Recorder) endOwnEvents(v *visit) {
 // ownEvent reports whether ev is v's own: eino puts v's run path on v's own events; and out,
 // whether it is the own event of a wrapper v folded, which carries the wrapper's path.
 // Callers hold the recorder's lock.
+//
+// The run path and agent name eino puts on each event of an agent's run are its run context's,
+// the very strings (each handler gets a copy of the path's steps, not of their names): an event
+// that carries the very strings v's latest own event carried is v's own too, told with no byte
+// compared (every event of a run is asked).
 func (v *visit) ownEvent(ev *adk.AgentEvent) (own, out bool) {
+	if sameRef(ev.AgentName, v.ownName) && sameSteps(ev.RunPath, v.ownSteps) {
+		return true, false
+	}
 	if ev.AgentName != v.agent {
 		return false, false
 	}
 	out = v.outer != "" && pathIs(ev.RunPath, v.outer)
-	return out || pathIs(ev.RunPath, v.local), out
+	own = out || pathIs(ev.RunPath, v.local)
+	if own && !out && len(ev.RunPath) > 0 {
+		v.ownSteps, v.ownName = ev.RunPath, ev.AgentName
+	}
+	return own, out
+}
+
+// sameSteps reports whether a and b are the same steps, not empty, each named by the very same
+// string.
+func sameSteps(a, b []adk.RunStep) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := range a {
+		if !sameRef(a[i].String(), b[i].String()) {
+			return false
+		}
+	}
+	return true
 }
 
 // observeAction records an event's action; an action that ends the agent's turn makes ev its

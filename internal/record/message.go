@@ -22,10 +22,11 @@ func traceMessage(m *schema.Message) traces.Message {
 		ToolName:   m.ToolName,
 	}
 	if len(m.ToolCalls) > 0 {
-		out.ToolCalls = make([]traces.ToolCallSpec, 0, len(m.ToolCalls))
+		out.ToolCalls = make([]traces.ToolCallSpec, len(m.ToolCalls))
 	}
-	for i := range m.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, traceCall(&m.ToolCalls[i]))
+	for i := range out.ToolCalls { // field by field: a call built aside and appended is copied twice
+		tc, c := &m.ToolCalls[i], &out.ToolCalls[i]
+		c.ID, c.Name, c.Arguments = tc.ID, tc.Function.Name, tc.Function.Arguments
 	}
 	return out
 }
@@ -284,7 +285,8 @@ func (c *inputCache) convert(in []*schema.Message, from int) []traces.Message {
 }
 
 // added returns the trace form of ms, the messages an input adds to the latest, in arrays the
-// next call reuses.
+// next call reuses. Each is written in its place, field by field: a message built aside and
+// appended is copied twice (every model call of a ReAct loop adds the reply and its results).
 func (c *inputCache) added(ms []*schema.Message) []traces.Message {
 	calls := 0
 	for _, m := range ms {
@@ -292,21 +294,23 @@ func (c *inputCache) added(ms []*schema.Message) []traces.Message {
 			calls += len(m.ToolCalls)
 		}
 	}
-	c.addedMsgs = slices.Grow(c.addedMsgs[:0], len(ms))
-	c.addedCalls = slices.Grow(c.addedCalls[:0], calls)
-	for _, m := range ms {
-		out := traces.Message{}
-		if m != nil {
-			out = traces.Message{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName}
-			if len(m.ToolCalls) > 0 {
-				start := len(c.addedCalls)
-				for i := range m.ToolCalls {
-					c.addedCalls = append(c.addedCalls, traceCall(&m.ToolCalls[i]))
-				}
-				out.ToolCalls = c.addedCalls[start:len(c.addedCalls):len(c.addedCalls)]
+	c.addedMsgs = slices.Grow(c.addedMsgs[:0], len(ms))[:len(ms)]
+	c.addedCalls = slices.Grow(c.addedCalls[:0], calls)[:calls]
+	specs := c.addedCalls
+	for i, m := range ms {
+		out := &c.addedMsgs[i]
+		if m == nil {
+			*out = traces.Message{}
+			continue
+		}
+		out.Role, out.Content, out.ToolCallID, out.ToolName, out.ToolCalls = string(m.Role), m.Content, m.ToolCallID, m.ToolName, nil
+		if n := len(m.ToolCalls); n > 0 {
+			out.ToolCalls, specs = specs[:n:n], specs[n:]
+			for j := range out.ToolCalls {
+				tc, spec := &m.ToolCalls[j], &out.ToolCalls[j]
+				spec.ID, spec.Name, spec.Arguments = tc.ID, tc.Function.Name, tc.Function.Arguments
 			}
 		}
-		c.addedMsgs = append(c.addedMsgs, out)
 	}
 	return c.addedMsgs
 }

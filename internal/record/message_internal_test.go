@@ -104,3 +104,32 @@ func TestStreamedCallsInTraceFormAreTheJoinedCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestAddedMessagesAreTheirTraceForm: the messages an input adds, converted in place into the
+// cache's reused arrays (inputCache.added), are their trace form (traceMessages): a reply with
+// tool calls, results, a message with an empty list of calls, none at all; and converted again
+// into the same arrays, shorter, keep nothing of the first.
+func TestAddedMessagesAreTheirTraceForm(t *testing.T) {
+	added := []*schema.Message{
+		schema.AssistantMessage("two ticks", []schema.ToolCall{
+			{ID: "c1", Type: "function", Function: schema.FunctionCall{Name: "tick", Arguments: `{"n":1}`}},
+			{ID: "c2", Function: schema.FunctionCall{Name: "tick", Arguments: `{"n":2}`}}}),
+		schema.ToolMessage("1", "c1", schema.WithToolName("tick")),
+		schema.ToolMessage("2", "c2"),
+		{Role: schema.Assistant, Content: "none", ToolCalls: []schema.ToolCall{}},
+		nil,
+		schema.UserMessage(""),
+	}
+	var c inputCache
+	for _, ms := range [][]*schema.Message{added, added[1:4]} {
+		got, want := c.added(ms), traceMessages(ms)
+		if len(got) != len(want) {
+			t.Fatalf("%d messages converted, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("message %d converted as %+v, want %+v", i, got[i], want[i])
+			}
+		}
+	}
+}

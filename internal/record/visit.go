@@ -42,11 +42,15 @@ type visit struct {
 	// stream, which the wrapper's own events are recorded with.
 	path, outerPath []string
 	local, outer    string
-	addr            string // its execution address's agent path, collapsed: what an agent inside it extends
-	boundary        string // the innermost AgentTool call it runs inside, if any
-	via             string
-	parent          *visit // the visit it runs inside: the AgentTool caller or the workflow
-	iteration       int    // its loop's iteration, from 1, when a loop runs it
+	// ownSteps and ownName are the run path and agent name of its latest own event (not a
+	// wrapper's), as eino put them on it (see ownEvent).
+	ownSteps  []adk.RunStep
+	ownName   string
+	addr      string // its execution address's agent path, collapsed: what an agent inside it extends
+	boundary  string // the innermost AgentTool call it runs inside, if any
+	via       string
+	parent    *visit // the visit it runs inside: the AgentTool caller or the workflow
+	iteration int    // its loop's iteration, from 1, when a loop runs it
 	// Until something happens inside the visit, its start is not recorded: an agent of its own
 	// name started directly inside it (the prebuilt supervisor's container, a deterministic
 	// wrapper around a team) still changes its path and input. started says it is recorded.
@@ -191,6 +195,7 @@ func (r *Recorder) setPath(v *visit, at place, local []string) {
 		local = at.path
 	}
 	v.local = strings.Join(local, ">")
+	v.ownSteps, v.ownName = nil, "" // judged against the path it had
 	v.path = local
 	v.boundary = at.boundaryCallID
 	if t := r.calls.tool(at.boundaryCallID); at.boundaryCallID != "" && t.v != nil {
