@@ -451,7 +451,7 @@ func (h *hub) OnEndWithStreamOutput(ctx context.Context, info *callbacks.RunInfo
 	r.mu.Lock()
 	j.work = &v.closing
 	if j.of == toolResult {
-		v.echoes.expectResult() // the echo may reach the event copy before we finish reading
+		v.echoes.expectResult(c.toolCallID) // the echo may reach the event copy before we finish reading
 	}
 	if j.of == modelReply || j.of == toolResult {
 		j.work = &v.outputs

@@ -338,7 +338,7 @@ func (r *Recorder) abandonTools(v *visit, why string) {
 func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c *call, result string, err error, echo bool) {
 	r.mu.Lock()
 	if echo {
-		c.v.echoes.expectResult()
+		c.v.echoes.expectResult(c.toolCallID)
 	}
 	if r.calls.anyAgentTool() {
 		r.agentToolEnding(c.toolCallID, err)

@@ -19,10 +19,11 @@ type echoes struct {
 	// window of room, counted off at its front and expected at its back (see makeRoom).
 	replies []*traces.Message
 	room    []*traces.Message
-	// results counts the tool results recorded from callbacks, echoed those the copy carried.
-	results, echoed int
-	caughtUp        chan struct{} // closed when the echoes due are in (see due)
-	observed        chan struct{} // closed when an event of the visit's own is recorded (see catchUp)
+	// results are the call ids of the tool results recorded from callbacks that the copy has not
+	// carried yet, in the order they ended ("" for a call of no id).
+	results  []string
+	caughtUp chan struct{} // closed when the echoes due are in (see due)
+	observed chan struct{} // closed when an event of the visit's own is recorded (see catchUp)
 }
 
 // expectReply counts a model reply recorded from callbacks, whose echo the copy will carry.
@@ -52,19 +53,31 @@ func (e *echoes) makeRoom() {
 // dropLastReply forgets the latest reply expected: one that will never reach the copy.
 func (e *echoes) dropLastReply() { e.replies = e.replies[:max(len(e.replies)-1, 0)] }
 
-// expectResult counts a tool result recorded from a callback, whose echo the copy will carry.
-func (e *echoes) expectResult() { e.results++ }
+// expectResult counts the result of tool call callID, recorded from a callback, whose echo the
+// copy will carry.
+func (e *echoes) expectResult(callID string) { e.results = append(e.results, callID) }
 
 // result reports whether ev repeats a tool result callbacks already recorded, and counts it
-// off: a chat model agent's events carry each result of its tools.
+// off: a chat model agent's events carry each result of its tools. A whole message is told by
+// its call's id: the result of a call that failed, which a tool middleware turned into the
+// message the model reads, was never recorded from callbacks (they saw the error), and is the
+// copy's to record, not the echo of the next call's result. A streamed one, whose id is in its
+// chunks, counts off the oldest.
 func (e *echoes) result(ev *adk.AgentEvent) bool {
 	mo := messageOf(ev)
-	if ev.Err != nil || mo == nil || mo.Role != schema.Tool {
+	if ev.Err != nil || mo == nil || mo.Role != schema.Tool || len(e.results) == 0 {
 		return false
 	}
-	echo := e.echoed < e.results
-	e.echoed += btoi(echo)
-	return echo
+	i := 0
+	if m := mo.Message; !mo.IsStreaming && m != nil && m.ToolCallID != "" && m.ToolCallID != e.results[0] {
+		if i = slices.Index(e.results, m.ToolCallID); i < 0 {
+			if i = slices.Index(e.results, ""); i < 0 {
+				return false
+			}
+		}
+	}
+	e.results = slices.Delete(e.results, i, i+1)
+	return true
 }
 
 // reply reports whether msg, a message of the visit's own events, repeats one of its model
@@ -139,7 +152,7 @@ func sameText(a, b string) bool {
 }
 
 // allIn reports whether every echo due has been carried.
-func (e *echoes) allIn() bool { return len(e.replies) == 0 && e.echoed >= e.results }
+func (e *echoes) allIn() bool { return len(e.replies) == 0 && len(e.results) == 0 }
 
 // due returns a channel closed once the copy has carried, and the recorder recorded, the echo of
 // every reply and tool result callbacks recorded so far.

@@ -96,7 +96,7 @@ func TestEchoesOfToolResults(t *testing.T) {
 	var e echoes
 	result := &adk.AgentEvent{Output: &adk.AgentOutput{MessageOutput: &adk.MessageVariant{Role: schema.Tool, Message: schema.ToolMessage("42", "c1")}}}
 	reply := &adk.AgentEvent{Output: &adk.AgentOutput{MessageOutput: &adk.MessageVariant{Role: schema.Assistant, Message: schema.AssistantMessage("hi", nil)}}}
-	e.expectResult()
+	e.expectResult("c1")
 	due, next := e.due(), e.nextOwn()
 	if e.result(reply) {
 		t.Error("a reply was counted as a tool result's echo")
@@ -116,6 +116,27 @@ func TestEchoesOfToolResults(t *testing.T) {
 	}
 }
 
+// TestEchoesOfToolResultsByTheirCall: a whole tool message is the echo of the result recorded for
+// its call, in any order; a message of a call whose result was not recorded (it failed, and a
+// tool middleware made its error the message the model reads) is no echo, and counts none off.
+func TestEchoesOfToolResultsByTheirCall(t *testing.T) {
+	var e echoes
+	message := func(id string) *adk.AgentEvent {
+		return &adk.AgentEvent{Output: &adk.AgentOutput{MessageOutput: &adk.MessageVariant{Role: schema.Tool, Message: schema.ToolMessage("r", id)}}}
+	}
+	e.expectResult("c2")
+	e.expectResult("c3")
+	if e.result(message("c1")) {
+		t.Error("the message of a call whose result was not recorded was counted as an echo")
+	}
+	if !e.result(message("c3")) || !e.result(message("c2")) {
+		t.Error("the echoes of recorded results, out of order, were not counted")
+	}
+	if !e.allIn() {
+		t.Errorf("results still due: %q", e.results)
+	}
+}
+
 // TestResultEchoCountedOff: a tool result's echo in a visit's copy of events, with nothing
 // streaming, is counted off and dropped (it was recorded from the tool's callback), and whoever
 // waits for the copy to catch up is woken then, not at the wait's deadline; one while the visit's
@@ -127,7 +148,7 @@ func TestResultEchoCountedOff(t *testing.T) {
 	echo := &adk.AgentEvent{AgentName: "a", Output: &adk.AgentOutput{MessageOutput: &adk.MessageVariant{
 		Role: schema.Tool, Message: schema.ToolMessage("ok", "c1")}}}
 	r.mu.Lock()
-	v.echoes.expectResult()
+	v.echoes.expectResult("")
 	due, next := v.echoes.due(), v.echoes.nextOwn()
 	r.mu.Unlock()
 	r.observe(v, echo)
@@ -139,7 +160,7 @@ func TestResultEchoCountedOff(t *testing.T) {
 	}
 
 	r.mu.Lock()
-	v.echoes.expectResult()
+	v.echoes.expectResult("")
 	due = v.echoes.due()
 	r.mu.Unlock()
 	v.outputs.add() // a reply still being read

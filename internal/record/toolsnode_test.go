@@ -3,6 +3,7 @@ package record_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -107,52 +108,85 @@ func recordCounter(t *testing.T, ctx context.Context, models agents.ModelFor, ti
 	return rec
 }
 
-// TestToolErrorIsNotCarriedOver: a tool call that fails, its error turned into a result by a
-// tool middleware so the run goes on, records its error; the call after it, which succeeds,
-// records none (a Recording's tool payloads are reused from call to call).
-func TestToolErrorIsNotCarriedOver(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var calls int
-	tick, err := utils.InferTool("tick", "Counts.", func(context.Context, struct{}) (string, error) {
-		calls++ // tools run one by one
-		if calls == 1 {
-			return "", errors.New("boom")
-		}
-		return "ok", nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// What a tool's error says, as a result the model reads.
-	errorsAsResults := compose.ToolMiddleware{Invokable: func(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
-		return func(ctx context.Context, in *compose.ToolInput) (*compose.ToolOutput, error) {
-			out, err := next(ctx, in)
+// TestToolErrorMadeAResult: a tool call that fails, its error turned into a result by a tool
+// middleware so the run goes on, records its error, and the message the model read for it (which
+// only the agent's events carry) once; the call after it, which succeeds, records no error (a
+// Recording's tool payloads are reused from call to call) and its result once.
+func TestToolErrorMadeAResult(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streaming=%v", streaming), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			var calls int
+			tick, err := utils.InferTool("tick", "Counts.", func(context.Context, struct{}) (string, error) {
+				calls++ // tools run one by one
+				if calls == 1 {
+					return "", errors.New("boom")
+				}
+				return "ok", nil
+			})
 			if err != nil {
-				return &compose.ToolOutput{Result: "failed: " + err.Error()}, nil
+				t.Fatal(err)
 			}
-			return out, nil
-		}
-	}}
-	models := attachtest.Scripted("counter", nil,
-		agents.Do(agents.Call("tick", struct{}{}), agents.Call("tick", struct{}{})), agents.Say("Done."))
-	agent, err := agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "counter", Description: "Counts.", Instruction: "Count.",
-		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{tick}, ExecuteSequentially: true,
-			ToolCallMiddlewares: []compose.ToolMiddleware{errorsAsResults}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := traces.NewRecording(traces.Run{ID: "r1", Flow: "count"}, nil)
-	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent})
-	attachtest.Drain(t, record.NewRecorder(rec, "count", nil).Run(ctx, runner, []adk.Message{schema.UserMessage("Count.")}))
-	<-rec.Done()
-	var errs []string
-	for _, e := range rec.Snapshot().Events {
-		if e.Kind == traces.KindToolFinished {
-			errs = append(errs, e.Tool.Error)
-		}
-	}
-	if len(errs) != 2 || !strings.Contains(errs[0], "boom") || errs[1] != "" {
-		t.Fatalf("tool.finished errors %q, want the first call's boom and none for the second", errs)
+			// What a tool's error says, as a result the model reads.
+			errorsAsResults := compose.ToolMiddleware{Invokable: func(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
+				return func(ctx context.Context, in *compose.ToolInput) (*compose.ToolOutput, error) {
+					out, err := next(ctx, in)
+					if err != nil {
+						return &compose.ToolOutput{Result: "failed: " + err.Error()}, nil
+					}
+					return out, nil
+				}
+			}}
+			models := attachtest.Scripted("counter", nil,
+				agents.Do(agents.Call("tick", struct{}{}), agents.Call("tick", struct{}{})), agents.Say("Done."))
+			agent, err := agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "counter", Description: "Counts.", Instruction: "Count.",
+				ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{tick}, ExecuteSequentially: true,
+					ToolCallMiddlewares: []compose.ToolMiddleware{errorsAsResults}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := traces.NewRecording(traces.Run{ID: "r1", Flow: "count"}, nil)
+			runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: streaming})
+			events := record.NewRecorder(rec, "count", nil).Run(ctx, runner, []adk.Message{schema.UserMessage("Count.")})
+			streamed := map[string]string{} // the Runner's tool messages, by call id
+			for {
+				ev, ok := events.Next()
+				if !ok {
+					break
+				}
+				if mo := ev.Output; mo != nil && mo.MessageOutput != nil && mo.MessageOutput.Role == schema.Tool {
+					m := mo.MessageOutput.Message
+					if mo.MessageOutput.IsStreaming {
+						if m, err = schema.ConcatMessageStream(mo.MessageOutput.MessageStream); err != nil {
+							t.Fatal(err)
+						}
+					}
+					streamed[m.ToolCallID] = m.Content
+				}
+			}
+			<-rec.Done()
+			var errs []string
+			recorded := map[string][]string{}
+			for _, e := range rec.Snapshot().Events {
+				switch {
+				case e.Kind == traces.KindToolFinished:
+					errs = append(errs, e.Tool.Error)
+				case e.Kind == traces.KindMessage && e.Message.Role == string(schema.Tool):
+					recorded[e.Message.ToolCallID] = append(recorded[e.Message.ToolCallID], e.Message.Content)
+				}
+			}
+			if len(errs) != 2 || !strings.Contains(errs[0], "boom") || errs[1] != "" {
+				t.Errorf("tool.finished errors %q, want the first call's boom and none for the second", errs)
+			}
+			if len(streamed) != 2 || !strings.HasPrefix(streamed["counter_call_1"], "failed: ") {
+				t.Fatalf("the Runner's tool messages %q, want the failed call's and the other's", streamed)
+			}
+			for id, text := range streamed {
+				if got := recorded[id]; len(got) != 1 || got[0] != text {
+					t.Errorf("call %s: tool messages recorded %q, want the Runner's %q once", id, got, text)
+				}
+			}
+		})
 	}
 }
