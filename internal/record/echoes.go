@@ -19,9 +19,11 @@ type echoes struct {
 	// window of room, counted off at its front and expected at its back (see makeRoom).
 	replies []*traces.Message
 	room    []*traces.Message
-	// results are the call ids of the tool results recorded from callbacks that the copy has not
-	// carried yet, in the order they ended ("" for a call of no id).
+	// results[echoed:] are the call ids of the tool results recorded from callbacks that the copy
+	// has not carried yet, in the order they ended ("" for a call of no id): counted off at the
+	// front, with no copy, and emptied once all are.
 	results  []string
+	echoed   int
 	caughtUp chan struct{} // closed when the echoes due are in (see due)
 	observed chan struct{} // closed when an event of the visit's own is recorded (see catchUp)
 }
@@ -65,18 +67,23 @@ func (e *echoes) expectResult(callID string) { e.results = append(e.results, cal
 // chunks, counts off the oldest.
 func (e *echoes) result(ev *adk.AgentEvent) bool {
 	mo := messageOf(ev)
-	if ev.Err != nil || mo == nil || mo.Role != schema.Tool || len(e.results) == 0 {
+	if ev.Err != nil || mo == nil || mo.Role != schema.Tool || e.echoed == len(e.results) {
 		return false
 	}
+	due := e.results[e.echoed:]
 	i := 0
-	if m := mo.Message; !mo.IsStreaming && m != nil && m.ToolCallID != "" && m.ToolCallID != e.results[0] {
-		if i = slices.Index(e.results, m.ToolCallID); i < 0 {
-			if i = slices.Index(e.results, ""); i < 0 {
+	if m := mo.Message; !mo.IsStreaming && m != nil && m.ToolCallID != "" && m.ToolCallID != due[0] {
+		if i = slices.Index(due, m.ToolCallID); i < 0 {
+			if i = slices.Index(due, ""); i < 0 {
 				return false
 			}
 		}
+		copy(due[1:i+1], due[:i]) // the one echoed out, the others kept in order behind it
 	}
-	e.results = slices.Delete(e.results, i, i+1)
+	due[0] = ""
+	if e.echoed++; e.echoed == len(e.results) {
+		e.results, e.echoed = e.results[:0], 0
+	}
 	return true
 }
 
@@ -152,7 +159,7 @@ func sameText(a, b string) bool {
 }
 
 // allIn reports whether every echo due has been carried.
-func (e *echoes) allIn() bool { return len(e.replies) == 0 && len(e.results) == 0 }
+func (e *echoes) allIn() bool { return len(e.replies) == 0 && e.echoed == len(e.results) }
 
 // due returns a channel closed once the copy has carried, and the recorder recorded, the echo of
 // every reply and tool result callbacks recorded so far.
