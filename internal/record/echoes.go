@@ -59,21 +59,29 @@ func (e *echoes) dropLastReply() { e.replies = e.replies[:max(len(e.replies)-1, 
 // copy will carry.
 func (e *echoes) expectResult(callID string) { e.results = append(e.results, callID) }
 
-// result reports whether ev repeats a tool result callbacks already recorded, and counts it
-// off: a chat model agent's events carry each result of its tools. A whole message is told by
-// its call's id: the result of a call that failed, which a tool middleware turned into the
-// message the model reads, was never recorded from callbacks (they saw the error), and is the
-// copy's to record, not the echo of the next call's result. A streamed one, whose id is in its
-// chunks, counts off the oldest.
+// result reports whether ev, a whole message, repeats a tool result callbacks already recorded,
+// and counts it off (see resultOf): a chat model agent's events carry each result of its tools. A
+// streamed one is told once read (observe asks resultOf then).
 func (e *echoes) result(ev *adk.AgentEvent) bool {
 	mo := messageOf(ev)
-	if ev.Err != nil || mo == nil || mo.Role != schema.Tool || e.echoed == len(e.results) {
+	if ev.Err != nil || mo == nil || mo.Role != schema.Tool || mo.IsStreaming || mo.Message == nil {
+		return false
+	}
+	return e.resultOf(mo.Message.ToolCallID)
+}
+
+// resultOf reports whether a tool message of call callID repeats a tool result callbacks already
+// recorded, and counts it off. A message is told by its call's id: the result of a call that
+// failed, which a tool middleware turned into the message the model reads, was never recorded
+// from callbacks (they saw the error), and is the copy's to record, not the echo of the next
+// call's result. A message of no id counts off the oldest.
+func (e *echoes) resultOf(callID string) bool {
+	if e.echoed == len(e.results) {
 		return false
 	}
 	due := e.results[e.echoed:]
-	i := 0
-	if m := mo.Message; !mo.IsStreaming && m != nil && m.ToolCallID != "" && m.ToolCallID != due[0] {
-		if i = slices.Index(due, m.ToolCallID); i < 0 {
+	if i := 0; callID != "" && callID != due[0] {
+		if i = slices.Index(due, callID); i < 0 {
 			if i = slices.Index(due, ""); i < 0 {
 				return false
 			}

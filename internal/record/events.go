@@ -46,6 +46,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	var msg *schema.Message
 	var echoed bool // msg, streamed, is the echo of want (see readEcho)
 	var wanted *traces.Message
+	var streamedResult bool // msg is a streamed tool message, read to tell whose result it is
 	if mo := messageOf(ev); mo != nil {
 		switch {
 		case !own || echo:
@@ -62,6 +63,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 			msg, echoed = readEcho(mo.MessageStream, mo.Role, wanted)
 		case mo.IsStreaming:
 			msg = readStream(mo.MessageStream, mo.Role)
+			streamedResult = mo.Role == schema.Tool
 		default:
 			msg = mo.Message
 		}
@@ -85,6 +87,8 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 		r.decideCall(v, ev)
 	case echoed:
 		v.echoes.countOff(wanted)
+	case streamedResult && v.echoes.resultOf(msg.ToolCallID):
+		msg = nil // recorded from the tool's callbacks
 	case v.echoes.reply(msg):
 		msg = nil // recorded from the model's callbacks
 	}

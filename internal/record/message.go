@@ -63,6 +63,8 @@ func traceUsage(m *schema.Message) *traces.Usage {
 type streamedMessage struct {
 	role       schema.RoleType
 	content    []byte
+	toolCallID string // a tool message's: the last a chunk carried
+	toolName   string
 	traceCalls bool
 	toolCalls  []schema.ToolCall
 	specs      []traces.ToolCallSpec
@@ -76,6 +78,9 @@ func (s *streamedMessage) add(m *schema.Message) {
 	}
 	if m.Role != "" {
 		s.role = m.Role
+	}
+	if m.ToolCallID != "" {
+		s.toolCallID, s.toolName = m.ToolCallID, m.ToolName
 	}
 	s.content = append(s.content, m.Content...)
 	if s.traceCalls {
@@ -188,7 +193,7 @@ func (s *streamedMessage) joined() schema.Message {
 	if role == "" {
 		role = schema.Assistant
 	}
-	m := schema.Message{Role: role, Content: string(s.content), ToolCalls: s.toolCalls}
+	m := schema.Message{Role: role, Content: string(s.content), ToolCalls: s.toolCalls, ToolCallID: s.toolCallID, ToolName: s.toolName}
 	if s.hasUsage {
 		meta := &struct { // one allocation
 			schema.ResponseMeta

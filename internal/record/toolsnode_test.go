@@ -3,7 +3,6 @@ package record_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -113,18 +112,39 @@ func recordCounter(t *testing.T, ctx context.Context, models agents.ModelFor, ti
 // only the agent's events carry) once; the call after it, which succeeds, records no error (a
 // Recording's tool payloads are reused from call to call) and its result once.
 func TestToolErrorMadeAResult(t *testing.T) {
-	for _, streaming := range []bool{false, true} {
-		t.Run(fmt.Sprintf("streaming=%v", streaming), func(t *testing.T) {
+	for _, c := range []struct {
+		name                  string
+		streaming, streamable bool // a streaming Runner; a streamable tool, its results streamed
+	}{{"invoke", false, false}, {"streaming", true, false}, {"streaming-streamable", true, true}} {
+		streaming := c.streaming
+		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			var calls int
-			tick, err := utils.InferTool("tick", "Counts.", func(context.Context, struct{}) (string, error) {
+			fail := func() error {
 				calls++ // tools run one by one
 				if calls == 1 {
-					return "", errors.New("boom")
+					return errors.New("boom")
 				}
-				return "ok", nil
-			})
+				return nil
+			}
+			var tick tool.BaseTool
+			var err error
+			if c.streamable {
+				tick, err = utils.InferStreamTool("tick", "Counts.", func(context.Context, struct{}) (*schema.StreamReader[string], error) {
+					if err := fail(); err != nil {
+						return nil, err
+					}
+					return schema.StreamReaderFromArray([]string{"o", "k"}), nil
+				})
+			} else {
+				tick, err = utils.InferTool("tick", "Counts.", func(context.Context, struct{}) (string, error) {
+					if err := fail(); err != nil {
+						return "", err
+					}
+					return "ok", nil
+				})
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,6 +154,14 @@ func TestToolErrorMadeAResult(t *testing.T) {
 					out, err := next(ctx, in)
 					if err != nil {
 						return &compose.ToolOutput{Result: "failed: " + err.Error()}, nil
+					}
+					return out, nil
+				}
+			}, Streamable: func(next compose.StreamableToolEndpoint) compose.StreamableToolEndpoint {
+				return func(ctx context.Context, in *compose.ToolInput) (*compose.StreamToolOutput, error) {
+					out, err := next(ctx, in)
+					if err != nil {
+						return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{"failed: " + err.Error()})}, nil
 					}
 					return out, nil
 				}
