@@ -12,28 +12,29 @@ import (
 
 // traceMessage converts an eino message to the trace's form. It reads the message and never keeps it.
 func traceMessage(m *schema.Message) traces.Message {
-	if m == nil {
-		return traces.Message{}
-	}
-	out := traces.Message{
-		Role:       string(m.Role),
-		Content:    m.Content,
-		ToolCallID: m.ToolCallID,
-		ToolName:   m.ToolName,
-	}
-	if len(m.ToolCalls) > 0 {
-		out.ToolCalls = make([]traces.ToolCallSpec, len(m.ToolCalls))
-	}
-	for i := range out.ToolCalls { // field by field: a call built aside and appended is copied twice
-		tc, c := &m.ToolCalls[i], &out.ToolCalls[i]
-		c.ID, c.Name, c.Arguments = tc.ID, tc.Function.Name, tc.Function.Arguments
+	var out traces.Message
+	if m != nil {
+		var calls []traces.ToolCallSpec
+		if len(m.ToolCalls) > 0 {
+			calls = make([]traces.ToolCallSpec, len(m.ToolCalls))
+		}
+		fillTraceMessage(&out, m, calls)
 	}
 	return out
 }
 
-// traceCall converts an eino tool call to the trace's form.
-func traceCall(tc *schema.ToolCall) traces.ToolCallSpec {
-	return traces.ToolCallSpec{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments}
+// fillTraceMessage writes the trace form of m, not nil, into out, its tool calls into calls (as
+// many), field by field: a message or call built aside and then assigned is copied twice.
+func fillTraceMessage(out *traces.Message, m *schema.Message, calls []traces.ToolCallSpec) {
+	out.Role, out.Content, out.ToolCallID, out.ToolName, out.ToolCalls = string(m.Role), m.Content, m.ToolCallID, m.ToolName, calls
+	for i := range calls {
+		fillTraceCall(&calls[i], &m.ToolCalls[i])
+	}
+}
+
+// fillTraceCall writes the trace form of an eino tool call into c.
+func fillTraceCall(c *traces.ToolCallSpec, tc *schema.ToolCall) {
+	c.ID, c.Name, c.Arguments = tc.ID, tc.Function.Name, tc.Function.Arguments
 }
 
 func traceMessages(ms []*schema.Message) []traces.Message {
@@ -122,7 +123,7 @@ func (s *streamedMessage) addSpecs(tcs []schema.ToolCall) {
 				s.specs = s.specs[:0]
 				break
 			}
-			s.specs[i] = traceCall(tc)
+			fillTraceCall(&s.specs[i], tc)
 		}
 		if len(s.specs) > 0 {
 			return
@@ -303,19 +304,15 @@ func (c *inputCache) added(ms []*schema.Message) []traces.Message {
 	c.addedCalls = slices.Grow(c.addedCalls[:0], calls)[:calls]
 	specs := c.addedCalls
 	for i, m := range ms {
-		out := &c.addedMsgs[i]
 		if m == nil {
-			*out = traces.Message{}
+			c.addedMsgs[i] = traces.Message{}
 			continue
 		}
-		out.Role, out.Content, out.ToolCallID, out.ToolName, out.ToolCalls = string(m.Role), m.Content, m.ToolCallID, m.ToolName, nil
+		var calls []traces.ToolCallSpec // none for a message of none, as traceMessage
 		if n := len(m.ToolCalls); n > 0 {
-			out.ToolCalls, specs = specs[:n:n], specs[n:]
-			for j := range out.ToolCalls {
-				tc, spec := &m.ToolCalls[j], &out.ToolCalls[j]
-				spec.ID, spec.Name, spec.Arguments = tc.ID, tc.Function.Name, tc.Function.Arguments
-			}
+			calls, specs = specs[:n:n], specs[n:]
 		}
+		fillTraceMessage(&c.addedMsgs[i], m, calls)
 	}
 	return c.addedMsgs
 }

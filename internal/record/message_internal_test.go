@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/cloudwego/eino/schema"
+
+	"github.com/baton-dev/baton/traces"
 )
 
 // A streamed reply's tool calls join across chunks: whole in one chunk, split by index, and
@@ -106,9 +108,9 @@ func TestStreamedCallsInTraceFormAreTheJoinedCalls(t *testing.T) {
 }
 
 // TestAddedMessagesAreTheirTraceForm: the messages an input adds, converted in place into the
-// cache's reused arrays (inputCache.added), are their trace form (traceMessages): a reply with
-// tool calls, results, a message with an empty list of calls, none at all; and converted again
-// into the same arrays, shorter, keep nothing of the first.
+// cache's reused arrays (inputCache.added), are their trace form, as traceMessages gives it: a
+// reply with tool calls, results, a message with an empty list of calls (none in the trace), none
+// at all; and converted again into the same arrays, shorter, keep nothing of the first.
 func TestAddedMessagesAreTheirTraceForm(t *testing.T) {
 	added := []*schema.Message{
 		schema.AssistantMessage("two ticks", []schema.ToolCall{
@@ -120,16 +122,23 @@ func TestAddedMessagesAreTheirTraceForm(t *testing.T) {
 		nil,
 		schema.UserMessage(""),
 	}
+	traced := []traces.Message{
+		{Role: "assistant", Content: "two ticks", ToolCalls: []traces.ToolCallSpec{
+			{ID: "c1", Name: "tick", Arguments: `{"n":1}`}, {ID: "c2", Name: "tick", Arguments: `{"n":2}`}}},
+		{Role: "tool", Content: "1", ToolCallID: "c1", ToolName: "tick"},
+		{Role: "tool", Content: "2", ToolCallID: "c2"},
+		{Role: "assistant", Content: "none"},
+		{},
+		{Role: "user"},
+	}
 	var c inputCache
-	for _, ms := range [][]*schema.Message{added, added[1:4]} {
-		got, want := c.added(ms), traceMessages(ms)
-		if len(got) != len(want) {
-			t.Fatalf("%d messages converted, want %d", len(got), len(want))
+	for _, k := range [][2]int{{0, 6}, {1, 4}} {
+		ms, want := added[k[0]:k[1]], traced[k[0]:k[1]]
+		if got := traceMessages(ms); !reflect.DeepEqual(got, want) {
+			t.Errorf("traceMessages gave\n%+v, want\n%+v", got, want)
 		}
-		for i := range want {
-			if !reflect.DeepEqual(got[i], want[i]) {
-				t.Errorf("message %d converted as %+v, want %+v", i, got[i], want[i])
-			}
+		if got := c.added(ms); !reflect.DeepEqual(got, want) {
+			t.Errorf("added messages converted as\n%+v, want\n%+v", got, want)
 		}
 	}
 }
