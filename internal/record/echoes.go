@@ -130,30 +130,31 @@ func (e *echoes) countOff(reply *traces.Message) {
 }
 
 // sameReply reports whether msg says what reply, as recorded, says: the same text and tool calls.
-// An echo nearly always holds its reply's very strings: its calls are compared by where their
-// strings are first, with no call out of the loop (nor the registers it would save), and byte by
-// byte only from the first that differs.
 func sameReply(msg *schema.Message, reply *traces.Message) bool {
-	tcs, rcs := msg.ToolCalls, reply.ToolCalls
-	if msg.Content != reply.Content || len(tcs) != len(rcs) {
-		return false
-	}
+	return msg.Content == reply.Content && len(msg.ToolCalls) == len(reply.ToolCalls) && sameCallsAs(msg.ToolCalls, reply.ToolCalls)
+}
+
+// sameCallsAs reports whether tcs and calls, as many, are the same calls. An echo nearly always
+// holds its reply's very strings: they are compared by where they are first, in a loop that calls
+// nothing (nor saves the registers a call would), and byte by byte only from the first call that
+// differs.
+func sameCallsAs(tcs []schema.ToolCall, calls []traces.ToolCallSpec) bool {
 	for i := range tcs { // by index: the calls are large structs, copied by a range over values
-		tc, rc := &tcs[i], &rcs[i]
-		if !sameRef(tc.ID, rc.ID) || !sameRef(tc.Function.Name, rc.Name) || !sameRef(tc.Function.Arguments, rc.Arguments) {
-			return sameCallTexts(tcs[i:], rcs[i:])
+		tc, c := &tcs[i], &calls[i]
+		if !sameRef(tc.ID, c.ID) || !sameRef(tc.Function.Name, c.Name) || !sameRef(tc.Function.Arguments, c.Arguments) {
+			return sameCallTexts(tcs[i:], calls[i:])
 		}
 	}
 	return true
 }
 
-// sameCallTexts reports whether tcs and rcs, as many, are the same calls, byte by byte.
+// sameCallTexts reports whether tcs and calls, as many, are the same calls, byte by byte.
 //
 //go:noinline
-func sameCallTexts(tcs []schema.ToolCall, rcs []traces.ToolCallSpec) bool {
+func sameCallTexts(tcs []schema.ToolCall, calls []traces.ToolCallSpec) bool {
 	for i := range tcs {
-		tc, rc := &tcs[i], &rcs[i]
-		if !sameText(tc.ID, rc.ID) || !sameText(tc.Function.Name, rc.Name) || !sameText(tc.Function.Arguments, rc.Arguments) {
+		tc, c := &tcs[i], &calls[i]
+		if !sameText(tc.ID, c.ID) || !sameText(tc.Function.Name, c.Name) || !sameText(tc.Function.Arguments, c.Arguments) {
 			return false
 		}
 	}
@@ -164,6 +165,11 @@ func sameCallTexts(tcs []schema.ToolCall, rcs []traces.ToolCallSpec) bool {
 // reply's echo shares its strings with the reply eino's model returned): no call to compare them.
 func sameText(a, b string) bool {
 	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
+// sameRef reports whether a and b are the very same bytes.
+func sameRef(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // allIn reports whether every echo due has been carried.

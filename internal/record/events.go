@@ -2,7 +2,6 @@ package record
 
 import (
 	"strings"
-	"unsafe"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
@@ -303,40 +302,17 @@ func readEcho(sr *schema.StreamReader[*schema.Message], role schema.RoleType, wa
 }
 
 // sameCalls reports whether tcs, one chunk's tool calls, are calls, joined as streamedMessage
-// joins them: each whole, in its place. An echo's calls share their strings with the reply's
-// (see sameText): they are checked by reference first, in a loop that calls nothing, and by
-// text from the first that is not the same reference.
+// joins them: each whole, with its id, in its place, and the same (see sameCallsAs).
 func sameCalls(tcs []schema.ToolCall, calls []traces.ToolCallSpec) bool {
 	if len(tcs) != len(calls) {
 		return false
 	}
-	for i := range tcs { // by index: the calls are large structs, copied by a range over values
-		tc, c := &tcs[i], &calls[i]
-		if !sameRef(tc.ID, c.ID) || !sameRef(tc.Function.Name, c.Name) || !sameRef(tc.Function.Arguments, c.Arguments) {
-			return sameCallsText(tcs[i:], calls[i:], i)
-		}
-		if tc.Index != nil && *tc.Index != i || tc.ID == "" {
-			return false
-		}
-	}
-	return true
-}
-
-// sameCallsText is sameCalls for tcs from index from on, comparing text.
-func sameCallsText(tcs []schema.ToolCall, calls []traces.ToolCallSpec, from int) bool {
 	for i := range tcs {
-		tc, c := &tcs[i], &calls[i]
-		if tc.Index != nil && *tc.Index != from+i || tc.ID == "" || !sameText(tc.ID, c.ID) || !sameText(tc.Function.Name, c.Name) ||
-			!sameText(tc.Function.Arguments, c.Arguments) {
+		if tc := &tcs[i]; tc.Index != nil && *tc.Index != i || tc.ID == "" {
 			return false
 		}
 	}
-	return true
-}
-
-// sameRef reports whether a and b are the very same bytes.
-func sameRef(a, b string) bool {
-	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+	return sameCallsAs(tcs, calls)
 }
 
 func btoi(b bool) int {
