@@ -77,8 +77,10 @@ type logWriter struct {
 	recent     [recentStrings]recentString
 	nextRecent int
 	pending    []recentString
-	// tool is where the tool call written last is (none before the first).
-	tool ToolResult
+	// tool is where the tool call written last is (none before the first); resultOf, while a
+	// message is written that may be the result of an earlier one, where that one is.
+	tool     ToolResult
+	resultOf *ToolResult
 	// reply is the output of the model call written last, with its tool calls copied into
 	// replyCalls (its own array, reused: a caller may reuse its payloads once Emit returns), by
 	// the event numbered replyBy (0 for none), replyOff bytes into it.
@@ -483,12 +485,16 @@ func (w *logWriter) appendTool(b []byte, seq int64, t *ToolCall) []byte {
 }
 
 // appendEventMessage appends m, the message of the event numbered seq: as where the tool call
-// written last is, when m is its result, else as appendMessageRef does.
+// written last (or resultOf) is, when m is its result, else as appendMessageRef does.
 //
 //go:noinline
 func (w *logWriter) appendEventMessage(b []byte, seq int64, m *Message) []byte {
-	if w.tool.heldBy(w, seq, m) {
-		return appendToolResultRef(b, int(seq)-w.tool.seq, w.tool.off)
+	t := &w.tool
+	if w.resultOf != nil {
+		t = w.resultOf
+	}
+	if t.heldBy(w, seq, m) {
+		return appendToolResultRef(b, int(seq)-t.seq, t.off)
 	}
 	return w.appendMessageRef(b, seq, m)
 }

@@ -198,6 +198,40 @@ func (r *Recording) RecordTool(at int64, ended bool, agent string, path []string
 	return seq
 }
 
+// RecordMessage records a message event at the UTC time of Unix nanoseconds at, by agent at
+// path, carrying m, as Record records such an Event, and returns its seq (0 when it recorded
+// nothing: after Finish). The usual way writes it with no Event built, as RecordTool writes a
+// tool call's events. A message that is, in its very strings, the result of the tool call
+// recorded at of (see RecordTool), or else of the one recorded last, is written as where that
+// result is. Nothing of m or of is kept.
+func (r *Recording) RecordMessage(at int64, agent string, path []string, m *Message, of *ToolResult) int64 {
+	r.mu.Lock()
+	var seq int64
+	r.events.resultOf = of
+	if !r.ended && at >= minUTCNanos && at < maxUTCNanos {
+		seq = r.events.writeUsual(at, 9, agent, path, nil, m) // 9: KindMessage's, as addUsual tells them
+	}
+	if seq == 0 {
+		seq = r.recordMessageLocked(time.Unix(0, at).UTC(), agent, path, m)
+	}
+	r.events.resultOf = nil
+	if r.news != nil {
+		r.wakeLocked()
+	}
+	r.mu.Unlock()
+	return seq
+}
+
+// recordMessageLocked is RecordMessage for events of any shape, as Record records them. Apart, so
+// that the usual way's frame holds no Event.
+//
+//go:noinline
+func (r *Recording) recordMessageLocked(t time.Time, agent string, path []string, m *Message) int64 {
+	e := Event{Time: t, Kind: KindMessage, Agent: agent, RunPath: path, Message: m}
+	r.emitLocked(&e)
+	return e.Seq
+}
+
 // recordToolLocked is RecordTool for events of any shape, as Record and RecordWithMessage record
 // them; written says the first was written already (only withResult). Apart, so that the usual
 // way's frame holds no Event.

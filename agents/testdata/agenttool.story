@@ -31,8 +31,8 @@
  31 message           code_agent      [project_manager>code_agent] assistant
  32 tool.started      code_agent      [project_manager>code_agent] write_file code_agent_call_1
  33 tool.finished     code_agent      [project_manager>code_agent] write_file code_agent_call_1
- 34 message           code_agent      [project_manager>code_agent] tool
- 35 session.set       code_agent      [project_manager>code_agent] file:middleware/ratelimit.go set by code_agent
+ 34 session.set       code_agent      [project_manager>code_agent] file:middleware/ratelimit.go set by code_agent
+ 35 message           code_agent      [project_manager>code_agent] tool
  36 model.started     code_agent      [project_manager>code_agent]
  37 model.finished    code_agent      [project_manager>code_agent]
  38 message           code_agent      [project_manager>code_agent] assistant

@@ -5,8 +5,8 @@
   5 message           pricing_lead    [pricing_lead] assistant
   6 tool.started      pricing_lead    [pricing_lead] write_todos pricing_lead_call_1
   7 tool.finished     pricing_lead    [pricing_lead] write_todos pricing_lead_call_1
-  8 message           pricing_lead    [pricing_lead] tool
-  9 session.set       pricing_lead    [pricing_lead] deep_agent_session_key_todos set by pricing_lead
+  8 session.set       pricing_lead    [pricing_lead] deep_agent_session_key_todos set by pricing_lead
+  9 message           pricing_lead    [pricing_lead] tool
  10 model.started     pricing_lead    [pricing_lead]
  11 model.finished    pricing_lead    [pricing_lead]
  12 message           pricing_lead    [pricing_lead] assistant
@@ -31,8 +31,8 @@
  31 message           pricing_lead    [pricing_lead] assistant
  32 tool.started      pricing_lead    [pricing_lead] write_todos pricing_lead_call_3
  33 tool.finished     pricing_lead    [pricing_lead] write_todos pricing_lead_call_3
- 34 message           pricing_lead    [pricing_lead] tool
- 35 session.set       pricing_lead    [pricing_lead] deep_agent_session_key_todos set by pricing_lead
+ 34 session.set       pricing_lead    [pricing_lead] deep_agent_session_key_todos set by pricing_lead
+ 35 message           pricing_lead    [pricing_lead] tool
  36 model.started     pricing_lead    [pricing_lead]
  37 model.finished    pricing_lead    [pricing_lead]
  38 message           pricing_lead    [pricing_lead] assistant
@@ -57,8 +57,8 @@
  57 message           pricing_lead    [pricing_lead] assistant
  58 tool.started      pricing_lead    [pricing_lead] write_todos pricing_lead_call_5
  59 tool.finished     pricing_lead    [pricing_lead] write_todos pricing_lead_call_5
- 60 message           pricing_lead    [pricing_lead] tool
- 61 session.set       pricing_lead    [pricing_lead] deep_agent_session_key_todos set by pricing_lead
+ 60 session.set       pricing_lead    [pricing_lead] deep_agent_session_key_todos set by pricing_lead
+ 61 message           pricing_lead    [pricing_lead] tool
  62 model.started     pricing_lead    [pricing_lead]
  63 model.finished    pricing_lead    [pricing_lead]
  64 message           pricing_lead    [pricing_lead] assistant

@@ -37,8 +37,8 @@
  37 message           fact_checker    [collector>writer>editor>editor>fact_checker] assistant
  38 tool.started      fact_checker    [collector>writer>editor>editor>fact_checker] verify_prs fact_checker_call_1
  39 tool.finished     fact_checker    [collector>writer>editor>editor>fact_checker] verify_prs fact_checker_call_1
- 40 message           fact_checker    [collector>writer>editor>editor>fact_checker] tool
- 41 session.set       fact_checker    [collector>writer>editor>editor>fact_checker] verified_changes set by fact_checker
+ 40 session.set       fact_checker    [collector>writer>editor>editor>fact_checker] verified_changes set by fact_checker
+ 41 message           fact_checker    [collector>writer>editor>editor>fact_checker] tool
  42 model.started     fact_checker    [collector>writer>editor>editor>fact_checker]
  43 model.finished    fact_checker    [collector>writer>editor>editor>fact_checker]
  44 message           fact_checker    [collector>writer>editor>editor>fact_checker] assistant

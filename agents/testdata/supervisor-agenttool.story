@@ -11,9 +11,9 @@
  11 message           research_agent  [supervisor>research_agent] assistant
  12 tool.started      research_agent  [supervisor>research_agent] search research_agent_call_1
  13 tool.finished     research_agent  [supervisor>research_agent] search research_agent_call_1
- 14 message           research_agent  [supervisor>research_agent] tool
- 15 tool.started      research_agent  [supervisor>research_agent] search research_agent_call_2
- 16 tool.finished     research_agent  [supervisor>research_agent] search research_agent_call_2
+ 14 tool.started      research_agent  [supervisor>research_agent] search research_agent_call_2
+ 15 tool.finished     research_agent  [supervisor>research_agent] search research_agent_call_2
+ 16 message           research_agent  [supervisor>research_agent] tool
  17 message           research_agent  [supervisor>research_agent] tool
  18 model.started     research_agent  [supervisor>research_agent]
  19 model.finished    research_agent  [supervisor>research_agent]

@@ -14,9 +14,9 @@
  14 message           research_agent  [supervisor>supervisor>research_agent] assistant
  15 tool.started      research_agent  [supervisor>supervisor>research_agent] search research_agent_call_1
  16 tool.finished     research_agent  [supervisor>supervisor>research_agent] search research_agent_call_1
- 17 message           research_agent  [supervisor>supervisor>research_agent] tool
- 18 tool.started      research_agent  [supervisor>supervisor>research_agent] search research_agent_call_2
- 19 tool.finished     research_agent  [supervisor>supervisor>research_agent] search research_agent_call_2
+ 17 tool.started      research_agent  [supervisor>supervisor>research_agent] search research_agent_call_2
+ 18 tool.finished     research_agent  [supervisor>supervisor>research_agent] search research_agent_call_2
+ 19 message           research_agent  [supervisor>supervisor>research_agent] tool
  20 message           research_agent  [supervisor>supervisor>research_agent] tool
  21 model.started     research_agent  [supervisor>supervisor>research_agent]
  22 model.finished    research_agent  [supervisor>supervisor>research_agent]

@@ -74,8 +74,8 @@
  74 message           critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] assistant
  75 tool.started      critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] approve_draft critic_call_4
  76 tool.finished     critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] approve_draft critic_call_4
- 77 message           critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] tool
- 78 session.set       critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] approved_draft set by critic
+ 77 session.set       critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] approved_draft set by critic
+ 78 message           critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic] tool
  79 breakloop         critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic]
  80 agent.finished    critic          [launch>scouting>drafting>copywriter>critic>copywriter>critic>copywriter>critic]
  81 agent.finished    drafting        [launch>scouting>drafting]

@@ -58,6 +58,7 @@ var Apps = []App{
 	sequential, loop, parallel,
 	supervisorExit, layeredSupervisor, planExecute,
 	supervisorApproval, sequentialApproval, agentToolApproval, deepTask,
+	toolMiddleware,
 }
 
 // Lookup returns the app named name.

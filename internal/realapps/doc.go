@@ -7,8 +7,9 @@
 // Parallel roots, eino's prebuilt supervisor ending with exit, a supervisor inside a supervisor,
 // plan-execute, an approval inside a supervisor's sub-agent, one inside a Sequential root's step and
 // one inside an agent called as a tool (all resumed at once with ResumeWithParams, on an in-memory
-// checkpoint store), and a deep
-// agent delegating through its task tool. Several ask more than one query of one Runner. The
+// checkpoint store), a deep
+// agent delegating through its task tool, and a streaming agent whose tool results middlewares
+// rewrite (eino's reduction cutting one short, the app's own turning an error into a result). Several ask more than one query of one Runner. The
 // project's scripted models drive the real eino machinery: no network, no key.
 //
 // The promise the tests check, for every shape and every one-line idiom (attach.Option() on each

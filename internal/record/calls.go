@@ -175,6 +175,9 @@ func (r *Recorder) modelStarted(ctx context.Context, v *visit, in *model.Callbac
 	now := r.out.stampNow()
 	defer r.out.unstamp()
 	r.commit(v)
+	if len(v.answers) > 0 && in != nil {
+		r.answerFromInput(v, in.Messages)
+	}
 	r.diffSession(ctx, v, false)
 	id := r.calls.nextModel()
 	mc := &traces.ModelCall{ID: id}
@@ -353,7 +356,8 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 		}
 	}
 	// The end and the result's message, allocated with the call (see toolEvents) or the
-	// delivery's; the message filled only where it is built (see delivery.emitTool).
+	// delivery's; the message filled only where it is built (see delivery.emitTool). A chat
+	// model agent's message is the agent's, recorded as it sends it (see answers.go).
 	ended := r.out.payloads(c)
 	tc := &ended.ended // field by field, as a start's (no end has arguments)
 	tc.Name, tc.CallID, tc.Result, tc.Error = info.Name, callID, result, ""
@@ -370,8 +374,16 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 		}
 		r.out.emitTool(true, v.agent, v.path, tc, nil, nil)
 		r.toolFailed(v, info.Name, interrupted, tc.Error)
+		if v.chat && !interrupted {
+			v.awaitAnswer(tc, nil, true)
+		}
 	} else {
-		r.out.emitTool(true, v.agent, v.path, tc, &ended.result, v.inputs.nextResult())
+		result, at := &ended.result, v.inputs.nextResult()
+		if v.chat {
+			result = nil // the agent's message, which may say another result (see answers.go)
+			v.awaitAnswer(tc, at, false)
+		}
+		r.out.emitTool(true, v.agent, v.path, tc, result, at)
 		if info.Name == transferToolName {
 			r.toolTransferred(v, args, callID)
 		}

@@ -198,6 +198,34 @@ func (d *delivery) emitTool(ended bool, agent string, path []string, tc *traces.
 	d.lastSeq = d.rec.RecordTool(int64(d.at()), ended, agent, path, tc, result != nil, res)
 }
 
+// emitToolMessage is emit for the message by agent at path that hands the model the result of
+// tool call callID of tool name, saying content; of is where that call's end was written, if
+// known (see traces.Recording.RecordMessage). Its payload is the delivery's when the sink
+// keeps none, as a tool call's events' are (see payloads).
+func (d *delivery) emitToolMessage(agent string, path []string, name, callID, content string, of *traces.ToolResult) {
+	m := &d.tools.result
+	if !d.reuses {
+		m = new(traces.Message)
+	}
+	m.Role, m.Content, m.ToolCallID, m.ToolName = string(schema.Tool), content, callID, name // as a tool call's payloads
+	if d.rec == nil || len(d.parked) > 0 || d.promised != nil {
+		d.emitMessageEvent(agent, path, m)
+		return
+	}
+	if agent != "" {
+		d.lastAgent, d.lastPath = agent, path
+	}
+	d.lastSeq = d.rec.RecordMessage(int64(d.at()), agent, path, m, of)
+}
+
+// emitMessageEvent is emitToolMessage's way for every other case, through emit; apart, so that
+// the usual way's frame holds no Event.
+//
+//go:noinline
+func (d *delivery) emitMessageEvent(agent string, path []string, m *traces.Message) {
+	d.emit(&traces.Event{Kind: traces.KindMessage, Agent: agent, RunPath: path, Message: m})
+}
+
 // emitToolEvent is emitTool's way for every other case, through emit; apart, so that the usual
 // way's frame holds no Event (see parkBehind).
 //

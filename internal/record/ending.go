@@ -32,6 +32,7 @@ func (r *Recorder) ending(v *visit) {
 	}
 	v.catchUp()
 	r.mu.Lock()
+	r.answerAll(v) // what its copy has not carried of them by now, it will not in time
 	if !r.mayBeLast(v) {
 		r.mu.Unlock()
 		return

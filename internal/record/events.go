@@ -33,6 +33,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	if echo && !out && len(returned) == 0 && ev.Action == nil && !v.outputs.busy() {
 		// A tool result's echo with nothing to wait for (nearly a third of a run's events): counted
 		// off without letting the lock go. Outputs start under it, so none is being read.
+		v.heardEcho(ev)
 		r.decideCall(v, ev)
 		v.echoes.observedOwn()
 		r.mu.Unlock()
@@ -83,17 +84,24 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	defer v.echoes.observedOwn()
 	switch {
 	case echo:
+		v.heardEcho(ev)
 		r.decideCall(v, ev)
 	case echoed:
 		v.echoes.countOff(wanted)
 	case streamedResult && v.echoes.resultOf(msg.ToolCallID):
-		msg = nil // recorded from the tool's callbacks
+		v.heard(msg.ToolCallID, msg.Content)
+		msg = nil // recorded from the tool's callbacks, its message where the visit goes on
+	case msg != nil && msg.Role == schema.Tool && v.heard(msg.ToolCallID, msg.Content):
+		msg = nil // a failed call's, made a result by a middleware: the same
 	case v.echoes.reply(msg):
 		msg = nil // recorded from the model's callbacks
 	}
 	path := v.path
 	if out {
 		path = v.outerPath // the wrapper's own event
+	}
+	if len(v.answers) > 0 && (msg != nil || ev.Action != nil || ev.Err != nil) {
+		r.answerAll(v) // the tool results' messages before what the agent said or did next
 	}
 	if ev.Err != nil {
 		v.pendingError, v.pendingInterrupt = false, nil

@@ -3,6 +3,7 @@ package record_test
 import (
 	"context"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -107,11 +108,13 @@ func recordCounter(t *testing.T, ctx context.Context, models agents.ModelFor, ti
 	return rec
 }
 
-// TestToolErrorMadeAResult: a tool call that fails, its error turned into a result by a tool
-// middleware so the run goes on, records its error, and the message the model read for it (which
-// only the agent's events carry) once; the call after it, which succeeds, records no error (a
-// Recording's tool payloads are reused from call to call) and its result once.
-func TestToolErrorMadeAResult(t *testing.T) {
+// TestToolResultsAsTheAgentSentThem: a tool call that fails, its error turned into a result by a
+// tool middleware so the run goes on, records its error, and the message the model read for it
+// (which only the agent's events carry) once; the call after it, which succeeds, records no error
+// (a Recording's tool payloads are reused from call to call) and its own result, and once the
+// message the model read, which a handler around the tool rewrote. Each message sits after its
+// call's end and before the model call that reads it.
+func TestToolResultsAsTheAgentSentThem(t *testing.T) {
 	for _, c := range []struct {
 		name                  string
 		streaming, streamable bool // a streaming Runner; a streamable tool, its results streamed
@@ -170,7 +173,8 @@ func TestToolErrorMadeAResult(t *testing.T) {
 				agents.Do(agents.Call("tick", struct{}{}), agents.Call("tick", struct{}{})), agents.Say("Done."))
 			agent, err := agents.NewChatAgent(ctx, models, adk.ChatModelAgentConfig{Name: "counter", Description: "Counts.", Instruction: "Count.",
 				ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{tick}, ExecuteSequentially: true,
-					ToolCallMiddlewares: []compose.ToolMiddleware{errorsAsResults}}}})
+					ToolCallMiddlewares: []compose.ToolMiddleware{errorsAsResults}}},
+				Handlers: []adk.ChatModelAgentMiddleware{shortened{}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,21 +198,29 @@ func TestToolErrorMadeAResult(t *testing.T) {
 				}
 			}
 			<-rec.Done()
-			var errs []string
+			var errs, results, story []string
 			recorded := map[string][]string{}
 			for _, e := range rec.Snapshot().Events {
 				switch {
 				case e.Kind == traces.KindToolFinished:
-					errs = append(errs, e.Tool.Error)
+					errs, results = append(errs, e.Tool.Error), append(results, e.Tool.Result)
+					story = append(story, "end "+e.Tool.CallID)
 				case e.Kind == traces.KindMessage && e.Message.Role == string(schema.Tool):
 					recorded[e.Message.ToolCallID] = append(recorded[e.Message.ToolCallID], e.Message.Content)
+					story = append(story, "message "+e.Message.ToolCallID)
+				case e.Kind == traces.KindModelStarted:
+					story = append(story, "model")
 				}
 			}
-			if len(errs) != 2 || !strings.Contains(errs[0], "boom") || errs[1] != "" {
-				t.Errorf("tool.finished errors %q, want the first call's boom and none for the second", errs)
+			if len(errs) != 2 || !strings.Contains(errs[0], "boom") || errs[1] != "" || results[1] != "ok" {
+				t.Errorf("tool.finished errors %q, results %q: want the first call's boom, then the tool's own ok", errs, results)
 			}
-			if len(streamed) != 2 || !strings.HasPrefix(streamed["counter_call_1"], "failed: ") {
-				t.Fatalf("the Runner's tool messages %q, want the failed call's and the other's", streamed)
+			if len(streamed) != 2 || !strings.HasPrefix(streamed["counter_call_1"], "failed: ") || streamed["counter_call_2"] != "short(ok)" {
+				t.Fatalf("the Runner's tool messages %q, want the failed call's and the other's, rewritten", streamed)
+			}
+			want := []string{"model", "end counter_call_1", "end counter_call_2", "message counter_call_1", "message counter_call_2", "model"}
+			if !slices.Equal(story, want) {
+				t.Errorf("model calls, tool ends and tool messages in order %q, want %q", story, want)
 			}
 			for id, text := range streamed {
 				if got := recorded[id]; len(got) != 1 || got[0] != text {
@@ -216,5 +228,45 @@ func TestToolErrorMadeAResult(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// shortened is a handler around an agent's tools that rewrites each result the model will read,
+// as eino's reduction cuts a long one short.
+type shortened struct {
+	*adk.BaseChatModelAgentMiddleware
+}
+
+func (shortened) WrapInvokableToolCall(_ context.Context, next adk.InvokableToolCallEndpoint, _ *adk.ToolContext) (adk.InvokableToolCallEndpoint, error) {
+	return func(ctx context.Context, args string, opts ...tool.Option) (string, error) {
+		out, err := next(ctx, args, opts...)
+		return "short(" + out + ")", err
+	}, nil
+}
+
+func (shortened) WrapStreamableToolCall(_ context.Context, next adk.StreamableToolCallEndpoint, _ *adk.ToolContext) (adk.StreamableToolCallEndpoint, error) {
+	return func(ctx context.Context, args string, opts ...tool.Option) (*schema.StreamReader[string], error) {
+		out, err := next(ctx, args, opts...)
+		if err != nil {
+			return nil, err
+		}
+		whole, err := concatStrings(out)
+		return schema.StreamReaderFromArray([]string{"short(" + whole + ")"}), err
+	}, nil
+}
+
+// concatStrings joins a stream of strings and closes it.
+func concatStrings(s *schema.StreamReader[string]) (string, error) {
+	defer s.Close()
+	var b strings.Builder
+	for {
+		chunk, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			return b.String(), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(chunk)
 	}
 }

@@ -87,6 +87,10 @@ type visit struct {
 	eventsOver bool
 	heldSets   []sessionSet
 	echoes     echoes // what its copy of events repeats of what callbacks recorded
+	// answers are its chat model agent's ended tool calls whose messages are not recorded yet;
+	// lateEchoes, how many calls' messages were recorded before their echoes came (answers.go).
+	answers    []pendingAnswer
+	lateEchoes int
 	lastReply  string // its latest reply's text: eino stores it under OutputKey
 	finishedAt int64  // the seq of its latest model.finished, 0 when not known yet
 	model      string // the name its model's latest call reported (model.Config.Model), if any
@@ -152,6 +156,9 @@ func (r *Recorder) agentStarted(ctx context.Context, info *callbacks.RunInfo, at
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.commit(parent)
+	if cause != nil && parent != nil && parent.agent == cause.From {
+		r.answerAll(parent) // its transfer's message comes before the target's work
+	}
 	if r.session.ctx == nil {
 		r.session.ctx = ctx
 	}
@@ -326,6 +333,7 @@ func (r *Recorder) runnableEnded(v *visit, err error) {
 	case err != nil:
 		v.errMsg = err.Error()
 		v.pendingError = true
+		r.answerAll(v) // those that returned, before those that never will
 		r.abandonTools(v, toolAbandoned)
 	}
 	v.runnableEnded = true
@@ -358,6 +366,7 @@ func (r *Recorder) finishVisit(v *visit) {
 		return // finished when its transfers are recorded
 	}
 	v.closed = true
+	r.answerAll(v)
 	r.out.emit(ptr(v.finishedEvent()))
 	close(v.finished)
 	if v.parent != nil {
