@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -392,5 +393,66 @@ func TestRecordToolIsRecord(t *testing.T) {
 	n := tool.Len()
 	if seq := tool.RecordTool(at.UnixNano(), true, "a", paths[0], &ToolCall{Name: "tick"}, true, nil); seq != 0 || tool.Len() != n {
 		t.Errorf("after Finish: recorded as %d, %d events held (%d before)", seq, tool.Len(), n)
+	}
+}
+
+// TestRecordMessagesIsRecord: tool results' messages recorded together after their calls' ends
+// (a reply's calls, then the messages the agent hands its model) read back exactly as the same
+// events recorded by Record, whether a message is a call's result in its very strings (written as
+// where that result is, each where its own call's end was written, not only the last) or another
+// text; the log is smaller for it; nothing is recorded after Finish.
+func TestRecordMessagesIsRecord(t *testing.T) {
+	at := time.Date(2026, 12, 5, 1, 2, 3, 456789, time.UTC)
+	path := []string{"root", "a"}
+	batched, apart := NewRecording(Run{ID: "r"}, nil), NewRecording(Run{ID: "r"}, nil)
+	for _, rec := range []*Recording{batched, apart} {
+		rec.Emit(Event{Time: at, Kind: KindAgentStarted, Agent: "a", RunPath: path, AgentRun: &AgentRun{}})
+	}
+	for batch := range 60 {
+		nanos := at.Add(time.Duration(batch)).UnixNano()
+		when := time.Unix(0, nanos).UTC()
+		n := 1 + batch%4
+		msgs, of := make([]Message, n), make([]*ToolResult, n)
+		for j := range n {
+			id := fmt.Sprintf("call_%d_%d", batch, j)
+			result := strings.Repeat("r", (batch*7+j*13)%90) // short and long
+			end := ToolCall{Name: "tick", CallID: id, Result: result}
+			of[j] = new(ToolResult)
+			batched.RecordTool(nanos, true, "a", path, &end, false, of[j])
+			apart.Record(&Event{Time: when, Kind: KindToolFinished, Agent: "a", RunPath: path, Tool: &end})
+			msgs[j] = Message{Role: "tool", Content: result, ToolCallID: id, ToolName: "tick"}
+			switch (batch + j) % 5 {
+			case 3:
+				msgs[j].Content = "short(" + result + ")" // rewritten on its way to the model
+			case 4:
+				of[j] = nil // where its end was written not known
+			}
+		}
+		seq := batched.RecordMessages(nanos, "a", path, msgs, of)
+		for j := range msgs {
+			e := Event{Time: when, Kind: KindMessage, Agent: "a", RunPath: path, Message: &msgs[j]}
+			apart.Record(&e)
+			if j == n-1 && seq != e.Seq {
+				t.Fatalf("batch %d: the last message recorded as %d; by Record %d", batch, seq, e.Seq)
+			}
+		}
+	}
+	if got, want := batched.Snapshot().Events, apart.Snapshot().Events; !reflect.DeepEqual(got, want) {
+		t.Fatalf("RecordMessages' events read back otherwise than the events recorded by Record")
+	}
+	used := func(w *logWriter) int { // bytes written: the full chunks, then the last one's
+		n := w.off
+		for _, c := range w.chunks[:len(w.chunks)-1] {
+			n += len(c)
+		}
+		return n
+	}
+	if got, want := used(&batched.events), used(&apart.events); got >= want {
+		t.Errorf("RecordMessages' log takes %d bytes, Record's %d: results not written as where they are", got, want)
+	}
+	batched.Finish(StatusCompleted, "")
+	n := batched.Len()
+	if seq := batched.RecordMessages(at.UnixNano(), "a", path, []Message{{Role: "tool"}}, []*ToolResult{nil}); seq != 0 || batched.Len() != n {
+		t.Errorf("after Finish: recorded as %d, %d events held (%d before)", seq, batched.Len(), n)
 	}
 }

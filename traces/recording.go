@@ -198,21 +198,31 @@ func (r *Recording) RecordTool(at int64, ended bool, agent string, path []string
 	return seq
 }
 
-// RecordMessage records a message event at the UTC time of Unix nanoseconds at, by agent at
-// path, carrying m, as Record records such an Event, and returns its seq (0 when it recorded
-// nothing: after Finish). The usual way writes it with no Event built, as RecordTool writes a
-// tool call's events. A message that is, in its very strings, the result of the tool call
-// recorded at of (see RecordTool), or else of the one recorded last, is written as where that
-// result is. Nothing of m or of is kept.
-func (r *Recording) RecordMessage(at int64, agent string, path []string, m *Message, of *ToolResult) int64 {
+// RecordMessages records a message event for each of ms, in order, at the UTC time of Unix
+// nanoseconds at, by agent at path, as Record records such Events, and returns the last one's seq
+// (0 when it recorded nothing: after Finish). The usual way writes them with no Event built, as
+// RecordTool writes a tool call's events, the second and later after the first without its
+// checks again. A message that is, in its very strings, the result of the tool call recorded at
+// of[i] (see RecordTool), or else of the one recorded last, is written as where that result is.
+// Nothing of ms or of is kept.
+func (r *Recording) RecordMessages(at int64, agent string, path []string, ms []Message, of []*ToolResult) int64 {
 	r.mu.Lock()
 	var seq int64
-	r.events.resultOf = of
-	if !r.ended && at >= minUTCNanos && at < maxUTCNanos {
-		seq = r.events.writeUsual(at, 9, agent, path, nil, m) // 9: KindMessage's, as addUsual tells them
-	}
-	if seq == 0 {
-		seq = r.recordMessageLocked(time.Unix(0, at).UTC(), agent, path, m)
+	usual := !r.ended && at >= minUTCNanos && at < maxUTCNanos
+	for i := range ms {
+		r.events.resultOf = of[i]
+		switch {
+		case usual && i == 0:
+			seq = r.events.writeUsual(at, 9, agent, path, nil, &ms[i]) // 9: KindMessage's, as addUsual tells them
+			usual = seq != 0
+		case usual && r.events.addMessageAfter(at, &ms[i]):
+			seq++
+		default:
+			usual = false
+		}
+		if !usual {
+			seq = r.recordMessageLocked(time.Unix(0, at).UTC(), agent, path, &ms[i])
+		}
 	}
 	r.events.resultOf = nil
 	if r.news != nil {
@@ -222,7 +232,7 @@ func (r *Recording) RecordMessage(at int64, agent string, path []string, m *Mess
 	return seq
 }
 
-// recordMessageLocked is RecordMessage for events of any shape, as Record records them. Apart, so
+// recordMessageLocked is RecordMessages for events of any shape, as Record records them. Apart, so
 // that the usual way's frame holds no Event.
 //
 //go:noinline

@@ -92,7 +92,8 @@ func (v *visit) heardEcho(ev *adk.AgentEvent) {
 	}
 }
 
-// answer records the message of v's pending tool call a, saying content. Callers hold r.mu.
+// answer adds the message of v's pending tool call a, saying content, to those to record (see
+// delivery.recordAnswers). Callers hold r.mu.
 func (r *Recorder) answer(v *visit, a *pendingAnswer, content string) {
 	if sameText(content, a.result) {
 		content = a.result // its very string, which the log refers to where it wrote it
@@ -100,7 +101,7 @@ func (r *Recorder) answer(v *visit, a *pendingAnswer, content string) {
 	if !a.heard {
 		v.lateEchoes++
 	}
-	r.out.emitToolMessage(v.agent, v.path, a.name, a.callID, content, a.of)
+	r.out.addAnswer(a.name, a.callID, content, a.of)
 }
 
 // answerFromInput records the messages of v's pending tool calls before its model's next call:
@@ -136,6 +137,7 @@ func (r *Recorder) answerFromInput(v *visit, in []*schema.Message) {
 		}
 	}
 	v.answers = v.answers[:left]
+	r.out.recordAnswers(v.agent, v.path)
 }
 
 // resultIn returns the index of the message of call callID among results, or len(results).
@@ -160,4 +162,5 @@ func (r *Recorder) answerAll(v *visit) {
 		}
 	}
 	v.answers = v.answers[:0]
+	r.out.recordAnswers(v.agent, v.path)
 }

@@ -76,6 +76,10 @@ type delivery struct {
 	// here instead of reaching the sink at once gets payloads of its own (see emit).
 	reuses bool
 	tools  toolPayloads
+	// answers are the tool results' messages to record next, and where each call's end was
+	// written (see addAnswer).
+	answers   []traces.Message
+	answersOf []*traces.ToolResult
 }
 
 // toolPayloads are the payloads of the events a tool call records: tool.started, tool.finished and
@@ -198,32 +202,39 @@ func (d *delivery) emitTool(ended bool, agent string, path []string, tc *traces.
 	d.lastSeq = d.rec.RecordTool(int64(d.at()), ended, agent, path, tc, result != nil, res)
 }
 
-// emitToolMessage is emit for the message by agent at path that hands the model the result of
-// tool call callID of tool name, saying content; of is where that call's end was written, if
-// known (see traces.Recording.RecordMessage). Its payload is the delivery's when the sink
-// keeps none, as a tool call's events' are (see payloads).
-func (d *delivery) emitToolMessage(agent string, path []string, name, callID, content string, of *traces.ToolResult) {
-	m := &d.tools.result
-	if !d.reuses {
-		m = new(traces.Message)
-	}
-	m.Role, m.Content, m.ToolCallID, m.ToolName = string(schema.Tool), content, callID, name // as a tool call's payloads
-	if d.rec == nil || len(d.parked) > 0 || d.promised != nil {
-		d.emitMessageEvent(agent, path, m)
-		return
-	}
-	if agent != "" {
-		d.lastAgent, d.lastPath = agent, path
-	}
-	d.lastSeq = d.rec.RecordMessage(int64(d.at()), agent, path, m, of)
+// addAnswer adds the message by which an agent hands its model the result of tool call callID
+// of tool name, saying content, to those recordAnswers records; of is where that call's end was
+// written, if known (see traces.Recording.RecordMessages).
+func (d *delivery) addAnswer(name, callID, content string, of *traces.ToolResult) {
+	d.answers = append(d.answers, traces.Message{Role: string(schema.Tool), Content: content, ToolCallID: callID, ToolName: name})
+	d.answersOf = append(d.answersOf, of)
 }
 
-// emitMessageEvent is emitToolMessage's way for every other case, through emit; apart, so that
-// the usual way's frame holds no Event.
+// recordAnswers records the messages addAnswer added, as agent's at path: into a Recording in one
+// call, else one by one through emit, each with a payload of its own.
+func (d *delivery) recordAnswers(agent string, path []string) {
+	if len(d.answers) == 0 {
+		return
+	}
+	if d.rec == nil || len(d.parked) > 0 || d.promised != nil {
+		d.emitAnswers(agent, path)
+	} else {
+		if agent != "" {
+			d.lastAgent, d.lastPath = agent, path
+		}
+		d.lastSeq = d.rec.RecordMessages(int64(d.at()), agent, path, d.answers, d.answersOf)
+	}
+	d.answers, d.answersOf = d.answers[:0], d.answersOf[:0] // their strings are overwritten by the next
+}
+
+// emitAnswers is recordAnswers' way for every other case; apart, so that the usual way's frame
+// holds no Event.
 //
 //go:noinline
-func (d *delivery) emitMessageEvent(agent string, path []string, m *traces.Message) {
-	d.emit(&traces.Event{Kind: traces.KindMessage, Agent: agent, RunPath: path, Message: m})
+func (d *delivery) emitAnswers(agent string, path []string) {
+	for _, m := range d.answers {
+		d.emit(&traces.Event{Kind: traces.KindMessage, Agent: agent, RunPath: path, Message: ptr(m)})
+	}
 }
 
 // emitToolEvent is emitTool's way for every other case, through emit; apart, so that the usual

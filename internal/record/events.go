@@ -91,7 +91,7 @@ func (r *Recorder) observe(v *visit, ev *adk.AgentEvent) {
 	case streamedResult && v.echoes.resultOf(msg.ToolCallID):
 		v.heard(msg.ToolCallID, msg.Content)
 		msg = nil // recorded from the tool's callbacks, its message where the visit goes on
-	case msg != nil && msg.Role == schema.Tool && v.heard(msg.ToolCallID, msg.Content):
+	case msg != nil && msg.Role == schema.Tool && !out && v.heard(msg.ToolCallID, msg.Content):
 		msg = nil // a failed call's, made a result by a middleware: the same
 	case v.echoes.reply(msg):
 		msg = nil // recorded from the model's callbacks
