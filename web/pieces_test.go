@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -297,5 +298,43 @@ func TestSequenceFailsLateAndCopiesOpenBars(t *testing.T) {
 	c.add(&finished, tree, treeChange{}, t0)
 	if s.bars[0].End != 0 || !s.open[0] || c.bars[0].End != 2 || c.open[0] {
 		t.Errorf("closing the copy's visit: original %+v (open %v), copy %+v (open %v)", s.bars[0], s.open[0], c.bars[0], c.open[0])
+	}
+}
+
+// A reply of many tool calls: the agent hands its model all their messages after all their ends,
+// further back than a reply's echo looks. Each message that says its call's result links to that
+// call; one a middleware rewrote says something else, and is its own.
+func TestToolMessagesEchoTheirCallsAfterABatch(t *testing.T) {
+	const calls = 20
+	path := []string{"a"}
+	ev := []traces.Event{{Kind: traces.KindModelFinished, Agent: "a", RunPath: path, Model: &traces.ModelCall{ID: "m1"}}}
+	for i := range calls {
+		id := fmt.Sprintf("call_%d", i)
+		ev = append(ev,
+			traces.Event{Kind: traces.KindToolStarted, Agent: "a", RunPath: path, Tool: &traces.ToolCall{Name: "tick", CallID: id}},
+			traces.Event{Kind: traces.KindToolFinished, Agent: "a", RunPath: path, Tool: &traces.ToolCall{Name: "tick", CallID: id, Result: "r" + id}})
+	}
+	first := len(ev)
+	for i := range calls {
+		id := fmt.Sprintf("call_%d", i)
+		content := "r" + id
+		if i == 7 {
+			content = "short(" + content + ")"
+		}
+		ev = append(ev, traces.Event{Kind: traces.KindMessage, Agent: "a", RunPath: path,
+			Message: &traces.Message{Role: "tool", Content: content, ToolCallID: id, ToolName: "tick"}})
+	}
+	for i := range ev {
+		ev[i].Seq = int64(i + 1)
+	}
+	for i := first; i < len(ev); i++ {
+		k := i - first
+		want := int64(0)
+		if k != 7 {
+			want = int64(2 + 2*k + 1) // its call's tool.finished
+		}
+		if got := echoed(ev, i); got != want {
+			t.Errorf("message of call %d echoes event %d, want %d", k, got, want)
+		}
 	}
 }

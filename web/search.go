@@ -9,9 +9,14 @@ import (
 	"github.com/baton-dev/baton/traces"
 )
 
-// echoWindow is how far back a message event looks for the call it repeats: eino emits the
-// message right after the callback it echoes, give or take parallel tool calls.
-const echoWindow = 16
+// How far back a message event looks for the call it repeats. A reply's message comes right
+// after its model call's end. A tool call's message comes after the ends of all the calls of its
+// reply (the agent hands them to its model together), and of what ran inside them (an
+// AgentTool's callee): it looks back to the reply, at most resultWindow events.
+const (
+	echoWindow   = 16
+	resultWindow = 4096
+)
 
 // timelineIndex is the timeline's piece of the analysis: what its rows need beyond their event,
 // for search and folding (where an input's new messages begin, the call each echoing message
@@ -152,7 +157,11 @@ func (x *timelineIndex) amendedSince(from, to int64) []int64 {
 func echoed(ev []traces.Event, i int) int64 {
 	e := &ev[i]
 	m := e.Message
-	for j := i - 1; j >= 0 && j >= i-echoWindow; j-- {
+	window := echoWindow
+	if m.Role == "tool" {
+		window = resultWindow
+	}
+	for j := i - 1; j >= 0 && j >= i-window; j-- {
 		o := &ev[j]
 		if o.Agent != e.Agent {
 			continue
@@ -163,6 +172,8 @@ func echoed(ev []traces.Event, i int) int64 {
 				return o.Seq
 			}
 			return 0 // the agent's newest reply says something else
+		case m.Role == "tool" && o.Kind == traces.KindModelFinished:
+			return 0 // back at the reply that made the calls
 		case m.Role == "tool" && o.Kind == traces.KindToolFinished && o.Tool != nil:
 			if o.Tool.CallID == m.ToolCallID && o.Tool.Result == m.Content {
 				return o.Seq
