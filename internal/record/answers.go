@@ -12,11 +12,11 @@ import (
 // reduction cuts a long result short, an app's middleware makes a result of an error. The
 // tool's callbacks run inside them, and see the tool's own result. So a chat model agent's tool
 // call is recorded ended from its callbacks, with the tool's own result, and its message, as the
-// agent sent it, where the visit goes on: before its model's next call, from that call's input;
-// else before what ends the visit's tools (an action, an error, the end of its work, a transfer's
-// target starting), as its copy of events carried it (its echo, heard), or, not carried by then,
-// with the tool's own result. Not where its echo is read, which races with the callbacks: a
-// run's story is the same each time.
+// agent sent it, where the visit goes on: before its model's next call, from that call's input
+// (what the model reads); else before what ends the visit's tools (an action, an error, the end
+// of its work, a transfer's target starting), as its copy of events carried it (its echo,
+// heard), or, not carried by then, with the tool's own result. Not where, nor from what, its echo
+// is read, which races with the callbacks: a run's story is the same each time.
 
 // pendingAnswer is a chat model agent's tool call that ended and whose message is not recorded
 // yet: the call's end, as recorded, where it was written (of; see traces.Recording.RecordMessage)
@@ -104,11 +104,11 @@ func (r *Recorder) answer(v *visit, a *pendingAnswer, content string) {
 	r.out.addAnswer(a.name, a.callID, content, a.of)
 }
 
-// answerFromInput records the messages of v's pending tool calls before its model's next call:
-// as its copy of events carried them, else as the call's input, in, carries them (after the
-// conversation, one for each call of the latest reply). A failed call's message found there
-// will also be echoed. Those of calls neither carries stay pending; failed ones are forgotten.
-// Callers hold r.mu.
+// answerFromInput records the messages of v's pending tool calls before its model's next call,
+// as the call's input, in, carries them (after the conversation, one for each call of the latest
+// reply): what the model reads, whenever the copy of events is read. A failed call's message
+// found there will also be echoed. A call the input does not carry is answered as its copy
+// carried it, else stays pending; a failed one is forgotten. Callers hold r.mu.
 func (r *Recorder) answerFromInput(v *visit, in []*schema.Message) {
 	tail := len(in)
 	for tail > 0 && in[tail-1] != nil && in[tail-1].Role == schema.Tool {
@@ -117,20 +117,18 @@ func (r *Recorder) answerFromInput(v *visit, in []*schema.Message) {
 	left := 0
 	for i := range v.answers {
 		a := &v.answers[i]
-		if a.heard {
-			r.answer(v, a, a.said)
-			continue
-		}
 		j := tail + i // the input holds the results in the order the calls ended, nearly always
 		if j >= len(in) || !sameRef(in[j].ToolCallID, a.callID) {
 			j = tail + resultIn(in[tail:], a.callID)
 		}
 		switch {
 		case j < len(in):
-			if a.failed {
+			if a.failed && !a.heard {
 				v.echoes.expectResult(a.callID)
 			}
 			r.answer(v, a, in[j].Content)
+		case a.heard:
+			r.answer(v, a, a.said)
 		case !a.failed:
 			v.answers[left] = *a // in neither yet
 			left++
