@@ -160,7 +160,7 @@ func TestMeasureBigPage(t *testing.T) {
 func TestLiveTimelineFolds(t *testing.T) {
 	t.Parallel()
 	gate := agentstest.NewGate()
-	b := startBaton(t, gate.Flow(agentstest.LongTurns(400, 50))) // 8 replies of 50 tool calls, then the answer
+	b := startBaton(t, gate.Flow(agentstest.LongTurns(450, 50))) // 9 replies of 50 tool calls, then the answer
 	t.Cleanup(gate.Open)
 	id := b.startRun(t, "long", 0)
 	holdAt(t, gate, 1)
@@ -180,7 +180,9 @@ func TestLiveTimelineFolds(t *testing.T) {
 		    .observe(document.getElementById('timeline-rows'), {childList: true});`))
 	}
 
-	holdAt(t, gate, 9) // every tool call done, the answer held: the run is live, its rows all sent
+	// Every tool call done, the answer held before its model's callbacks: the run is live, its rows
+	// all sent but the last reply's tool messages, which the answer's model call records.
+	holdAt(t, gate, 10)
 	// The stream's events may trail the held call a little: wait until the page has them all.
 	n := 0
 	for settled := false; !settled; {

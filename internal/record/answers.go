@@ -19,7 +19,7 @@ import (
 // is read, which races with the callbacks: a run's story is the same each time.
 
 // pendingAnswer is a chat model agent's tool call that ended and whose message is not recorded
-// yet: the call's end, as recorded, where it was written (of; see traces.Recording.RecordMessage)
+// yet: the call's end, as recorded, where it was written (of; see traces.Recording.RecordMessages)
 // and what its echo said, if heard.
 type pendingAnswer struct {
 	name, callID, result string
