@@ -5,12 +5,12 @@
 // The shapes: a streaming ChatModelAgent root whose app reads each streamed message itself, a
 // non-streaming root with a model-chosen transfer, Sequential, Loop (broken by a tool) and
 // Parallel roots, eino's prebuilt supervisor ending with exit, a supervisor inside a supervisor,
-// plan-execute, an approval inside a supervisor's sub-agent, one inside a Sequential root's step and
-// one inside an agent called as a tool (all resumed at once with ResumeWithParams, on an in-memory
-// checkpoint store), a deep
-// agent delegating through its task tool, and a streaming agent whose tool results middlewares
-// rewrite (eino's reduction cutting one short, the app's own turning an error into a result). Several ask more than one query of one Runner. The
-// project's scripted models drive the real eino machinery: no network, no key.
+// plan-execute, an approval inside a supervisor's sub-agent, one inside a Sequential root's step
+// and one inside an agent called as a tool (all resumed at once with ResumeWithParams, on an
+// in-memory checkpoint store), a deep agent delegating through its task tool, and a streaming
+// agent whose tool results middlewares rewrite (eino's reduction cutting one short, the app's own
+// turning an error into a result). Several ask more than one query of one Runner. The project's
+// scripted models drive the real eino machinery: no network, no key.
 //
 // The promise the tests check, for every shape and every one-line idiom (attach.Option() on each
 // Query and ResumeWithParams, callbacks.AppendGlobalHandlers(attach.Handler()) once at start,
