@@ -202,9 +202,9 @@ func (r *Recording) RecordTool(at int64, ended bool, agent string, path []string
 // nanoseconds at, by agent at path, as Record records such Events, and returns the last one's seq
 // (0 when it recorded nothing: after Finish). The usual way writes them with no Event built, as
 // RecordTool writes a tool call's events, the second and later after the first without its
-// checks again. A message that is, in its very strings, the result of the tool call recorded at
-// of[i] (see RecordTool), or else of the one recorded last, is written as where that result is.
-// Nothing of ms or of is kept.
+// checks again. of holds an entry for each of ms: a message that is, in its very strings, the
+// result of the tool call recorded at of[i] (see RecordTool; nil when not known), or else of the
+// one recorded last, is written as where that result is. Nothing of ms or of is kept.
 func (r *Recording) RecordMessages(at int64, agent string, path []string, ms []Message, of []*ToolResult) int64 {
 	r.mu.Lock()
 	var seq int64

@@ -19,8 +19,9 @@ import (
 // is read, which races with the callbacks: a run's story is the same each time.
 
 // pendingAnswer is a chat model agent's tool call that ended and whose message is not recorded
-// yet: the call's end, as recorded, where it was written (of; see traces.Recording.RecordMessages)
-// and what its echo said, if heard.
+// yet: the call's end, as recorded, where it was written (of; see traces.Recording.RecordMessages:
+// a slot of the visit's input cache, which the log checks before it refers to it, as a slot is
+// reused once an input is taken) and what its echo said, if heard.
 type pendingAnswer struct {
 	name, callID, result string
 	of                   *traces.ToolResult
@@ -39,11 +40,6 @@ func (v *visit) awaitAnswer(tc *traces.ToolCall, of *traces.ToolResult, failed b
 // or -1.
 func (v *visit) pending(callID string) int {
 	for i := range v.answers { // by index: a range over values copies each
-		if sameRef(v.answers[i].callID, callID) { // eino hands the call's very id, nearly always
-			return i
-		}
-	}
-	for i := range v.answers {
 		if sameID(v.answers[i].callID, callID) {
 			return i
 		}

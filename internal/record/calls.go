@@ -378,12 +378,12 @@ func (r *Recorder) toolFinished(ctx context.Context, info *callbacks.RunInfo, c 
 			v.awaitAnswer(tc, nil, true)
 		}
 	} else {
-		result, at := &ended.result, v.inputs.nextResult()
+		result, res := &ended.result, v.inputs.nextResult()
 		if v.chat {
 			result = nil // the agent's message, which may say another result (see answers.go)
-			v.awaitAnswer(tc, at, false)
+			v.awaitAnswer(tc, res, false)
 		}
-		r.out.emitTool(true, v.agent, v.path, tc, result, at)
+		r.out.emitTool(true, v.agent, v.path, tc, result, res)
 		if info.Name == transferToolName {
 			r.toolTransferred(v, args, callID)
 		}
