@@ -84,10 +84,16 @@ func costRuns() []struct {
 // and the same with /noop$ (streamed=3k/ for that run with a streaming Runner; /attached$ for
 // either recorded as an attached app's, over the same /noop$; streamed=3k/noop-streams$ tells
 // eino's copying of the models' streamed replies, which any handler reading them pays, from the
-// recorder's own part). It turns the
-// memory profiler off (unless -test.memprofile asks for it): each of its samples walks a stack,
-// tens of thousands of instructions, at allocations that fall differently from process to
-// process, which moved the counts by ±60 an event.
+// recorder's own part). It turns the memory profiler off (unless -test.memprofile asks for it):
+// each of its samples walks a stack, tens of thousands of instructions, at allocations that fall
+// differently from process to process, which moved the counts by ±60 an event.
+//
+// GOGC=off counts the recorder's own work alone, steadily, for comparing two builds. It is not
+// what the recorder costs in time: leave GOGC unset to count the collector's work too, and add
+// --cache-sim=yes to count cache misses. The recorder's code runs cold, between eino's (about
+// one instruction-cache miss for every 11 instructions it adds), so its instructions take about
+// 2.8 times as long as eino's: time it with BenchmarkRecorderCost at GOMAXPROCS=1 (see
+// docs/performance.md).
 func BenchmarkRecorderAlone(b *testing.B) {
 	if flagUnset("test.memprofile") {
 		defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
