@@ -90,10 +90,10 @@ func costRuns() []struct {
 //
 // GOGC=off counts the recorder's own work alone, steadily, for comparing two builds. It is not
 // what the recorder costs in time: leave GOGC unset to count the collector's work too, and add
-// --cache-sim=yes to count cache misses. The recorder's code runs cold, between eino's (~120
-// instruction-cache misses an event for the ~2,100–2,500 instructions it adds), so its
-// instructions take 2.5–3 times as long as eino's: time it with BenchmarkRecorderCost at
-// GOMAXPROCS=1 (see docs/performance.md).
+// --cache-sim=yes to count cache misses. No count foretells the time: the recorder's instructions
+// take 2.5–3 times as long as eino's, and halving its instruction-cache misses (~120 an event)
+// did not move it. Time it with BenchmarkRecorderCost or BenchmarkRecorderFloor at GOMAXPROCS=1
+// (see docs/performance.md).
 func BenchmarkRecorderAlone(b *testing.B) {
 	if flagUnset("test.memprofile") {
 		defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
