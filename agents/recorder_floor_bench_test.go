@@ -77,6 +77,7 @@ func newCapture() *capture { return &capture{base: time.Now()} }
 type captured struct {
 	at      time.Duration
 	kind    uint8
+	start   int // an end's start, by its index in its chunk
 	id, str string
 	ref     any
 }
@@ -138,7 +139,7 @@ func (h *capture) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callba
 	if c == nil {
 		return ctx
 	}
-	r := captured{at: time.Since(h.base), kind: 2}
+	r := captured{at: time.Since(h.base), kind: 2, start: c.at}
 	switch info.Component {
 	case components.ComponentOfTool:
 		if o := tool.ConvCallbackOutput(out); o != nil {
