@@ -67,6 +67,7 @@ func BenchmarkRecorderFloor(b *testing.B) {
 // context the start returns. It keeps what eino hands it by reference: nothing is copied,
 // converted or encoded, no session is read, and nothing follows the agents' events.
 type capture struct {
+	unasked
 	base time.Time // read as a monotonic clock, half a time.Now
 	recs []captured
 	n    int // records kept
@@ -151,15 +152,6 @@ func (h *capture) OnEnd(ctx context.Context, info *callbacks.RunInfo, out callba
 		}
 	}
 	h.add(r)
-	return ctx
-}
-
-func (*capture) OnError(ctx context.Context, _ *callbacks.RunInfo, _ error) context.Context {
-	return ctx
-}
-
-func (*capture) OnStartWithStreamInput(ctx context.Context, _ *callbacks.RunInfo, in *schema.StreamReader[callbacks.CallbackInput]) context.Context {
-	in.Close()
 	return ctx
 }
 
